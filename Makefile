@@ -1,0 +1,46 @@
+# prores-decode — the README's commands. Every target installs what it needs
+# on a fresh Debian 12 (apt-get as root, or through sudo).
+
+SWIFT       ?= swift
+CONFIG      ?= release
+BIN          = .build/$(CONFIG)/prores-decode
+DEMO_CLIP   ?= Fixtures/pq.mov
+APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
+               libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
+               mesa-vulkan-drivers ffmpeg python3
+SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build demo test bench fixtures clean
+
+all: build
+
+# Installs only the packages that are missing; apt-get update runs only then.
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "swift toolchain not found (expected on PATH)"; exit 1; }
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+demo: build
+	@echo "== info $(DEMO_CLIP)"
+	$(BIN) info $(DEMO_CLIP)
+	@echo "== decode $(DEMO_CLIP) to y416, per-frame checksums and timing"
+	$(BIN) $(DEMO_CLIP) --format y416 --framemd5 -
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: build
+	scripts/bench.sh
+
+fixtures:
+	Fixtures/make-fixtures.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,33 @@
+// The one place prores-decode touches FFmpeg's headers. Macros that Swift
+// cannot import are re-exported here as constants or inline functions.
+#ifndef PRORES_DECODE_CFFMPEG_SHIM_H
+#define PRORES_DECODE_CFFMPEG_SHIM_H
+
+#include <errno.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/md5.h>
+#include <libavutil/pixdesc.h>
+
+static const int64_t PD_AV_NOPTS_VALUE = AV_NOPTS_VALUE;
+static const int PD_AVERROR_EOF = AVERROR_EOF;
+static const int PD_AVERROR_EAGAIN = AVERROR(EAGAIN);
+static const int PD_AVERROR_INVALIDDATA = AVERROR_INVALIDDATA;
+static const int PD_AVERROR_ENOMEM = AVERROR(ENOMEM);
+static const int PD_AV_TIME_BASE = AV_TIME_BASE;
+
+static inline int pd_averror(int posix_errno) { return AVERROR(posix_errno); }
+
+/// AVERROR codes that wrap a POSIX errno are negated errno values.
+static inline int pd_averror_to_errno(int averror) {
+    return (averror < 0 && averror > -4096) ? -averror : 0;
+}
+
+static inline uint32_t pd_mktag(char a, char b, char c, char d) {
+    return MKTAG(a, b, c, d);
+}
+
+#endif

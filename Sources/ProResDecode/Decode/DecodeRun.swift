@@ -1,0 +1,160 @@
+import Foundation
+
+/// One decode from a sample source to sinks, timed per frame: the pipeline
+/// `prores-decode INPUT` runs. The reader runs on the caller's thread, the
+/// decoder on the session's, packing and sinks on the session's output thread.
+public final class DecodeRun: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var output: OutputSelection?
+        public var start: Int
+        public var frames: Int?
+        public var threads: Int
+
+        /// `output` nil picks the profile's native packed layout.
+        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0) {
+            self.output = output
+            self.start = start
+            self.frames = frames
+            self.threads = threads
+        }
+    }
+
+    public struct Report: Sendable {
+        public let output: OutputSelection
+        public let framesRead: Int
+        /// Frames written to the sinks (ok + damaged).
+        public let framesWritten: Int
+        public let damaged: [(index: Int, reason: String)]
+        public let failed: [(index: Int, reason: String)]
+        /// Set when the input ended before the frames it announced.
+        public let shortfall: String?
+        public let summary: TimingSummary
+        public let decoderPool: PixelBufferPool.Statistics
+        public let packPool: PixelBufferPool.Statistics?
+
+        public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
+    }
+
+    public let source: SampleSource
+    public let options: Options
+    public let output: OutputSelection
+    private let sinks: [FrameSink]
+    private let timingLog: OutputFile?
+    private let lock = NSLock()
+    private var session: DecodeSession?
+    private var cancelled = false
+
+    /// Called on the output thread after each frame, with the number done.
+    public var progress: ((Int) -> Void)?
+
+    public init(source: SampleSource, options: Options, sinks: [FrameSink], timingLog: OutputFile? = nil) {
+        self.source = source
+        self.options = options
+        self.output = options.output ?? .packed(source.format.nativePackedLayout)
+        self.sinks = sinks
+        self.timingLog = timingLog
+    }
+
+    /// Stops the run from another thread (a signal handler); `run()` then
+    /// throws `.interrupted` and every sink discards its output.
+    public func cancel() {
+        lock.lock()
+        cancelled = true
+        let session = self.session
+        lock.unlock()
+        session?.cancel()
+    }
+
+    public func run() throws -> Report {
+        do {
+            let report = try decodeAll()
+            for sink in sinks { try sink.finish() }
+            try timingLog?.commit()
+            return report
+        } catch {
+            for sink in sinks { sink.abort() }
+            timingLog?.discard()
+            throw error
+        }
+    }
+
+    private func decodeAll() throws -> Report {
+        let format = source.format
+        var timings: [FrameTiming] = []
+        var damaged: [(Int, String)] = []
+        var failed: [(Int, String)] = []
+        var packPool: PixelBufferPool?
+        let started = monotonicNanoseconds()
+
+        let session = try DecodeSession(format: format, configuration: .init(threads: options.threads)) { [self] frame in
+            var pack: UInt64 = 0, write: UInt64 = 0
+            switch frame.status {
+            case .ok: break
+            case let .damaged(why): damaged.append((frame.index, why))
+            case let .failed(why): failed.append((frame.index, why))
+            }
+            if let surface = frame.pixelBuffer {
+                var packed: PixelBuffer?
+                let spans: [UnsafeRawBufferPointer]
+                if case let .packed(layout) = output {
+                    let t0 = monotonicNanoseconds()
+                    let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
+                    if packPool?.layout != wanted { packPool = PixelBufferPool(layout: wanted) }
+                    let destination = try packPool!.makeBuffer()
+                    FramePacker.pack(surface, into: destination)
+                    packed = destination
+                    spans = destination.visibleSpans()
+                    pack = monotonicNanoseconds() - t0
+                } else {
+                    spans = surface.visibleSpans()
+                }
+                let t1 = monotonicNanoseconds()
+                for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans) }
+                write = monotonicNanoseconds() - t1
+                packed?.releaseUse()
+            }
+            let timing = FrameTiming(index: frame.index, pts: frame.pts, status: frame.status,
+                                     demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
+                                     pack: Double(pack) / 1000, output: Double(write) / 1000,
+                                     latency: Double(monotonicNanoseconds() - frame.readStart) / 1000)
+            timings.append(timing)
+            try timingLog?.write(timing.jsonLine + "\n")
+            progress?(timings.count)
+        }
+        lock.lock()
+        self.session = session
+        let stopEarly = cancelled
+        lock.unlock()
+        if stopEarly { throw ProResDecodeError.interrupted }
+
+        var read = 0
+        do {
+            if options.start > 0 { try source.seek(toFrame: options.start) }
+            while options.frames.map({ read < $0 }) ?? true, let sample = try source.nextSample() {
+                try session.decode(sample)
+                read += 1
+            }
+            try session.finish()
+        } catch {
+            session.cancel()
+            try? session.finish()
+            lock.lock()
+            let wasCancelled = cancelled
+            lock.unlock()
+            throw wasCancelled ? ProResDecodeError.interrupted : error
+        }
+        lock.lock()
+        let wasCancelled = cancelled
+        lock.unlock()
+        if wasCancelled { throw ProResDecodeError.interrupted }
+        if read == 0 {
+            throw ProResDecodeError.badRequest("no frames to decode at or after frame \(options.start)")
+        }
+        // A requested --frames N that was fully read cannot have fallen short.
+        let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
+        return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
+                      damaged: damaged, failed: failed, shortfall: shortfall,
+                      summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9),
+                      decoderPool: session.poolStatistics, packPool: packPool?.statistics)
+    }
+}

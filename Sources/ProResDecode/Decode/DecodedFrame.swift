@@ -1,0 +1,54 @@
+/// What became of one compressed frame.
+public enum FrameStatus: Equatable, Sendable {
+    /// Decoded cleanly.
+    case ok
+    /// A picture came out, but part of it could not be decoded (FFmpeg
+    /// conceals broken slices) or the sample was damaged.
+    case damaged(String)
+    /// No picture could be made from the sample.
+    case failed(String)
+
+    public var isOK: Bool { self == .ok }
+
+    public var reason: String? {
+        switch self {
+        case .ok: return nil
+        case let .damaged(why), let .failed(why): return why
+        }
+    }
+}
+
+/// One decoded frame, delivered in order (the image buffer a
+/// VTDecompressionOutputHandler receives). Holding it holds one use of its
+/// surface; the surface returns to its pool when the frame is released.
+public final class DecodedFrame: @unchecked Sendable {
+    public let index: Int
+    public let pts: Int64?
+    public let status: FrameStatus
+    /// The decoder's planar surface; nil when the frame failed.
+    public let pixelBuffer: PixelBuffer?
+    /// This frame's own colour codes (H.273) from its frame header: tags can
+    /// change mid-stream in edited material.
+    public let colorCodes: (primaries: Int, transfer: Int, matrix: Int)?
+    /// When the sample's read began (monotonic ns).
+    public let readStart: UInt64
+    public let demuxNanoseconds: UInt64
+    /// From handing the sample to the decoder to receiving its picture; with
+    /// frame threads this includes waiting for a worker.
+    public let decodeNanoseconds: UInt64
+
+    init(index: Int, pts: Int64?, status: FrameStatus, pixelBuffer: PixelBuffer?,
+         colorCodes: (primaries: Int, transfer: Int, matrix: Int)?,
+         readStart: UInt64, demuxNanoseconds: UInt64, decodeNanoseconds: UInt64) {
+        self.index = index
+        self.pts = pts
+        self.status = status
+        self.pixelBuffer = pixelBuffer
+        self.colorCodes = colorCodes
+        self.readStart = readStart
+        self.demuxNanoseconds = demuxNanoseconds
+        self.decodeNanoseconds = decodeNanoseconds
+    }
+
+    deinit { pixelBuffer?.releaseUse() }
+}

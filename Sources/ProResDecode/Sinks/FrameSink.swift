@@ -1,0 +1,64 @@
+import CFFmpeg
+
+/// Where decoded frames go (dav1d's output modules): null, raw, md5, and
+/// later EXR/PNG. A sink sees each frame's visible bytes as spans it may only
+/// read during the call.
+public protocol FrameSink: AnyObject {
+    func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws
+    /// The run succeeded (possibly with damaged frames): make outputs final.
+    func finish() throws
+    /// The run was aborted: leave nothing behind.
+    func abort()
+}
+
+/// Decodes and discards: a benchmark run.
+public final class NullSink: FrameSink {
+    public init() {}
+    public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {}
+    public func finish() throws {}
+    public func abort() {}
+}
+
+/// Raw frames concatenated, exactly the bytes of the chosen layout.
+public final class RawSink: FrameSink {
+    private let file: OutputFile
+    public init(file: OutputFile) { self.file = file }
+    public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws { try file.write(spans) }
+    public func finish() throws { try file.commit() }
+    public func abort() { file.discard() }
+}
+
+/// One line per frame: `index, pts, size, md5` of exactly the bytes a raw
+/// output would hold for that frame.
+public final class FrameMD5Sink: FrameSink {
+    private let file: OutputFile
+
+    public init(file: OutputFile, layoutName: String) throws {
+        self.file = file
+        try file.write("#format: frame index, pts, size in bytes, md5 of the \(layoutName) frame\n")
+    }
+
+    public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
+        let size = spans.reduce(0) { $0 + $1.count }
+        try file.write("\(index), \(pts.map(String.init) ?? "NOPTS"), \(size), \(MD5.hex(of: spans))\n")
+    }
+
+    public func finish() throws { try file.commit() }
+    public func abort() { file.discard() }
+}
+
+/// MD5 through libavutil.
+public enum MD5 {
+    public static func hex(of spans: [UnsafeRawBufferPointer]) -> String {
+        guard let context = av_md5_alloc() else { fatalError("out of memory") }
+        defer { av_free(UnsafeMutableRawPointer(context)) }
+        av_md5_init(context)
+        for span in spans where span.count > 0 {
+            av_md5_update(context, span.baseAddress!.assumingMemoryBound(to: UInt8.self), span.count)
+        }
+        var digest = [UInt8](repeating: 0, count: 16)
+        av_md5_final(context, &digest)
+        let hexDigits = Array("0123456789abcdef".utf8)
+        return String(decoding: digest.flatMap { [hexDigits[Int($0 >> 4)], hexDigits[Int($0 & 15)]] }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,3 @@
+public enum ProResDecodeVersion {
+    public static let string = "0.1.0"
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A pool of identical surfaces (CVPixelBufferPool). Surfaces are allocated
+/// on demand, then reused forever; never freed or reallocated per frame.
+/// With `maximumCount` set, `makeBuffer` waits for a surface to come back
+/// instead of allocating beyond it.
+public final class PixelBufferPool: @unchecked Sendable {
+    public let layout: SurfaceLayout
+    public let maximumCount: Int?
+
+    private let condition = NSCondition()
+    private var all: [PixelBuffer] = []
+    private var free: [PixelBuffer] = []
+    private var vended = 0
+    private var peakInUse = 0
+
+    public init(layout: SurfaceLayout, maximumCount: Int? = nil) {
+        precondition(maximumCount.map { $0 > 0 } ?? true)
+        self.layout = layout
+        self.maximumCount = maximumCount
+    }
+
+    deinit {
+        for buffer in all { Glibc.free(buffer.baseAddress) }
+    }
+
+    /// Vends a surface with a use count of 1. Throws only when memory runs out.
+    public func makeBuffer() throws -> PixelBuffer {
+        condition.lock()
+        defer { condition.unlock() }
+        while free.isEmpty, let maximumCount, all.count >= maximumCount {
+            condition.wait()
+        }
+        let buffer: PixelBuffer
+        if let reused = free.popLast() {
+            buffer = reused
+        } else {
+            var memory: UnsafeMutableRawPointer?
+            guard posix_memalign(&memory, SurfaceLayout.baseAlignment, max(layout.byteCount, 1)) == 0, let memory else {
+                throw ProResDecodeError.decoderUnavailable("out of memory allocating a \(layout.byteCount)-byte surface")
+            }
+            buffer = PixelBuffer(layout: layout, baseAddress: memory, identifier: all.count, pool: self)
+            all.append(buffer)
+        }
+        buffer.markVended()
+        vended += 1
+        peakInUse = max(peakInUse, all.count - free.count)
+        return buffer
+    }
+
+    func recycle(_ buffer: PixelBuffer) {
+        condition.lock()
+        free.append(buffer)
+        condition.signal()
+        condition.unlock()
+    }
+
+    public struct Statistics: Equatable, Sendable {
+        /// Surfaces ever allocated: stays small however long the input is.
+        public let allocated: Int
+        /// Times a surface was handed out.
+        public let vended: Int
+        public let peakInUse: Int
+    }
+
+    public var statistics: Statistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return Statistics(allocated: all.count, vended: vended, peakInUse: peakInUse)
+    }
+}

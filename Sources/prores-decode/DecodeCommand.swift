@@ -1,0 +1,97 @@
+import Glibc
+import ProResDecode
+
+/// `prores-decode INPUT [options]`: decode to raw frames, frame checksums and
+/// timing.
+enum DecodeCommand {
+    static let options: [OptionSpec] = [
+        .value("--format"), .value("--output", "-o"), .value("--framemd5"), .value("--timing"),
+        .value("--start"), .value("--frames"), .value("--threads"), .value("--track"),
+        .flag("--json"), .flag("--overwrite"), .flag("--quiet"), .flag("--verbose"),
+    ]
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ParsedArguments(arguments, accepting: options)
+        let input = try parsed.single("input file")
+        let output = try parsed.string("--format").map { name -> OutputSelection in
+            guard let selection = OutputSelection(name: name) else {
+                throw UsageError("invalid value '\(name)' for --format: expected y416, v216 or native")
+            }
+            return selection
+        }
+        let start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
+        let frames = try parsed.integer("--frames", in: 1...Int.max)
+        let threads = try parsed.integer("--threads", in: 1...256) ?? 0
+        let track = try parsed.integer("--track", in: 0...Int(Int32.max))
+        let quiet = parsed.flag("--quiet")
+        let overwrite = parsed.flag("--overwrite")
+        let rawPath = parsed.string("--output"), md5Path = parsed.string("--framemd5"), timingPath = parsed.string("--timing")
+        let stdoutUsers = [("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)].filter { $0.1 == "-" }.map { $0.0 }
+        if stdoutUsers.count > 1 {
+            throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout")
+        }
+        let named = [rawPath, md5Path, timingPath].compactMap { $0 }.filter { $0 != "-" }
+        if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
+        if input != "-", named.contains(where: { isSameFile($0, input) }) {
+            throw UsageError("an output names the input file '\(input)'")
+        }
+        FFmpegLog.configure(verbose: parsed.flag("--verbose"))
+
+        let source = try openSampleSource(input, track: track)
+        let format = source.format
+        let run: DecodeRun
+        do {
+            var sinks: [FrameSink] = []
+            // Open every output before decoding: a bad path fails fast.
+            if let rawPath { sinks.append(RawSink(file: try OutputFile(path: rawPath, overwrite: overwrite))) }
+            let layoutName = (output ?? .packed(format.nativePackedLayout)) == .native ? format.nativeFormat.name : (output ?? .packed(format.nativePackedLayout)).name
+            if let md5Path { sinks.append(try FrameMD5Sink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName)) }
+            let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+            run = DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads),
+                            sinks: sinks, timingLog: timing)
+        }
+        if !quiet {
+            if let warning = run.output.conversionWarning(for: format) { Console.warning(warning) }
+            for note in format.notes { Console.warning(note) }
+            for (name, tag) in [("primaries", format.colorTags.primaries), ("transfer", format.colorTags.transfer), ("matrix", format.colorTags.matrix)]
+            where tag.source == .fallback {
+                Console.note("\(name) untagged: assuming \(tag.value.displayName) (documented fallback)")
+            }
+        }
+        let progress = !quiet && Console.stderrIsTerminal ? ProgressLine(total: frames ?? format.frameCount.map { $0 - start }) : nil
+        run.progress = progress.map { line in { line.update($0) } }
+        let trap = SignalTrap { run.cancel() }
+        defer { withExtendedLifetime(trap) {} }
+
+        let report: DecodeRun.Report
+        do {
+            report = try run.run()
+        } catch {
+            progress?.clear()
+            throw error
+        }
+        progress?.clear()
+
+        for (index, reason) in report.damaged { Console.warning("frame \(index) damaged: \(reason)") }
+        for (index, reason) in report.failed { Console.error("frame \(index) not decoded: \(reason)") }
+        if let shortfall = report.shortfall { Console.error(shortfall) }
+        let summaryJSON = JSON.object([("input", JSON.string(input)), ("format", JSON.string(report.output.name)),
+                                       ("frames_read", "\(report.framesRead)"), ("frames_written", "\(report.framesWritten)"),
+                                       ("damaged", JSON.array(report.damaged.map { "\($0.index)" })),
+                                       ("failed", JSON.array(report.failed.map { "\($0.index)" })),
+                                       ("truncated", report.shortfall == nil ? "false" : "true"),
+                                       ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))")]
+                                      + report.summary.jsonFields)
+        if parsed.flag("--json") {
+            if stdoutUsers.isEmpty { Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }
+        } else if !quiet {
+            Console.write(report.summary.text + "\n")
+        }
+        return report.isClean ? .success : .damagedFrames
+    }
+
+    private static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}

@@ -1,0 +1,45 @@
+import ProResDecode
+
+/// The documented exit codes (README.md, `--help`). All are below 124 so they
+/// never collide with timeout(1) or the shell's own codes.
+enum ExitCode: Int32, CaseIterable {
+    case success = 0
+    case internalError = 1
+    case usage = 2
+    case inputUnreadable = 3
+    case notProRes = 4
+    case damagedFrames = 5
+    case outputFailed = 6
+    case decoderUnavailable = 7
+    case interrupted = 9
+
+    var meaning: String {
+        switch self {
+        case .success: return "success: every frame decoded cleanly"
+        case .internalError: return "internal error (a bug: please report it)"
+        case .usage: return "usage error: unknown or malformed option, impossible request"
+        case .inputUnreadable: return "input missing, unreadable, empty, or not a media file"
+        case .notProRes: return "input readable but has no usable ProRes video track"
+        case .damagedFrames: return "some frames were damaged, missing or undecodable; the rest of the output is complete and kept"
+        case .outputFailed: return "an output could not be written (nothing partial is left)"
+        case .decoderUnavailable: return "the decoder could not be set up"
+        case .interrupted: return "interrupted by SIGINT/SIGTERM (nothing partial is left)"
+        }
+    }
+
+    init(_ error: Error) {
+        switch error {
+        case let error as ProResDecodeError:
+            switch error {
+            case .inputUnreadable: self = .inputUnreadable
+            case .notProRes: self = .notProRes
+            case .badRequest: self = .usage
+            case .decoderUnavailable: self = .decoderUnavailable
+            case .output: self = .outputFailed
+            case .interrupted: self = .interrupted
+            }
+        case is UsageError: self = .usage
+        default: self = .internalError
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Dispatch
+import Glibc
+import ProResDecode
+
+/// Turns SIGINT/SIGTERM into a clean cancellation. If the run has not wound
+/// down two seconds later (blocked reading a pipe, say), or a second signal
+/// comes, temporary outputs are removed and the process exits at once.
+final class SignalTrap {
+    private var sources: [DispatchSourceSignal] = []
+    private var count = 0
+
+    init(onSignal: @escaping () -> Void) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [unowned self] in
+                count += 1
+                if count > 1 {
+                    TemporaryFiles.shared.removeAll()
+                    _exit(ExitCode.interrupted.rawValue)
+                }
+                onSignal()
+                DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
+                    TemporaryFiles.shared.removeAll()
+                    _exit(ExitCode.interrupted.rawValue)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    deinit { sources.forEach { $0.cancel() } }
+}

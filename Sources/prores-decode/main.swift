@@ -1,0 +1,26 @@
+import Glibc
+import ProResDecode
+
+// Writes to a closed pipe must surface as EPIPE errors, not kill us silently.
+signal(SIGPIPE, SIG_IGN)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: ExitCode
+do {
+    switch arguments.first {
+    case nil, "--help", "-h":
+        Console.write(HelpText.main + "\n" + HelpText.exitCodes + "\n")
+        status = arguments.isEmpty ? .usage : .success
+    case "--version":
+        Console.standardOutput("prores-decode \(ProResDecodeVersion.string)\n")
+        status = .success
+    case "info":
+        status = try InfoCommand.run(Array(arguments.dropFirst()))
+    default:
+        status = try DecodeCommand.run(arguments)
+    }
+} catch {
+    Console.error("\(error)")
+    status = ExitCode(error)
+}
+exit(status.rawValue)

@@ -1,0 +1,94 @@
+import CFFmpeg
+@testable import ProResDecode
+import XCTest
+
+final class DecodeSessionTests: XCTestCase {
+    /// Re-stamps a fixture's samples with new frame numbers so one short clip
+    /// can feed a long session. Packets are shared by reference, not copied.
+    private func samples(_ clip: String) throws -> (FormatDescription, [CompressedSample]) {
+        let source = try openSampleSource(Repo.fixture(clip))
+        var all: [CompressedSample] = []
+        while let sample = try source.nextSample() { all.append(sample) }
+        return (source.format, all)
+    }
+
+    private func renumbered(_ sample: CompressedSample, as index: Int) -> CompressedSample {
+        let packet = av_packet_clone(sample.packet)!
+        return CompressedSample(packet: packet, index: index, format: sample.format, readStart: 0, demuxNanoseconds: 0)
+    }
+
+    func testFramesComeOutInOrderWithBoundedSurfaces() throws {
+        let (format, clip) = try samples("hq.mov")
+        let reference = try ffmpegFrameMD5s("hq.mov")
+        let total = 120
+        var seen: [(Int, String)] = []
+        let session = try DecodeSession(format: format, configuration: .init(threads: 2, maximumFramesInFlight: 3)) { frame in
+            XCTAssertEqual(frame.status, .ok)
+            seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
+            usleep(2000)  // a slow consumer must throttle the decoder, not grow memory
+        }
+        for i in 0..<total { try session.decode(renumbered(clip[i % clip.count], as: i)) }
+        try session.finish()
+        XCTAssertEqual(seen.map(\.0), Array(0..<total))
+        XCTAssertEqual(seen.map(\.1), (0..<total).map { reference[$0 % reference.count] })
+        let stats = session.poolStatistics
+        XCTAssertEqual(stats.vended, total)
+        // In flight at most: FFmpeg's frame threads + the input queue + the output queue + the handler's frame.
+        XCTAssertLessThanOrEqual(stats.allocated, 2 + 2 + 3 + 2, "surfaces must be recycled, not allocated per frame: \(stats)")
+    }
+
+    func testSurfacesReturnToThePoolWhenFramesAreReleased() throws {
+        let (format, clip) = try samples("4444.mov")
+        var kept: [DecodedFrame] = []
+        let session = try DecodeSession(format: format, configuration: .init(threads: 1)) { kept.append($0) }
+        for sample in clip { try session.decode(sample) }
+        try session.finish()
+        XCTAssertEqual(kept.count, clip.count)
+        let buffers = kept.compactMap(\.pixelBuffer)
+        XCTAssertEqual(Set(buffers.map(\.identifier)).count, clip.count, "frames still held keep their own surfaces")
+        XCTAssertTrue(buffers.allSatisfy { $0.useCount == 1 })
+        kept.removeAll()
+        XCTAssertTrue(buffers.allSatisfy { $0.useCount == 0 }, "releasing the frames hands every surface back")
+    }
+
+    func testHandlerErrorStopsTheSession() throws {
+        struct Stop: Error {}
+        let (format, clip) = try samples("hq.mov")
+        var calls = 0
+        let session = try DecodeSession(format: format, configuration: .init(threads: 1)) { _ in
+            calls += 1
+            throw Stop()
+        }
+        var thrown: Error?
+        do {
+            for i in 0..<50 { try session.decode(renumbered(clip[i % clip.count], as: i)) }
+            try session.finish()
+        } catch { thrown = error }
+        XCTAssertTrue(thrown is Stop, "\(String(describing: thrown))")
+        XCTAssertEqual(calls, 1)
+    }
+
+    func testDamagedAndUndecodableFramesKeepTheirPlace() throws {
+        let (format, clip) = try samples("hq.mov")
+        var statuses: [(Int, FrameStatus)] = []
+        let session = try DecodeSession(format: format, configuration: .init(threads: 2)) { statuses.append(($0.index, $0.status)) }
+        // Frame 1: not a ProRes frame at all. Frame 3: cut in half.
+        let garbage = av_packet_alloc()!
+        av_new_packet(garbage, 64)
+        memset(garbage.pointee.data, 0x41, 64)
+        let half = av_packet_clone(clip[3].packet)!
+        half.pointee.size /= 2
+        let inputs = [clip[0], CompressedSample(packet: garbage, index: 1, format: format, readStart: 0, demuxNanoseconds: 0),
+                      clip[2], CompressedSample(packet: half, index: 3, format: format, readStart: 0, demuxNanoseconds: 0), clip[4]]
+        for sample in inputs { try session.decode(sample) }
+        try session.finish()
+        XCTAssertEqual(statuses.map(\.0), [0, 1, 2, 3, 4])
+        XCTAssertEqual(statuses[0].1, .ok)
+        guard case let .failed(why) = statuses[1].1 else { return XCTFail("frame 1: \(statuses[1].1)") }
+        XCTAssertTrue(why.contains("icpf"), why)
+        XCTAssertEqual(statuses[2].1, .ok)
+        XCTAssertFalse(statuses[3].1.isOK, "a half frame cannot decode cleanly")
+        XCTAssertTrue(statuses[3].1.reason?.contains("truncated") ?? false, "\(statuses[3].1)")
+        XCTAssertEqual(statuses[4].1, .ok)
+    }
+}
