@@ -7,7 +7,7 @@ BIN          = .build/$(CONFIG)/prores-decode
 DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
-               mesa-vulkan-drivers ffmpeg python3
+               mesa-vulkan-drivers ffmpeg python3 bc
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build demo test bench fixtures clean

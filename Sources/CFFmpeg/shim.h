@@ -30,4 +30,17 @@ static inline uint32_t pd_mktag(char a, char b, char c, char d) {
     return MKTAG(a, b, c, d);
 }
 
+/// Declares our get_buffer2 thread-safe. FFmpeg 5.x otherwise marshals
+/// every allocation from its frame threads back to the submitting thread.
+static inline void pd_mark_callbacks_thread_safe(AVCodecContext *context) {
+#if FF_API_THREAD_SAFE_CALLBACKS
+    #pragma clang diagnostic push
+    #pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    context->thread_safe_callbacks = 1;
+    #pragma clang diagnostic pop
+#else
+    (void)context;
+#endif
+}
+
 #endif

@@ -45,7 +45,7 @@ enum DecodeCommand {
             // Open every output before decoding: a bad path fails fast.
             if let rawPath { sinks.append(RawSink(file: try OutputFile(path: rawPath, overwrite: overwrite))) }
             let layoutName = (output ?? .packed(format.nativePackedLayout)) == .native ? format.nativeFormat.name : (output ?? .packed(format.nativePackedLayout)).name
-            if let md5Path { sinks.append(try FrameMD5Sink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName)) }
+            if let md5Path { sinks.append(FrameMD5Sink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName)) }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
             run = DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads),
                             sinks: sinks, timingLog: timing)

@@ -17,11 +17,13 @@ final class SignalTrap {
                 count += 1
                 if count > 1 {
                     TemporaryFiles.shared.removeAll()
+                    Console.error("interrupted")
                     _exit(ExitCode.interrupted.rawValue)
                 }
                 onSignal()
                 DispatchQueue.global().asyncAfter(deadline: .now() + 2) {
                     TemporaryFiles.shared.removeAll()
+                    Console.error("interrupted")
                     _exit(ExitCode.interrupted.rawValue)
                 }
             }

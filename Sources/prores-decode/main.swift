@@ -8,9 +8,12 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let status: ExitCode
 do {
     switch arguments.first {
-    case nil, "--help", "-h":
+    case nil:
         Console.write(HelpText.main + "\n" + HelpText.exitCodes + "\n")
-        status = arguments.isEmpty ? .usage : .success
+        status = .usage
+    case "--help", "-h":
+        Console.standardOutput(HelpText.main + "\n" + HelpText.exitCodes + "\n")
+        status = .success
     case "--version":
         Console.standardOutput("prores-decode \(ProResDecodeVersion.string)\n")
         status = .success

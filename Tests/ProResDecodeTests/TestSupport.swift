@@ -9,35 +9,39 @@ enum Repo {
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
     static func reference(_ name: String) -> String { fixtures.appendingPathComponent("ref").appendingPathComponent(name).path }
 
-    /// The `prores-decode` built alongside the test bundle.
+    /// The `prores-decode` built alongside the tests. On Linux the "bundle"
+    /// is the build directory itself; on Darwin it is the .xctest beside it.
     static let executable: URL = {
         let bundle = Bundle(for: Marker.self).bundleURL
-        return bundle.deletingLastPathComponent().appendingPathComponent("prores-decode")
+        let candidates = [bundle.appendingPathComponent("prores-decode"),
+                          bundle.deletingLastPathComponent().appendingPathComponent("prores-decode")]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
     private final class Marker {}
 }
 
-/// The outcome of running the CLI as a child process.
-struct ProcessResult {
+/// The outcome of one run of the executable, including how it ended.
+struct ToolResult {
     let status: Int32
+    let reason: Process.TerminationReason
     let stdout: Data
     let stderr: String
+    let timedOut: Bool
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-/// Runs `prores-decode` with `arguments`, optional stdin bytes, and a time
-/// limit (a hang is a failure, not a stuck test run).
-func runCLI(_ arguments: [String], stdin: Data? = nil, in directory: URL? = nil,
-            timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
+/// Runs `prores-decode` with optional stdin bytes, both pipes drained
+/// concurrently, and a time limit after which the child is killed and the
+/// test fails (a hang is a failure); reports whether it exited or died from a signal.
+func runTool(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60,
+             file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
     let process = Process()
     process.executableURL = Repo.executable
     process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    let out = Pipe(), err = Pipe()
+    let out = Pipe(), err = Pipe(), input = Pipe()
     process.standardOutput = out
     process.standardError = err
-    let input = Pipe()
     process.standardInput = stdin == nil ? FileHandle.nullDevice : input
     try process.run()
     if let stdin {
@@ -46,22 +50,28 @@ func runCLI(_ arguments: [String], stdin: Data? = nil, in directory: URL? = nil,
             try? input.fileHandleForWriting.close()
         }
     }
-    // Drain both pipes concurrently so a chatty child never blocks.
-    var outData = Data(), errData = Data()
+    let outData = ToolPipeBytes(), errData = ToolPipeBytes()
     let group = DispatchGroup()
     group.enter()
-    DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
     group.enter()
-    DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { usleep(10_000) }
-    if process.isRunning {
-        process.terminate()
+    let timedOut = process.isRunning
+    if timedOut {
+        kill(process.processIdentifier, SIGKILL)
         XCTFail("prores-decode \(arguments) did not finish within \(timeout) s", file: file, line: line)
     }
     process.waitUntilExit()
     group.wait()
-    return ProcessResult(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self))
+    return ToolResult(status: process.terminationStatus, reason: process.terminationReason, stdout: outData.data,
+                      stderr: String(decoding: errData.data, as: UTF8.self), timedOut: timedOut)
+}
+
+/// What a pipe-draining thread read; handed over through `DispatchGroup.wait()`.
+final class ToolPipeBytes: @unchecked Sendable {
+    var data = Data()
 }
 
 /// A fresh empty directory, removed when the test ends.

@@ -148,7 +148,7 @@ public final class DecodeRun: @unchecked Sendable {
         lock.unlock()
         if wasCancelled { throw ProResDecodeError.interrupted }
         if read == 0 {
-            throw ProResDecodeError.badRequest("no frames to decode at or after frame \(options.start)")
+            throw ProResDecodeError.badRequest(options.start > 0 ? "--start \(options.start): the input has no frame \(options.start)" : "the input has no frames")
         }
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil

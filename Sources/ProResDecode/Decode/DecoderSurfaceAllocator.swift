@@ -11,6 +11,7 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
     /// Wires this allocator into a codec context before it is opened.
     func install(on context: UnsafeMutablePointer<AVCodecContext>) {
         context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
+        pd_mark_callbacks_thread_safe(context)
         context.pointee.get_buffer2 = { context, frame, _ in
             guard let context, let frame, let opaque = context.pointee.opaque else { return PD_AVERROR_INVALIDDATA }
             let allocator = Unmanaged<DecoderSurfaceAllocator>.fromOpaque(opaque).takeUnretainedValue()

@@ -32,18 +32,32 @@ public final class RawSink: FrameSink {
 /// output would hold for that frame.
 public final class FrameMD5Sink: FrameSink {
     private let file: OutputFile
+    private var header: String?
 
-    public init(file: OutputFile, layoutName: String) throws {
+    public init(file: OutputFile, layoutName: String) {
         self.file = file
-        try file.write("#format: frame index, pts, size in bytes, md5 of the \(layoutName) frame\n")
+        header = "#format: frame index, pts, size in bytes, md5 of the \(layoutName) frame\n"
+    }
+
+    /// The header goes out with the first frame (or at the end), so a run
+    /// that fails before decoding writes nothing, even to stdout.
+    private func writeHeader() throws {
+        if let header {
+            self.header = nil
+            try file.write(header)
+        }
     }
 
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
+        try writeHeader()
         let size = spans.reduce(0) { $0 + $1.count }
         try file.write("\(index), \(pts.map(String.init) ?? "NOPTS"), \(size), \(MD5.hex(of: spans))\n")
     }
 
-    public func finish() throws { try file.commit() }
+    public func finish() throws {
+        try writeHeader()
+        try file.commit()
+    }
     public func abort() { file.discard() }
 }
 

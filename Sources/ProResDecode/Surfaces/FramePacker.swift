@@ -39,6 +39,13 @@ public enum FramePacker {
         }
     }
 
+    // Each output pixel (y416) or pair (v216) is four 16-bit words = one
+    // little-endian UInt64, built in registers and stored once.
+    @inline(__always)
+    private static func word(_ w0: UInt16, _ w1: UInt16, _ w2: UInt16, _ w3: UInt16) -> UInt64 {
+        UInt64(w0) | UInt64(w1) << 16 | UInt64(w2) << 32 | UInt64(w3) << 48
+    }
+
     @inline(__always)
     private static func widenAlpha(_ a: UnsafePointer<UInt16>?, _ x: Int, _ shift: UInt16, _ alphaShift: UInt16) -> UInt16 {
         guard let a else { return 0xFFFF }
@@ -50,11 +57,15 @@ public enum FramePacker {
                                         _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
                                         _ a: UnsafePointer<UInt16>?, _ width: Int,
                                         _ shift: UInt16, _ alphaShift: UInt16) {
-        for x in 0..<width {
-            dst[4 * x] = widenAlpha(a, x, shift, alphaShift)
-            dst[4 * x + 1] = y[x] &<< shift
-            dst[4 * x + 2] = cb[x] &<< shift
-            dst[4 * x + 3] = cr[x] &<< shift
+        let out = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt64.self)
+        if let a {
+            for x in 0..<width {
+                out[x] = word(a[x] &<< shift | a[x] &>> alphaShift, y[x] &<< shift, cb[x] &<< shift, cr[x] &<< shift)
+            }
+        } else {
+            for x in 0..<width {
+                out[x] = word(0xFFFF, y[x] &<< shift, cb[x] &<< shift, cr[x] &<< shift)
+            }
         }
     }
 
@@ -62,31 +73,40 @@ public enum FramePacker {
                                         _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
                                         _ a: UnsafePointer<UInt16>?, _ width: Int,
                                         _ shift: UInt16, _ alphaShift: UInt16) {
-        for x in 0..<width {
-            dst[4 * x] = widenAlpha(a, x, shift, alphaShift)
-            dst[4 * x + 1] = y[x] &<< shift
-            dst[4 * x + 2] = cb[x >> 1] &<< shift
-            dst[4 * x + 3] = cr[x >> 1] &<< shift
+        let out = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt64.self)
+        let pairs = width / 2
+        // One chroma sample serves both columns of a pair.
+        if let a {
+            for k in 0..<pairs {
+                let chroma = word(0, 0, cb[k] &<< shift, cr[k] &<< shift)
+                let a0 = a[2 * k], a1 = a[2 * k + 1]
+                out[2 * k] = chroma | word(a0 &<< shift | a0 &>> alphaShift, y[2 * k] &<< shift, 0, 0)
+                out[2 * k + 1] = chroma | word(a1 &<< shift | a1 &>> alphaShift, y[2 * k + 1] &<< shift, 0, 0)
+            }
+        } else {
+            for k in 0..<pairs {
+                let chroma = word(0xFFFF, 0, cb[k] &<< shift, cr[k] &<< shift)
+                out[2 * k] = chroma | UInt64(y[2 * k] &<< shift) << 16
+                out[2 * k + 1] = chroma | UInt64(y[2 * k + 1] &<< shift) << 16
+            }
+        }
+        if width & 1 == 1 {
+            let x = width - 1
+            out[x] = word(widenAlpha(a, x, shift, alphaShift), y[x] &<< shift, cb[pairs] &<< shift, cr[pairs] &<< shift)
         }
     }
 
     private static func packV216(_ dst: UnsafeMutablePointer<UInt16>, _ y: UnsafePointer<UInt16>,
                                  _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
                                  _ width: Int, _ shift: UInt16, chromaStep: Int) {
+        let out = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt64.self)
         let pairs = width / 2
         for k in 0..<pairs {
-            dst[4 * k] = cb[k * chromaStep] &<< shift
-            dst[4 * k + 1] = y[2 * k] &<< shift
-            dst[4 * k + 2] = cr[k * chromaStep] &<< shift
-            dst[4 * k + 3] = y[2 * k + 1] &<< shift
+            out[k] = word(cb[k * chromaStep] &<< shift, y[2 * k] &<< shift, cr[k * chromaStep] &<< shift, y[2 * k + 1] &<< shift)
         }
         if width & 1 == 1 {
-            let k = pairs
-            let y0 = y[2 * k] &<< shift
-            dst[4 * k] = cb[k * chromaStep] &<< shift
-            dst[4 * k + 1] = y0
-            dst[4 * k + 2] = cr[k * chromaStep] &<< shift
-            dst[4 * k + 3] = y0
+            let y0 = y[2 * pairs] &<< shift
+            out[pairs] = word(cb[pairs * chromaStep] &<< shift, y0, cr[pairs * chromaStep] &<< shift, y0)
         }
     }
 }
