@@ -7,7 +7,7 @@ BIN          = .build/$(CONFIG)/prores-decode
 DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
-               mesa-vulkan-drivers ffmpeg python3 bc
+               mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build demo test bench fixtures clean
@@ -34,7 +34,7 @@ demo: build
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 bench: build
 	scripts/bench.sh

@@ -16,9 +16,13 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
         ),
+        // The Vulkan headers only: the loader is opened with dlopen at run time.
+        .systemLibrary(name: "CVulkan", providers: [.apt(["libvulkan-dev"])]),
+        // libshaderc from its static archives (see the module map).
+        .systemLibrary(name: "CShaderc", providers: [.apt(["libshaderc-dev", "glslang-dev", "spirv-tools"])]),
         .target(
             name: "ProResDecode",
-            dependencies: ["CFFmpeg"],
+            dependencies: ["CFFmpeg", "CVulkan", "CShaderc"],
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
         ),
         .executableTarget(

@@ -10,7 +10,7 @@ public final class PixelBuffer: @unchecked Sendable {
     /// Stable per pool, for logs and for caches keyed by surface.
     public let identifier: Int
 
-    private unowned let pool: PixelBufferPool
+    private unowned let poolReference: PixelBufferPool
     /// Keeps the pool (and so this memory) alive while the surface is out,
     /// without a reference cycle while it sits idle in the pool.
     private var owningPool: PixelBufferPool?
@@ -21,7 +21,7 @@ public final class PixelBuffer: @unchecked Sendable {
         self.layout = layout
         self.baseAddress = baseAddress
         self.identifier = identifier
-        self.pool = pool
+        self.poolReference = pool
     }
 
     /// The number of current users; 0 means the surface sits in the pool.
@@ -47,7 +47,7 @@ public final class PixelBuffer: @unchecked Sendable {
         let idle = uses == 0
         let keepAlive = idle ? owningPool.take() : nil
         lock.unlock()
-        if idle { pool.recycle(self) }
+        if idle { poolReference.recycle(self) }
         withExtendedLifetime(keepAlive) {}
     }
 
@@ -55,9 +55,16 @@ public final class PixelBuffer: @unchecked Sendable {
         lock.lock()
         precondition(uses == 0, "a surface was vended while still in use")
         uses = 1
-        owningPool = pool
+        owningPool = poolReference
         lock.unlock()
     }
+
+    /// The pool this surface belongs to.
+    public var pool: PixelBufferPool { poolReference }
+
+    /// Bytes actually allocated: the layout rounded up to whole pages, so
+    /// the GPU can import the surface as it is.
+    public var allocationSize: Int { PixelBufferPool.allocationSize(for: layout) }
 
     public func plane(_ index: Int) -> UnsafeMutableRawPointer {
         baseAddress + layout.planes[index].offset

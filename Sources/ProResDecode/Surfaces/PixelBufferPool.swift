@@ -36,7 +36,7 @@ public final class PixelBufferPool: @unchecked Sendable {
             buffer = reused
         } else {
             var memory: UnsafeMutableRawPointer?
-            guard posix_memalign(&memory, SurfaceLayout.baseAlignment, max(layout.byteCount, 1)) == 0, let memory else {
+            guard posix_memalign(&memory, SurfaceLayout.baseAlignment, Self.allocationSize(for: layout)) == 0, let memory else {
                 throw ProResDecodeError.decoderUnavailable("out of memory allocating a \(layout.byteCount)-byte surface")
             }
             buffer = PixelBuffer(layout: layout, baseAddress: memory, identifier: all.count, pool: self)
@@ -46,6 +46,12 @@ public final class PixelBufferPool: @unchecked Sendable {
         vended += 1
         peakInUse = max(peakInUse, all.count - free.count)
         return buffer
+    }
+
+    /// Whole pages: Vulkan imports host memory only in page multiples.
+    static func allocationSize(for layout: SurfaceLayout) -> Int {
+        let page = SurfaceLayout.baseAlignment
+        return max(1, (layout.byteCount + page - 1) / page) * page
     }
 
     func recycle(_ buffer: PixelBuffer) {

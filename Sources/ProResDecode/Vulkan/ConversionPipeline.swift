@@ -1,0 +1,97 @@
+import CVulkan
+
+/// The compute pipeline of `Shaders/convert_to_p3.comp`: two storage buffers
+/// (source words, RGBA16F pixels) and 128 bytes of push constants, created
+/// once and reused for every frame.
+final class ConversionPipeline {
+    static let shaderName = "convert_to_p3.comp"
+    static let workgroupWidth = 64
+    static let pushConstantSize = 128
+
+    let layout: VkPipelineLayout
+    let setLayout: VkDescriptorSetLayout
+    let pipeline: VkPipeline
+    private unowned let context: VulkanContext
+
+    init(context: VulkanContext, compiler: ShaderCompiler) throws {
+        self.context = context
+        let vk = context.vk, device = context.device
+        guard context.info.maxPushConstantsSize >= Self.pushConstantSize else {
+            throw VulkanError.missingFeature("\(Self.pushConstantSize) bytes of push constants")
+        }
+        let code = try compiler.spirv(Self.shaderName)
+        var module: VkShaderModule?
+        try code.withUnsafeBufferPointer { words in
+            var info = VkShaderModuleCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
+            info.codeSize = words.count * 4
+            info.pCode = words.baseAddress
+            try check(vk.vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule(\(Self.shaderName))")
+        }
+        defer { vk.vkDestroyShaderModule(device, module, nil) }
+
+        var bindings = (0..<2).map { index -> VkDescriptorSetLayoutBinding in
+            var binding = VkDescriptorSetLayoutBinding()
+            binding.binding = UInt32(index)
+            binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+            binding.descriptorCount = 1
+            binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT.rawValue
+            return binding
+        }
+        var setInfo = VkDescriptorSetLayoutCreateInfo()
+        setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
+        setInfo.bindingCount = 2
+        var setLayout: VkDescriptorSetLayout?
+        try bindings.withUnsafeMutableBufferPointer { pointer in
+            setInfo.pBindings = UnsafePointer(pointer.baseAddress)
+            try check(vk.vkCreateDescriptorSetLayout(device, &setInfo, nil, &setLayout), "vkCreateDescriptorSetLayout")
+        }
+        var range = VkPushConstantRange(stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0, size: UInt32(Self.pushConstantSize))
+        var layoutInfo = VkPipelineLayoutCreateInfo()
+        layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+        layoutInfo.setLayoutCount = 1
+        layoutInfo.pushConstantRangeCount = 1
+        var layout: VkPipelineLayout?
+        try withUnsafePointer(to: &setLayout) { setPointer in
+            try withUnsafePointer(to: &range) { rangePointer in
+                layoutInfo.pSetLayouts = setPointer
+                layoutInfo.pPushConstantRanges = rangePointer
+                try check(vk.vkCreatePipelineLayout(device, &layoutInfo, nil, &layout), "vkCreatePipelineLayout")
+            }
+        }
+        var pipeline: VkPipeline?
+        try "main".withCString { entry in
+            var stage = VkPipelineShaderStageCreateInfo()
+            stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
+            stage.stage = VK_SHADER_STAGE_COMPUTE_BIT
+            stage.module = module
+            stage.pName = entry
+            var info = VkComputePipelineCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
+            info.stage = stage
+            info.layout = layout
+            try check(vk.vkCreateComputePipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateComputePipelines(\(Self.shaderName))")
+        }
+        self.setLayout = setLayout!
+        self.layout = layout!
+        self.pipeline = pipeline!
+    }
+
+    deinit {
+        let vk = context.vk, device = context.device
+        vk.vkDestroyPipeline(device, pipeline, nil)
+        vk.vkDestroyPipelineLayout(device, layout, nil)
+        vk.vkDestroyDescriptorSetLayout(device, setLayout, nil)
+    }
+
+    /// The 128-byte push-constant block: the colour parameters, then geometry.
+    static func pushConstants(_ parameters: ConversionParameters, width: Int, height: Int,
+                              layout: PackedLayout, sourceBytesPerRow: Int) -> [UInt8] {
+        var bytes = parameters.bytes
+        for value in [UInt32(width), UInt32(height), layout == .y416 ? 0 : 1, UInt32(sourceBytesPerRow / 4)] {
+            withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+        }
+        precondition(bytes.count == pushConstantSize)
+        return bytes
+    }
+}

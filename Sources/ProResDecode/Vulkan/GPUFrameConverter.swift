@@ -1,0 +1,319 @@
+import CVulkan
+import Foundation
+
+/// Converts packed y416/v216 surfaces to RGBA16F linear Display P3 on the
+/// GPU, several frames in flight. Each frame's source surface holds one extra
+/// use until the timeline semaphore says the GPU finished reading it, exactly
+/// like an IOSurface's use count, so the pool cannot recycle it early.
+/// Converted frames reach the handler in submission order.
+public final class GPUFrameConverter {
+    public typealias Handler = (ConvertedFrame) throws -> Void
+
+    private struct Job {
+        let index: Int
+        let pts: Int64?
+        let surface: PixelBuffer
+        let value: UInt64
+        let width: Int
+        let height: Int
+        let submitted: UInt64
+        let copied: Bool
+    }
+
+    private final class Slot {
+        let commandBuffer: VkCommandBuffer
+        let descriptorSet: VkDescriptorSet
+        var output: VulkanBuffer?
+        var readback: VulkanBuffer?
+        var deviceInput: VulkanBuffer?
+        var job: Job?
+        init(commandBuffer: VkCommandBuffer, descriptorSet: VkDescriptorSet) {
+            self.commandBuffer = commandBuffer
+            self.descriptorSet = descriptorSet
+        }
+    }
+
+    public let context: VulkanContext
+    private let pipeline: ConversionPipeline
+    private let cache: TextureCache
+    private let handler: Handler
+    private let readback: Bool
+    private var commandPool: VkCommandPool?
+    private var descriptorPool: VkDescriptorPool?
+    private var queryPool: VkQueryPool?
+    private var timeline: VkSemaphore?
+    private var slots: [Slot] = []
+    private var submittedValue: UInt64 = 0
+    private var next = 0
+
+    /// `readback` false skips copying results back to the host (a benchmark
+    /// run on a discrete GPU); the handler then sees an empty `pixels`.
+    public init(context: VulkanContext, compiler: ShaderCompiler, framesInFlight: Int = 3,
+                readback: Bool = true, handler: @escaping Handler) throws {
+        self.context = context
+        self.handler = handler
+        self.readback = readback
+        pipeline = try ConversionPipeline(context: context, compiler: compiler)
+        cache = TextureCache(context: context)
+        let vk = context.vk, device = context.device
+
+        var poolInfo = VkCommandPoolCreateInfo()
+        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
+        poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue
+        poolInfo.queueFamilyIndex = context.computeFamily
+        try check(vk.vkCreateCommandPool(device, &poolInfo, nil, &commandPool), "vkCreateCommandPool")
+
+        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * framesInFlight))
+        var descriptorInfo = VkDescriptorPoolCreateInfo()
+        descriptorInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+        descriptorInfo.maxSets = UInt32(framesInFlight)
+        descriptorInfo.poolSizeCount = 1
+        try withUnsafePointer(to: &size) { sizePointer in
+            descriptorInfo.pPoolSizes = sizePointer
+            try check(vk.vkCreateDescriptorPool(device, &descriptorInfo, nil, &descriptorPool), "vkCreateDescriptorPool")
+        }
+
+        var typeInfo = VkSemaphoreTypeCreateInfo()
+        typeInfo.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO
+        typeInfo.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE
+        var semaphoreInfo = VkSemaphoreCreateInfo()
+        semaphoreInfo.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO
+        try withUnsafePointer(to: &typeInfo) { typePointer in
+            semaphoreInfo.pNext = UnsafeRawPointer(typePointer)
+            try check(vk.vkCreateSemaphore(device, &semaphoreInfo, nil, &timeline), "vkCreateSemaphore(timeline)")
+        }
+
+        if context.timestampValidBits > 0 {
+            var queryInfo = VkQueryPoolCreateInfo()
+            queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+            queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
+            queryInfo.queryCount = UInt32(3 * framesInFlight)
+            try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
+        }
+
+        var commandBuffers = [VkCommandBuffer?](repeating: nil, count: framesInFlight)
+        var allocate = VkCommandBufferAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+        allocate.commandPool = commandPool
+        allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+        allocate.commandBufferCount = UInt32(framesInFlight)
+        try check(vk.vkAllocateCommandBuffers(device, &allocate, &commandBuffers), "vkAllocateCommandBuffers")
+        var layouts = [VkDescriptorSetLayout?](repeating: pipeline.setLayout, count: framesInFlight)
+        var sets = [VkDescriptorSet?](repeating: nil, count: framesInFlight)
+        var setAllocate = VkDescriptorSetAllocateInfo()
+        setAllocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
+        setAllocate.descriptorPool = descriptorPool
+        setAllocate.descriptorSetCount = UInt32(framesInFlight)
+        try layouts.withUnsafeBufferPointer { pointer in
+            setAllocate.pSetLayouts = pointer.baseAddress
+            try check(vk.vkAllocateDescriptorSets(device, &setAllocate, &sets), "vkAllocateDescriptorSets")
+        }
+        slots = (0..<framesInFlight).map { Slot(commandBuffer: commandBuffers[$0]!, descriptorSet: sets[$0]!) }
+    }
+
+    deinit {
+        // Whatever is still in flight must finish before its memory goes away.
+        for slot in slots { if let job = slot.job { try? wait(for: job.value); job.surface.releaseUse() } }
+        let vk = context.vk, device = context.device
+        slots.removeAll()
+        vk.vkDestroyQueryPool(device, queryPool, nil)
+        vk.vkDestroySemaphore(device, timeline, nil)
+        vk.vkDestroyDescriptorPool(device, descriptorPool, nil)
+        vk.vkDestroyCommandPool(device, commandPool, nil)
+    }
+
+    /// Surfaces imported without a copy, and frames that needed a CPU copy.
+    public var importedSurfaces: Int { cache.importedCount }
+    public var copiedFrames: Int { cache.copies }
+
+    /// Queues the conversion of `surface` (a packed y416 or v216 surface).
+    /// Blocks only when every slot is busy, finishing the oldest frame first.
+    public func submit(_ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?) throws {
+        guard case let .packed(layout) = surface.layout.content else {
+            preconditionFailure("the GPU converter reads y416 or v216 surfaces")
+        }
+        let slot = slots[next]
+        next = (next + 1) % slots.count
+        try complete(slot)
+
+        let vk = context.vk, device = context.device
+        let width = surface.layout.width, height = surface.layout.height
+        let outputSize = width * height * 8
+        let source = try cache.buffer(for: surface)
+        let copiesToDevice = !context.sharesHostMemory
+        if copiesToDevice, (slot.deviceInput?.size ?? 0) < surface.layout.byteCount {
+            slot.deviceInput = try VulkanBuffer(context, size: surface.layout.byteCount,
+                                                usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
+                                                required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue)
+        }
+        if slot.output?.size != outputSize {
+            slot.output = try VulkanBuffer(context, size: outputSize,
+                                           usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue,
+                                           required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue,
+                                           preferred: context.sharesHostMemory ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue : 0)
+            slot.readback = nil
+        }
+        let output = slot.output!
+        if readback, output.mapped == nil, slot.readback == nil {
+            slot.readback = try VulkanBuffer(context, size: outputSize, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
+                                             required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue,
+                                             preferred: VK_MEMORY_PROPERTY_HOST_CACHED_BIT.rawValue)
+        }
+        let shaderInput = copiesToDevice ? slot.deviceInput! : source
+
+        var infos = [VkDescriptorBufferInfo(buffer: shaderInput.buffer, offset: 0, range: VkDeviceSize(surface.layout.byteCount)),
+                     VkDescriptorBufferInfo(buffer: output.buffer, offset: 0, range: VkDeviceSize(outputSize))]
+        infos.withUnsafeBufferPointer { pointer in
+            var writes = (0..<2).map { i -> VkWriteDescriptorSet in
+                var write = VkWriteDescriptorSet()
+                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                write.dstSet = slot.descriptorSet
+                write.dstBinding = UInt32(i)
+                write.descriptorCount = 1
+                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                write.pBufferInfo = pointer.baseAddress! + i
+                return write
+            }
+            vk.vkUpdateDescriptorSets(device, 2, &writes, 0, nil)
+        }
+
+        let cb = slot.commandBuffer
+        try check(vk.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer")
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
+        try check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer")
+        let slotIndex = slots.firstIndex { $0 === slot }!
+        let firstQuery = UInt32(3 * slotIndex)
+        if let queryPool {
+            vk.vkCmdResetQueryPool(cb, queryPool, firstQuery, 3)
+            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, firstQuery)
+        }
+        if copiesToDevice {
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(surface.layout.byteCount))
+            vk.vkCmdCopyBuffer(cb, source.buffer, shaderInput.buffer, 1, &region)
+            barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT)
+        }
+        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, firstQuery + 1) }
+        vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline)
+        var set: VkDescriptorSet? = slot.descriptorSet
+        vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nil)
+        let constants = ConversionPipeline.pushConstants(parameters, width: width, height: height, layout: layout,
+                                                         sourceBytesPerRow: surface.layout.planes[0].bytesPerRow)
+        constants.withUnsafeBytes { vk.vkCmdPushConstants(cb, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, UInt32($0.count), $0.baseAddress) }
+        let groupsX = (width + ConversionPipeline.workgroupWidth - 1) / ConversionPipeline.workgroupWidth
+        vk.vkCmdDispatch(cb, UInt32(groupsX), UInt32(height), 1)
+        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, firstQuery + 2) }
+        if readback, let target = slot.readback {
+            barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                    to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT)
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(outputSize))
+            vk.vkCmdCopyBuffer(cb, output.buffer, target.buffer, 1, &region)
+            barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT)
+        } else {
+            barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                    to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT)
+        }
+        try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
+
+        submittedValue += 1
+        var value = submittedValue
+        var timelineInfo = VkTimelineSemaphoreSubmitInfo()
+        timelineInfo.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO
+        timelineInfo.signalSemaphoreValueCount = 1
+        var semaphore: VkSemaphore? = timeline
+        var buffer: VkCommandBuffer? = cb
+        let submitted = monotonicNanoseconds()
+        // The GPU reads the surface from now on: hold a use until it is done.
+        surface.retainUse()
+        let status: VkResult = withUnsafePointer(to: &value) { valuePointer in
+            timelineInfo.pSignalSemaphoreValues = valuePointer
+            return withUnsafePointer(to: &timelineInfo) { timelinePointer in
+                var submit = VkSubmitInfo()
+                submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+                submit.pNext = UnsafeRawPointer(timelinePointer)
+                submit.commandBufferCount = 1
+                submit.signalSemaphoreCount = 1
+                return withUnsafePointer(to: &buffer) { bufferPointer in
+                    withUnsafePointer(to: &semaphore) { semaphorePointer in
+                        submit.pCommandBuffers = bufferPointer
+                        submit.pSignalSemaphores = semaphorePointer
+                        context.submitLock.lock()
+                        defer { context.submitLock.unlock() }
+                        return vk.vkQueueSubmit(context.computeQueue, 1, &submit, nil)
+                    }
+                }
+            }
+        }
+        guard status == VK_SUCCESS else {
+            surface.releaseUse()
+            submittedValue -= 1
+            try check(status, "vkQueueSubmit")
+            return
+        }
+        slot.job = Job(index: index, pts: pts, surface: surface, value: value, width: width, height: height,
+                       submitted: submitted, copied: copiesToDevice)
+    }
+
+    /// Waits for every frame in flight and delivers them, in order.
+    public func finish() throws {
+        for offset in 0..<slots.count {
+            try complete(slots[(next + offset) % slots.count])
+        }
+    }
+
+    private func barrier(_ cb: VkCommandBuffer, from srcStage: VkPipelineStageFlagBits, _ srcAccess: VkAccessFlagBits,
+                         to dstStage: VkPipelineStageFlagBits, _ dstAccess: VkAccessFlagBits) {
+        var memory = VkMemoryBarrier()
+        memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+        memory.srcAccessMask = srcAccess.rawValue
+        memory.dstAccessMask = dstAccess.rawValue
+        context.vk.vkCmdPipelineBarrier(cb, srcStage.rawValue, dstStage.rawValue, 0, 1, &memory, 0, nil, 0, nil)
+    }
+
+    private func wait(for value: UInt64) throws {
+        var semaphore: VkSemaphore? = timeline
+        var target = value
+        var info = VkSemaphoreWaitInfo()
+        info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO
+        info.semaphoreCount = 1
+        try withUnsafePointer(to: &semaphore) { semaphorePointer in
+            try withUnsafePointer(to: &target) { valuePointer in
+                info.pSemaphores = semaphorePointer
+                info.pValues = valuePointer
+                try check(context.vk.vkWaitSemaphores(context.device, &info, UInt64.max), "vkWaitSemaphores")
+            }
+        }
+    }
+
+    /// Finishes the slot's frame: waits for the GPU, hands the result to the
+    /// handler, and only then lets the source surface go back to its pool.
+    private func complete(_ slot: Slot) throws {
+        guard let job = slot.job else { return }
+        slot.job = nil
+        defer { job.surface.releaseUse() }
+        try wait(for: job.value)
+        let done = monotonicNanoseconds()
+        var upload: Double?, convert: Double?
+        if let queryPool {
+            let slotIndex = slots.firstIndex { $0 === slot }!
+            var stamps = [UInt64](repeating: 0, count: 3)
+            let status = stamps.withUnsafeMutableBytes {
+                context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(3 * slotIndex), 3, $0.count, $0.baseAddress, 8,
+                                                 VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue)
+            }
+            if status == VK_SUCCESS {
+                let period = context.info.timestampPeriodNanoseconds / 1000
+                upload = Double(stamps[1] &- stamps[0]) * period
+                convert = Double(stamps[2] &- stamps[1]) * period
+            }
+        }
+        let source = readback ? (slot.readback ?? slot.output)?.mapped : nil
+        let pixels = UnsafeRawBufferPointer(start: source, count: source == nil ? 0 : job.width * job.height * 8)
+        try handler(ConvertedFrame(index: job.index, pts: job.pts, width: job.width, height: job.height, pixels: pixels,
+                                   uploadMicroseconds: upload, convertMicroseconds: convert,
+                                   gpuWallMicroseconds: Double(done - job.submitted) / 1000))
+    }
+}

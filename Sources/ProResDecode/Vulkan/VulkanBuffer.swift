@@ -1,0 +1,133 @@
+import CVulkan
+
+/// A VkBuffer with its own memory, mapped when host-visible.
+final class VulkanBuffer {
+    let buffer: VkBuffer
+    let memory: VkDeviceMemory
+    let size: Int
+    /// Host address of the contents, when the memory is host-visible.
+    let mapped: UnsafeMutableRawPointer?
+    private unowned let context: VulkanContext
+    private let ownsMapping: Bool
+
+    /// A buffer in memory with `required` properties (and `preferred` ones when possible).
+    init(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
+         required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0) throws {
+        self.context = context
+        self.size = size
+        let vk = context.vk
+        var info = VkBufferCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
+        info.size = VkDeviceSize(size)
+        info.usage = usage
+        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        var buffer: VkBuffer?
+        try check(vk.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer(\(size) bytes)")
+        var requirements = VkMemoryRequirements()
+        vk.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
+        guard let type = context.memoryType(bits: requirements.memoryTypeBits, required: required, preferred: preferred) else {
+            vk.vkDestroyBuffer(context.device, buffer, nil)
+            throw VulkanError.outOfMemory("no memory type with flags \(required) for a \(size)-byte buffer")
+        }
+        var allocate = VkMemoryAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+        allocate.allocationSize = requirements.size
+        allocate.memoryTypeIndex = type
+        var memory: VkDeviceMemory?
+        do {
+            try check(vk.vkAllocateMemory(context.device, &allocate, nil, &memory), "vkAllocateMemory(\(requirements.size) bytes)")
+            try check(vk.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory")
+        } catch {
+            vk.vkFreeMemory(context.device, memory, nil)
+            vk.vkDestroyBuffer(context.device, buffer, nil)
+            throw error
+        }
+        self.buffer = buffer!
+        self.memory = memory!
+        let flags = context.memoryFlags(type)
+        if flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue != 0 {
+            var pointer: UnsafeMutableRawPointer?
+            try check(vk.vkMapMemory(context.device, memory, 0, PD_VK_WHOLE_SIZE, 0, &pointer), "vkMapMemory")
+            mapped = pointer
+            ownsMapping = true
+        } else {
+            mapped = nil
+            ownsMapping = false
+        }
+    }
+
+    /// Wraps host memory we own (a pooled surface) without copying it,
+    /// through VK_EXT_external_memory_host. `size` must be a multiple of the
+    /// device's import alignment and `pointer` aligned to it.
+    init(_ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: VkBufferUsageFlags) throws {
+        self.context = context
+        self.size = size
+        let vk = context.vk
+        guard let hostProperties = vk.vkGetMemoryHostPointerPropertiesEXT else {
+            throw VulkanError.missingExtension("VK_EXT_external_memory_host")
+        }
+        var external = VkExternalMemoryBufferCreateInfo()
+        external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO
+        external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT.rawValue
+        var info = VkBufferCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
+        info.size = VkDeviceSize(size)
+        info.usage = usage
+        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        var buffer: VkBuffer?
+        try withUnsafePointer(to: &external) { externalPointer in
+            info.pNext = UnsafeRawPointer(externalPointer)
+            try check(vk.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer(imported, \(size) bytes)")
+        }
+        var pointerProperties = VkMemoryHostPointerPropertiesEXT()
+        pointerProperties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
+        var requirements = VkMemoryRequirements()
+        vk.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
+        var memory: VkDeviceMemory?
+        do {
+            try check(hostProperties(context.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &pointerProperties),
+                      "vkGetMemoryHostPointerPropertiesEXT")
+            guard let type = context.memoryType(bits: requirements.memoryTypeBits & pointerProperties.memoryTypeBits,
+                                                required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue) else {
+                throw VulkanError.outOfMemory("no memory type can import host memory for a buffer")
+            }
+            var importInfo = VkImportMemoryHostPointerInfoEXT()
+            importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT
+            importInfo.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+            importInfo.pHostPointer = pointer
+            var allocate = VkMemoryAllocateInfo()
+            allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+            allocate.allocationSize = VkDeviceSize(size)
+            allocate.memoryTypeIndex = type
+            try withUnsafePointer(to: &importInfo) { importPointer in
+                allocate.pNext = UnsafeRawPointer(importPointer)
+                try check(vk.vkAllocateMemory(context.device, &allocate, nil, &memory), "vkAllocateMemory(imported host memory)")
+            }
+            try check(vk.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory(imported)")
+        } catch {
+            vk.vkFreeMemory(context.device, memory, nil)
+            vk.vkDestroyBuffer(context.device, buffer, nil)
+            throw error
+        }
+        self.buffer = buffer!
+        self.memory = memory!
+        mapped = pointer
+        ownsMapping = false
+    }
+
+    deinit {
+        if ownsMapping { context.vk.vkUnmapMemory(context.device, memory) }
+        context.vk.vkDestroyBuffer(context.device, buffer, nil)
+        context.vk.vkFreeMemory(context.device, memory, nil)
+    }
+}
+
+extension VulkanContext {
+    func memoryFlags(_ type: UInt32) -> VkMemoryPropertyFlags {
+        withUnsafeBytes(of: memoryProperties.memoryTypes) { $0.bindMemory(to: VkMemoryType.self)[Int(type)].propertyFlags }
+    }
+
+    /// Whether device-local memory is also the host's (lavapipe, integrated
+    /// GPUs): then no staging copy to the device is needed.
+    var sharesHostMemory: Bool { info.kind == .cpu || info.kind == .integrated }
+}
