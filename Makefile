@@ -44,3 +44,9 @@ fixtures:
 
 clean:
 	rm -rf .build
+
+# dist/: a self-contained prores-decode (static FFmpeg and Swift runtime) and a
+# minimal static ffmpeg CLI for the lent GPU machine (docs/DEVICE.md).
+.PHONY: bundle
+bundle: deps
+	scripts/build-bundle.sh

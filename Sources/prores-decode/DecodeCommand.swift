@@ -8,6 +8,8 @@ enum DecodeCommand {
         .value("--format"), .value("--output", "-o"), .value("--framemd5"), .value("--timing"),
         .value("--start"), .value("--frames"), .value("--threads"), .value("--track"),
         .flag("--json"), .flag("--overwrite"), .flag("--quiet"), .flag("--verbose"),
+        .flag("--vulkan"), .value("--device"), .value("--reference-white"), .value("--save"), .value("--save-format"),
+        .flag("--validate"),
     ]
 
     static func run(_ arguments: [String]) throws -> ExitCode {
@@ -23,6 +25,30 @@ enum DecodeCommand {
         let frames = try parsed.integer("--frames", in: 1...Int.max)
         let threads = try parsed.integer("--threads", in: 1...256) ?? 0
         let track = try parsed.integer("--track", in: 0...Int(Int32.max))
+        let savePath = parsed.string("--save")
+        let saveFormat = try parsed.string("--save-format").map { name -> FrameSaver.Format in
+            guard let format = FrameSaver.Format(rawValue: name) else {
+                throw UsageError("invalid value '\(name)' for --save-format: expected exr or png")
+            }
+            return format
+        }
+        if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
+        let referenceWhite = try parsed.string("--reference-white").map { text -> Double in
+            guard let nits = Double(text), nits.isFinite, nits > 0, nits <= 10000 else {
+                throw UsageError("invalid value '\(text)' for --reference-white: expected nits between 0 and 10000")
+            }
+            return nits
+        }
+        // --save reads converted frames back from the GPU, so it implies --vulkan.
+        let useVulkan = parsed.flag("--vulkan") || savePath != nil
+        if !useVulkan {
+            for option in ["--device", "--reference-white", "--validate"] where parsed.string(option) != nil || parsed.flag(option) {
+                throw UsageError("\(option) needs --vulkan")
+            }
+        }
+        let gpu = useVulkan ? DecodeRun.GPUOptions(
+            context: .init(device: parsed.string("--device"), validation: parsed.flag("--validate") || VulkanContext.Options().validation),
+            referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite) : nil
         let quiet = parsed.flag("--quiet")
         let overwrite = parsed.flag("--overwrite")
         let rawPath = parsed.string("--output"), md5Path = parsed.string("--framemd5"), timingPath = parsed.string("--timing")
@@ -47,8 +73,9 @@ enum DecodeCommand {
             let layoutName = (output ?? .packed(format.nativePackedLayout)) == .native ? format.nativeFormat.name : (output ?? .packed(format.nativePackedLayout)).name
             if let md5Path { sinks.append(FrameMD5Sink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName)) }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-            run = DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads),
-                            sinks: sinks, timingLog: timing)
+            let gpuSinks: [ConvertedFrameSink] = try savePath.map { [try FrameSaver(directory: $0, format: saveFormat ?? .exr)] } ?? []
+            run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads, gpu: gpu),
+                                sinks: sinks, gpuSinks: gpuSinks, timingLog: timing)
         }
         if !quiet {
             if let warning = run.output.conversionWarning(for: format) { Console.warning(warning) }
@@ -72,6 +99,11 @@ enum DecodeCommand {
         }
         progress?.clear()
 
+        if let gpu = report.gpu, !quiet {
+            for fallback in gpu.colorFallbacks { Console.note("colour: \(fallback)") }
+            Console.note("GPU: \(gpu.device.name) (\(gpu.device.kind.rawValue)); \(gpu.importedSurfaces) surfaces imported without a copy"
+                + (gpu.copiedFrames > 0 ? ", \(gpu.copiedFrames) frames copied (the driver cannot import host memory)" : ""))
+        }
         for (index, reason) in report.damaged { Console.warning("frame \(index) damaged: \(reason)") }
         for (index, reason) in report.failed { Console.error("frame \(index) not decoded: \(reason)") }
         if let shortfall = report.shortfall { Console.error(shortfall) }
@@ -80,7 +112,14 @@ enum DecodeCommand {
                                        ("damaged", JSON.array(report.damaged.map { "\($0.index)" })),
                                        ("failed", JSON.array(report.failed.map { "\($0.index)" })),
                                        ("truncated", report.shortfall == nil ? "false" : "true"),
-                                       ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))")]
+                                       ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))"),
+                                       ("gpu", report.gpu.map { gpu in
+                                           JSON.object([("device", JSON.string(gpu.device.name)), ("kind", JSON.string(gpu.device.kind.rawValue)),
+                                                        ("imported_surfaces", "\(gpu.importedSurfaces)"), ("copied_frames", "\(gpu.copiedFrames)"),
+                                                        ("color_fallbacks", JSON.array(gpu.colorFallbacks.map(JSON.string))),
+                                                        ("frames_with_color_fallback", "\(gpu.framesWithColorFallback)"),
+                                                        ("validation_messages", "\(gpu.validationMessages.count)")])
+                                       } ?? "null")]
                                       + report.summary.jsonFields)
         if parsed.flag("--json") {
             if stdoutUsers.isEmpty { Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }

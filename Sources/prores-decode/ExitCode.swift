@@ -11,6 +11,7 @@ enum ExitCode: Int32, CaseIterable {
     case damagedFrames = 5
     case outputFailed = 6
     case decoderUnavailable = 7
+    case vulkanUnavailable = 8
     case interrupted = 9
 
     var meaning: String {
@@ -23,6 +24,7 @@ enum ExitCode: Int32, CaseIterable {
         case .damagedFrames: return "some frames were damaged, missing or undecodable; the rest of the output is complete and kept"
         case .outputFailed: return "an output could not be written (nothing partial is left)"
         case .decoderUnavailable: return "the decoder could not be set up"
+        case .vulkanUnavailable: return "--vulkan: no Vulkan loader, no usable device, or a missing feature/shader"
         case .interrupted: return "interrupted by SIGINT/SIGTERM (nothing partial is left)"
         }
     }
@@ -39,6 +41,7 @@ enum ExitCode: Int32, CaseIterable {
             case .interrupted: self = .interrupted
             }
         case is UsageError: self = .usage
+        case is VulkanError: self = .vulkanUnavailable
         default: self = .internalError
         }
     }

@@ -5,6 +5,7 @@ enum HelpText {
     USAGE
       prores-decode INPUT [options]          decode (INPUT: file, URL, or - for stdin)
       prores-decode info INPUT [--json] [--track N]
+      prores-decode devices [--json]        list Vulkan devices
       prores-decode --help | --version
 
     DECODE OPTIONS
@@ -22,6 +23,18 @@ enum HelpText {
       --overwrite                 replace existing output files
       --quiet                     no progress line, warnings or summary on stderr
       --verbose                   also show FFmpeg's own diagnostics
+
+    GPU OPTIONS
+      --vulkan                    also convert every frame on the GPU to RGBA16F
+                                  extended linear Display P3 (D65), straight alpha
+      --device N|NAME             Vulkan device (default: a discrete GPU, else an
+                                  integrated one, else Mesa lavapipe)
+      --reference-white NITS      nits that map to 1.0 for PQ and HLG (default 203)
+      --save DIR                  write converted frames as DIR/frame-NNNNNN.exr
+                                  (implies --vulkan)
+      --save-format exr|png       EXR: half-float linear P3; PNG: 16-bit sRGB-encoded
+                                  P3 preview with highlights rolled off
+      --validate                  enable the Khronos validation layer
 
     With no -o/--framemd5 the frames are decoded and discarded (a benchmark run).
     Outputs appear only when complete: they are written under a temporary name

@@ -19,6 +19,8 @@ do {
         status = .success
     case "info":
         status = try InfoCommand.run(Array(arguments.dropFirst()))
+    case "devices":
+        status = try DevicesCommand.run(Array(arguments.dropFirst()))
     default:
         status = try DecodeCommand.run(arguments)
     }

@@ -13,7 +13,7 @@ final class MD5CollectingSink: FrameSink {
 
 func decodeMD5s(_ clip: String, output: OutputSelection?, start: Int = 0, frames: Int? = nil, threads: Int = 2) throws -> (DecodeRun.Report, MD5CollectingSink) {
     let sink = MD5CollectingSink()
-    let run = DecodeRun(source: try openSampleSource(Repo.fixture(clip)),
+    let run = try DecodeRun(source: try openSampleSource(Repo.fixture(clip)),
                         options: .init(output: output, start: start, frames: frames, threads: threads), sinks: [sink])
     return (try run.run(), sink)
 }

@@ -9,14 +9,46 @@ public final class DecodeRun: @unchecked Sendable {
         public var start: Int
         public var frames: Int?
         public var threads: Int
+        /// Convert every frame on the GPU (`--vulkan`).
+        public var gpu: GPUOptions?
 
         /// `output` nil picks the profile's native packed layout.
-        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0) {
+        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil) {
             self.output = output
             self.start = start
             self.frames = frames
             self.threads = threads
+            self.gpu = gpu
         }
+    }
+
+    public struct GPUOptions: Sendable {
+        public var context: VulkanContext.Options
+        /// Nits that map to 1.0 for PQ and HLG (BT.2408: 203).
+        public var referenceWhite: Double
+        public var framesInFlight: Int
+        /// Read converted frames back to the host (needed by GPU sinks).
+        public var readback: Bool
+
+        public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
+                    framesInFlight: Int = 3, readback: Bool = true) {
+            self.context = context
+            self.referenceWhite = referenceWhite
+            self.framesInFlight = framesInFlight
+            self.readback = readback
+        }
+    }
+
+    /// What the GPU stage did.
+    public struct GPUReport: Sendable {
+        public let device: VulkanDeviceInfo
+        public let importedSurfaces: Int
+        /// Frames copied by the CPU because the driver could not import host memory.
+        public let copiedFrames: Int
+        /// Substituted colour tags, each described once.
+        public let colorFallbacks: [String]
+        public let framesWithColorFallback: Int
+        public let validationMessages: [String]
     }
 
     public struct Report: Sendable {
@@ -31,6 +63,7 @@ public final class DecodeRun: @unchecked Sendable {
         public let summary: TimingSummary
         public let decoderPool: PixelBufferPool.Statistics
         public let packPool: PixelBufferPool.Statistics?
+        public let gpu: GPUReport?
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }
@@ -39,6 +72,7 @@ public final class DecodeRun: @unchecked Sendable {
     public let options: Options
     public let output: OutputSelection
     private let sinks: [FrameSink]
+    private let gpuSinks: [ConvertedFrameSink]
     private let timingLog: OutputFile?
     private let lock = NSLock()
     private var session: DecodeSession?
@@ -47,12 +81,20 @@ public final class DecodeRun: @unchecked Sendable {
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
 
-    public init(source: SampleSource, options: Options, sinks: [FrameSink], timingLog: OutputFile? = nil) {
+    public init(source: SampleSource, options: Options, sinks: [FrameSink], gpuSinks: [ConvertedFrameSink] = [],
+                timingLog: OutputFile? = nil) throws {
         self.source = source
         self.options = options
         self.output = options.output ?? .packed(source.format.nativePackedLayout)
         self.sinks = sinks
+        self.gpuSinks = gpuSinks
         self.timingLog = timingLog
+        if options.gpu != nil, output == .native {
+            throw ProResDecodeError.badRequest("--vulkan converts y416 or v216 surfaces; --format native is the decoder's planar output")
+        }
+        if options.gpu == nil, !gpuSinks.isEmpty {
+            throw ProResDecodeError.badRequest("--save needs --vulkan (frames are saved as converted on the GPU)")
+        }
     }
 
     /// Stops the run from another thread (a signal handler); `run()` then
@@ -85,6 +127,28 @@ public final class DecodeRun: @unchecked Sendable {
         var failed: [(Int, String)] = []
         var packPool: PixelBufferPool?
         let started = monotonicNanoseconds()
+        let gpu = try options.gpu.map { try GPUStage(options: $0, format: format, sinks: gpuSinks) }
+        // With a GPU stage a frame's timing is complete only when its GPU work
+        // is, on the GPU's completion thread: hence the lock.
+        var waitingForGPU: [Int: FrameTiming] = [:]
+        let timingLock = NSLock()
+        func record(_ timing: FrameTiming) throws {
+            timingLock.lock()
+            defer { timingLock.unlock() }
+            timings.append(timing)
+            try timingLog?.write(timing.jsonLine + "\n")
+            progress?(timings.count)
+        }
+        gpu?.onConverted = { converted in
+            timingLock.lock()
+            let waiting = waitingForGPU.removeValue(forKey: converted.index)
+            timingLock.unlock()
+            guard var timing = waiting else { return }
+            timing.gpuUpload = converted.uploadMicroseconds
+            timing.gpuConvert = converted.convertMicroseconds
+            timing.latency = Double(monotonicNanoseconds() - converted.readStart) / 1000
+            try record(timing)
+        }
 
         let session = try DecodeSession(format: format, configuration: .init(threads: options.threads)) { [self] frame in
             var pack: UInt64 = 0, write: UInt64 = 0
@@ -93,8 +157,8 @@ public final class DecodeRun: @unchecked Sendable {
             case let .damaged(why): damaged.append((frame.index, why))
             case let .failed(why): failed.append((frame.index, why))
             }
+            var packed: PixelBuffer?
             if let surface = frame.pixelBuffer {
-                var packed: PixelBuffer?
                 let spans: [UnsafeRawBufferPointer]
                 if case let .packed(layout) = output {
                     let t0 = monotonicNanoseconds()
@@ -111,15 +175,22 @@ public final class DecodeRun: @unchecked Sendable {
                 let t1 = monotonicNanoseconds()
                 for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans) }
                 write = monotonicNanoseconds() - t1
-                packed?.releaseUse()
             }
+            defer { packed?.releaseUse() }
             let timing = FrameTiming(index: frame.index, pts: frame.pts, status: frame.status,
                                      demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
                                      pack: Double(pack) / 1000, output: Double(write) / 1000,
                                      latency: Double(monotonicNanoseconds() - frame.readStart) / 1000)
-            timings.append(timing)
-            try timingLog?.write(timing.jsonLine + "\n")
-            progress?(timings.count)
+            if let gpu, let packed {
+                timingLock.lock()
+                waitingForGPU[frame.index] = timing
+                timingLock.unlock()
+                try gpu.submit(packed, frame: frame)
+            } else {
+                // Keep timing lines in order behind frames still on the GPU.
+                try gpu?.drain()
+                try record(timing)
+            }
         }
         lock.lock()
         self.session = session
@@ -135,6 +206,7 @@ public final class DecodeRun: @unchecked Sendable {
                 read += 1
             }
             try session.finish()
+            try gpu?.drain()
         } catch {
             session.cancel()
             try? session.finish()
@@ -155,6 +227,6 @@ public final class DecodeRun: @unchecked Sendable {
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, shortfall: shortfall,
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9),
-                      decoderPool: session.poolStatistics, packPool: packPool?.statistics)
+                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: gpu?.report)
     }
 }

@@ -11,12 +11,36 @@ public struct FrameTiming: Sendable {
     public let pack: Double
     /// Handing the frame to every sink (writing, hashing).
     public let output: Double
-    /// From the start of reading the sample to the end of its output.
-    public let latency: Double
+    /// From the start of reading the sample to the end of its output (with
+    /// `--vulkan`: to the end of its GPU work and GPU sinks).
+    public var latency: Double
+    /// GPU time (timestamp queries) of the upload to device memory and of
+    /// the conversion shader; nil without `--vulkan`.
+    public var gpuUpload: Double?
+    public var gpuConvert: Double?
 
-    public static let stageNames = ["demux", "decode", "pack", "output", "latency"]
+    public init(index: Int, pts: Int64?, status: FrameStatus, demux: Double, decode: Double, pack: Double,
+                output: Double, latency: Double, gpuUpload: Double? = nil, gpuConvert: Double? = nil) {
+        self.index = index
+        self.pts = pts
+        self.status = status
+        self.demux = demux
+        self.decode = decode
+        self.pack = pack
+        self.output = output
+        self.latency = latency
+        self.gpuUpload = gpuUpload
+        self.gpuConvert = gpuConvert
+    }
 
-    public var stages: [Double] { [demux, decode, pack, output, latency] }
+    /// (name, microseconds) for every stage this frame went through.
+    public var stages: [(name: String, microseconds: Double)] {
+        var all = [("demux", demux), ("decode", decode), ("pack", pack), ("output", output)]
+        if let gpuUpload { all.append(("gpu_upload", gpuUpload)) }
+        if let gpuConvert { all.append(("gpu_convert", gpuConvert)) }
+        all.append(("latency", latency))
+        return all
+    }
 
     /// One JSON object on one line (the `--timing` format).
     public var jsonLine: String {
@@ -27,6 +51,6 @@ public struct FrameTiming: Sendable {
         case .failed: statusText = "failed"
         }
         return "{\"frame\":\(index),\"pts\":\(pts.map(String.init) ?? "null"),\"status\":\"\(statusText)\","
-            + zip(Self.stageNames, stages).map { "\"\($0)_us\":\(JSON.number($1))" }.joined(separator: ",") + "}"
+            + stages.map { "\"\($0.name)_us\":\(JSON.number($0.microseconds))" }.joined(separator: ",") + "}"
     }
 }

@@ -31,18 +31,26 @@ public struct TimingSummary: Sendable {
     public init(timings: [FrameTiming], seconds: Double) {
         frames = timings.count
         self.seconds = seconds
-        stages = FrameTiming.stageNames.enumerated().compactMap { i, name in
-            Percentiles(timings.map { $0.stages[i] }).map { (name, $0) }
+        // Stage names in first-seen order; a stage only some frames went
+        // through (GPU stages of failed frames) is summarised over those.
+        var names: [String] = []
+        var values: [String: [Double]] = [:]
+        for timing in timings {
+            for (name, microseconds) in timing.stages {
+                if values[name] == nil { names.append(name) }
+                values[name, default: []].append(microseconds)
+            }
         }
+        stages = names.compactMap { name in Percentiles(values[name]!).map { (name, $0) } }
     }
 
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
     public var text: String {
         var lines = ["\(frames) frames in \(JSON.number(seconds, digits: 3)) s: \(JSON.number(framesPerSecond, digits: 2)) fps"]
-        lines.append("stage      p50 µs      p95 µs      p99 µs     mean µs")
+        lines.append("stage           p50 µs      p95 µs      p99 µs     mean µs")
         for (name, p) in stages {
-            lines.append(name.padding(6) + [p.p50, p.p95, p.p99, p.mean].map { JSON.number($0, digits: 1).leftPadding(12) }.joined())
+            lines.append(name.padding(11) + [p.p50, p.p95, p.p99, p.mean].map { JSON.number($0, digits: 1).leftPadding(12) }.joined())
         }
         return lines.joined(separator: "\n")
     }

@@ -11,7 +11,8 @@ final class ConversionPipeline {
     let layout: VkPipelineLayout
     let setLayout: VkDescriptorSetLayout
     let pipeline: VkPipeline
-    private unowned let context: VulkanContext
+    // Strong: a Vulkan object must not outlive its device.
+    private let context: VulkanContext
 
     init(context: VulkanContext, compiler: ShaderCompiler) throws {
         self.context = context

@@ -5,7 +5,9 @@ import Foundation
 /// GPU, several frames in flight. Each frame's source surface holds one extra
 /// use until the timeline semaphore says the GPU finished reading it, exactly
 /// like an IOSurface's use count, so the pool cannot recycle it early.
-/// Converted frames reach the handler in submission order.
+/// A completion thread waits for the GPU, runs the handler (in submission
+/// order) and hands surfaces back, so neither the submitter nor the pool ever
+/// waits for a frame it is not itself blocked on.
 public final class GPUFrameConverter {
     public typealias Handler = (ConvertedFrame) throws -> Void
 
@@ -45,6 +47,10 @@ public final class GPUFrameConverter {
     private var slots: [Slot] = []
     private var submittedValue: UInt64 = 0
     private var next = 0
+    private let completions: BlockingQueue<Slot>
+    private let slotCondition = NSCondition()
+    private var failure: Error?
+    private let completionThread = DispatchGroup()
 
     /// `readback` false skips copying results back to the host (a benchmark
     /// run on a discrete GPU); the handler then sees an empty `pixels`.
@@ -53,6 +59,7 @@ public final class GPUFrameConverter {
         self.context = context
         self.handler = handler
         self.readback = readback
+        completions = BlockingQueue(capacity: framesInFlight)
         pipeline = try ConversionPipeline(context: context, compiler: compiler)
         cache = TextureCache(context: context)
         let vk = context.vk, device = context.device
@@ -109,11 +116,19 @@ public final class GPUFrameConverter {
             try check(vk.vkAllocateDescriptorSets(device, &setAllocate, &sets), "vkAllocateDescriptorSets")
         }
         slots = (0..<framesInFlight).map { Slot(commandBuffer: commandBuffers[$0]!, descriptorSet: sets[$0]!) }
+        completionThread.enter()
+        let thread = Thread { [unowned self] in
+            runCompletions()
+            completionThread.leave()
+        }
+        thread.name = "prores-decode.gpu-completion"
+        thread.start()
     }
 
     deinit {
         // Whatever is still in flight must finish before its memory goes away.
-        for slot in slots { if let job = slot.job { try? wait(for: job.value); job.surface.releaseUse() } }
+        completions.close()
+        completionThread.wait()
         let vk = context.vk, device = context.device
         slots.removeAll()
         vk.vkDestroyQueryPool(device, queryPool, nil)
@@ -134,7 +149,7 @@ public final class GPUFrameConverter {
         }
         let slot = slots[next]
         next = (next + 1) % slots.count
-        try complete(slot)
+        try waitUntilFree(slot)
 
         let vk = context.vk, device = context.device
         let width = surface.layout.width, height = surface.layout.height
@@ -253,14 +268,48 @@ public final class GPUFrameConverter {
             try check(status, "vkQueueSubmit")
             return
         }
+        slotCondition.lock()
         slot.job = Job(index: index, pts: pts, surface: surface, value: value, width: width, height: height,
                        submitted: submitted, copied: copiesToDevice)
+        slotCondition.unlock()
+        completions.push(slot)
     }
 
-    /// Waits for every frame in flight and delivers them, in order.
+    /// Waits until every frame in flight went through the handler; rethrows
+    /// the handler's error, if it threw.
     public func finish() throws {
-        for offset in 0..<slots.count {
-            try complete(slots[(next + offset) % slots.count])
+        for slot in slots { try waitUntilFree(slot) }
+    }
+
+    /// Blocks while the GPU (and the handler) still own `slot`.
+    private func waitUntilFree(_ slot: Slot) throws {
+        slotCondition.lock()
+        defer { slotCondition.unlock() }
+        while slot.job != nil && failure == nil { slotCondition.wait() }
+        if let failure { throw failure }
+    }
+
+    /// The completion thread: slots arrive in submission order.
+    private func runCompletions() {
+        while let slot = completions.pop() {
+            slotCondition.lock()
+            let job = slot.job
+            let failed = failure != nil
+            slotCondition.unlock()
+            guard let job else { continue }
+            var error: Error?
+            do {
+                try wait(for: job.value)
+                if !failed { try deliver(job, from: slot) }
+            } catch let thrown {
+                error = thrown
+            }
+            job.surface.releaseUse()
+            slotCondition.lock()
+            slot.job = nil
+            if let error, failure == nil { failure = error }
+            slotCondition.broadcast()
+            slotCondition.unlock()
         }
     }
 
@@ -288,13 +337,9 @@ public final class GPUFrameConverter {
         }
     }
 
-    /// Finishes the slot's frame: waits for the GPU, hands the result to the
-    /// handler, and only then lets the source surface go back to its pool.
-    private func complete(_ slot: Slot) throws {
-        guard let job = slot.job else { return }
-        slot.job = nil
-        defer { job.surface.releaseUse() }
-        try wait(for: job.value)
+    /// Hands a finished frame to the handler; the caller then lets the
+    /// source surface go back to its pool.
+    private func deliver(_ job: Job, from slot: Slot) throws {
         let done = monotonicNanoseconds()
         var upload: Double?, convert: Double?
         if let queryPool {

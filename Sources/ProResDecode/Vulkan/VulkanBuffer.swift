@@ -7,7 +7,8 @@ final class VulkanBuffer {
     let size: Int
     /// Host address of the contents, when the memory is host-visible.
     let mapped: UnsafeMutableRawPointer?
-    private unowned let context: VulkanContext
+    // Strong: a Vulkan object must not outlive its device.
+    private let context: VulkanContext
     private let ownsMapping: Bool
 
     /// A buffer in memory with `required` properties (and `preferred` ones when possible).

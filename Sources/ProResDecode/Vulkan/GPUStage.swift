@@ -1,0 +1,53 @@
+import Foundation
+
+/// The `--vulkan` stage of a decode run: the Vulkan context, the texture
+/// cache and converter, and each frame's colour resolved from its own tags.
+final class GPUStage {
+    let context: VulkanContext
+    private let converter: GPUFrameConverter
+    private let resolver: FrameColorResolver
+    private let sinks: [ConvertedFrameSink]
+    private var readStarts: [Int: UInt64] = [:]
+    /// Called in frame order once a frame's GPU work and GPU sinks are done.
+    var onConverted: ((ConvertedFrameInfo) throws -> Void)?
+
+    struct ConvertedFrameInfo {
+        let index: Int
+        let readStart: UInt64
+        let uploadMicroseconds: Double?
+        let convertMicroseconds: Double?
+    }
+
+    init(options: DecodeRun.GPUOptions, format: FormatDescription, sinks: [ConvertedFrameSink]) throws {
+        context = try VulkanContext(options: options.context)
+        let compiler = try ShaderCompiler()
+        resolver = FrameColorResolver(stream: format.colorTags, height: format.height, referenceWhite: options.referenceWhite)
+        self.sinks = sinks
+        var deliver: ((ConvertedFrame) throws -> Void)?
+        converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: options.framesInFlight,
+                                          readback: options.readback || !sinks.isEmpty) { try deliver?($0) }
+        deliver = { [unowned self] frame in
+            for sink in self.sinks { try sink.consume(frame) }
+            let start = self.readStarts.removeValue(forKey: frame.index) ?? 0
+            try self.onConverted?(ConvertedFrameInfo(index: frame.index, readStart: start,
+                                                     uploadMicroseconds: frame.uploadMicroseconds,
+                                                     convertMicroseconds: frame.convertMicroseconds))
+        }
+    }
+
+    func submit(_ surface: PixelBuffer, frame: DecodedFrame) throws {
+        readStarts[frame.index] = frame.readStart
+        let parameters = resolver.parameters(frameCodes: frame.colorCodes)
+        try converter.submit(surface, parameters: parameters, index: frame.index, pts: frame.pts)
+    }
+
+    /// Finishes every frame in flight.
+    func drain() throws { try converter.finish() }
+
+    var report: DecodeRun.GPUReport {
+        DecodeRun.GPUReport(device: context.info, importedSurfaces: converter.importedSurfaces,
+                            copiedFrames: converter.copiedFrames, colorFallbacks: resolver.fallbacks,
+                            framesWithColorFallback: resolver.framesWithFallback,
+                            validationMessages: context.validation?.messages ?? [])
+    }
+}

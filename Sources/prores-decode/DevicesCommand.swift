@@ -1,0 +1,46 @@
+import ProResDecode
+
+/// `prores-decode devices [--json]`: every Vulkan device with the facts that
+/// decide whether and how we use it.
+enum DevicesCommand {
+    static let options: [OptionSpec] = [.flag("--json"), .flag("--help", "-h")]
+
+    static func run(_ arguments: [String]) throws -> ExitCode {
+        let parsed = try ParsedArguments(arguments, accepting: options)
+        if parsed.flag("--help") {
+            Console.standardOutput("usage: prores-decode devices [--json]\n")
+            return .success
+        }
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        let devices = try VulkanContext.devices()
+        if parsed.flag("--json") {
+            Console.standardOutput(JSON.array(devices.map(json)) + "\n")
+        } else {
+            for d in devices {
+                Console.standardOutput("""
+                \(d.index): \(d.name) (\(d.kind.rawValue)\(d.isHardware ? "" : ", not hardware"))
+                   driver \(d.driverName) \(d.driverInfo), Vulkan \(d.apiVersion)
+                   device-local memory \(d.deviceLocalBytes / (1 << 20)) MiB, storage buffers up to \(d.maxStorageBufferRange / (1 << 20)) MiB
+                   subgroup \(d.subgroupSize), push constants \(d.maxPushConstantsSize) B, timestamp period \(d.timestampPeriodNanoseconds) ns
+                   timeline semaphores \(d.timelineSemaphores ? "yes" : "no"), host memory import \(d.hostMemoryImport ? "yes" : "no"), transfer-only queue \(d.separateTransferQueue ? "yes" : "no")
+
+                """)
+            }
+        }
+        return .success
+    }
+
+    static func json(_ d: VulkanDeviceInfo) -> String {
+        JSON.object([
+            ("index", "\(d.index)"), ("name", JSON.string(d.name)), ("type", JSON.string(d.kind.rawValue)),
+            ("hardware", d.isHardware ? "true" : "false"),
+            ("driver", JSON.string(d.driverName)), ("driver_info", JSON.string(d.driverInfo)), ("api_version", JSON.string(d.apiVersion)),
+            ("device_local_bytes", "\(d.deviceLocalBytes)"), ("max_storage_buffer_range", "\(d.maxStorageBufferRange)"),
+            ("max_push_constants_size", "\(d.maxPushConstantsSize)"), ("subgroup_size", "\(d.subgroupSize)"),
+            ("timestamp_period_ns", JSON.number(d.timestampPeriodNanoseconds, digits: 3)),
+            ("timeline_semaphores", d.timelineSemaphores ? "true" : "false"),
+            ("host_memory_import", d.hostMemoryImport ? "true" : "false"),
+            ("transfer_queue", d.separateTransferQueue ? "true" : "false"),
+        ])
+    }
+}
