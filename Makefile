@@ -26,11 +26,20 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+DEMO_OUT    ?= demo-out
+
+# Decodes an HDR (PQ) fixture on the CPU into pooled y416 surfaces, converts
+# them on the GPU (lavapipe when there is none) to half-float linear Display
+# P3, saves EXRs and a PNG preview, and prints per-stage timing.
 demo: build
+	@echo "== Vulkan devices"
+	$(BIN) devices
 	@echo "== info $(DEMO_CLIP)"
 	$(BIN) info $(DEMO_CLIP)
-	@echo "== decode $(DEMO_CLIP) to y416, per-frame checksums and timing"
-	$(BIN) $(DEMO_CLIP) --format y416 --framemd5 -
+	@echo "== decode $(DEMO_CLIP) → y416 → Vulkan → RGBA16F linear Display P3 → $(DEMO_OUT)/*.exr"
+	$(BIN) $(DEMO_CLIP) --format y416 --vulkan --save $(DEMO_OUT) --framemd5 -
+	$(BIN) $(DEMO_CLIP) --frames 1 --save $(DEMO_OUT)/preview --save-format png --quiet
+	@echo "== wrote $$(ls $(DEMO_OUT)/*.exr | wc -l) EXR frames and $(DEMO_OUT)/preview/frame-000000.png"
 
 test: deps
 	$(SWIFT) build --build-tests
