@@ -6,6 +6,8 @@ enum HelpText {
       prores-decode INPUT [options]          decode (INPUT: file, URL, or - for stdin)
       prores-decode info INPUT [--json] [--track N]
       prores-decode devices [--json]        list Vulkan devices
+      prores-decode roofline [--device N|NAME] [--json]
+                                            GPU bandwidth ceilings and the conversion against them
       prores-decode --help | --version
 
     DECODE OPTIONS

@@ -19,6 +19,8 @@ do {
         status = .success
     case "info":
         status = try InfoCommand.run(Array(arguments.dropFirst()))
+    case "roofline":
+        status = try RooflineCommand.run(Array(arguments.dropFirst()))
     case "devices":
         status = try DevicesCommand.run(Array(arguments.dropFirst()))
     default:

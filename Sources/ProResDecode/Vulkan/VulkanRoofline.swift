@@ -1,0 +1,128 @@
+import CVulkan
+import Foundation
+
+/// Measures what the conversion is judged against: device-memory bandwidth
+/// (a device-to-device copy), host-to-device bandwidth (a copy out of
+/// imported, page-locked host memory), and the conversion shader itself on
+/// synthetic frames, all with GPU timestamps, in one run.
+public struct VulkanRoofline {
+    public struct Result: Sendable {
+        public let device: String
+        /// Bytes read + written per second by vkCmdCopyBuffer in device memory.
+        public let deviceCopyBytesPerSecond: Double
+        /// Bytes per second copied from imported host memory to device memory.
+        public let hostToDeviceBytesPerSecond: Double?
+        /// Per layout: median GPU time of one conversion and the bytes it moves.
+        public let conversions: [(layout: PackedLayout, microseconds: Double, bytes: Int)]
+        /// Median GPU time of the per-frame upload inside the converter.
+        public let uploadMicroseconds: Double?
+        public let uploadBytes: Int
+    }
+
+    public static func measure(context: VulkanContext, width: Int = 3840, height: Int = 2160, frames: Int = 40) throws -> Result {
+        let compiler = try ShaderCompiler()
+        let copyBytes = min(1 << 30, Int(context.info.maxStorageBufferRange))
+        let device = try timedCopy(context, bytes: copyBytes, fromHost: false)
+        let host = context.info.hostMemoryImport ? try timedCopy(context, bytes: min(1 << 29, copyBytes), fromHost: true) : nil
+        var conversions: [(PackedLayout, Double, Int)] = []
+        var uploads: [Double] = []
+        var uploadBytes = 0
+        let spec = try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)
+        for layout in PackedLayout.allCases {
+            let pool = PixelBufferPool(layout: .packed(layout, width: width, height: height))
+            var times: [Double] = []
+            let converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: 3, readback: false) { frame in
+                if let t = frame.convertMicroseconds { times.append(t) }
+                if let u = frame.uploadMicroseconds, layout == .y416 { uploads.append(u) }
+            }
+            for index in 0..<frames {
+                let surface = try pool.makeBuffer()
+                if index < 3 { memset(surface.baseAddress, Int32(0x40 + index), surface.layout.byteCount) }
+                try converter.submit(surface, parameters: ConversionParameters(spec), index: index, pts: nil)
+                surface.releaseUse()
+            }
+            try converter.finish()
+            let bytesRead = pool.layout.byteCount
+            if layout == .y416 { uploadBytes = bytesRead }
+            conversions.append((layout, median(Array(times.dropFirst(3))), bytesRead + width * height * 8))
+        }
+        return Result(device: context.info.name, deviceCopyBytesPerSecond: device, hostToDeviceBytesPerSecond: host,
+                      conversions: conversions, uploadMicroseconds: uploads.isEmpty || context.sharesHostMemory ? nil : median(Array(uploads.dropFirst(3))),
+                      uploadBytes: uploadBytes)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return .nan }
+        return values.sorted()[values.count / 2]
+    }
+
+    /// Median bandwidth of 5 timed copies (after one warm-up).
+    private static func timedCopy(_ context: VulkanContext, bytes: Int, fromHost: Bool) throws -> Double {
+        let vk = context.vk, device = context.device
+        let usageSource = VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
+        var hostMemory: UnsafeMutableRawPointer?
+        let source: VulkanBuffer
+        if fromHost {
+            let alignment = max(context.minImportedHostPointerAlignment, 4096)
+            guard posix_memalign(&hostMemory, alignment, bytes) == 0, let hostMemory else { throw VulkanError.outOfMemory("host buffer") }
+            memset(hostMemory, 1, bytes)
+            source = try VulkanBuffer(context, importing: hostMemory, size: bytes, usage: usageSource)
+        } else {
+            source = try VulkanBuffer(context, size: bytes, usage: usageSource, required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue)
+        }
+        defer { withExtendedLifetime(source) {}; free(hostMemory) }
+        let destination = try VulkanBuffer(context, size: bytes, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
+                                           required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue)
+        var pool: VkCommandPool?
+        var poolInfo = VkCommandPoolCreateInfo()
+        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
+        poolInfo.queueFamilyIndex = context.computeFamily
+        try check(vk.vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
+        defer { vk.vkDestroyCommandPool(device, pool, nil) }
+        var queries: VkQueryPool?
+        var queryInfo = VkQueryPoolCreateInfo()
+        queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+        queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
+        queryInfo.queryCount = 2
+        try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queries), "vkCreateQueryPool")
+        defer { vk.vkDestroyQueryPool(device, queries, nil) }
+        var samples: [Double] = []
+        for round in 0..<6 {
+            var cb: VkCommandBuffer?
+            var allocate = VkCommandBufferAllocateInfo()
+            allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+            allocate.commandPool = pool
+            allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+            allocate.commandBufferCount = 1
+            try check(vk.vkAllocateCommandBuffers(device, &allocate, &cb), "vkAllocateCommandBuffers")
+            var begin = VkCommandBufferBeginInfo()
+            begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+            try check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer")
+            vk.vkCmdResetQueryPool(cb, queries, 0, 2)
+            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0)
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(bytes))
+            vk.vkCmdCopyBuffer(cb, source.buffer, destination.buffer, 1, &region)
+            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queries, 1)
+            try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
+            var submit = VkSubmitInfo()
+            submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+            submit.commandBufferCount = 1
+            try withUnsafePointer(to: &cb) { pointer in
+                submit.pCommandBuffers = pointer
+                context.submitLock.lock()
+                defer { context.submitLock.unlock() }
+                try check(vk.vkQueueSubmit(context.computeQueue, 1, &submit, nil), "vkQueueSubmit")
+            }
+            try check(vk.vkDeviceWaitIdle(device), "vkDeviceWaitIdle")
+            var stamps = [UInt64](repeating: 0, count: 2)
+            try stamps.withUnsafeMutableBytes {
+                try check(vk.vkGetQueryPoolResults(device, queries, 0, 2, $0.count, $0.baseAddress, 8,
+                                                   VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue), "vkGetQueryPoolResults")
+            }
+            let seconds = Double(stamps[1] &- stamps[0]) * context.info.timestampPeriodNanoseconds / 1e9
+            // A device copy reads and writes every byte; an upload moves it once.
+            if round > 0, seconds > 0 { samples.append(Double(bytes) * (fromHost ? 1 : 2) / seconds) }
+        }
+        return median(samples)
+    }
+}
