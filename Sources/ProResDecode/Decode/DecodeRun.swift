@@ -27,11 +27,12 @@ public final class DecodeRun: @unchecked Sendable {
         /// Nits that map to 1.0 for PQ and HLG (BT.2408: 203).
         public var referenceWhite: Double
         public var framesInFlight: Int
-        /// Read converted frames back to the host (needed by GPU sinks).
+        /// Read converted frames back to the host even without GPU sinks
+        /// (which always get them).
         public var readback: Bool
 
         public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
-                    framesInFlight: Int = 3, readback: Bool = true) {
+                    framesInFlight: Int = 3, readback: Bool = false) {
             self.context = context
             self.referenceWhite = referenceWhite
             self.framesInFlight = framesInFlight
