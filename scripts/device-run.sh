@@ -149,6 +149,7 @@ if [ $? = 0 ]; then
   rm -rf "$save"
 else
   echo "no usable Vulkan device: GPU rows skipped"
+  { echo "--- VK_LOADER_DEBUG=error,warn,driver"; VK_LOADER_DEBUG=error,warn,driver "$PD" devices 2>&1 | tail -40; } >>"$LOGDIR/gpu.txt"
   [ "${REQUIRE_GPU:-0}" = 1 ] && fail "no usable Vulkan device (REQUIRE_GPU=1)"
 fi
 
@@ -218,8 +219,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "fail" || b == "fail" || b <=
 row() { printf '%-46s %9s fps  %8s s\n' "$1" "$(fps "$FRAMES_NOW" "$2")" "$2"; }
 
 JSON_CLIPS=()
-bench_clip() { # LABEL CLIP FRAMES
-  local label=$1 clip=$2; FRAMES_NOW=$3
+bench_clip() { # LABEL CLIP FRAMES DEFAULT-LAYOUT
+  local label=$1 clip=$2 layout=$4; FRAMES_NOW=$3
   [ -s "$clip" ] || { fail "no clip for $label"; return; }
   declare -A T
   T[ffmpeg_null]=$(median "$FF" -v error -threads "$THREADS" -i "$clip" -f null -)
@@ -231,8 +232,8 @@ bench_clip() { # LABEL CLIP FRAMES
   T[ours_y416]=$(median "$PD" "$clip" --format y416 --threads "$THREADS" --quiet)
   T[ours_y416_raw]=$(median "$PD" "$clip" --format y416 --threads "$THREADS" --quiet -o /dev/null)
   if [ $GPU_OK = 1 ]; then
-    T[ours_vulkan]=$(median "$PD" "$clip" --vulkan --threads "$THREADS" --quiet)
-    { echo "--- $label: prores-decode --vulkan --json"; "$PD" "$clip" --vulkan --threads "$THREADS" --quiet --json 2>&1; } >>"$LOGDIR/gpu.txt"
+    T[ours_vulkan]=$(median "$PD" "$clip" --format "$layout" --vulkan --threads "$THREADS" --quiet)
+    { echo "--- $label: prores-decode --format $layout --vulkan --json"; "$PD" "$clip" --format "$layout" --vulkan --threads "$THREADS" --quiet --json 2>&1; } >>"$LOGDIR/gpu.txt"
   fi
   local k
   for k in "${!T[@]}"; do [ "${T[$k]}" = fail ] && fail "$label: $k did not run (see failures.log)"; done
@@ -247,7 +248,7 @@ bench_clip() { # LABEL CLIP FRAMES
     row "prores-decode --format v216 -o /dev/null" "${T[ours_v216_raw]}"
     row "prores-decode --format y416" "${T[ours_y416]}"
     row "prores-decode --format y416 -o /dev/null" "${T[ours_y416_raw]}"
-    [ $GPU_OK = 1 ] && row "prores-decode --vulkan (+ GPU RGBA16F convert)" "${T[ours_vulkan]}"
+    [ $GPU_OK = 1 ] && row "prores-decode --format $layout --vulkan" "${T[ours_vulkan]}"
     echo
     echo "speed vs ffmpeg (>1 = faster than ffmpeg; target native >= 0.90):"
     echo "  native, no output      : $(ratio "${T[ffmpeg_null]}" "${T[ours_native]}")"
@@ -257,7 +258,7 @@ bench_clip() { # LABEL CLIP FRAMES
     echo "  v216 -o /dev/null      : $(ratio "${T[ours_v216_raw]}" "${T[ours_native_raw]}")"
     echo "  y416                   : $(ratio "${T[ours_y416]}" "${T[ours_native]}")"
     echo "  y416 -o /dev/null      : $(ratio "${T[ours_y416_raw]}" "${T[ours_native_raw]}")"
-    [ $GPU_OK = 1 ] && echo "  --vulkan vs native     : $(ratio "${T[ours_vulkan]}" "${T[ours_native]}")"
+    [ $GPU_OK = 1 ] && echo "--vulkan cost vs the CPU-only $layout run (target <= 1.10): $(ratio "${T[ours_vulkan]}" "${T[ours_$layout]}")"
   } | tee -a "$LOGDIR/bench.txt"
   local j first=1
   j=$(printf '{"label":"%s","clip":"%s","frames":%s,"bytes":%s,"seconds":{' "$label" "$(basename "$clip")" "$FRAMES_NOW" "$(stat -c %s "$clip")")
@@ -269,8 +270,8 @@ bench_clip() { # LABEL CLIP FRAMES
   JSON_CLIPS+=("$j}}")
 }
 : >"$LOGDIR/bench.txt"
-bench_clip "4K ProRes 422 HQ with grain" "$HQ" "$FRAMES"
-bench_clip "4K ProRes 4444 with alpha" "$XQ" "$FRAMES_4444"
+bench_clip "4K ProRes 422 HQ with grain" "$HQ" "$FRAMES" v216
+bench_clip "4K ProRes 4444 with alpha" "$XQ" "$FRAMES_4444" y416
 if [ $GPU_OK = 1 ] && [ "${SKIP_ROOFLINE:-0}" != 1 ]; then
   section "roofline (GPU bandwidth ceilings)"
   timeout 180 "$PD" roofline 2>&1 | tee -a "$LOGDIR/gpu.txt" || fail "roofline"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Packs a decoder's planar surface into Apple's y416 or v216 layout.
 ///
 /// Y'CbCr samples are MSB-aligned (`v << (16 - depth)`, so 10-bit black 64
@@ -7,7 +9,18 @@
 /// v216 keeps the even column's chroma and drops alpha. An odd width's last
 /// v216 pair repeats Y'0 as Y'1.
 public enum FramePacker {
+    /// Packs on all cores in bands of rows: one frame's packing must not
+    /// hold up the output thread while the decoder's threads wait on it.
     public static func pack(_ source: PixelBuffer, into destination: PixelBuffer) {
+        let height = source.layout.height
+        let bands = max(1, min(ProcessInfo.processInfo.activeProcessorCount, height / 64))
+        if bands == 1 { return pack(source, into: destination, rows: 0..<height) }
+        DispatchQueue.concurrentPerform(iterations: bands) { band in
+            pack(source, into: destination, rows: band * height / bands..<(band + 1) * height / bands)
+        }
+    }
+
+    static func pack(_ source: PixelBuffer, into destination: PixelBuffer, rows: Range<Int>) {
         guard case let .planar(format) = source.layout.content,
               case let .packed(packed) = destination.layout.content else {
             preconditionFailure("pack() needs a planar source and a packed destination")
@@ -18,7 +31,7 @@ public enum FramePacker {
         let alphaShift = UInt16(2 * format.bitDepth - 16)
         let planes = source.layout.planes
         let out = destination.layout.planes[0]
-        for row in 0..<source.layout.height {
+        for row in rows {
             func rowPointer(_ plane: Int) -> UnsafePointer<UInt16> {
                 UnsafeRawPointer(source.baseAddress + planes[plane].offset + row * planes[plane].bytesPerRow)
                     .assumingMemoryBound(to: UInt16.self)
