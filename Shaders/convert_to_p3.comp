@@ -6,14 +6,31 @@
 // this shader only applies the matrices and the transfer curve it is handed.
 // The push-constant block mirrors ConversionParameters field for field, then
 // the dispatch's own geometry fills offsets 112-127.
+//
+// Built in variants (ShaderCompiler defines): PAIRS, for even widths,
+// converts two pixels per invocation with wide loads and a 16-byte store, so
+// memory transactions are full, with V216 choosing that layout's reads;
+// without PAIRS, one pixel per invocation for any width.
 
 layout(local_size_x = 64, local_size_y = 1) in;
 
+#if defined(PAIRS) && defined(V216)
+// One uvec2 = one pixel pair (Cb|Y'0, Cr|Y'1).
+layout(std430, binding = 0) readonly buffer Source { uvec2 pairs[]; } src;
+#elif defined(PAIRS)
+// One uvec4 = two pixels (A|Y', Cb|Cr, A|Y', Cb|Cr).
+layout(std430, binding = 0) readonly buffer Source { uvec4 quads[]; } src;
+#endif
+#ifdef PAIRS
+// Two RGBA16F pixels per uvec4.
+layout(std430, binding = 1) writeonly buffer Destination { uvec4 pixelPairs[]; } dst;
+#else
 // y416: 2 words a pixel (A | Y' << 16, Cb | Cr << 16);
 // v216: 2 words a pixel pair (Cb | Y'0 << 16, Cr | Y'1 << 16).
 layout(std430, binding = 0) readonly buffer Source { uint words[]; } src;
 // RGBA16F: 2 words a pixel (R | G << 16, B | A << 16 as half floats).
 layout(std430, binding = 1) writeonly buffer Destination { uvec2 pixels[]; } dst;
+#endif
 
 layout(push_constant, std430) uniform ConversionParameters {
     vec4 ycbcrColumn0;      // offset   0: xyz = M column 0, w = o.r
@@ -82,6 +99,28 @@ vec4 convert(uint y, uint cb, uint cr, uint alpha) {
     return vec4(g * linear, float(alpha) / 65535.0);
 }
 
+uvec2 packed(vec4 rgba) { return uvec2(packHalf2x16(rgba.rg), packHalf2x16(rgba.ba)); }
+
+#ifdef PAIRS
+void main() {
+    uint pair = gl_GlobalInvocationID.x;
+    uint row = gl_GlobalInvocationID.y;
+    uint pairsPerRow = pc.width >> 1;
+    if (pair >= pairsPerRow || row >= pc.height) return;
+#ifdef V216
+    // Both pixels of a v216 pair share its chroma, exactly as the y416
+    // packing repeats it, so both layouts convert to identical values.
+    uvec2 p = src.pairs[(row * pc.sourceWordsPerRow >> 1) + pair];
+    vec4 first = convert(p.x >> 16, p.x & 0xFFFFu, p.y & 0xFFFFu, 0xFFFFu);
+    vec4 second = convert(p.y >> 16, p.x & 0xFFFFu, p.y & 0xFFFFu, 0xFFFFu);
+#else
+    uvec4 q = src.quads[(row * pc.sourceWordsPerRow >> 2) + pair];
+    vec4 first = convert(q.x >> 16, q.y & 0xFFFFu, q.y >> 16, q.x & 0xFFFFu);
+    vec4 second = convert(q.z >> 16, q.w & 0xFFFFu, q.w >> 16, q.z & 0xFFFFu);
+#endif
+    dst.pixelPairs[row * pairsPerRow + pair] = uvec4(packed(first), packed(second));
+}
+#else
 void main() {
     uint x = gl_GlobalInvocationID.x;
     uint row = gl_GlobalInvocationID.y;
@@ -95,8 +134,6 @@ void main() {
         cb = cbcr & 0xFFFFu;
         cr = cbcr >> 16;
     } else {
-        // Both pixels of a v216 pair share its chroma, exactly as the y416
-        // packing repeats it, so both layouts convert to identical values.
         uint base = row * pc.sourceWordsPerRow + 2u * (x >> 1);
         uint cby0 = src.words[base], cry1 = src.words[base + 1u];
         cb = cby0 & 0xFFFFu;
@@ -104,6 +141,6 @@ void main() {
         y = (x & 1u) == 0u ? (cby0 >> 16) : (cry1 >> 16);
         alpha = 0xFFFFu;
     }
-    vec4 rgba = convert(y, cb, cr, alpha);
-    dst.pixels[row * pc.width + x] = uvec2(packHalf2x16(rgba.rg), packHalf2x16(rgba.ba));
+    dst.pixels[row * pc.width + x] = packed(convert(y, cb, cr, alpha));
 }
+#endif

@@ -20,6 +20,7 @@ enum RooflineCommand {
             Console.standardOutput(JSON.object([
                 ("device", JSON.string(result.device)),
                 ("device_copy_gbps", JSON.number(result.deviceCopyBytesPerSecond / gb, digits: 2)),
+                ("transfer_copy_gbps", JSON.number(result.transferCopyBytesPerSecond / gb, digits: 2)),
                 ("host_to_device_gbps", result.hostToDeviceBytesPerSecond.map { JSON.number($0 / gb, digits: 2) } ?? "null"),
                 ("conversions", JSON.array(rows.map { JSON.object([("layout", JSON.string($0.0)), ("gpu_us", JSON.number($0.1, digits: 1)),
                                                                    ("gbps", JSON.number($0.2, digits: 2)), ("of_roofline", JSON.number($0.3, digits: 3))]) })),
@@ -29,7 +30,8 @@ enum RooflineCommand {
             ]) + "\n")
         } else {
             var text = "device: \(result.device)\n"
-            text += "device memory (copy, read+write): \(JSON.number(result.deviceCopyBytesPerSecond / gb, digits: 1)) GB/s\n"
+            text += "device memory (copy shader, read+write): \(JSON.number(result.deviceCopyBytesPerSecond / gb, digits: 1)) GB/s\n"
+            text += "device memory (vkCmdCopyBuffer, read+write): \(JSON.number(result.transferCopyBytesPerSecond / gb, digits: 1)) GB/s\n"
             text += "host → device (imported host memory): \(result.hostToDeviceBytesPerSecond.map { JSON.number($0 / gb, digits: 1) + " GB/s" } ?? "n/a")\n"
             for row in rows {
                 text += "convert 3840x2160 \(row.0) → RGBA16F: \(JSON.number(row.1, digits: 1)) µs, \(JSON.number(row.2, digits: 1)) GB/s, \(JSON.number(row.3 * 100, digits: 1))% of the device-copy roofline\n"

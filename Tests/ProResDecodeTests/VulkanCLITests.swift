@@ -154,7 +154,7 @@ final class ShaderCompilerTests: XCTestCase {
         for field in hostFields {
             XCTAssertTrue(source.contains(field), "shader lacks the push-constant line: \(field)")
         }
-        XCTAssertEqual(ConversionPipeline.pushConstants(ConversionParameters(try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
+        XCTAssertEqual(GPUFrameConverter.pushConstants(ConversionParameters(try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
                                                         width: 3, height: 2, layout: .v216, sourceBytesPerRow: 16).count, 128)
     }
 }

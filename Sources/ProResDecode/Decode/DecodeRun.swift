@@ -128,7 +128,6 @@ public final class DecodeRun: @unchecked Sendable {
         var failed: [(Int, String)] = []
         var packPool: PixelBufferPool?
         let started = monotonicNanoseconds()
-        let gpu = try options.gpu.map { try GPUStage(options: $0, format: format, sinks: gpuSinks) }
         // With a GPU stage a frame's timing is complete only when its GPU work
         // is, on the GPU's completion thread: hence the lock.
         var waitingForGPU: [Int: FrameTiming] = [:]
@@ -140,15 +139,23 @@ public final class DecodeRun: @unchecked Sendable {
             try timingLog?.write(timing.jsonLine + "\n")
             progress?(timings.count)
         }
-        gpu?.onConverted = { converted in
-            timingLock.lock()
-            let waiting = waitingForGPU.removeValue(forKey: converted.index)
-            timingLock.unlock()
-            guard var timing = waiting else { return }
-            timing.gpuUpload = converted.uploadMicroseconds
-            timing.gpuConvert = converted.convertMicroseconds
-            timing.latency = Double(monotonicNanoseconds() - converted.readStart) / 1000
-            try record(timing)
+        // Vulkan set-up (device, pipeline) runs while the decoder starts; the
+        // first frame to reach the GPU waits for it.
+        let gpuStage = options.gpu.map { gpuOptions in
+            Deferred("prores-decode.gpu-setup") { [gpuSinks] () throws -> GPUStage in
+                let stage = try GPUStage(options: gpuOptions, format: format, sinks: gpuSinks)
+                stage.onConverted = { converted in
+                    timingLock.lock()
+                    let waiting = waitingForGPU.removeValue(forKey: converted.index)
+                    timingLock.unlock()
+                    guard var timing = waiting else { return }
+                    timing.gpuUpload = converted.uploadMicroseconds
+                    timing.gpuConvert = converted.convertMicroseconds
+                    timing.latency = Double(monotonicNanoseconds() - converted.readStart) / 1000
+                    try record(timing)
+                }
+                return stage
+            }
         }
 
         let session = try DecodeSession(format: format, configuration: .init(threads: options.threads)) { [self] frame in
@@ -182,6 +189,7 @@ public final class DecodeRun: @unchecked Sendable {
                                      demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
                                      pack: Double(pack) / 1000, output: Double(write) / 1000,
                                      latency: Double(monotonicNanoseconds() - frame.readStart) / 1000)
+            let gpu = try gpuStage?.get()
             if let gpu, let packed {
                 timingLock.lock()
                 waitingForGPU[frame.index] = timing
@@ -207,7 +215,7 @@ public final class DecodeRun: @unchecked Sendable {
                 read += 1
             }
             try session.finish()
-            try gpu?.drain()
+            try gpuStage?.get().drain()
         } catch {
             session.cancel()
             try? session.finish()
@@ -228,6 +236,6 @@ public final class DecodeRun: @unchecked Sendable {
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, shortfall: shortfall,
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9),
-                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: gpu?.report)
+                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report)
     }
 }

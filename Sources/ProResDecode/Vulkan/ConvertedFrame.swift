@@ -3,6 +3,8 @@
 public struct ConvertedFrame {
     public let index: Int
     public let pts: Int64?
+    /// The caller's value given to `submit` (VideoToolbox's sourceFrameRefCon).
+    public let reference: UInt64
     public let width: Int
     public let height: Int
     /// Valid only during the handler call: the buffer is reused afterwards.

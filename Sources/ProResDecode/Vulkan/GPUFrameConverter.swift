@@ -14,6 +14,7 @@ public final class GPUFrameConverter {
     private struct Job {
         let index: Int
         let pts: Int64?
+        let reference: UInt64
         let surface: PixelBuffer
         let value: UInt64
         let width: Int
@@ -36,7 +37,10 @@ public final class GPUFrameConverter {
     }
 
     public let context: VulkanContext
-    private let pipeline: ConversionPipeline
+    private let compiler: ShaderCompiler
+    /// Shader variants by (layout, two pixels per invocation), made on first use.
+    private var pipelines: [String: ComputePipeline] = [:]
+    private let setLayoutPipeline: ComputePipeline
     private let cache: TextureCache
     private let handler: Handler
     private let readback: Bool
@@ -60,7 +64,9 @@ public final class GPUFrameConverter {
         self.handler = handler
         self.readback = readback
         completions = BlockingQueue(capacity: framesInFlight)
-        pipeline = try ConversionPipeline(context: context, compiler: compiler)
+        self.compiler = compiler
+        setLayoutPipeline = try Self.makePipeline(context, compiler, layout: .y416, pairs: true)
+        pipelines[Self.variant(.y416, pairs: true)] = setLayoutPipeline
         cache = TextureCache(context: context)
         let vk = context.vk, device = context.device
 
@@ -105,7 +111,8 @@ public final class GPUFrameConverter {
         allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
         allocate.commandBufferCount = UInt32(framesInFlight)
         try check(vk.vkAllocateCommandBuffers(device, &allocate, &commandBuffers), "vkAllocateCommandBuffers")
-        var layouts = [VkDescriptorSetLayout?](repeating: pipeline.setLayout, count: framesInFlight)
+        // Every variant has the same two-buffer set layout: one pool of sets serves all.
+        var layouts = [VkDescriptorSetLayout?](repeating: setLayoutPipeline.setLayout, count: framesInFlight)
         var sets = [VkDescriptorSet?](repeating: nil, count: framesInFlight)
         var setAllocate = VkDescriptorSetAllocateInfo()
         setAllocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
@@ -137,13 +144,46 @@ public final class GPUFrameConverter {
         vk.vkDestroyCommandPool(device, commandPool, nil)
     }
 
+    static let shaderName = "convert_to_p3.comp"
+    static let workgroupWidth = 64
+    static let pushConstantSize = 128
+
+    static func variant(_ layout: PackedLayout, pairs: Bool) -> String { "\(layout)-\(pairs ? "pairs" : "single")" }
+
+    private static func makePipeline(_ context: VulkanContext, _ compiler: ShaderCompiler, layout: PackedLayout, pairs: Bool) throws -> ComputePipeline {
+        var defines: [String: String] = [:]
+        if pairs { defines["PAIRS"] = "1" }
+        if layout == .v216 { defines["V216"] = "1" }
+        return try ComputePipeline(context: context, compiler: compiler, shader: shaderName, defines: defines,
+                                   buffers: 2, pushConstantSize: pushConstantSize)
+    }
+
+    private func pipeline(_ layout: PackedLayout, pairs: Bool) throws -> ComputePipeline {
+        let key = Self.variant(layout, pairs: pairs)
+        if let existing = pipelines[key] { return existing }
+        let made = try Self.makePipeline(context, compiler, layout: layout, pairs: pairs)
+        pipelines[key] = made
+        return made
+    }
+
+    /// The 128-byte push-constant block: the colour parameters, then geometry.
+    static func pushConstants(_ parameters: ConversionParameters, width: Int, height: Int,
+                              layout: PackedLayout, sourceBytesPerRow: Int) -> [UInt8] {
+        var bytes = parameters.bytes
+        for value in [UInt32(width), UInt32(height), layout == .y416 ? 0 : 1, UInt32(sourceBytesPerRow / 4)] {
+            withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+        }
+        precondition(bytes.count == pushConstantSize)
+        return bytes
+    }
+
     /// Surfaces imported without a copy, and frames that needed a CPU copy.
     public var importedSurfaces: Int { cache.importedCount }
     public var copiedFrames: Int { cache.copies }
 
     /// Queues the conversion of `surface` (a packed y416 or v216 surface).
     /// Blocks only when every slot is busy, finishing the oldest frame first.
-    public func submit(_ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?) throws {
+    public func submit(_ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0) throws {
         guard case let .packed(layout) = surface.layout.content else {
             preconditionFailure("the GPU converter reads y416 or v216 surfaces")
         }
@@ -211,13 +251,16 @@ public final class GPUFrameConverter {
                     to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT)
         }
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, firstQuery + 1) }
+        let pairs = width % 2 == 0
+        let pipeline = try self.pipeline(layout, pairs: pairs)
         vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline)
         var set: VkDescriptorSet? = slot.descriptorSet
         vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nil)
-        let constants = ConversionPipeline.pushConstants(parameters, width: width, height: height, layout: layout,
-                                                         sourceBytesPerRow: surface.layout.planes[0].bytesPerRow)
+        let constants = Self.pushConstants(parameters, width: width, height: height, layout: layout,
+                                           sourceBytesPerRow: surface.layout.planes[0].bytesPerRow)
         constants.withUnsafeBytes { vk.vkCmdPushConstants(cb, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, UInt32($0.count), $0.baseAddress) }
-        let groupsX = (width + ConversionPipeline.workgroupWidth - 1) / ConversionPipeline.workgroupWidth
+        let invocationsPerRow = pairs ? width / 2 : width
+        let groupsX = (invocationsPerRow + Self.workgroupWidth - 1) / Self.workgroupWidth
         vk.vkCmdDispatch(cb, UInt32(groupsX), UInt32(height), 1)
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, firstQuery + 2) }
         if readback, let target = slot.readback {
@@ -269,7 +312,7 @@ public final class GPUFrameConverter {
             return
         }
         slotCondition.lock()
-        slot.job = Job(index: index, pts: pts, surface: surface, value: value, width: width, height: height,
+        slot.job = Job(index: index, pts: pts, reference: reference, surface: surface, value: value, width: width, height: height,
                        submitted: submitted, copied: copiesToDevice)
         slotCondition.unlock()
         completions.push(slot)
@@ -357,7 +400,7 @@ public final class GPUFrameConverter {
         }
         let source = readback ? (slot.readback ?? slot.output)?.mapped : nil
         let pixels = UnsafeRawBufferPointer(start: source, count: source == nil ? 0 : job.width * job.height * 8)
-        try handler(ConvertedFrame(index: job.index, pts: job.pts, width: job.width, height: job.height, pixels: pixels,
+        try handler(ConvertedFrame(index: job.index, pts: job.pts, reference: job.reference, width: job.width, height: job.height, pixels: pixels,
                                    uploadMicroseconds: upload, convertMicroseconds: convert,
                                    gpuWallMicroseconds: Double(done - job.submitted) / 1000))
     }

@@ -7,7 +7,6 @@ final class GPUStage {
     private let converter: GPUFrameConverter
     private let resolver: FrameColorResolver
     private let sinks: [ConvertedFrameSink]
-    private var readStarts: [Int: UInt64] = [:]
     /// Called in frame order once a frame's GPU work and GPU sinks are done.
     var onConverted: ((ConvertedFrameInfo) throws -> Void)?
 
@@ -28,17 +27,15 @@ final class GPUStage {
                                           readback: options.readback || !sinks.isEmpty) { try deliver?($0) }
         deliver = { [unowned self] frame in
             for sink in self.sinks { try sink.consume(frame) }
-            let start = self.readStarts.removeValue(forKey: frame.index) ?? 0
-            try self.onConverted?(ConvertedFrameInfo(index: frame.index, readStart: start,
+            try self.onConverted?(ConvertedFrameInfo(index: frame.index, readStart: frame.reference,
                                                      uploadMicroseconds: frame.uploadMicroseconds,
                                                      convertMicroseconds: frame.convertMicroseconds))
         }
     }
 
     func submit(_ surface: PixelBuffer, frame: DecodedFrame) throws {
-        readStarts[frame.index] = frame.readStart
         let parameters = resolver.parameters(frameCodes: frame.colorCodes)
-        try converter.submit(surface, parameters: parameters, index: frame.index, pts: frame.pts)
+        try converter.submit(surface, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart)
     }
 
     /// Finishes every frame in flight.

@@ -46,19 +46,26 @@ public final class ShaderCompiler: @unchecked Sendable {
         return nil
     }
 
-    /// SPIR-V words for `Shaders/<name>`.
-    public func spirv(_ name: String) throws -> [UInt32] {
+    /// SPIR-V words for `Shaders/<name>`, compiled with `defines` as
+    /// preprocessor macros (one source, several specialised variants).
+    public func spirv(_ name: String, defines: [String: String] = [:]) throws -> [UInt32] {
         let url = shaderDirectory.appendingPathComponent(name)
-        guard let source = try? String(contentsOf: url, encoding: .utf8) else {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
             throw VulkanError.shaderCompilation("cannot read \(url.path)")
         }
-        let key = source.utf8.withContiguousStorageIfAvailable { MD5.hex(of: [UnsafeRawBufferPointer($0)]) }
-            ?? MD5.hex(of: Array(source.utf8).withUnsafeBytes { [$0] })
+        // Macros go in after #version, so line numbers in errors stay the source's.
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let defineLine = defines.sorted { $0.key < $1.key }.map { "#define \($0.key) \($0.value)" }.joined(separator: "\n")
+        if !defines.isEmpty, let version = lines.firstIndex(where: { $0.hasPrefix("#version") }) {
+            lines[version] += "\n" + defineLine + "\n#line \(version + 2)"
+        }
+        let source = lines.joined(separator: "\n")
+        let key = Array(source.utf8).withUnsafeBytes { MD5.hex(of: [$0]) }
         let cached = cacheDirectory?.appendingPathComponent("\(name)-\(key).spv")
         if let cached, let data = try? Data(contentsOf: cached), data.count % 4 == 0, data.count > 20 {
             return data.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
         }
-        let words = try compile(source, name: name)
+        let words = try compile(source, name: name, listing: text)
         compiledCount += 1
         if let cached { store(words, at: cached) }
         return words
@@ -75,7 +82,8 @@ public final class ShaderCompiler: @unchecked Sendable {
         }
     }
 
-    func compile(_ source: String, name: String) throws -> [UInt32] {
+    /// `listing` is the source as the user wrote it, for numbered error context.
+    func compile(_ source: String, name: String, listing: String? = nil) throws -> [UInt32] {
         guard let compiler = shaderc_compiler_initialize(), let options = shaderc_compile_options_initialize() else {
             throw VulkanError.shaderCompilation("cannot start libshaderc")
         }
@@ -91,7 +99,7 @@ public final class ShaderCompiler: @unchecked Sendable {
         defer { shaderc_result_release(result) }
         guard shaderc_result_get_compilation_status(result) == shaderc_compilation_status_success else {
             let message = shaderc_result_get_error_message(result).map { String(cString: $0) } ?? "unknown error"
-            throw VulkanError.shaderCompilation("\(name):\n\(message)\(Self.numberedContext(source, errors: message, name: name))")
+            throw VulkanError.shaderCompilation("\(name):\n\(message)\(Self.numberedContext(listing ?? source, errors: message, name: name))")
         }
         let length = shaderc_result_get_length(result)
         guard let bytes = shaderc_result_get_bytes(result), length % 4 == 0 else {

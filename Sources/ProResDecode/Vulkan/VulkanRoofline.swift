@@ -2,14 +2,18 @@ import CVulkan
 import Foundation
 
 /// Measures what the conversion is judged against: device-memory bandwidth
-/// (a device-to-device copy), host-to-device bandwidth (a copy out of
-/// imported, page-locked host memory), and the conversion shader itself on
-/// synthetic frames, all with GPU timestamps, in one run.
+/// (a copy shader, and vkCmdCopyBuffer for comparison), host-to-device
+/// bandwidth (a copy out of imported, page-locked host memory), and the
+/// conversion shader itself on synthetic frames, all with GPU timestamps, in
+/// one run.
 public struct VulkanRoofline {
     public struct Result: Sendable {
         public let device: String
-        /// Bytes read + written per second by vkCmdCopyBuffer in device memory.
+        /// Bytes read + written per second by a compute-shader copy in device
+        /// memory: the roofline for a memory-bound shader.
         public let deviceCopyBytesPerSecond: Double
+        /// The same by vkCmdCopyBuffer (often a copy engine), for comparison.
+        public let transferCopyBytesPerSecond: Double
         /// Bytes per second copied from imported host memory to device memory.
         public let hostToDeviceBytesPerSecond: Double?
         /// Per layout: median GPU time of one conversion and the bytes it moves.
@@ -22,8 +26,10 @@ public struct VulkanRoofline {
     public static func measure(context: VulkanContext, width: Int = 3840, height: Int = 2160, frames: Int = 40) throws -> Result {
         let compiler = try ShaderCompiler()
         let copyBytes = min(1 << 30, Int(context.info.maxStorageBufferRange))
-        let device = try timedCopy(context, bytes: copyBytes, fromHost: false)
-        let host = context.info.hostMemoryImport ? try timedCopy(context, bytes: min(1 << 29, copyBytes), fromHost: true) : nil
+        let device = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: try ComputePipeline(
+            context: context, compiler: compiler, shader: "copy_roofline.comp", buffers: 2, pushConstantSize: 4))
+        let transfer = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: nil)
+        let host = context.info.hostMemoryImport ? try timedCopy(context, bytes: min(1 << 29, copyBytes), fromHost: true, shader: nil) : nil
         var conversions: [(PackedLayout, Double, Int)] = []
         var uploads: [Double] = []
         var uploadBytes = 0
@@ -46,7 +52,8 @@ public struct VulkanRoofline {
             if layout == .y416 { uploadBytes = bytesRead }
             conversions.append((layout, median(Array(times.dropFirst(3))), bytesRead + width * height * 8))
         }
-        return Result(device: context.info.name, deviceCopyBytesPerSecond: device, hostToDeviceBytesPerSecond: host,
+        return Result(device: context.info.name, deviceCopyBytesPerSecond: device, transferCopyBytesPerSecond: transfer,
+                      hostToDeviceBytesPerSecond: host,
                       conversions: conversions, uploadMicroseconds: uploads.isEmpty || context.sharesHostMemory ? nil : median(Array(uploads.dropFirst(3))),
                       uploadBytes: uploadBytes)
     }
@@ -56,10 +63,11 @@ public struct VulkanRoofline {
         return values.sorted()[values.count / 2]
     }
 
-    /// Median bandwidth of 5 timed copies (after one warm-up).
-    private static func timedCopy(_ context: VulkanContext, bytes: Int, fromHost: Bool) throws -> Double {
+    /// Median bandwidth of 5 timed copies (after one warm-up), by `shader`
+    /// when given, else by vkCmdCopyBuffer.
+    private static func timedCopy(_ context: VulkanContext, bytes: Int, fromHost: Bool, shader: ComputePipeline?) throws -> Double {
         let vk = context.vk, device = context.device
-        let usageSource = VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
+        let usageSource = VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue
         var hostMemory: UnsafeMutableRawPointer?
         let source: VulkanBuffer
         if fromHost {
@@ -71,8 +79,46 @@ public struct VulkanRoofline {
             source = try VulkanBuffer(context, size: bytes, usage: usageSource, required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue)
         }
         defer { withExtendedLifetime(source) {}; free(hostMemory) }
-        let destination = try VulkanBuffer(context, size: bytes, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
+        let destination = try VulkanBuffer(context, size: bytes, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue,
                                            required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue)
+        var descriptorPool: VkDescriptorPool?
+        var set: VkDescriptorSet?
+        if let shader {
+            var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: 2)
+            var info = VkDescriptorPoolCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+            info.maxSets = 1
+            info.poolSizeCount = 1
+            try withUnsafePointer(to: &size) { pointer in
+                info.pPoolSizes = pointer
+                try check(vk.vkCreateDescriptorPool(device, &info, nil, &descriptorPool), "vkCreateDescriptorPool")
+            }
+            var layout: VkDescriptorSetLayout? = shader.setLayout
+            var allocate = VkDescriptorSetAllocateInfo()
+            allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
+            allocate.descriptorPool = descriptorPool
+            allocate.descriptorSetCount = 1
+            try withUnsafePointer(to: &layout) { pointer in
+                allocate.pSetLayouts = pointer
+                try check(vk.vkAllocateDescriptorSets(device, &allocate, &set), "vkAllocateDescriptorSets")
+            }
+            var infos = [VkDescriptorBufferInfo(buffer: source.buffer, offset: 0, range: VkDeviceSize(bytes)),
+                         VkDescriptorBufferInfo(buffer: destination.buffer, offset: 0, range: VkDeviceSize(bytes))]
+            infos.withUnsafeBufferPointer { pointer in
+                var writes = (0..<2).map { i -> VkWriteDescriptorSet in
+                    var write = VkWriteDescriptorSet()
+                    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                    write.dstSet = set
+                    write.dstBinding = UInt32(i)
+                    write.descriptorCount = 1
+                    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                    write.pBufferInfo = pointer.baseAddress! + i
+                    return write
+                }
+                vk.vkUpdateDescriptorSets(device, 2, &writes, 0, nil)
+            }
+        }
+        defer { vk.vkDestroyDescriptorPool(device, descriptorPool, nil) }
         var pool: VkCommandPool?
         var poolInfo = VkCommandPoolCreateInfo()
         poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
@@ -100,9 +146,20 @@ public struct VulkanRoofline {
             try check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer")
             vk.vkCmdResetQueryPool(cb, queries, 0, 2)
             vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0)
-            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(bytes))
-            vk.vkCmdCopyBuffer(cb, source.buffer, destination.buffer, 1, &region)
-            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queries, 1)
+            if let shader {
+                let count = UInt32(bytes / 16)
+                vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, shader.pipeline)
+                vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, shader.layout, 0, 1, &set, 0, nil)
+                withUnsafeBytes(of: count) { vk.vkCmdPushConstants(cb, shader.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 4, $0.baseAddress) }
+                let groups = (Int(count) + 255) / 256
+                let x = min(groups, 32768)
+                vk.vkCmdDispatch(cb, UInt32(x), UInt32((groups + x - 1) / x), 1)
+                vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries, 1)
+            } else {
+                var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(bytes))
+                vk.vkCmdCopyBuffer(cb, source.buffer, destination.buffer, 1, &region)
+                vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queries, 1)
+            }
             try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
             var submit = VkSubmitInfo()
             submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO

@@ -1,37 +1,41 @@
 import CVulkan
 
-/// The compute pipeline of `Shaders/convert_to_p3.comp`: two storage buffers
-/// (source words, RGBA16F pixels) and 128 bytes of push constants, created
-/// once and reused for every frame.
-final class ConversionPipeline {
-    static let shaderName = "convert_to_p3.comp"
-    static let workgroupWidth = 64
-    static let pushConstantSize = 128
-
+/// A compute pipeline over storage buffers with push constants, created once
+/// and reused for every dispatch.
+final class ComputePipeline {
+    let shaderName: String
+    let bufferCount: Int
+    let pushConstantSize: Int
     let layout: VkPipelineLayout
     let setLayout: VkDescriptorSetLayout
     let pipeline: VkPipeline
     // Strong: a Vulkan object must not outlive its device.
     private let context: VulkanContext
 
-    init(context: VulkanContext, compiler: ShaderCompiler) throws {
+    /// `Shaders/<shader>` compiled with `defines`, reading/writing `buffers`
+    /// storage buffers at bindings 0..<buffers.
+    init(context: VulkanContext, compiler: ShaderCompiler, shader: String, defines: [String: String] = [:],
+         buffers: Int, pushConstantSize: Int) throws {
         self.context = context
+        shaderName = shader
+        bufferCount = buffers
+        self.pushConstantSize = pushConstantSize
         let vk = context.vk, device = context.device
-        guard context.info.maxPushConstantsSize >= Self.pushConstantSize else {
-            throw VulkanError.missingFeature("\(Self.pushConstantSize) bytes of push constants")
+        guard context.info.maxPushConstantsSize >= pushConstantSize else {
+            throw VulkanError.missingFeature("\(pushConstantSize) bytes of push constants")
         }
-        let code = try compiler.spirv(Self.shaderName)
+        let code = try compiler.spirv(shader, defines: defines)
         var module: VkShaderModule?
         try code.withUnsafeBufferPointer { words in
             var info = VkShaderModuleCreateInfo()
             info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
             info.codeSize = words.count * 4
             info.pCode = words.baseAddress
-            try check(vk.vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule(\(Self.shaderName))")
+            try check(vk.vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule(\(shader))")
         }
         defer { vk.vkDestroyShaderModule(device, module, nil) }
 
-        var bindings = (0..<2).map { index -> VkDescriptorSetLayoutBinding in
+        var bindings = (0..<buffers).map { index -> VkDescriptorSetLayoutBinding in
             var binding = VkDescriptorSetLayoutBinding()
             binding.binding = UInt32(index)
             binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
@@ -41,13 +45,13 @@ final class ConversionPipeline {
         }
         var setInfo = VkDescriptorSetLayoutCreateInfo()
         setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
-        setInfo.bindingCount = 2
+        setInfo.bindingCount = UInt32(buffers)
         var setLayout: VkDescriptorSetLayout?
         try bindings.withUnsafeMutableBufferPointer { pointer in
             setInfo.pBindings = UnsafePointer(pointer.baseAddress)
             try check(vk.vkCreateDescriptorSetLayout(device, &setInfo, nil, &setLayout), "vkCreateDescriptorSetLayout")
         }
-        var range = VkPushConstantRange(stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0, size: UInt32(Self.pushConstantSize))
+        var range = VkPushConstantRange(stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0, size: UInt32(pushConstantSize))
         var layoutInfo = VkPipelineLayoutCreateInfo()
         layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
         layoutInfo.setLayoutCount = 1
@@ -71,7 +75,7 @@ final class ConversionPipeline {
             info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
             info.stage = stage
             info.layout = layout
-            try check(vk.vkCreateComputePipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateComputePipelines(\(Self.shaderName))")
+            try check(vk.vkCreateComputePipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateComputePipelines(\(shader))")
         }
         self.setLayout = setLayout!
         self.layout = layout!
@@ -83,16 +87,5 @@ final class ConversionPipeline {
         vk.vkDestroyPipeline(device, pipeline, nil)
         vk.vkDestroyPipelineLayout(device, layout, nil)
         vk.vkDestroyDescriptorSetLayout(device, setLayout, nil)
-    }
-
-    /// The 128-byte push-constant block: the colour parameters, then geometry.
-    static func pushConstants(_ parameters: ConversionParameters, width: Int, height: Int,
-                              layout: PackedLayout, sourceBytesPerRow: Int) -> [UInt8] {
-        var bytes = parameters.bytes
-        for value in [UInt32(width), UInt32(height), layout == .y416 ? 0 : 1, UInt32(sourceBytesPerRow / 4)] {
-            withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
-        }
-        precondition(bytes.count == pushConstantSize)
-        return bytes
     }
 }
