@@ -16,8 +16,8 @@ public struct VulkanRoofline {
         public let transferCopyBytesPerSecond: Double
         /// Bytes per second copied from imported host memory to device memory.
         public let hostToDeviceBytesPerSecond: Double?
-        /// Per layout: median GPU time of one conversion and the bytes it moves.
-        public let conversions: [(layout: PackedLayout, microseconds: Double, bytes: Int)]
+        /// Per layout and transfer: median GPU time of one conversion and the bytes it moves.
+        public let conversions: [(layout: PackedLayout, transfer: String, microseconds: Double, bytes: Int)]
         /// Median GPU time of the per-frame upload inside the converter.
         public let uploadMicroseconds: Double?
         public let uploadBytes: Int
@@ -30,11 +30,18 @@ public struct VulkanRoofline {
             context: context, compiler: compiler, shader: "copy_roofline.comp", buffers: 2, pushConstantSize: 4))
         let transfer = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: nil)
         let host = context.info.hostMemoryImport ? try timedCopy(context, bytes: min(1 << 29, copyBytes), fromHost: true, shader: nil) : nil
-        var conversions: [(PackedLayout, Double, Int)] = []
+        var conversions: [(PackedLayout, String, Double, Int)] = []
         var uploads: [Double] = []
         var uploadBytes = 0
-        let spec = try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)
-        for layout in PackedLayout.allCases {
+        // PQ and HLG spend the most arithmetic per pixel; BT.1886 (SDR) the least.
+        let cases: [(PackedLayout, String, ConversionSpec)] = [
+            (.y416, "pq", try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)),
+            (.v216, "pq", try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)),
+            (.y416, "hlg", try ConversionSpec(matrixCode: 9, transferCode: 18, primariesCode: 9, range: .video)),
+            (.y416, "bt1886", try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
+            (.v216, "bt1886", try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
+        ]
+        for (layout, transferName, spec) in cases {
             let pool = PixelBufferPool(layout: .packed(layout, width: width, height: height))
             var times: [Double] = []
             let converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: 3, readback: false) { frame in
@@ -50,7 +57,7 @@ public struct VulkanRoofline {
             try converter.finish()
             let bytesRead = pool.layout.byteCount
             if layout == .y416 { uploadBytes = bytesRead }
-            conversions.append((layout, median(Array(times.dropFirst(3))), bytesRead + width * height * 8))
+            conversions.append((layout, transferName, median(Array(times.dropFirst(3))), bytesRead + width * height * 8))
         }
         return Result(device: context.info.name, deviceCopyBytesPerSecond: device, transferCopyBytesPerSecond: transfer,
                       hostToDeviceBytesPerSecond: host,
