@@ -12,7 +12,7 @@
 // memory transactions are full, with V216 choosing that layout's reads;
 // without PAIRS, one pixel per invocation for any width.
 
-layout(local_size_x = 64, local_size_y = 1) in;
+layout(local_size_x = 128, local_size_y = 1) in;
 
 #if defined(PAIRS) && defined(V216)
 // One uvec2 = one pixel pair (Cb|Y'0, Cr|Y'1).

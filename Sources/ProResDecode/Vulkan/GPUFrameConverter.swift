@@ -145,7 +145,7 @@ public final class GPUFrameConverter {
     }
 
     static let shaderName = "convert_to_p3.comp"
-    static let workgroupWidth = 64
+    static let workgroupWidth = 128
     static let pushConstantSize = 128
 
     static func variant(_ layout: PackedLayout, pairs: Bool) -> String { "\(layout)-\(pairs ? "pairs" : "single")" }
