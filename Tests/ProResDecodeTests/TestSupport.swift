@@ -34,11 +34,12 @@ struct ToolResult {
 /// Runs `prores-decode` with optional stdin bytes, both pipes drained
 /// concurrently, and a time limit after which the child is killed and the
 /// test fails (a hang is a failure); reports whether it exited or died from a signal.
-func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60,
-             file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
+func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], in directory: URL? = nil,
+             timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
     let process = Process()
     process.executableURL = Repo.executable
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }

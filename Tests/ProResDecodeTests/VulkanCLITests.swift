@@ -39,6 +39,13 @@ final class VulkanCLITests: XCTestCase {
                        ["frame-000000.png", "frame-000001.png", "frame-000002.exr", "frame-000002.png", "frame-000003.exr"])
     }
 
+    func testShadersAreFoundFromAnyDirectory() throws {
+        let elsewhere = try makeTemporaryDirectory(self)
+        let result = try runTool([Repo.fixture("bt709.mov"), "--vulkan", "--save", "out", "--frames", "1", "--quiet"], in: elsewhere)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("out/frame-000000.exr").path))
+    }
+
     func testSaveIntoAFileIsAnOutputError() throws {
         let dir = try makeTemporaryDirectory(self)
         let file = dir.appendingPathComponent("plain")
