@@ -88,4 +88,24 @@ final class ComputePipeline {
         vk.vkDestroyPipelineLayout(device, layout, nil)
         vk.vkDestroyDescriptorSetLayout(device, setLayout, nil)
     }
+
+    /// Points the storage-buffer bindings 0..<n of `set` at `buffers`
+    /// (buffer, bytes) in order.
+    func bind(_ set: VkDescriptorSet, to buffers: [(buffer: VkBuffer, bytes: Int)]) {
+        precondition(buffers.count == bufferCount)
+        let infos = buffers.map { VkDescriptorBufferInfo(buffer: $0.buffer, offset: 0, range: VkDeviceSize($0.bytes)) }
+        infos.withUnsafeBufferPointer { pointer in
+            var writes = infos.indices.map { i -> VkWriteDescriptorSet in
+                var write = VkWriteDescriptorSet()
+                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                write.dstSet = set
+                write.dstBinding = UInt32(i)
+                write.descriptorCount = 1
+                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                write.pBufferInfo = pointer.baseAddress! + i
+                return write
+            }
+            context.vk.vkUpdateDescriptorSets(context.device, UInt32(writes.count), &writes, 0, nil)
+        }
+    }
 }

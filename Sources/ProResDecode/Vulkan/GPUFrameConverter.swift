@@ -216,21 +216,9 @@ public final class GPUFrameConverter {
         }
         let shaderInput = copiesToDevice ? slot.deviceInput! : source
 
-        var infos = [VkDescriptorBufferInfo(buffer: shaderInput.buffer, offset: 0, range: VkDeviceSize(surface.layout.byteCount)),
-                     VkDescriptorBufferInfo(buffer: output.buffer, offset: 0, range: VkDeviceSize(outputSize))]
-        infos.withUnsafeBufferPointer { pointer in
-            var writes = (0..<2).map { i -> VkWriteDescriptorSet in
-                var write = VkWriteDescriptorSet()
-                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-                write.dstSet = slot.descriptorSet
-                write.dstBinding = UInt32(i)
-                write.descriptorCount = 1
-                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                write.pBufferInfo = pointer.baseAddress! + i
-                return write
-            }
-            vk.vkUpdateDescriptorSets(device, 2, &writes, 0, nil)
-        }
+        let pairs = width % 2 == 0
+        let pipeline = try self.pipeline(layout, pairs: pairs)
+        pipeline.bind(slot.descriptorSet, to: [(shaderInput.buffer, surface.layout.byteCount), (output.buffer, outputSize)])
 
         let cb = slot.commandBuffer
         try check(vk.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer")
@@ -251,8 +239,6 @@ public final class GPUFrameConverter {
                     to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT)
         }
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, firstQuery + 1) }
-        let pairs = width % 2 == 0
-        let pipeline = try self.pipeline(layout, pairs: pairs)
         vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline)
         var set: VkDescriptorSet? = slot.descriptorSet
         vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nil)

@@ -34,17 +34,13 @@ final class VulkanBuffer {
         allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
         allocate.allocationSize = requirements.size
         allocate.memoryTypeIndex = type
-        var memory: VkDeviceMemory?
         do {
-            try check(vk.vkAllocateMemory(context.device, &allocate, nil, &memory), "vkAllocateMemory(\(requirements.size) bytes)")
-            try check(vk.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory")
+            memory = try Self.allocateAndBind(context, buffer!, &allocate, what: "\(requirements.size) bytes")
         } catch {
-            vk.vkFreeMemory(context.device, memory, nil)
             vk.vkDestroyBuffer(context.device, buffer, nil)
             throw error
         }
         self.buffer = buffer!
-        self.memory = memory!
         let flags = context.memoryFlags(type)
         if flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue != 0 {
             var pointer: UnsafeMutableRawPointer?
@@ -100,13 +96,11 @@ final class VulkanBuffer {
             allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
             allocate.allocationSize = VkDeviceSize(size)
             allocate.memoryTypeIndex = type
-            try withUnsafePointer(to: &importInfo) { importPointer in
+            memory = try withUnsafePointer(to: &importInfo) { importPointer in
                 allocate.pNext = UnsafeRawPointer(importPointer)
-                try check(vk.vkAllocateMemory(context.device, &allocate, nil, &memory), "vkAllocateMemory(imported host memory)")
+                return try Self.allocateAndBind(context, buffer!, &allocate, what: "imported host memory")
             }
-            try check(vk.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory(imported)")
         } catch {
-            vk.vkFreeMemory(context.device, memory, nil)
             vk.vkDestroyBuffer(context.device, buffer, nil)
             throw error
         }
@@ -114,6 +108,22 @@ final class VulkanBuffer {
         self.memory = memory!
         mapped = pointer
         ownsMapping = false
+    }
+
+    /// Allocates `allocate` and binds it to `buffer`; on failure frees the
+    /// memory (the caller still owns the buffer).
+    private static func allocateAndBind(_ context: VulkanContext, _ buffer: VkBuffer, _ allocate: inout VkMemoryAllocateInfo,
+                                        what: String) throws -> VkDeviceMemory {
+        let vk = context.vk
+        var memory: VkDeviceMemory?
+        do {
+            try check(vk.vkAllocateMemory(context.device, &allocate, nil, &memory), "vkAllocateMemory(\(what))")
+            try check(vk.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory(\(what))")
+        } catch {
+            vk.vkFreeMemory(context.device, memory, nil)
+            throw error
+        }
+        return memory!
     }
 
     deinit {

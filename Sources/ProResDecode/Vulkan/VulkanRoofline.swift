@@ -109,21 +109,7 @@ public struct VulkanRoofline {
                 allocate.pSetLayouts = pointer
                 try check(vk.vkAllocateDescriptorSets(device, &allocate, &set), "vkAllocateDescriptorSets")
             }
-            var infos = [VkDescriptorBufferInfo(buffer: source.buffer, offset: 0, range: VkDeviceSize(bytes)),
-                         VkDescriptorBufferInfo(buffer: destination.buffer, offset: 0, range: VkDeviceSize(bytes))]
-            infos.withUnsafeBufferPointer { pointer in
-                var writes = (0..<2).map { i -> VkWriteDescriptorSet in
-                    var write = VkWriteDescriptorSet()
-                    write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-                    write.dstSet = set
-                    write.dstBinding = UInt32(i)
-                    write.descriptorCount = 1
-                    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                    write.pBufferInfo = pointer.baseAddress! + i
-                    return write
-                }
-                vk.vkUpdateDescriptorSets(device, 2, &writes, 0, nil)
-            }
+            shader.bind(set!, to: [(source.buffer, bytes), (destination.buffer, bytes)])
         }
         defer { vk.vkDestroyDescriptorPool(device, descriptorPool, nil) }
         var pool: VkCommandPool?
