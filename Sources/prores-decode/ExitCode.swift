@@ -13,6 +13,8 @@ enum ExitCode: Int32, CaseIterable {
     case decoderUnavailable = 7
     case vulkanUnavailable = 8
     case interrupted = 9
+    case checkFailed = 10
+    case checkErrors = 11
 
     var meaning: String {
         switch self {
@@ -26,6 +28,8 @@ enum ExitCode: Int32, CaseIterable {
         case .decoderUnavailable: return "the decoder could not be set up"
         case .vulkanUnavailable: return "--vulkan: no Vulkan loader, no usable device, or a missing feature/shader"
         case .interrupted: return "interrupted by SIGINT/SIGTERM (nothing partial is left)"
+        case .checkFailed: return "check: at least one file failed (bad or missing frames, a broken --expect rule, a --golden mismatch)"
+        case .checkErrors: return "check: no file failed, but at least one could not be checked (missing, unreadable, not ProRes, timed out)"
         }
     }
 

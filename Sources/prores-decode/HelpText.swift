@@ -6,6 +6,8 @@ enum HelpText {
       prores-decode INPUT [options]          decode (INPUT: file, URL, or - for stdin)
       prores-decode info INPUT [--json] [--track N]
       prores-decode devices [--json]        list Vulkan devices
+      prores-decode check PATH... [options] batch QC for CI: decode every file, report
+                                            pass/fail/error (see check --help)
       prores-decode roofline [--device N|NAME] [--json]
                                             GPU bandwidth ceilings and the conversion against them
       prores-decode --help | --version
@@ -50,6 +52,59 @@ enum HelpText {
               LSB-aligned: identical to `ffmpeg -f rawvideo`
 
     EXIT CODES
+    """
+
+    static let check = """
+    usage: prores-decode check PATH... [--report FILE.json] [--junit FILE.xml]
+                               [--expect RULES] [--golden FILE] [--write-golden FILE]
+                               [--sample N] [--jobs N] [--shard I/N] [--timeout SECONDS]
+                               [--threads N] [--overwrite] [--verbose]
+
+    Decodes every frame of every file (native planar output) and judges it:
+      PASS   every checked frame decoded cleanly, every rule held, golden md5s match
+      FAIL   a frame damaged, undecodable or missing, a broken rule, a golden mismatch
+      ERROR  missing, unreadable, not ProRes, or timed out
+    One line per file on stderr, in path order, then a TOTAL line.
+
+    PATH: a file; a directory (every regular file below it, recursively, hidden
+    names skipped); or a quoted glob pattern ('clips/*.mov'). Files are checked in
+    path order. A PATH that names nothing (missing, empty directory, no match) is
+    an ERROR: a check never passes by finding nothing.
+
+      --report FILE|-         JSON report: {"files":[...],"summary":{...}}
+      --junit FILE|-          JUnit XML: one testcase per file
+      --expect RULES          comma-separated rules every file must meet:
+                                profile=hq (proxy, lt, 422, hq, 4444, 4444xq), size=1920x1080,
+                                alpha=true, interlaced=false, chroma=4:2:2,
+                                transfer=pq, primaries=bt2020, matrix=bt2020nc (FFmpeg's
+                                names as info prints them, aliases pq hlg srgb p3; the value
+                                must be stated by the file: 'untagged' matches a fallback),
+                                frames>=24, width, height, fps, bit-depth, max-nits
+                                with =, !=, >=, <=, >, < (fps equal to 3 decimals)
+      --golden FILE           fail files whose per-frame md5s differ from FILE's
+                              (or that FILE does not list)
+      --write-golden FILE     write per-frame md5s of files that decoded cleanly
+                              (names relative to the directory argument)
+      --sample N              check only N evenly spaced frames per file, first and
+                              last included: round(i*(frames-1)/(N-1))
+      --jobs N                check N files at once (default 1), each decoder with
+                              max(1, cores/N) threads; the output order never changes
+      --shard I/N             check only files I, I+N, I+2N... of the sorted list (1-based)
+      --timeout SECONDS       per file, opening included (default 600): ERROR "timed out"
+      --threads N             FFmpeg threads per file (default: max(1, cores/jobs))
+      --overwrite             replace existing report and golden files
+      --verbose               also show FFmpeg's own diagnostics
+
+    Statistics in the JSON report (they inform, never fail a file): luma min/mean/max
+    in native code values; black frames (mean luma within 2% of the black..white span
+    above video black); frozen frames (md5 equal to the previous checked frame's);
+    alpha coverage; for PQ/HLG the peak pixel and peak frame-average light in nits,
+    estimated on every 4th pixel of every 4th row. Damaged frames are left out:
+    FFmpeg leaves their broken slices as the reused buffer held them.
+
+    Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but
+    at least one could not be checked; 2 usage; 3 golden file unreadable; 6 a report
+    could not be written; 9 interrupted (no report is written).
     """
 
     static var exitCodes: String {

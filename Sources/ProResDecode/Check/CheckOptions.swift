@@ -1,0 +1,26 @@
+/// How `check` looks at each file.
+public struct CheckOptions: Sendable {
+    /// Check only this many evenly spaced frames per file (`--sample N`).
+    public var sample: Int?
+    /// Files checked at once (`--jobs N`).
+    public var jobs: Int
+    /// Seconds one file may take (`--timeout`), opening included.
+    public var timeout: Double
+    public var rules: [ExpectRule]
+    /// Compare every file with these md5s (`--golden`).
+    public var golden: GoldenFile?
+    /// FFmpeg threads per file; 0 picks max(1, cores / jobs).
+    public var threadsPerFile: Int
+
+    public static let defaultTimeout = 600.0
+
+    public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],
+                golden: GoldenFile? = nil, threadsPerFile: Int = 0) {
+        self.sample = sample
+        self.jobs = jobs
+        self.timeout = timeout
+        self.rules = rules
+        self.golden = golden
+        self.threadsPerFile = threadsPerFile
+    }
+}

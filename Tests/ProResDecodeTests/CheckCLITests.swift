@@ -1,0 +1,509 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import XCTest
+
+/// `prores-decode check` run as a process: reports against checked-in
+/// snapshots (Fixtures/check/), exit codes, determinism under --jobs,
+/// sharding, golden files, timeouts, interrupts and usage errors.
+final class CheckCLITests: XCTestCase {
+
+    // MARK: - The mixed directory
+
+    /// Good clips, the bad corpus, an elementary stream in a subdirectory and
+    /// a hidden file: the report, the JUnit XML and stderr match their
+    /// snapshots; exit 10 (some files failed). `--threads 1` because FFmpeg's
+    /// reason for the cut frame of truncated-faststart.mov depends on its
+    /// thread count.
+    func testMixedDirectoryMatchesSnapshots() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        let out = try makeTemporaryDirectory(self)
+        let report = out.appendingPathComponent("report.json"), junit = out.appendingPathComponent("junit.xml")
+        let result = try runTool(["check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq", "--threads", "1"])
+        XCTAssertEqual(result.reason, .exit)
+        XCTAssertEqual(result.status, 10, "some files failed: exit 10; stderr:\n\(result.stderr)")
+        XCTAssertTrue(result.stdout.isEmpty, "stdout carries data only")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["junit.xml", "report.json"],
+                       "exactly the two reports, no temporaries")
+
+        let reportText = try String(contentsOf: report, encoding: .utf8)
+        try CheckFixtures.assertSnapshot(CheckFixtures.normalise(reportText, directory: dir), "mixed.report.json")
+        try CheckFixtures.assertSnapshot(CheckFixtures.normalise(try String(contentsOf: junit, encoding: .utf8), directory: dir), "mixed.junit.xml")
+        try CheckFixtures.assertSnapshot(CheckFixtures.normalise(result.stderr, directory: dir), "mixed.stderr.txt")
+
+        // Independently of the snapshots: valid JSON in path order, the
+        // hidden file skipped, valid XML with one testcase per file.
+        let files = try CheckFixtures.files(Data(reportText.utf8))
+        let paths = files.compactMap { $0["path"] as? String }
+        XCTAssertEqual(paths, paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "files must be in path order")
+        XCTAssertEqual(paths.count, CheckFixtures.good.count + CheckFixtures.bad.count + 1)
+        XCTAssertFalse(paths.contains { $0.contains(".hidden") }, "hidden files are skipped")
+        let statuses = Dictionary(uniqueKeysWithValues: files.map { ($0["key"] as! String, $0["status"] as! String) })
+        XCTAssertEqual(statuses, ["good/hq.mov": "pass", "good/pq.mov": "pass", "good/interlaced-tff.mov": "pass", "sub/hq.prores": "fail",
+                                  "good/4444.mov": "fail", "bad/corrupt-slice.mov": "fail", "bad/bad-header.mov": "fail",
+                                  "bad/truncated-faststart.mov": "fail", "bad/empty.mov": "error", "bad/random.bin": "error",
+                                  "bad/h264.mp4": "error", "bad/text.mov": "error"])
+        let xml = JUnitShape(try Data(contentsOf: junit))
+        XCTAssertTrue(xml.wellFormed, "the JUnit report is not well-formed XML")
+        XCTAssertEqual(xml.suites, ["prores-decode check"])
+        XCTAssertEqual(xml.testcases, paths, "one testcase per file, in the same order")
+        XCTAssertEqual(xml.failures, 5)
+        XCTAssertEqual(xml.errors, 4)
+    }
+
+    /// `--jobs 2` and `--jobs 5` report exactly what `--jobs 1` reports, in
+    /// the same order (open failures are re-opened alone, so their FFmpeg
+    /// quote is their own).
+    func testJobsDoNotChangeTheReports() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        var outputs: [String] = []
+        for jobs in ["1", "2", "5"] {
+            let out = try makeTemporaryDirectory(self)
+            let report = out.appendingPathComponent("r.json"), junit = out.appendingPathComponent("j.xml")
+            let result = try runTool(["check", dir.path, "--jobs", jobs, "--threads", "1", "--report", report.path, "--junit", junit.path])
+            XCTAssertEqual(result.status, 10, "--jobs \(jobs): stderr:\n\(result.stderr)")
+            outputs.append(CheckFixtures.normalise(try String(contentsOf: report, encoding: .utf8) + String(contentsOf: junit, encoding: .utf8)
+                                                   + result.stderr, directory: dir))
+        }
+        XCTAssertEqual(outputs[1], outputs[0], "--jobs 2 changed the reports")
+        XCTAssertEqual(outputs[2], outputs[0], "--jobs 5 changed the reports")
+    }
+
+    // MARK: - Sharding
+
+    func testShardsPartitionTheSortedList() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        let all = try reportFiles(["check", dir.path, "--threads", "1"]).map { $0["path"] as! String }
+        XCTAssertEqual(all.count, 12)
+        for count in [1, 2, 3, 5, 13] {
+            var seen: [String] = []
+            for index in 1...count {
+                let shard = try reportFiles(["check", dir.path, "--shard", "\(index)/\(count)", "--threads", "1"]).map { $0["path"] as! String }
+                XCTAssertEqual(shard, all.enumerated().filter { $0.offset % count == index - 1 }.map(\.element),
+                               "shard \(index)/\(count) must hold positions ≡ \(index - 1) mod \(count), in order")
+                seen += shard
+            }
+            XCTAssertEqual(seen.sorted(), all.sorted(), "shards of \(count) must cover every file exactly once")
+        }
+    }
+
+    func testEmptyShardPasses() throws {
+        let result = try runTool(["check", Repo.fixture("hq.mov"), "--shard", "2/2"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("shard 2/2 holds no files"), result.stderr)
+    }
+
+    // MARK: - Golden files
+
+    func testGoldenWriteThenMatchThenMismatch() throws {
+        let dir = try makeTemporaryDirectory(self), out = try makeTemporaryDirectory(self)
+        let fm = FileManager.default
+        try fm.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        for (from, to) in [("hq.mov", "hq.mov"), ("lt.mov", "lt.mov"), ("4444.mov", "sub/4444.mov")] {
+            try fm.copyItem(atPath: Repo.fixture(from), toPath: dir.appendingPathComponent(to).path)
+        }
+        let golden = out.appendingPathComponent("golden.txt")
+        let write = try runTool(["check", dir.path, "--write-golden", golden.path])
+        XCTAssertEqual(write.status, 0, write.stderr)
+
+        // The md5s are ffmpeg's own (Fixtures/ref, made by the ffmpeg CLI).
+        let lines = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        var byKey: [String: [String]] = [:]
+        for line in lines {
+            let fields = line.split(separator: " ", maxSplits: 2).map(String.init)
+            XCTAssertEqual(Int(fields[0]), byKey[fields[2], default: []].count, "frames in order, from 0")
+            byKey[fields[2], default: []].append(fields[1])
+        }
+        XCTAssertEqual(byKey, ["hq.mov": try ffmpegFrameMD5s("hq.mov"), "lt.mov": try ffmpegFrameMD5s("lt.mov"),
+                               "sub/4444.mov": try ffmpegFrameMD5s("4444.mov")])
+
+        let match = try runTool(["check", dir.path, "--golden", golden.path, "--report", out.appendingPathComponent("match.json").path])
+        XCTAssertEqual(match.status, 0, match.stderr)
+        for file in try CheckFixtures.files(Data(contentsOf: out.appendingPathComponent("match.json"))) {
+            XCTAssertEqual((file["golden"] as? [String: Any])?["result"] as? String, "match", "\(file["path"]!)")
+        }
+
+        // Another clip under the same name, and a clip the golden file lacks.
+        try fm.removeItem(at: dir.appendingPathComponent("hq.mov"))
+        try fm.copyItem(atPath: Repo.fixture("aw-hq.mov"), toPath: dir.appendingPathComponent("hq.mov").path)
+        try fm.copyItem(atPath: Repo.fixture("proxy.mov"), toPath: dir.appendingPathComponent("new.mov").path)
+        let report = out.appendingPathComponent("mismatch.json")
+        let mismatch = try runTool(["check", dir.path, "--golden", golden.path, "--report", report.path])
+        XCTAssertEqual(mismatch.status, 10, mismatch.stderr)
+        let lineFor = { (name: String) in mismatch.stderr.split(separator: "\n").first { $0.contains("/\(name)") }.map(String.init) ?? "" }
+        XCTAssertTrue(lineFor("hq.mov").hasPrefix("FAIL ") && lineFor("hq.mov").contains("golden mismatch at frame 0"), lineFor("hq.mov"))
+        XCTAssertTrue(lineFor("new.mov").hasPrefix("FAIL ") && lineFor("new.mov").contains("not in the golden file"), lineFor("new.mov"))
+        XCTAssertTrue(lineFor("lt.mov").hasPrefix("PASS "), lineFor("lt.mov"))
+        let files = try CheckFixtures.files(Data(contentsOf: report))
+        let hq = try XCTUnwrap(files.first { $0["key"] as? String == "hq.mov" })
+        let verdict = try XCTUnwrap(hq["golden"] as? [String: Any])
+        XCTAssertEqual(verdict["result"] as? String, "mismatch")
+        XCTAssertEqual(verdict["frame"] as? Int, 0)
+        XCTAssertTrue((verdict["reason"] as? String)?.contains(try ffmpegFrameMD5s("hq.mov")[0]) ?? false, "the reason quotes the golden md5")
+    }
+
+    func testGoldenLeavesOutFilesThatDidNotDecodeCleanly() throws {
+        let dir = try makeTemporaryDirectory(self), out = try makeTemporaryDirectory(self)
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("hq.mov").path)
+        try FileManager.default.copyItem(atPath: Repo.fixture("bad/corrupt-slice.mov"), toPath: dir.appendingPathComponent("corrupt.mov").path)
+        let golden = out.appendingPathComponent("golden.txt")
+        let result = try runTool(["check", dir.path, "--write-golden", golden.path])
+        XCTAssertEqual(result.status, 10, result.stderr)
+        let text = try String(contentsOf: golden, encoding: .utf8)
+        XCTAssertFalse(text.contains("corrupt.mov"), "a damaged file must not become golden:\n\(text)")
+        XCTAssertEqual(text.split(separator: "\n").filter { $0.hasSuffix(" hq.mov") }.count, 5)
+        XCTAssertTrue(result.stderr.contains("not in the golden file") && result.stderr.contains("corrupt.mov"), result.stderr)
+    }
+
+    // MARK: - Statistics through the CLI
+
+    /// An elementary stream whose first three frames are the same picture:
+    /// frames 1 and 2 are frozen, nothing else is.
+    func testFrozenFrames() throws {
+        let frames = try CheckFixtures.elementaryFrames()
+        XCTAssertEqual(frames.count, 5)
+        let dir = try makeTemporaryDirectory(self)
+        let clip = dir.appendingPathComponent("frozen.prores")
+        try (frames[0] + frames[0] + frames[0] + frames[1] + frames[2]).write(to: clip)
+        let file = try XCTUnwrap(try reportFiles(["check", clip.path]).first)
+        XCTAssertEqual(file["status"] as? String, "pass")
+        let stats = try XCTUnwrap(file["stats"] as? [String: Any])
+        let frozen = try XCTUnwrap(stats["frozen_frames"] as? [String: Any])
+        XCTAssertEqual(frozen["count"] as? Int, 2)
+        XCTAssertEqual(frozen["ranges"] as? [[Int]], [[1, 2]])
+        XCTAssertEqual((stats["black_frames"] as? [String: Any])?["count"] as? Int, 0, "testsrc2 is never black")
+    }
+
+    /// A damaged frame's concealed slices hold whatever the pooled surface
+    /// held before, so it is left out of the statistics: they are the same
+    /// on every run, and equal those of hq.mov's other four frames.
+    func testDamagedFramesAreLeftOutOfTheStatistics() throws {
+        var seen = Set<String>()
+        for _ in 0..<4 {
+            let file = try XCTUnwrap(try reportFiles(["check", Repo.fixture("bad/corrupt-slice.mov")]).first)
+            XCTAssertEqual(file["frames"] as? Int, 5, "all five frames are decoded")
+            let stats = try XCTUnwrap(file["stats"] as? [String: Any])
+            XCTAssertEqual(stats["frames"] as? Int, 4, "frame 2 is damaged and not measured")
+            let luma = try XCTUnwrap(stats["luma"] as? [String: Any])
+            seen.insert("\(luma["min"] ?? "") \(luma["mean"] ?? "") \(luma["max"] ?? "")")
+        }
+        XCTAssertEqual(seen.count, 1, "statistics must not vary between runs: \(seen)")
+    }
+
+    /// Luma and alpha statistics against the same numbers computed here from
+    /// the raw native frames (themselves checked against ffmpeg's md5s).
+    func testStatisticsMatchTheRawFrames() throws {
+        for (clip, depth, planes) in [("hq.mov", 10, 3), ("4444.mov", 12, 4), ("odd-size-444.mov", 12, 4)] {
+            let dir = try makeTemporaryDirectory(self)
+            let raw = dir.appendingPathComponent("raw")
+            XCTAssertEqual(try runTool([Repo.fixture(clip), "--format", "native", "-o", raw.path]).status, 0)
+            let bytes = try Data(contentsOf: raw)
+            let file = try XCTUnwrap(try reportFiles(["check", Repo.fixture(clip)]).first)
+            let format = try XCTUnwrap(file["format"] as? [String: Any])
+            let width = format["width"] as! Int, height = format["height"] as! Int
+            let plane = width * height * 2
+            let frameSize = planes == 4 ? 4 * plane : plane + 2 * ((width + 1) / 2) * height * 2
+            XCTAssertEqual(bytes.count, 5 * frameSize, clip)
+            let frameMD5s = (0..<5).map { CLITestMD5.hex(bytes[($0 * frameSize)..<(($0 + 1) * frameSize)]) }
+            XCTAssertEqual(frameMD5s, try ffmpegFrameMD5s(clip), "\(clip): raw frames must be ffmpeg's")
+
+            func samples(_ frame: Int, _ offset: Int) -> [Int] {
+                let start = frame * frameSize + offset
+                return stride(from: start, to: start + plane, by: 2).map { Int(bytes[$0]) | Int(bytes[$0 + 1]) << 8 }
+            }
+            let luma = (0..<5).flatMap { samples($0, 0) }
+            let stats = try XCTUnwrap(file["stats"] as? [String: Any])
+            let lumaStats = try XCTUnwrap(stats["luma"] as? [String: Any])
+            XCTAssertEqual(lumaStats["min"] as? Int, luma.min(), clip)
+            XCTAssertEqual(lumaStats["max"] as? Int, luma.max(), clip)
+            XCTAssertEqual(lumaStats["mean"] as? Double ?? -1, Double(luma.reduce(0, +)) / Double(luma.count), accuracy: 0.005, clip)
+            if planes == 4 {
+                let alpha = (0..<5).flatMap { samples($0, 3 * plane) }
+                let opaque = (1 << depth) - 1
+                let alphaStats = try XCTUnwrap(stats["alpha"] as? [String: Any], clip)
+                XCTAssertEqual(alphaStats["transparent_fraction"] as? Double ?? -1,
+                               Double(alpha.filter { $0 == 0 }.count) / Double(alpha.count), accuracy: 0.00005, clip)
+                XCTAssertEqual(alphaStats["opaque_fraction"] as? Double ?? -1,
+                               Double(alpha.filter { $0 == opaque }.count) / Double(alpha.count), accuracy: 0.00005, clip)
+                // Top quarter opaque, second quarter transparent, a gradient below (Fixtures/README.md).
+                XCTAssertEqual(alphaStats["partial_frames"] as? Int, 5, clip)
+            } else {
+                XCTAssertTrue(stats["alpha"] is NSNull, "\(clip) has no alpha")
+            }
+        }
+    }
+
+    /// pq.mov's light level against ST 2084 and BT.2020 written out here,
+    /// on the same 4×4 grid, from the raw native frames.
+    func testPQLightLevelMatchesAnIndependentFormula() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let raw = dir.appendingPathComponent("raw")
+        XCTAssertEqual(try runTool([Repo.fixture("pq.mov"), "--format", "native", "-o", raw.path]).status, 0)
+        let bytes = try Data(contentsOf: raw)
+        let (w, h) = (192, 112)
+        let frameSize = w * h * 2 + 2 * (w / 2) * h * 2
+        func sample(_ offset: Int) -> Double { Double(Int(bytes[offset]) | Int(bytes[offset + 1]) << 8) }
+        func pq(_ e: Double) -> Double {
+            let m1 = 0.1593017578125, m2 = 78.84375, c1 = 0.8359375, c2 = 18.8515625, c3 = 18.6875
+            let p = pow(min(max(e, 0), 1), 1 / m2)
+            return 10000 * pow(max(p - c1, 0) / (c2 - c3 * p), 1 / m1)
+        }
+        var peak = 0.0, peakAverage = 0.0
+        for frame in 0..<5 {
+            var total = 0.0, count = 0
+            for y in stride(from: 0, to: h, by: 4) {
+                for x in stride(from: 0, to: w, by: 4) {
+                    let base = frame * frameSize
+                    let luma = (sample(base + 2 * (y * w + x)) - 64) / 876
+                    let cb = (sample(base + w * h * 2 + 2 * (y * w / 2 + x / 2)) - 512) / 896
+                    let cr = (sample(base + w * h * 2 + (w / 2) * h * 2 + 2 * (y * w / 2 + x / 2)) - 512) / 896
+                    // BT.2020 non-constant luminance: Kr 0.2627, Kb 0.0593.
+                    let r = luma + 1.4746 * cr, b = luma + 1.8814 * cb
+                    let g = (luma - 0.2627 * r - 0.0593 * b) / 0.678
+                    let light = max(pq(r), pq(g), pq(b))
+                    peak = max(peak, light)
+                    total += light
+                    count += 1
+                }
+            }
+            peakAverage = max(peakAverage, total / Double(count))
+        }
+        let file = try XCTUnwrap(try reportFiles(["check", Repo.fixture("pq.mov")]).first)
+        let light = try XCTUnwrap((file["stats"] as? [String: Any])?["light"] as? [String: Any])
+        XCTAssertEqual(light["max_nits"] as? Double ?? -1, peak, accuracy: 0.051)
+        XCTAssertEqual(light["max_frame_average_nits"] as? Double ?? -1, peakAverage, accuracy: 0.051)
+        XCTAssertEqual(light["grid_step"] as? Int, 4)
+        let sdr = try XCTUnwrap(try reportFiles(["check", Repo.fixture("bt709.mov")]).first)
+        XCTAssertTrue((sdr["stats"] as? [String: Any])?["light"] is NSNull, "no light level for SDR")
+    }
+
+    // MARK: - Rules through the CLI
+
+    func testExpectRulesPassAndFail() throws {
+        let pass = try runTool(["check", Repo.fixture("pq.mov"), "--expect",
+                                "profile=hq,size=192x112,alpha=false,transfer=pq,primaries=bt2020,matrix=bt2020nc,chroma=4:2:2,"
+                                + "interlaced=false,frames=5,fps=25,bit-depth=10,width>=192,height<113,max-nits>1000"])
+        XCTAssertEqual(pass.status, 0, pass.stderr)
+        let out = try makeTemporaryDirectory(self)
+        let report = out.appendingPathComponent("r.json")
+        let fail = try runTool(["check", Repo.fixture("pq.mov"), "--report", report.path, "--expect", "frames>=24, transfer=hlg ,alpha=false"])
+        XCTAssertEqual(fail.status, 10, fail.stderr)
+        XCTAssertTrue(fail.stderr.contains("FAIL ") && fail.stderr.contains("expected frames>=24, got 5 (+1 more)"), fail.stderr)
+        let file = try XCTUnwrap(try CheckFixtures.files(Data(contentsOf: report)).first)
+        let broken = try XCTUnwrap(file["failed_rules"] as? [[String: String]])
+        XCTAssertEqual(broken, [["rule": "frames>=24", "actual": "5"], ["rule": "transfer=hlg", "actual": "smpte2084 (bitstream)"]])
+    }
+
+    func testBadRulesAreUsageErrors() throws {
+        for (rule, named, mention) in [("bogus=1", "bogus=1", "unknown key 'bogus'"), ("frames~5", "frames~5", "no comparison"),
+                                       ("profile>=hq", "profile>=hq", "only = or !="), ("frames>=many", "frames>=many", "not a number"),
+                                       ("profile=hd", "profile=hd", "unknown profile"), ("size=1920", "size=1920", "WIDTHxHEIGHT"),
+                                       ("alpha=maybe", "alpha=maybe", "true or false"), ("transfer=gamma9", "transfer=gamma9", "unknown transfer"),
+                                       ("frames>=1,,", "frames>=1,,", "empty rule"), ("profile=hq, chroma=4:2:0", "chroma=4:2:0", "4:2:2 or 4:4:4")] {
+            let result = try runTool(["check", Repo.fixture("hq.mov"), "--expect", rule])
+            XCTAssertEqual(result.status, 2, "--expect \(rule): \(result.stderr)")
+            let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("prores-decode: error:") }
+            XCTAssertEqual(errors.count, 1, result.stderr)
+            XCTAssertTrue(errors.first?.contains("'\(named)'") ?? false, "the error must name '\(named)': \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(mention), "--expect \(rule): expected '\(mention)' in \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("PASS"), "nothing may be checked after a usage error")
+        }
+    }
+
+    // MARK: - Failing safely
+
+    func testPathsThatNameNothingAreErrors() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let result = try runTool(["check", dir.appendingPathComponent("missing.mov").path, dir.path + "/*.nothing", empty.path,
+                                  Repo.fixture("hq.mov")])
+        XCTAssertEqual(result.status, 11, "no file failed, some could not be checked: exit 11; stderr:\n\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("ERROR ") }.count, 3, result.stderr)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("ERROR ") && $0.contains("missing.mov") && $0.contains("no such file") }, result.stderr)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("ERROR ") && $0.contains("no file matches") }, result.stderr)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("ERROR ") && $0.contains("holds no files") }, result.stderr)
+        XCTAssertTrue(lines.contains("PASS \(Repo.fixture("hq.mov"))"), result.stderr)
+        XCTAssertEqual(lines.last, lines.first { $0.hasPrefix("TOTAL 4 files: 1 passed, 0 failed, 3 errors") }, result.stderr)
+    }
+
+    func testGlobsExpand() throws {
+        let result = try runTool(["check", Repo.fixtures.path + "/4444*.mov"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").filter { $0.hasPrefix("PASS ") }.map(String.init),
+                       ["4444-alpha8.mov", "4444-noalpha.mov", "4444.mov", "4444xq.mov"].map { "PASS " + Repo.fixture($0) })
+    }
+
+    func testTimeoutIsAnError() throws {
+        let result = try runTool(["check", Repo.fixture("hq.mov"), "--timeout", "0.000001"])
+        XCTAssertEqual(result.status, 11, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("ERROR \(Repo.fixture("hq.mov")): timed out"), result.stderr)
+    }
+
+    /// A long file is stopped by its timer mid-decode; the next file is still checked.
+    func testTimeoutStopsALongDecode() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let long = dir.appendingPathComponent("a-long.prores")
+        try longStream().write(to: long)
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("b.mov").path)
+        let started = Date()
+        let result = try runTool(["check", dir.path, "--timeout", "0.5"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+        XCTAssertEqual(result.status, 11, result.stderr)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.first?.hasPrefix("ERROR \(long.path): timed out after 0.5 s") ?? false, result.stderr)
+        XCTAssertTrue(lines.contains("PASS \(dir.path)/b.mov"), result.stderr)
+    }
+
+    /// SIGINT mid-check: exit 9, and no report or temporary is left.
+    func testInterruptLeavesNoReport() throws {
+        let dir = try makeTemporaryDirectory(self), out = try makeTemporaryDirectory(self)
+        let long = dir.appendingPathComponent("long.prores")
+        try longStream().write(to: long)
+        let process = Process()
+        process.executableURL = Repo.executable
+        process.arguments = ["check", long.path, "--report", out.appendingPathComponent("r.json").path,
+                             "--junit", out.appendingPathComponent("j.xml").path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        let errData = ToolPipeBytes(), group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        usleep(300_000)
+        guard process.isRunning else {
+            process.waitUntilExit()
+            group.wait()
+            throw XCTSkip("the check finished before it could be interrupted")
+        }
+        process.interrupt()
+        let sent = Date()
+        while process.isRunning && Date().timeIntervalSince(sent) < 5 { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); XCTFail("no exit within 5 s of SIGINT") }
+        process.waitUntilExit()
+        group.wait()
+        let stderr = String(decoding: errData.data, as: UTF8.self)
+        XCTAssertEqual(process.terminationReason, .exit, stderr)
+        XCTAssertEqual(process.terminationStatus, 9, stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), [], "no report and no temporary may remain")
+    }
+
+    // MARK: - Options and outputs
+
+    func testUsageErrors() throws {
+        let hq = Repo.fixture("hq.mov")
+        for arguments in [["check"], ["check", hq, "--shard", "0/3"], ["check", hq, "--shard", "4/3"], ["check", hq, "--shard", "x"],
+                          ["check", hq, "--jobs", "0"], ["check", hq, "--timeout", "0"], ["check", hq, "--timeout", "-1"],
+                          ["check", hq, "--timeout", "abc"], ["check", hq, "--sample", "0"], ["check", hq, "--bogus"],
+                          ["check", hq, "--report", "-", "--junit", "-"], ["check", hq, "--report", "/tmp/x.json", "--junit", "/tmp/x.json"],
+                          ["check", hq, "--golden", "/tmp/g.txt", "--write-golden", "/tmp/g.txt"], ["check", "-"]] {
+            let result = try runTool(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").filter { $0.hasPrefix("prores-decode: error:") }.count, 1, "\(arguments): \(result.stderr)")
+        }
+        let missingGolden = try runTool(["check", hq, "--golden", "/nonexistent/golden.txt"])
+        XCTAssertEqual(missingGolden.status, 3, missingGolden.stderr)
+        XCTAssertTrue(missingGolden.stderr.contains("golden"), missingGolden.stderr)
+    }
+
+    func testMalformedGoldenIsRejected() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let golden = dir.appendingPathComponent("g.txt")
+        try "# header\n0 not-an-md5 hq.mov\n".write(to: golden, atomically: true, encoding: .utf8)
+        let result = try runTool(["check", Repo.fixture("hq.mov"), "--golden", golden.path])
+        XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(result.stderr.contains("line 2"), result.stderr)
+    }
+
+    func testExistingReportNeedsOverwrite() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let report = dir.appendingPathComponent("r.json")
+        try "old".write(to: report, atomically: true, encoding: .utf8)
+        let refused = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path])
+        XCTAssertEqual(refused.status, 6, refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("PASS"), "outputs are opened before anything is checked")
+        XCTAssertEqual(try String(contentsOf: report, encoding: .utf8), "old")
+        let replaced = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path, "--overwrite"])
+        XCTAssertEqual(replaced.status, 0, replaced.stderr)
+        XCTAssertEqual(try CheckFixtures.files(Data(contentsOf: report)).count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["r.json"])
+    }
+
+    func testReportToStdout() throws {
+        let result = try runTool(["check", Repo.fixture("hq.mov"), "--report", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try CheckFixtures.files(result.stdout).first?["status"] as? String, "pass")
+    }
+
+    func testSampleChecksEvenlySpacedFrames() throws {
+        let file = try XCTUnwrap(try reportFiles(["check", Repo.fixture("hq.mxf"), "--sample", "3"]).first)
+        XCTAssertEqual(file["sampled"] as? [Int], [0, 2, 4])
+        XCTAssertEqual(file["frames"] as? Int, 3)
+        XCTAssertEqual(file["status"] as? String, "pass")
+        let truncated = try XCTUnwrap(try reportFiles(["check", Repo.fixture("bad/truncated-faststart.mov"), "--sample", "3"]).first)
+        XCTAssertEqual(truncated["status"] as? String, "fail")
+        XCTAssertEqual((truncated["errors"] as? [[String: Any]])?.compactMap { $0["frame"] as? Int }, [2, 4],
+                       "frame 2 is cut and frame 4 is missing")
+    }
+
+    func testHelp() throws {
+        let help = try runTool(["check", "--help"])
+        XCTAssertEqual(help.status, 0)
+        for option in ["--report", "--junit", "--expect", "--golden", "--write-golden", "--sample", "--jobs", "--shard", "--timeout",
+                       "--threads", "--overwrite"] {
+            XCTAssertTrue(help.stdoutText.contains(option), "check --help does not mention \(option)")
+        }
+        let main = try runTool(["--help"])
+        XCTAssertTrue(main.stdoutText.contains("prores-decode check PATH..."))
+        XCTAssertTrue(main.stdoutText.contains("  10   check: at least one file failed"), main.stdoutText)
+        XCTAssertTrue(main.stdoutText.contains("  11   check: no file failed"), main.stdoutText)
+    }
+
+    // MARK: - Helpers
+
+    /// Runs a check with `--report -` and returns its files.
+    private func reportFiles(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        let result = try runTool(arguments + ["--report", "-"], file: file, line: line)
+        XCTAssertEqual(result.reason, .exit, file: file, line: line)
+        return try CheckFixtures.files(result.stdout)
+    }
+
+    /// hq.prores 1000 times: 5000 frames, seconds of decoding.
+    private func longStream() throws -> Data {
+        let once = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores")))
+        var bytes = Data(capacity: once.count * 1000)
+        for _ in 0..<1000 { bytes.append(once) }
+        return bytes
+    }
+}
+
+/// What a JUnit report holds, read with Foundation's XMLParser.
+private final class JUnitShape: NSObject, XMLParserDelegate {
+    var suites: [String] = []
+    var testcases: [String] = []
+    var failures = 0
+    var errors = 0
+    private(set) var wellFormed = false
+
+    init(_ data: Data) {
+        super.init()
+        let parser = XMLParser(data: data)
+        parser.delegate = self
+        wellFormed = parser.parse()
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        switch name {
+        case "testsuite": suites.append(attributes["name"] ?? "")
+        case "testcase": testcases.append(attributes["name"] ?? "")
+        case "failure": failures += 1
+        case "error": errors += 1
+        default: break
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+
+/// Helpers shared by the `check` tests: a mixed directory of good and bad
+/// clips, report normalisation, snapshots in `Fixtures/check/`.
+enum CheckFixtures {
+    static let good = ["hq.mov", "4444.mov", "pq.mov", "interlaced-tff.mov"]
+    static let bad = ["bad/corrupt-slice.mov", "bad/bad-header.mov", "bad/truncated-faststart.mov", "bad/empty.mov",
+                      "bad/random.bin", "bad/h264.mp4", "bad/text.mov"]
+
+    /// good/ and bad/ copies, sub/hq.prores, a hidden file that must be
+    /// skipped, and nothing else.
+    static func mixedDirectory(_ test: XCTestCase) throws -> URL {
+        let dir = try makeTemporaryDirectory(test)
+        let fm = FileManager.default
+        for name in good + bad {
+            let target = dir.appendingPathComponent(name.hasPrefix("bad/") ? name : "good/" + name)
+            try fm.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try fm.copyItem(atPath: Repo.fixture(name), toPath: target.path)
+        }
+        try fm.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try fm.copyItem(atPath: Repo.fixture("hq.prores"), toPath: dir.appendingPathComponent("sub/hq.prores").path)
+        try Data("not a clip".utf8).write(to: dir.appendingPathComponent("good/.hidden.mov"))
+        return dir
+    }
+
+    /// Timings become 0 and the temporary directory `$DIR`, so two runs (or a
+    /// run and a snapshot) compare byte for byte.
+    static func normalise(_ text: String, directory: URL) -> String {
+        var text = text.replacingOccurrences(of: directory.path, with: "$DIR")
+        for (pattern, replacement) in [("\"seconds\":[0-9.e+-]+", "\"seconds\":0"), ("time=\"[0-9.e+-]+\"", "time=\"0\""),
+                                       (" in [0-9.e+-]+ s\n", " in 0 s\n")] {
+            text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        }
+        return text
+    }
+
+    /// Compares with `Fixtures/check/NAME`; PRORES_DECODE_UPDATE_SNAPSHOTS=1
+    /// rewrites the snapshot instead (review the diff before committing).
+    static func assertSnapshot(_ actual: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let url = Repo.fixtures.appendingPathComponent("check").appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["PRORES_DECODE_UPDATE_SNAPSHOTS"] == "1" {
+            try actual.write(to: url, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        if actual != expected {
+            let a = actual.split(separator: "\n", omittingEmptySubsequences: false)
+            let e = expected.split(separator: "\n", omittingEmptySubsequences: false)
+            let first = (0..<min(a.count, e.count)).first { a[$0] != e[$0] } ?? min(a.count, e.count)
+            XCTFail("\(name) differs from the snapshot at line \(first + 1):\n  expected: \(first < e.count ? String(e[first]) : "<end>")\n"
+                    + "  actual:   \(first < a.count ? String(a[first]) : "<end>")", file: file, line: line)
+        }
+    }
+
+    /// The report's `files` array, parsed.
+    static func files(_ report: Data) throws -> [[String: Any]] {
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: report) as? [String: Any], "the report is not a JSON object")
+        return try XCTUnwrap(object["files"] as? [[String: Any]], "the report has no files array")
+    }
+
+    /// The ProRes frames of hq.prores (4-byte big-endian size + 'icpf' each).
+    static func elementaryFrames() throws -> [Data] {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores")))
+        var frames: [Data] = []
+        var offset = bytes.startIndex
+        while offset + 8 <= bytes.endIndex {
+            let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard size >= 8, offset + size <= bytes.endIndex else { break }
+            frames.append(bytes[offset..<offset + size])
+            offset += size
+        }
+        return frames
+    }
+}

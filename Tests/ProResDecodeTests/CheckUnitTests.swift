@@ -1,0 +1,214 @@
+import Foundation
+@testable import ProResDecode
+import XCTest
+
+/// The pieces of `check` on their own: frame sampling, shards, path
+/// expansion, XML escaping, golden files, and the statistics on hand-made
+/// planes whose answers are worked out by hand.
+final class CheckUnitTests: XCTestCase {
+
+    // MARK: - Sampling and shards
+
+    func testSamplingIndices() {
+        // round(i·(count−1)/(n−1)): 100 frames, 5 samples → 0, 24.75, 49.5, 74.25, 99.
+        XCTAssertEqual(FrameSampling.indices(count: 100, samples: 5), [0, 25, 50, 74, 99])
+        XCTAssertEqual(FrameSampling.indices(count: 5, samples: 3), [0, 2, 4])
+        XCTAssertEqual(FrameSampling.indices(count: 4, samples: 3), [0, 2, 3])  // 1.5 rounds up
+        XCTAssertEqual(FrameSampling.indices(count: 5, samples: 5), [0, 1, 2, 3, 4])
+        XCTAssertEqual(FrameSampling.indices(count: 5, samples: 50), [0, 1, 2, 3, 4])
+        XCTAssertEqual(FrameSampling.indices(count: 5, samples: 1), [0])
+        XCTAssertEqual(FrameSampling.indices(count: 0, samples: 3), [])
+        for count in 2...60 {
+            for n in 2...count {
+                let picked = FrameSampling.indices(count: count, samples: n)
+                XCTAssertEqual(picked.count, n)
+                XCTAssertEqual(picked.first, 0)
+                XCTAssertEqual(picked.last, count - 1)
+                XCTAssertEqual(picked, picked.sorted(), "ascending")
+                XCTAssertEqual(Set(picked).count, n, "distinct for \(count)/\(n)")
+            }
+        }
+    }
+
+    func testShardsPartition() {
+        XCTAssertNil(CheckShard(parsing: "0/3"))
+        XCTAssertNil(CheckShard(parsing: "4/3"))
+        XCTAssertNil(CheckShard(parsing: "1/0"))
+        XCTAssertNil(CheckShard(parsing: "1"))
+        XCTAssertNil(CheckShard(parsing: "1/2/3"))
+        XCTAssertEqual(CheckShard(parsing: "2/3"), CheckShard(index: 2, count: 3))
+        for total in 0...20 {
+            let items = Array(0..<total)
+            for count in 1...7 {
+                let shards = (1...count).map { CheckShard(index: $0, count: count)!.select(items) }
+                XCTAssertEqual(shards.flatMap { $0 }.sorted(), items, "\(count) shards of \(total) must cover each item once")
+                for (i, shard) in shards.enumerated() {
+                    XCTAssertTrue(shard.allSatisfy { $0 % count == i })
+                    XCTAssertEqual(shard, shard.sorted())
+                }
+            }
+        }
+    }
+
+    // MARK: - Paths
+
+    func testExpansionSortsSkipsHiddenAndFollowsLinksOnce() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let fm = FileManager.default
+        for path in ["b.mov", "a/z.mov", "a/.hidden.mov", ".git/config", "a/deeper/c.mov"] {
+            let url = dir.appendingPathComponent(path)
+            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: url)
+        }
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("a/loop").path, withDestinationPath: dir.path)
+        try fm.createDirectory(at: dir.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        mkfifo(dir.appendingPathComponent("fifo").path, 0o600)
+        let found = CheckInputExpander.expand([dir.path])
+        let base = dir.path + "/"
+        XCTAssertEqual(found.map(\.path), ["a/deeper/c.mov", "a/z.mov", "b.mov", "fifo"].map { base + $0 },
+                       "sorted, hidden skipped, the symlink loop not walked twice, the empty directory contributing nothing")
+        XCTAssertEqual(found.map(\.key), ["a/deeper/c.mov", "a/z.mov", "b.mov", "fifo"])
+        XCTAssertEqual(found.map(\.problem), [nil, nil, nil, "not a regular file"], "a FIFO is never opened")
+
+        let mixed = CheckInputExpander.expand([base + "b.mov", base + "a/*.mov", base + "empty", base + "nope.mov", base + "*.none", base + "b.mov"])
+        XCTAssertEqual(mixed.map(\.path), ["a/z.mov", "b.mov", "empty", "nope.mov", "*.none"].map { base + $0 }.sorted {
+            $0.utf8.lexicographicallyPrecedes($1.utf8)
+        }, "globs expand, duplicates collapse, everything sorted by path")
+        XCTAssertEqual(mixed.first { $0.path.hasSuffix("empty") }?.problem, "directory holds no files to check")
+        XCTAssertEqual(mixed.first { $0.path.hasSuffix("nope.mov") }?.problem, "no such file")
+        XCTAssertEqual(mixed.first { $0.path.hasSuffix("*.none") }?.problem, "no file matches this pattern")
+        XCTAssertEqual(mixed.first { $0.path.hasSuffix("z.mov") }?.key, base + "a/z.mov", "a glob match is keyed by its path")
+    }
+
+    // MARK: - Reports
+
+    func testXMLEscaping() {
+        XCTAssertEqual(XMLText.escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;")
+        XCTAssertEqual(XMLText.escape("line\nnext\ttab\r"), "line&#10;next&#9;tab&#13;")
+        XCTAssertEqual(XMLText.escape("bell\u{07}nul\u{0}"), "bell\u{FFFD}nul\u{FFFD}", "XML 1.0 has no way to write these")
+        XCTAssertEqual(XMLText.escape("é ✓ 𝄞"), "é ✓ 𝄞")
+    }
+
+    func testGoldenRoundTripAndVerdicts() throws {
+        let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 32), c = String(repeating: "c", count: 32)
+        var golden = GoldenFile()
+        golden.add(key: "dir/clip one.mov", md5s: [(0, a), (1, b)])
+        golden.add(key: "odd\\name\n.mov", md5s: [(0, c)])
+        let text = golden.text
+        XCTAssertEqual(text, GoldenFile.header + "\n0 \(a) dir/clip one.mov\n1 \(b) dir/clip one.mov\n0 \(c) odd\\\\name\\n.mov\n")
+        XCTAssertEqual(try GoldenFile(parsing: text), golden)
+
+        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, b)], complete: true), .match)
+        XCTAssertEqual(golden.verdict(key: "other.mov", md5s: [(0, a)], complete: true), .notInGolden(key: "other.mov"))
+        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, c)], complete: true),
+                       .mismatch(frame: 1, reason: "md5 \(c), golden \(b)"))
+        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a)], complete: true),
+                       .mismatch(frame: 1, reason: "the golden file has frame 1, the file delivered none"))
+        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a)], complete: false), .match, "a sample checks only its frames")
+        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, b)], complete: true, damaged: [1]),
+                       .mismatch(frame: 1, reason: "the frame was damaged"), "a damaged frame never matches, whatever its md5")
+        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, b), (2, c)], complete: true),
+                       .mismatch(frame: 2, reason: "the golden file has no frame 2"))
+
+        for bad in ["0 \(a)", "x \(a) f.mov", "0 \(a.uppercased()) f.mov", "0 abc f.mov", "0 \(a) f\\q.mov", "0 \(a) f.mov\n0 \(b) f.mov"] {
+            XCTAssertThrowsError(try GoldenFile(parsing: "# h\n" + bad), bad)
+        }
+    }
+
+    // MARK: - Statistics on hand-made planes
+
+    /// yuv422p10le, 4x2: Y planes given, chroma neutral.
+    private func frame422(_ luma: [UInt16], width: Int = 4, height: Int = 2, _ body: (NativeFrameView) -> Void) {
+        let chroma = [UInt16](repeating: 512, count: (width + 1) / 2 * height)
+        let format = PlanarFormat(decoding: .c422, bitDepth: 10, alpha: false)
+        luma.withUnsafeBytes { y in chroma.withUnsafeBytes { c in
+            body(NativeFrameView(spans: [y, c, c], format: format, width: width, height: height)!)
+        } }
+    }
+
+    func testLumaRangeBlackAndFrozen() {
+        var stats = FrameStatistics(bitDepth: 10, range: .video, hasAlpha: false)
+        // Video black 64, white 940: black frames have a mean ≤ 64 + 0.02·876 = 81.52.
+        XCTAssertEqual(stats.blackThreshold, 81.52, accuracy: 1e-9)
+        frame422([64, 64, 64, 64, 64, 64, 64, 64]) { stats.add(FrameMeasurement($0, index: 0, md5: "black", light: nil)) }        // mean 64: black
+        frame422([64, 64, 64, 64, 64, 64, 64, 64]) { stats.add(FrameMeasurement($0, index: 1, md5: "black", light: nil)) }        // black and frozen
+        frame422([81, 82, 81, 82, 81, 82, 81, 82]) { stats.add(FrameMeasurement($0, index: 2, md5: "near", light: nil)) }         // mean 81.5: black
+        frame422([40, 940, 64, 64, 64, 64, 64, 100]) { stats.add(FrameMeasurement($0, index: 3, md5: "bright", light: nil)) }     // mean 175: not black
+        frame422([40, 940, 64, 64, 64, 64, 64, 100]) { stats.add(FrameMeasurement($0, index: 5, md5: "bright", light: nil)) }     // frozen; 4 was skipped
+        XCTAssertEqual(stats.frames, 5)
+        XCTAssertEqual(stats.lumaMin, 40)
+        XCTAssertEqual(stats.lumaMax, 940)
+        // (8·64 + 8·64 + 4·81 + 4·82 + 2·(40 + 940 + 5·64 + 100)) / 40
+        XCTAssertEqual(stats.lumaMean!, Double(512 + 512 + 324 + 328 + 2 * 1400) / 40, accuracy: 1e-9)
+        XCTAssertEqual(stats.black.runs, [0...2])
+        XCTAssertEqual(stats.frozen.runs, [1...1, 5...5])
+        XCTAssertEqual(stats.frozen.count, 2)
+
+        var full = FrameStatistics(bitDepth: 12, range: .full, hasAlpha: false)
+        XCTAssertEqual(full.blackThreshold, 0.02 * 4095, accuracy: 1e-9)
+        frame422([0, 0, 0, 0, 0, 0, 0, 0]) { full.add(FrameMeasurement($0, index: 0, md5: "x", light: nil)) }
+        XCTAssertEqual(full.black.count, 1)
+    }
+
+    func testAlphaCoverage() {
+        let format = PlanarFormat(decoding: .c444, bitDepth: 12, alpha: true)
+        var stats = FrameStatistics(bitDepth: 12, range: .video, hasAlpha: true)
+        let plane = [UInt16](repeating: 2048, count: 4)
+        for (index, alpha) in [[0, 0, 0, 0], [4095, 4095, 4095, 4095], [0, 4095, 1, 4094], [0, 0, 4095, 2048]].enumerated() {
+            let a = alpha.map(UInt16.init)
+            plane.withUnsafeBytes { p in a.withUnsafeBytes { a in
+                stats.add(FrameMeasurement(NativeFrameView(spans: [p, p, p, a], format: format, width: 2, height: 2)!, index: index,
+                                           md5: "\(index)", light: nil))
+            } }
+        }
+        XCTAssertEqual(stats.transparentFrames, 1)
+        XCTAssertEqual(stats.opaqueFrames, 1)
+        XCTAssertEqual(stats.partialFrames, 2)
+        XCTAssertEqual(stats.transparentFraction!, 7.0 / 16, accuracy: 1e-12)  // 4 + 1 + 2
+        XCTAssertEqual(stats.opaqueFraction!, 6.0 / 16, accuracy: 1e-12)       // 4 + 1 + 1
+    }
+
+    /// Padded rows arrive as one span per row; whole planes as one span.
+    func testFrameViewReadsRowSpansAndRejectsWrongSizes() {
+        let format = PlanarFormat(decoding: .c422, bitDepth: 10, alpha: false)
+        let rows: [[UInt16]] = [[1, 2, 3], [4, 5, 6], [7, 8], [9, 10], [11, 12], [13, 14]]  // 3x2: Y rows, Cb rows, Cr rows
+        let buffers = rows.map { row in UnsafeMutableRawBufferPointer.allocate(byteCount: row.count * 2, alignment: 16) }
+        defer { buffers.forEach { $0.deallocate() } }
+        for (buffer, row) in zip(buffers, rows) { row.withUnsafeBytes { buffer.copyMemory(from: $0) } }
+        let spans = buffers.map { UnsafeRawBufferPointer($0) }
+        let view = NativeFrameView(spans: spans, format: format, width: 3, height: 2)
+        XCTAssertEqual(view.map { Array($0.row(plane: 0, y: 1)) }, [4, 5, 6])
+        XCTAssertEqual(view.map { Array($0.row(plane: 2, y: 0)) }, [11, 12])
+        XCTAssertNil(NativeFrameView(spans: Array(spans.dropLast()), format: format, width: 3, height: 2), "a plane short")
+        XCTAssertNil(NativeFrameView(spans: spans + [spans[0]], format: format, width: 3, height: 2), "bytes left over")
+    }
+
+    /// Neutral grey at the top code: PQ signal 1.0 is 10 000 nits; HLG signal
+    /// 1.0 is scene light 1.0, shown at the 1000-nit nominal peak. Code 64 is 0.
+    func testLightLevelOnSyntheticFrames() throws {
+        func tags(_ transfer: Int) -> ColorTags {
+            ColorTags(bitstream: (9, transfer, 9), container: (2, 2, 2, nil), height: 1080)
+        }
+        let pq = try XCTUnwrap(try LightLevelMeter(tags: tags(16), bitDepth: 10))
+        XCTAssertEqual(pq.nits(y: 940, cb: 512, cr: 512), 10000, accuracy: 1e-6)
+        XCTAssertEqual(pq.nits(y: 64, cb: 512, cr: 512), 0, accuracy: 1e-9)
+        var stats = FrameStatistics(bitDepth: 10, range: .video, hasAlpha: false, measuresLight: true)
+        // Half the frame at 10 000 nits, half black: the grid (x = 0, 4) sees one of each per row.
+        frame422([940, 940, 940, 940, 64, 64, 64, 64], width: 8, height: 1) {
+            let light = pq.measure($0)
+            XCTAssertEqual(light.peak, 10000, accuracy: 1e-6)
+            XCTAssertEqual(light.average, 5000, accuracy: 1e-6)
+            stats.add(FrameMeasurement($0, index: 0, md5: "a", light: pq))
+        }
+        frame422([64, 64, 64, 64, 64, 64, 64, 64], width: 8, height: 1) { stats.add(FrameMeasurement($0, index: 1, md5: "b", light: pq)) }
+        XCTAssertEqual(stats.maxNits ?? -1, 10000, accuracy: 1e-6)
+        XCTAssertEqual(stats.maxFrameAverageNits ?? -1, 5000, accuracy: 1e-6, "a darker frame does not lower the peak average")
+
+        let hlg = try XCTUnwrap(try LightLevelMeter(tags: tags(18), bitDepth: 10))
+        // BT.2100's rounded a, b, c put the inverse OETF of 1.0 at 1 + 3e-8.
+        XCTAssertEqual(hlg.nits(y: 940, cb: 512, cr: 512), 1000, accuracy: 1e-4)
+        XCTAssertNil(try LightLevelMeter(tags: tags(1), bitDepth: 10), "BT.709 has no absolute light level")
+        XCTAssertThrowsError(try LightLevelMeter(tags: ColorTags(bitstream: (9, 16, 10), container: (2, 2, 2, nil), height: 1080), bitDepth: 10),
+                             "BT.2020 constant luminance has no maths here")
+    }
+}
