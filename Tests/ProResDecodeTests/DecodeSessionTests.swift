@@ -92,3 +92,53 @@ final class DecodeSessionTests: XCTestCase {
         XCTAssertEqual(statuses[4].1, .ok)
     }
 }
+
+/// A frame with broken slices must come out the same on every run: FFmpeg
+/// leaves undecodable slices untouched, so they are redone into a surface
+/// pre-filled with video black and neutral chroma.
+final class ConcealmentTests: XCTestCase {
+    func testDamagedFrameIsReproducibleAcrossThreadCounts() throws {
+        var md5s = Set<String>()
+        for threads in [1, 2, 3, 1, 2] {
+            let (report, sink) = try decodeMD5s("bad/corrupt-slice.mov", output: .native, threads: threads)
+            XCTAssertEqual(report.damaged.map(\.index), [2])
+            md5s.insert(sink.frames[2].md5)
+        }
+        XCTAssertEqual(md5s.count, 1, "the damaged frame differs between runs: \(md5s)")
+        // Undamaged frames are still ffmpeg's.
+        let reference = try ffmpegFrameMD5s("hq.mov")
+        let (_, sink) = try decodeMD5s("bad/corrupt-slice.mov", output: .native)
+        XCTAssertEqual(sink.frames.map(\.md5).enumerated().filter { $0.offset != 2 }.map(\.element),
+                       reference.enumerated().filter { $0.offset != 2 }.map(\.element))
+    }
+
+    func testConcealedSamplesAreVideoBlackWithNeutralChroma() throws {
+        let source = try openSampleSource(Repo.fixture("bad/corrupt-slice.mov"))
+        var samples: [CompressedSample] = []
+        while let sample = try source.nextSample() { samples.append(sample) }
+        let decoder = try ConcealingDecoder(format: source.format)
+        let surface = try XCTUnwrap(decoder.decode(samples[2]))
+        defer { surface.releaseUse() }
+        // 10-bit 4:2:2: video black is 64, neutral chroma 512. A concealed
+        // slice is a band of 16×16 macroblocks holding exactly these, at a
+        // macroblock-aligned position wherever the broken slice was.
+        let layout = surface.layout.planes
+        var concealedBlocks = 0
+        for mbRow in 0..<(layout[0].visibleRows / 16) {
+            for mbColumn in 0..<(surface.layout.width / 16) {
+                let allBlack = (0..<16).allSatisfy { line -> Bool in
+                    let row = mbRow * 16 + line
+                    let y = (surface.plane(0) + row * layout[0].bytesPerRow).assumingMemoryBound(to: UInt16.self)
+                    let cb = (surface.plane(1) + row * layout[1].bytesPerRow).assumingMemoryBound(to: UInt16.self)
+                    return (0..<16).allSatisfy { y[mbColumn * 16 + $0] == 64 } && (0..<8).allSatisfy { cb[mbColumn * 8 + $0] == 512 }
+                }
+                if allBlack { concealedBlocks += 1 }
+            }
+        }
+        XCTAssertGreaterThan(concealedBlocks, 0, "the damaged slice should be concealed as black")
+        // A clean frame through the same path is bit-exact with ffmpeg.
+        let clean = try XCTUnwrap(decoder.decode(samples[0]))
+        defer { clean.releaseUse() }
+        XCTAssertEqual(MD5.hex(of: clean.visibleSpans()), try ffmpegFrameMD5s("hq.mov")[0])
+    }
+}

@@ -145,6 +145,7 @@ public final class DecodeSession: @unchecked Sendable {
         defer { av_frame_free(&frame) }
         var inFlight: [InFlight] = []
         var lastError = "the decoder produced no picture"
+        var concealer: ConcealingDecoder?
 
         func emit(_ entry: InFlight, status: FrameStatus, surface: PixelBuffer?, codes: (Int, Int, Int)?) {
             let now = monotonicNanoseconds()
@@ -185,11 +186,21 @@ public final class DecodeSession: @unchecked Sendable {
                 }
                 emitFailuresBefore(index)
                 let entry = inFlight.removeFirst()
-                let surface = DecoderSurfaceAllocator.surface(of: picture)
+                var surface = DecoderSurfaceAllocator.surface(of: picture)
                 surface?.retainUse()
                 var problems: [String] = []
                 if let damage = entry.damage { problems.append(damage) }
-                if picture.pointee.decode_error_flags != 0 { problems.append("some slices could not be decoded and were concealed") }
+                if picture.pointee.decode_error_flags != 0 {
+                    // Redo it into a neutral-filled surface so the output is reproducible.
+                    if concealer == nil { concealer = try? ConcealingDecoder(format: format) }
+                    if let concealed = concealer?.decode(entry.sample) {
+                        surface?.releaseUse()
+                        surface = concealed
+                        problems.append("some slices could not be decoded and were concealed")
+                    } else {
+                        problems.append("some slices could not be decoded and were concealed")
+                    }
+                }
                 if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 { problems.append("the container marked the frame corrupt") }
                 let codes = (Int(picture.pointee.color_primaries.rawValue), Int(picture.pointee.color_trc.rawValue),
                              Int(picture.pointee.colorspace.rawValue))

@@ -7,6 +7,14 @@ import Foundation
 final class DecoderSurfaceAllocator: @unchecked Sendable {
     private let lock = NSLock()
     private var pools: [SurfaceLayout: PixelBufferPool] = [:]
+    /// Pre-fill every surface with neutral values (video black, neutral
+    /// chroma, opaque alpha), so slices the decoder cannot decode come out
+    /// the same on every run instead of as whatever the buffer held before.
+    private let fillsSurfaces: Bool
+
+    init(fillsSurfaces: Bool = false) {
+        self.fillsSurfaces = fillsSurfaces
+    }
 
     /// Wires this allocator into a codec context before it is opened.
     func install(on context: UnsafeMutablePointer<AVCodecContext>) {
@@ -48,6 +56,7 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
                                           paddedWidth: Int(width), paddedHeight: Int(height), rowAlignment: rowAlignment)
         let buffer: PixelBuffer
         do { buffer = try pool(for: layout).makeBuffer() } catch { return PD_AVERROR_ENOMEM }
+        if fillsSurfaces { Self.fillNeutral(buffer, format) }
         let opaque = Unmanaged.passUnretained(buffer).toOpaque()
         guard let reference = av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), layout.byteCount, { opaque, _ in
             Unmanaged<PixelBuffer>.fromOpaque(opaque!).takeUnretainedValue().releaseUse()
@@ -72,6 +81,15 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
             }
         }
         return 0
+    }
+
+    private static func fillNeutral(_ buffer: PixelBuffer, _ format: PlanarFormat) {
+        let depth = format.bitDepth
+        let values: [UInt16] = [UInt16(16 << (depth - 8)), UInt16(1 << (depth - 1)), UInt16(1 << (depth - 1)), UInt16((1 << depth) - 1)]
+        for (index, plane) in buffer.layout.planes.enumerated() {
+            let samples = plane.bytesPerRow * plane.allocatedRows / 2
+            buffer.plane(index).assumingMemoryBound(to: UInt16.self).update(repeating: values[index], count: samples)
+        }
     }
 
     /// The surface behind a frame this allocator filled.
