@@ -8,6 +8,7 @@ enum CheckCommand {
     static let options: [OptionSpec] = [
         .value("--report"), .value("--junit"), .value("--expect"), .value("--golden"), .value("--write-golden"),
         .value("--sample"), .value("--jobs"), .value("--shard"), .value("--timeout"), .value("--threads"), .flag("--overwrite"),
+        .value("--previews"), .value("--preview-frames"),
         .flag("--verbose"), .flag("--help", "-h"),
     ]
 
@@ -39,6 +40,10 @@ enum CheckCommand {
             }
             return seconds
         } ?? CheckOptions.defaultTimeout
+        let previewsPath = parsed.string("--previews")
+        let previewFrames = try parsed.integer("--preview-frames", in: PreviewOptions.framesRange)
+        if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
+        if previewsPath?.isEmpty == true { throw UsageError("--previews needs a directory") }
         let reportPath = parsed.string("--report"), junitPath = parsed.string("--junit")
         let goldenPath = parsed.string("--golden"), writeGoldenPath = parsed.string("--write-golden")
         let outputs = [("--report", reportPath), ("--junit", junitPath), ("--write-golden", writeGoldenPath)]
@@ -59,22 +64,45 @@ enum CheckCommand {
                 }
             }
         }
+        let previews = previewsPath.map { PreviewOptions(directory: $0, frames: previewFrames ?? PreviewOptions.defaultFrames) }
+        if previews != nil {
+            var owners: [String: String] = [:]
+            for input in inputs where input.problem == nil {
+                let name = PreviewOptions.baseName(key: input.key)
+                if let other = owners.updateValue(input.path, forKey: name) {
+                    throw UsageError("'\(other)' and '\(input.path)' would share the preview name '\(name)'; check them in separate runs")
+                }
+            }
+        }
         // Open every output before checking: a bad path fails fast.
         let overwrite = parsed.flag("--overwrite")
         let report = try reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let junit = try junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let goldenOut = try writeGoldenPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-        FFmpegLog.configure(verbose: parsed.flag("--verbose"))
+        if let previews { try PreviewOptions.prepare(directory: previews.directory) }
+        let verbose = parsed.flag("--verbose")
+        FFmpegLog.configure(verbose: verbose)
 
         let started = monotonicNanoseconds()
         let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: jobs, timeout: timeout, rules: rules, golden: golden,
-                                                                       threadsPerFile: threads))
-        batch.onResult = { Console.write(line($0) + "\n") }
+                                                                       threadsPerFile: threads, previews: previews))
+        batch.onResult = { result in
+            Console.write(line(result) + "\n")
+            if verbose, let note = previewNote(result) { Console.write("  " + note + "\n") }
+        }
         let trap = SignalTrap { batch.cancel() }
         defer { withExtendedLifetime(trap) {} }
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
         let results = try batch.run()
         let summary = CheckSummary(results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
+        let previewFailures = results.compactMap { result -> String? in
+            if case let .failed(reason)? = result.previews { return "\(result.input.path): \(reason)" }
+            return nil
+        }
+        if !verbose, let first = previewFailures.first {
+            Console.warning("no previews for \(previewFailures.count) file\(previewFailures.count == 1 ? "" : "s") (first: \(first));"
+                            + " the report and --verbose list each")
+        }
         Console.write("TOTAL \(summary.text)\n")
 
         if let goldenOut {
@@ -107,6 +135,16 @@ enum CheckCommand {
         case .pass: return "PASS \(result.input.path)"
         case .fail: return "FAIL \(result.input.path): \(problems.first ?? "failed")\(more)"
         case .error: return "ERROR \(result.input.path): \(problems.first ?? "error")\(more)"
+        }
+    }
+
+    /// With `--verbose`, the line under a file's own: where its previews went,
+    /// or why there are none. Nil for a file that could not be checked.
+    static func previewNote(_ result: FileCheckResult) -> String? {
+        switch result.previews {
+        case nil, .skipped?: return nil
+        case let .written(sheet, frame, _, _)?: return "previews: \(sheet), \(frame)"
+        case let .failed(reason)?: return "previews: none: \(reason)"
         }
     }
 

@@ -59,6 +59,7 @@ enum HelpText {
                                [--expect RULES] [--golden FILE] [--write-golden FILE]
                                [--sample N] [--jobs N] [--shard I/N] [--timeout SECONDS]
                                [--threads N] [--overwrite] [--verbose]
+                               [--previews DIR [--preview-frames K]]
 
     Decodes every frame of every file (native planar output) and judges it:
       PASS   every checked frame decoded cleanly, every rule held, golden md5s match
@@ -93,14 +94,30 @@ enum HelpText {
       --timeout SECONDS       per file, opening included (default 600): ERROR "timed out"
       --threads N             FFmpeg threads per file (default: max(1, cores/jobs))
       --overwrite             replace existing report and golden files
-      --verbose               also show FFmpeg's own diagnostics
+      --verbose               also show FFmpeg's own diagnostics, and each file's previews
+      --previews DIR          per file, a contact sheet and a full frame to look at:
+                              DIR/KEY.sheet.png and DIR/KEY.frame.png (KEY as in the
+                              report: the path relative to its directory argument, or as
+                              given, '/' written '__'); DIR is created if missing,
+                              same-named previews are replaced
+      --preview-frames K      frames on the contact sheet (default 6, at most 100)
+
+    Previews: K frames evenly spaced among the checked frames that decoded cleanly (with
+    --sample, among the sampled ones), decoded again and converted on the GPU (Vulkan;
+    Mesa lavapipe will do) to linear Display P3; each thumbnail box-filtered to 320 pixels
+    wide (never enlarged), 3 a row, 8 px apart; the full frame is the middle one. 16-bit PNG, P3 with the sRGB curve, highlights above 0.75 rolled off as
+    --save-format png does, alpha shown over an 8-pixel checkerboard of sRGB greys 0.8 and
+    0.6. They never change a verdict: a file that could not be checked gets none, and
+    when one cannot be made (no Vulkan device...) the report says why ("previews":
+    {"error": ...}) and a warning counts them. They take part of --timeout. Keep DIR
+    outside the checked directories, or the next run checks the PNGs too.
 
     Statistics in the JSON report (they inform, never fail a file): luma min/mean/max
     in native code values; black frames (mean luma within 2% of the black..white span
     above video black); frozen frames (md5 equal to the previous checked frame's);
     alpha coverage; for PQ/HLG the peak pixel and peak frame-average light in nits,
     estimated on every 4th pixel of every 4th row. Damaged frames are left out:
-    FFmpeg leaves their broken slices as the reused buffer held them.
+    their broken slices hold concealment (black), not picture.
 
     Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but
     at least one could not be checked; 2 usage; 3 golden file unreadable; 6 a report

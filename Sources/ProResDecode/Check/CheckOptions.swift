@@ -11,16 +11,19 @@ public struct CheckOptions: Sendable {
     public var golden: GoldenFile?
     /// FFmpeg threads per file; 0 picks max(1, cores / jobs).
     public var threadsPerFile: Int
+    /// Contact sheet and full frame per file (`--previews DIR`); nil: none.
+    public var previews: PreviewOptions?
 
     public static let defaultTimeout = 600.0
 
     public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],
-                golden: GoldenFile? = nil, threadsPerFile: Int = 0) {
+                golden: GoldenFile? = nil, threadsPerFile: Int = 0, previews: PreviewOptions? = nil) {
         self.sample = sample
         self.jobs = jobs
         self.timeout = timeout
         self.rules = rules
         self.golden = golden
         self.threadsPerFile = threadsPerFile
+        self.previews = previews
     }
 }

@@ -15,7 +15,7 @@ public enum CheckReport {
         } else {
             stats = "null"
         }
-        return JSON.object([
+        var fields = [
             ("path", JSON.string(r.input.path)),
             ("key", JSON.string(r.input.key)),
             ("status", JSON.string(r.status.rawValue)),
@@ -27,8 +27,11 @@ public enum CheckReport {
             ("golden", r.golden?.json ?? "null"),
             ("format", r.format.map(format) ?? "null"),
             ("stats", stats),
-            ("seconds", JSON.number(r.seconds, digits: 3)),
-        ])
+        ]
+        // Only with --previews: without it the report is byte for byte what it was.
+        if let previews = r.previews { fields.append(("previews", previews.json)) }
+        fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
+        return JSON.object(fields)
     }
 
     public static func format(_ f: FormatDescription) -> String {

@@ -36,6 +36,8 @@ public struct FileCheckResult: Sendable {
     /// The file failed to open: with `--jobs` > 1 it is opened again alone,
     /// because FFmpeg's last logged error (quoted in the reason) is process-wide.
     let failedToOpen: Bool
+    /// With `--previews`: what was made (nil without it). Never affects `status`.
+    public internal(set) var previews: PreviewOutcome? = nil
 
     /// Every reason this file did not pass, file-level first.
     public var problems: [String] {

@@ -4,6 +4,23 @@
 enum FileChecker {
     static func check(_ input: CheckInput, options: CheckOptions, threads: Int,
                       cancellation: CheckCancellation) throws -> FileCheckResult {
+        var result = try verdict(input, options: options, threads: threads, cancellation: cancellation)
+        // Previews come after the verdict and cannot change it.
+        if let previews = options.previews {
+            if result.status == .error {
+                result.previews = .skipped
+            } else {
+                let damaged = Set(result.errors.compactMap(\.frame))
+                let clean = result.md5s.map(\.index).filter { !damaged.contains($0) }
+                result.previews = try FilePreviews.make(input, clean: clean, options: previews, threads: threads, cancellation: cancellation)
+            }
+        }
+        return result
+    }
+
+    /// The check itself: the same with or without `--previews`.
+    private static func verdict(_ input: CheckInput, options: CheckOptions, threads: Int,
+                                cancellation: CheckCancellation) throws -> FileCheckResult {
         let started = monotonicNanoseconds()
         func elapsed() -> Double { Double(monotonicNanoseconds() - started) / 1e9 }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {

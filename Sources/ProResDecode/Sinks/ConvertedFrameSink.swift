@@ -56,41 +56,13 @@ public final class FrameSaver: ConvertedFrameSink {
 
     private func encode(_ frame: ConvertedFrame) throws -> [UInt8] {
         let isEXR = format == .exr
-        guard let codec = avcodec_find_encoder(isEXR ? AV_CODEC_ID_EXR : AV_CODEC_ID_PNG) else {
-            throw ProResDecodeError.output(path: directory.path, reason: "this FFmpeg has no \(format.rawValue) encoder")
+        return try StillImageEncoder.encode(codec: isEXR ? AV_CODEC_ID_EXR : AV_CODEC_ID_PNG, name: format.rawValue,
+                                            pixelFormat: isEXR ? AV_PIX_FMT_GBRAPF32LE : AV_PIX_FMT_RGBA64BE,
+                                            width: frame.width, height: frame.height,
+                                            options: isEXR ? [("format", "half"), ("compression", "zip16")] : [],
+                                            errorPath: directory.path) { picture in
+            if isEXR { fillPlanarFloat(picture, frame) } else { fillPreview(picture, frame) }
         }
-        var context = avcodec_alloc_context3(codec)
-        defer { avcodec_free_context(&context) }
-        guard let context else { throw ProResDecodeError.output(path: directory.path, reason: "out of memory") }
-        context.pointee.width = Int32(frame.width)
-        context.pointee.height = Int32(frame.height)
-        context.pointee.time_base = AVRational(num: 1, den: 25)
-        context.pointee.pix_fmt = isEXR ? AV_PIX_FMT_GBRAPF32LE : AV_PIX_FMT_RGBA64BE
-        var options: OpaquePointer?
-        if isEXR {
-            av_dict_set(&options, "format", "half", 0)
-            av_dict_set(&options, "compression", "zip16", 0)
-        }
-        defer { av_dict_free(&options) }
-        var status = avcodec_open2(context, codec, &options)
-        guard status >= 0 else { throw ProResDecodeError.output(path: directory.path, reason: "cannot open the \(format.rawValue) encoder: \(FFmpegError(status))") }
-        var picture = av_frame_alloc()
-        defer { av_frame_free(&picture) }
-        guard let picture else { throw ProResDecodeError.output(path: directory.path, reason: "out of memory") }
-        picture.pointee.width = Int32(frame.width)
-        picture.pointee.height = Int32(frame.height)
-        picture.pointee.format = context.pointee.pix_fmt.rawValue
-        guard av_frame_get_buffer(picture, 0) >= 0 else { throw ProResDecodeError.output(path: directory.path, reason: "out of memory") }
-        if isEXR { fillPlanarFloat(picture, frame) } else { fillPreview(picture, frame) }
-        var packet = av_packet_alloc()
-        defer { av_packet_free(&packet) }
-        status = avcodec_send_frame(context, picture)
-        if status >= 0 { status = avcodec_send_frame(context, nil) }
-        if status >= 0 { status = avcodec_receive_packet(context, packet) }
-        guard status >= 0, let packet else {
-            throw ProResDecodeError.output(path: directory.path, reason: "\(format.rawValue) encoding failed: \(FFmpegError(status))")
-        }
-        return Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
     }
 
     /// GBRA float32 planes (FFmpeg's planar order: G, B, R, A).
@@ -138,5 +110,70 @@ public final class FrameSaver: ConvertedFrameSink {
 
     static func srgbEncode(_ v: Double) -> Double {
         v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
+    }
+}
+
+/// One picture through a libavcodec image encoder (PNG, EXR), returned as the
+/// encoded file's bytes. Shared by `FrameSaver` and `check --previews`.
+enum StillImageEncoder {
+    /// `fill` writes the pixels into a frame of `pixelFormat` allocated by
+    /// libavutil (rows `linesize` apart). Errors name `errorPath`.
+    static func encode(codec id: AVCodecID, name: String, pixelFormat: AVPixelFormat, width: Int, height: Int,
+                       options pairs: [(String, String)] = [], errorPath: String,
+                       fill: (UnsafeMutablePointer<AVFrame>) -> Void) throws -> [UInt8] {
+        guard let codec = avcodec_find_encoder(id) else {
+            throw ProResDecodeError.output(path: errorPath, reason: "this FFmpeg has no \(name) encoder")
+        }
+        var context = avcodec_alloc_context3(codec)
+        defer { avcodec_free_context(&context) }
+        guard let context else { throw ProResDecodeError.output(path: errorPath, reason: "out of memory") }
+        context.pointee.width = Int32(width)
+        context.pointee.height = Int32(height)
+        context.pointee.time_base = AVRational(num: 1, den: 25)
+        context.pointee.pix_fmt = pixelFormat
+        var options: OpaquePointer?
+        for (key, value) in pairs { av_dict_set(&options, key, value, 0) }
+        defer { av_dict_free(&options) }
+        var status = avcodec_open2(context, codec, &options)
+        guard status >= 0 else { throw ProResDecodeError.output(path: errorPath, reason: "cannot open the \(name) encoder: \(FFmpegError(status))") }
+        var picture = av_frame_alloc()
+        defer { av_frame_free(&picture) }
+        guard let picture else { throw ProResDecodeError.output(path: errorPath, reason: "out of memory") }
+        picture.pointee.width = Int32(width)
+        picture.pointee.height = Int32(height)
+        picture.pointee.format = pixelFormat.rawValue
+        guard av_frame_get_buffer(picture, 0) >= 0 else { throw ProResDecodeError.output(path: errorPath, reason: "out of memory") }
+        fill(picture)
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        status = avcodec_send_frame(context, picture)
+        if status >= 0 { status = avcodec_send_frame(context, nil) }
+        if status >= 0 { status = avcodec_receive_packet(context, packet) }
+        guard status >= 0, let packet else {
+            throw ProResDecodeError.output(path: errorPath, reason: "\(name) encoding failed: \(FFmpegError(status))")
+        }
+        return Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
+    }
+
+    /// A 16-bit PNG (RGB48BE for 3 channels, RGBA64BE for 4) from samples
+    /// interleaved per pixel, row after row with no padding.
+    static func png16(_ samples: [UInt16], width: Int, height: Int, channels: Int, errorPath: String) throws -> [UInt8] {
+        precondition((channels == 3 || channels == 4) && samples.count == width * height * channels)
+        return try encode(codec: AV_CODEC_ID_PNG, name: "png", pixelFormat: channels == 3 ? AV_PIX_FMT_RGB48BE : AV_PIX_FMT_RGBA64BE,
+                          width: width, height: height, errorPath: errorPath) { picture in
+            let stride = Int(picture.pointee.linesize.0)
+            let base = picture.pointee.data.0!
+            let rowSamples = width * channels
+            samples.withUnsafeBufferPointer { source in
+                for y in 0..<height {
+                    let row = base + y * stride
+                    for i in 0..<rowSamples {
+                        let code = source[y * rowSamples + i]
+                        row[2 * i] = UInt8(code >> 8)
+                        row[2 * i + 1] = UInt8(code & 0xFF)
+                    }
+                }
+            }
+        }
     }
 }
