@@ -24,9 +24,7 @@ enum InfoCommand {
     }
 
     static func json(_ f: FormatDescription, path: String) -> String {
-        func tag(_ t: Tagged<ColorCode>) -> String {
-            JSON.object([("value", JSON.string(t.value.displayName)), ("code", "\(t.value.code)"), ("source", JSON.string(t.source.rawValue))])
-        }
+        let tag = ColorTags.json
         let rate = f.frameRate.map { JSON.string("\($0.numerator)/\($0.denominator)") } ?? "null"
         return JSON.object([
             ("path", JSON.string(path)),
@@ -50,8 +48,7 @@ enum InfoCommand {
                 ("primaries", tag(f.colorTags.primaries)),
                 ("transfer", tag(f.colorTags.transfer)),
                 ("matrix", tag(f.colorTags.matrix)),
-                ("range", JSON.object([("value", JSON.string(f.colorTags.range.value.rawValue)),
-                                       ("source", JSON.string(f.colorTags.range.source.rawValue))])),
+                ("range", f.colorTags.rangeJSON),
             ])),
             ("notes", JSON.array(f.notes.map(JSON.string))),
         ])

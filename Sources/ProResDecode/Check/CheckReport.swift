@@ -35,9 +35,7 @@ public enum CheckReport {
     }
 
     public static func format(_ f: FormatDescription) -> String {
-        func tag(_ t: Tagged<ColorCode>) -> String {
-            JSON.object([("value", JSON.string(t.value.displayName)), ("code", "\(t.value.code)"), ("source", JSON.string(t.source.rawValue))])
-        }
+        let tag = ColorTags.json
         return JSON.object([
             ("profile", f.profile.map { JSON.string($0.shortName) } ?? "null"),
             ("profile_name", JSON.string(f.profileName)),
@@ -57,8 +55,7 @@ public enum CheckReport {
             ("primaries", tag(f.colorTags.primaries)),
             ("transfer", tag(f.colorTags.transfer)),
             ("matrix", tag(f.colorTags.matrix)),
-            ("range", JSON.object([("value", JSON.string(f.colorTags.range.value.rawValue)),
-                                   ("source", JSON.string(f.colorTags.range.source.rawValue))])),
+            ("range", f.colorTags.rangeJSON),
             ("notes", JSON.array(f.notes.map(JSON.string))),
         ])
     }
