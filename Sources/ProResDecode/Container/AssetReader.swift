@@ -34,7 +34,15 @@ public final class AssetReader: SampleSource {
             guard let allocated = context, let io = feeder.makeIOContext() else { return PD_AVERROR_ENOMEM }
             allocated.pointee.pb = io
             allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-            return avformat_open_input(&context, nil, nil, nil)
+            let status = avformat_open_input(&context, nil, nil, nil)
+            if status < 0 {
+                // A failed open frees the format context but never custom I/O.
+                var buffer: UnsafeMutablePointer<UInt8>? = io.pointee.buffer
+                av_freep(&buffer)
+                var freeing: UnsafeMutablePointer<AVIOContext>? = io
+                avio_context_free(&freeing)
+            }
+            return status
         }, displayPath: "stdin", track: track, pipe: feeder)
     }
 
@@ -47,75 +55,90 @@ public final class AssetReader: SampleSource {
         let status = open(&context)
         guard status >= 0, let context else {
             var reason = status == PD_AVERROR_INVALIDDATA ? "not a recognised media file" : FFmpegError(status).description
-            if let said = FFmpegLog.lastError { reason += " (FFmpeg: \(said))" }
-            if pipe != nil && status == PD_AVERROR_INVALIDDATA {
+            let said = FFmpegLog.lastError
+            if let said { reason += " (FFmpeg: \(said))" }
+            if pipe != nil, said?.contains("moov atom not found") ?? false {
                 reason += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
             }
             throw ProResDecodeError.inputUnreadable(path: displayPath, reason: reason)
         }
         self.context = context
-        // The container's own colour tags, captured before stream probing
-        // lets the decoder overwrite them with the frame header's.
-        let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
-        let containerTags = streams.map { s -> (Int, Int, Int, Bool?) in
-            let p = s.pointee.codecpar.pointee
-            let range: Bool? = p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil
-            return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
-        }
-        let containerSizes = streams.map { (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height)) }
-        // Probing fills frame rates for containers that do not store them;
-        // failures here are not fatal: the frame header decides below.
-        _ = avformat_find_stream_info(context, nil)
-
-        let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
-        stream = streams[chosen]
-        for (i, s) in streams.enumerated() where i != chosen { s.pointee.discard = AVDISCARD_ALL }
-        buildTimestampIndex()
-
-        // The first decodable frame header describes the stream. Damaged
-        // leading frames are kept and still flow through as samples.
-        var header: ProResFrameHeader?
-        var firstError: Error?
+        // Until the samples own them, the context and packets read so far
+        // are ours to release if anything below throws.
         var leading: [ReadPacket] = []
-        while header == nil, leading.count < 16, let read = try readPacket() {
-            leading.append(read)
-            let bytes = UnsafeRawBufferPointer(start: read.packet.pointee.data, count: Int(read.packet.pointee.size))
-            do { header = try ProResFrameHeader(bytes) } catch { firstError = firstError ?? error }
-        }
-        guard let header else {
+        do {
+            // The container's own colour tags, captured before stream probing
+            // lets the decoder overwrite them with the frame header's.
+            let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
+            let containerTags = streams.map { s -> (Int, Int, Int, Bool?) in
+                let p = s.pointee.codecpar.pointee
+                let range: Bool? = p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil
+                return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
+            }
+            let containerSizes = streams.map { (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height)) }
+            // Probing fills frame rates for containers that do not store them;
+            // failures here are not fatal: the frame header decides below.
+            _ = avformat_find_stream_info(context, nil)
+
+            let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
+            stream = streams[chosen]
+            for (i, s) in streams.enumerated() where i != chosen { s.pointee.discard = AVDISCARD_ALL }
+            buildTimestampIndex()
+
+            // The first decodable frame header describes the stream. Damaged
+            // leading frames are kept and still flow through as samples.
+            var header: ProResFrameHeader?
+            var firstError: Error?
+            while header == nil, leading.count < 16, let read = try readPacket() {
+                leading.append(read)
+                let bytes = UnsafeRawBufferPointer(start: read.packet.pointee.data, count: Int(read.packet.pointee.size))
+                do { header = try ProResFrameHeader(bytes) } catch { firstError = firstError ?? error }
+            }
+            guard let header else {
+                let why = firstError.map { "no valid ProRes frame header (\($0))" } ?? "the ProRes track has no frames"
+                throw ProResDecodeError.notProRes(path: displayPath, reason: why)
+            }
+            let s = stream.pointee
+            let tag = s.codecpar.pointee.codec_tag
+            let profile = ProResProfile(codecTag: tag)
+            let rate = s.avg_frame_rate.num > 0 ? s.avg_frame_rate : s.r_frame_rate
+            var frameCount: Int? = s.nb_frames > 0 ? Int(s.nb_frames) : timestampByIndex.isEmpty ? nil : timestampByIndex.count
+            if frameCount == nil, s.duration > 0, rate.num > 0 {
+                let seconds = Double(s.duration) * Double(s.time_base.num) / Double(s.time_base.den)
+                let fps = Double(rate.num) / Double(rate.den)
+                frameCount = Int((seconds * fps).rounded())
+            }
+            let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+            description = FormatDescription(
+                header: header, profile: profile,
+                profileNote: profile == nil ? "container FourCC '\(printableFourCC(fourCCBytes(tag)))' is not a ProRes profile; decoding by the frame header's chroma format" : nil,
+                containerTags: containerTags[chosen],
+                containerSize: containerSizes[chosen].0 > 0 ? containerSizes[chosen] : nil,
+                frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
+                frameCount: frameCount, containerName: name, trackIndex: chosen,
+                timeBase: (Int(s.time_base.num), Int(s.time_base.den)))
+            pending = leading.map(makeSample)
+        } catch {
             leading.forEach { freePacket($0.packet) }
-            let why = firstError.map { "no valid ProRes frame header (\($0))" } ?? "the ProRes track has no frames"
-            throw ProResDecodeError.notProRes(path: displayPath, reason: why)
+            Self.close(context, customIO: pipe != nil)
+            self.context = nil
+            throw error
         }
-        let s = stream.pointee
-        let tag = s.codecpar.pointee.codec_tag
-        let profile = ProResProfile(codecTag: tag)
-        let rate = s.avg_frame_rate.num > 0 ? s.avg_frame_rate : s.r_frame_rate
-        var frameCount: Int? = s.nb_frames > 0 ? Int(s.nb_frames) : timestampByIndex.isEmpty ? nil : timestampByIndex.count
-        if frameCount == nil, s.duration > 0, rate.num > 0 {
-            let seconds = Double(s.duration) * Double(s.time_base.num) / Double(s.time_base.den)
-            let fps = Double(rate.num) / Double(rate.den)
-            frameCount = Int((seconds * fps).rounded())
-        }
-        let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
-        description = FormatDescription(
-            header: header, profile: profile,
-            profileNote: profile == nil ? "container FourCC '\(printableFourCC(fourCCBytes(tag)))' is not a ProRes profile; decoding by the frame header's chroma format" : nil,
-            containerTags: containerTags[chosen],
-            containerSize: containerSizes[chosen].0 > 0 ? containerSizes[chosen] : nil,
-            frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
-            frameCount: frameCount, containerName: name, trackIndex: chosen,
-            timeBase: (Int(s.time_base.num), Int(s.time_base.den)))
-        pending = leading.map(makeSample)
     }
 
     deinit {
-        let customIO = pipe != nil ? context?.pointee.pb : nil
-        avformat_close_input(&context)
-        if var customIO {
-            av_freep(&customIO.pointee.buffer)
-            var io: UnsafeMutablePointer<AVIOContext>? = customIO
-            avio_context_free(&io)
+        if let context { Self.close(context, customIO: pipe != nil) }
+    }
+
+    /// Closes the demuxer and, for pipes, the AVIOContext we made for it.
+    private static func close(_ context: UnsafeMutablePointer<AVFormatContext>, customIO: Bool) {
+        let io = customIO ? context.pointee.pb : nil
+        var closing: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&closing)
+        if let io {
+            av_freep(&io.pointee.buffer)
+            var freeing: UnsafeMutablePointer<AVIOContext>? = io
+            avio_context_free(&freeing)
         }
     }
 

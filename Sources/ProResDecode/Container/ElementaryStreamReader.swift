@@ -39,6 +39,7 @@ public final class ElementaryStreamReader: SampleSource {
         }
         let header: ProResFrameHeader
         do { header = try ProResFrameHeader(first.bytes) } catch {
+            freePacket(first.packet)
             throw ProResDecodeError.notProRes(path: path, reason: "invalid ProRes frame header (\(error))")
         }
         description = FormatDescription(
