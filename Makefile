@@ -59,3 +59,12 @@ clean:
 .PHONY: bundle
 bundle: deps
 	scripts/build-bundle.sh
+
+# libFuzzer + AddressSanitizer over our bitstream and container parsing
+# (FuzzEntry) for FUZZ_SECONDS; not part of `make test`. Seeds come from
+# Fixtures/, the learned corpus stays in .build/fuzz/corpus; a crash is saved
+# as Fixtures/fuzz/crash-* (replayed by FuzzRegressionTests) and fails the target.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh

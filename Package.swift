@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "prores-decode", targets: ["prores-decode"]),
         .library(name: "ProResDecode", targets: ["ProResDecode"]),
+        .executable(name: "prores-decode-fuzz", targets: ["prores-decode-fuzz"]),
     ],
     targets: [
         // libavformat + libavcodec + libavutil behind one thin shim.
@@ -27,6 +28,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "prores-decode",
+            dependencies: ["ProResDecode"]
+        ),
+        // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
+        // -sanitize=fuzzer,address); built plainly it replays inputs.
+        .executableTarget(
+            name: "prores-decode-fuzz",
             dependencies: ["ProResDecode"]
         ),
         .testTarget(

@@ -95,7 +95,9 @@ public final class AssetReader: SampleSource {
                 do { header = try ProResFrameHeader(bytes) } catch { firstError = firstError ?? error }
             }
             guard let header else {
-                let why = firstError.map { "no valid ProRes frame header (\($0))" } ?? "the ProRes track has no frames"
+                var why = firstError.map { "no valid ProRes frame header (\($0))" } ?? "the ProRes track has no frames"
+                // From a pipe, a MOV whose moov atom comes last opens but cannot seek back to its media.
+                if pipe != nil, firstError == nil { why += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)" }
                 throw ProResDecodeError.notProRes(path: displayPath, reason: why)
             }
             let s = stream.pointee

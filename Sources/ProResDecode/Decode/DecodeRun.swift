@@ -205,6 +205,13 @@ public final class DecodeRun: @unchecked Sendable {
         self.session = session
         let stopEarly = cancelled
         lock.unlock()
+        // The session's handler holds this run; letting go of the session when
+        // the run ends breaks that cycle (check runs one DecodeRun per file).
+        defer {
+            lock.lock()
+            self.session = nil
+            lock.unlock()
+        }
         if stopEarly { throw ProResDecodeError.interrupted }
 
         var read = 0
