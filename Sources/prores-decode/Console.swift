@@ -1,4 +1,5 @@
 import Glibc
+import ProResDecode
 
 /// Every human-facing message goes to stderr; stdout is reserved for data.
 enum Console {
@@ -50,5 +51,3 @@ final class ProgressLine {
         if drawn { Console.write("\r\u{1B}[K") }
     }
 }
-
-import ProResDecode

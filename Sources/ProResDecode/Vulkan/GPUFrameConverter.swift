@@ -20,7 +20,6 @@ public final class GPUFrameConverter {
         let width: Int
         let height: Int
         let submitted: UInt64
-        let copied: Bool
     }
 
     private final class Slot {
@@ -112,7 +111,7 @@ public final class GPUFrameConverter {
         allocate.commandBufferCount = UInt32(framesInFlight)
         try check(vk.vkAllocateCommandBuffers(device, &allocate, &commandBuffers), "vkAllocateCommandBuffers")
         // Every variant has the same two-buffer set layout: one pool of sets serves all.
-        var layouts = [VkDescriptorSetLayout?](repeating: setLayoutPipeline.setLayout, count: framesInFlight)
+        let layouts = [VkDescriptorSetLayout?](repeating: setLayoutPipeline.setLayout, count: framesInFlight)
         var sets = [VkDescriptorSet?](repeating: nil, count: framesInFlight)
         var setAllocate = VkDescriptorSetAllocateInfo()
         setAllocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
@@ -191,7 +190,7 @@ public final class GPUFrameConverter {
         next = (next + 1) % slots.count
         try waitUntilFree(slot)
 
-        let vk = context.vk, device = context.device
+        let vk = context.vk
         let width = surface.layout.width, height = surface.layout.height
         let outputSize = width * height * 8
         let source = try cache.buffer(for: surface)
@@ -299,7 +298,7 @@ public final class GPUFrameConverter {
         }
         slotCondition.lock()
         slot.job = Job(index: index, pts: pts, reference: reference, surface: surface, value: value, width: width, height: height,
-                       submitted: submitted, copied: copiesToDevice)
+                       submitted: submitted)
         slotCondition.unlock()
         completions.push(slot)
     }
