@@ -12,21 +12,9 @@ final class ConcealingDecoder {
     private var picture: UnsafeMutablePointer<AVFrame>?
 
     init(format: FormatDescription) throws {
-        guard let decoder = avcodec_find_decoder(AV_CODEC_ID_PRORES), let codec = avcodec_alloc_context3(decoder),
-              let picture = av_frame_alloc() else {
-            throw ProResDecodeError.decoderUnavailable("out of memory")
-        }
-        self.codec = codec
+        guard let picture = av_frame_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
         self.picture = picture
-        codec.pointee.codec_tag = format.codecTag
-        codec.pointee.width = Int32(format.width)
-        codec.pointee.height = Int32(format.height)
-        codec.pointee.thread_count = 1
-        allocator.install(on: codec)
-        let status = avcodec_open2(codec, decoder, nil)
-        guard status >= 0 else {
-            throw ProResDecodeError.decoderUnavailable("cannot open FFmpeg's ProRes decoder: \(FFmpegError(status))")
-        }
+        codec = try allocator.openDecoder(for: format, threads: 1)
     }
 
     deinit {

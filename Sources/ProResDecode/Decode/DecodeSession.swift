@@ -42,24 +42,7 @@ public final class DecodeSession: @unchecked Sendable {
         self.handler = outputHandler
         input = BlockingQueue(capacity: max(1, configuration.threads))
         output = BlockingQueue(capacity: max(1, configuration.maximumFramesInFlight))
-        FFmpegLog.install()
-        guard let decoder = avcodec_find_decoder(AV_CODEC_ID_PRORES) else {
-            throw ProResDecodeError.decoderUnavailable("this FFmpeg has no ProRes decoder")
-        }
-        guard let codec = avcodec_alloc_context3(decoder) else {
-            throw ProResDecodeError.decoderUnavailable("out of memory")
-        }
-        self.codec = codec
-        codec.pointee.codec_tag = format.codecTag
-        codec.pointee.width = Int32(format.width)
-        codec.pointee.height = Int32(format.height)
-        codec.pointee.thread_count = Int32(configuration.threads)
-        codec.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-        allocator.install(on: codec)
-        let status = avcodec_open2(codec, decoder, nil)
-        guard status >= 0 else {
-            throw ProResDecodeError.decoderUnavailable("cannot open FFmpeg's ProRes decoder: \(FFmpegError(status))")
-        }
+        codec = try allocator.openDecoder(for: format, threads: configuration.threads)
         start("prores-decode.decode") { [self] in runDecoder() }
         start("prores-decode.output") { [self] in runOutput() }
     }

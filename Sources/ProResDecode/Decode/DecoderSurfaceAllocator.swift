@@ -16,8 +16,33 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
         self.fillsSurfaces = fillsSurfaces
     }
 
+    /// Opens FFmpeg's ProRes decoder for `format`, decoding into this
+    /// allocator's surfaces with `threads` frame/slice threads.
+    func openDecoder(for format: FormatDescription, threads: Int) throws -> UnsafeMutablePointer<AVCodecContext> {
+        FFmpegLog.install()
+        guard let decoder = avcodec_find_decoder(AV_CODEC_ID_PRORES) else {
+            throw ProResDecodeError.decoderUnavailable("this FFmpeg has no ProRes decoder")
+        }
+        guard let codec = avcodec_alloc_context3(decoder) else {
+            throw ProResDecodeError.decoderUnavailable("out of memory")
+        }
+        codec.pointee.codec_tag = format.codecTag
+        codec.pointee.width = Int32(format.width)
+        codec.pointee.height = Int32(format.height)
+        codec.pointee.thread_count = Int32(threads)
+        codec.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        install(on: codec)
+        let status = avcodec_open2(codec, decoder, nil)
+        guard status >= 0 else {
+            var failed: UnsafeMutablePointer<AVCodecContext>? = codec
+            avcodec_free_context(&failed)
+            throw ProResDecodeError.decoderUnavailable("cannot open FFmpeg's ProRes decoder: \(FFmpegError(status))")
+        }
+        return codec
+    }
+
     /// Wires this allocator into a codec context before it is opened.
-    func install(on context: UnsafeMutablePointer<AVCodecContext>) {
+    private func install(on context: UnsafeMutablePointer<AVCodecContext>) {
         context.pointee.opaque = Unmanaged.passUnretained(self).toOpaque()
         pd_mark_callbacks_thread_safe(context)
         context.pointee.get_buffer2 = { context, frame, _ in

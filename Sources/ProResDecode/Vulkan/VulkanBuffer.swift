@@ -17,13 +17,7 @@ final class VulkanBuffer {
         self.context = context
         self.size = size
         let vk = context.vk
-        var info = VkBufferCreateInfo()
-        info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
-        info.size = VkDeviceSize(size)
-        info.usage = usage
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-        var buffer: VkBuffer?
-        try check(vk.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer(\(size) bytes)")
+        let buffer: VkBuffer? = try Self.createBuffer(context, size: size, usage: usage, next: nil, what: "\(size) bytes")
         var requirements = VkMemoryRequirements()
         vk.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
         guard let type = context.memoryType(bits: requirements.memoryTypeBits, required: required, preferred: preferred) else {
@@ -66,15 +60,8 @@ final class VulkanBuffer {
         var external = VkExternalMemoryBufferCreateInfo()
         external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO
         external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT.rawValue
-        var info = VkBufferCreateInfo()
-        info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
-        info.size = VkDeviceSize(size)
-        info.usage = usage
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-        var buffer: VkBuffer?
-        try withUnsafePointer(to: &external) { externalPointer in
-            info.pNext = UnsafeRawPointer(externalPointer)
-            try check(vk.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer(imported, \(size) bytes)")
+        let buffer: VkBuffer? = try withUnsafePointer(to: &external) {
+            try Self.createBuffer(context, size: size, usage: usage, next: UnsafeRawPointer($0), what: "imported, \(size) bytes")
         }
         var pointerProperties = VkMemoryHostPointerPropertiesEXT()
         pointerProperties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
@@ -108,6 +95,19 @@ final class VulkanBuffer {
         self.memory = memory!
         mapped = pointer
         ownsMapping = false
+    }
+
+    private static func createBuffer(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
+                                     next: UnsafeRawPointer?, what: String) throws -> VkBuffer {
+        var info = VkBufferCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
+        info.pNext = next
+        info.size = VkDeviceSize(size)
+        info.usage = usage
+        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        var buffer: VkBuffer?
+        try check(context.vk.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer(\(what))")
+        return buffer!
     }
 
     /// Allocates `allocate` and binds it to `buffer`; on failure frees the
