@@ -47,12 +47,7 @@ public final class BatchCheck: @unchecked Sendable {
         let group = DispatchGroup()
         for _ in 0..<workers {
             group.enter()
-            let thread = Thread { [self] in
-                work()
-                group.leave()
-            }
-            thread.stackSize = 8 << 20
-            thread.start()
+            startWorkerThread("prores-decode.check", stackSize: 8 << 20, { [self] in work() }, finished: group.leave)
         }
         group.wait()
         // Open failures quote FFmpeg's last logged error, which is global:

@@ -80,12 +80,7 @@ public final class DecodeSession: @unchecked Sendable {
 
     private func start(_ name: String, _ body: @escaping () -> Void) {
         done.enter()
-        let thread = Thread { [done] in
-            body()
-            done.leave()
-        }
-        thread.name = name
-        thread.start()
+        startWorkerThread(name, body, finished: done.leave)
     }
 
     private var currentFailure: Error? {

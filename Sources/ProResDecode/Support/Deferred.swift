@@ -9,15 +9,12 @@ final class Deferred<Value>: @unchecked Sendable {
     private let lock = NSLock()
 
     init(_ name: String, _ make: @escaping () throws -> Value) {
-        let thread = Thread { [self] in
+        startWorkerThread(name, { [self] in
             let value = Result { try make() }
             lock.lock()
             result = value
             lock.unlock()
-            done.signal()
-        }
-        thread.name = name
-        thread.start()
+        }, finished: { [done] in done.signal() })
     }
 
     func get() throws -> Value {
