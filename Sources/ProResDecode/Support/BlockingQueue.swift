@@ -43,6 +43,23 @@ final class BlockingQueue<Element>: @unchecked Sendable {
         return element
     }
 
+    /// Blocks until an element arrives, then also takes up to `limit - 1`
+    /// more that are already queued; empty once closed and drained. A batch
+    /// grows with the backlog instead of waiting for stragglers.
+    func popBatch(limit: Int) -> [Element] {
+        condition.lock()
+        defer { condition.unlock() }
+        while count == 0 && !closed { condition.wait() }
+        var batch: [Element] = []
+        while count > 0 && batch.count < limit {
+            batch.append(ring[head].take()!)
+            head = (head + 1) % ring.count
+            count -= 1
+        }
+        condition.broadcast()
+        return batch
+    }
+
     /// No more pushes; consumers drain what is left, then see nil.
     func close() {
         condition.lock()

@@ -92,8 +92,13 @@ final class ComputePipeline {
     /// Points the storage-buffer bindings 0..<n of `set` at `buffers`
     /// (buffer, bytes) in order.
     func bind(_ set: VkDescriptorSet, to buffers: [(buffer: VkBuffer, bytes: Int)]) {
-        precondition(buffers.count == bufferCount)
-        let infos = buffers.map { VkDescriptorBufferInfo(buffer: $0.buffer, offset: 0, range: VkDeviceSize($0.bytes)) }
+        bind(set, ranges: buffers.map { ($0.buffer, 0, $0.bytes) })
+    }
+
+    /// Points bindings 0..<n of `set` at byte ranges (buffer, offset, bytes).
+    func bind(_ set: VkDescriptorSet, ranges: [(buffer: VkBuffer, offset: Int, bytes: Int)]) {
+        precondition(ranges.count == bufferCount)
+        let infos = ranges.map { VkDescriptorBufferInfo(buffer: $0.buffer, offset: VkDeviceSize($0.offset), range: VkDeviceSize($0.bytes)) }
         infos.withUnsafeBufferPointer { pointer in
             var writes = infos.indices.map { i -> VkWriteDescriptorSet in
                 var write = VkWriteDescriptorSet()

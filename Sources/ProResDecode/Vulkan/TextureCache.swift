@@ -25,7 +25,7 @@ final class TextureCache {
     /// The buffer bound to `surface`'s bytes, ready for the GPU to read.
     func buffer(for surface: PixelBuffer) throws -> VulkanBuffer {
         let key = ObjectIdentifier(surface)
-        let usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
+        let usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue
         let entry: Entry
         if let existing = entries[key] {
             entry = existing

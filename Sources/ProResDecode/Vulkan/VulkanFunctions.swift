@@ -112,6 +112,7 @@ struct VulkanDeviceFunctions {
     let vkCmdDispatch: PFN_vkCmdDispatch
     let vkCmdPipelineBarrier: PFN_vkCmdPipelineBarrier
     let vkCmdCopyBuffer: PFN_vkCmdCopyBuffer
+    let vkCmdFillBuffer: PFN_vkCmdFillBuffer
     let vkCmdWriteTimestamp: PFN_vkCmdWriteTimestamp
     let vkCmdResetQueryPool: PFN_vkCmdResetQueryPool
     let vkCreateQueryPool: PFN_vkCreateQueryPool
@@ -169,6 +170,7 @@ struct VulkanDeviceFunctions {
         vkCmdDispatch = try load("vkCmdDispatch")
         vkCmdPipelineBarrier = try load("vkCmdPipelineBarrier")
         vkCmdCopyBuffer = try load("vkCmdCopyBuffer")
+        vkCmdFillBuffer = try load("vkCmdFillBuffer")
         vkCmdWriteTimestamp = try load("vkCmdWriteTimestamp")
         vkCmdResetQueryPool = try load("vkCmdResetQueryPool")
         vkCreateQueryPool = try load("vkCreateQueryPool")

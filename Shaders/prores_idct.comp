@@ -1,0 +1,207 @@
+#version 450
+// ProRes dequantisation, inverse DCT and output: one workgroup per
+// macroblock, 8 invocations per 8x8 block (a row each, then a column each),
+// writing the decoder's native packed layout straight into the surface:
+// v216 for 4:2:2 (Cb Y'0 Cr Y'1), y416 for 4:4:4 (A Y' Cb Cr), 16-bit
+// MSB-aligned.
+//
+// Bit-exact with FFmpeg's software decoder: the integer IDCT of its ProRes
+// path (simple_idct, "extra shift" 10-bit or 12-bit constants), with every
+// intermediate stored as a 16-bit integer as there (the products wrap, the
+// row pass has its DC-only shortcut, the column pass its +8192 bias), and
+// the clip to [4, 2^depth - 5]. Slices the entropy pass could not decode get
+// the values FFmpeg leaves there when concealing (video black, neutral
+// chroma, opaque), component by component in its order.
+//
+// Variants: CHROMA444 (4 chroma blocks a macroblock, y416 output, alpha) or
+// 4:2:2 (2 chroma blocks, v216); DEPTH12 (12-bit) or 10-bit.
+
+#ifdef CHROMA444
+#define BLOCKS 12u
+#define CHROMA_BLOCKS_LOG2 2u
+layout(local_size_x = 96) in;
+#else
+#define BLOCKS 8u
+#define CHROMA_BLOCKS_LOG2 1u
+layout(local_size_x = 64) in;
+#endif
+
+#ifdef DEPTH12
+#define DEPTH 12
+const int W1 = 45451, W2 = 42813, W3 = 38531, W4 = 32767, W5 = 25746, W6 = 17734, W7 = 9041;
+const int ROW_SHIFT = 16, COL_SHIFT = 17;
+#else
+#define DEPTH 10
+const int W1 = 22725, W2 = 21407, W3 = 19265, W4 = 16384, W5 = 12873, W6 = 8867, W7 = 4520;
+const int ROW_SHIFT = 15, COL_SHIFT = 18;  // 13 + the extra shift 2, 18
+#endif
+const int COLUMN_BIAS = (1 << (COL_SHIFT - 1)) / W4;
+const int CLIP_LOW = 4, CLIP_HIGH = (1 << DEPTH) - 5;
+const uint FILL_LUMA = 16u << (DEPTH - 8), FILL_CHROMA = 1u << (DEPTH - 1), NO_CHROMA = 511u << (DEPTH - 10);
+const uint FILL_ALPHA = (1u << DEPTH) - 1u;
+
+layout(std430, binding = 0) readonly buffer Slices { uvec4 words[]; } slices;
+layout(std430, binding = 1) readonly buffer Frames { uint words[]; } frames;
+layout(std430, binding = 2) readonly buffer Coefficients { int values[]; } coefficients;
+layout(std430, binding = 3) readonly buffer Status { uint flags[]; } status;
+layout(std430, binding = 4) writeonly buffer Surface { uvec2 units[]; } surface;
+
+layout(push_constant, std430) uniform Parameters {
+    uint frameWords;     // words per frame entry
+    uint width;          // visible pixels
+    uint height;         // visible rows
+    uint unitsPerRow;    // uvec2 units per surface row
+} pc;
+
+shared int block[BLOCKS * 64u];
+
+int toInt16(int v) { return (v << 16) >> 16; }
+
+uint quantMatrix(uint frameBase, bool chroma, uint i) {
+    uint word = frames.words[frameBase + 4u + (chroma ? 16u : 0u) + (i >> 2)];
+    return (word >> ((i & 3u) * 8u)) & 0xFFu;
+}
+
+void rowTransform(inout int r[8]) {
+    if ((r[1] | r[2] | r[3] | r[4] | r[5] | r[6] | r[7]) == 0) {
+        int dc = toInt16((r[0] + 1) >> 1);
+        for (int i = 0; i < 8; i++) r[i] = dc;
+        return;
+    }
+    int a0 = W4 * r[0] + (1 << (ROW_SHIFT - 1));
+    int a1 = a0, a2 = a0, a3 = a0;
+    a0 += W2 * r[2]; a1 += W6 * r[2]; a2 -= W6 * r[2]; a3 -= W2 * r[2];
+    int b0 = W1 * r[1] + W3 * r[3];
+    int b1 = W3 * r[1] - W7 * r[3];
+    int b2 = W5 * r[1] - W1 * r[3];
+    int b3 = W7 * r[1] - W5 * r[3];
+    a0 += W4 * r[4] + W6 * r[6];
+    a1 += -W4 * r[4] - W2 * r[6];
+    a2 += -W4 * r[4] + W2 * r[6];
+    a3 += W4 * r[4] - W6 * r[6];
+    b0 += W5 * r[5] + W7 * r[7];
+    b1 += -W1 * r[5] - W5 * r[7];
+    b2 += W7 * r[5] + W3 * r[7];
+    b3 += W3 * r[5] - W1 * r[7];
+    r[0] = toInt16((a0 + b0) >> ROW_SHIFT); r[7] = toInt16((a0 - b0) >> ROW_SHIFT);
+    r[1] = toInt16((a1 + b1) >> ROW_SHIFT); r[6] = toInt16((a1 - b1) >> ROW_SHIFT);
+    r[2] = toInt16((a2 + b2) >> ROW_SHIFT); r[5] = toInt16((a2 - b2) >> ROW_SHIFT);
+    r[3] = toInt16((a3 + b3) >> ROW_SHIFT); r[4] = toInt16((a3 - b3) >> ROW_SHIFT);
+}
+
+void columnTransform(inout int c[8]) {
+    int a0 = W4 * (c[0] + COLUMN_BIAS);
+    int a1 = a0, a2 = a0, a3 = a0;
+    a0 += W2 * c[2]; a1 += W6 * c[2]; a2 -= W6 * c[2]; a3 -= W2 * c[2];
+    int b0 = W1 * c[1] + W3 * c[3];
+    int b1 = W3 * c[1] - W7 * c[3];
+    int b2 = W5 * c[1] - W1 * c[3];
+    int b3 = W7 * c[1] - W5 * c[3];
+    a0 += W4 * c[4]; a1 -= W4 * c[4]; a2 -= W4 * c[4]; a3 += W4 * c[4];
+    b0 += W5 * c[5]; b1 -= W1 * c[5]; b2 += W7 * c[5]; b3 += W3 * c[5];
+    a0 += W6 * c[6]; a1 -= W2 * c[6]; a2 += W2 * c[6]; a3 -= W6 * c[6];
+    b0 += W7 * c[7]; b1 -= W5 * c[7]; b2 += W3 * c[7]; b3 -= W1 * c[7];
+    int o[8] = int[8](a0 + b0, a1 + b1, a2 + b2, a3 + b3, a3 - b3, a2 - b2, a1 - b1, a0 - b0);
+    for (int i = 0; i < 8; i++) c[i] = clamp(toInt16(o[i] >> COL_SHIFT), CLIP_LOW, CLIP_HIGH);
+}
+
+uint sampleAt(uint blockIndex, uint x, uint y) { return uint(block[blockIndex * 64u + y * 8u + x]); }
+
+uint widen(uint v) { return v << (16 - DEPTH); }
+
+void main() {
+    uint frame = gl_WorkGroupID.z;
+    uint frameBase = frame * pc.frameWords;
+    uint local = gl_WorkGroupID.x;
+    if (local >= frames.words[frameBase + 1u]) return;
+    uint slice = frames.words[frameBase] + local;
+    uvec4 a = slices.words[slice * 2u];
+    uvec4 b = slices.words[slice * 2u + 1u];
+    uint log2Mbs = (a.y >> 20) & 3u;
+    uint mb = gl_WorkGroupID.y;
+    if (mb >= (1u << log2Mbs)) return;
+
+    uint flags = status.flags[slice];
+    bool lumaOK = (a.y >> 24 & 1u) != 0u && (flags & 1u) == 0u;
+    bool cbOK = lumaOK && (flags & 2u) == 0u;
+    bool crOK = cbOK && (flags & 4u) == 0u;
+    bool noChroma = ((a.z >> 16) + (a.w & 0xFFFFu)) == 0u;
+    uint alphaBits = frames.words[frameBase + 3u];
+    bool alphaOK = crOK && alphaBits != 0u && (a.w >> 16) != 0u;
+
+    uint t = gl_LocalInvocationID.x;
+    uint blockIndex = t >> 3, row = t & 7u;
+    bool chroma = blockIndex >= 4u;
+    bool decoded = chroma ? (blockIndex < 4u + (1u << CHROMA_BLOCKS_LOG2) ? cbOK : crOK) && !noChroma : lumaOK;
+    if (decoded) {
+        uint qscale = (a.y >> 8) & 0x3FFu;
+        uint base = b.z;
+        uint inComponent;
+        if (!chroma) {
+            inComponent = (mb << 2) + blockIndex;
+        } else {
+            base += 64u << (log2Mbs + 2u);
+            uint c = blockIndex - 4u;
+            if (c >= (1u << CHROMA_BLOCKS_LOG2)) {
+                base += 64u << (log2Mbs + CHROMA_BLOCKS_LOG2);
+                c -= 1u << CHROMA_BLOCKS_LOG2;
+            }
+            inComponent = (mb << CHROMA_BLOCKS_LOG2) + c;
+        }
+        uint first = base + (inComponent << 6) + row * 8u;
+        int r[8];
+        for (uint i = 0u; i < 8u; i++) {
+            int q = toInt16(int(quantMatrix(frameBase, chroma, row * 8u + i) * qscale));
+            r[i] = toInt16(coefficients.values[first + i] * q);
+        }
+        rowTransform(r);
+        for (uint i = 0u; i < 8u; i++) block[blockIndex * 64u + row * 8u + i] = row == 0u ? toInt16(r[i] + 8192) : r[i];
+    }
+    barrier();
+    if (decoded) {
+        int c[8];
+        for (uint i = 0u; i < 8u; i++) c[i] = block[blockIndex * 64u + i * 8u + row];
+        columnTransform(c);
+        for (uint i = 0u; i < 8u; i++) block[blockIndex * 64u + i * 8u + row] = c[i];
+    }
+    barrier();
+
+    uint mbX = (b.x & 0xFFFFu) + mb;
+    uint fieldRow0 = (b.x >> 16) << 4;
+    bool interlaced = ((b.y >> 9) & 1u) != 0u;
+    uint parity = (b.y >> 8) & 1u;
+    uint outputBase = frames.words[frameBase + 2u];
+#ifdef CHROMA444
+    uint alphaBase = b.z + (64u << (log2Mbs + 2u)) + 2u * (64u << (log2Mbs + 2u));
+    uint alphaStride = 16u << log2Mbs;
+    for (uint unit = t; unit < 256u; unit += 96u) {
+        uint x = unit & 15u, y = unit >> 4;
+        uint px = mbX * 16u + x;
+        uint frameRow = interlaced ? (fieldRow0 + y) * 2u + parity : fieldRow0 + y;
+        if (px >= pc.width || frameRow >= pc.height) continue;
+        uint luma = lumaOK ? sampleAt((y >> 3) * 2u + (x >> 3), x & 7u, y & 7u) : FILL_LUMA;
+        uint chromaBlock = (x >> 3) * 2u + (y >> 3);
+        uint cb = noChroma && lumaOK ? NO_CHROMA : cbOK ? sampleAt(4u + chromaBlock, x & 7u, y & 7u) : FILL_CHROMA;
+        uint cr = noChroma && lumaOK ? NO_CHROMA : crOK ? sampleAt(8u + chromaBlock, x & 7u, y & 7u) : FILL_CHROMA;
+        uint alpha16 = 65535u;
+        if (alphaBits != 0u) {
+            uint alpha = alphaOK ? uint(coefficients.values[alphaBase + y * alphaStride + mb * 16u + x]) : FILL_ALPHA;
+            alpha16 = (alpha << (16 - DEPTH)) | (alpha >> (2 * DEPTH - 16));
+        }
+        surface.units[outputBase + frameRow * pc.unitsPerRow + px] = uvec2(alpha16 | (widen(luma) << 16), widen(cb) | (widen(cr) << 16));
+    }
+#else
+    for (uint unit = t; unit < 128u; unit += 64u) {
+        uint pair = unit & 7u, y = unit >> 3;
+        uint px = mbX * 16u + pair * 2u;
+        uint frameRow = interlaced ? (fieldRow0 + y) * 2u + parity : fieldRow0 + y;
+        if (px >= pc.width || frameRow >= pc.height) continue;
+        uint x = pair * 2u;
+        uint y0 = lumaOK ? sampleAt((y >> 3) * 2u + (x >> 3), x & 7u, y & 7u) : FILL_LUMA;
+        uint y1 = px + 1u >= pc.width ? y0 : lumaOK ? sampleAt((y >> 3) * 2u + ((x + 1u) >> 3), (x + 1u) & 7u, y & 7u) : FILL_LUMA;
+        uint cb = noChroma && lumaOK ? NO_CHROMA : cbOK ? sampleAt(4u + (y >> 3), pair, y & 7u) : FILL_CHROMA;
+        uint cr = noChroma && lumaOK ? NO_CHROMA : crOK ? sampleAt(6u + (y >> 3), pair, y & 7u) : FILL_CHROMA;
+        surface.units[outputBase + frameRow * pc.unitsPerRow + px / 2u] = uvec2(widen(cb) | (widen(y0) << 16), widen(cr) | (widen(y1) << 16));
+    }
+#endif
+}

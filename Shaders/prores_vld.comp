@@ -1,0 +1,233 @@
+#version 450
+// ProRes entropy decoding (SMPTE RDD 36 §7.1): one invocation per slice and
+// component (Y', Cb, Cr, alpha), over a batch of frames. Writes the quantised
+// coefficients of every block, in natural order, into the slice's region of
+// the coefficient buffer (zeroed beforehand), or, for alpha, the final alpha
+// samples in raster order. Failures are flagged per slice and component.
+//
+// Bit-exactness with FFmpeg's software decoder goes down to the bit reader:
+// like its (64-bit window) reader, each codeword starts from the next 32
+// bits, escape codes longer than 31 bits are errors, the read position stops
+// 8 bits past the component's end, and values are stored as 16-bit integers
+// (wrapping), so damaged slices fail, or decode to garbage, as they do there.
+//
+// The host (SliceTable) has already validated every slice header and size:
+// positions are bounded, every loop here is bounded by the block count.
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = 0) readonly buffer Bitstream { uint bytes[]; } bitstream;
+// Per slice: 8 words, see SliceTable.swift.
+layout(std430, binding = 1) readonly buffer Slices { uvec4 words[]; } slices;
+// Per frame: 40 words, see SliceTable.swift.
+layout(std430, binding = 2) readonly buffer Frames { uint words[]; } frames;
+layout(std430, binding = 3) buffer Coefficients { int values[]; } coefficients;
+// Per slice: bit c set = component c failed.
+layout(std430, binding = 4) buffer Status { uint flags[]; } status;
+
+layout(push_constant, std430) uniform Parameters {
+    uint frameWords;     // words per frame entry
+    uint chroma444;      // 1: 4:4:4 (4 chroma blocks a macroblock), 0: 4:2:2 (2)
+    uint alphaShift12;   // 1: alpha is stored at 12 bits, 0: at 10
+} pc;
+
+const uint progressiveScan[64] = uint[64](
+     0u,  1u,  8u,  9u,  2u,  3u, 10u, 11u, 16u, 17u, 24u, 25u, 18u, 19u, 26u, 27u,
+     4u,  5u, 12u, 20u, 13u,  6u,  7u, 14u, 21u, 28u, 29u, 22u, 15u, 23u, 30u, 31u,
+    32u, 33u, 40u, 48u, 41u, 34u, 35u, 42u, 49u, 56u, 57u, 50u, 43u, 36u, 37u, 44u,
+    51u, 58u, 59u, 52u, 45u, 38u, 39u, 46u, 53u, 60u, 61u, 54u, 47u, 55u, 62u, 63u);
+const uint interlacedScan[64] = uint[64](
+     0u,  8u,  1u,  9u, 16u, 24u, 17u, 25u,  2u, 10u,  3u, 11u, 18u, 26u, 19u, 27u,
+    32u, 40u, 33u, 34u, 41u, 48u, 56u, 49u, 42u, 35u, 43u, 50u, 57u, 58u, 51u, 59u,
+     4u, 12u,  5u,  6u, 13u, 20u, 28u, 21u, 14u,  7u, 15u, 22u, 29u, 36u, 44u, 37u,
+    30u, 23u, 31u, 38u, 45u, 52u, 60u, 53u, 46u, 39u, 47u, 54u, 61u, 62u, 55u, 63u);
+// Codebooks: rice order << 5 | exp-Golomb order << 2 | switch bits.
+const uint dcCodebook[7] = uint[7](0x04u, 0x28u, 0x28u, 0x4Du, 0x4Du, 0x70u, 0x70u);
+const uint runCodebook[16] = uint[16](0x06u, 0x06u, 0x05u, 0x05u, 0x04u, 0x29u, 0x29u, 0x29u,
+                                      0x29u, 0x28u, 0x28u, 0x28u, 0x28u, 0x28u, 0x28u, 0x4Cu);
+const uint levelCodebook[10] = uint[10](0x04u, 0x0Au, 0x05u, 0x06u, 0x04u, 0x28u, 0x28u, 0x28u, 0x28u, 0x4Cu);
+const uint FIRST_DC_CODEBOOK = 0xB8u;
+const uint MAX_CODE_BITS = 31u;
+
+uint byteSwap(uint x) {
+    return (x << 24) | ((x & 0xFF00u) << 8) | ((x >> 8) & 0xFF00u) | (x >> 24);
+}
+
+// Four bytes from byte address b, big-endian. The host pads the bitstream,
+// the clamp only keeps a forged offset inside the buffer.
+uint load32(uint b) {
+    uint last = uint(bitstream.bytes.length()) - 1u;
+    uint w = min(b >> 2, last);
+    uint shift = (b & 3u) * 8u;
+    uint lo = bitstream.bytes[w];
+    uint value = lo;
+    if (shift != 0u) {
+        uint hi = bitstream.bytes[min(w + 1u, last)];
+        value = (lo >> shift) | (hi << (32u - shift));
+    }
+    return byteSwap(value);
+}
+
+// The bit reader of one component: `start` byte, position and the limit the
+// position stops at (its size in bits + 8).
+struct Reader { uint start; uint index; uint limit; uint sizeBits; uint cache; };
+
+uint loadByte(uint b) {
+    uint w = min(b >> 2, uint(bitstream.bytes.length()) - 1u);
+    return (bitstream.bytes[w] >> ((b & 3u) * 8u)) & 0xFFu;
+}
+
+// The 32 bits from the reader's position.
+void refill(inout Reader r) {
+    uint b = r.start + (r.index >> 3), s = r.index & 7u;
+    r.cache = load32(b);
+    if (s != 0u) r.cache = (r.cache << s) | (loadByte(b + 4u) >> (8u - s));
+}
+// Consumes n bits of the cache (n < 32).
+void skip(inout Reader r, uint n) { r.cache <<= n; r.index = min(r.limit, r.index + n); }
+uint show(Reader r, uint n) { return r.cache >> (32u - n); }
+
+int toInt16(int v) { return (v << 16) >> 16; }
+
+// One adaptive Rice / exp-Golomb codeword; false on an over-long escape.
+bool codeword(inout Reader r, uint codebook, out uint value) {
+    refill(r);
+    uint switchBits = codebook & 3u;
+    uint riceOrder = codebook >> 5;
+    uint expOrder = (codebook >> 2) & 7u;
+    uint q = 31u - uint(max(findMSB(r.cache), 0));
+    if (q > switchBits) {
+        uint bits = expOrder - switchBits + (q << 1);
+        if (bits > MAX_CODE_BITS) { value = 0u; return false; }
+        value = show(r, bits) - (1u << expOrder) + ((switchBits + 1u) << riceOrder);
+        skip(r, bits);
+    } else if (riceOrder != 0u) {
+        skip(r, q + 1u);
+        value = (q << riceOrder) + show(r, riceOrder);
+        skip(r, riceOrder);
+    } else {
+        value = q;
+        skip(r, q + 1u);
+    }
+    return true;
+}
+
+bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interlaced) {
+    uint blocks = 1u << log2Blocks;
+    uint code;
+    if (!codeword(r, FIRST_DC_CODEBOOK, code)) return false;
+    int dc = toInt16(int(code >> 1) ^ -int(code & 1u));
+    coefficients.values[base] = dc;
+    code = 5u;
+    int sign = 0;
+    for (uint block = 1u; block < blocks; block++) {
+        if (!codeword(r, dcCodebook[min(code, 6u)], code)) return false;
+        if (code != 0u) sign ^= -int(code & 1u); else sign = 0;
+        dc = toInt16(dc + ((int((code + 1u) >> 1) ^ sign) - sign));
+        coefficients.values[base + (block << 6)] = dc;
+    }
+
+    uint maxPosition = 64u << log2Blocks;
+    uint blockMask = blocks - 1u;
+    uint run = 4u, level = 2u;
+    refill(r);
+    for (uint position = blockMask;;) {
+        int bitsLeft = int(r.sizeBits) - int(r.index);
+        if (bitsLeft <= 0 || (bitsLeft < 32 && show(r, uint(bitsLeft)) == 0u)) break;
+        if (!codeword(r, runCodebook[min(run, 15u)], run)) return false;
+        position += run + 1u;
+        if (position >= maxPosition) return false;
+        if (!codeword(r, levelCodebook[min(level, 9u)], level)) return false;
+        level += 1u;
+        int negative = -int(r.cache >> 31);
+        skip(r, 1u);
+        uint scanned = interlaced ? interlacedScan[position >> log2Blocks] : progressiveScan[position >> log2Blocks];
+        coefficients.values[base + ((position & blockMask) << 6) + scanned] = toInt16((int(level) ^ negative) - negative);
+    }
+    return true;
+}
+
+uint getBits(inout Reader r, uint n) {
+    refill(r);
+    uint value = show(r, n);
+    r.index = min(r.limit, r.index + n);
+    return value;
+}
+
+// Alpha (RDD 36 §7.1.2 scanned alpha): differences and run lengths, written
+// as final samples at the decoder's precision.
+void decodeAlpha(inout Reader r, uint base, uint count, uint bits) {
+    uint mask = (1u << bits) - 1u;
+    uint alpha = mask;
+    uint index = 0u;
+    do {
+        bool more = true;
+        do {
+            int difference;
+            if (getBits(r, 1u) != 0u) {
+                difference = int(getBits(r, bits));
+            } else {
+                int v = int(getBits(r, bits == 16u ? 7u : 4u));
+                difference = (v + 2) >> 1;
+                if ((v & 1) != 0) difference = -difference;
+            }
+            alpha = uint(int(alpha) + difference) & mask;
+            uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
+                                      : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
+            coefficients.values[base + index] = int(value);
+            index++;
+            if (index >= count) { more = false; break; }
+        } while (int(r.sizeBits) - int(r.index) > 0 && getBits(r, 1u) != 0u);
+        if (!more) break;
+        uint run = getBits(r, 4u);
+        if (run == 0u) run = getBits(r, 11u);
+        run = min(run, count - index);
+        uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
+                                  : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
+        for (uint i = 0u; i < run; i++) coefficients.values[base + index + i] = int(value);
+        index += run;
+    } while (index < count);
+}
+
+void main() {
+    uint frame = gl_WorkGroupID.z;
+    uint component = gl_WorkGroupID.y;
+    uint frameBase = frame * pc.frameWords;
+    uint firstSlice = frames.words[frameBase];
+    uint sliceCount = frames.words[frameBase + 1u];
+    uint alphaBits = frames.words[frameBase + 3u];
+    uint local = gl_GlobalInvocationID.x;
+    if (local >= sliceCount) return;
+    uint slice = firstSlice + local;
+    uvec4 a = slices.words[slice * 2u];
+    uvec4 b = slices.words[slice * 2u + 1u];
+    if ((a.y >> 24 & 1u) == 0u) return;  // header rejected on the host
+
+    uint headerSize = a.y & 0xFFu;
+    uint log2Mbs = (a.y >> 20) & 3u;
+    uint sizes[4] = uint[4](a.z & 0xFFFFu, a.z >> 16, a.w & 0xFFFFu, a.w >> 16);
+    if (component == 3u && (alphaBits == 0u || sizes[3] == 0u)) return;
+    if (component == 1u || component == 2u) {
+        if (sizes[1] + sizes[2] == 0u) return;  // no chroma: a constant, written by the IDCT pass
+    }
+    uint start = a.x + headerSize;
+    for (uint c = 0u; c < component; c++) start += sizes[c];
+    uint sizeBits = sizes[component] * 8u;
+    Reader r = Reader(start, 0u, sizeBits + 8u, sizeBits, 0u);
+
+    uint lumaBlocksLog2 = log2Mbs + 2u;
+    uint chromaBlocksLog2 = log2Mbs + (pc.chroma444 != 0u ? 2u : 1u);
+    uint base = b.z;
+    if (component >= 1u) base += 64u << lumaBlocksLog2;
+    if (component >= 2u) base += 64u << chromaBlocksLog2;
+    if (component == 3u) base += 64u << chromaBlocksLog2;
+    bool interlaced = ((b.y >> 9) & 1u) != 0u;
+
+    bool ok = true;
+    if (component == 3u) {
+        decodeAlpha(r, base, 256u << log2Mbs, alphaBits == 2u ? 16u : 8u);
+    } else {
+        ok = decodeCoefficients(r, base, component == 0u ? lumaBlocksLog2 : chromaBlocksLog2, interlaced);
+    }
+    if (!ok) atomicOr(status.flags[slice], 1u << component);
+}

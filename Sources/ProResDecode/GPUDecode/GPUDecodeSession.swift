@@ -1,0 +1,192 @@
+import Foundation
+
+/// The hardware decode session: the same contract as `DecodeSession`
+/// (samples in, frames out in order with a status, bounded memory), decoded
+/// by `GPUProResDecoder`. Three threads: the caller's queues samples; the
+/// submit thread batches whatever is queued, parses headers and submits;
+/// the completion thread waits for each batch in order and queues its
+/// frames for the output thread, which runs the handler, so a slow handler
+/// holds back only frames already decoded.
+public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// Frames per dispatch; nil lets the decoder choose (up to 16, fewer
+        /// when a batch would exceed the device's storage-buffer range).
+        public var framesPerBatch: Int?
+        /// Batches in flight.
+        public var slots: Int
+        /// Copy each frame into a host surface (for sinks); false leaves the
+        /// frames on the GPU (benchmarks) and delivers them without a surface.
+        public var readback: Bool
+
+        public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true) {
+            self.framesPerBatch = framesPerBatch
+            self.slots = slots
+            self.readback = readback
+        }
+    }
+
+    public let format: FormatDescription
+    public let decoderName: String
+    private let decoder: GPUProResDecoder
+    private let readback: Bool
+    private let surfacePool: PixelBufferPool
+    private let handler: DecodeSession.OutputHandler
+    private let input: BlockingQueue<CompressedSample>
+    private let freeSlots: BlockingQueue<Int>
+    private let submitted: BlockingQueue<Batch>
+    private let output: BlockingQueue<DecodedFrame>
+    private let done = DispatchGroup()
+    private let stateLock = NSLock()
+    private var failure: Error?
+    private var gpuMicroseconds: [GPUProResDecoder.BatchTiming] = []
+
+    private struct Batch {
+        let slot: Int
+        let samples: [CompressedSample]
+        let surfaces: [PixelBuffer?]
+        let submitted: UInt64
+    }
+
+    public init(format: FormatDescription, context: VulkanContext, compiler: ShaderCompiler,
+                configuration: Configuration = .init(), outputHandler: @escaping DecodeSession.OutputHandler) throws {
+        self.format = format
+        decoder = try GPUProResDecoder(context: context, compiler: compiler, format: format, slots: configuration.slots,
+                                       framesPerBatch: configuration.framesPerBatch)
+        decoderName = "GPU (\(context.info.name))"
+        readback = configuration.readback
+        surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
+        handler = outputHandler
+        input = BlockingQueue(capacity: 2 * decoder.framesPerBatch)
+        freeSlots = BlockingQueue(capacity: configuration.slots)
+        for slot in 0..<configuration.slots { freeSlots.push(slot) }
+        submitted = BlockingQueue(capacity: configuration.slots)
+        output = BlockingQueue(capacity: decoder.framesPerBatch + 2)
+        start("prores-decode.gpu-submit") { [self] in runSubmit() }
+        start("prores-decode.gpu-complete") { [self] in runCompletions() }
+        start("prores-decode.output") { [self] in runOutput() }
+    }
+
+    deinit {
+        cancel()
+        done.wait()
+    }
+
+    public var framesPerBatch: Int { decoder.framesPerBatch }
+
+    public func decode(_ sample: CompressedSample) throws {
+        if let failure = currentFailure { throw failure }
+        if !input.push(sample) { throw currentFailure ?? ProResDecodeError.interrupted }
+    }
+
+    public func finish() throws {
+        input.close()
+        done.wait()
+        if let failure = currentFailure { throw failure }
+    }
+
+    public func cancel() { fail(ProResDecodeError.interrupted) }
+
+    public var poolStatistics: PixelBufferPool.Statistics { surfacePool.statistics }
+
+    /// GPU time of every batch so far (timestamp queries), in order.
+    var batchTimings: [GPUProResDecoder.BatchTiming] {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return gpuMicroseconds
+    }
+
+    // MARK: - Threads
+
+    private func start(_ name: String, _ body: @escaping () -> Void) {
+        done.enter()
+        startWorkerThread(name, body, finished: done.leave)
+    }
+
+    private var currentFailure: Error? {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return failure
+    }
+
+    private func fail(_ error: Error) {
+        stateLock.lock()
+        if failure == nil { failure = error }
+        stateLock.unlock()
+        input.closeAndDrain()
+        freeSlots.closeAndDrain()
+        submitted.closeAndDrain()
+        output.closeAndDrain()
+    }
+
+    private func runSubmit() {
+        defer { submitted.close() }
+        while true {
+            let samples = input.popBatch(limit: decoder.framesPerBatch)
+            if samples.isEmpty { return }
+            guard let slot = freeSlots.pop() else { return }
+            do {
+                let surfaces = try samples.map { _ in readback ? try surfacePool.makeBuffer() : nil }
+                let inputs = zip(samples, surfaces).map { GPUProResDecoder.Input(bytes: $0.bytes, surface: $1) }
+                let now = monotonicNanoseconds()
+                try decoder.encode(slot: slot, inputs)
+                if !submitted.push(Batch(slot: slot, samples: samples, surfaces: surfaces, submitted: now)) {
+                    surfaces.forEach { $0?.releaseUse() }
+                    return
+                }
+            } catch {
+                fail(error)
+                return
+            }
+        }
+    }
+
+    private func runCompletions() {
+        defer { output.close() }
+        while let batch = submitted.pop() {
+            let outcome: (outputs: [GPUProResDecoder.Output], timing: GPUProResDecoder.BatchTiming?)
+            do {
+                outcome = try decoder.complete(slot: batch.slot)
+            } catch {
+                batch.surfaces.forEach { $0?.releaseUse() }
+                fail(error)
+                return
+            }
+            if let timing = outcome.timing {
+                stateLock.lock()
+                gpuMicroseconds.append(timing)
+                stateLock.unlock()
+            }
+            let now = monotonicNanoseconds()
+            for (i, sample) in batch.samples.enumerated() {
+                let result = outcome.outputs[i]
+                var surface = batch.surfaces[i]
+                let status: FrameStatus
+                if let failure = result.failure {
+                    surface?.releaseUse()
+                    surface = nil
+                    status = .failed(failure)
+                } else {
+                    var problems: [String] = []
+                    if let header = result.header, header.frameSize > sample.bytes.count {
+                        problems.append("truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
+                    }
+                    if result.damagedSlices > 0 { problems.append("some slices could not be decoded and were concealed") }
+                    status = problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
+                }
+                let codes = result.header.map { ($0.colorPrimaries, $0.transferCharacteristic, $0.matrixCoefficients) }
+                let frame = DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
+                                         colorCodes: codes, readStart: sample.readStart,
+                                         demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - batch.submitted)
+                if !output.push(frame) { return }
+            }
+            // The batch's host surfaces are filled: the slot may take the next one.
+            if !freeSlots.push(batch.slot) { return }
+        }
+    }
+
+    private func runOutput() {
+        while let frame = output.pop() {
+            do { try handler(frame) } catch { fail(error) }
+        }
+    }
+}

@@ -1,0 +1,347 @@
+import CVulkan
+import Foundation
+
+/// Our ProRes decoder in Vulkan compute, bit-exact with FFmpeg's software
+/// decoder: batches of frames go through two dispatches, entropy decoding
+/// (`prores_vld.comp`, one invocation per slice and component) and
+/// dequantisation + IDCT (`prores_idct.comp`, one workgroup per macroblock),
+/// which writes the stream's native packed layout (v216 or y416) into
+/// device-local surfaces. Several batches are in flight, each in its own
+/// slot (buffers, descriptor sets, command buffer), reused without any
+/// per-frame Vulkan object creation.
+///
+/// The CPU parses frame and picture headers (`SliceTable`) and copies the
+/// compressed bytes once, into the slot's mapped staging buffer; a discrete
+/// GPU then takes them with one DMA copy. Host surfaces, when asked for, are
+/// imported into Vulkan (the texture cache) and filled by DMA, never by the
+/// CPU.
+final class GPUProResDecoder {
+    /// One frame handed to `encode`.
+    struct Input {
+        let bytes: UnsafeRawBufferPointer
+        /// Host surface to receive the decoded frame; nil keeps it on the GPU.
+        let surface: PixelBuffer?
+    }
+
+    /// What became of one frame of a batch, once its GPU work completed.
+    struct Output {
+        /// Set when the frame could not be decoded at all.
+        let failure: String?
+        /// Slices FFmpeg would not decode either, concealed as it does.
+        let damagedSlices: Int
+        let header: ProResFrameHeader?
+    }
+
+    /// GPU time of one batch, from timestamp queries (µs).
+    struct BatchTiming {
+        let upload: Double
+        let entropy: Double
+        let transform: Double
+        let readback: Double
+    }
+
+    let context: VulkanContext
+    let format: FormatDescription
+    let layout: PackedLayout
+    let surfaceLayout: SurfaceLayout
+    let framesPerBatch: Int
+    let slotCount: Int
+
+    private let entropyPass: ComputePipeline
+    private let transformPass: ComputePipeline
+    private let recorder: CommandRecorder
+    private let cache: TextureCache
+    private var descriptorPool: VkDescriptorPool?
+    private var queryPool: VkQueryPool?
+    private var slots: [Slot] = []
+    private let surfaceStride: Int
+    private let coefficientsPerFrame: Int
+
+    private final class Slot {
+        let entropySet: VkDescriptorSet
+        let transformSet: VkDescriptorSet
+        var staging: VulkanBuffer?
+        var deviceInput: VulkanBuffer?
+        var coefficients: VulkanBuffer?
+        var status: VulkanBuffer?
+        var statusHost: VulkanBuffer?
+        var surfaces: VulkanBuffer?
+        var value: UInt64 = 0
+        var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?)] = []
+        var timed = false
+        init(entropySet: VkDescriptorSet, transformSet: VkDescriptorSet) {
+            self.entropySet = entropySet
+            self.transformSet = transformSet
+        }
+    }
+
+    static let alignment = 256
+    /// Zero bytes after each frame: the bit reader looks up to 5 bytes past a
+    /// component, as FFmpeg's does into its packet padding.
+    static let framePadding = 64
+
+    /// Whether this decoder handles the stream; nil if it does, else why not.
+    static func unsupportedReason(_ format: FormatDescription) -> String? {
+        if format.chroma == .c422 && format.hasAlpha {
+            return "4:2:2 with alpha has no packed layout that keeps the alpha (v216 has none)"
+        }
+        return nil
+    }
+
+    init(context: VulkanContext, compiler: ShaderCompiler, format: FormatDescription, slots slotCount: Int = 3,
+         framesPerBatch requested: Int? = nil) throws {
+        if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
+        self.context = context
+        self.format = format
+        layout = format.nativePackedLayout
+        surfaceLayout = .packed(layout, width: format.width, height: format.height)
+        surfaceStride = Self.align(surfaceLayout.byteCount)
+        let mbWidth = (format.width + 15) >> 4
+        let mbRows = format.fieldOrder == .progressive ? (format.height + 15) >> 4 : 2 * ((format.height + 31) >> 5)
+        let chromaBlocks = format.chroma == .c444 ? 4 : 2
+        coefficientsPerFrame = mbWidth * mbRows * 64 * (4 + 2 * chromaBlocks + (format.hasAlpha ? 4 : 0))
+        // A batch's coefficients and surfaces must each fit one storage-buffer binding.
+        let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
+        let fitting = min(range / (coefficientsPerFrame * 4), range / surfaceStride)
+        guard fitting >= 1 else {
+            throw ProResDecodeError.decoderUnavailable("GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
+                                                       + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
+        }
+        framesPerBatch = max(1, min(requested ?? 16, fitting))
+        self.slotCount = slotCount
+
+        var defines: [String: String] = [:]
+        if format.chroma == .c444 { defines["CHROMA444"] = "1" }
+        if format.bitDepth == 12 { defines["DEPTH12"] = "1" }
+        entropyPass = try ComputePipeline(context: context, compiler: compiler, shader: "prores_vld.comp", buffers: 5, pushConstantSize: 12)
+        transformPass = try ComputePipeline(context: context, compiler: compiler, shader: "prores_idct.comp", defines: defines,
+                                            buffers: 5, pushConstantSize: 16)
+        recorder = try CommandRecorder(context: context, count: slotCount)
+        cache = TextureCache(context: context)
+        let vk = context.vk, device = context.device
+
+        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(10 * slotCount))
+        var poolInfo = VkDescriptorPoolCreateInfo()
+        poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+        poolInfo.maxSets = UInt32(2 * slotCount)
+        poolInfo.poolSizeCount = 1
+        try withUnsafePointer(to: &size) { pointer in
+            poolInfo.pPoolSizes = pointer
+            try check(vk.vkCreateDescriptorPool(device, &poolInfo, nil, &descriptorPool), "vkCreateDescriptorPool")
+        }
+        var layouts: [VkDescriptorSetLayout?] = []
+        for _ in 0..<slotCount { layouts += [entropyPass.setLayout, transformPass.setLayout] }
+        var sets = [VkDescriptorSet?](repeating: nil, count: layouts.count)
+        var allocate = VkDescriptorSetAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
+        allocate.descriptorPool = descriptorPool
+        allocate.descriptorSetCount = UInt32(layouts.count)
+        try layouts.withUnsafeBufferPointer { pointer in
+            allocate.pSetLayouts = pointer.baseAddress
+            try check(vk.vkAllocateDescriptorSets(device, &allocate, &sets), "vkAllocateDescriptorSets")
+        }
+        slots = (0..<slotCount).map { Slot(entropySet: sets[2 * $0]!, transformSet: sets[2 * $0 + 1]!) }
+        if context.timestampValidBits > 0 {
+            var queryInfo = VkQueryPoolCreateInfo()
+            queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+            queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
+            queryInfo.queryCount = UInt32(5 * slotCount)
+            try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
+        }
+    }
+
+    deinit {
+        for slot in slots where slot.value > 0 { try? recorder.wait(for: slot.value) }
+        slots.removeAll()
+        context.vk.vkDestroyQueryPool(context.device, queryPool, nil)
+        context.vk.vkDestroyDescriptorPool(context.device, descriptorPool, nil)
+    }
+
+    /// Parses `inputs` (at most `framesPerBatch`), copies them into slot
+    /// `index`'s staging memory and submits their decoding. The slot must be
+    /// free (`complete` was called for its previous batch).
+    func encode(slot index: Int, _ inputs: [Input]) throws {
+        precondition(inputs.count <= framesPerBatch)
+        let slot = slots[index]
+        var table = SliceTable()
+        let geometry = SliceTable.Geometry(width: format.width, height: format.height, chroma: format.chroma)
+
+        // Bitstream first (each frame padded), then the two tables.
+        var offsets: [Int] = []
+        var bitstreamBytes = 0
+        for input in inputs {
+            offsets.append(bitstreamBytes)
+            bitstreamBytes += (input.bytes.count + Self.framePadding + 3) & ~3
+        }
+        slot.frames = []
+        var surfaceIndex = 0
+        var targets: [(surface: PixelBuffer, offset: Int)] = []
+        for (i, input) in inputs.enumerated() {
+            let firstSlice = table.sliceCount
+            do {
+                let entry = try table.add(frame: input.bytes, geometry: geometry, bitstreamOffset: offsets[i],
+                                          surfaceOffset: surfaceIndex * surfaceStride / 8)
+                slot.frames.append((nil, entry.invalidSlices, firstSlice..<table.sliceCount, entry.header))
+                if let surface = input.surface { targets.append((surface, surfaceIndex * surfaceStride)) }
+                surfaceIndex += 1
+            } catch {
+                slot.frames.append(("\(error)", 0, firstSlice..<firstSlice, nil))
+            }
+        }
+        if !targets.isEmpty && !cache.canImport {
+            throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
+        }
+        let tablesOffset = Self.align(bitstreamBytes)
+        let slicesBytes = max(4, table.slices.count * 4), framesBytes = max(4, table.frames.count * 4)
+        let framesOffset = tablesOffset + Self.align(slicesBytes)
+        let inputBytes = framesOffset + Self.align(framesBytes)
+        if (slot.staging?.size ?? 0) < inputBytes { try makeStaging(slot, bytes: inputBytes * 5 / 4) }
+        let mapped = slot.staging!.mapped!
+        for (i, input) in inputs.enumerated() {
+            let destination = mapped + offsets[i]
+            destination.copyMemory(from: input.bytes.baseAddress!, byteCount: input.bytes.count)
+            let padded = (input.bytes.count + Self.framePadding + 3) & ~3
+            (destination + input.bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: padded - input.bytes.count)
+        }
+        table.slices.withUnsafeBytes { (mapped + tablesOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        table.frames.withUnsafeBytes { (mapped + framesOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+
+        let frames = table.frameCount
+        let coefficientBytes = max(4, table.coefficientCount * 4)
+        let statusBytes = max(4, table.sliceCount * 4)
+        let surfaceBytes = max(8, frames * surfaceStride)
+        try ensureWorkBuffers(slot, input: inputBytes, coefficients: coefficientBytes, status: statusBytes, surfaces: surfaceBytes)
+        let input = slot.deviceInput ?? slot.staging!
+
+        let vk = context.vk
+        let cb = try recorder.begin(index)
+        let query = UInt32(5 * index)
+        if let queryPool {
+            vk.vkCmdResetQueryPool(cb, queryPool, query, 5)
+            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
+        }
+        if let device = slot.deviceInput {
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(inputBytes))
+            vk.vkCmdCopyBuffer(cb, slot.staging!.buffer, device.buffer, 1, &region)
+        }
+        vk.vkCmdFillBuffer(cb, slot.coefficients!.buffer, 0, VkDeviceSize(coefficientBytes), 0)
+        vk.vkCmdFillBuffer(cb, slot.status!.buffer, 0, VkDeviceSize(statusBytes), 0)
+        recorder.barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                         to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VkAccessFlagBits(VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue))
+        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, query + 1) }
+
+        if frames > 0 {
+            entropyPass.bind(slot.entropySet, ranges: [(input.buffer, 0, max(4, bitstreamBytes)),
+                                                       (input.buffer, tablesOffset, slicesBytes),
+                                                       (input.buffer, framesOffset, framesBytes),
+                                                       (slot.coefficients!.buffer, 0, coefficientBytes),
+                                                       (slot.status!.buffer, 0, statusBytes)])
+            transformPass.bind(slot.transformSet, ranges: [(input.buffer, tablesOffset, slicesBytes),
+                                                           (input.buffer, framesOffset, framesBytes),
+                                                           (slot.coefficients!.buffer, 0, coefficientBytes),
+                                                           (slot.status!.buffer, 0, statusBytes),
+                                                           (slot.surfaces!.buffer, 0, surfaceBytes)])
+            var entropySet: VkDescriptorSet? = slot.entropySet
+            vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, entropyPass.pipeline)
+            vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, entropyPass.layout, 0, 1, &entropySet, 0, nil)
+            var entropyConstants: [UInt32] = [UInt32(SliceTable.frameWords), format.chroma == .c444 ? 1 : 0, format.bitDepth == 12 ? 1 : 0]
+            vk.vkCmdPushConstants(cb, entropyPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 12, &entropyConstants)
+            vk.vkCmdDispatch(cb, UInt32((table.maxSlicesPerFrame + 63) / 64), format.hasAlpha ? 4 : 3, UInt32(frames))
+            recorder.barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                             to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT)
+            if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 2) }
+
+            var transformSet: VkDescriptorSet? = slot.transformSet
+            vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, transformPass.pipeline)
+            vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, transformPass.layout, 0, 1, &transformSet, 0, nil)
+            let unitsPerRow = surfaceLayout.planes[0].bytesPerRow / 8
+            var transformConstants: [UInt32] = [UInt32(SliceTable.frameWords), UInt32(format.width), UInt32(format.height), UInt32(unitsPerRow)]
+            vk.vkCmdPushConstants(cb, transformPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 16, &transformConstants)
+            vk.vkCmdDispatch(cb, UInt32(table.maxSlicesPerFrame), UInt32(1 << table.maxLog2SliceWidth), UInt32(frames))
+        } else if let queryPool {
+            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 2)
+        }
+        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 3) }
+
+        recorder.barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                         to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT)
+        if let host = slot.statusHost {
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(statusBytes))
+            vk.vkCmdCopyBuffer(cb, slot.status!.buffer, host.buffer, 1, &region)
+        }
+        for target in targets {
+            let destination = try cache.buffer(for: target.surface)
+            var region = VkBufferCopy(srcOffset: VkDeviceSize(target.offset), dstOffset: 0, size: VkDeviceSize(surfaceLayout.byteCount))
+            vk.vkCmdCopyBuffer(cb, slot.surfaces!.buffer, destination.buffer, 1, &region)
+        }
+        recorder.barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                         to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT)
+        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, query + 4) }
+        slot.timed = queryPool != nil
+        slot.value = try recorder.submit(index)
+    }
+
+    /// Waits for slot `index`'s batch and says what became of each frame.
+    func complete(slot index: Int) throws -> (outputs: [Output], timing: BatchTiming?) {
+        let slot = slots[index]
+        try recorder.wait(for: slot.value)
+        let status = (slot.statusHost ?? slot.status)?.mapped?.assumingMemoryBound(to: UInt32.self)
+        let outputs = slot.frames.map { frame -> Output in
+            var damaged = frame.invalidSlices
+            if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
+            return Output(failure: frame.failure, damagedSlices: damaged, header: frame.header)
+        }
+        return (outputs, slot.timed ? try timing(index) : nil)
+    }
+
+    /// Device-local surfaces of slot `index`'s last batch (for GPU consumers).
+    func surfaces(slot index: Int) -> (buffer: VulkanBuffer, stride: Int)? {
+        slots[index].surfaces.map { ($0, surfaceStride) }
+    }
+
+    private func timing(_ index: Int) throws -> BatchTiming {
+        var stamps = [UInt64](repeating: 0, count: 5)
+        try check(context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(5 * index), 5, 40, &stamps, 8,
+                                                   VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
+                  "vkGetQueryPoolResults")
+        let period = context.info.timestampPeriodNanoseconds / 1000
+        func span(_ a: Int, _ b: Int) -> Double { Double(stamps[b] &- stamps[a]) * period }
+        return BatchTiming(upload: span(0, 1), entropy: span(1, 2), transform: span(2, 3), readback: span(3, 4))
+    }
+
+    private static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
+
+    private func makeStaging(_ slot: Slot, bytes: Int) throws {
+        let usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
+        slot.staging = try VulkanBuffer(context, size: Self.align(bytes), usage: usage,
+                                        required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue)
+        slot.deviceInput = nil
+    }
+
+    private func ensureWorkBuffers(_ slot: Slot, input: Int, coefficients: Int, status: Int, surfaces: Int) throws {
+        let storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue
+        let local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue
+        let host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue
+        let discrete = !context.sharesHostMemory
+        if discrete, (slot.deviceInput?.size ?? 0) < slot.staging!.size {
+            slot.deviceInput = try VulkanBuffer(context, size: slot.staging!.size,
+                                                usage: storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: local)
+        }
+        if (slot.coefficients?.size ?? 0) < coefficients {
+            slot.coefficients = nil
+            slot.coefficients = try VulkanBuffer(context, size: max(coefficients, framesPerBatch * coefficientsPerFrame * 4),
+                                                 usage: storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: local)
+        }
+        if (slot.status?.size ?? 0) < status {
+            let bytes = Self.align(status * 2)
+            slot.status = try VulkanBuffer(context, size: bytes, usage: storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue,
+                                           required: discrete ? local : host)
+            slot.statusHost = discrete ? try VulkanBuffer(context, size: bytes, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: host) : nil
+        }
+        if (slot.surfaces?.size ?? 0) < surfaces {
+            slot.surfaces = nil
+            slot.surfaces = try VulkanBuffer(context, size: max(surfaces, framesPerBatch * surfaceStride),
+                                             usage: storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue, required: local)
+        }
+    }
+}
