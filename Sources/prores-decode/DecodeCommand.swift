@@ -9,8 +9,24 @@ enum DecodeCommand {
         .value("--start"), .value("--frames"), .value("--threads"), .value("--track"),
         .flag("--json"), .flag("--overwrite"), .flag("--quiet"), .flag("--verbose"),
         .flag("--vulkan"), .value("--device"), .value("--reference-white"), .value("--save"), .value("--save-format"),
-        .flag("--validate"),
+        .flag("--validate"), .value("--decoder"), .flag("--require-hardware"), .flag("--no-hardware"),
     ]
+
+    /// `--decoder`, `--require-hardware`, `--no-hardware` (shared with `bench`).
+    static func decoderSelection(_ parsed: ParsedArguments, validation: Bool) throws -> DecoderSelection {
+        let named = try parsed.string("--decoder").map { name -> DecoderSelection.Choice in
+            guard let choice = DecoderSelection.Choice(rawValue: name) else {
+                throw UsageError("invalid value '\(name)' for --decoder: expected cpu, gpu or auto")
+            }
+            return choice
+        }
+        let require = parsed.flag("--require-hardware"), forbid = parsed.flag("--no-hardware")
+        if require && forbid { throw UsageError("--require-hardware and --no-hardware contradict each other") }
+        if require, let named, named != .gpu { throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(named.rawValue)") }
+        if forbid, let named, named == .gpu { throw UsageError("--no-hardware contradicts --decoder gpu") }
+        return DecoderSelection(choice: forbid ? .cpu : named ?? .auto, requireHardware: require,
+                                device: parsed.string("--device"), validation: validation)
+    }
 
     static func run(_ arguments: [String]) throws -> ExitCode {
         let parsed = try ParsedArguments(arguments, accepting: options)
@@ -41,13 +57,18 @@ enum DecodeCommand {
         }
         // --save reads converted frames back from the GPU, so it implies --vulkan.
         let useVulkan = parsed.flag("--vulkan") || savePath != nil
+        let validation = parsed.flag("--validate") || VulkanContext.Options().validation
+        let decoder = try decoderSelection(parsed, validation: validation)
         if !useVulkan {
-            for option in ["--device", "--reference-white", "--validate"] where parsed.string(option) != nil || parsed.flag(option) {
+            for option in ["--reference-white", "--validate"] where parsed.string(option) != nil || parsed.flag(option) {
                 throw UsageError("\(option) needs --vulkan")
+            }
+            if parsed.string("--device") != nil && decoder.choice == .cpu {
+                throw UsageError("--device needs --vulkan or the GPU decoder")
             }
         }
         let gpu = useVulkan ? DecodeRun.GPUOptions(
-            context: .init(device: parsed.string("--device"), validation: parsed.flag("--validate") || VulkanContext.Options().validation),
+            context: .init(device: parsed.string("--device"), validation: validation),
             referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite) : nil
         let quiet = parsed.flag("--quiet")
         let overwrite = parsed.flag("--overwrite")
@@ -74,10 +95,14 @@ enum DecodeCommand {
             if let md5Path { sinks.append(FrameMD5Sink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName)) }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
             let gpuSinks: [ConvertedFrameSink] = try savePath.map { [try FrameSaver(directory: $0, format: saveFormat ?? .exr)] } ?? []
-            run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads, gpu: gpu),
+            run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads, gpu: gpu,
+                                                                decoder: decoder),
                                 sinks: sinks, gpuSinks: gpuSinks, timingLog: timing)
         }
         if !quiet {
+            if parsed.flag("--verbose") || decoder.choice != .auto {
+                Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? ""))
+            }
             if let warning = run.output.conversionWarning(for: format) { Console.warning(warning) }
             for note in format.notes { Console.warning(note) }
             for (name, tag) in [("primaries", format.colorTags.primaries), ("transfer", format.colorTags.transfer), ("matrix", format.colorTags.matrix)]
@@ -108,6 +133,7 @@ enum DecodeCommand {
         for (index, reason) in report.failed { Console.error("frame \(index) not decoded: \(reason)") }
         if let shortfall = report.shortfall { Console.error(shortfall) }
         let summaryJSON = JSON.object([("input", JSON.string(input)), ("format", JSON.string(report.output.name)),
+                                       ("decoder", JSON.string(report.decoder)),
                                        ("frames_read", "\(report.framesRead)"), ("frames_written", "\(report.framesWritten)"),
                                        ("damaged", JSON.array(report.damaged.map { "\($0.index)" })),
                                        ("failed", JSON.array(report.failed.map { "\($0.index)" })),

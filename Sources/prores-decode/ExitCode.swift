@@ -15,6 +15,7 @@ enum ExitCode: Int32, CaseIterable {
     case interrupted = 9
     case checkFailed = 10
     case checkErrors = 11
+    case hardwareUnavailable = 12
 
     var meaning: String {
         switch self {
@@ -30,6 +31,7 @@ enum ExitCode: Int32, CaseIterable {
         case .interrupted: return "interrupted by SIGINT/SIGTERM (nothing partial is left)"
         case .checkFailed: return "check: at least one file failed (bad or missing frames, a broken --expect rule, a --golden mismatch)"
         case .checkErrors: return "check: no file failed, but at least one could not be checked (missing, unreadable, not ProRes, timed out)"
+        case .hardwareUnavailable: return "--require-hardware: no hardware Vulkan device can decode the input (lavapipe is not hardware)"
         }
     }
 
@@ -41,6 +43,7 @@ enum ExitCode: Int32, CaseIterable {
             case .notProRes: self = .notProRes
             case .badRequest: self = .usage
             case .decoderUnavailable: self = .decoderUnavailable
+            case .hardwareUnavailable: self = .hardwareUnavailable
             case .output: self = .outputFailed
             case .interrupted: self = .interrupted
             }

@@ -11,14 +11,17 @@ public final class DecodeRun: @unchecked Sendable {
         public var threads: Int
         /// Convert every frame on the GPU (`--vulkan`).
         public var gpu: GPUOptions?
+        public var decoder: DecoderSelection
 
         /// `output` nil picks the profile's native packed layout.
-        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil) {
+        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
+                    decoder: DecoderSelection = .init(choice: .cpu)) {
             self.output = output
             self.start = start
             self.frames = frames
             self.threads = threads
             self.gpu = gpu
+            self.decoder = decoder
         }
     }
 
@@ -65,6 +68,9 @@ public final class DecodeRun: @unchecked Sendable {
         public let decoderPool: PixelBufferPool.Statistics
         public let packPool: PixelBufferPool.Statistics?
         public let gpu: GPUReport?
+        /// "cpu" or "gpu (device)", and why `auto` chose the CPU.
+        public let decoder: String
+        public let decoderNote: String?
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }
@@ -76,8 +82,13 @@ public final class DecodeRun: @unchecked Sendable {
     private let gpuSinks: [ConvertedFrameSink]
     private let timingLog: OutputFile?
     private let lock = NSLock()
-    private var session: DecodeSession?
+    private var session: FrameDecoding?
     private var cancelled = false
+    private let decoder: DecoderSelection.Resolved
+    /// "cpu" or "gpu (device)": which decoder this run uses.
+    public let decoderName: String
+    /// Why `--decoder auto` chose the CPU.
+    public let decoderNote: String?
 
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
@@ -95,6 +106,15 @@ public final class DecodeRun: @unchecked Sendable {
         }
         if options.gpu == nil, !gpuSinks.isEmpty {
             throw ProResDecodeError.badRequest("--save needs --vulkan (frames are saved as converted on the GPU)")
+        }
+        decoder = try options.decoder.resolve(for: source.format)
+        switch decoder {
+        case let .cpu(reason):
+            decoderName = "cpu"
+            decoderNote = reason
+        case let .gpu(context):
+            decoderName = "gpu (\(context.info.name))"
+            decoderNote = nil
         }
     }
 
@@ -141,9 +161,11 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // Vulkan set-up (device, pipeline) runs while the decoder starts; the
         // first frame to reach the GPU waits for it.
+        var decoderContext: VulkanContext?
+        if case let .gpu(context) = decoder { decoderContext = context }
         let gpuStage = options.gpu.map { gpuOptions in
-            Deferred("prores-decode.gpu-setup") { [gpuSinks] () throws -> GPUStage in
-                let stage = try GPUStage(options: gpuOptions, format: format, sinks: gpuSinks)
+            Deferred("prores-decode.gpu-setup") { [gpuSinks, decoderContext] () throws -> GPUStage in
+                let stage = try GPUStage(options: gpuOptions, format: format, sinks: gpuSinks, context: decoderContext)
                 stage.onConverted = { converted in
                     timingLock.lock()
                     let waiting = waitingForGPU.removeValue(forKey: converted.index)
@@ -158,7 +180,8 @@ public final class DecodeRun: @unchecked Sendable {
             }
         }
 
-        let session = try DecodeSession(format: format, configuration: .init(threads: options.threads)) { [self] frame in
+        var unpackPool: PixelBufferPool?
+        let handler: DecodeSession.OutputHandler = { [self] frame in
             var pack: UInt64 = 0, write: UInt64 = 0
             switch frame.status {
             case .ok: break
@@ -166,9 +189,28 @@ public final class DecodeRun: @unchecked Sendable {
             case let .failed(why): failed.append((frame.index, why))
             }
             var packed: PixelBuffer?
-            if let surface = frame.pixelBuffer {
+            var unpacked: PixelBuffer?
+            defer { unpacked?.releaseUse() }
+            if var surface = frame.pixelBuffer {
                 let spans: [UnsafeRawBufferPointer]
-                if case let .packed(layout) = output {
+                // The GPU decoder hands over its native packed layout: used as
+                // it is when asked for, else unpacked to the planar layout.
+                if case let .packed(held) = surface.layout.content, output != .packed(held) {
+                    let t0 = monotonicNanoseconds()
+                    let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
+                                                      paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
+                    if unpackPool?.layout != wanted { unpackPool = PixelBufferPool(layout: wanted) }
+                    let planar = try unpackPool!.makeBuffer()
+                    FrameUnpacker.unpack(surface, into: planar)
+                    unpacked = planar
+                    surface = planar
+                    pack = monotonicNanoseconds() - t0
+                }
+                if case .packed = surface.layout.content {
+                    surface.retainUse()
+                    packed = surface
+                    spans = surface.visibleSpans()
+                } else if case let .packed(layout) = output {
                     let t0 = monotonicNanoseconds()
                     let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
                     if packPool?.layout != wanted { packPool = PixelBufferPool(layout: wanted) }
@@ -176,7 +218,7 @@ public final class DecodeRun: @unchecked Sendable {
                     FramePacker.pack(surface, into: destination)
                     packed = destination
                     spans = destination.visibleSpans()
-                    pack = monotonicNanoseconds() - t0
+                    pack += monotonicNanoseconds() - t0
                 } else {
                     spans = surface.visibleSpans()
                 }
@@ -200,6 +242,13 @@ public final class DecodeRun: @unchecked Sendable {
                 try gpu?.drain()
                 try record(timing)
             }
+        }
+        let session: FrameDecoding
+        switch decoder {
+        case .cpu:
+            session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+        case let .gpu(context):
+            session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(), outputHandler: handler)
         }
         lock.lock()
         self.session = session
@@ -243,6 +292,7 @@ public final class DecodeRun: @unchecked Sendable {
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, shortfall: shortfall,
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9),
-                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report)
+                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
+                      decoder: decoderName, decoderNote: decoderNote)
     }
 }

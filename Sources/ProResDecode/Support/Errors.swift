@@ -11,6 +11,8 @@ public enum ProResDecodeError: Error, Equatable, CustomStringConvertible {
     case badRequest(String)
     /// The decoder could not be set up.
     case decoderUnavailable(String)
+    /// `--require-hardware`: no hardware Vulkan device can decode this input.
+    case hardwareUnavailable(String)
     /// Writing an output failed.
     case output(path: String, reason: String)
     /// The run was stopped by a signal.
@@ -22,6 +24,7 @@ public enum ProResDecodeError: Error, Equatable, CustomStringConvertible {
         case let .notProRes(path, reason): return "'\(path)' is not ProRes: \(reason)"
         case let .badRequest(message): return message
         case let .decoderUnavailable(message): return "decoder unavailable: \(message)"
+        case let .hardwareUnavailable(message): return "no hardware decoder: \(message)"
         case let .output(path, reason): return "cannot write '\(path)': \(reason)"
         case .interrupted: return "interrupted"
         }

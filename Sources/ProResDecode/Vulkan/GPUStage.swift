@@ -17,8 +17,11 @@ final class GPUStage {
         let convertMicroseconds: Double?
     }
 
-    init(options: DecodeRun.GPUOptions, format: FormatDescription, sinks: [ConvertedFrameSink]) throws {
-        context = try VulkanContext(options: options.context)
+    /// `context`: the GPU decoder's, shared so that decoded surfaces and
+    /// their conversion live on one device.
+    init(options: DecodeRun.GPUOptions, format: FormatDescription, sinks: [ConvertedFrameSink], context: VulkanContext? = nil) throws {
+        let context = try context ?? VulkanContext(options: options.context)
+        self.context = context
         let compiler = try ShaderCompiler()
         resolver = FrameColorResolver(stream: format.colorTags, height: format.height, referenceWhite: options.referenceWhite)
         self.sinks = sinks
