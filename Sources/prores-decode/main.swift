@@ -23,6 +23,8 @@ do {
         status = try RooflineCommand.run(Array(arguments.dropFirst()))
     case "devices":
         status = try DevicesCommand.run(Array(arguments.dropFirst()))
+    case "bench":
+        status = try BenchCommand.run(Array(arguments.dropFirst()))
     case "check":
         status = try CheckCommand.run(Array(arguments.dropFirst()))
     default:

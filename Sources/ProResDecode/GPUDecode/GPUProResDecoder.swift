@@ -34,6 +34,7 @@ final class GPUProResDecoder {
 
     /// GPU time of one batch, from timestamp queries (µs).
     struct BatchTiming {
+        let frames: Int
         let upload: Double
         let entropy: Double
         let transform: Double
@@ -163,52 +164,68 @@ final class GPUProResDecoder {
     func encode(slot index: Int, _ inputs: [Input]) throws {
         precondition(inputs.count <= framesPerBatch)
         let slot = slots[index]
-        var table = SliceTable()
         let geometry = SliceTable.Geometry(width: format.width, height: format.height, chroma: format.chroma)
 
-        // Bitstream first (each frame padded), then the two tables.
-        var offsets: [Int] = []
-        var bitstreamBytes = 0
-        for input in inputs {
-            offsets.append(bitstreamBytes)
-            bitstreamBytes += (input.bytes.count + Self.framePadding + 3) & ~3
+        // Frames parse independently: on all cores.
+        var parsed = [Result<SliceTable, Error>?](repeating: nil, count: inputs.count)
+        parsed.withUnsafeMutableBufferPointer { results in
+            DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+                results[i] = Result { try SliceTable(frame: inputs[i].bytes, geometry: geometry) }
+            }
         }
+        // Layout: the bitstream (each frame padded), then slice and frame tables.
+        var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = [], surfaceIndices: [Int?] = []
+        var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
         slot.frames = []
-        var surfaceIndex = 0
         var targets: [(surface: PixelBuffer, offset: Int)] = []
         for (i, input) in inputs.enumerated() {
-            let firstSlice = table.sliceCount
-            do {
-                let entry = try table.add(frame: input.bytes, geometry: geometry, bitstreamOffset: offsets[i],
-                                          surfaceOffset: surfaceIndex * surfaceStride / 8)
-                slot.frames.append((nil, entry.invalidSlices, firstSlice..<table.sliceCount, entry.header))
-                if let surface = input.surface { targets.append((surface, surfaceIndex * surfaceStride)) }
-                surfaceIndex += 1
-            } catch {
-                slot.frames.append(("\(error)", 0, firstSlice..<firstSlice, nil))
+            offsets.append(bitstreamBytes)
+            bitstreamBytes += (input.bytes.count + Self.framePadding + 3) & ~3
+            firstSlices.append(sliceCount)
+            firstCoefficients.append(coefficientCount)
+            switch parsed[i]! {
+            case let .success(table):
+                slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header))
+                if let surface = input.surface { targets.append((surface, frames * surfaceStride)) }
+                surfaceIndices.append(frames)
+                frames += 1
+                sliceCount += table.sliceCount
+                coefficientCount += table.coefficientCount
+                maxSlices = max(maxSlices, table.sliceCount)
+                maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
+            case let .failure(error):
+                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil))
+                surfaceIndices.append(nil)
             }
         }
         if !targets.isEmpty && !cache.canImport {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
         }
         let tablesOffset = Self.align(bitstreamBytes)
-        let slicesBytes = max(4, table.slices.count * 4), framesBytes = max(4, table.frames.count * 4)
+        let slicesBytes = max(4, sliceCount * SliceTable.sliceWords * 4), framesBytes = max(4, frames * SliceTable.frameWords * 4)
         let framesOffset = tablesOffset + Self.align(slicesBytes)
         let inputBytes = framesOffset + Self.align(framesBytes)
         if (slot.staging?.size ?? 0) < inputBytes { try makeStaging(slot, bytes: inputBytes * 5 / 4) }
         let mapped = slot.staging!.mapped!
-        for (i, input) in inputs.enumerated() {
+        let sliceWords = (mapped + tablesOffset).assumingMemoryBound(to: UInt32.self)
+        let frameWords = (mapped + framesOffset).assumingMemoryBound(to: UInt32.self)
+        let surfaceStride = self.surfaceStride
+        // The one copy of the compressed bytes, on all cores.
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+            let input = inputs[i]
             let destination = mapped + offsets[i]
             destination.copyMemory(from: input.bytes.baseAddress!, byteCount: input.bytes.count)
             let padded = (input.bytes.count + Self.framePadding + 3) & ~3
             (destination + input.bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: padded - input.bytes.count)
+            if case let .success(table) = parsed[i]!, let frame = surfaceIndices[i] {
+                table.write(slices: sliceWords + firstSlices[i] * SliceTable.sliceWords, frame: frameWords + frame * SliceTable.frameWords,
+                            frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
+                            firstCoefficient: firstCoefficients[i], surfaceOffset: frame * surfaceStride / 8)
+            }
         }
-        table.slices.withUnsafeBytes { (mapped + tablesOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        table.frames.withUnsafeBytes { (mapped + framesOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
 
-        let frames = table.frameCount
-        let coefficientBytes = max(4, table.coefficientCount * 4)
-        let statusBytes = max(4, table.sliceCount * 4)
+        let coefficientBytes = max(4, coefficientCount * 4)
+        let statusBytes = max(4, sliceCount * 4)
         let surfaceBytes = max(8, frames * surfaceStride)
         try ensureWorkBuffers(slot, input: inputBytes, coefficients: coefficientBytes, status: statusBytes, surfaces: surfaceBytes)
         let input = slot.deviceInput ?? slot.staging!
@@ -246,7 +263,7 @@ final class GPUProResDecoder {
             vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, entropyPass.layout, 0, 1, &entropySet, 0, nil)
             var entropyConstants: [UInt32] = [UInt32(SliceTable.frameWords), format.chroma == .c444 ? 1 : 0, format.bitDepth == 12 ? 1 : 0]
             vk.vkCmdPushConstants(cb, entropyPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 12, &entropyConstants)
-            vk.vkCmdDispatch(cb, UInt32((table.maxSlicesPerFrame + 63) / 64), format.hasAlpha ? 4 : 3, UInt32(frames))
+            vk.vkCmdDispatch(cb, UInt32((maxSlices + 63) / 64), format.hasAlpha ? 4 : 3, UInt32(frames))
             recorder.barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                              to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT)
             if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 2) }
@@ -257,7 +274,7 @@ final class GPUProResDecoder {
             let unitsPerRow = surfaceLayout.planes[0].bytesPerRow / 8
             var transformConstants: [UInt32] = [UInt32(SliceTable.frameWords), UInt32(format.width), UInt32(format.height), UInt32(unitsPerRow)]
             vk.vkCmdPushConstants(cb, transformPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 16, &transformConstants)
-            vk.vkCmdDispatch(cb, UInt32(table.maxSlicesPerFrame), UInt32(1 << table.maxLog2SliceWidth), UInt32(frames))
+            vk.vkCmdDispatch(cb, UInt32(maxSlices), UInt32(1 << maxLog2), UInt32(frames))
         } else if let queryPool {
             vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 2)
         }
@@ -291,7 +308,7 @@ final class GPUProResDecoder {
             if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
             return Output(failure: frame.failure, damagedSlices: damaged, header: frame.header)
         }
-        return (outputs, slot.timed ? try timing(index) : nil)
+        return (outputs, slot.timed ? try timing(index, frames: slot.frames.count) : nil)
     }
 
     /// Device-local surfaces of slot `index`'s last batch (for GPU consumers).
@@ -299,14 +316,14 @@ final class GPUProResDecoder {
         slots[index].surfaces.map { ($0, surfaceStride) }
     }
 
-    private func timing(_ index: Int) throws -> BatchTiming {
+    private func timing(_ index: Int, frames: Int) throws -> BatchTiming {
         var stamps = [UInt64](repeating: 0, count: 5)
         try check(context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(5 * index), 5, 40, &stamps, 8,
                                                    VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
                   "vkGetQueryPoolResults")
         let period = context.info.timestampPeriodNanoseconds / 1000
         func span(_ a: Int, _ b: Int) -> Double { Double(stamps[b] &- stamps[a]) * period }
-        return BatchTiming(upload: span(0, 1), entropy: span(1, 2), transform: span(2, 3), readback: span(3, 4))
+        return BatchTiming(frames: frames, upload: span(0, 1), entropy: span(1, 2), transform: span(2, 3), readback: span(3, 4))
     }
 
     private static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }

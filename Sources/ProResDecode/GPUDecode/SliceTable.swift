@@ -4,6 +4,9 @@
 /// shaders never see a position outside the frame; a frame FFmpeg would
 /// refuse is refused, a slice it would skip is marked invalid (concealed).
 ///
+/// Frames are parsed independently (in parallel), then written into the
+/// batch's tables at their place (`write`).
+///
 /// GPU slice entry, 8 words:
 ///   0 byte offset of the slice in the bitstream buffer
 ///   1 header size | qscale << 8 | log2(macroblocks) << 20 | valid << 24
@@ -27,47 +30,33 @@ struct SliceTable {
         let chroma: ProResFrameHeader.Chroma
     }
 
-    /// What one frame added to the batch's tables.
-    struct FrameEntry {
-        let header: ProResFrameHeader
-        let sliceCount: Int
-        let invalidSlices: Int
-    }
-
+    let header: ProResFrameHeader
+    /// Slice entries with frame-relative byte offsets and coefficient indices.
     private(set) var slices: [UInt32] = []
-    private(set) var frames: [UInt32] = []
     private(set) var coefficientCount = 0
-    private(set) var maxSlicesPerFrame = 0
+    private(set) var invalidSlices = 0
     private(set) var maxLog2SliceWidth = 0
 
     var sliceCount: Int { slices.count / Self.sliceWords }
-    var frameCount: Int { frames.count / Self.frameWords }
 
-    /// Adds one frame, whose bytes will sit at `bitstreamOffset` in the
-    /// bitstream buffer and whose surface at `surfaceOffset` (8-byte units).
-    /// Throws (adding nothing) when the frame cannot be decoded at all.
-    mutating func add(frame bytes: UnsafeRawBufferPointer, geometry: Geometry, bitstreamOffset: Int,
-                      surfaceOffset: Int) throws -> FrameEntry {
-        let header: ProResFrameHeader
+    /// Parses one frame; throws when it cannot be decoded at all.
+    init(frame bytes: UnsafeRawBufferPointer, geometry: Geometry) throws {
         do { header = try ProResFrameHeader(bytes) } catch { throw BitstreamError("invalid frame header: \(error)") }
         guard header.width == geometry.width, header.height == geometry.height, header.chroma == geometry.chroma else {
             throw BitstreamError("invalid picture: \(header.width)x\(header.height) \(header.chroma.rawValue) differs from the stream's "
                                  + "\(geometry.width)x\(geometry.height) \(geometry.chroma.rawValue); the GPU decoder needs one geometry a session")
         }
-        var newSlices: [UInt32] = []
-        var coefficients = coefficientCount
-        var invalid = 0
-        var maxLog2 = 0
-        let frameIndex = UInt32(frameCount)
         let interlaced = header.fieldOrder != .progressive
         let chromaBlocksPerMb = geometry.chroma == .c444 ? 4 : 2
         let regionPerMb = 64 * (4 + 2 * chromaBlocksPerMb + (header.alpha != .none ? 4 : 0))
+        slices.reserveCapacity(Self.sliceWords * ((header.width + 127) >> 7) * ((header.height + 15) >> 4))
 
         var cursor = 8 + header.headerSize
         var remaining = bytes.count - cursor
         for field in 0..<(interlaced ? 2 : 1) {
             if field == 1 && remaining <= 0 { break }
-            func u8(_ at: Int) -> Int { Int(bytes[cursor + at]) }
+            let at = cursor
+            func u8(_ offset: Int) -> Int { Int(bytes[at + offset]) }
             guard remaining >= 8 else { throw BitstreamError("invalid picture: the picture header runs past the end of the frame") }
             let headerSize = u8(0) >> 3
             guard headerSize >= 8, headerSize <= remaining else { throw BitstreamError("invalid picture: picture header size \(headerSize) is invalid") }
@@ -80,8 +69,10 @@ struct SliceTable {
             let mbWidth = (header.width + 15) >> 4
             let mbHeight = interlaced ? (header.height + 31) >> 5 : (header.height + 15) >> 4
             let count = mbHeight * ((mbWidth >> log2Width) + (mbWidth & ((1 << log2Width) - 1)).nonzeroBitCount)
-            guard headerSize + count * 2 <= remaining else { throw BitstreamError("invalid picture: slice index of \(count) slices runs past the end of the frame") }
-            maxLog2 = max(maxLog2, log2Width)
+            guard headerSize + count * 2 <= remaining else {
+                throw BitstreamError("invalid picture: slice index of \(count) slices runs past the end of the frame")
+            }
+            maxLog2SliceWidth = max(maxLog2SliceWidth, log2Width)
             // RDD 36: the first field is the top one unless the frame says bottom first.
             let parity = (header.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ field
             var data = headerSize + count * 2
@@ -101,18 +92,18 @@ struct SliceTable {
                 if sliceHeader > 7 { vSize = size >= 8 ? u8(s + 6) << 8 | u8(s + 7) : -1 }
                 let aSize = size - ySize - uSize - vSize - sliceHeader
                 let valid = vSize >= 0 && sliceHeader + ySize + uSize + vSize <= size
-                if !valid { invalid += 1 }
-                newSlices += [
-                    UInt32(bitstreamOffset + cursor + s),
+                if !valid { invalidSlices += 1 }
+                slices += [
+                    UInt32(at + s),
                     UInt32(sliceHeader) | UInt32(qscale) << 8 | UInt32(log2Mbs) << 20 | (valid ? 1 << 24 : 0),
                     valid ? UInt32(ySize) | UInt32(uSize) << 16 : 0,
                     valid ? UInt32(vSize) | UInt32(aSize) << 16 : 0,
                     UInt32(mbX) | UInt32(mbY) << 16,
-                    frameIndex | UInt32(parity) << 8 | (interlaced ? 1 << 9 : 0),
-                    UInt32(coefficients),
+                    UInt32(parity) << 8 | (interlaced ? 1 << 9 : 0),
+                    UInt32(coefficientCount),
                     0,
                 ]
-                coefficients += regionPerMb << log2Mbs
+                coefficientCount += regionPerMb << log2Mbs
                 data += size
                 mbX += 1 << log2Mbs
                 if mbX == mbWidth {
@@ -124,26 +115,30 @@ struct SliceTable {
             cursor += dataSize
             remaining -= dataSize
         }
+    }
 
-        let first = UInt32(sliceCount)
-        let added = newSlices.count / Self.sliceWords
-        slices += newSlices
-        coefficientCount = coefficients
-        maxSlicesPerFrame = max(maxSlicesPerFrame, added)
-        maxLog2SliceWidth = max(maxLog2SliceWidth, maxLog2)
-        var entry = [UInt32](repeating: 0, count: Self.frameWords)
-        entry[0] = first
-        entry[1] = UInt32(added)
-        entry[2] = UInt32(surfaceOffset)
-        entry[3] = UInt32(header.alpha.rawValue)
+    /// Writes this frame's slice entries at `slicesOut` and its frame entry
+    /// at `frameOut`, placed in the batch.
+    func write(slices slicesOut: UnsafeMutablePointer<UInt32>, frame frameOut: UnsafeMutablePointer<UInt32>, frameIndex: Int,
+               firstSlice: Int, bitstreamOffset: Int, firstCoefficient: Int, surfaceOffset: Int) {
+        for i in 0..<sliceCount {
+            let entry = slicesOut + i * Self.sliceWords
+            for w in 0..<Self.sliceWords { entry[w] = slices[i * Self.sliceWords + w] }
+            entry[0] += UInt32(bitstreamOffset)
+            entry[5] |= UInt32(frameIndex)
+            entry[6] += UInt32(firstCoefficient)
+        }
+        frameOut.update(repeating: 0, count: Self.frameWords)
+        frameOut[0] = UInt32(firstSlice)
+        frameOut[1] = UInt32(sliceCount)
+        frameOut[2] = UInt32(surfaceOffset)
+        frameOut[3] = UInt32(header.alpha.rawValue)
         let luma = header.lumaQuantMatrix ?? [UInt8](repeating: 4, count: 64)
         let chroma = header.chromaQuantMatrix ?? luma
         for i in 0..<16 {
-            entry[4 + i] = Self.word(luma, i)
-            entry[20 + i] = Self.word(chroma, i)
+            frameOut[4 + i] = Self.word(luma, i)
+            frameOut[20 + i] = Self.word(chroma, i)
         }
-        frames += entry
-        return FrameEntry(header: header, sliceCount: added, invalidSlices: invalid)
     }
 
     private static func word(_ bytes: [UInt8], _ i: Int) -> UInt32 {

@@ -1,0 +1,151 @@
+import CFFmpeg
+import Foundation
+
+/// `prores-decode bench`: the CPU and GPU decoders on the same frames, in
+/// one process, as ratios. Samples are read into memory first (demuxing is
+/// not what is measured) and fed in a loop until `frames` were decoded;
+/// each path is warmed up (shaders compiled, pools filled) before timing.
+public struct DecoderBenchmark {
+    public enum Path: String, CaseIterable, Sendable {
+        /// FFmpeg's software decoder, `threads` threads.
+        case cpu
+        /// Our GPU decoder into device-resident surfaces (no readback).
+        case gpu
+        /// Our GPU decoder with every frame copied back into host surfaces.
+        case gpuHost = "gpu-host"
+    }
+
+    public struct Options: Sendable {
+        public var paths: [Path]
+        /// Frames each path decodes (the clip is looped).
+        public var frames: Int
+        public var threads: Int
+        public var device: String?
+        public var framesPerBatch: Int?
+        public var validation: Bool
+
+        public init(paths: [Path] = [.cpu, .gpu], frames: Int = 240, threads: Int = 0, device: String? = nil,
+                    framesPerBatch: Int? = nil, validation: Bool = false) {
+            self.paths = paths
+            self.frames = frames
+            self.threads = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
+            self.device = device
+            self.framesPerBatch = framesPerBatch
+            self.validation = validation
+        }
+    }
+
+    public struct Result: Sendable {
+        public let path: Path
+        /// "FFmpeg libavcodec, 16 threads" or the Vulkan device.
+        public let engine: String
+        public let frames: Int
+        public let seconds: Double
+        /// Frames per batch (GPU).
+        public let batch: Int?
+        /// Per-frame stage times (µs): decode latency; for the GPU also
+        /// upload, entropy (VLD), transform (IDCT + store), readback from
+        /// timestamp queries, each batch's time divided by its frames.
+        public let stages: [(name: String, percentiles: Percentiles)]
+        public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+    }
+
+    public let input: String
+    public let format: FormatDescription
+    public let options: Options
+    private let samples: [CompressedSample]
+
+    public init(input: String, options: Options) throws {
+        let source = try openSampleSource(input)
+        var samples: [CompressedSample] = []
+        while samples.count < options.frames, let sample = try source.nextSample() { samples.append(sample) }
+        guard !samples.isEmpty else { throw ProResDecodeError.badRequest("'\(input)' has no frames to benchmark") }
+        self.input = input
+        format = source.format
+        self.options = options
+        self.samples = samples
+    }
+
+    public var clipFrames: Int { samples.count }
+    public var averageFrameBytes: Int { samples.reduce(0) { $0 + $1.bytes.count } / samples.count }
+
+    public func run(_ path: Path) throws -> Result {
+        switch path {
+        case .cpu: return try runCPU()
+        case .gpu, .gpuHost: return try runGPU(readback: path == .gpuHost)
+        }
+    }
+
+    /// The i-th sample of the loop, sharing the packet's bytes (no copy).
+    private func sample(_ i: Int) -> CompressedSample {
+        let original = samples[i % samples.count]
+        return CompressedSample(packet: av_packet_clone(original.packet)!, index: i, format: format,
+                                readStart: monotonicNanoseconds(), demuxNanoseconds: 0)
+    }
+
+    private func runCPU() throws -> Result {
+        let warm = min(options.frames, 2 * options.threads)
+        var latencies: [Double] = []
+        var failures = 0
+        let lock = NSLock()
+        func session() throws -> DecodeSession {
+            try DecodeSession(format: format, configuration: .init(threads: options.threads)) { frame in
+                lock.lock()
+                latencies.append(Double(frame.decodeNanoseconds) / 1000)
+                if !frame.status.isOK { failures += 1 }
+                lock.unlock()
+            }
+        }
+        let warmUp = try session()
+        for i in 0..<warm { try warmUp.decode(sample(i)) }
+        try warmUp.finish()
+        latencies.removeAll()
+        let timed = try session()
+        let start = monotonicNanoseconds()
+        for i in 0..<options.frames { try timed.decode(sample(i)) }
+        try timed.finish()
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        if failures > 0 { throw ProResDecodeError.badRequest("bench: \(failures) frames did not decode cleanly on the CPU") }
+        return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
+                      batch: nil, stages: [("decode", Percentiles(latencies)!)])
+    }
+
+    private func runGPU(readback: Bool) throws -> Result {
+        let context = try VulkanContext(options: .init(device: options.device, validation: options.validation))
+        let compiler = try ShaderCompiler()
+        var latencies: [Double] = []
+        var failures = 0
+        let lock = NSLock()
+        func session() throws -> GPUDecodeSession {
+            try GPUDecodeSession(format: format, context: context, compiler: compiler,
+                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback)) { frame in
+                lock.lock()
+                latencies.append(Double(frame.decodeNanoseconds) / 1000)
+                if !frame.status.isOK { failures += 1 }
+                lock.unlock()
+            }
+        }
+        let warmUp = try session()
+        for i in 0..<min(options.frames, 2 * warmUp.framesPerBatch) { try warmUp.decode(sample(i)) }
+        try warmUp.finish()
+        latencies.removeAll()
+        let timed = try session()
+        let start = monotonicNanoseconds()
+        for i in 0..<options.frames { try timed.decode(sample(i)) }
+        try timed.finish()
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        if failures > 0 { throw ProResDecodeError.badRequest("bench: \(failures) frames did not decode cleanly on the GPU") }
+        var stages: [(String, Percentiles)] = [("decode", Percentiles(latencies)!)]
+        let batches = timed.batchTimings
+        if !batches.isEmpty {
+            let perFrame = batches.map { ($0, Double(max(1, $0.frames))) }
+            stages.append(("upload", Percentiles(perFrame.map { $0.0.upload / $0.1 })!))
+            stages.append(("entropy", Percentiles(perFrame.map { $0.0.entropy / $0.1 })!))
+            stages.append(("transform", Percentiles(perFrame.map { $0.0.transform / $0.1 })!))
+            if readback { stages.append(("readback", Percentiles(perFrame.map { $0.0.readback / $0.1 })!)) }
+            stages.append(("gpu_total", Percentiles(perFrame.map { ($0.0.upload + $0.0.entropy + $0.0.transform + $0.0.readback) / $0.1 })!))
+        }
+        return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))",
+                      frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages)
+    }
+}
