@@ -13,8 +13,8 @@ final class GPUDecoderTests: XCTestCase {
                            "odd-size.mov", "odd-size-444.mov", "hq.mxf", "pq.mov", "hlg.mov", "p3.mov", "bt709.mov"]
 
     /// Each frame's native packed bytes (v216 or y416) from the CPU decoder.
-    private func cpuFrames(_ clip: String) throws -> [(FrameStatus, [UInt8])] {
-        let source = try openSampleSource(Repo.fixture(clip))
+    private func cpuFrames(_ path: String) throws -> [(FrameStatus, [UInt8])] {
+        let source = try openSampleSource(path)
         var frames: [(FrameStatus, [UInt8])] = []
         let layout = source.format.nativePackedLayout
         let session = try DecodeSession(format: source.format, configuration: .init(threads: 2)) { frame in
@@ -28,8 +28,8 @@ final class GPUDecoderTests: XCTestCase {
         return frames
     }
 
-    private func gpuFrames(_ clip: String, framesPerBatch: Int? = nil) throws -> [(FrameStatus, [UInt8])] {
-        let source = try openSampleSource(Repo.fixture(clip))
+    private func gpuFrames(_ path: String, framesPerBatch: Int? = nil) throws -> [(FrameStatus, [UInt8])] {
+        let source = try openSampleSource(path)
         var frames: [(FrameStatus, [UInt8])] = []
         let session = try GPUDecodeSession(format: source.format, context: try Self.context.get(), compiler: try Self.compiler.get(),
                                            configuration: .init(framesPerBatch: framesPerBatch)) { frame in
@@ -55,18 +55,52 @@ final class GPUDecoderTests: XCTestCase {
         return "\(count) of \(words) samples differ; first at \(first ?? "-")"
     }
 
-    func testEveryFixtureDecodesBitExactly() throws {
-        for clip in Self.fixtures {
-            let cpu = try cpuFrames(clip)
-            let gpu = try gpuFrames(clip)
-            XCTAssertEqual(cpu.count, gpu.count, clip)
-            let format = try openSampleSource(Repo.fixture(clip)).format
-            let unit = format.nativePackedLayout == .y416 ? 8 : 4
-            for (i, (c, g)) in zip(cpu, gpu).enumerated() {
-                XCTAssertEqual(c.0, g.0, "\(clip) frame \(i) status")
-                if c.1 != g.1 { XCTFail("\(clip) frame \(i): \(firstDifference(c.1, g.1, width: format.width, unitBytes: unit))") }
+    /// Decodes `path` with both decoders and fails on any byte that differs.
+    private func assertBitExact(_ path: String, framesPerBatch: Int? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let cpu = try cpuFrames(path)
+        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch)
+        XCTAssertEqual(cpu.count, gpu.count, name, file: file, line: line)
+        XCTAssertGreaterThan(cpu.count, 0, name, file: file, line: line)
+        let format = try openSampleSource(path).format
+        let unit = format.nativePackedLayout == .y416 ? 8 : 4
+        for (i, (c, g)) in zip(cpu, gpu).enumerated() {
+            XCTAssertEqual(c.0, g.0, "\(name) frame \(i) status", file: file, line: line)
+            if c.1 != g.1 {
+                XCTFail("\(name) frame \(i): \(firstDifference(c.1, g.1, width: format.width, unitBytes: unit))", file: file, line: line)
             }
         }
+    }
+
+    func testEveryFixtureDecodesBitExactly() throws {
+        for clip in Self.fixtures { try assertBitExact(Repo.fixture(clip)) }
+        XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
+    }
+
+    /// Batches of one frame and of two (a partial last batch) take other
+    /// offsets through the tables than the default batch of up to 16.
+    func testBatchSizesDoNotChangeTheOutput() throws {
+        for batch in [1, 2] { try assertBitExact(Repo.fixture("4444.mov"), framesPerBatch: batch) }
+    }
+
+    /// The encoder-variant matrix of scripts/prores-variants.sh (prores_ks
+    /// and prores_aw: every profile, slice width, quantisation matrix, alpha
+    /// depth, field order, odd sizes, extreme bit rates), made by the ffmpeg CLI.
+    func testEveryEncoderVariantDecodesBitExactly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("prores-variants-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/bin/bash")
+        script.arguments = [Repo.root.appendingPathComponent("scripts/prores-variants.sh").path, directory.path]
+        let names = Pipe()
+        script.standardOutput = names
+        try script.run()
+        let listing = String(decoding: names.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        XCTAssertEqual(script.terminationStatus, 0, "scripts/prores-variants.sh failed")
+        let clips = listing.split(separator: "\n").map(String.init)
+        XCTAssertGreaterThanOrEqual(clips.count, 37)
+        for clip in clips { try assertBitExact(directory.appendingPathComponent(clip).path) }
         XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
     }
 }
