@@ -1,3 +1,4 @@
+import CFFmpeg
 @testable import ProResDecode
 import XCTest
 
@@ -102,5 +103,89 @@ final class GPUDecoderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(clips.count, 37)
         for clip in clips { try assertBitExact(directory.appendingPathComponent(clip).path) }
         XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
+    }
+}
+
+/// Damaged input: the GPU decoder must neither crash nor hang nor read out
+/// of bounds (the validation layer and the CPU-side checks), and it must
+/// report each damaged frame as the CPU path does, with the same pixels:
+/// FFmpeg's concealment (untouched slices filled with black) is reproduced.
+final class GPUDecoderDamageTests: XCTestCase {
+    private struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 17
+        }
+    }
+
+    private func packet(_ bytes: [UInt8], index: Int, format: FormatDescription) -> CompressedSample {
+        let packet = av_packet_alloc()!
+        av_new_packet(packet, Int32(bytes.count))
+        bytes.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
+        return CompressedSample(packet: packet, index: index, format: format, readStart: 0, demuxNanoseconds: 0)
+    }
+
+    private func decode(_ frames: [[UInt8]], format: FormatDescription, gpu context: VulkanContext?) throws -> [(FrameStatus, [UInt8])] {
+        var out: [(FrameStatus, [UInt8])] = []
+        let layout = format.nativePackedLayout
+        let handler: DecodeSession.OutputHandler = { frame in
+            guard let surface = frame.pixelBuffer else { return out.append((frame.status, [])) }
+            if case .packed = surface.layout.content { return out.append((frame.status, surface.visibleSpans().flatMap { Array($0) })) }
+            let packed = try PixelBufferPool(layout: .packed(layout, width: surface.layout.width, height: surface.layout.height)).makeBuffer()
+            FramePacker.pack(surface, into: packed)
+            out.append((frame.status, packed.visibleSpans().flatMap { Array($0) }))
+        }
+        let session: FrameDecoding = try context.map {
+            try GPUDecodeSession(format: format, context: $0, compiler: try ShaderCompiler(cacheDirectory: nil), outputHandler: handler)
+        } ?? DecodeSession(format: format, configuration: .init(threads: 1), outputHandler: handler)
+        for (i, bytes) in frames.enumerated() { try session.decode(packet(bytes, index: i, format: format)) }
+        try session.finish()
+        return out
+    }
+
+    private func kind(_ status: FrameStatus) -> String {
+        switch status {
+        case .ok: return "ok"
+        case .damaged: return "damaged"
+        case .failed: return "failed"
+        }
+    }
+
+    func testBitFlippedFramesMatchTheCPUPath() throws {
+        let context = try VulkanContext(options: .init(validation: true))
+        var random = Generator(state: 0x5EED)
+        var statuses: [String: Int] = [:]
+        for clip in ["hq.mov", "4444.mov", "interlaced-bff.mov", "odd-size-444.mov", "slices1.mov"] {
+            let source = try openSampleSource(Repo.fixture(clip))
+            var originals: [[UInt8]] = []
+            while let sample = try source.nextSample() { originals.append(Array(sample.bytes)) }
+            var damaged: [[UInt8]] = []
+            for i in 0..<40 {
+                var bytes = originals[i % originals.count]
+                // Mostly slice data; now and then the headers too.
+                let from = i % 8 == 0 ? 8 : 200
+                for _ in 0..<(1 + Int(random.next() % 6)) {
+                    let bit = from * 8 + Int(random.next() % UInt64((bytes.count - from) * 8))
+                    bytes[bit / 8] ^= UInt8(1 << (bit % 8))
+                }
+                if i % 13 == 5 { bytes.removeLast(Int(random.next() % UInt64(bytes.count / 2))) }  // truncated
+                damaged.append(bytes)
+            }
+            let cpu = try decode(damaged, format: source.format, gpu: nil)
+            let gpu = try decode(damaged, format: source.format, gpu: context)
+            XCTAssertEqual(cpu.count, damaged.count, clip)
+            XCTAssertEqual(gpu.count, damaged.count, clip)
+            for (i, (c, g)) in zip(cpu, gpu).enumerated() {
+                statuses[kind(c.0), default: 0] += 1
+                XCTAssertEqual(kind(c.0), kind(g.0), "\(clip) damaged frame \(i): cpu \(c.0), gpu \(g.0)")
+                XCTAssert(c.1 == g.1, "\(clip) damaged frame \(i) (\(c.0)): the pixels differ")
+            }
+        }
+        XCTAssertEqual(context.validation?.messages ?? [], [])
+        print("damage corpus statuses: \(statuses.sorted { $0.key < $1.key })")
+        // The corpus must really exercise damage, not only clean frames.
+        XCTAssertGreaterThan(statuses["damaged", default: 0], 20, "\(statuses)")
+        XCTAssertGreaterThan(statuses["failed", default: 0], 3, "\(statuses)")
     }
 }
