@@ -108,14 +108,14 @@ LIB_CONF=(--prefix="$PREFIX" "${COMMON[@]}" --disable-programs
           --enable-encoder=exr,png)
 CLI_CONF=("${COMMON[@]}" --enable-ffmpeg --disable-ffprobe --disable-ffplay
           --enable-decoder=prores,rawvideo
-          --enable-encoder=prores_ks,rawvideo,wrapped_avframe
+          --enable-encoder=prores_ks,prores_aw,rawvideo,wrapped_avframe
           --enable-demuxer=mov
           --enable-muxer=mov,null,rawvideo,framemd5
           --enable-protocol=file,pipe
           --enable-indev=lavfi
           # the auto-inserted scale does the 10 <-> 16-bit conversions around noise
           --enable-swscale
-          --enable-filter=testsrc2,format,null,noise,geq,scale)
+          --enable-filter=testsrc2,format,null,noise,geq,scale,setfield)
 
 # build_ffmpeg DIR WHAT CONFIGURE-ARGS...: configure + make in DIR, unless DIR
 # already holds a finished build made with exactly these arguments.
@@ -283,7 +283,8 @@ for f in "$PACKAGE_DIR"/Fixtures/*.mov "$PACKAGE_DIR"/Fixtures/*.mxf "$PACKAGE_D
 cp -r "$PACKAGE_DIR"/Fixtures/ref/. "$DIST/Fixtures/ref/"
 [ -d "$PACKAGE_DIR/Shaders" ] && cp -r "$PACKAGE_DIR/Shaders" "$DIST/Shaders"
 cp "$ROOT/scripts/device-run.sh" "$DIST/bench-device.sh"
-chmod +x "$DIST/bench-device.sh" "$DIST/ffmpeg"
+cp "$ROOT/scripts/prores-variants.sh" "$DIST/prores-variants.sh"
+chmod +x "$DIST/bench-device.sh" "$DIST/prores-variants.sh" "$DIST/ffmpeg"
 
 # --- checks: what the GPU machine must provide ---------------------------------
 # glibc's libraries, libstdc++/libgcc_s, libz (not even that, here) and, later, the Vulkan loader.

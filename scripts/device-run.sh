@@ -24,7 +24,8 @@
 #
 # Environment: FRAMES (422 clip, 48), FRAMES_4444 (24), THREADS (nproc),
 # RUNS (3), SIZE (3840x2160), CLIPDIR, BIN_DIR, SKIP_BENCH=1 (checks only),
-# SKIP_GPU=1, REQUIRE_GPU=1, SKIP_ROOFLINE=1.
+# SKIP_GPU=1, REQUIRE_GPU=1, SKIP_ROOFLINE=1, SKIP_CPU_BENCH=1 (only the GPU
+# decoder's checks and bench), BENCH_FRAMES (3000), BENCH_BATCH.
 # Exit status: 0 when every fixture check passed and every timed command ran.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -101,7 +102,7 @@ for ref in Fixtures/ref/*.framemd5; do
     if [ $fmt = native ]; then want=$ref; else want=Fixtures/ref/$(basename "$clip").$fmt.md5; fi
     [ -f "$want" ] || continue
     got=$(mktemp)
-    if ! "$PD" "$clip" --format $fmt --framemd5 - --quiet >"$got" 2>"$got.err"; then
+    if ! "$PD" "$clip" --decoder cpu --format $fmt --framemd5 - --quiet >"$got" 2>"$got.err"; then
       verdict=FAIL; detail+=" $fmt:exit($(tail -1 "$got.err"))"
     elif ! diff -q <(md5col "$want") <(md5col "$got") >/dev/null; then
       verdict=FAIL; detail+=" $fmt:md5-mismatch($(md5col "$got" | wc -l)/$(md5col "$want" | wc -l) frames)"
@@ -192,7 +193,7 @@ for clip in "$HQ" "$XQ"; do
   [ -s "$clip" ] || continue
   want=$(mktemp); got=$(mktemp)
   "$FF" -v error -threads "$THREADS" -i "$clip" -f framemd5 - 2>>"$LOGDIR/failures.log" | awk '!/^#/ && NF {print $NF}' >"$want"
-  "$PD" "$clip" --format native --threads "$THREADS" --framemd5 - --quiet 2>>"$LOGDIR/failures.log" | awk '!/^#/ && NF {print $NF}' >"$got"
+  "$PD" "$clip" --decoder cpu --format native --threads "$THREADS" --framemd5 - --quiet 2>>"$LOGDIR/failures.log" | awk '!/^#/ && NF {print $NF}' >"$got"
   if [ -s "$want" ] && cmp -s "$want" "$got"; then
     echo "PASS $(basename "$clip"): $(wc -l <"$got") frames identical"
   else
@@ -224,20 +225,20 @@ bench_clip() { # LABEL CLIP FRAMES DEFAULT-LAYOUT
   [ -s "$clip" ] || { fail "no clip for $label"; return; }
   declare -A T
   T[ffmpeg_null]=$(median "$FF" -v error -threads "$THREADS" -i "$clip" -f null -)
-  T[ours_native]=$(median "$PD" "$clip" --format native --threads "$THREADS" --quiet)
+  T[ours_native]=$(median "$PD" "$clip" --decoder cpu --format native --threads "$THREADS" --quiet)
   T[ffmpeg_raw]=$(median "$FF" -v error -threads "$THREADS" -i "$clip" -f rawvideo -y /dev/null)
-  T[ours_native_raw]=$(median "$PD" "$clip" --format native --threads "$THREADS" --quiet -o /dev/null)
-  T[ours_v216]=$(median "$PD" "$clip" --format v216 --threads "$THREADS" --quiet)
-  T[ours_v216_raw]=$(median "$PD" "$clip" --format v216 --threads "$THREADS" --quiet -o /dev/null)
-  T[ours_y416]=$(median "$PD" "$clip" --format y416 --threads "$THREADS" --quiet)
-  T[ours_y416_raw]=$(median "$PD" "$clip" --format y416 --threads "$THREADS" --quiet -o /dev/null)
+  T[ours_native_raw]=$(median "$PD" "$clip" --decoder cpu --format native --threads "$THREADS" --quiet -o /dev/null)
+  T[ours_v216]=$(median "$PD" "$clip" --decoder cpu --format v216 --threads "$THREADS" --quiet)
+  T[ours_v216_raw]=$(median "$PD" "$clip" --decoder cpu --format v216 --threads "$THREADS" --quiet -o /dev/null)
+  T[ours_y416]=$(median "$PD" "$clip" --decoder cpu --format y416 --threads "$THREADS" --quiet)
+  T[ours_y416_raw]=$(median "$PD" "$clip" --decoder cpu --format y416 --threads "$THREADS" --quiet -o /dev/null)
   if [ $GPU_OK = 1 ]; then
     # The --vulkan cost is measured on a 5x longer stream-copied clip, so the
     # one-off Vulkan set-up does not masquerade as a per-frame cost.
     local long=${clip%.mov}-x5.mov
     [ -s "$long" ] || "$FF" -v error -y -stream_loop 4 -i "$clip" -c copy "$long" || fail "$label: making the long clip"
-    T[long_cpu]=$(median "$PD" "$long" --format "$layout" --threads "$THREADS" --quiet)
-    T[long_vulkan]=$(median "$PD" "$long" --format "$layout" --vulkan --threads "$THREADS" --quiet)
+    T[long_cpu]=$(median "$PD" "$long" --decoder cpu --format "$layout" --threads "$THREADS" --quiet)
+    T[long_vulkan]=$(median "$PD" "$long" --decoder cpu --format "$layout" --vulkan --threads "$THREADS" --quiet)
     { echo "--- $label x5: prores-decode --format $layout --vulkan --json"; "$PD" "$long" --format "$layout" --vulkan --threads "$THREADS" --quiet --json 2>&1; } >>"$LOGDIR/gpu.txt"
   fi
   local k
@@ -280,8 +281,53 @@ bench_clip() { # LABEL CLIP FRAMES DEFAULT-LAYOUT
   JSON_CLIPS+=("$j}}")
 }
 : >"$LOGDIR/bench.txt"
-bench_clip "4K ProRes 422 HQ with grain" "$HQ" "$FRAMES" v216
-bench_clip "4K ProRes 4444 with alpha" "$XQ" "$FRAMES_4444" y416
+# --- GPU decoder: bit-exactness against the CPU decoder, then `bench` ---------------------
+# Every fixture, the encoder-variant matrix (prores-variants.sh, with the
+# bundled ffmpeg) and both 4K clips: --decoder gpu must give the same
+# per-frame md5s as --decoder cpu in native, v216 and y416.
+if [ $GPU_OK = 1 ]; then
+  section "GPU decoder: --decoder gpu vs --decoder cpu, per-frame md5"
+  VARIANTS=$CLIPDIR/variants
+  rm -rf "$VARIANTS"
+  ./prores-variants.sh "$VARIANTS" "$FF" >/dev/null 2>>"$LOGDIR/generate.log" || fail "prores-variants.sh (see generate.log)"
+  gpass=0; gtotal=0
+  for clip in Fixtures/*.mov Fixtures/*.mxf "$VARIANTS"/*.mov "$HQ" "$XQ"; do
+    [ -s "$clip" ] || continue
+    gtotal=$((gtotal + 1)); verdict=PASS; detail=""
+    for fmt in native v216 y416; do
+      a=$("$PD" "$clip" --decoder cpu --format $fmt --framemd5 - --quiet 2>/dev/null | md5col /dev/stdin | md5sum)
+      b=$("$PD" "$clip" --decoder gpu --format $fmt --framemd5 - --quiet 2>>"$LOGDIR/failures.log" | md5col /dev/stdin | md5sum)
+      if [ "$a" = "$b" ]; then detail+=" $fmt:ok"; else verdict=FAIL; detail+=" $fmt:DIFF"; fi
+    done
+    printf '%-4s %-40s%s\n' "$verdict" "$(basename "$clip")" "$detail" >>"$LOGDIR/gpu.txt"
+    if [ $verdict = PASS ]; then gpass=$((gpass + 1)); else fail "GPU decoder differs on $clip:$detail"; fi
+  done
+  echo "GPU decoder bit-exact: $gpass/$gtotal clips (native, v216, y416 each)"
+  "$PD" "$HQ" --require-hardware --quiet --json 2>&1 | tail -1 | tee -a "$LOGDIR/gpu.txt" || fail "--require-hardware on $HQ"
+
+  section "bench: CPU ($THREADS threads) vs GPU decoder, same in-memory frames"
+  for clip in "$HQ" "$XQ"; do
+    [ -s "$clip" ] || continue
+    timeout 300 "$PD" bench "$clip" --decoders cpu,gpu,gpu-host --frames "${BENCH_FRAMES:-3000}" --threads "$THREADS" \
+      ${BENCH_BATCH:+--batch $BENCH_BATCH} 2>&1 | tee -a "$LOGDIR/bench.txt" || fail "bench $clip"
+  done
+  timeout 300 "$PD" bench "$HQ" "$XQ" --decoders cpu,gpu,gpu-host --frames "${BENCH_FRAMES:-3000}" --threads "$THREADS" --json \
+    >"$LOGDIR/gpu-bench.json" 2>>"$LOGDIR/failures.log" || fail "bench --json"
+  for clip in "$HQ" "$XQ"; do
+    [ -s "$clip" ] || continue
+    echo "--- end to end from the file: $(basename "$clip")" | tee -a "$LOGDIR/bench.txt"
+    for args in "--decoder cpu" "--decoder gpu" "--decoder gpu --vulkan"; do
+      t=$(median "$PD" "$clip" $args --threads "$THREADS" --quiet)
+      n=$FRAMES; [ "$clip" = "$XQ" ] && n=$FRAMES_4444
+      printf '%-40s %9s fps\n' "prores-decode $args" "$(fps "$n" "$t")" | tee -a "$LOGDIR/bench.txt"
+    done
+  done
+fi
+
+if [ "${SKIP_CPU_BENCH:-0}" != 1 ]; then
+  bench_clip "4K ProRes 422 HQ with grain" "$HQ" "$FRAMES" v216
+  bench_clip "4K ProRes 4444 with alpha" "$XQ" "$FRAMES_4444" y416
+fi
 if [ $GPU_OK = 1 ] && [ "${SKIP_ROOFLINE:-0}" != 1 ]; then
   section "roofline (GPU bandwidth ceilings)"
   timeout 180 "$PD" roofline 2>&1 | tee -a "$LOGDIR/gpu.txt" || fail "roofline"
