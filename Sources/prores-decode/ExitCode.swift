@@ -15,7 +15,7 @@ enum ExitCode: Int32, CaseIterable {
     case interrupted = 9
     case checkFailed = 10
     case checkErrors = 11
-    case hardwareUnavailable = 12
+    case hardwareUnavailable = 13
 
     var meaning: String {
         switch self {

@@ -32,5 +32,14 @@ final class SignalTrap {
         }
     }
 
-    deinit { sources.forEach { $0.cancel() } }
+    // Dropping the handlers at once releases the run they captured (and its
+    // Vulkan device): a cancelled source would keep them until its queue
+    // gets round to it, possibly past exit(), and NVIDIA's driver crashes
+    // when a process exits with a live device.
+    deinit {
+        for source in sources {
+            source.setEventHandler(handler: nil)
+            source.cancel()
+        }
+    }
 }

@@ -84,7 +84,9 @@ public final class DecodeRun: @unchecked Sendable {
     private let lock = NSLock()
     private var session: FrameDecoding?
     private var cancelled = false
-    private let decoder: DecoderSelection.Resolved
+    /// Cleared when the run ends, so that the Vulkan device goes with the
+    /// session even if the run object itself lives on.
+    private var decoder: DecoderSelection.Resolved
     /// "cpu" or "gpu (device)": which decoder this run uses.
     public let decoderName: String
     /// Why `--decoder auto` chose the CPU.
@@ -128,7 +130,9 @@ public final class DecodeRun: @unchecked Sendable {
         session?.cancel()
     }
 
+
     public func run() throws -> Report {
+        defer { decoder = .cpu(reason: nil) }
         do {
             let report = try decodeAll()
             for sink in sinks { try sink.finish() }

@@ -97,6 +97,10 @@ final class CommandRecorder {
         return value
     }
 
+    /// A batch the GPU has not finished in this long is reported, not waited
+    /// for forever: a hung device must not hang the tool.
+    static let timeoutNanoseconds: UInt64 = 60_000_000_000
+
     func wait(for value: UInt64) throws {
         var semaphore = timeline
         var target = value
@@ -107,7 +111,11 @@ final class CommandRecorder {
             try withUnsafePointer(to: &target) { valuePointer in
                 info.pSemaphores = semaphorePointer
                 info.pValues = valuePointer
-                try check(context.vk.vkWaitSemaphores(context.device, &info, UInt64.max), "vkWaitSemaphores")
+                let result = context.vk.vkWaitSemaphores(context.device, &info, Self.timeoutNanoseconds)
+                if result == VK_TIMEOUT {
+                    throw VulkanError.call("vkWaitSemaphores: the GPU did not finish a batch within \(Self.timeoutNanoseconds / 1_000_000_000) s", result.rawValue)
+                }
+                try check(result, "vkWaitSemaphores")
             }
         }
     }
