@@ -11,14 +11,18 @@ public final class DecodeRun: @unchecked Sendable {
         public var threads: Int
         /// Convert every frame on the GPU (`--vulkan`).
         public var gpu: GPUOptions?
+        /// Present finished frames on a steady clock at this rate (`--realtime`, `FramePacer`).
+        public var realtime: FrameRate?
 
         /// `output` nil picks the profile's native packed layout.
-        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil) {
+        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
+                    realtime: FrameRate? = nil) {
             self.output = output
             self.start = start
             self.frames = frames
             self.threads = threads
             self.gpu = gpu
+            self.realtime = realtime
         }
     }
 
@@ -30,13 +34,16 @@ public final class DecodeRun: @unchecked Sendable {
         /// Read converted frames back to the host even without GPU sinks
         /// (which always get them).
         public var readback: Bool
+        /// `--effect` passes on every converted frame, in order.
+        public var effects: [Effect]
 
         public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
-                    framesInFlight: Int = 3, readback: Bool = false) {
+                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = []) {
             self.context = context
             self.referenceWhite = referenceWhite
             self.framesInFlight = framesInFlight
             self.readback = readback
+            self.effects = effects
         }
     }
 
@@ -65,6 +72,8 @@ public final class DecodeRun: @unchecked Sendable {
         public let decoderPool: PixelBufferPool.Statistics
         public let packPool: PixelBufferPool.Statistics?
         public let gpu: GPUReport?
+        /// What `--realtime` presented, dropped and how late it was.
+        public let pacing: PacingReport?
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }
@@ -77,6 +86,7 @@ public final class DecodeRun: @unchecked Sendable {
     private let timingLog: OutputFile?
     private let lock = NSLock()
     private var session: DecodeSession?
+    private var pacer: FramePacer?
     private var cancelled = false
 
     /// Called on the output thread after each frame, with the number done.
@@ -103,8 +113,10 @@ public final class DecodeRun: @unchecked Sendable {
     public func cancel() {
         lock.lock()
         cancelled = true
-        let session = self.session
+        let session = self.session, pacer = self.pacer
         lock.unlock()
+        // A pipeline waiting for its tick must be let go before the session can stop.
+        pacer?.cancel()
         session?.cancel()
     }
 
@@ -132,12 +144,23 @@ public final class DecodeRun: @unchecked Sendable {
         // is, on the GPU's completion thread: hence the lock.
         var waitingForGPU: [Int: FrameTiming] = [:]
         let timingLock = NSLock()
+        // --realtime: a finished frame goes to the presenter, which runs on
+        // its own thread from now on and waits for its preroll.
+        let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start) }
+        let presenter = pacer.map { pacer in Deferred("prores-decode.presenter") { pacer.run() } }
+        lock.lock()
+        self.pacer = pacer
+        lock.unlock()
         func record(_ timing: FrameTiming) throws {
-            timingLock.lock()
-            defer { timingLock.unlock() }
-            timings.append(timing)
-            try timingLog?.write(timing.jsonLine + "\n")
-            progress?(timings.count)
+            do {
+                timingLock.lock()
+                defer { timingLock.unlock() }
+                timings.append(timing)
+                try timingLog?.write(timing.jsonLine + "\n")
+                progress?(timings.count)
+            }
+            // Outside the lock: this waits while the presenter's queue is full.
+            if case .failed = timing.status {} else { pacer?.push(timing.index) }
         }
         // Vulkan set-up (device, pipeline) runs while the decoder starts; the
         // first frame to reach the GPU waits for it.
@@ -151,6 +174,7 @@ public final class DecodeRun: @unchecked Sendable {
                     guard var timing = waiting else { return }
                     timing.gpuUpload = converted.uploadMicroseconds
                     timing.gpuConvert = converted.convertMicroseconds
+                    timing.gpuEffects = converted.effectMicroseconds.isEmpty ? nil : converted.effectMicroseconds
                     timing.latency = Double(monotonicNanoseconds() - converted.readStart) / 1000
                     try record(timing)
                 }
@@ -223,7 +247,10 @@ public final class DecodeRun: @unchecked Sendable {
             }
             try session.finish()
             try gpuStage?.get().drain()
+            pacer?.finish()
         } catch {
+            pacer?.cancel()
+            _ = try? presenter?.get()
             session.cancel()
             try? session.finish()
             lock.lock()
@@ -240,9 +267,13 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
+        let pacing = try presenter?.get()
+        if let pacing { try timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, shortfall: shortfall,
-                      summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9),
-                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report)
+                      summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
+                                             effects: options.gpu?.effects ?? []),
+                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
+                      pacing: pacing)
     }
 }
