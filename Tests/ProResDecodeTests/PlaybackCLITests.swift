@@ -157,6 +157,37 @@ final class PlaybackCLITests: XCTestCase {
         XCTAssertTrue(missing.stderr.hasSuffix("none.cube': no such file\n"), missing.stderr)
     }
 
+    /// At 1 fps the decode ends long before the last tick; SIGINT while the
+    /// presenter still shows frames must cancel the run like any other.
+    func testSIGINTWhilePresentingIsAnInterruption() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let process = Process()
+        process.executableURL = Repo.executable
+        process.arguments = [Repo.fixture("hq.mov"), "--realtime", "--rate", "1", "-o", dir.appendingPathComponent("out.raw").path]
+        let err = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        let errData = ToolPipeBytes(), drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); drained.signal() }
+        // The temporary output appears before decoding starts. Frames 0-2 fill
+        // the queue at once, 3 and 4 follow ticks 0 and 1: 1.3 s later the
+        // decode is over and only the presenter is still at work.
+        let started = Date()
+        while try process.isRunning && FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty
+            && Date().timeIntervalSince(started) < 10 { usleep(10_000) }
+        usleep(1_300_000)
+        XCTAssertTrue(process.isRunning, "5 frames at 1 fps take 5 s")
+        let sent = Date()
+        process.interrupt()
+        process.waitUntilExit()
+        drained.wait()
+        XCTAssertLessThan(Date().timeIntervalSince(sent), 1.9, "the presenter stops at its next tick, before the 2 s fallback")
+        XCTAssertEqual(process.terminationStatus, 9, String(decoding: errData.data, as: UTF8.self))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "nothing partial is left")
+    }
+
     func testHelpDocumentsPlaybackAndExitCodeTwelve() throws {
         let text = try runTool(["--help"]).stdoutText
         for words in ["--realtime", "--rate FPS", "--effect SPEC", "chroma-key:color=R,G,B", "lut:FILE.cube", "  12   --effect lut"] {

@@ -239,6 +239,7 @@ public final class DecodeRun: @unchecked Sendable {
         if stopEarly { throw ProResDecodeError.interrupted }
 
         var read = 0
+        var pacing: PacingReport?
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
             while options.frames.map({ read < $0 }) ?? true, let sample = try source.nextSample() {
@@ -248,6 +249,7 @@ public final class DecodeRun: @unchecked Sendable {
             try session.finish()
             try gpuStage?.get().drain()
             pacer?.finish()
+            pacing = try presenter?.get()
         } catch {
             pacer?.cancel()
             _ = try? presenter?.get()
@@ -267,7 +269,6 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
-        let pacing = try presenter?.get()
         if let pacing { try timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, shortfall: shortfall,
