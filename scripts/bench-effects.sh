@@ -8,10 +8,11 @@
 #   scripts/bench-effects.sh [LOGDIR]          from the checkout (make build first)
 #   cd dist && ./bench-effects.sh [LOGDIR]     from the bundle (make bundle), e.g. on the H200
 #
-# LOGDIR (default ./out-effects) gets effects.txt (what is printed),
-# effects.json and the timing logs. The first WARMUP frames of each run are
-# left out (the first frame also uploads the LUT). Numbers are medians (and
-# means) over the remaining frames of one run each.
+# LOGDIR (default ./out-effects) gets two files, effects.txt (what is
+# printed) and effects.json, so it can be the device tool's $OUT; the clip,
+# the LUT and the timing logs stay in CLIPDIR. The first WARMUP frames of each
+# run are left out (the first frame also uploads the LUT). Numbers are medians
+# (and means) over the remaining frames of one run each.
 #
 # Environment: FRAMES (48), SIZE (3840x2160), LAYOUT (v216: the 422 clip's
 # native layout; y416 converts on the CPU first), LUT_SIZE (33), WARMUP (3),
@@ -54,7 +55,8 @@ if ! "$PD" devices >/dev/null 2>&1 && [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NV
 fi
 "$PD" devices || { echo "bench-effects.sh: no usable Vulkan device" >&2; exit 8; }
 
-mkdir -p "$CLIPDIR"
+WORK=$CLIPDIR/effects-work
+mkdir -p "$CLIPDIR" "$WORK"
 CLIP=$CLIPDIR/effects-hq422-$SIZE-$FRAMES.mov
 if [ ! -s "$CLIP" ]; then
   echo "generating $CLIP ($FRAMES frames of $SIZE ProRes 422 HQ, BT.709)..."
@@ -64,7 +66,7 @@ if [ ! -s "$CLIP" ]; then
 fi
 
 # A 33³ "look" LUT for PQ-encoded P3: a gentle S-curve on each channel plus a warm tilt.
-LUT=$LOGDIR/look-$LUT_SIZE.cube
+LUT=$WORK/look-$LUT_SIZE.cube
 awk -v n="$LUT_SIZE" 'BEGIN {
   print "TITLE \"bench look\""; print "LUT_3D_SIZE " n
   for (b = 0; b < n; b++) for (g = 0; g < n; g++) for (r = 0; r < n; r++) {
@@ -100,23 +102,23 @@ run() { # NAME TIMING-FILE EFFECT-ARGS...
 i=0
 for effect in "${EFFECTS[@]}"; do
   i=$((i + 1))
-  timing=$LOGDIR/timing-$i.jsonl
+  timing=$WORK/timing-$i.jsonl
   run "$effect" "$timing" --effect "$effect" || continue
   read -r em ea < <(effect_columns "$timing" | stats 1)
   read -r cm ca < <(convert_column "$timing" | stats 1)
-  printf '%-58s %16s %16s\n' "${effect/$LOGDIR\//}" "$em ($ea)" "$cm ($ca)"
-  json_rows+=("{\"effect\":\"${effect/$LOGDIR\//}\",\"gpu_ms_median\":$em,\"gpu_ms_mean\":$ea,\"convert_ms_median\":$cm}")
+  printf '%-58s %16s %16s\n' "${effect/$WORK\//}" "$em ($ea)" "$cm ($ca)"
+  json_rows+=("{\"effect\":\"${effect/$WORK\//}\",\"gpu_ms_median\":$em,\"gpu_ms_mean\":$ea,\"convert_ms_median\":$cm}")
 done
 
 echo
 echo "all chained, in this order (one --effect each):"
 chain_args=()
 for effect in "${EFFECTS[@]}"; do chain_args+=(--effect "$effect"); done
-timing=$LOGDIR/timing-chain.jsonl
+timing=$WORK/timing-chain.jsonl
 if run chain "$timing" "${chain_args[@]}"; then
   for k in $(seq ${#EFFECTS[@]}); do
     read -r em ea < <(effect_columns "$timing" | stats "$k")
-    printf '  %-56s %16s\n' "${EFFECTS[$((k - 1))]/$LOGDIR\//}" "$em ($ea)"
+    printf '  %-56s %16s\n' "${EFFECTS[$((k - 1))]/$WORK\//}" "$em ($ea)"
   done
   total=$(sed -n 's/.*"gpu_effects_us":\([^,}]*\).*/\1/p' "$timing" | stats 1)
   printf '  %-56s %16s\n' "total (gpu_effects)" "${total% *} (${total#* })"
@@ -124,9 +126,9 @@ fi
 
 echo
 echo "--realtime at the clip's 25 fps with the whole chain:"
-realtime=$("$PD" "$CLIP" --vulkan --format "$LAYOUT" --threads "$THREADS" --quiet --realtime --json "${chain_args[@]}" 2>"$LOGDIR/realtime.err" |
+realtime=$("$PD" "$CLIP" --vulkan --format "$LAYOUT" --threads "$THREADS" --quiet --realtime --json "${chain_args[@]}" 2>"$WORK/realtime.err" |
   sed -n 's/.*"realtime":\({[^}]*}[^}]*}\).*/\1/p')
-echo "  ${realtime:-FAILED ($(tail -1 "$LOGDIR/realtime.err"))}"
+echo "  ${realtime:-FAILED ($(tail -1 "$WORK/realtime.err"))}"
 
 {
   printf '{"clip":"%s","frames":%s,"size":"%s","layout":"%s","warmup":%s,"device":"%s","effects":[' \
@@ -135,4 +137,4 @@ echo "  ${realtime:-FAILED ($(tail -1 "$LOGDIR/realtime.err"))}"
   printf '],"realtime":%s}\n' "${realtime:-null}"
 } >"$LOGDIR/effects.json"
 echo
-echo "logs in $LOGDIR"
+echo "results in $LOGDIR (effects.txt, effects.json); timing logs in $WORK"
