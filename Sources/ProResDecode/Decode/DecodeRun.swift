@@ -151,6 +151,11 @@ public final class DecodeRun: @unchecked Sendable {
         lock.lock()
         self.pacer = pacer
         lock.unlock()
+        // However the run ends, the presenter thread ends with it.
+        defer {
+            pacer?.cancel()
+            _ = try? presenter?.get()
+        }
         func record(_ timing: FrameTiming) throws {
             do {
                 timingLock.lock()
@@ -252,7 +257,6 @@ public final class DecodeRun: @unchecked Sendable {
             pacing = try presenter?.get()
         } catch {
             pacer?.cancel()
-            _ = try? presenter?.get()
             session.cancel()
             try? session.finish()
             lock.lock()
