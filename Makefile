@@ -48,6 +48,11 @@ test: deps
 bench: build
 	scripts/bench.sh
 
+# GPU cost of each --effect at 4K (scripts/bench-effects.sh; needs a Vulkan device).
+.PHONY: bench-effects
+bench-effects: build
+	scripts/bench-effects.sh
+
 fixtures:
 	Fixtures/make-fixtures.sh
 

@@ -19,7 +19,7 @@
 #      English (34 MB -> 5 MB; BUNDLE_ICU=full keeps all of it).
 #   3. dist/ : prores-decode.gz (stripped, gzip'd: bench-device.sh unpacks it),
 #      ffmpeg (stripped), Fixtures (clips + ref), Shaders, bench-device.sh
-#      (scripts/device-run.sh), MANIFEST.txt.
+#      (scripts/device-run.sh), bench-effects.sh, MANIFEST.txt.
 #
 # Environment: JOBS (make -j, default nproc), SWIFT (default swift),
 # PACKAGE_DIR (the Swift package to bundle, default this checkout; handy to
@@ -284,7 +284,8 @@ cp -r "$PACKAGE_DIR"/Fixtures/ref/. "$DIST/Fixtures/ref/"
 [ -d "$PACKAGE_DIR/Shaders" ] && cp -r "$PACKAGE_DIR/Shaders" "$DIST/Shaders"
 cp "$ROOT/scripts/device-run.sh" "$DIST/bench-device.sh"
 cp "$ROOT/scripts/prores-variants.sh" "$DIST/prores-variants.sh"
-chmod +x "$DIST/bench-device.sh" "$DIST/prores-variants.sh" "$DIST/ffmpeg"
+cp "$ROOT/scripts/bench-effects.sh" "$DIST/bench-effects.sh"
+chmod +x "$DIST/bench-device.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
 
 # --- checks: what the GPU machine must provide ---------------------------------
 # glibc's libraries, libstdc++/libgcc_s, libz (not even that, here) and, later, the Vulkan loader.

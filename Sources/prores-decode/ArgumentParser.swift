@@ -8,10 +8,13 @@ struct UsageError: Error, CustomStringConvertible {
 struct OptionSpec {
     let names: [String]
     let takesValue: Bool
+    /// May be given several times; the values are kept in order.
+    var repeatable = false
     var canonical: String { names[0] }
 
     static func flag(_ names: String...) -> OptionSpec { OptionSpec(names: names, takesValue: false) }
     static func value(_ names: String...) -> OptionSpec { OptionSpec(names: names, takesValue: true) }
+    static func repeated(_ names: String...) -> OptionSpec { OptionSpec(names: names, takesValue: true, repeatable: true) }
 }
 
 /// Strict parsing: unknown options, missing values, repeated options and
@@ -20,6 +23,7 @@ struct OptionSpec {
 struct ParsedArguments {
     private(set) var positionals: [String] = []
     private var values: [String: String] = [:]
+    private var lists: [String: [String]] = [:]
     private var flags: Set<String> = []
 
     init(_ arguments: [String], accepting specs: [OptionSpec]) throws {
@@ -48,7 +52,11 @@ struct ParsedArguments {
             }
             if spec.takesValue {
                 guard let value = inlineValue ?? iterator.next() else { throw UsageError("option '\(name)' needs a value") }
-                values[spec.canonical] = value
+                if spec.repeatable {
+                    lists[spec.canonical, default: []].append(value)
+                } else {
+                    values[spec.canonical] = value
+                }
             } else {
                 if inlineValue != nil { throw UsageError("option '\(name)' takes no value") }
                 flags.insert(spec.canonical)
@@ -59,6 +67,9 @@ struct ParsedArguments {
     func flag(_ name: String) -> Bool { flags.contains(name) }
 
     func string(_ name: String) -> String? { values[name] }
+
+    /// Every value of a repeatable option, in the order given.
+    func strings(_ name: String) -> [String] { lists[name] ?? [] }
 
     /// A whole number within `range`, or nil when the option is absent.
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {

@@ -10,7 +10,7 @@ enum DecodeCommand {
         .flag("--json"), .flag("--overwrite"), .flag("--quiet"), .flag("--verbose"),
         .flag("--vulkan"), .value("--device"), .value("--reference-white"), .value("--save"), .value("--save-format"),
         .flag("--validate"), .value("--decoder"), .flag("--require-hardware"), .flag("--no-hardware"),
-    ]
+    ] + PlaybackOptions.options
 
     /// `--decoder`, `--require-hardware`, `--no-hardware` (shared with `bench`).
     static func decoderSelection(_ parsed: ParsedArguments, validation: Bool) throws -> DecoderSelection {
@@ -67,9 +67,11 @@ enum DecodeCommand {
                 throw UsageError("--device needs --vulkan or the GPU decoder")
             }
         }
+        let effects = try PlaybackOptions.effects(parsed, vulkan: useVulkan, referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite)
+        let rate = try PlaybackOptions.rate(parsed)
         let gpu = useVulkan ? DecodeRun.GPUOptions(
             context: .init(device: parsed.string("--device"), validation: validation),
-            referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite) : nil
+            referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite, effects: effects) : nil
         let quiet = parsed.flag("--quiet")
         let overwrite = parsed.flag("--overwrite")
         let rawPath = parsed.string("--output"), md5Path = parsed.string("--framemd5"), timingPath = parsed.string("--timing")
@@ -86,6 +88,7 @@ enum DecodeCommand {
 
         let source = try openSampleSource(input, track: track)
         let format = source.format
+        let realtime = try PlaybackOptions.realtime(parsed, rate: rate, format: format)
         let run: DecodeRun
         do {
             var sinks: [FrameSink] = []
@@ -96,7 +99,7 @@ enum DecodeCommand {
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
             let gpuSinks: [ConvertedFrameSink] = try savePath.map { [try FrameSaver(directory: $0, format: saveFormat ?? .exr)] } ?? []
             run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads, gpu: gpu,
-                                                                decoder: decoder),
+                                                                decoder: decoder, realtime: realtime),
                                 sinks: sinks, gpuSinks: gpuSinks, timingLog: timing)
         }
         if !quiet {
@@ -146,11 +149,11 @@ enum DecodeCommand {
                                                         ("frames_with_color_fallback", "\(gpu.framesWithColorFallback)"),
                                                         ("validation_messages", "\(gpu.validationMessages.count)")])
                                        } ?? "null")]
-                                      + report.summary.jsonFields)
+                                      + report.summary.jsonFields + (report.pacing.map { [("realtime", $0.json)] } ?? []))
         if parsed.flag("--json") {
             if stdoutUsers.isEmpty { Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }
         } else if !quiet {
-            Console.write(report.summary.text + "\n")
+            Console.write(report.summary.text + "\n" + (report.pacing.map { $0.text + "\n" } ?? ""))
         }
         return report.isClean ? .success : .damagedFrames
     }

@@ -15,6 +15,7 @@ enum ExitCode: Int32, CaseIterable {
     case interrupted = 9
     case checkFailed = 10
     case checkErrors = 11
+    case badEffectFile = 12
     case hardwareUnavailable = 13
 
     var meaning: String {
@@ -31,6 +32,7 @@ enum ExitCode: Int32, CaseIterable {
         case .interrupted: return "interrupted by SIGINT/SIGTERM (nothing partial is left)"
         case .checkFailed: return "check: at least one file failed (bad or missing frames, a broken --expect rule, a --golden mismatch)"
         case .checkErrors: return "check: no file failed, but at least one could not be checked (missing, unreadable, not ProRes, timed out)"
+        case .badEffectFile: return "--effect lut: the .cube file is missing, unreadable or malformed (nothing is written)"
         case .hardwareUnavailable: return "--require-hardware: no hardware Vulkan device can decode the input (lavapipe is not hardware)"
         }
     }
@@ -49,6 +51,7 @@ enum ExitCode: Int32, CaseIterable {
             }
         case is UsageError: self = .usage
         case is VulkanError: self = .vulkanUnavailable
+        case is CubeLUTError: self = .badEffectFile
         default: self = .internalError
         }
     }

@@ -39,6 +39,26 @@ enum HelpText {
       --save-format exr|png       EXR: half-float linear P3; PNG: 16-bit sRGB-encoded
                                   P3 preview with highlights rolled off
       --validate                  enable the Khronos validation layer
+      --effect SPEC               a GPU pass on every converted frame (repeat for a
+                                  chain, applied in order; nothing clamps HDR):
+          sepia[:AMOUNT]            towards a sepia tone of the same luminance (0..1, default 1)
+          exposure:STOPS            multiply by 2^STOPS (-20..20)
+          saturation:S              0 grey, 1 unchanged, up to 10
+          chroma-key:color=R,G,B[,tolerance=T][,softness=S]
+                                    alpha from the distance to the key in the clip's Cb/Cr
+                                    plane; key in the clip's own R'G'B' 0..1 (0,1,0 for a pure
+                                    green screen); T 0.1 and S 0.1 by default
+          lut:FILE.cube[,shaper=pq|linear]
+                                    3D LUT, tetrahedral; pq (default): the LUT maps PQ-encoded
+                                    P3 (1.0 = the reference white), linear: linear values;
+                                    input outside the LUT's domain is clamped to it
+
+    PLAYBACK OPTIONS
+      --realtime                  present frames on a steady clock at the media's frame rate,
+                                  as a display link does: the summary (and the last --timing
+                                  line) reports presented, late and dropped frames and the
+                                  pacing jitter; outputs still get every frame
+      --rate FPS                  the clock's rate instead (1 to 1000: 25, 29.97, 30000/1001)
 
     With no -o/--framemd5 the frames are decoded and discarded (a benchmark run).
     Outputs appear only when complete: they are written under a temporary name

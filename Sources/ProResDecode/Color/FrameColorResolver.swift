@@ -6,7 +6,7 @@ public final class FrameColorResolver {
     public let stream: ColorTags
     public let referenceWhite: Double
     private let height: Int
-    private var cache: [[Int]: (parameters: ConversionParameters, substituted: Bool)] = [:]
+    private var cache: [[Int]: (spec: ConversionSpec, parameters: ConversionParameters, substituted: Bool)] = [:]
     /// What had to be substituted, once per distinct reason.
     public private(set) var fallbacks: [String] = []
     /// Frames whose conversion used any substitution.
@@ -18,11 +18,13 @@ public final class FrameColorResolver {
         self.referenceWhite = referenceWhite
     }
 
-    public func parameters(frameCodes: (primaries: Int, transfer: Int, matrix: Int)?) -> ConversionParameters {
+    /// The frame's conversion, and the description it was made from (which
+    /// effects reading the source's Y'CbCr need).
+    public func resolve(frameCodes: (primaries: Int, transfer: Int, matrix: Int)?) -> (spec: ConversionSpec, parameters: ConversionParameters) {
         let codes = frameCodes.map { [$0.primaries, $0.transfer, $0.matrix] } ?? [2, 2, 2]
         if let cached = cache[codes] {
             if cached.substituted { framesWithFallback += 1 }
-            return cached.parameters
+            return (cached.spec, cached.parameters)
         }
         var substituted = false
         func note(_ message: String) {
@@ -50,8 +52,8 @@ public final class FrameColorResolver {
         let spec = try! ConversionSpec(matrixCode: matrix, transferCode: transfer, primariesCode: primaries,
                                        range: stream.range.value, referenceWhite: referenceWhite)
         let parameters = ConversionParameters(spec)
-        cache[codes] = (parameters, substituted)
+        cache[codes] = (spec, parameters, substituted)
         if substituted { framesWithFallback += 1 }
-        return parameters
+        return (spec, parameters)
     }
 }

@@ -12,16 +12,19 @@ public final class DecodeRun: @unchecked Sendable {
         /// Convert every frame on the GPU (`--vulkan`).
         public var gpu: GPUOptions?
         public var decoder: DecoderSelection
+        /// Present finished frames on a steady clock at this rate (`--realtime`, `FramePacer`).
+        public var realtime: FrameRate?
 
         /// `output` nil picks the profile's native packed layout.
         public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
-                    decoder: DecoderSelection = .init(choice: .cpu)) {
+                    decoder: DecoderSelection = .init(choice: .cpu), realtime: FrameRate? = nil) {
             self.output = output
             self.start = start
             self.frames = frames
             self.threads = threads
             self.gpu = gpu
             self.decoder = decoder
+            self.realtime = realtime
         }
     }
 
@@ -33,13 +36,16 @@ public final class DecodeRun: @unchecked Sendable {
         /// Read converted frames back to the host even without GPU sinks
         /// (which always get them).
         public var readback: Bool
+        /// `--effect` passes on every converted frame, in order.
+        public var effects: [Effect]
 
         public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
-                    framesInFlight: Int = 3, readback: Bool = false) {
+                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = []) {
             self.context = context
             self.referenceWhite = referenceWhite
             self.framesInFlight = framesInFlight
             self.readback = readback
+            self.effects = effects
         }
     }
 
@@ -71,6 +77,8 @@ public final class DecodeRun: @unchecked Sendable {
         /// "cpu" or "gpu (device)", and why `auto` chose the CPU.
         public let decoder: String
         public let decoderNote: String?
+        /// What `--realtime` presented, dropped and how late it was.
+        public let pacing: PacingReport?
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }
@@ -83,6 +91,7 @@ public final class DecodeRun: @unchecked Sendable {
     private let timingLog: OutputFile?
     private let lock = NSLock()
     private var session: FrameDecoding?
+    private var pacer: FramePacer?
     private var cancelled = false
     /// Cleared when the run ends, so that the Vulkan device goes with the
     /// session even if the run object itself lives on.
@@ -125,8 +134,10 @@ public final class DecodeRun: @unchecked Sendable {
     public func cancel() {
         lock.lock()
         cancelled = true
-        let session = self.session
+        let session = self.session, pacer = self.pacer
         lock.unlock()
+        // A pipeline waiting for its tick must be let go before the session can stop.
+        pacer?.cancel()
         session?.cancel()
     }
 
@@ -156,12 +167,28 @@ public final class DecodeRun: @unchecked Sendable {
         // is, on the GPU's completion thread: hence the lock.
         var waitingForGPU: [Int: FrameTiming] = [:]
         let timingLock = NSLock()
+        // --realtime: a finished frame goes to the presenter, which runs on
+        // its own thread from now on and waits for its preroll.
+        let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start) }
+        let presenter = pacer.map { pacer in Deferred("prores-decode.presenter") { pacer.run() } }
+        lock.lock()
+        self.pacer = pacer
+        lock.unlock()
+        // However the run ends, the presenter thread ends with it.
+        defer {
+            pacer?.cancel()
+            _ = try? presenter?.get()
+        }
         func record(_ timing: FrameTiming) throws {
-            timingLock.lock()
-            defer { timingLock.unlock() }
-            timings.append(timing)
-            try timingLog?.write(timing.jsonLine + "\n")
-            progress?(timings.count)
+            do {
+                timingLock.lock()
+                defer { timingLock.unlock() }
+                timings.append(timing)
+                try timingLog?.write(timing.jsonLine + "\n")
+                progress?(timings.count)
+            }
+            // Outside the lock: this waits while the presenter's queue is full.
+            if case .failed = timing.status {} else { pacer?.push(timing.index) }
         }
         // Vulkan set-up (device, pipeline) runs while the decoder starts; the
         // first frame to reach the GPU waits for it.
@@ -177,6 +204,7 @@ public final class DecodeRun: @unchecked Sendable {
                     guard var timing = waiting else { return }
                     timing.gpuUpload = converted.uploadMicroseconds
                     timing.gpuConvert = converted.convertMicroseconds
+                    timing.gpuEffects = converted.effectMicroseconds.isEmpty ? nil : converted.effectMicroseconds
                     timing.latency = Double(monotonicNanoseconds() - converted.readStart) / 1000
                     try record(timing)
                 }
@@ -268,6 +296,7 @@ public final class DecodeRun: @unchecked Sendable {
         if stopEarly { throw ProResDecodeError.interrupted }
 
         var read = 0
+        var pacing: PacingReport?
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
             while options.frames.map({ read < $0 }) ?? true, let sample = try source.nextSample() {
@@ -276,7 +305,10 @@ public final class DecodeRun: @unchecked Sendable {
             }
             try session.finish()
             try gpuStage?.get().drain()
+            pacer?.finish()
+            pacing = try presenter?.get()
         } catch {
+            pacer?.cancel()
             session.cancel()
             try? session.finish()
             lock.lock()
@@ -293,10 +325,12 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
+        if let pacing { try timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, shortfall: shortfall,
-                      summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9),
+                      summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
+                                             effects: options.gpu?.effects ?? []),
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
-                      decoder: decoderName, decoderNote: decoderNote)
+                      decoder: decoderName, decoderNote: decoderNote, pacing: pacing)
     }
 }

@@ -18,6 +18,8 @@ public struct FrameTiming: Sendable {
     /// the conversion shader; nil without `--vulkan`.
     public var gpuUpload: Double?
     public var gpuConvert: Double?
+    /// GPU time of each `--effect` pass, in order; nil without effects.
+    public var gpuEffects: [Double]?
 
     public init(index: Int, pts: Int64?, status: FrameStatus, demux: Double, decode: Double, pack: Double,
                 output: Double, latency: Double, gpuUpload: Double? = nil, gpuConvert: Double? = nil) {
@@ -38,6 +40,7 @@ public struct FrameTiming: Sendable {
         var all = [("demux", demux), ("decode", decode), ("pack", pack), ("output", output)]
         if let gpuUpload { all.append(("gpu_upload", gpuUpload)) }
         if let gpuConvert { all.append(("gpu_convert", gpuConvert)) }
+        if let gpuEffects { all.append(("gpu_effects", gpuEffects.reduce(0, +))) }
         all.append(("latency", latency))
         return all
     }
@@ -51,6 +54,7 @@ public struct FrameTiming: Sendable {
         case .failed: statusText = "failed"
         }
         return "{\"frame\":\(index),\"pts\":\(pts.map(String.init) ?? "null"),\"status\":\"\(statusText)\","
-            + stages.map { "\"\($0.name)_us\":\(JSON.number($0.microseconds))" }.joined(separator: ",") + "}"
+            + stages.map { "\"\($0.name)_us\":\(JSON.number($0.microseconds))" }.joined(separator: ",")
+            + (gpuEffects.map { ",\"effects_us\":" + JSON.array($0.map { JSON.number($0) }) } ?? "") + "}"
     }
 }

@@ -27,8 +27,10 @@ public struct TimingSummary: Sendable {
     public let frames: Int
     public let seconds: Double
     public let stages: [(name: String, percentiles: Percentiles)]
+    /// GPU time of each `--effect` pass (named by its spec), over the frames that went through it.
+    public let effects: [(effect: Effect, percentiles: Percentiles)]
 
-    public init(timings: [FrameTiming], seconds: Double) {
+    public init(timings: [FrameTiming], seconds: Double, effects: [Effect] = []) {
         frames = timings.count
         self.seconds = seconds
         // Stage names in first-seen order; a stage only some frames went
@@ -42,6 +44,9 @@ public struct TimingSummary: Sendable {
             }
         }
         stages = names.compactMap { name in Percentiles(values[name]!).map { (name, $0) } }
+        self.effects = effects.enumerated().compactMap { i, effect in
+            Percentiles(timings.compactMap { $0.gpuEffects.flatMap { i < $0.count ? $0[i] : nil } }).map { (effect, $0) }
+        }
     }
 
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
@@ -49,9 +54,11 @@ public struct TimingSummary: Sendable {
     public var text: String {
         var lines = ["\(frames) frames in \(JSON.number(seconds, digits: 3)) s: \(JSON.number(framesPerSecond, digits: 2)) fps"]
         lines.append("stage           p50 µs      p95 µs      p99 µs     mean µs")
-        for (name, p) in stages {
-            lines.append(name.padding(11) + [p.p50, p.p95, p.p99, p.mean].map { JSON.number($0, digits: 1).leftPadding(12) }.joined())
+        func row(_ name: String, _ p: Percentiles) -> String {
+            name.padding(11) + [p.p50, p.p95, p.p99, p.mean].map { JSON.number($0, digits: 1).leftPadding(12) }.joined()
         }
+        lines += stages.map { row($0.name, $0.percentiles) }
+        lines += effects.map { row($0.effect.name, $0.percentiles) }
         return lines.joined(separator: "\n")
     }
 
@@ -61,6 +68,10 @@ public struct TimingSummary: Sendable {
             (name, JSON.object([("p50", JSON.number(p.p50)), ("p95", JSON.number(p.p95)), ("p99", JSON.number(p.p99)),
                                 ("mean", JSON.number(p.mean)), ("max", JSON.number(p.max))]))
          }))]
+            + (effects.isEmpty ? [] : [("effects_us", JSON.array(effects.map { effect, p in
+                JSON.object([("effect", JSON.string(effect.description)), ("p50", JSON.number(p.p50)), ("p95", JSON.number(p.p95)),
+                             ("p99", JSON.number(p.p99)), ("mean", JSON.number(p.mean)), ("max", JSON.number(p.max))])
+            }))])
     }
 }
 

@@ -13,6 +13,8 @@ public struct ConvertedFrame {
     /// directly) and of the conversion, from timestamp queries.
     public let uploadMicroseconds: Double?
     public let convertMicroseconds: Double?
+    /// GPU time of each `--effect` pass, in order (empty without effects or timestamps).
+    public let effectMicroseconds: [Double]
     /// Host time from submission until the GPU work was seen complete.
     public let gpuWallMicroseconds: Double
 

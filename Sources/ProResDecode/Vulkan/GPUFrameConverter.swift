@@ -41,6 +41,9 @@ public final class GPUFrameConverter {
     private var pipelines: [String: ComputePipeline] = [:]
     private let setLayoutPipeline: ComputePipeline
     private let cache: TextureCache
+    private let effects: EffectChain?
+    /// Timestamps per frame: start, after the upload, after the conversion, after each effect.
+    private let queriesPerSlot: Int
     private let handler: Handler
     private let readback: Bool
     private var commandPool: VkCommandPool?
@@ -57,8 +60,9 @@ public final class GPUFrameConverter {
 
     /// `readback` false skips copying results back to the host (a benchmark
     /// run on a discrete GPU); the handler then sees an empty `pixels`.
+    /// `effects` run on every converted frame, in order, before the handler sees it.
     public init(context: VulkanContext, compiler: ShaderCompiler, framesInFlight: Int = 3,
-                readback: Bool = true, handler: @escaping Handler) throws {
+                readback: Bool = true, effects: [Effect] = [], handler: @escaping Handler) throws {
         self.context = context
         self.handler = handler
         self.readback = readback
@@ -67,6 +71,9 @@ public final class GPUFrameConverter {
         setLayoutPipeline = try Self.makePipeline(context, compiler, layout: .y416, pairs: true)
         pipelines[Self.variant(.y416, pairs: true)] = setLayoutPipeline
         cache = TextureCache(context: context)
+        self.effects = effects.isEmpty ? nil : try EffectChain(context: context, compiler: compiler, effects: effects,
+                                                               framesInFlight: framesInFlight)
+        queriesPerSlot = 3 + effects.count
         let vk = context.vk, device = context.device
 
         var poolInfo = VkCommandPoolCreateInfo()
@@ -99,7 +106,7 @@ public final class GPUFrameConverter {
             var queryInfo = VkQueryPoolCreateInfo()
             queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
             queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
-            queryInfo.queryCount = UInt32(3 * framesInFlight)
+            queryInfo.queryCount = UInt32(queriesPerSlot * framesInFlight)
             try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
         }
 
@@ -182,7 +189,10 @@ public final class GPUFrameConverter {
 
     /// Queues the conversion of `surface` (a packed y416 or v216 surface).
     /// Blocks only when every slot is busy, finishing the oldest frame first.
-    public func submit(_ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0) throws {
+    /// `spec`, the description `parameters` came from, is needed by effects
+    /// that read the source's Y'CbCr (the chroma key).
+    public func submit(_ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
+                       spec: ConversionSpec? = nil) throws {
         guard case let .packed(layout) = surface.layout.content else {
             preconditionFailure("the GPU converter reads y416 or v216 surfaces")
         }
@@ -226,9 +236,9 @@ public final class GPUFrameConverter {
         begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
         try check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer")
         let slotIndex = slots.firstIndex { $0 === slot }!
-        let firstQuery = UInt32(3 * slotIndex)
+        let firstQuery = UInt32(queriesPerSlot * slotIndex)
         if let queryPool {
-            vk.vkCmdResetQueryPool(cb, queryPool, firstQuery, 3)
+            vk.vkCmdResetQueryPool(cb, queryPool, firstQuery, UInt32(queriesPerSlot))
             vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, firstQuery)
         }
         if copiesToDevice {
@@ -248,6 +258,10 @@ public final class GPUFrameConverter {
         let groupsX = (invocationsPerRow + Self.workgroupWidth - 1) / Self.workgroupWidth
         vk.vkCmdDispatch(cb, UInt32(groupsX), UInt32(height), 1)
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, firstQuery + 2) }
+        try effects?.record(cb, slot: slotIndex, frame: EffectChain.Frame(
+            output: output, source: shaderInput, sourceBytes: surface.layout.byteCount, layout: layout,
+            sourceBytesPerRow: surface.layout.planes[0].bytesPerRow, width: width, height: height, spec: spec),
+            timestamps: queryPool.map { ($0, firstQuery + 3) })
         if readback, let target = slot.readback {
             barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                     to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT)
@@ -369,24 +383,26 @@ public final class GPUFrameConverter {
     /// source surface go back to its pool.
     private func deliver(_ job: Job, from slot: Slot) throws {
         let done = monotonicNanoseconds()
-        var upload: Double?, convert: Double?
+        var upload: Double?, convert: Double?, effectTimes: [Double] = []
         if let queryPool {
             let slotIndex = slots.firstIndex { $0 === slot }!
-            var stamps = [UInt64](repeating: 0, count: 3)
+            var stamps = [UInt64](repeating: 0, count: queriesPerSlot)
             let status = stamps.withUnsafeMutableBytes {
-                context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(3 * slotIndex), 3, $0.count, $0.baseAddress, 8,
+                context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(queriesPerSlot * slotIndex), UInt32(queriesPerSlot),
+                                                 $0.count, $0.baseAddress, 8,
                                                  VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue)
             }
             if status == VK_SUCCESS {
                 let period = context.info.timestampPeriodNanoseconds / 1000
                 upload = Double(stamps[1] &- stamps[0]) * period
                 convert = Double(stamps[2] &- stamps[1]) * period
+                effectTimes = (3..<queriesPerSlot).map { Double(stamps[$0] &- stamps[$0 - 1]) * period }
             }
         }
         let source = readback ? (slot.readback ?? slot.output)?.mapped : nil
         let pixels = UnsafeRawBufferPointer(start: source, count: source == nil ? 0 : job.width * job.height * 8)
         try handler(ConvertedFrame(index: job.index, pts: job.pts, reference: job.reference, width: job.width, height: job.height, pixels: pixels,
-                                   uploadMicroseconds: upload, convertMicroseconds: convert,
+                                   uploadMicroseconds: upload, convertMicroseconds: convert, effectMicroseconds: effectTimes,
                                    gpuWallMicroseconds: Double(done - job.submitted) / 1000))
     }
 }

@@ -15,6 +15,7 @@ final class GPUStage {
         let readStart: UInt64
         let uploadMicroseconds: Double?
         let convertMicroseconds: Double?
+        let effectMicroseconds: [Double]
     }
 
     /// `context`: the GPU decoder's, shared so that decoded surfaces and
@@ -27,18 +28,19 @@ final class GPUStage {
         self.sinks = sinks
         var deliver: ((ConvertedFrame) throws -> Void)?
         converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: options.framesInFlight,
-                                          readback: options.readback || !sinks.isEmpty) { try deliver?($0) }
+                                          readback: options.readback || !sinks.isEmpty, effects: options.effects) { try deliver?($0) }
         deliver = { [unowned self] frame in
             for sink in self.sinks { try sink.consume(frame) }
             try self.onConverted?(ConvertedFrameInfo(index: frame.index, readStart: frame.reference,
                                                      uploadMicroseconds: frame.uploadMicroseconds,
-                                                     convertMicroseconds: frame.convertMicroseconds))
+                                                     convertMicroseconds: frame.convertMicroseconds,
+                                                     effectMicroseconds: frame.effectMicroseconds))
         }
     }
 
     func submit(_ surface: PixelBuffer, frame: DecodedFrame) throws {
-        let parameters = resolver.parameters(frameCodes: frame.colorCodes)
-        try converter.submit(surface, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart)
+        let (spec, parameters) = resolver.resolve(frameCodes: frame.colorCodes)
+        try converter.submit(surface, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart, spec: spec)
     }
 
     /// Finishes every frame in flight.

@@ -1,0 +1,37 @@
+/// What `--realtime` saw: how many ticks the clock gave, which frames were
+/// presented and which dropped, and how precisely the presenter woke.
+///
+/// Invariants: `presented + late == ticks` (every tick shows a new frame or
+/// repeats the previous one) and `presented + dropped` is the number of
+/// frames that reached the presenter (failed frames never do).
+public struct PacingReport: Sendable {
+    public let rate: FrameRate
+    /// Ticks from the start of playback to the last presentation, missed ones included.
+    public let ticks: Int
+    /// Source indices of the frames presented, in order.
+    public let presentedFrames: [Int]
+    /// Source indices of the frames superseded before they could be presented.
+    public let droppedFrames: [Int]
+    /// Ticks at which no new frame was ready: the previous frame stayed.
+    public let late: Int
+    /// Microseconds from each tick's host time to the presenter waking for it.
+    public let jitter: Percentiles?
+
+    public var presented: Int { presentedFrames.count }
+    public var dropped: Int { droppedFrames.count }
+
+    /// The `realtime` object of the `--json` summary and of the timing log's last line.
+    public var json: String {
+        JSON.object([("rate", JSON.number(rate.framesPerSecond, digits: 3)), ("ticks", "\(ticks)"),
+                     ("presented", "\(presented)"), ("late", "\(late)"), ("dropped", "\(dropped)"),
+                     ("jitter_us", jitter.map { j in
+                         JSON.object([("p50", JSON.number(j.p50)), ("p99", JSON.number(j.p99)), ("max", JSON.number(j.max))])
+                     } ?? "null")])
+    }
+
+    /// One line for the run summary on stderr.
+    public var text: String {
+        "realtime at \(rate) fps: \(presented) presented, \(late) late, \(dropped) dropped in \(ticks) ticks"
+            + (jitter.map { "; jitter p50 \(JSON.number($0.p50)) µs, p99 \(JSON.number($0.p99)) µs" } ?? "")
+    }
+}
