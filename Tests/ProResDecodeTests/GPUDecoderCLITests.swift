@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+
+/// `--decoder`, `--require-hardware`, `--no-hardware` and `bench`, run as a
+/// user runs them (lavapipe is this machine's only Vulkan device).
+final class GPUDecoderCLITests: XCTestCase {
+    private func frameMD5s(_ arguments: [String]) throws -> [String] {
+        let result = try runTool(arguments + ["--framemd5", "-", "--quiet"])
+        XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+        return result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+    }
+
+    /// The issue's acceptance check: `--decoder gpu --framemd5 -` equals
+    /// `--decoder cpu --framemd5 -` on every fixture, in every layout.
+    func testGPUFrameMD5sEqualTheCPUsOnEveryFixture() throws {
+        for clip in GPUDecoderTests.fixtures + ["hq.prores"] {
+            for format in ["native", "v216", "y416"] {
+                let arguments = [Repo.fixture(clip), "--format", format]
+                let cpu = try frameMD5s(arguments + ["--decoder", "cpu"])
+                XCTAssertGreaterThan(cpu.count, 0)
+                XCTAssertEqual(try frameMD5s(arguments + ["--decoder", "gpu"]), cpu, "\(clip) \(format)")
+            }
+        }
+    }
+
+    /// The native layout is also FFmpeg's own: the checked-in framemd5 of
+    /// `ffmpeg -f framemd5` (Fixtures/ref), an independent decode.
+    func testGPUNativeFramesEqualFFmpegsReference() throws {
+        for clip in ["hq.mov", "4444.mov", "interlaced-tff.mov", "odd-size-444.mov"] {
+            let reference = try String(contentsOfFile: Repo.reference("\(clip).framemd5"), encoding: .utf8)
+                .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last!.trimmingCharacters(in: .whitespaces) }
+            let gpu = try frameMD5s([Repo.fixture(clip), "--decoder", "gpu", "--format", "native"])
+                .map { $0.split(separator: ",").last!.trimmingCharacters(in: .whitespaces) }
+            XCTAssertEqual(gpu, reference, clip)
+        }
+    }
+
+    func testDamagedInputReportsLikeTheCPUPath() throws {
+        for clip in ["bad/corrupt-slice.mov", "bad/bad-header.mov", "bad/truncated-faststart.mov"] {
+            let cpu = try runTool([Repo.fixture(clip), "--decoder", "cpu", "--framemd5", "-", "--quiet"])
+            let gpu = try runTool([Repo.fixture(clip), "--decoder", "gpu", "--framemd5", "-", "--quiet"])
+            XCTAssertEqual(gpu.status, 5, "\(clip): \(gpu.stderr)")
+            XCTAssertEqual(gpu.status, cpu.status, clip)
+            XCTAssertEqual(gpu.stdoutText, cpu.stdoutText, "\(clip): the frames written and their md5s")
+            XCTAssertEqual(gpu.stderr.contains("damaged"), cpu.stderr.contains("damaged"), "\(clip)\ncpu: \(cpu.stderr)\ngpu: \(gpu.stderr)")
+            XCTAssertEqual(gpu.stderr.contains("not decoded"), cpu.stderr.contains("not decoded"), "\(clip)\ncpu: \(cpu.stderr)\ngpu: \(gpu.stderr)")
+        }
+    }
+
+    func testRequireHardwareFailsOnLavapipeWithItsOwnExitCode() throws {
+        let result = try runTool([Repo.fixture("hq.mov"), "--require-hardware", "-o", "/dev/null", "--overwrite"])
+        XCTAssertEqual(result.status, 13, result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("not hardware"), result.stderr)
+    }
+
+    func testAutoPicksTheCPUOnLavapipeAndGPUIsForced() throws {
+        func decoder(_ arguments: [String]) throws -> String {
+            let result = try runTool([Repo.fixture("hq.mov"), "--json", "--quiet"] + arguments)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+            return json?["decoder"] as? String ?? "missing"
+        }
+        XCTAssertEqual(try decoder([]), "cpu")
+        XCTAssertEqual(try decoder(["--no-hardware"]), "cpu")
+        XCTAssertTrue(try decoder(["--decoder", "gpu"]).hasPrefix("gpu ("))
+        let verbose = try runTool([Repo.fixture("hq.mov"), "--decoder", "auto", "--verbose", "-o", "/dev/null", "--overwrite"])
+        XCTAssertTrue(verbose.stderr.contains("decoder: cpu (no hardware Vulkan device"), verbose.stderr)
+    }
+
+    func testContradictoryDecoderFlagsAreUsageErrors() throws {
+        for arguments in [["--decoder", "fpga"], ["--require-hardware", "--no-hardware"], ["--require-hardware", "--decoder", "cpu"],
+                          ["--no-hardware", "--decoder", "gpu"], ["--decoder"]] {
+            let result = try runTool([Repo.fixture("hq.mov")] + arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(arguments): \(result.stderr)")
+        }
+    }
+
+    func testBenchReportsEachDecoderAndTheRatio() throws {
+        let result = try runTool(["bench", Repo.fixture("hq.mov"), Repo.fixture("4444.mov"), "--frames", "12",
+                                  "--decoders", "cpu,gpu,gpu-host", "--json"], timeout: 120)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let reports = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
+        XCTAssertEqual(reports.count, 2)
+        for report in reports {
+            let results = try XCTUnwrap(report["results"] as? [[String: Any]])
+            XCTAssertEqual(results.map { $0["decoder"] as? String }, ["cpu", "gpu", "gpu-host"])
+            for path in results {
+                XCTAssertEqual(path["frames"] as? Int, 12)
+                XCTAssertGreaterThan(path["fps"] as? Double ?? 0, 0)
+            }
+            let gpuStages = try XCTUnwrap(results[1]["stages_us"] as? [String: Any])
+            XCTAssertEqual(Set(gpuStages.keys), ["decode", "upload", "entropy", "transform", "gpu_total"])
+            let ratios = try XCTUnwrap(report["ratios"] as? [String: Double])
+            XCTAssertEqual(Set(ratios.keys), ["gpu/cpu", "gpu-host/cpu"])
+        }
+        for arguments in [["bench"], ["bench", Repo.fixture("hq.mov"), "--decoders", "cpu,tpu"], ["bench", Repo.fixture("hq.mov"), "--decoders", "gpu,gpu"]] {
+            let bad = try runTool(arguments)
+            XCTAssertEqual(bad.status, 2, "\(arguments): \(bad.stderr)")
+        }
+    }
+}
