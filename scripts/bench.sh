@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CPU-path benchmark: prores-decode against the ffmpeg CLI doing the same
-# work with the same threads, in one run, on a 4K 422 HQ clip with grain.
+# Benchmark: prores-decode's CPU path against the ffmpeg CLI doing the same
+# work with the same threads, in one run, on a 4K 422 HQ clip with grain;
+# then `prores-decode bench`: the GPU decoder against the CPU path.
 #
 #   scripts/bench.sh [--frames N] [--threads N] [--runs N] [--json FILE]
 #
@@ -55,13 +56,13 @@ median() {
 
 declare -A T
 T[ffmpeg_null]=$(median ffmpeg -v error -threads "$THREADS" -i "$CLIP" -f null -)
-T[ours_native]=$(median "$BIN" "$CLIP" --format native --threads "$THREADS" --quiet)
+T[ours_native]=$(median "$BIN" "$CLIP" --decoder cpu --format native --threads "$THREADS" --quiet)
 T[ffmpeg_raw]=$(median ffmpeg -v error -threads "$THREADS" -i "$CLIP" -f rawvideo -y /dev/null)
-T[ours_native_raw]=$(median "$BIN" "$CLIP" --format native --threads "$THREADS" --quiet -o /dev/null)
-T[ours_v216]=$(median "$BIN" "$CLIP" --format v216 --threads "$THREADS" --quiet)
-T[ours_v216_raw]=$(median "$BIN" "$CLIP" --format v216 --threads "$THREADS" --quiet -o /dev/null)
-T[ours_y416]=$(median "$BIN" "$CLIP" --format y416 --threads "$THREADS" --quiet)
-T[ours_y416_raw]=$(median "$BIN" "$CLIP" --format y416 --threads "$THREADS" --quiet -o /dev/null)
+T[ours_native_raw]=$(median "$BIN" "$CLIP" --decoder cpu --format native --threads "$THREADS" --quiet -o /dev/null)
+T[ours_v216]=$(median "$BIN" "$CLIP" --decoder cpu --format v216 --threads "$THREADS" --quiet)
+T[ours_v216_raw]=$(median "$BIN" "$CLIP" --decoder cpu --format v216 --threads "$THREADS" --quiet -o /dev/null)
+T[ours_y416]=$(median "$BIN" "$CLIP" --decoder cpu --format y416 --threads "$THREADS" --quiet)
+T[ours_y416_raw]=$(median "$BIN" "$CLIP" --decoder cpu --format y416 --threads "$THREADS" --quiet -o /dev/null)
 
 fps() { echo "scale=2; $FRAMES / $1" | bc -l; }
 ratio() { echo "scale=3; $1 / $2" | bc -l; }
@@ -85,6 +86,16 @@ echo "  v216                   : $(ratio "${T[ours_v216]}" "${T[ours_native]}")"
 echo "  v216 -o /dev/null      : $(ratio "${T[ours_v216_raw]}" "${T[ours_native_raw]}")"
 echo "  y416                   : $(ratio "${T[ours_y416]}" "${T[ours_native]}")"
 echo "  y416 -o /dev/null      : $(ratio "${T[ours_y416_raw]}" "${T[ours_native_raw]}")"
+
+# The GPU decoder (our Vulkan compute ProRes decoder) against the CPU path on
+# the same in-memory frames, in one process (`prores-decode bench`); the
+# ffmpeg -f null row above is the FFmpeg software baseline.
+echo
+if [ "${SKIP_GPU:-0}" != 1 ]; then
+  "$BIN" bench "$CLIP" --decoders cpu,gpu,gpu-host --frames "${BENCH_FRAMES:-$((FRAMES * 4))}" --threads "$THREADS" ||
+    echo "bench.sh: prores-decode bench failed (no Vulkan device?); SKIP_GPU=1 skips it" >&2
+  echo "ffmpeg -threads $THREADS -f null - : $(fps "${T[ffmpeg_null]}") fps (the same clip, decoded from the file)"
+fi
 
 if [ -n "$JSON" ]; then
   {
