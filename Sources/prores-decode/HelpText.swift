@@ -10,6 +10,9 @@ enum HelpText {
                                             pass/fail/error (see check --help)
       prores-decode roofline [--device N|NAME] [--json]
                                             GPU bandwidth ceilings and the conversion against them
+      prores-decode bench INPUT... [--decoders cpu,gpu,gpu-host] [--frames N] [--threads N]
+                          [--batch N] [--device N|NAME] [--json]
+                                            CPU vs GPU decoder on the same in-memory frames
       prores-decode --help | --version
 
     DECODE OPTIONS
@@ -27,6 +30,13 @@ enum HelpText {
       --overwrite                 replace existing output files
       --quiet                     no progress line, warnings or summary on stderr
       --verbose                   also show FFmpeg's own diagnostics
+
+    DECODER OPTIONS
+      --decoder cpu|gpu|auto      cpu: FFmpeg; gpu: our Vulkan compute ProRes decoder
+                                  (bit-exact with FFmpeg), on any Vulkan device;
+                                  auto (default): gpu on a hardware GPU, else cpu
+      --require-hardware          the GPU decoder on a hardware GPU, or exit 13
+      --no-hardware               FFmpeg on the CPU (= --decoder cpu)
 
     GPU OPTIONS
       --vulkan                    also convert every frame on the GPU to RGBA16F
