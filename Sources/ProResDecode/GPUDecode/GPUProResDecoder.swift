@@ -243,8 +243,8 @@ final class GPUProResDecoder {
         }
         vk.vkCmdFillBuffer(cb, slot.coefficients!.buffer, 0, VkDeviceSize(coefficientBytes), 0)
         vk.vkCmdFillBuffer(cb, slot.status!.buffer, 0, VkDeviceSize(statusBytes), 0)
-        recorder.barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                         to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VkAccessFlagBits(VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue))
+        context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+                              to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue)
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, query + 1) }
 
         if frames > 0 {
@@ -264,8 +264,8 @@ final class GPUProResDecoder {
             var entropyConstants: [UInt32] = [UInt32(SliceTable.frameWords), format.chroma == .c444 ? 1 : 0, format.bitDepth == 12 ? 1 : 0]
             vk.vkCmdPushConstants(cb, entropyPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 12, &entropyConstants)
             vk.vkCmdDispatch(cb, UInt32((maxSlices + 63) / 64), format.hasAlpha ? 4 : 3, UInt32(frames))
-            recorder.barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                             to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT)
+            context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
+                                  to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue)
             if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 2) }
 
             var transformSet: VkDescriptorSet? = slot.transformSet
@@ -280,8 +280,8 @@ final class GPUProResDecoder {
         }
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 3) }
 
-        recorder.barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                         to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT)
+        context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
+                              to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT.rawValue)
         if let host = slot.statusHost {
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(statusBytes))
             vk.vkCmdCopyBuffer(cb, slot.status!.buffer, host.buffer, 1, &region)
@@ -291,8 +291,8 @@ final class GPUProResDecoder {
             var region = VkBufferCopy(srcOffset: VkDeviceSize(target.offset), dstOffset: 0, size: VkDeviceSize(surfaceLayout.byteCount))
             vk.vkCmdCopyBuffer(cb, slot.surfaces!.buffer, destination.buffer, 1, &region)
         }
-        recorder.barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                         to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT)
+        context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+                              to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT.rawValue)
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, query + 4) }
         slot.timed = queryPool != nil
         slot.value = try recorder.submit(index)

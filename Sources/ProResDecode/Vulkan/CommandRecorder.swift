@@ -119,14 +119,4 @@ final class CommandRecorder {
             }
         }
     }
-
-    /// A global memory barrier between two stages.
-    func barrier(_ cb: VkCommandBuffer, from srcStage: VkPipelineStageFlagBits, _ srcAccess: VkAccessFlagBits,
-                 to dstStage: VkPipelineStageFlagBits, _ dstAccess: VkAccessFlagBits) {
-        var memory = VkMemoryBarrier()
-        memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
-        memory.srcAccessMask = srcAccess.rawValue
-        memory.dstAccessMask = dstAccess.rawValue
-        context.vk.vkCmdPipelineBarrier(cb, srcStage.rawValue, dstStage.rawValue, 0, 1, &memory, 0, nil, 0, nil)
-    }
 }

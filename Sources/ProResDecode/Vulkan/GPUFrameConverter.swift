@@ -23,14 +23,12 @@ public final class GPUFrameConverter {
     }
 
     private final class Slot {
-        let commandBuffer: VkCommandBuffer
         let descriptorSet: VkDescriptorSet
         var output: VulkanBuffer?
         var readback: VulkanBuffer?
         var deviceInput: VulkanBuffer?
         var job: Job?
-        init(commandBuffer: VkCommandBuffer, descriptorSet: VkDescriptorSet) {
-            self.commandBuffer = commandBuffer
+        init(descriptorSet: VkDescriptorSet) {
             self.descriptorSet = descriptorSet
         }
     }
@@ -46,12 +44,10 @@ public final class GPUFrameConverter {
     private let queriesPerSlot: Int
     private let handler: Handler
     private let readback: Bool
-    private var commandPool: VkCommandPool?
+    private let recorder: CommandRecorder
     private var descriptorPool: VkDescriptorPool?
     private var queryPool: VkQueryPool?
-    private var timeline: VkSemaphore?
     private var slots: [Slot] = []
-    private var submittedValue: UInt64 = 0
     private var next = 0
     private let completions: BlockingQueue<Slot>
     private let slotCondition = NSCondition()
@@ -74,13 +70,8 @@ public final class GPUFrameConverter {
         self.effects = effects.isEmpty ? nil : try EffectChain(context: context, compiler: compiler, effects: effects,
                                                                framesInFlight: framesInFlight)
         queriesPerSlot = 3 + effects.count
+        recorder = try CommandRecorder(context: context, count: framesInFlight)
         let vk = context.vk, device = context.device
-
-        var poolInfo = VkCommandPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
-        poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue
-        poolInfo.queueFamilyIndex = context.computeFamily
-        try check(vk.vkCreateCommandPool(device, &poolInfo, nil, &commandPool), "vkCreateCommandPool")
 
         var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * framesInFlight))
         var descriptorInfo = VkDescriptorPoolCreateInfo()
@@ -92,16 +83,6 @@ public final class GPUFrameConverter {
             try check(vk.vkCreateDescriptorPool(device, &descriptorInfo, nil, &descriptorPool), "vkCreateDescriptorPool")
         }
 
-        var typeInfo = VkSemaphoreTypeCreateInfo()
-        typeInfo.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO
-        typeInfo.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE
-        var semaphoreInfo = VkSemaphoreCreateInfo()
-        semaphoreInfo.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO
-        try withUnsafePointer(to: &typeInfo) { typePointer in
-            semaphoreInfo.pNext = UnsafeRawPointer(typePointer)
-            try check(vk.vkCreateSemaphore(device, &semaphoreInfo, nil, &timeline), "vkCreateSemaphore(timeline)")
-        }
-
         if context.timestampValidBits > 0 {
             var queryInfo = VkQueryPoolCreateInfo()
             queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
@@ -110,13 +91,6 @@ public final class GPUFrameConverter {
             try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
         }
 
-        var commandBuffers = [VkCommandBuffer?](repeating: nil, count: framesInFlight)
-        var allocate = VkCommandBufferAllocateInfo()
-        allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
-        allocate.commandPool = commandPool
-        allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
-        allocate.commandBufferCount = UInt32(framesInFlight)
-        try check(vk.vkAllocateCommandBuffers(device, &allocate, &commandBuffers), "vkAllocateCommandBuffers")
         // Every variant has the same two-buffer set layout: one pool of sets serves all.
         let layouts = [VkDescriptorSetLayout?](repeating: setLayoutPipeline.setLayout, count: framesInFlight)
         var sets = [VkDescriptorSet?](repeating: nil, count: framesInFlight)
@@ -128,7 +102,7 @@ public final class GPUFrameConverter {
             setAllocate.pSetLayouts = pointer.baseAddress
             try check(vk.vkAllocateDescriptorSets(device, &setAllocate, &sets), "vkAllocateDescriptorSets")
         }
-        slots = (0..<framesInFlight).map { Slot(commandBuffer: commandBuffers[$0]!, descriptorSet: sets[$0]!) }
+        slots = (0..<framesInFlight).map { Slot(descriptorSet: sets[$0]!) }
         completionThread.enter()
         let thread = Thread { [unowned self] in
             runCompletions()
@@ -145,9 +119,7 @@ public final class GPUFrameConverter {
         let vk = context.vk, device = context.device
         slots.removeAll()
         vk.vkDestroyQueryPool(device, queryPool, nil)
-        vk.vkDestroySemaphore(device, timeline, nil)
         vk.vkDestroyDescriptorPool(device, descriptorPool, nil)
-        vk.vkDestroyCommandPool(device, commandPool, nil)
     }
 
     static let shaderName = "convert_to_p3.comp"
@@ -229,13 +201,8 @@ public final class GPUFrameConverter {
         let pipeline = try self.pipeline(layout, pairs: pairs)
         pipeline.bind(slot.descriptorSet, to: [(shaderInput.buffer, surface.layout.byteCount), (output.buffer, outputSize)])
 
-        let cb = slot.commandBuffer
-        try check(vk.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer")
-        var begin = VkCommandBufferBeginInfo()
-        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
-        try check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer")
         let slotIndex = slots.firstIndex { $0 === slot }!
+        let cb = try recorder.begin(slotIndex)
         let firstQuery = UInt32(queriesPerSlot * slotIndex)
         if let queryPool {
             vk.vkCmdResetQueryPool(cb, queryPool, firstQuery, UInt32(queriesPerSlot))
@@ -244,8 +211,8 @@ public final class GPUFrameConverter {
         if copiesToDevice {
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(surface.layout.byteCount))
             vk.vkCmdCopyBuffer(cb, source.buffer, shaderInput.buffer, 1, &region)
-            barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                    to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT)
+            context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+                    to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, firstQuery + 1) }
         vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline)
@@ -263,52 +230,25 @@ public final class GPUFrameConverter {
             sourceBytesPerRow: surface.layout.planes[0].bytesPerRow, width: width, height: height, spec: spec),
             timestamps: queryPool.map { ($0, firstQuery + 3) })
         if readback, let target = slot.readback {
-            barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                    to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT)
+            context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
+                    to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT.rawValue)
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(outputSize))
             vk.vkCmdCopyBuffer(cb, output.buffer, target.buffer, 1, &region)
-            barrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                    to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT)
+            context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+                    to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT.rawValue)
         } else {
-            barrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                    to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT)
+            context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
+                    to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT.rawValue)
         }
-        try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
-
-        submittedValue += 1
-        var value = submittedValue
-        var timelineInfo = VkTimelineSemaphoreSubmitInfo()
-        timelineInfo.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO
-        timelineInfo.signalSemaphoreValueCount = 1
-        var semaphore: VkSemaphore? = timeline
-        var buffer: VkCommandBuffer? = cb
         let submitted = monotonicNanoseconds()
         // The GPU reads the surface from now on: hold a use until it is done.
         surface.retainUse()
-        let status: VkResult = withUnsafePointer(to: &value) { valuePointer in
-            timelineInfo.pSignalSemaphoreValues = valuePointer
-            return withUnsafePointer(to: &timelineInfo) { timelinePointer in
-                var submit = VkSubmitInfo()
-                submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
-                submit.pNext = UnsafeRawPointer(timelinePointer)
-                submit.commandBufferCount = 1
-                submit.signalSemaphoreCount = 1
-                return withUnsafePointer(to: &buffer) { bufferPointer in
-                    withUnsafePointer(to: &semaphore) { semaphorePointer in
-                        submit.pCommandBuffers = bufferPointer
-                        submit.pSignalSemaphores = semaphorePointer
-                        context.submitLock.lock()
-                        defer { context.submitLock.unlock() }
-                        return vk.vkQueueSubmit(context.computeQueue, 1, &submit, nil)
-                    }
-                }
-            }
-        }
-        guard status == VK_SUCCESS else {
+        let value: UInt64
+        do {
+            value = try recorder.submit(slotIndex)
+        } catch {
             surface.releaseUse()
-            submittedValue -= 1
-            try check(status, "vkQueueSubmit")
-            return
+            throw error
         }
         slotCondition.lock()
         slot.job = Job(index: index, pts: pts, reference: reference, surface: surface, value: value, width: width, height: height,
@@ -341,7 +281,7 @@ public final class GPUFrameConverter {
             guard let job else { continue }
             var error: Error?
             do {
-                try wait(for: job.value)
+                try recorder.wait(for: job.value)
                 if !failed { try deliver(job, from: slot) }
             } catch let thrown {
                 error = thrown
@@ -352,30 +292,6 @@ public final class GPUFrameConverter {
             if let error, failure == nil { failure = error }
             slotCondition.broadcast()
             slotCondition.unlock()
-        }
-    }
-
-    private func barrier(_ cb: VkCommandBuffer, from srcStage: VkPipelineStageFlagBits, _ srcAccess: VkAccessFlagBits,
-                         to dstStage: VkPipelineStageFlagBits, _ dstAccess: VkAccessFlagBits) {
-        var memory = VkMemoryBarrier()
-        memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
-        memory.srcAccessMask = srcAccess.rawValue
-        memory.dstAccessMask = dstAccess.rawValue
-        context.vk.vkCmdPipelineBarrier(cb, srcStage.rawValue, dstStage.rawValue, 0, 1, &memory, 0, nil, 0, nil)
-    }
-
-    private func wait(for value: UInt64) throws {
-        var semaphore: VkSemaphore? = timeline
-        var target = value
-        var info = VkSemaphoreWaitInfo()
-        info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO
-        info.semaphoreCount = 1
-        try withUnsafePointer(to: &semaphore) { semaphorePointer in
-            try withUnsafePointer(to: &target) { valuePointer in
-                info.pSemaphores = semaphorePointer
-                info.pValues = valuePointer
-                try check(context.vk.vkWaitSemaphores(context.device, &info, UInt64.max), "vkWaitSemaphores")
-            }
         }
     }
 
