@@ -83,29 +83,37 @@ public struct DecoderBenchmark {
                                 readStart: monotonicNanoseconds(), demuxNanoseconds: 0)
     }
 
-    private func runCPU() throws -> Result {
-        let warm = min(options.frames, 2 * options.threads)
+    /// Warms a session up on `warmFrames` frames, then times a fresh one on
+    /// `options.frames`; every frame must decode cleanly.
+    private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
+                                                 _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
+        throws -> (session: Session, seconds: Double, latencies: [Double]) {
         var latencies: [Double] = []
         var failures = 0
         let lock = NSLock()
-        func session() throws -> DecodeSession {
-            try DecodeSession(format: format, configuration: .init(threads: options.threads)) { frame in
-                lock.lock()
-                latencies.append(Double(frame.decodeNanoseconds) / 1000)
-                if !frame.status.isOK { failures += 1 }
-                lock.unlock()
-            }
+        let handler: DecodeSession.OutputHandler = { frame in
+            lock.lock()
+            latencies.append(Double(frame.decodeNanoseconds) / 1000)
+            if !frame.status.isOK { failures += 1 }
+            lock.unlock()
         }
-        let warmUp = try session()
-        for i in 0..<warm { try warmUp.decode(sample(i)) }
+        let warmUp = try make(handler)
+        for i in 0..<min(options.frames, warmFrames(warmUp)) { try warmUp.decode(sample(i)) }
         try warmUp.finish()
         latencies.removeAll()
-        let timed = try session()
+        let timed = try make(handler)
         let start = monotonicNanoseconds()
         for i in 0..<options.frames { try timed.decode(sample(i)) }
         try timed.finish()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
-        if failures > 0 { throw ProResDecodeError.badRequest("bench: \(failures) frames did not decode cleanly on the CPU") }
+        if failures > 0 { throw ProResDecodeError.badRequest("bench: \(failures) frames did not decode cleanly on the \(name)") }
+        return (timed, seconds, latencies)
+    }
+
+    private func runCPU() throws -> Result {
+        let (_, seconds, latencies) = try measure("CPU", warmFrames: { _ in 2 * options.threads }) { (handler) -> DecodeSession in
+            try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+        }
         return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
                       batch: nil, stages: [("decode", Percentiles(latencies)!)])
     }
@@ -113,28 +121,10 @@ public struct DecoderBenchmark {
     private func runGPU(readback: Bool) throws -> Result {
         let context = try VulkanContext(options: .init(device: options.device, validation: options.validation))
         let compiler = try ShaderCompiler()
-        var latencies: [Double] = []
-        var failures = 0
-        let lock = NSLock()
-        func session() throws -> GPUDecodeSession {
+        let (timed, seconds, latencies) = try measure("GPU", warmFrames: { 2 * $0.framesPerBatch }) { handler in
             try GPUDecodeSession(format: format, context: context, compiler: compiler,
-                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback)) { frame in
-                lock.lock()
-                latencies.append(Double(frame.decodeNanoseconds) / 1000)
-                if !frame.status.isOK { failures += 1 }
-                lock.unlock()
-            }
+                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback), outputHandler: handler)
         }
-        let warmUp = try session()
-        for i in 0..<min(options.frames, 2 * warmUp.framesPerBatch) { try warmUp.decode(sample(i)) }
-        try warmUp.finish()
-        latencies.removeAll()
-        let timed = try session()
-        let start = monotonicNanoseconds()
-        for i in 0..<options.frames { try timed.decode(sample(i)) }
-        try timed.finish()
-        let seconds = Double(monotonicNanoseconds() - start) / 1e9
-        if failures > 0 { throw ProResDecodeError.badRequest("bench: \(failures) frames did not decode cleanly on the GPU") }
         var stages: [(String, Percentiles)] = [("decode", Percentiles(latencies)!)]
         let batches = timed.batchTimings
         if !batches.isEmpty {

@@ -30,9 +30,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
     private let input: BlockingQueue<CompressedSample>
     private let output: BlockingQueue<DecodedFrame>
     private let handler: OutputHandler
-    private let done = DispatchGroup()
-    private let stateLock = NSLock()
-    private var failure: Error?
+    private let threads = SessionThreads()
     private var finished = false
 
     public init(format: FormatDescription, configuration: Configuration = .init(),
@@ -43,29 +41,29 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         input = BlockingQueue(capacity: max(1, configuration.threads))
         output = BlockingQueue(capacity: max(1, configuration.maximumFramesInFlight))
         codec = try allocator.openDecoder(for: format, threads: configuration.threads)
-        start("prores-decode.decode") { [self] in runDecoder() }
-        start("prores-decode.output") { [self] in runOutput() }
+        threads.start("prores-decode.decode") { [self] in runDecoder() }
+        threads.start("prores-decode.output") { [self] in runOutput() }
     }
 
     deinit {
         cancel()
-        done.wait()
+        threads.wait()
         avcodec_free_context(&codec)
     }
 
     /// Queues a sample. Blocks while the session is full; throws once the
     /// session has failed (the output handler threw) or was cancelled.
     public func decode(_ sample: CompressedSample) throws {
-        if let failure = currentFailure { throw failure }
-        if !input.push(sample) { throw currentFailure ?? ProResDecodeError.interrupted }
+        if let failure = threads.failure { throw failure }
+        if !input.push(sample) { throw threads.failure ?? ProResDecodeError.interrupted }
     }
 
     /// Flushes the decoder, waits until every frame went through the output
     /// handler, and rethrows the handler's error if it threw.
     public func finish() throws {
         input.close()
-        done.wait()
-        if let failure = currentFailure { throw failure }
+        threads.wait()
+        if let failure = threads.failure { throw failure }
     }
 
     /// Stops at once: queued samples are dropped, no more frames are delivered.
@@ -78,21 +76,8 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
 
     // MARK: - Threads
 
-    private func start(_ name: String, _ body: @escaping () -> Void) {
-        done.enter()
-        startWorkerThread(name, body, finished: done.leave)
-    }
-
-    private var currentFailure: Error? {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return failure
-    }
-
     private func fail(_ error: Error) {
-        stateLock.lock()
-        if failure == nil { failure = error }
-        stateLock.unlock()
+        threads.record(error)
         input.closeAndDrain()
         output.closeAndDrain()
     }
@@ -215,7 +200,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
             }
             _ = receive()
         }
-        if currentFailure == nil {
+        if threads.failure == nil {
             avcodec_send_packet(codec, nil)
             _ = receive()
             emitFailuresBefore(nil)

@@ -35,9 +35,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let freeSlots: BlockingQueue<Int>
     private let submitted: BlockingQueue<Batch>
     private let output: BlockingQueue<DecodedFrame>
-    private let done = DispatchGroup()
-    private let stateLock = NSLock()
-    private var failure: Error?
+    private let threads = SessionThreads()
+    private let timingLock = NSLock()
     private var gpuMicroseconds: [GPUProResDecoder.BatchTiming] = []
 
     private struct Batch {
@@ -61,27 +60,27 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         for slot in 0..<configuration.slots { freeSlots.push(slot) }
         submitted = BlockingQueue(capacity: configuration.slots)
         output = BlockingQueue(capacity: decoder.framesPerBatch + 2)
-        start("prores-decode.gpu-submit") { [self] in runSubmit() }
-        start("prores-decode.gpu-complete") { [self] in runCompletions() }
-        start("prores-decode.output") { [self] in runOutput() }
+        threads.start("prores-decode.gpu-submit") { [self] in runSubmit() }
+        threads.start("prores-decode.gpu-complete") { [self] in runCompletions() }
+        threads.start("prores-decode.output") { [self] in runOutput() }
     }
 
     deinit {
         cancel()
-        done.wait()
+        threads.wait()
     }
 
     public var framesPerBatch: Int { decoder.framesPerBatch }
 
     public func decode(_ sample: CompressedSample) throws {
-        if let failure = currentFailure { throw failure }
-        if !input.push(sample) { throw currentFailure ?? ProResDecodeError.interrupted }
+        if let failure = threads.failure { throw failure }
+        if !input.push(sample) { throw threads.failure ?? ProResDecodeError.interrupted }
     }
 
     public func finish() throws {
         input.close()
-        done.wait()
-        if let failure = currentFailure { throw failure }
+        threads.wait()
+        if let failure = threads.failure { throw failure }
     }
 
     public func cancel() { fail(ProResDecodeError.interrupted) }
@@ -90,28 +89,15 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     /// GPU time of every batch so far (timestamp queries), in order.
     var batchTimings: [GPUProResDecoder.BatchTiming] {
-        stateLock.lock()
-        defer { stateLock.unlock() }
+        timingLock.lock()
+        defer { timingLock.unlock() }
         return gpuMicroseconds
     }
 
     // MARK: - Threads
 
-    private func start(_ name: String, _ body: @escaping () -> Void) {
-        done.enter()
-        startWorkerThread(name, body, finished: done.leave)
-    }
-
-    private var currentFailure: Error? {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return failure
-    }
-
     private func fail(_ error: Error) {
-        stateLock.lock()
-        if failure == nil { failure = error }
-        stateLock.unlock()
+        threads.record(error)
         input.closeAndDrain()
         freeSlots.closeAndDrain()
         submitted.closeAndDrain()
@@ -152,9 +138,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 return
             }
             if let timing = outcome.timing {
-                stateLock.lock()
+                timingLock.lock()
                 gpuMicroseconds.append(timing)
-                stateLock.unlock()
+                timingLock.unlock()
             }
             let now = monotonicNanoseconds()
             for (i, sample) in batch.samples.enumerated() {
