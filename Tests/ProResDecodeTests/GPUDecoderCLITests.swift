@@ -101,3 +101,38 @@ final class GPUDecoderCLITests: XCTestCase {
         }
     }
 }
+
+/// `--decoder gpu --vulkan`: the conversion reads the decoder's device-local
+/// surfaces in place, and what it saves is what the CPU decoder's path saves.
+final class GPUDecoderConversionTests: XCTestCase {
+    private func saved(_ arguments: [String]) throws -> [String: Data] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gpu-save-\(getpid())-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try runTool(arguments + ["--save", directory.path, "--quiet", "--validate"])
+        XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            files[name] = try Data(contentsOf: directory.appendingPathComponent(name))
+        }
+        return files
+    }
+
+    func testConversionOfDeviceSurfacesEqualsTheCPUDecodersPath() throws {
+        for (clip, extra) in [("pq.mov", [String]()), ("4444.mov", []), ("odd-size.mov", []), ("interlaced-bff.mov", []),
+                              ("hq.mov", ["--effect", "chroma-key:color=0,1,0", "--effect", "exposure:1"])] {
+            let cpu = try saved([Repo.fixture(clip), "--decoder", "cpu"] + extra)
+            XCTAssertEqual(cpu.count, 5, clip)
+            XCTAssertEqual(try saved([Repo.fixture(clip), "--decoder", "gpu"] + extra), cpu, clip)
+        }
+    }
+
+    func testDeviceSurfacesAreNotCopiedThroughTheHost() throws {
+        let result = try runTool([Repo.fixture("hq.mov"), "--decoder", "gpu", "--vulkan", "--json", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let gpu = try XCTUnwrap(json["gpu"] as? [String: Any])
+        XCTAssertEqual(gpu["imported_surfaces"] as? Int, 0, "the converter imported host surfaces: the frames went through the host")
+        XCTAssertEqual(gpu["copied_frames"] as? Int, 0)
+        XCTAssertEqual(json["frames_written"] as? Int, 5)
+    }
+}

@@ -264,11 +264,12 @@ public final class DecodeRun: @unchecked Sendable {
                                      pack: Double(pack) / 1000, output: Double(write) / 1000,
                                      latency: Double(monotonicNanoseconds() - frame.readStart) / 1000)
             let gpu = try gpuStage?.get()
-            if let gpu, let packed {
+            // The GPU decoder's frames are converted where they are, on the device.
+            if let gpu, let input = frame.deviceSurface.map(ConverterInput.device) ?? packed.map(ConverterInput.host) {
                 timingLock.lock()
                 waitingForGPU[frame.index] = timing
                 timingLock.unlock()
-                try gpu.submit(packed, frame: frame)
+                try gpu.submit(input, frame: frame)
             } else {
                 // Keep timing lines in order behind frames still on the GPU.
                 try gpu?.drain()
@@ -280,7 +281,10 @@ public final class DecodeRun: @unchecked Sendable {
         case .cpu:
             session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
         case let .gpu(context):
-            session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(), outputHandler: handler)
+            // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
+            session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(),
+                                           configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil),
+                                           outputHandler: handler)
         }
         lock.lock()
         self.session = session

@@ -25,8 +25,12 @@ public final class DecodedFrame: @unchecked Sendable {
     public let index: Int
     public let pts: Int64?
     public let status: FrameStatus
-    /// The decoder's planar surface; nil when the frame failed.
+    /// The decoded host surface: the CPU decoder's planar one, the GPU
+    /// decoder's packed one (when it copies frames back); nil when the frame
+    /// failed or stays on the GPU.
     public let pixelBuffer: PixelBuffer?
+    /// The GPU decoder's device-local surface, for GPU consumers (`--vulkan`).
+    public let deviceSurface: DeviceSurface?
     /// This frame's own colour codes (H.273) from its frame header: tags can
     /// change mid-stream in edited material.
     public let colorCodes: (primaries: Int, transfer: Int, matrix: Int)?
@@ -37,9 +41,10 @@ public final class DecodedFrame: @unchecked Sendable {
     /// frame threads this includes waiting for a worker.
     public let decodeNanoseconds: UInt64
 
-    init(index: Int, pts: Int64?, status: FrameStatus, pixelBuffer: PixelBuffer?,
+    init(index: Int, pts: Int64?, status: FrameStatus, pixelBuffer: PixelBuffer?, deviceSurface: DeviceSurface? = nil,
          colorCodes: (primaries: Int, transfer: Int, matrix: Int)?,
          readStart: UInt64, demuxNanoseconds: UInt64, decodeNanoseconds: UInt64) {
+        self.deviceSurface = deviceSurface
         self.index = index
         self.pts = pts
         self.status = status

@@ -14,6 +14,7 @@ final class EffectChain {
         let output: VulkanBuffer
         /// The y416/v216 surface as the conversion read it.
         let source: VulkanBuffer
+        let sourceOffset: Int
         let sourceBytes: Int
         let layout: PackedLayout
         let sourceBytesPerRow: Int
@@ -109,7 +110,7 @@ final class EffectChain {
                 constants = EffectPushConstants.matrix(ColorMatrixEffects.matrix(for: effect)!, width: frame.width, height: frame.height)
             case let .chromaKey(key):
                 guard let spec = frame.spec else { preconditionFailure("the chroma key needs the frame's colour description") }
-                pipeline.bind(set, to: [(frame.source.buffer, frame.sourceBytes), (frame.output.buffer, frameBytes)])
+                pipeline.bind(set, ranges: [(frame.source.buffer, frame.sourceOffset, frame.sourceBytes), (frame.output.buffer, 0, frameBytes)])
                 constants = EffectPushConstants.chromaKey(key, matrix: spec.ycbcr, range: spec.range, width: frame.width,
                                                           height: frame.height, sourceBytesPerRow: frame.sourceBytesPerRow)
             case let .lut(lut):

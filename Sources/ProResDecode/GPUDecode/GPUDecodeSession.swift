@@ -17,11 +17,14 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// Copy each frame into a host surface (for sinks); false leaves the
         /// frames on the GPU (benchmarks) and delivers them without a surface.
         public var readback: Bool
+        /// Deliver each frame's device-local surface too (for `--vulkan`).
+        public var deviceSurfaces: Bool
 
-        public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true) {
+        public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true, deviceSurfaces: Bool = false) {
             self.framesPerBatch = framesPerBatch
             self.slots = slots
             self.readback = readback
+            self.deviceSurfaces = deviceSurfaces
         }
     }
 
@@ -29,6 +32,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     public let decoderName: String
     private let decoder: GPUProResDecoder
     private let readback: Bool
+    private let deviceSurfaces: Bool
     private let surfacePool: PixelBufferPool
     private let handler: DecodeSession.OutputHandler
     private let input: BlockingQueue<CompressedSample>
@@ -53,6 +57,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                                        framesPerBatch: configuration.framesPerBatch)
         decoderName = "GPU (\(context.info.name))"
         readback = configuration.readback
+        deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
         handler = outputHandler
         input = BlockingQueue(capacity: 2 * decoder.framesPerBatch)
@@ -131,7 +136,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         while let batch = submitted.pop() {
             let outcome: (outputs: [GPUProResDecoder.Output], timing: GPUProResDecoder.BatchTiming?)
             do {
-                outcome = try decoder.complete(slot: batch.slot)
+                outcome = try decoder.complete(slot: batch.slot, deviceSurfaces: deviceSurfaces)
             } catch {
                 batch.surfaces.forEach { $0?.releaseUse() }
                 fail(error)
@@ -161,7 +166,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 }
                 let codes = result.header.map { ($0.colorPrimaries, $0.transferCharacteristic, $0.matrixCoefficients) }
                 let frame = DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
-                                         colorCodes: codes, readStart: sample.readStart,
+                                         deviceSurface: result.deviceSurface, colorCodes: codes, readStart: sample.readStart,
                                          demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - batch.submitted)
                 if !output.push(frame) { return }
             }

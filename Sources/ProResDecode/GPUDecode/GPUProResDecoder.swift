@@ -27,6 +27,8 @@ final class GPUProResDecoder {
     struct Output {
         /// Set when the frame could not be decoded at all.
         let failure: String?
+        /// The decoded frame on the GPU (when asked for and decoded).
+        let deviceSurface: DeviceSurface?
         /// Slices FFmpeg would not decode either, concealed as it does.
         let damagedSlices: Int
         let header: ProResFrameHeader?
@@ -55,6 +57,9 @@ final class GPUProResDecoder {
     private var descriptorPool: VkDescriptorPool?
     private var queryPool: VkQueryPool?
     private var slots: [Slot] = []
+    /// Every surface batch made so far: each slot's, and those still read
+    /// by a consumer. Bounded by the frames in flight.
+    private var surfaceBatches: [DeviceSurfaceBatch] = []
     private let surfaceStride: Int
     private let coefficientsPerFrame: Int
 
@@ -66,7 +71,7 @@ final class GPUProResDecoder {
         var coefficients: VulkanBuffer?
         var status: VulkanBuffer?
         var statusHost: VulkanBuffer?
-        var surfaces: VulkanBuffer?
+        var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
         var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?)] = []
         var timed = false
@@ -257,7 +262,7 @@ final class GPUProResDecoder {
                                                            (input.buffer, framesOffset, framesBytes),
                                                            (slot.coefficients!.buffer, 0, coefficientBytes),
                                                            (slot.status!.buffer, 0, statusBytes),
-                                                           (slot.surfaces!.buffer, 0, surfaceBytes)])
+                                                           (slot.surfaces!.buffer.buffer, 0, surfaceBytes)])
             var entropySet: VkDescriptorSet? = slot.entropySet
             vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, entropyPass.pipeline)
             vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, entropyPass.layout, 0, 1, &entropySet, 0, nil)
@@ -289,7 +294,7 @@ final class GPUProResDecoder {
         for target in targets {
             let destination = try cache.buffer(for: target.surface)
             var region = VkBufferCopy(srcOffset: VkDeviceSize(target.offset), dstOffset: 0, size: VkDeviceSize(surfaceLayout.byteCount))
-            vk.vkCmdCopyBuffer(cb, slot.surfaces!.buffer, destination.buffer, 1, &region)
+            vk.vkCmdCopyBuffer(cb, slot.surfaces!.buffer.buffer, destination.buffer, 1, &region)
         }
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT.rawValue)
@@ -298,22 +303,26 @@ final class GPUProResDecoder {
         slot.value = try recorder.submit(index)
     }
 
-    /// Waits for slot `index`'s batch and says what became of each frame.
-    func complete(slot index: Int) throws -> (outputs: [Output], timing: BatchTiming?) {
+    /// Waits for slot `index`'s batch and says what became of each frame;
+    /// `deviceSurfaces` hands out each decoded frame's device-local surface.
+    func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
         let slot = slots[index]
         try recorder.wait(for: slot.value)
         let status = (slot.statusHost ?? slot.status)?.mapped?.assumingMemoryBound(to: UInt32.self)
+        var decoded = 0
         let outputs = slot.frames.map { frame -> Output in
             var damaged = frame.invalidSlices
             if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
-            return Output(failure: frame.failure, damagedSlices: damaged, header: frame.header)
+            var surface: DeviceSurface?
+            if frame.failure == nil {
+                if deviceSurfaces, let batch = slot.surfaces {
+                    surface = DeviceSurface(batch: batch, offset: decoded * surfaceStride, layout: surfaceLayout)
+                }
+                decoded += 1
+            }
+            return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header)
         }
         return (outputs, slot.timed ? try timing(index, frames: slot.frames.count) : nil)
-    }
-
-    /// Device-local surfaces of slot `index`'s last batch (for GPU consumers).
-    func surfaces(slot index: Int) -> (buffer: VulkanBuffer, stride: Int)? {
-        slots[index].surfaces.map { ($0, surfaceStride) }
     }
 
     private func timing(_ index: Int, frames: Int) throws -> BatchTiming {
@@ -355,10 +364,20 @@ final class GPUProResDecoder {
                                            required: discrete ? local : host)
             slot.statusHost = discrete ? try VulkanBuffer(context, size: bytes, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: host) : nil
         }
-        if (slot.surfaces?.size ?? 0) < surfaces {
-            slot.surfaces = nil
-            slot.surfaces = try VulkanBuffer(context, size: max(surfaces, framesPerBatch * surfaceStride),
-                                             usage: storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue, required: local)
+        // A batch a consumer still reads (a frame held on the GPU) is not
+        // overwritten: the slot takes another, made when none is free.
+        if slot.surfaces.map({ $0.inUse || $0.buffer.size < surfaces }) ?? true {
+            let taken = Set(slots.compactMap { $0.surfaces.map(ObjectIdentifier.init) })
+            surfaceBatches.removeAll { !$0.inUse && $0.buffer.size < surfaces && !taken.contains(ObjectIdentifier($0)) }
+            if let free = surfaceBatches.first(where: { !$0.inUse && $0.buffer.size >= surfaces && !taken.contains(ObjectIdentifier($0)) }) {
+                slot.surfaces = free
+            } else {
+                let made = DeviceSurfaceBatch(buffer: try VulkanBuffer(context, size: max(surfaces, framesPerBatch * surfaceStride),
+                                                                       usage: storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue,
+                                                                       required: local))
+                surfaceBatches.append(made)
+                slot.surfaces = made
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ public final class GPUFrameConverter {
         let index: Int
         let pts: Int64?
         let reference: UInt64
-        let surface: PixelBuffer
+        let input: ConverterInput
         let value: UInt64
         let width: Int
         let height: Int
@@ -165,7 +165,13 @@ public final class GPUFrameConverter {
     /// that read the source's Y'CbCr (the chroma key).
     public func submit(_ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
                        spec: ConversionSpec? = nil) throws {
-        guard case let .packed(layout) = surface.layout.content else {
+        try submit(.host(surface), parameters: parameters, index: index, pts: pts, reference: reference, spec: spec)
+    }
+
+    public func submit(_ input: ConverterInput, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
+                       spec: ConversionSpec? = nil) throws {
+        let surfaceLayout = input.layout
+        guard case let .packed(layout) = surfaceLayout.content else {
             preconditionFailure("the GPU converter reads y416 or v216 surfaces")
         }
         let slot = slots[next]
@@ -173,12 +179,16 @@ public final class GPUFrameConverter {
         try waitUntilFree(slot)
 
         let vk = context.vk
-        let width = surface.layout.width, height = surface.layout.height
+        let width = surfaceLayout.width, height = surfaceLayout.height
+        let sourceBytes = surfaceLayout.byteCount
         let outputSize = width * height * 8
-        let source = try cache.buffer(for: surface)
-        let copiesToDevice = !context.sharesHostMemory
-        if copiesToDevice, (slot.deviceInput?.size ?? 0) < surface.layout.byteCount {
-            slot.deviceInput = try VulkanBuffer(context, size: surface.layout.byteCount,
+        // A host surface is imported (and copied to a discrete GPU's memory);
+        // the GPU decoder's device-local surface is read where it is.
+        var hostSource: VulkanBuffer?
+        if case let .host(surface) = input { hostSource = try cache.buffer(for: surface) }
+        let copiesToDevice = hostSource != nil && !context.sharesHostMemory
+        if copiesToDevice, (slot.deviceInput?.size ?? 0) < sourceBytes {
+            slot.deviceInput = try VulkanBuffer(context, size: sourceBytes,
                                                 usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
                                                 required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue)
         }
@@ -195,11 +205,15 @@ public final class GPUFrameConverter {
                                              required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue,
                                              preferred: VK_MEMORY_PROPERTY_HOST_CACHED_BIT.rawValue)
         }
-        let shaderInput = copiesToDevice ? slot.deviceInput! : source
+        let shaderInput: (buffer: VulkanBuffer, offset: Int)
+        switch input {
+        case .host: shaderInput = (copiesToDevice ? slot.deviceInput! : hostSource!, 0)
+        case let .device(surface): shaderInput = (surface.buffer, surface.offset)
+        }
 
         let pairs = width % 2 == 0
         let pipeline = try self.pipeline(layout, pairs: pairs)
-        pipeline.bind(slot.descriptorSet, to: [(shaderInput.buffer, surface.layout.byteCount), (output.buffer, outputSize)])
+        pipeline.bind(slot.descriptorSet, ranges: [(shaderInput.buffer.buffer, shaderInput.offset, sourceBytes), (output.buffer, 0, outputSize)])
 
         let slotIndex = slots.firstIndex { $0 === slot }!
         let cb = try recorder.begin(slotIndex)
@@ -208,9 +222,14 @@ public final class GPUFrameConverter {
             vk.vkCmdResetQueryPool(cb, queryPool, firstQuery, UInt32(queriesPerSlot))
             vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, firstQuery)
         }
+        if case .device = input {
+            // The decoder's batch was submitted earlier on this queue: its writes before our reads.
+            context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
+                                  to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue)
+        }
         if copiesToDevice {
-            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(surface.layout.byteCount))
-            vk.vkCmdCopyBuffer(cb, source.buffer, shaderInput.buffer, 1, &region)
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(sourceBytes))
+            vk.vkCmdCopyBuffer(cb, hostSource!.buffer, shaderInput.buffer.buffer, 1, &region)
             context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                     to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
@@ -219,15 +238,15 @@ public final class GPUFrameConverter {
         var set: VkDescriptorSet? = slot.descriptorSet
         vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nil)
         let constants = Self.pushConstants(parameters, width: width, height: height, layout: layout,
-                                           sourceBytesPerRow: surface.layout.planes[0].bytesPerRow)
+                                           sourceBytesPerRow: surfaceLayout.planes[0].bytesPerRow)
         constants.withUnsafeBytes { vk.vkCmdPushConstants(cb, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, UInt32($0.count), $0.baseAddress) }
         let invocationsPerRow = pairs ? width / 2 : width
         let groupsX = (invocationsPerRow + Self.workgroupWidth - 1) / Self.workgroupWidth
         vk.vkCmdDispatch(cb, UInt32(groupsX), UInt32(height), 1)
         if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, firstQuery + 2) }
         try effects?.record(cb, slot: slotIndex, frame: EffectChain.Frame(
-            output: output, source: shaderInput, sourceBytes: surface.layout.byteCount, layout: layout,
-            sourceBytesPerRow: surface.layout.planes[0].bytesPerRow, width: width, height: height, spec: spec),
+            output: output, source: shaderInput.buffer, sourceOffset: shaderInput.offset, sourceBytes: sourceBytes, layout: layout,
+            sourceBytesPerRow: surfaceLayout.planes[0].bytesPerRow, width: width, height: height, spec: spec),
             timestamps: queryPool.map { ($0, firstQuery + 3) })
         if readback, let target = slot.readback {
             context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
@@ -242,16 +261,16 @@ public final class GPUFrameConverter {
         }
         let submitted = monotonicNanoseconds()
         // The GPU reads the surface from now on: hold a use until it is done.
-        surface.retainUse()
+        input.retainUse()
         let value: UInt64
         do {
             value = try recorder.submit(slotIndex)
         } catch {
-            surface.releaseUse()
+            input.releaseUse()
             throw error
         }
         slotCondition.lock()
-        slot.job = Job(index: index, pts: pts, reference: reference, surface: surface, value: value, width: width, height: height,
+        slot.job = Job(index: index, pts: pts, reference: reference, input: input, value: value, width: width, height: height,
                        submitted: submitted)
         slotCondition.unlock()
         completions.push(slot)
@@ -286,7 +305,7 @@ public final class GPUFrameConverter {
             } catch let thrown {
                 error = thrown
             }
-            job.surface.releaseUse()
+            job.input.releaseUse()
             slotCondition.lock()
             slot.job = nil
             if let error, failure == nil { failure = error }
@@ -321,4 +340,24 @@ public final class GPUFrameConverter {
                                    uploadMicroseconds: upload, convertMicroseconds: convert, effectMicroseconds: effectTimes,
                                    gpuWallMicroseconds: Double(done - job.submitted) / 1000))
     }
+}
+
+/// What the converter reads: a pooled host surface (imported through the
+/// texture cache, copied to a discrete GPU's memory) or a frame the GPU
+/// decoder left in device-local memory (read in place, no copy).
+public enum ConverterInput {
+    case host(PixelBuffer)
+    case device(DeviceSurface)
+
+    var layout: SurfaceLayout {
+        switch self {
+        case let .host(surface): return surface.layout
+        case let .device(surface): return surface.layout
+        }
+    }
+
+    /// A host surface goes back to its pool only once the GPU is done with
+    /// it; a device surface is kept by the job holding it.
+    func retainUse() { if case let .host(surface) = self { surface.retainUse() } }
+    func releaseUse() { if case let .host(surface) = self { surface.releaseUse() } }
 }

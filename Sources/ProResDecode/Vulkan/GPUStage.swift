@@ -38,9 +38,11 @@ final class GPUStage {
         }
     }
 
-    func submit(_ surface: PixelBuffer, frame: DecodedFrame) throws {
+    /// Converts `input`: the frame's host surface, or the GPU decoder's
+    /// device-local one.
+    func submit(_ input: ConverterInput, frame: DecodedFrame) throws {
         let (spec, parameters) = resolver.resolve(frameCodes: frame.colorCodes)
-        try converter.submit(surface, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart, spec: spec)
+        try converter.submit(input, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart, spec: spec)
     }
 
     /// Finishes every frame in flight.
