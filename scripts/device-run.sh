@@ -291,19 +291,25 @@ if [ $GPU_OK = 1 ]; then
   rm -rf "$VARIANTS"
   ./prores-variants.sh "$VARIANTS" "$FF" >/dev/null 2>>"$LOGDIR/generate.log" || fail "prores-variants.sh (see generate.log)"
   gpass=0; gtotal=0
+  # Every process under a time limit: a GPU hang must not eat the device budget.
   for clip in Fixtures/*.mov Fixtures/*.mxf "$VARIANTS"/*.mov "$HQ" "$XQ"; do
     [ -s "$clip" ] || continue
     gtotal=$((gtotal + 1)); verdict=PASS; detail=""
-    for fmt in native v216 y416; do
-      a=$("$PD" "$clip" --decoder cpu --format $fmt --framemd5 - --quiet 2>/dev/null | md5col /dev/stdin | md5sum)
-      b=$("$PD" "$clip" --decoder gpu --format $fmt --framemd5 - --quiet 2>>"$LOGDIR/failures.log" | md5col /dev/stdin | md5sum)
+    formats="native v216 y416"
+    case "$clip" in "$VARIANTS"/*) formats=native ;; esac   # the variants: native (the other layouts pack it on the CPU)
+    for fmt in $formats; do
+      a=$(timeout 120 "$PD" "$clip" --decoder cpu --format $fmt --framemd5 - --quiet 2>/dev/null | md5col /dev/stdin | md5sum)
+      b=$(timeout 120 "$PD" "$clip" --decoder gpu --format $fmt --framemd5 - --quiet 2>>"$LOGDIR/failures.log" | md5col /dev/stdin | md5sum)
       if [ "$a" = "$b" ]; then detail+=" $fmt:ok"; else verdict=FAIL; detail+=" $fmt:DIFF"; fi
     done
     printf '%-4s %-40s%s\n' "$verdict" "$(basename "$clip")" "$detail" >>"$LOGDIR/gpu.txt"
     if [ $verdict = PASS ]; then gpass=$((gpass + 1)); else fail "GPU decoder differs on $clip:$detail"; fi
   done
   echo "GPU decoder bit-exact: $gpass/$gtotal clips (native, v216, y416 each)"
-  "$PD" "$HQ" --require-hardware --quiet --json 2>&1 | tail -1 | tee -a "$LOGDIR/gpu.txt" || fail "--require-hardware on $HQ"
+  timeout 120 "$PD" "$HQ" --require-hardware --quiet --json 2>&1 | tail -1 | tee -a "$LOGDIR/gpu.txt" || fail "--require-hardware on $HQ"
+  # The exit status itself: a crash at exit would otherwise hide behind a pipe.
+  timeout 120 "$PD" "$HQ" --decoder gpu --vulkan --quiet; rc=$?
+  [ $rc = 0 ] && echo "PASS --decoder gpu --vulkan exits 0" || fail "--decoder gpu --vulkan on $HQ exited $rc"
 
   section "bench: CPU ($THREADS threads) vs GPU decoder, same in-memory frames"
   # The CPU path is timed once (JSON, both clips); the text runs repeat only the GPU paths.
