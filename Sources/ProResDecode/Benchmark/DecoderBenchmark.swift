@@ -43,7 +43,8 @@ public struct DecoderBenchmark {
         public let seconds: Double
         /// Frames per batch (GPU).
         public let batch: Int?
-        /// Per-frame stage times (µs): decode latency; for the GPU also
+        /// Per-frame stage times (µs): decode latency; for the GPU also the
+        /// CPU's header parsing and staging (wall time on all cores), and
         /// upload, entropy (VLD), transform (IDCT + store), readback from
         /// timestamp queries, each batch's time divided by its frames.
         public let stages: [(name: String, percentiles: Percentiles)]
@@ -129,6 +130,8 @@ public struct DecoderBenchmark {
         let batches = timed.batchTimings
         if !batches.isEmpty {
             let perFrame = batches.map { ($0, Double(max(1, $0.frames))) }
+            stages.append(("cpu_parse", Percentiles(perFrame.map { $0.0.parse / $0.1 })!))
+            stages.append(("cpu_stage", Percentiles(perFrame.map { $0.0.stage / $0.1 })!))
             stages.append(("upload", Percentiles(perFrame.map { $0.0.upload / $0.1 })!))
             stages.append(("entropy", Percentiles(perFrame.map { $0.0.entropy / $0.1 })!))
             stages.append(("transform", Percentiles(perFrame.map { $0.0.transform / $0.1 })!))

@@ -37,6 +37,10 @@ final class GPUProResDecoder {
     /// GPU time of one batch, from timestamp queries (µs).
     struct BatchTiming {
         let frames: Int
+        /// CPU wall time (µs) parsing the batch's headers, and staging its
+        /// bytes and tables, on all cores.
+        let parse: Double
+        let stage: Double
         let upload: Double
         let entropy: Double
         let transform: Double
@@ -75,6 +79,8 @@ final class GPUProResDecoder {
         var value: UInt64 = 0
         var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?)] = []
         var timed = false
+        var parseMicroseconds = 0.0
+        var stageMicroseconds = 0.0
         init(entropySet: VkDescriptorSet, transformSet: VkDescriptorSet) {
             self.entropySet = entropySet
             self.transformSet = transformSet
@@ -172,12 +178,14 @@ final class GPUProResDecoder {
         let geometry = SliceTable.Geometry(width: format.width, height: format.height, chroma: format.chroma)
 
         // Frames parse independently: on all cores.
+        let parseStart = monotonicNanoseconds()
         var parsed = [Result<SliceTable, Error>?](repeating: nil, count: inputs.count)
         parsed.withUnsafeMutableBufferPointer { results in
             DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
                 results[i] = Result { try SliceTable(frame: inputs[i].bytes, geometry: geometry) }
             }
         }
+        slot.parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
         // Layout: the bitstream (each frame padded), then slice and frame tables.
         var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = [], surfaceIndices: [Int?] = []
         var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
@@ -206,6 +214,7 @@ final class GPUProResDecoder {
         if !targets.isEmpty && !cache.canImport {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
         }
+        let stageStart = monotonicNanoseconds()
         let tablesOffset = Self.align(bitstreamBytes)
         let slicesBytes = max(4, sliceCount * SliceTable.sliceWords * 4), framesBytes = max(4, frames * SliceTable.frameWords * 4)
         let framesOffset = tablesOffset + Self.align(slicesBytes)
@@ -229,6 +238,7 @@ final class GPUProResDecoder {
             }
         }
 
+        slot.stageMicroseconds = Double(monotonicNanoseconds() - stageStart) / 1000
         let coefficientBytes = max(4, coefficientCount * 4)
         let statusBytes = max(4, sliceCount * 4)
         let surfaceBytes = max(8, frames * surfaceStride)
@@ -322,17 +332,17 @@ final class GPUProResDecoder {
             }
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header)
         }
-        return (outputs, slot.timed ? try timing(index, frames: slot.frames.count) : nil)
+        return (outputs, slot.timed ? try timing(index, slot: slot) : nil)
     }
 
-    private func timing(_ index: Int, frames: Int) throws -> BatchTiming {
+    private func timing(_ index: Int, slot: Slot) throws -> BatchTiming {
         var stamps = [UInt64](repeating: 0, count: 5)
         try check(context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(5 * index), 5, 40, &stamps, 8,
                                                    VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
                   "vkGetQueryPoolResults")
         let period = context.info.timestampPeriodNanoseconds / 1000
         func span(_ a: Int, _ b: Int) -> Double { Double(stamps[b] &- stamps[a]) * period }
-        return BatchTiming(frames: frames, upload: span(0, 1), entropy: span(1, 2), transform: span(2, 3), readback: span(3, 4))
+        return BatchTiming(frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds, upload: span(0, 1), entropy: span(1, 2), transform: span(2, 3), readback: span(3, 4))
     }
 
     private static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }

@@ -93,16 +93,15 @@ struct SliceTable {
                 let aSize = size - ySize - uSize - vSize - sliceHeader
                 let valid = vSize >= 0 && sliceHeader + ySize + uSize + vSize <= size
                 if !valid { invalidSlices += 1 }
-                slices += [
-                    UInt32(at + s),
-                    UInt32(sliceHeader) | UInt32(qscale) << 8 | UInt32(log2Mbs) << 20 | (valid ? 1 << 24 : 0),
-                    valid ? UInt32(ySize) | UInt32(uSize) << 16 : 0,
-                    valid ? UInt32(vSize) | UInt32(aSize) << 16 : 0,
-                    UInt32(mbX) | UInt32(mbY) << 16,
-                    UInt32(parity) << 8 | (interlaced ? 1 << 9 : 0),
-                    UInt32(coefficientCount),
-                    0,
-                ]
+                // Word by word: an array literal here would allocate per slice.
+                slices.append(UInt32(at + s))
+                slices.append(UInt32(sliceHeader) | UInt32(qscale) << 8 | UInt32(log2Mbs) << 20 | (valid ? 1 << 24 : 0))
+                slices.append(valid ? UInt32(ySize) | UInt32(uSize) << 16 : 0)
+                slices.append(valid ? UInt32(vSize) | UInt32(aSize) << 16 : 0)
+                slices.append(UInt32(mbX) | UInt32(mbY) << 16)
+                slices.append(UInt32(parity) << 8 | (interlaced ? 1 << 9 : 0))
+                slices.append(UInt32(coefficientCount))
+                slices.append(0)
                 coefficientCount += regionPerMb << log2Mbs
                 data += size
                 mbX += 1 << log2Mbs
@@ -121,14 +120,22 @@ struct SliceTable {
     /// at `frameOut`, placed in the batch.
     func write(slices slicesOut: UnsafeMutablePointer<UInt32>, frame frameOut: UnsafeMutablePointer<UInt32>, frameIndex: Int,
                firstSlice: Int, bitstreamOffset: Int, firstCoefficient: Int, surfaceOffset: Int) {
-        for i in 0..<sliceCount {
-            let entry = slicesOut + i * Self.sliceWords
-            for w in 0..<Self.sliceWords { entry[w] = slices[i * Self.sliceWords + w] }
-            entry[0] += UInt32(bitstreamOffset)
-            entry[5] |= UInt32(frameIndex)
-            entry[6] += UInt32(firstCoefficient)
+        // Store-only: mapped staging memory may be write-combined, where a
+        // read-modify-write would be very slow.
+        slices.withUnsafeBufferPointer { words in
+            for i in 0..<sliceCount {
+                let entry = slicesOut + i * Self.sliceWords, word = words.baseAddress! + i * Self.sliceWords
+                entry[0] = word[0] + UInt32(bitstreamOffset)
+                entry[1] = word[1]
+                entry[2] = word[2]
+                entry[3] = word[3]
+                entry[4] = word[4]
+                entry[5] = word[5] | UInt32(frameIndex)
+                entry[6] = word[6] + UInt32(firstCoefficient)
+                entry[7] = word[7]
+            }
         }
-        frameOut.update(repeating: 0, count: Self.frameWords)
+        for w in 36..<Self.frameWords { frameOut[w] = 0 }
         frameOut[0] = UInt32(firstSlice)
         frameOut[1] = UInt32(sliceCount)
         frameOut[2] = UInt32(surfaceOffset)
