@@ -29,7 +29,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     }
 
     public let format: FormatDescription
-    public let decoderName: String
     private let decoder: GPUProResDecoder
     private let readback: Bool
     private let deviceSurfaces: Bool
@@ -55,7 +54,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         self.format = format
         decoder = try GPUProResDecoder(context: context, compiler: compiler, format: format, slots: configuration.slots,
                                        framesPerBatch: configuration.framesPerBatch)
-        decoderName = "GPU (\(context.info.name))"
         readback = configuration.readback
         deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)

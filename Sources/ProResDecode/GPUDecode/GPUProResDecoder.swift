@@ -52,7 +52,6 @@ final class GPUProResDecoder {
     let layout: PackedLayout
     let surfaceLayout: SurfaceLayout
     let framesPerBatch: Int
-    let slotCount: Int
 
     private let entropyPass: ComputePipeline
     private let transformPass: ComputePipeline
@@ -120,7 +119,6 @@ final class GPUProResDecoder {
                                                        + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
         }
         framesPerBatch = max(1, min(requested ?? 16, fitting))
-        self.slotCount = slotCount
 
         var defines: [String: String] = [:]
         if format.chroma == .c444 { defines["CHROMA444"] = "1" }
