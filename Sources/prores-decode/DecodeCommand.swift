@@ -103,9 +103,6 @@ enum DecodeCommand {
                                 sinks: sinks, gpuSinks: gpuSinks, timingLog: timing)
         }
         if !quiet {
-            if parsed.flag("--verbose") || decoder.choice != .auto {
-                Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? ""))
-            }
             if let warning = run.output.conversionWarning(for: format) { Console.warning(warning) }
             for note in format.notes { Console.warning(note) }
             for (name, tag) in [("primaries", format.colorTags.primaries), ("transfer", format.colorTags.transfer), ("matrix", format.colorTags.matrix)]
@@ -127,6 +124,10 @@ enum DecodeCommand {
         }
         progress?.clear()
 
+        // After the run: `auto` may have fallen back to the CPU while starting.
+        if !quiet && (parsed.flag("--verbose") || decoder.choice != .auto || run.decoderFellBack) {
+            Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? ""))
+        }
         if let gpu = report.gpu, !quiet {
             for fallback in gpu.colorFallbacks { Console.note("colour: \(fallback)") }
             Console.note("GPU: \(gpu.device.name) (\(gpu.device.kind.rawValue)); \(gpu.importedSurfaces) surfaces imported without a copy"

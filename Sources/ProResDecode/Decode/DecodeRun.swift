@@ -97,9 +97,11 @@ public final class DecodeRun: @unchecked Sendable {
     /// session even if the run object itself lives on.
     private var decoder: DecoderSelection.Resolved
     /// "cpu" or "gpu (device)": which decoder this run uses.
-    public let decoderName: String
+    public private(set) var decoderName: String
     /// Why `--decoder auto` chose the CPU.
-    public let decoderNote: String?
+    public private(set) var decoderNote: String?
+    /// `auto` wanted the GPU decoder but it failed to start: worth telling.
+    public var decoderFellBack: Bool { decoderNote?.hasPrefix("the GPU decoder could not start") ?? false }
 
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
@@ -282,9 +284,16 @@ public final class DecodeRun: @unchecked Sendable {
             session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
         case let .gpu(context):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
-            session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(),
-                                           configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil),
-                                           outputHandler: handler)
+            do {
+                session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(),
+                                               configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil),
+                                               outputHandler: handler)
+            } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
+                // `auto` means the best decoder that works: FFmpeg when ours cannot start.
+                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+                decoderName = "cpu"
+                decoderNote = "the GPU decoder could not start: \(error)"
+            }
         }
         lock.lock()
         self.session = session

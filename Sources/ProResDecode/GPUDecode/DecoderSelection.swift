@@ -62,8 +62,12 @@ public struct DecoderSelection: Sendable, Equatable {
             guard candidates.contains(where: \.isHardware) else {
                 return .cpu(reason: "no hardware Vulkan device (\(devices.map(\.name).joined(separator: ", ")))")
             }
-            return .gpu(try VulkanContext(options: .init(device: device ?? candidates.first(where: \.isHardware)!.indexSelector,
-                                                         validation: validation)))
+            do {
+                return .gpu(try VulkanContext(options: .init(device: device ?? candidates.first(where: \.isHardware)!.indexSelector,
+                                                             validation: validation)))
+            } catch {
+                return .cpu(reason: "the GPU decoder could not start: \(error)")
+            }
         }
     }
 }
