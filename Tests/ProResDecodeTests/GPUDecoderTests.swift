@@ -189,3 +189,70 @@ final class GPUDecoderDamageTests: XCTestCase {
         XCTAssertGreaterThan(statuses["failed", default: 0], 3, "\(statuses)")
     }
 }
+
+/// The GPU session keeps the CPU session's contract: in order, bounded
+/// memory under a slow consumer, a handler's error ends it.
+final class GPUDecodeSessionTests: XCTestCase {
+    private func clip(_ name: String) throws -> (FormatDescription, [CompressedSample]) {
+        let source = try openSampleSource(Repo.fixture(name))
+        var samples: [CompressedSample] = []
+        while let sample = try source.nextSample() { samples.append(sample) }
+        return (source.format, samples)
+    }
+
+    private func renumbered(_ sample: CompressedSample, as index: Int) -> CompressedSample {
+        CompressedSample(packet: av_packet_clone(sample.packet)!, index: index, format: sample.format, readStart: 0, demuxNanoseconds: 0)
+    }
+
+    func testFramesComeOutInOrderWithSurfacesRecycled() throws {
+        let (format, samples) = try clip("hq.mov")
+        let context = try VulkanContext(options: .init(validation: true))
+        var expected: [String] = []
+        let reference = try DecodeSession(format: format, configuration: .init(threads: 1)) { frame in
+            let packed = try PixelBufferPool(layout: .packed(.v216, width: format.width, height: format.height)).makeBuffer()
+            FramePacker.pack(frame.pixelBuffer!, into: packed)
+            expected.append(MD5.hex(of: packed.visibleSpans()))
+        }
+        for sample in samples { try reference.decode(sample) }
+        try reference.finish()
+
+        let total = 120
+        var seen: [(Int, String)] = []
+        let session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(cacheDirectory: nil),
+                                           configuration: .init(framesPerBatch: 4)) { frame in
+            XCTAssertEqual(frame.status, .ok)
+            seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
+            usleep(1000)  // a slow consumer must throttle the decoder, not grow memory
+        }
+        for i in 0..<total { try session.decode(renumbered(samples[i % samples.count], as: i)) }
+        try session.finish()
+        XCTAssertEqual(seen.map(\.0), Array(0..<total))
+        XCTAssertEqual(seen.map(\.1), (0..<total).map { expected[$0 % expected.count] })
+        let stats = session.poolStatistics
+        XCTAssertEqual(stats.vended, total)
+        // In flight at most: 3 slots of 4 frames, the output queue (4 + 2) and the handler's frame.
+        XCTAssertLessThanOrEqual(stats.allocated, 3 * 4 + 6 + 1, "host surfaces must be recycled: \(stats)")
+        XCTAssertEqual(context.validation?.messages ?? [], [])
+    }
+
+    func testHandlerErrorStopsTheSession() throws {
+        struct Stop: Error {}
+        let (format, samples) = try clip("4444.mov")
+        let context = try VulkanContext()
+        var calls = 0
+        let session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(cacheDirectory: nil),
+                                           configuration: .init(framesPerBatch: 1)) { _ in
+            calls += 1
+            throw Stop()
+        }
+        var thrown: Error?
+        do {
+            for i in 0..<50 { try session.decode(renumbered(samples[i % samples.count], as: i)) }
+            try session.finish()
+        } catch {
+            thrown = error
+        }
+        XCTAssertTrue(thrown is Stop, "\(String(describing: thrown))")
+        XCTAssertEqual(calls, 1, "no frame may reach the handler after it threw")
+    }
+}

@@ -113,8 +113,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             let samples = input.popBatch(limit: decoder.framesPerBatch)
             if samples.isEmpty { return }
             guard let slot = freeSlots.pop() else { return }
+            var surfaces: [PixelBuffer?] = []
             do {
-                let surfaces = try samples.map { _ in readback ? try surfacePool.makeBuffer() : nil }
+                for _ in samples { surfaces.append(readback ? try surfacePool.makeBuffer() : nil) }
                 let inputs = zip(samples, surfaces).map { GPUProResDecoder.Input(bytes: $0.bytes, surface: $1) }
                 let now = monotonicNanoseconds()
                 try decoder.encode(slot: slot, inputs)
@@ -123,6 +124,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                     return
                 }
             } catch {
+                surfaces.forEach { $0?.releaseUse() }
                 fail(error)
                 return
             }
