@@ -81,6 +81,7 @@ public enum FuzzEntry {
             return outcome
         }
         outcome.violations += checkHeader(outcome.header, bytes)
+        outcome.violations += checkSliceTable(bytes, geometry: nil)
         guard !bytes.isEmpty else { return outcome }  // openLocalFile refuses empty files by design
         outcome.input = input ?? (bytes.count % 4 == 3 ? .standardInput : .file)
         if outcome.input == .standardInput {
@@ -260,6 +261,42 @@ public enum FuzzEntry {
     // MARK: - Harness pieces
 
     /// Forwards a source and checks every sample it yields.
+    /// The GPU decoder's CPU-side parser on one frame: whatever it accepts
+    /// must stay inside the frame and tile the picture, since the shaders
+    /// trust its offsets and sizes. `geometry` nil takes the frame header's.
+    static func checkSliceTable(_ bytes: UnsafeRawBufferPointer, geometry: SliceTable.Geometry?) -> [String] {
+        guard let header = try? ProResFrameHeader(bytes) else { return [] }
+        let table: SliceTable
+        do {
+            table = try SliceTable(frame: bytes, geometry: geometry ?? .init(width: header.width, height: header.height, chroma: header.chroma))
+        } catch {
+            return "\(error)".isEmpty ? ["SliceTable threw an empty message"] : []
+        }
+        var violations: [String] = []
+        let interlaced = header.fieldOrder != .progressive
+        let mbWidth = (header.width + 15) >> 4
+        let mbRows = interlaced ? (header.height + 31) >> 5 : (header.height + 15) >> 4
+        var coefficients = 0
+        var covered: [Int: Int] = [:]  // macroblocks per (field parity, row)
+        for i in 0..<table.sliceCount {
+            let w = Array(table.slices[i * SliceTable.sliceWords..<(i + 1) * SliceTable.sliceWords])
+            let start = Int(w[0]), headerSize = Int(w[1] & 0xFF), log2 = Int(w[1] >> 20 & 3), valid = w[1] >> 24 & 1 == 1
+            let sizes = [Int(w[2] & 0xFFFF), Int(w[2] >> 16), Int(w[3] & 0xFFFF), Int(w[3] >> 16)]
+            let mbX = Int(w[4] & 0xFFFF), mbY = Int(w[4] >> 16), parity = Int(w[5] >> 8 & 1)
+            if start + 6 > bytes.count { violations.append("slice \(i) starts at \(start) of a \(bytes.count)-byte frame") }
+            if valid && start + headerSize + sizes.reduce(0, +) > bytes.count {
+                violations.append("slice \(i) runs to \(start + headerSize + sizes.reduce(0, +)) of a \(bytes.count)-byte frame")
+            }
+            if mbX + (1 << log2) > mbWidth || mbY >= mbRows { violations.append("slice \(i) covers macroblocks outside the picture") }
+            if Int(w[6]) != coefficients { violations.append("slice \(i)'s coefficients start at \(w[6]), not \(coefficients)") }
+            coefficients += (64 * (4 + 2 * (header.chroma == .c444 ? 4 : 2) + (header.alpha != .none ? 4 : 0))) << log2
+            covered[parity << 16 | mbY, default: 0] += 1 << log2
+        }
+        if covered.values.contains(where: { $0 != mbWidth }) { violations.append("the slices do not tile every macroblock row once") }
+        if table.coefficientCount != coefficients { violations.append("coefficient count \(table.coefficientCount), slices need \(coefficients)") }
+        return violations
+    }
+
     private final class CheckedSource: SampleSource {
         let base: SampleSource
         let inputSize: Int
@@ -288,6 +325,8 @@ public enum FuzzEntry {
                 if bytesSeen > inputSize { violations.append("elementary-stream samples hold \(bytesSeen) bytes of a \(inputSize)-byte input") }
             }
             if sample.index < 0 { violations.append("sample numbered \(sample.index)") }
+            let format = base.format
+            violations += FuzzEntry.checkSliceTable(sample.bytes, geometry: .init(width: format.width, height: format.height, chroma: format.chroma))
             samples += 1
             indices.append(sample.index)
             return sample
