@@ -28,9 +28,8 @@ final class EffectChain {
     private let context: VulkanContext
     private let compiler: ShaderCompiler
     private var pipelines: [String: ComputePipeline] = [:]
-    private var descriptorPool: VkDescriptorPool?
-    /// sets[slot][pass]
-    private var sets: [[VkDescriptorSet]] = []
+    /// descriptors[slot].sets[pass]
+    private var descriptors: [DescriptorSets] = []
     /// The LUT of each `lut` pass, by pass index, in device memory.
     private var tables: [Int: VulkanBuffer] = [:]
     /// Host copies of the LUTs, copied over by the first frame's command
@@ -44,41 +43,17 @@ final class EffectChain {
         self.context = context
         self.compiler = compiler
         self.effects = effects
-        let vk = context.vk, device = context.device
         // The y416 chroma-key variant's set layout serves the v216 one too (identical definitions).
         let passes = try effects.map { try pipeline(for: $0, layout: .y416) }
         let buffers = passes.reduce(0) { $0 + $1.bufferCount }
-        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(buffers * framesInFlight))
-        var poolInfo = VkDescriptorPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
-        poolInfo.maxSets = UInt32(passes.count * framesInFlight)
-        poolInfo.poolSizeCount = 1
-        try withUnsafePointer(to: &size) { sizePointer in
-            poolInfo.pPoolSizes = sizePointer
-            try check(vk.vkCreateDescriptorPool(device, &poolInfo, nil, &descriptorPool), "vkCreateDescriptorPool(effects)")
-        }
-        let layouts: [VkDescriptorSetLayout?] = passes.map(\.setLayout)
-        for _ in 0..<framesInFlight {
-            var allocated = [VkDescriptorSet?](repeating: nil, count: passes.count)
-            var allocate = VkDescriptorSetAllocateInfo()
-            allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
-            allocate.descriptorPool = descriptorPool
-            allocate.descriptorSetCount = UInt32(passes.count)
-            try layouts.withUnsafeBufferPointer { pointer in
-                allocate.pSetLayouts = pointer.baseAddress
-                try check(vk.vkAllocateDescriptorSets(device, &allocate, &allocated), "vkAllocateDescriptorSets(effects)")
-            }
-            sets.append(allocated.map { $0! })
+        descriptors = try (0..<framesInFlight).map { _ in
+            try DescriptorSets(context: context, layouts: passes.map(\.setLayout), buffers: buffers, what: "effects")
         }
         for (index, effect) in effects.enumerated() {
             if case let .lut(lut) = effect { tables[index] = try upload(lut.lut.values) }
         }
     }
 
-    deinit {
-        sets.removeAll()
-        context.vk.vkDestroyDescriptorPool(context.device, descriptorPool, nil)
-    }
 
     var count: Int { effects.count }
 
@@ -102,7 +77,7 @@ final class EffectChain {
                                   to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                                   VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue)
             let pipeline = try self.pipeline(for: effect, layout: frame.layout)
-            let set = sets[slot][index]
+            let set = descriptors[slot].sets[index]
             let constants: [UInt8]
             switch effect {
             case .sepia, .exposure, .saturation:

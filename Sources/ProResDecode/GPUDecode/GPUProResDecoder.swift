@@ -57,7 +57,7 @@ final class GPUProResDecoder {
     private let transformPass: ComputePipeline
     private let recorder: CommandRecorder
     private let cache: TextureCache
-    private var descriptorPool: VkDescriptorPool?
+    private let descriptors: DescriptorSets
     private var queryPool: VkQueryPool?
     private var slots: [Slot] = []
     /// Every surface batch made so far: each slot's, and those still read
@@ -130,27 +130,11 @@ final class GPUProResDecoder {
         cache = TextureCache(context: context)
         let vk = context.vk, device = context.device
 
-        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(10 * slotCount))
-        var poolInfo = VkDescriptorPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
-        poolInfo.maxSets = UInt32(2 * slotCount)
-        poolInfo.poolSizeCount = 1
-        try withUnsafePointer(to: &size) { pointer in
-            poolInfo.pPoolSizes = pointer
-            try check(vk.vkCreateDescriptorPool(device, &poolInfo, nil, &descriptorPool), "vkCreateDescriptorPool")
-        }
-        var layouts: [VkDescriptorSetLayout?] = []
+        var layouts: [VkDescriptorSetLayout] = []
         for _ in 0..<slotCount { layouts += [entropyPass.setLayout, transformPass.setLayout] }
-        var sets = [VkDescriptorSet?](repeating: nil, count: layouts.count)
-        var allocate = VkDescriptorSetAllocateInfo()
-        allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
-        allocate.descriptorPool = descriptorPool
-        allocate.descriptorSetCount = UInt32(layouts.count)
-        try layouts.withUnsafeBufferPointer { pointer in
-            allocate.pSetLayouts = pointer.baseAddress
-            try check(vk.vkAllocateDescriptorSets(device, &allocate, &sets), "vkAllocateDescriptorSets")
-        }
-        slots = (0..<slotCount).map { Slot(entropySet: sets[2 * $0]!, transformSet: sets[2 * $0 + 1]!) }
+        descriptors = try DescriptorSets(context: context, layouts: layouts, buffers: 10 * slotCount, what: "GPU decoder")
+        let sets = descriptors.sets
+        slots = (0..<slotCount).map { Slot(entropySet: sets[2 * $0], transformSet: sets[2 * $0 + 1]) }
         if context.timestampValidBits > 0 {
             var queryInfo = VkQueryPoolCreateInfo()
             queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
@@ -164,7 +148,6 @@ final class GPUProResDecoder {
         for slot in slots where slot.value > 0 { try? recorder.wait(for: slot.value) }
         slots.removeAll()
         context.vk.vkDestroyQueryPool(context.device, queryPool, nil)
-        context.vk.vkDestroyDescriptorPool(context.device, descriptorPool, nil)
     }
 
     /// Parses `inputs` (at most `framesPerBatch`), copies them into slot

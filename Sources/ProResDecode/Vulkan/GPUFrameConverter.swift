@@ -45,7 +45,7 @@ public final class GPUFrameConverter {
     private let handler: Handler
     private let readback: Bool
     private let recorder: CommandRecorder
-    private var descriptorPool: VkDescriptorPool?
+    private let descriptors: DescriptorSets
     private var queryPool: VkQueryPool?
     private var slots: [Slot] = []
     private var next = 0
@@ -73,16 +73,6 @@ public final class GPUFrameConverter {
         recorder = try CommandRecorder(context: context, count: framesInFlight)
         let vk = context.vk, device = context.device
 
-        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * framesInFlight))
-        var descriptorInfo = VkDescriptorPoolCreateInfo()
-        descriptorInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
-        descriptorInfo.maxSets = UInt32(framesInFlight)
-        descriptorInfo.poolSizeCount = 1
-        try withUnsafePointer(to: &size) { sizePointer in
-            descriptorInfo.pPoolSizes = sizePointer
-            try check(vk.vkCreateDescriptorPool(device, &descriptorInfo, nil, &descriptorPool), "vkCreateDescriptorPool")
-        }
-
         if context.timestampValidBits > 0 {
             var queryInfo = VkQueryPoolCreateInfo()
             queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
@@ -92,17 +82,10 @@ public final class GPUFrameConverter {
         }
 
         // Every variant has the same two-buffer set layout: one pool of sets serves all.
-        let layouts = [VkDescriptorSetLayout?](repeating: setLayoutPipeline.setLayout, count: framesInFlight)
-        var sets = [VkDescriptorSet?](repeating: nil, count: framesInFlight)
-        var setAllocate = VkDescriptorSetAllocateInfo()
-        setAllocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
-        setAllocate.descriptorPool = descriptorPool
-        setAllocate.descriptorSetCount = UInt32(framesInFlight)
-        try layouts.withUnsafeBufferPointer { pointer in
-            setAllocate.pSetLayouts = pointer.baseAddress
-            try check(vk.vkAllocateDescriptorSets(device, &setAllocate, &sets), "vkAllocateDescriptorSets")
-        }
-        slots = (0..<framesInFlight).map { Slot(descriptorSet: sets[$0]!) }
+        descriptors = try DescriptorSets(context: context, layouts: Array(repeating: setLayoutPipeline.setLayout, count: framesInFlight),
+                                         buffers: 2 * framesInFlight, what: "conversion")
+        let sets = descriptors.sets
+        slots = (0..<framesInFlight).map { Slot(descriptorSet: sets[$0]) }
         completionThread.enter()
         let thread = Thread { [unowned self] in
             runCompletions()
@@ -119,7 +102,6 @@ public final class GPUFrameConverter {
         let vk = context.vk, device = context.device
         slots.removeAll()
         vk.vkDestroyQueryPool(device, queryPool, nil)
-        vk.vkDestroyDescriptorPool(device, descriptorPool, nil)
     }
 
     static let shaderName = "convert_to_p3.comp"
