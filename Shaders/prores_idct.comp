@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_shader_16bit_storage : require
 // ProRes dequantisation, inverse DCT and output: one workgroup per
 // macroblock, 8 invocations per 8x8 block (a row each, then a column each),
 // writing the decoder's native packed layout straight into the surface:
@@ -42,7 +43,7 @@ const uint FILL_ALPHA = (1u << DEPTH) - 1u;
 
 layout(std430, binding = 0) readonly buffer Slices { uvec4 words[]; } slices;
 layout(std430, binding = 1) readonly buffer Frames { uint words[]; } frames;
-layout(std430, binding = 2) readonly buffer Coefficients { int values[]; } coefficients;
+layout(std430, binding = 2) readonly buffer Coefficients { int16_t values[]; } coefficients;
 layout(std430, binding = 3) readonly buffer Status { uint flags[]; } status;
 layout(std430, binding = 4) writeonly buffer Surface { uvec2 units[]; } surface;
 
@@ -152,7 +153,7 @@ void main() {
         int r[8];
         for (uint i = 0u; i < 8u; i++) {
             int q = toInt16(int(quantMatrix(frameBase, chroma, row * 8u + i) * qscale));
-            r[i] = toInt16(coefficients.values[first + i] * q);
+            r[i] = toInt16(int(coefficients.values[first + i]) * q);
         }
         rowTransform(r);
         for (uint i = 0u; i < 8u; i++) block[blockIndex * 64u + row * 8u + i] = row == 0u ? toInt16(r[i] + 8192) : r[i];
@@ -185,7 +186,7 @@ void main() {
         uint cr = noChroma && lumaOK ? NO_CHROMA : crOK ? sampleAt(8u + chromaBlock, x & 7u, y & 7u) : FILL_CHROMA;
         uint alpha16 = 65535u;
         if (alphaBits != 0u) {
-            uint alpha = alphaOK ? uint(coefficients.values[alphaBase + y * alphaStride + mb * 16u + x]) : FILL_ALPHA;
+            uint alpha = alphaOK ? uint(int(coefficients.values[alphaBase + y * alphaStride + mb * 16u + x])) : FILL_ALPHA;
             alpha16 = (alpha << (16 - DEPTH)) | (alpha >> (2 * DEPTH - 16));
         }
         surface.units[outputBase + frameRow * pc.unitsPerRow + px] = uvec2(alpha16 | (widen(luma) << 16), widen(cb) | (widen(cr) << 16));

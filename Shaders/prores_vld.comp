@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_shader_16bit_storage : require
 // ProRes entropy decoding (SMPTE RDD 36 §7.1): one invocation per slice and
 // component (Y', Cb, Cr, alpha), over a batch of frames. Writes the quantised
 // coefficients of every block, in natural order, into the slice's region of
@@ -21,7 +22,8 @@ layout(std430, binding = 0) readonly buffer Bitstream { uint bytes[]; } bitstrea
 layout(std430, binding = 1) readonly buffer Slices { uvec4 words[]; } slices;
 // Per frame: 40 words, see SliceTable.swift.
 layout(std430, binding = 2) readonly buffer Frames { uint words[]; } frames;
-layout(std430, binding = 3) buffer Coefficients { int values[]; } coefficients;
+// 16-bit, as FFmpeg keeps them: half the memory traffic of 32-bit.
+layout(std430, binding = 3) writeonly buffer Coefficients { int16_t values[]; } coefficients;
 // Per slice: bit c set = component c failed.
 layout(std430, binding = 4) buffer Status { uint flags[]; } status;
 
@@ -117,14 +119,14 @@ bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interla
     uint code;
     if (!codeword(r, FIRST_DC_CODEBOOK, code)) return false;
     int dc = toInt16(int(code >> 1) ^ -int(code & 1u));
-    coefficients.values[base] = dc;
+    coefficients.values[base] = int16_t(dc);
     code = 5u;
     int sign = 0;
     for (uint block = 1u; block < blocks; block++) {
         if (!codeword(r, dcCodebook[min(code, 6u)], code)) return false;
         if (code != 0u) sign ^= -int(code & 1u); else sign = 0;
         dc = toInt16(dc + ((int((code + 1u) >> 1) ^ sign) - sign));
-        coefficients.values[base + (block << 6)] = dc;
+        coefficients.values[base + (block << 6)] = int16_t(dc);
     }
 
     uint maxPosition = 64u << log2Blocks;
@@ -142,7 +144,7 @@ bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interla
         int negative = -int(r.cache >> 31);
         skip(r, 1u);
         uint scanned = interlaced ? interlacedScan[position >> log2Blocks] : progressiveScan[position >> log2Blocks];
-        coefficients.values[base + ((position & blockMask) << 6) + scanned] = toInt16((int(level) ^ negative) - negative);
+        coefficients.values[base + ((position & blockMask) << 6) + scanned] = int16_t(toInt16((int(level) ^ negative) - negative));
     }
     return true;
 }
@@ -174,7 +176,7 @@ void decodeAlpha(inout Reader r, uint base, uint count, uint bits) {
             alpha = uint(int(alpha) + difference) & mask;
             uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
                                       : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
-            coefficients.values[base + index] = int(value);
+            coefficients.values[base + index] = int16_t(value);
             index++;
             if (index >= count) { more = false; break; }
         } while (int(r.sizeBits) - int(r.index) > 0 && getBits(r, 1u) != 0u);
@@ -184,7 +186,7 @@ void decodeAlpha(inout Reader r, uint base, uint count, uint bits) {
         run = min(run, count - index);
         uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
                                   : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
-        for (uint i = 0u; i < run; i++) coefficients.values[base + index + i] = int(value);
+        for (uint i = 0u; i < run; i++) coefficients.values[base + index + i] = int16_t(value);
         index += run;
     } while (index < count);
 }

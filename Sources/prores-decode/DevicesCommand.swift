@@ -22,7 +22,7 @@ enum DevicesCommand {
                    driver \(d.driverName) \(d.driverInfo), Vulkan \(d.apiVersion)
                    device-local memory \(d.deviceLocalBytes / (1 << 20)) MiB, storage buffers up to \(d.maxStorageBufferRange / (1 << 20)) MiB
                    subgroup \(d.subgroupSize), push constants \(d.maxPushConstantsSize) B, timestamp period \(d.timestampPeriodNanoseconds) ns
-                   timeline semaphores \(d.timelineSemaphores ? "yes" : "no"), host memory import \(d.hostMemoryImport ? "yes" : "no"), transfer-only queue \(d.separateTransferQueue ? "yes" : "no")
+                   timeline semaphores \(d.timelineSemaphores ? "yes" : "no"), host memory import \(d.hostMemoryImport ? "yes" : "no"), transfer-only queue \(d.separateTransferQueue ? "yes" : "no"), 16-bit storage \(d.storage16Bit ? "yes" : "no")
 
                 """)
             }
@@ -41,6 +41,7 @@ enum DevicesCommand {
             ("timeline_semaphores", d.timelineSemaphores ? "true" : "false"),
             ("host_memory_import", d.hostMemoryImport ? "true" : "false"),
             ("transfer_queue", d.separateTransferQueue ? "true" : "false"),
+            ("storage_16bit", d.storage16Bit ? "true" : "false"),
         ])
     }
 }

@@ -102,6 +102,9 @@ final class GPUProResDecoder {
     init(context: VulkanContext, compiler: ShaderCompiler, format: FormatDescription, slots slotCount: Int = 3,
          framesPerBatch requested: Int? = nil) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
+        guard context.info.storage16Bit else {
+            throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
+        }
         self.context = context
         self.format = format
         layout = format.nativePackedLayout
@@ -113,7 +116,7 @@ final class GPUProResDecoder {
         coefficientsPerFrame = mbWidth * mbRows * 64 * (4 + 2 * chromaBlocks + (format.hasAlpha ? 4 : 0))
         // A batch's coefficients and surfaces must each fit one storage-buffer binding.
         let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
-        let fitting = min(range / (coefficientsPerFrame * 4), range / surfaceStride)
+        let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
         guard fitting >= 1 else {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
                                                        + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
@@ -220,7 +223,7 @@ final class GPUProResDecoder {
         }
 
         slot.stageMicroseconds = Double(monotonicNanoseconds() - stageStart) / 1000
-        let coefficientBytes = max(4, coefficientCount * 4)
+        let coefficientBytes = max(4, coefficientCount * 2)  // 16-bit; regions are multiples of 64
         let statusBytes = max(4, sliceCount * 4)
         let surfaceBytes = max(8, frames * surfaceStride)
         try ensureWorkBuffers(slot, input: inputBytes, coefficients: coefficientBytes, status: statusBytes, surfaces: surfaceBytes)
@@ -346,7 +349,7 @@ final class GPUProResDecoder {
         }
         if (slot.coefficients?.size ?? 0) < coefficients {
             slot.coefficients = nil
-            slot.coefficients = try VulkanBuffer(context, size: max(coefficients, framesPerBatch * coefficientsPerFrame * 4),
+            slot.coefficients = try VulkanBuffer(context, size: max(coefficients, framesPerBatch * coefficientsPerFrame * 2),
                                                  usage: storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: local)
         }
         if (slot.status?.size ?? 0) < status {

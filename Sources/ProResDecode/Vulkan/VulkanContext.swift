@@ -100,20 +100,26 @@ public final class VulkanContext: @unchecked Sendable {
             var features12 = VkPhysicalDeviceVulkan12Features()
             features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
             features12.timelineSemaphore = VkBool32(VK_TRUE)
+            var features11 = VkPhysicalDeviceVulkan11Features()
+            features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
+            features11.storageBuffer16BitAccess = VkBool32(deviceInfo.storage16Bit ? VK_TRUE : VK_FALSE)
             var device: VkDevice?
             let result: VkResult = withUnsafePointer(to: &priority) { priorityPointer in
                 queueInfo.pQueuePriorities = priorityPointer
                 return withUnsafePointer(to: &queueInfo) { queuePointer in
-                    withUnsafeMutablePointer(to: &features12) { featuresPointer in
-                        withCStrings(extensions) { names in
-                            var create = VkDeviceCreateInfo()
-                            create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
-                            create.pNext = UnsafeRawPointer(featuresPointer)
-                            create.queueCreateInfoCount = 1
-                            create.pQueueCreateInfos = queuePointer
-                            create.enabledExtensionCount = UInt32(extensions.count)
-                            create.ppEnabledExtensionNames = names
-                            return vki.vkCreateDevice(physical, &create, nil, &device)
+                    withUnsafeMutablePointer(to: &features11) { features11Pointer in
+                        features12.pNext = UnsafeMutableRawPointer(features11Pointer)
+                        return withUnsafeMutablePointer(to: &features12) { featuresPointer in
+                            withCStrings(extensions) { names in
+                                var create = VkDeviceCreateInfo()
+                                create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+                                create.pNext = UnsafeRawPointer(featuresPointer)
+                                create.queueCreateInfoCount = 1
+                                create.pQueueCreateInfos = queuePointer
+                                create.enabledExtensionCount = UInt32(extensions.count)
+                                create.ppEnabledExtensionNames = names
+                                return vki.vkCreateDevice(physical, &create, nil, &device)
+                            }
                         }
                     }
                 }
@@ -224,11 +230,16 @@ public final class VulkanContext: @unchecked Sendable {
         }
         var features12 = VkPhysicalDeviceVulkan12Features()
         features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+        var features11 = VkPhysicalDeviceVulkan11Features()
+        features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
         var features = VkPhysicalDeviceFeatures2()
         features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2
-        withUnsafeMutablePointer(to: &features12) { pointer in
-            features.pNext = UnsafeMutableRawPointer(pointer)
-            vki.vkGetPhysicalDeviceFeatures2(physical, &features)
+        withUnsafeMutablePointer(to: &features11) { pointer11 in
+            features12.pNext = UnsafeMutableRawPointer(pointer11)
+            withUnsafeMutablePointer(to: &features12) { pointer in
+                features.pNext = UnsafeMutableRawPointer(pointer)
+                vki.vkGetPhysicalDeviceFeatures2(physical, &features)
+            }
         }
         var extensionCount: UInt32 = 0
         _ = vki.vkEnumerateDeviceExtensionProperties(physical, nil, &extensionCount, nil)
@@ -258,7 +269,8 @@ public final class VulkanContext: @unchecked Sendable {
             timestampPeriodNanoseconds: Double(p.limits.timestampPeriod),
             timelineSemaphores: features12.timelineSemaphore != 0,
             hostMemoryImport: extensionNames.contains("VK_EXT_external_memory_host"),
-            separateTransferQueue: transferOnly)
+            separateTransferQueue: transferOnly,
+            storage16Bit: features11.storageBuffer16BitAccess != 0)
     }
 }
 

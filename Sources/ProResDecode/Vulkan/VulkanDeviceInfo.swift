@@ -32,6 +32,8 @@ public struct VulkanDeviceInfo: Sendable {
     public let timelineSemaphores: Bool
     public let hostMemoryImport: Bool
     public let separateTransferQueue: Bool
+    /// 16-bit integers in storage buffers (the GPU decoder's coefficients).
+    public let storage16Bit: Bool
 
     /// Lavapipe and other CPU implementations are not hardware.
     public var isHardware: Bool { kind == .discrete || kind == .integrated || kind == .virtual }
