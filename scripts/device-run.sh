@@ -63,6 +63,9 @@ else
   PD=./prores-decode
 fi
 [ -d Shaders ] && export PRORES_DECODE_SHADERS=$PWD/Shaders
+# A crash must end the process at once: the Swift runtime's backtracer can
+# otherwise hold it (one call hung until the command's limit on 2026-11-30).
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 [ -x "$PD" ] && [ -x "$FF" ] || { echo "run this from inside dist/ (no $PD or $FF)" >&2; exit 2; }
 
 # --- 1. the machine -------------------------------------------------------------
