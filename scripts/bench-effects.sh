@@ -45,6 +45,8 @@ if [ -z "${FF:-}" ]; then
   if [ -x "$HERE/ffmpeg" ]; then FF=$HERE/ffmpeg; else FF=$(command -v ffmpeg || echo ffmpeg); fi
 fi
 [ -d "$HERE/Shaders" ] && export PRORES_DECODE_SHADERS=$HERE/Shaders
+# A crash must end the process at once, not wait in the Swift backtracer.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 [ -x "$PD" ] || { echo "bench-effects.sh: no prores-decode at $PD (make build, or run from dist/)" >&2; exit 2; }
 command -v "$FF" >/dev/null || { echo "bench-effects.sh: no ffmpeg ($FF)" >&2; exit 2; }
 
