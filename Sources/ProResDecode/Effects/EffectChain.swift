@@ -60,7 +60,7 @@ final class EffectChain {
     /// Records every pass after the conversion in `cb`: each waits for the
     /// previous writes to the frame, and writes timestamp `first + i` after
     /// pass i when `timestamps` is given.
-    func record(_ cb: VkCommandBuffer, slot: Int, frame: Frame, timestamps: (pool: VkQueryPool, first: UInt32)?) throws {
+    func record(_ cb: VkCommandBuffer, slot: Int, frame: Frame, timestamps: (queries: TimestampQueries, first: Int)?) throws {
         let vk = context.vk
         if !uploaded && !staging.isEmpty {
             for (from, to) in staging {
@@ -102,7 +102,7 @@ final class EffectChain {
             let groupsX = (frame.width + Self.workgroupWidth - 1) / Self.workgroupWidth
             vk.vkCmdDispatch(cb, UInt32(groupsX), UInt32(frame.height), 1)
             if let timestamps {
-                vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, timestamps.pool, timestamps.first + UInt32(index))
+                timestamps.queries.mark(cb, slot: slot, timestamps.first + index, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
             }
         }
     }

@@ -58,7 +58,8 @@ final class GPUProResDecoder {
     private let recorder: CommandRecorder
     private let cache: TextureCache
     private let descriptors: DescriptorSets
-    private var queryPool: VkQueryPool?
+    /// Per slot: start, uploaded, entropy decoded, transformed, copied back.
+    private let timestamps: TimestampQueries?
     private var slots: [Slot] = []
     /// Every surface batch made so far: each slot's, and those still read
     /// by a consumer. Bounded by the frames in flight.
@@ -77,7 +78,6 @@ final class GPUProResDecoder {
         var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
         var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?)] = []
-        var timed = false
         var parseMicroseconds = 0.0
         var stageMicroseconds = 0.0
         init(entropySet: VkDescriptorSet, transformSet: VkDescriptorSet) {
@@ -131,26 +131,17 @@ final class GPUProResDecoder {
                                             buffers: 5, pushConstantSize: 16)
         recorder = try CommandRecorder(context: context, count: slotCount)
         cache = TextureCache(context: context)
-        let vk = context.vk, device = context.device
-
         var layouts: [VkDescriptorSetLayout] = []
         for _ in 0..<slotCount { layouts += [entropyPass.setLayout, transformPass.setLayout] }
         descriptors = try DescriptorSets(context: context, layouts: layouts, buffers: 10 * slotCount, what: "GPU decoder")
         let sets = descriptors.sets
         slots = (0..<slotCount).map { Slot(entropySet: sets[2 * $0], transformSet: sets[2 * $0 + 1]) }
-        if context.timestampValidBits > 0 {
-            var queryInfo = VkQueryPoolCreateInfo()
-            queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
-            queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
-            queryInfo.queryCount = UInt32(5 * slotCount)
-            try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
-        }
+        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 5)
     }
 
     deinit {
         for slot in slots where slot.value > 0 { try? recorder.wait(for: slot.value) }
         slots.removeAll()
-        context.vk.vkDestroyQueryPool(context.device, queryPool, nil)
     }
 
     /// Parses `inputs` (at most `framesPerBatch`), copies them into slot
@@ -231,11 +222,7 @@ final class GPUProResDecoder {
 
         let vk = context.vk
         let cb = try recorder.begin(index)
-        let query = UInt32(5 * index)
-        if let queryPool {
-            vk.vkCmdResetQueryPool(cb, queryPool, query, 5)
-            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
-        }
+        timestamps?.start(cb, slot: index)
         if let device = slot.deviceInput {
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(inputBytes))
             vk.vkCmdCopyBuffer(cb, slot.staging!.buffer, device.buffer, 1, &region)
@@ -244,7 +231,7 @@ final class GPUProResDecoder {
         vk.vkCmdFillBuffer(cb, slot.status!.buffer, 0, VkDeviceSize(statusBytes), 0)
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue)
-        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, query + 1) }
+        timestamps?.mark(cb, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
 
         if frames > 0 {
             entropyPass.bind(slot.entropySet, ranges: [(input.buffer, 0, max(4, bitstreamBytes)),
@@ -265,7 +252,7 @@ final class GPUProResDecoder {
             vk.vkCmdDispatch(cb, UInt32((maxSlices + 63) / 64), format.hasAlpha ? 4 : 3, UInt32(frames))
             context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
                                   to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue)
-            if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 2) }
+            timestamps?.mark(cb, slot: index, 2, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
 
             var transformSet: VkDescriptorSet? = slot.transformSet
             vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, transformPass.pipeline)
@@ -274,10 +261,10 @@ final class GPUProResDecoder {
             var transformConstants: [UInt32] = [UInt32(SliceTable.frameWords), UInt32(format.width), UInt32(format.height), UInt32(unitsPerRow)]
             vk.vkCmdPushConstants(cb, transformPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 16, &transformConstants)
             vk.vkCmdDispatch(cb, UInt32(maxSlices), UInt32(1 << maxLog2), UInt32(frames))
-        } else if let queryPool {
-            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 2)
+        } else {
+            timestamps?.mark(cb, slot: index, 2, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
         }
-        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, query + 3) }
+        timestamps?.mark(cb, slot: index, 3, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
 
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT.rawValue)
@@ -292,8 +279,7 @@ final class GPUProResDecoder {
         }
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT.rawValue)
-        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, query + 4) }
-        slot.timed = queryPool != nil
+        timestamps?.mark(cb, slot: index, 4, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
         slot.value = try recorder.submit(index)
     }
 
@@ -316,17 +302,12 @@ final class GPUProResDecoder {
             }
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header)
         }
-        return (outputs, slot.timed ? try timing(index, slot: slot) : nil)
-    }
-
-    private func timing(_ index: Int, slot: Slot) throws -> BatchTiming {
-        var stamps = [UInt64](repeating: 0, count: 5)
-        try check(context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(5 * index), 5, 40, &stamps, 8,
-                                                   VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
-                  "vkGetQueryPoolResults")
-        let period = context.info.timestampPeriodNanoseconds / 1000
-        func span(_ a: Int, _ b: Int) -> Double { Double(stamps[b] &- stamps[a]) * period }
-        return BatchTiming(frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds, upload: span(0, 1), entropy: span(1, 2), transform: span(2, 3), readback: span(3, 4))
+        let timing = try timestamps.map { queries -> BatchTiming in
+            let spans = try queries.spans(slot: index)
+            return BatchTiming(frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds,
+                               upload: spans[0], entropy: spans[1], transform: spans[2], readback: spans[3])
+        }
+        return (outputs, timing)
     }
 
     private static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }

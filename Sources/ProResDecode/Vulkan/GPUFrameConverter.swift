@@ -40,13 +40,12 @@ public final class GPUFrameConverter {
     private let setLayoutPipeline: ComputePipeline
     private let cache: TextureCache
     private let effects: EffectChain?
-    /// Timestamps per frame: start, after the upload, after the conversion, after each effect.
-    private let queriesPerSlot: Int
+    /// Per frame: start, after the upload, after the conversion, after each effect.
+    private let timestamps: TimestampQueries?
     private let handler: Handler
     private let readback: Bool
     private let recorder: CommandRecorder
     private let descriptors: DescriptorSets
-    private var queryPool: VkQueryPool?
     private var slots: [Slot] = []
     private var next = 0
     private let completions: BlockingQueue<Slot>
@@ -69,17 +68,8 @@ public final class GPUFrameConverter {
         cache = TextureCache(context: context)
         self.effects = effects.isEmpty ? nil : try EffectChain(context: context, compiler: compiler, effects: effects,
                                                                framesInFlight: framesInFlight)
-        queriesPerSlot = 3 + effects.count
+        timestamps = try TimestampQueries.make(context, slots: framesInFlight, perSlot: 3 + effects.count)
         recorder = try CommandRecorder(context: context, count: framesInFlight)
-        let vk = context.vk, device = context.device
-
-        if context.timestampValidBits > 0 {
-            var queryInfo = VkQueryPoolCreateInfo()
-            queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
-            queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
-            queryInfo.queryCount = UInt32(queriesPerSlot * framesInFlight)
-            try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queryPool), "vkCreateQueryPool")
-        }
 
         // Every variant has the same two-buffer set layout: one pool of sets serves all.
         descriptors = try DescriptorSets(context: context, layouts: Array(repeating: setLayoutPipeline.setLayout, count: framesInFlight),
@@ -99,9 +89,7 @@ public final class GPUFrameConverter {
         // Whatever is still in flight must finish before its memory goes away.
         completions.close()
         completionThread.wait()
-        let vk = context.vk, device = context.device
         slots.removeAll()
-        vk.vkDestroyQueryPool(device, queryPool, nil)
     }
 
     static let shaderName = "convert_to_p3.comp"
@@ -199,11 +187,7 @@ public final class GPUFrameConverter {
 
         let slotIndex = slots.firstIndex { $0 === slot }!
         let cb = try recorder.begin(slotIndex)
-        let firstQuery = UInt32(queriesPerSlot * slotIndex)
-        if let queryPool {
-            vk.vkCmdResetQueryPool(cb, queryPool, firstQuery, UInt32(queriesPerSlot))
-            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, firstQuery)
-        }
+        timestamps?.start(cb, slot: slotIndex)
         if case .device = input {
             // The decoder's batch was submitted earlier on this queue: its writes before our reads.
             context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
@@ -215,7 +199,7 @@ public final class GPUFrameConverter {
             context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                     to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue)
         }
-        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queryPool, firstQuery + 1) }
+        timestamps?.mark(cb, slot: slotIndex, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
         vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline)
         var set: VkDescriptorSet? = slot.descriptorSet
         vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nil)
@@ -225,11 +209,11 @@ public final class GPUFrameConverter {
         let invocationsPerRow = pairs ? width / 2 : width
         let groupsX = (invocationsPerRow + Self.workgroupWidth - 1) / Self.workgroupWidth
         vk.vkCmdDispatch(cb, UInt32(groupsX), UInt32(height), 1)
-        if let queryPool { vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queryPool, firstQuery + 2) }
+        timestamps?.mark(cb, slot: slotIndex, 2, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
         try effects?.record(cb, slot: slotIndex, frame: EffectChain.Frame(
             output: output, source: shaderInput.buffer, sourceOffset: shaderInput.offset, sourceBytes: sourceBytes, layout: layout,
             sourceBytesPerRow: surfaceLayout.planes[0].bytesPerRow, width: width, height: height, spec: spec),
-            timestamps: queryPool.map { ($0, firstQuery + 3) })
+            timestamps: timestamps.map { ($0, 3) })
         if readback, let target = slot.readback {
             context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
                     to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT.rawValue)
@@ -301,20 +285,11 @@ public final class GPUFrameConverter {
     private func deliver(_ job: Job, from slot: Slot) throws {
         let done = monotonicNanoseconds()
         var upload: Double?, convert: Double?, effectTimes: [Double] = []
-        if let queryPool {
-            let slotIndex = slots.firstIndex { $0 === slot }!
-            var stamps = [UInt64](repeating: 0, count: queriesPerSlot)
-            let status = stamps.withUnsafeMutableBytes {
-                context.vk.vkGetQueryPoolResults(context.device, queryPool, UInt32(queriesPerSlot * slotIndex), UInt32(queriesPerSlot),
-                                                 $0.count, $0.baseAddress, 8,
-                                                 VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue)
-            }
-            if status == VK_SUCCESS {
-                let period = context.info.timestampPeriodNanoseconds / 1000
-                upload = Double(stamps[1] &- stamps[0]) * period
-                convert = Double(stamps[2] &- stamps[1]) * period
-                effectTimes = (3..<queriesPerSlot).map { Double(stamps[$0] &- stamps[$0 - 1]) * period }
-            }
+        // A timing that cannot be read leaves the frame untimed, not failed.
+        if let spans = try? timestamps?.spans(slot: slots.firstIndex { $0 === slot }!) {
+            upload = spans[0]
+            convert = spans[1]
+            effectTimes = Array(spans.dropFirst(2))
         }
         let source = readback ? (slot.readback ?? slot.output)?.mapped : nil
         let pixels = UnsafeRawBufferPointer(start: source, count: source == nil ? 0 : job.width * job.height * 8)

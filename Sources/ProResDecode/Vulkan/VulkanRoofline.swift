@@ -73,7 +73,7 @@ public struct VulkanRoofline {
     /// Median bandwidth of 5 timed copies (after one warm-up), by `shader`
     /// when given, else by vkCmdCopyBuffer.
     private static func timedCopy(_ context: VulkanContext, bytes: Int, fromHost: Bool, shader: ComputePipeline?) throws -> Double {
-        let vk = context.vk, device = context.device
+        let vk = context.vk
         let usageSource = VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue
         var hostMemory: UnsafeMutableRawPointer?
         let source: VulkanBuffer
@@ -88,58 +88,21 @@ public struct VulkanRoofline {
         defer { withExtendedLifetime(source) {}; free(hostMemory) }
         let destination = try VulkanBuffer(context, size: bytes, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue,
                                            required: VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue)
-        var descriptorPool: VkDescriptorPool?
-        var set: VkDescriptorSet?
+        var descriptors: DescriptorSets?
         if let shader {
-            var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: 2)
-            var info = VkDescriptorPoolCreateInfo()
-            info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
-            info.maxSets = 1
-            info.poolSizeCount = 1
-            try withUnsafePointer(to: &size) { pointer in
-                info.pPoolSizes = pointer
-                try check(vk.vkCreateDescriptorPool(device, &info, nil, &descriptorPool), "vkCreateDescriptorPool")
-            }
-            var layout: VkDescriptorSetLayout? = shader.setLayout
-            var allocate = VkDescriptorSetAllocateInfo()
-            allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
-            allocate.descriptorPool = descriptorPool
-            allocate.descriptorSetCount = 1
-            try withUnsafePointer(to: &layout) { pointer in
-                allocate.pSetLayouts = pointer
-                try check(vk.vkAllocateDescriptorSets(device, &allocate, &set), "vkAllocateDescriptorSets")
-            }
-            shader.bind(set!, to: [(source.buffer, bytes), (destination.buffer, bytes)])
+            descriptors = try DescriptorSets(context: context, layouts: [shader.setLayout], buffers: 2, what: "roofline")
+            shader.bind(descriptors!.sets[0], to: [(source.buffer, bytes), (destination.buffer, bytes)])
         }
-        defer { vk.vkDestroyDescriptorPool(device, descriptorPool, nil) }
-        var pool: VkCommandPool?
-        var poolInfo = VkCommandPoolCreateInfo()
-        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
-        poolInfo.queueFamilyIndex = context.computeFamily
-        try check(vk.vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
-        defer { vk.vkDestroyCommandPool(device, pool, nil) }
-        var queries: VkQueryPool?
-        var queryInfo = VkQueryPoolCreateInfo()
-        queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
-        queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP
-        queryInfo.queryCount = 2
-        try check(vk.vkCreateQueryPool(device, &queryInfo, nil, &queries), "vkCreateQueryPool")
-        defer { vk.vkDestroyQueryPool(device, queries, nil) }
+        let recorder = try CommandRecorder(context: context, count: 1)
+        guard let timestamps = try TimestampQueries.make(context, slots: 1, perSlot: 2) else {
+            throw VulkanError.missingFeature("timestamps on the compute queue")
+        }
         var samples: [Double] = []
         for round in 0..<6 {
-            var cb: VkCommandBuffer?
-            var allocate = VkCommandBufferAllocateInfo()
-            allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
-            allocate.commandPool = pool
-            allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
-            allocate.commandBufferCount = 1
-            try check(vk.vkAllocateCommandBuffers(device, &allocate, &cb), "vkAllocateCommandBuffers")
-            var begin = VkCommandBufferBeginInfo()
-            begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-            try check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer")
-            vk.vkCmdResetQueryPool(cb, queries, 0, 2)
-            vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0)
-            if let shader {
+            let cb = try recorder.begin(0)
+            timestamps.start(cb, slot: 0)
+            if let shader, let descriptors {
+                var set: VkDescriptorSet? = descriptors.sets[0]
                 let count = UInt32(bytes / 16)
                 vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, shader.pipeline)
                 vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, shader.layout, 0, 1, &set, 0, nil)
@@ -147,29 +110,14 @@ public struct VulkanRoofline {
                 let groups = (Int(count) + 255) / 256
                 let x = min(groups, 32768)
                 vk.vkCmdDispatch(cb, UInt32(x), UInt32((groups + x - 1) / x), 1)
-                vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries, 1)
+                timestamps.mark(cb, slot: 0, 1, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
             } else {
                 var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(bytes))
                 vk.vkCmdCopyBuffer(cb, source.buffer, destination.buffer, 1, &region)
-                vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, queries, 1)
+                timestamps.mark(cb, slot: 0, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
             }
-            try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
-            var submit = VkSubmitInfo()
-            submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
-            submit.commandBufferCount = 1
-            try withUnsafePointer(to: &cb) { pointer in
-                submit.pCommandBuffers = pointer
-                context.submitLock.lock()
-                defer { context.submitLock.unlock() }
-                try check(vk.vkQueueSubmit(context.computeQueue, 1, &submit, nil), "vkQueueSubmit")
-            }
-            try check(vk.vkDeviceWaitIdle(device), "vkDeviceWaitIdle")
-            var stamps = [UInt64](repeating: 0, count: 2)
-            try stamps.withUnsafeMutableBytes {
-                try check(vk.vkGetQueryPoolResults(device, queries, 0, 2, $0.count, $0.baseAddress, 8,
-                                                   VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue), "vkGetQueryPoolResults")
-            }
-            let seconds = Double(stamps[1] &- stamps[0]) * context.info.timestampPeriodNanoseconds / 1e9
+            try recorder.wait(for: try recorder.submit(0))
+            let seconds = try timestamps.spans(slot: 0)[0] / 1e6
             // A device copy reads and writes every byte; an upload moves it once.
             if round > 0, seconds > 0 { samples.append(Double(bytes) * (fromHost ? 1 : 2) / seconds) }
         }

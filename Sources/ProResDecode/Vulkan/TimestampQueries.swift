@@ -1,0 +1,54 @@
+import CVulkan
+
+/// GPU timestamps in slots of `perSlot` queries: each slot records a start
+/// and then one mark per stage, and reads back the time between consecutive
+/// marks. Made only where the compute queue has timestamps (`make` returns nil).
+final class TimestampQueries {
+    let perSlot: Int
+    private let pool: VkQueryPool
+    // Strong: a Vulkan object must not outlive its device.
+    private let context: VulkanContext
+
+    static func make(_ context: VulkanContext, slots: Int, perSlot: Int) throws -> TimestampQueries? {
+        guard context.timestampValidBits > 0 else { return nil }
+        return try TimestampQueries(context, slots: slots, perSlot: perSlot)
+    }
+
+    private init(_ context: VulkanContext, slots: Int, perSlot: Int) throws {
+        self.context = context
+        self.perSlot = perSlot
+        var info = VkQueryPoolCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+        info.queryType = VK_QUERY_TYPE_TIMESTAMP
+        info.queryCount = UInt32(slots * perSlot)
+        var made: VkQueryPool?
+        try check(context.vk.vkCreateQueryPool(context.device, &info, nil, &made), "vkCreateQueryPool")
+        pool = made!
+    }
+
+    deinit { context.vk.vkDestroyQueryPool(context.device, pool, nil) }
+
+    /// Resets `slot`'s queries and writes its start mark (query 0).
+    func start(_ cb: VkCommandBuffer, slot: Int) {
+        context.vk.vkCmdResetQueryPool(cb, pool, UInt32(slot * perSlot), UInt32(perSlot))
+        mark(cb, slot: slot, 0, after: VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT)
+    }
+
+    /// Writes query `index` of `slot` once `stage` of the work before it is done.
+    func mark(_ cb: VkCommandBuffer, slot: Int, _ index: Int, after stage: VkPipelineStageFlagBits) {
+        context.vk.vkCmdWriteTimestamp(cb, stage, pool, UInt32(slot * perSlot + index))
+    }
+
+    /// Microseconds between consecutive marks of `slot` (`perSlot - 1`
+    /// spans), waiting for the GPU to write them.
+    func spans(slot: Int) throws -> [Double] {
+        var stamps = [UInt64](repeating: 0, count: perSlot)
+        try stamps.withUnsafeMutableBytes {
+            try check(context.vk.vkGetQueryPoolResults(context.device, pool, UInt32(slot * perSlot), UInt32(perSlot), $0.count,
+                                                       $0.baseAddress, 8, VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
+                      "vkGetQueryPoolResults")
+        }
+        let period = context.info.timestampPeriodNanoseconds / 1000
+        return (1..<perSlot).map { Double(stamps[$0] &- stamps[$0 - 1]) * period }
+    }
+}
