@@ -77,7 +77,8 @@ final class GPUProResDecoder {
         var statusHost: VulkanBuffer?
         var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
-        var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?)] = []
+        /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
+        var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?)] = []
         var parseMicroseconds = 0.0
         var stageMicroseconds = 0.0
         init(entropySet: VkDescriptorSet, transformSet: VkDescriptorSet) {
@@ -90,6 +91,9 @@ final class GPUProResDecoder {
     /// Zero bytes after each frame: the bit reader looks up to 5 bytes past a
     /// component, as FFmpeg's does into its packet padding.
     static let framePadding = 64
+
+    /// A frame's room in the bitstream buffer: its bytes, the padding, word-aligned.
+    private static func paddedSize(_ bytes: Int) -> Int { (bytes + framePadding + 3) & ~3 }
 
     /// Whether this decoder handles the stream; nil if it does, else why not.
     static func unsupportedReason(_ format: FormatDescription) -> String? {
@@ -162,28 +166,26 @@ final class GPUProResDecoder {
         }
         slot.parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
         // Layout: the bitstream (each frame padded), then slice and frame tables.
-        var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = [], surfaceIndices: [Int?] = []
+        var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = []
         var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
         slot.frames = []
         var targets: [(surface: PixelBuffer, offset: Int)] = []
         for (i, input) in inputs.enumerated() {
             offsets.append(bitstreamBytes)
-            bitstreamBytes += (input.bytes.count + Self.framePadding + 3) & ~3
+            bitstreamBytes += Self.paddedSize(input.bytes.count)
             firstSlices.append(sliceCount)
             firstCoefficients.append(coefficientCount)
             switch parsed[i]! {
             case let .success(table):
-                slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header))
+                slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames))
                 if let surface = input.surface { targets.append((surface, frames * surfaceStride)) }
-                surfaceIndices.append(frames)
                 frames += 1
                 sliceCount += table.sliceCount
                 coefficientCount += table.coefficientCount
                 maxSlices = max(maxSlices, table.sliceCount)
                 maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
             case let .failure(error):
-                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil))
-                surfaceIndices.append(nil)
+                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil))
             }
         }
         if !targets.isEmpty && !cache.canImport {
@@ -204,9 +206,9 @@ final class GPUProResDecoder {
             let input = inputs[i]
             let destination = mapped + offsets[i]
             destination.copyMemory(from: input.bytes.baseAddress!, byteCount: input.bytes.count)
-            let padded = (input.bytes.count + Self.framePadding + 3) & ~3
-            (destination + input.bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: padded - input.bytes.count)
-            if case let .success(table) = parsed[i]!, let frame = surfaceIndices[i] {
+            (destination + input.bytes.count).initializeMemory(as: UInt8.self, repeating: 0,
+                                                               count: Self.paddedSize(input.bytes.count) - input.bytes.count)
+            if case let .success(table) = parsed[i]!, let frame = slot.frames[i].surface {
                 table.write(slices: sliceWords + firstSlices[i] * SliceTable.sliceWords, frame: frameWords + frame * SliceTable.frameWords,
                             frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
                             firstCoefficient: firstCoefficients[i], surfaceOffset: frame * surfaceStride / 8)
@@ -217,7 +219,7 @@ final class GPUProResDecoder {
         let coefficientBytes = max(4, coefficientCount * 2)  // 16-bit; regions are multiples of 64
         let statusBytes = max(4, sliceCount * 4)
         let surfaceBytes = max(8, frames * surfaceStride)
-        try ensureWorkBuffers(slot, input: inputBytes, coefficients: coefficientBytes, status: statusBytes, surfaces: surfaceBytes)
+        try ensureWorkBuffers(slot, coefficients: coefficientBytes, status: statusBytes)
         let input = slot.deviceInput ?? slot.staging!
 
         let vk = context.vk
@@ -289,16 +291,12 @@ final class GPUProResDecoder {
         let slot = slots[index]
         try recorder.wait(for: slot.value)
         let status = (slot.statusHost ?? slot.status)?.mapped?.assumingMemoryBound(to: UInt32.self)
-        var decoded = 0
         let outputs = slot.frames.map { frame -> Output in
             var damaged = frame.invalidSlices
             if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
             var surface: DeviceSurface?
-            if frame.failure == nil {
-                if deviceSurfaces, let batch = slot.surfaces {
-                    surface = DeviceSurface(batch: batch, offset: decoded * surfaceStride, layout: surfaceLayout)
-                }
-                decoded += 1
+            if deviceSurfaces, let place = frame.surface, let batch = slot.surfaces {
+                surface = DeviceSurface(batch: batch, offset: place * surfaceStride, layout: surfaceLayout)
             }
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header)
         }
@@ -319,7 +317,7 @@ final class GPUProResDecoder {
         slot.deviceInput = nil
     }
 
-    private func ensureWorkBuffers(_ slot: Slot, input: Int, coefficients: Int, status: Int, surfaces: Int) throws {
+    private func ensureWorkBuffers(_ slot: Slot, coefficients: Int, status: Int) throws {
         let storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue
         let local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue
         let host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue
@@ -340,14 +338,14 @@ final class GPUProResDecoder {
             slot.statusHost = discrete ? try VulkanBuffer(context, size: bytes, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: host) : nil
         }
         // A batch a consumer still reads (a frame held on the GPU) is not
-        // overwritten: the slot takes another, made when none is free.
-        if slot.surfaces.map({ $0.inUse || $0.buffer.size < surfaces }) ?? true {
+        // overwritten: the slot takes another, made when none is free. Every
+        // batch holds `framesPerBatch` frames, so any free one will do.
+        if slot.surfaces?.inUse ?? true {
             let taken = Set(slots.compactMap { $0.surfaces.map(ObjectIdentifier.init) })
-            surfaceBatches.removeAll { !$0.inUse && $0.buffer.size < surfaces && !taken.contains(ObjectIdentifier($0)) }
-            if let free = surfaceBatches.first(where: { !$0.inUse && $0.buffer.size >= surfaces && !taken.contains(ObjectIdentifier($0)) }) {
+            if let free = surfaceBatches.first(where: { !$0.inUse && !taken.contains(ObjectIdentifier($0)) }) {
                 slot.surfaces = free
             } else {
-                let made = DeviceSurfaceBatch(buffer: try VulkanBuffer(context, size: max(surfaces, framesPerBatch * surfaceStride),
+                let made = DeviceSurfaceBatch(buffer: try VulkanBuffer(context, size: framesPerBatch * surfaceStride,
                                                                        usage: storage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue,
                                                                        required: local))
                 surfaceBatches.append(made)
