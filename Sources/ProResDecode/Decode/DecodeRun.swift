@@ -101,7 +101,7 @@ public final class DecodeRun: @unchecked Sendable {
     /// Why `--decoder auto` chose the CPU.
     public private(set) var decoderNote: String?
     /// `auto` wanted the GPU decoder but it failed to start: worth telling.
-    public var decoderFellBack: Bool { decoderNote?.hasPrefix("the GPU decoder could not start") ?? false }
+    public private(set) var decoderFellBack = false
 
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
@@ -122,9 +122,10 @@ public final class DecodeRun: @unchecked Sendable {
         }
         decoder = try options.decoder.resolve(for: source.format)
         switch decoder {
-        case let .cpu(reason):
+        case let .cpu(reason, fellBack):
             decoderName = "cpu"
             decoderNote = reason
+            decoderFellBack = fellBack
         case let .gpu(context):
             decoderName = "gpu (\(context.info.name))"
             decoderNote = nil
@@ -145,7 +146,7 @@ public final class DecodeRun: @unchecked Sendable {
 
 
     public func run() throws -> Report {
-        defer { decoder = .cpu(reason: nil) }
+        defer { decoder = .cpu(reason: nil, fellBack: false) }
         do {
             let report = try decodeAll()
             for sink in sinks { try sink.finish() }
@@ -293,6 +294,7 @@ public final class DecodeRun: @unchecked Sendable {
                 session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
                 decoderName = "cpu"
                 decoderNote = "the GPU decoder could not start: \(error)"
+                decoderFellBack = true
             }
         }
         lock.lock()

@@ -28,16 +28,17 @@ public struct DecoderSelection: Sendable, Equatable {
     }
 
     /// The decoder chosen for `format`: the CPU (with why, when `auto`
-    /// passed over the GPU), or a Vulkan context for the GPU decoder.
+    /// passed over the GPU; `fellBack` when it wanted the GPU decoder but
+    /// could not start it), or a Vulkan context for the GPU decoder.
     public enum Resolved {
-        case cpu(reason: String?)
+        case cpu(reason: String?, fellBack: Bool)
         case gpu(VulkanContext)
     }
 
     public func resolve(for format: FormatDescription) throws -> Resolved {
         switch choice {
         case .cpu:
-            return .cpu(reason: nil)
+            return .cpu(reason: nil, fellBack: false)
         case .gpu:
             if let reason = GPUProResDecoder.unsupportedReason(format) {
                 let message = "the GPU decoder cannot decode this stream: \(reason)"
@@ -55,23 +56,19 @@ public struct DecoderSelection: Sendable, Equatable {
             }
             return .gpu(context)
         case .auto:
-            if let reason = GPUProResDecoder.unsupportedReason(format) { return .cpu(reason: "the GPU decoder cannot: \(reason)") }
+            if let reason = GPUProResDecoder.unsupportedReason(format) { return .cpu(reason: "the GPU decoder cannot: \(reason)", fellBack: false) }
             // Listing devices needs only an instance: cheap enough for every run.
-            guard let devices = try? VulkanContext.devices() else { return .cpu(reason: "no Vulkan loader or driver") }
+            guard let devices = try? VulkanContext.devices() else { return .cpu(reason: "no Vulkan loader or driver", fellBack: false) }
             let candidates = device == nil ? devices : devices.filter { $0.matches(device!) }
             guard candidates.contains(where: \.isHardware) else {
-                return .cpu(reason: "no hardware Vulkan device (\(devices.map(\.name).joined(separator: ", ")))")
+                return .cpu(reason: "no hardware Vulkan device (\(devices.map(\.name).joined(separator: ", ")))", fellBack: false)
             }
             do {
-                return .gpu(try VulkanContext(options: .init(device: device ?? candidates.first(where: \.isHardware)!.indexSelector,
+                return .gpu(try VulkanContext(options: .init(device: device ?? "\(candidates.first(where: \.isHardware)!.index)",
                                                              validation: validation)))
             } catch {
-                return .cpu(reason: "the GPU decoder could not start: \(error)")
+                return .cpu(reason: "the GPU decoder could not start: \(error)", fellBack: true)
             }
         }
     }
-}
-
-extension VulkanDeviceInfo {
-    var indexSelector: String { "\(index)" }
 }
