@@ -54,16 +54,13 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
     /// Queues a sample. Blocks while the session is full; throws once the
     /// session has failed (the output handler threw) or was cancelled.
     public func decode(_ sample: CompressedSample) throws {
-        if let failure = threads.failure { throw failure }
-        if !input.push(sample) { throw threads.failure ?? ProResDecodeError.interrupted }
+        try threads.feed(sample, to: input)
     }
 
     /// Flushes the decoder, waits until every frame went through the output
     /// handler, and rethrows the handler's error if it threw.
     public func finish() throws {
-        input.close()
-        threads.wait()
-        if let failure = threads.failure { throw failure }
+        try threads.finish(closing: input)
     }
 
     /// Stops at once: queued samples are dropped, no more frames are delivered.

@@ -21,6 +21,20 @@ final class SessionThreads: @unchecked Sendable {
         return firstFailure
     }
 
+    /// Queues `element` for the session's first thread (blocking while
+    /// `queue` is full); throws the recorded failure instead once there is one.
+    func feed<Element>(_ element: Element, to queue: BlockingQueue<Element>) throws {
+        if let failure { throw failure }
+        if !queue.push(element) { throw failure ?? ProResDecodeError.interrupted }
+    }
+
+    /// Ends the input, waits for every thread, rethrows the first failure.
+    func finish<Element>(closing queue: BlockingQueue<Element>) throws {
+        queue.close()
+        wait()
+        if let failure { throw failure }
+    }
+
     /// Keeps `error` unless an earlier one was recorded.
     func record(_ error: Error) {
         lock.lock()

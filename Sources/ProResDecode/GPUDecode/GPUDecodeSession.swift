@@ -76,14 +76,11 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     public var framesPerBatch: Int { decoder.framesPerBatch }
 
     public func decode(_ sample: CompressedSample) throws {
-        if let failure = threads.failure { throw failure }
-        if !input.push(sample) { throw threads.failure ?? ProResDecodeError.interrupted }
+        try threads.feed(sample, to: input)
     }
 
     public func finish() throws {
-        input.close()
-        threads.wait()
-        if let failure = threads.failure { throw failure }
+        try threads.finish(closing: input)
     }
 
     public func cancel() { fail(ProResDecodeError.interrupted) }
