@@ -23,21 +23,6 @@ final class PlaybackCLITests: XCTestCase {
         return path
     }
 
-    /// An EXR's R, G, B, A planes read back by the ffmpeg CLI.
-    private func exrPlanes(_ path: String) throws -> (g: [Float], b: [Float], r: [Float], a: [Float]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gbrapf32le", "-"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let floats = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        let n = floats.count / 4
-        return (Array(floats[0..<n]), Array(floats[n..<2 * n]), Array(floats[2 * n..<3 * n]), Array(floats[3 * n..<4 * n]))
-    }
-
     private func json(_ data: Data) throws -> [String: Any] {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }

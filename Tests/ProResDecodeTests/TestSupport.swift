@@ -104,3 +104,21 @@ func md5Column(_ framemd5: String) -> [String] {
     framemd5.split(separator: "\n").filter { !$0.hasPrefix("#") }
         .map { String($0.split(separator: ",").last!.trimmingCharacters(in: .whitespaces)) }
 }
+
+/// An EXR's G, B, R, A planes (`gbrapf32le`, the decoder's own format: no
+/// swscale clamping) read back by the ffmpeg CLI: an independent reader.
+func exrPlanes(_ path: String) throws -> (g: [Float], b: [Float], r: [Float], a: [Float]) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gbrapf32le", "-"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, "ffmpeg could not read \(path)")
+    XCTAssertEqual(data.count % 16, 0, "\(path): not four whole float planes")
+    let floats = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    let n = floats.count / 4
+    return (Array(floats[0..<n]), Array(floats[n..<2 * n]), Array(floats[2 * n..<3 * n]), Array(floats[3 * n..<4 * n]))
+}
