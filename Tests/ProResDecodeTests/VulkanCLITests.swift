@@ -107,16 +107,8 @@ final class VulkanCLITests: XCTestCase {
             XCTAssertEqual(result.status, 0, result.stderr)
         }
         func floats(_ name: String) throws -> [Float] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-            process.arguments = ["-v", "error", "-i", dir.appendingPathComponent("\(name)/frame-000000.exr").path,
-                                 "-f", "rawvideo", "-pix_fmt", "gbrapf32le", "-"]  // the decoder's own format: no swscale clamping
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let planes = try exrPlanes(dir.appendingPathComponent("\(name)/frame-000000.exr").path)
+            return planes.g + planes.b + planes.r + planes.a
         }
         let a = try floats("a"), b = try floats("b")
         XCTAssertEqual(a.count, b.count)
