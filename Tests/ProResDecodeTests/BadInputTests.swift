@@ -282,17 +282,6 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(result.status, status, "\(what): wrong exit status; stderr:\n\(result.stderr)", file: file, line: line)
     }
 
-    /// stderr is exactly one line, `prores-decode: error: ...`, naming the problem.
-    private func assertSingleError(_ result: ToolResult, mentions: [String], _ what: String,
-                                   file: StaticString = #filePath, line: UInt = #line) {
-        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
-        XCTAssertEqual(lines.count, 1, "\(what): expected exactly one stderr line, got:\n\(result.stderr)", file: file, line: line)
-        guard let message = lines.first else { return }
-        XCTAssertTrue(message.hasPrefix("prores-decode: error: "), "\(what): not an error line: \(message)", file: file, line: line)
-        for needle in mentions {
-            XCTAssertTrue(message.contains(needle), "\(what): the error should mention '\(needle)': \(message)", file: file, line: line)
-        }
-    }
 
     /// An aborted decode: status, one error line, empty stdout, nothing left in `outputDirectory`.
     private func assertAbort(_ arguments: [String], outputDirectory: URL, status: Int32, mentions: [String],

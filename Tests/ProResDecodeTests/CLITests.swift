@@ -480,13 +480,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(result.reason, .exit, "\(arguments): died from signal \(result.status)", file: file, line: line)
         XCTAssertEqual(result.status, 2, "\(arguments): expected usage exit 2, stderr: \(result.stderr)", file: file, line: line)
         XCTAssertTrue(result.stdout.isEmpty, "\(arguments): nothing may go to stdout on a usage error, got: \(result.stdoutText)", file: file, line: line)
-        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
-        XCTAssertEqual(lines.count, 1, "\(arguments): expected a single stderr line, got:\n\(result.stderr)", file: file, line: line)
-        guard let message = lines.first else { return }
-        XCTAssertTrue(message.hasPrefix("prores-decode: error: "), "\(arguments): error line format: \(message)", file: file, line: line)
-        for needle in needles {
-            XCTAssertTrue(message.contains(needle), "\(arguments): the error should name '\(needle)': \(message)", file: file, line: line)
-        }
+        assertSingleError(result, mentions: needles, "\(arguments)", file: file, line: line)
     }
 
     private func assertFrameMD5OnStdout(clip: String, format: String?, frameSize: Int, expected: [String],

@@ -122,3 +122,15 @@ func exrPlanes(_ path: String) throws -> (g: [Float], b: [Float], r: [Float], a:
     let n = floats.count / 4
     return (Array(floats[0..<n]), Array(floats[n..<2 * n]), Array(floats[2 * n..<3 * n]), Array(floats[3 * n..<4 * n]))
 }
+
+/// stderr is exactly one line, `prores-decode: error: ...`, naming the problem.
+func assertSingleError(_ result: ToolResult, mentions: [String], _ what: String,
+                       file: StaticString = #filePath, line: UInt = #line) {
+    let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
+    XCTAssertEqual(lines.count, 1, "\(what): expected exactly one stderr line, got:\n\(result.stderr)", file: file, line: line)
+    guard let message = lines.first else { return }
+    XCTAssertTrue(message.hasPrefix("prores-decode: error: "), "\(what): not an error line: \(message)", file: file, line: line)
+    for needle in mentions {
+        XCTAssertTrue(message.contains(needle), "\(what): the error should mention '\(needle)': \(message)", file: file, line: line)
+    }
+}
