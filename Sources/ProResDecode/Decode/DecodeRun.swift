@@ -234,8 +234,7 @@ public final class DecodeRun: @unchecked Sendable {
                     let t0 = monotonicNanoseconds()
                     let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
                                                       paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
-                    if unpackPool?.layout != wanted { unpackPool = PixelBufferPool(layout: wanted) }
-                    let planar = try unpackPool!.makeBuffer()
+                    let planar = try PixelBufferPool.makeBuffer(wanted, from: &unpackPool)
                     FrameUnpacker.unpack(surface, into: planar)
                     unpacked = planar
                     surface = planar
@@ -248,8 +247,7 @@ public final class DecodeRun: @unchecked Sendable {
                 } else if case let .packed(layout) = output {
                     let t0 = monotonicNanoseconds()
                     let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
-                    if packPool?.layout != wanted { packPool = PixelBufferPool(layout: wanted) }
-                    let destination = try packPool!.makeBuffer()
+                    let destination = try PixelBufferPool.makeBuffer(wanted, from: &packPool)
                     FramePacker.pack(surface, into: destination)
                     packed = destination
                     spans = destination.visibleSpans()

@@ -194,8 +194,7 @@ public enum FuzzEntry {
             guard let surface = frame.pixelBuffer else { return }
             if case let .packed(layout) = output {
                 let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
-                if packPool?.layout != wanted { packPool = PixelBufferPool(layout: wanted) }
-                let destination = try packPool!.makeBuffer()
+                let destination = try PixelBufferPool.makeBuffer(wanted, from: &packPool)
                 defer { destination.releaseUse() }
                 FramePacker.pack(surface, into: destination)
                 try sink.consume(index: frame.index, pts: frame.pts, spans: destination.visibleSpans())

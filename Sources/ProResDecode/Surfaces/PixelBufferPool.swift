@@ -24,6 +24,13 @@ public final class PixelBufferPool: @unchecked Sendable {
         for buffer in all { Glibc.free(buffer.baseAddress) }
     }
 
+    /// A surface of `layout` from `pool`, which is made for that layout first,
+    /// or replaced when the layout changed (a picture size change mid-stream).
+    public static func makeBuffer(_ layout: SurfaceLayout, from pool: inout PixelBufferPool?) throws -> PixelBuffer {
+        if pool?.layout != layout { pool = PixelBufferPool(layout: layout) }
+        return try pool!.makeBuffer()
+    }
+
     /// Vends a surface with a use count of 1. Throws only when memory runs out.
     public func makeBuffer() throws -> PixelBuffer {
         condition.lock()
