@@ -128,16 +128,17 @@ public struct DecoderBenchmark {
         }
         var stages: [(String, Percentiles)] = [("decode", Percentiles(latencies)!)]
         let batches = timed.batchTimings
-        if !batches.isEmpty {
-            let perFrame = batches.map { ($0, Double(max(1, $0.frames))) }
-            stages.append(("cpu_parse", Percentiles(perFrame.map { $0.0.parse / $0.1 })!))
-            stages.append(("cpu_stage", Percentiles(perFrame.map { $0.0.stage / $0.1 })!))
-            stages.append(("upload", Percentiles(perFrame.map { $0.0.upload / $0.1 })!))
-            stages.append(("entropy", Percentiles(perFrame.map { $0.0.entropy / $0.1 })!))
-            stages.append(("transform", Percentiles(perFrame.map { $0.0.transform / $0.1 })!))
-            if readback { stages.append(("readback", Percentiles(perFrame.map { $0.0.readback / $0.1 })!)) }
-            stages.append(("gpu_total", Percentiles(perFrame.map { ($0.0.upload + $0.0.entropy + $0.0.transform + $0.0.readback) / $0.1 })!))
+        // Each batch's time shared out among its frames.
+        func stage(_ name: String, _ value: (GPUProResDecoder.BatchTiming) -> Double) {
+            if let percentiles = Percentiles(batches.map { value($0) / Double(max(1, $0.frames)) }) { stages.append((name, percentiles)) }
         }
+        stage("cpu_parse") { $0.parse }
+        stage("cpu_stage") { $0.stage }
+        stage("upload") { $0.upload }
+        stage("entropy") { $0.entropy }
+        stage("transform") { $0.transform }
+        if readback { stage("readback") { $0.readback } }
+        stage("gpu_total") { $0.upload + $0.entropy + $0.transform + $0.readback }
         return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))",
                       frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages)
     }

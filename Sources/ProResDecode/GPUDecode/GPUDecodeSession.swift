@@ -40,7 +40,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let output: BlockingQueue<DecodedFrame>
     private let threads = SessionThreads()
     private let timingLock = NSLock()
-    private var gpuMicroseconds: [GPUProResDecoder.BatchTiming] = []
+    private var timings: [GPUProResDecoder.BatchTiming] = []
 
     private struct Batch {
         let slot: Int
@@ -91,7 +91,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     var batchTimings: [GPUProResDecoder.BatchTiming] {
         timingLock.lock()
         defer { timingLock.unlock() }
-        return gpuMicroseconds
+        return timings
     }
 
     // MARK: - Threads
@@ -141,7 +141,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             }
             if let timing = outcome.timing {
                 timingLock.lock()
-                gpuMicroseconds.append(timing)
+                timings.append(timing)
                 timingLock.unlock()
             }
             let now = monotonicNanoseconds()
