@@ -34,7 +34,7 @@ enum BenchCommand {
             for path in paths {
                 let result = try bench.run(path)
                 results.append(result)
-                if !parsed.flag("--json") { Console.standardOutput(text(result)) }
+                if !parsed.flag("--json") { Console.standardOutput(result.text) }
             }
             let cpu = results.first { $0.path == .cpu }
             let ratios = results.filter { $0.path != .cpu }.compactMap { result -> (String, Double)? in
@@ -45,7 +45,7 @@ enum BenchCommand {
                     ("input", JSON.string(input)), ("profile", JSON.string(bench.format.profileName)),
                     ("width", "\(bench.format.width)"), ("height", "\(bench.format.height)"),
                     ("frame_bytes", "\(bench.averageFrameBytes)"),
-                    ("results", JSON.array(results.map(json))),
+                    ("results", JSON.array(results.map(\.json))),
                     ("ratios", JSON.object(ratios.map { ($0.0, JSON.number($0.1, digits: 2)) })),
                 ]))
             } else {
@@ -55,30 +55,4 @@ enum BenchCommand {
         if parsed.flag("--json") { Console.standardOutput(JSON.array(reports) + "\n") }
         return .success
     }
-
-    private static func text(_ result: DecoderBenchmark.Result) -> String {
-        var text = "\(result.path.rawValue): \(result.engine)\(result.batch.map { ", \($0) frames a batch" } ?? ""): "
-            + "\(result.frames) frames in \(JSON.number(result.seconds, digits: 3)) s = \(JSON.number(result.framesPerSecond, digits: 1)) fps\n"
-        text += "  stage (µs/frame)     p50        p95        p99\n"
-        for (name, p) in result.stages {
-            text += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0)
-                + [p.p50, p.p95, p.p99].map { JSON.number($0, digits: 1).leftPadded(11) }.joined() + "\n"
-        }
-        return text
-    }
-
-    private static func json(_ result: DecoderBenchmark.Result) -> String {
-        JSON.object([
-            ("decoder", JSON.string(result.path.rawValue)), ("engine", JSON.string(result.engine)),
-            ("frames", "\(result.frames)"), ("seconds", JSON.number(result.seconds, digits: 4)),
-            ("fps", JSON.number(result.framesPerSecond, digits: 1)), ("batch", result.batch.map { "\($0)" } ?? "null"),
-            ("stages_us", JSON.object(result.stages.map { ($0.name, JSON.object([("p50", JSON.number($0.percentiles.p50, digits: 1)),
-                                                                                 ("p95", JSON.number($0.percentiles.p95, digits: 1)),
-                                                                                 ("p99", JSON.number($0.percentiles.p99, digits: 1))])) })),
-        ])
-    }
-}
-
-private extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
 }

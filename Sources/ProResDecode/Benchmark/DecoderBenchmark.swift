@@ -49,6 +49,27 @@ public struct DecoderBenchmark {
         /// timestamp queries, each batch's time divided by its frames.
         public let stages: [(name: String, percentiles: Percentiles)]
         public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+
+        public var text: String {
+            var text = "\(path.rawValue): \(engine)\(batch.map { ", \($0) frames a batch" } ?? ""): "
+                + "\(frames) frames in \(JSON.number(seconds, digits: 3)) s = \(JSON.number(framesPerSecond, digits: 1)) fps\n"
+            text += "  stage (µs/frame)     p50        p95        p99\n"
+            for (name, p) in stages {
+                text += "  " + name.padding(12) + [p.p50, p.p95, p.p99].map { JSON.number($0, digits: 1).leftPadding(11) }.joined() + "\n"
+            }
+            return text
+        }
+
+        public var json: String {
+            JSON.object([
+                ("decoder", JSON.string(path.rawValue)), ("engine", JSON.string(engine)),
+                ("frames", "\(frames)"), ("seconds", JSON.number(seconds, digits: 4)),
+                ("fps", JSON.number(framesPerSecond, digits: 1)), ("batch", batch.map { "\($0)" } ?? "null"),
+                ("stages_us", JSON.object(stages.map { ($0.name, JSON.object([("p50", JSON.number($0.percentiles.p50, digits: 1)),
+                                                                             ("p95", JSON.number($0.percentiles.p95, digits: 1)),
+                                                                             ("p99", JSON.number($0.percentiles.p99, digits: 1))])) })),
+            ])
+        }
     }
 
     public let input: String

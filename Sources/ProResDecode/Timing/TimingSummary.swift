@@ -74,8 +74,3 @@ public struct TimingSummary: Sendable {
             }))])
     }
 }
-
-private extension String {
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-    func leftPadding(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
-}
