@@ -116,8 +116,7 @@ final class GPUProResDecoder {
         surfaceStride = Self.align(surfaceLayout.byteCount)
         let mbWidth = (format.width + 15) >> 4
         let mbRows = format.fieldOrder == .progressive ? (format.height + 15) >> 4 : 2 * ((format.height + 31) >> 5)
-        let chromaBlocks = format.chroma == .c444 ? 4 : 2
-        coefficientsPerFrame = mbWidth * mbRows * 64 * (4 + 2 * chromaBlocks + (format.hasAlpha ? 4 : 0))
+        coefficientsPerFrame = mbWidth * mbRows * SliceTable.coefficientsPerMacroblock(format.chroma, alpha: format.hasAlpha)
         // A batch's coefficients and surfaces must each fit one storage-buffer binding.
         let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
         let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)

@@ -39,6 +39,12 @@ struct SliceTable {
 
     var sliceCount: Int { slices.count / Self.sliceWords }
 
+    /// A macroblock's room in the coefficient buffer: 4 Y' blocks, 2 or 4
+    /// blocks each of Cb and Cr, and 16x16 alpha samples when there is alpha.
+    static func coefficientsPerMacroblock(_ chroma: ProResFrameHeader.Chroma, alpha: Bool) -> Int {
+        64 * (4 + 2 * (chroma == .c444 ? 4 : 2) + (alpha ? 4 : 0))
+    }
+
     /// Parses one frame; throws when it cannot be decoded at all.
     init(frame bytes: UnsafeRawBufferPointer, geometry: Geometry) throws {
         do { header = try ProResFrameHeader(bytes) } catch { throw BitstreamError("invalid frame header: \(error)") }
@@ -47,8 +53,7 @@ struct SliceTable {
                                  + "\(geometry.width)x\(geometry.height) \(geometry.chroma.rawValue); the GPU decoder needs one geometry a session")
         }
         let interlaced = header.fieldOrder != .progressive
-        let chromaBlocksPerMb = geometry.chroma == .c444 ? 4 : 2
-        let regionPerMb = 64 * (4 + 2 * chromaBlocksPerMb + (header.alpha != .none ? 4 : 0))
+        let regionPerMb = Self.coefficientsPerMacroblock(geometry.chroma, alpha: header.alpha != .none)
         slices.reserveCapacity(Self.sliceWords * ((header.width + 127) >> 7) * ((header.height + 15) >> 4))
 
         var cursor = 8 + header.headerSize

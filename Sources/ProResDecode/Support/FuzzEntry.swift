@@ -288,7 +288,7 @@ public enum FuzzEntry {
             }
             if mbX + (1 << log2) > mbWidth || mbY >= mbRows { violations.append("slice \(i) covers macroblocks outside the picture") }
             if Int(w[6]) != coefficients { violations.append("slice \(i)'s coefficients start at \(w[6]), not \(coefficients)") }
-            coefficients += (64 * (4 + 2 * (header.chroma == .c444 ? 4 : 2) + (header.alpha != .none ? 4 : 0))) << log2
+            coefficients += SliceTable.coefficientsPerMacroblock(header.chroma, alpha: header.alpha != .none) << log2
             covered[parity << 16 | mbY, default: 0] += 1 << log2
         }
         if covered.values.contains(where: { $0 != mbWidth }) { violations.append("the slices do not tile every macroblock row once") }
