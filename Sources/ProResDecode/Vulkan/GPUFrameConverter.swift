@@ -77,12 +77,7 @@ public final class GPUFrameConverter {
         let sets = descriptors.sets
         slots = (0..<framesInFlight).map { Slot(descriptorSet: sets[$0]) }
         completionThread.enter()
-        let thread = Thread { [unowned self] in
-            runCompletions()
-            completionThread.leave()
-        }
-        thread.name = "prores-decode.gpu-completion"
-        thread.start()
+        startWorkerThread("prores-decode.gpu-completion", { [unowned self] in runCompletions() }, finished: completionThread.leave)
     }
 
     deinit {
