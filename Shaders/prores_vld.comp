@@ -33,97 +33,120 @@ layout(push_constant, std430) uniform Parameters {
     uint alphaShift12;   // 1: alpha is stored at 12 bits, 0: at 10
 } pc;
 
-const uint progressiveScan[64] = uint[64](
+// Codebooks (rice order << 5 | exp-Golomb order << 2 | switch bits), chosen
+// by the previous value with compares rather than table loads: the choice is
+// on the serial path of every codeword.
+uint runCodebook(uint run) {
+    return run < 2u ? 0x06u : run < 4u ? 0x05u : run == 4u ? 0x04u : run < 9u ? 0x29u : run < 15u ? 0x28u : 0x4Cu;
+}
+uint levelCodebook(uint level) {
+    return level == 0u ? 0x04u : level == 1u ? 0x0Au : level == 2u ? 0x05u : level == 3u ? 0x06u
+         : level == 4u ? 0x04u : level < 9u ? 0x28u : 0x4Cu;
+}
+uint dcCodebook(uint code) {
+    return code == 0u ? 0x04u : code < 3u ? 0x28u : code < 5u ? 0x4Du : 0x70u;
+}
+const uint FIRST_DC_CODEBOOK = 0xB8u;
+const uint MAX_CODE_BITS = 31u;
+
+// Both scans, progressive then interlaced, copied into shared memory once
+// per workgroup (a constant array indexed at run time may live in each
+// invocation's private memory).
+const uint scans[128] = uint[128](
      0u,  1u,  8u,  9u,  2u,  3u, 10u, 11u, 16u, 17u, 24u, 25u, 18u, 19u, 26u, 27u,
      4u,  5u, 12u, 20u, 13u,  6u,  7u, 14u, 21u, 28u, 29u, 22u, 15u, 23u, 30u, 31u,
     32u, 33u, 40u, 48u, 41u, 34u, 35u, 42u, 49u, 56u, 57u, 50u, 43u, 36u, 37u, 44u,
-    51u, 58u, 59u, 52u, 45u, 38u, 39u, 46u, 53u, 60u, 61u, 54u, 47u, 55u, 62u, 63u);
-const uint interlacedScan[64] = uint[64](
+    51u, 58u, 59u, 52u, 45u, 38u, 39u, 46u, 53u, 60u, 61u, 54u, 47u, 55u, 62u, 63u,
      0u,  8u,  1u,  9u, 16u, 24u, 17u, 25u,  2u, 10u,  3u, 11u, 18u, 26u, 19u, 27u,
     32u, 40u, 33u, 34u, 41u, 48u, 56u, 49u, 42u, 35u, 43u, 50u, 57u, 58u, 51u, 59u,
      4u, 12u,  5u,  6u, 13u, 20u, 28u, 21u, 14u,  7u, 15u, 22u, 29u, 36u, 44u, 37u,
     30u, 23u, 31u, 38u, 45u, 52u, 60u, 53u, 46u, 39u, 47u, 54u, 61u, 62u, 55u, 63u);
-// Codebooks: rice order << 5 | exp-Golomb order << 2 | switch bits.
-const uint dcCodebook[7] = uint[7](0x04u, 0x28u, 0x28u, 0x4Du, 0x4Du, 0x70u, 0x70u);
-const uint runCodebook[16] = uint[16](0x06u, 0x06u, 0x05u, 0x05u, 0x04u, 0x29u, 0x29u, 0x29u,
-                                      0x29u, 0x28u, 0x28u, 0x28u, 0x28u, 0x28u, 0x28u, 0x4Cu);
-const uint levelCodebook[10] = uint[10](0x04u, 0x0Au, 0x05u, 0x06u, 0x04u, 0x28u, 0x28u, 0x28u, 0x28u, 0x4Cu);
-const uint FIRST_DC_CODEBOOK = 0xB8u;
-const uint MAX_CODE_BITS = 31u;
+shared uint scan[128];
 
 uint byteSwap(uint x) {
     return (x << 24) | ((x & 0xFF00u) << 8) | ((x >> 8) & 0xFF00u) | (x >> 24);
 }
 
-// Four bytes from byte address b, big-endian. The host pads the bitstream,
-// the clamp only keeps a forged offset inside the buffer.
-uint load32(uint b) {
-    uint last = uint(bitstream.bytes.length()) - 1u;
-    uint w = min(b >> 2, last);
-    uint shift = (b & 3u) * 8u;
-    uint lo = bitstream.bytes[w];
-    uint value = lo;
+// Word w of the bitstream, big-endian. The host pads the bitstream; the
+// clamp only keeps a forged offset inside the buffer.
+uint loadWord(uint w) {
+    return byteSwap(bitstream.bytes[min(w, uint(bitstream.bytes.length()) - 1u)]);
+}
+
+// The bit reader of one component streams aligned words through a 64-bit
+// window (hi:lo, first bit in hi's top bit): one load per 32 bits consumed
+// instead of several per codeword. Between codewords the window holds at
+// least 32 bits from `index`, and zeros after its `avail` valid bits.
+// `index` counts bits from the component's start and stops at `limit`
+// (its size + 8 bits), as FFmpeg's does; the window then restarts there.
+struct Reader { uint hi; uint lo; uint avail; uint nextWord; uint index; uint limit; uint sizeBits; uint start; };
+
+void reposition(inout Reader r, uint position) {
+    r.index = position;
+    uint word = (r.start >> 2) + (position >> 5);
+    uint shift = (r.start & 3u) * 8u + (position & 31u);
+    word += shift >> 5;
+    shift &= 31u;
+    r.hi = loadWord(word);
+    r.lo = loadWord(word + 1u);
     if (shift != 0u) {
-        uint hi = bitstream.bytes[min(w + 1u, last)];
-        value = (lo >> shift) | (hi << (32u - shift));
+        r.hi = (r.hi << shift) | (r.lo >> (32u - shift));
+        r.lo <<= shift;
     }
-    return byteSwap(value);
+    r.avail = 64u - shift;
+    r.nextWord = word + 2u;
 }
 
-// The bit reader of one component: `start` byte, position and the limit the
-// position stops at (its size in bits + 8).
-struct Reader { uint start; uint index; uint limit; uint sizeBits; uint cache; };
-
-uint loadByte(uint b) {
-    uint w = min(b >> 2, uint(bitstream.bytes.length()) - 1u);
-    return (bitstream.bytes[w] >> ((b & 3u) * 8u)) & 0xFFu;
+// Consumes n bits (n <= 32) and tops the window up to at least 32 bits.
+void consume(inout Reader r, uint n) {
+    uint next = r.index + n;
+    if (next >= r.limit) { reposition(r, r.limit); return; }
+    r.index = next;
+    r.hi = n == 32u ? r.lo : (r.hi << n) | ((r.lo >> 1) >> (31u - n));
+    r.lo = n == 32u ? 0u : r.lo << n;
+    r.avail -= n;
+    if (r.avail < 32u) {
+        uint word = loadWord(r.nextWord++);
+        r.hi |= word >> r.avail;
+        r.lo = (word << 1) << (31u - r.avail);
+        r.avail += 32u;
+    }
 }
-
-// The 32 bits from the reader's position.
-void refill(inout Reader r) {
-    uint b = r.start + (r.index >> 3), s = r.index & 7u;
-    r.cache = load32(b);
-    if (s != 0u) r.cache = (r.cache << s) | (loadByte(b + 4u) >> (8u - s));
-}
-// Consumes n bits of the cache (n < 32).
-void skip(inout Reader r, uint n) { r.cache <<= n; r.index = min(r.limit, r.index + n); }
-uint show(Reader r, uint n) { return r.cache >> (32u - n); }
 
 int toInt16(int v) { return (v << 16) >> 16; }
 
-// One adaptive Rice / exp-Golomb codeword; false on an over-long escape.
-bool codeword(inout Reader r, uint codebook, out uint value) {
-    refill(r);
+// One adaptive Rice / exp-Golomb codeword from the top of `window` (32
+// bits): returns its length, 0 for an escape longer than 31 bits (an error,
+// as in FFmpeg). Both codes are evaluated and one is selected, so the
+// invocations of a subgroup do not diverge on the code type.
+uint codeword(uint window, uint codebook, out uint value) {
     uint switchBits = codebook & 3u;
     uint riceOrder = codebook >> 5;
     uint expOrder = (codebook >> 2) & 7u;
-    uint q = 31u - uint(max(findMSB(r.cache), 0));
-    if (q > switchBits) {
-        uint bits = expOrder - switchBits + (q << 1);
-        if (bits > MAX_CODE_BITS) { value = 0u; return false; }
-        value = show(r, bits) - (1u << expOrder) + ((switchBits + 1u) << riceOrder);
-        skip(r, bits);
-    } else if (riceOrder != 0u) {
-        skip(r, q + 1u);
-        value = (q << riceOrder) + show(r, riceOrder);
-        skip(r, riceOrder);
-    } else {
-        value = q;
-        skip(r, q + 1u);
-    }
-    return true;
+    uint q = 31u - uint(max(findMSB(window), 0));
+    bool expGolomb = q > switchBits;
+    uint bits = expGolomb ? expOrder - switchBits + (q << 1) : q + 1u + riceOrder;
+    if (bits > MAX_CODE_BITS) { value = 0u; return 0u; }
+    uint top = window >> (32u - bits);
+    value = expGolomb ? top - (1u << expOrder) + ((switchBits + 1u) << riceOrder)
+                      : (q << riceOrder) + (top & ((1u << riceOrder) - 1u));
+    return bits;
 }
 
 bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interlaced) {
     uint blocks = 1u << log2Blocks;
     uint code;
-    if (!codeword(r, FIRST_DC_CODEBOOK, code)) return false;
+    uint bits = codeword(r.hi, FIRST_DC_CODEBOOK, code);
+    if (bits == 0u) return false;
+    consume(r, bits);
     int dc = toInt16(int(code >> 1) ^ -int(code & 1u));
     coefficients.values[base] = int16_t(dc);
     code = 5u;
     int sign = 0;
     for (uint block = 1u; block < blocks; block++) {
-        if (!codeword(r, dcCodebook[min(code, 6u)], code)) return false;
+        bits = codeword(r.hi, dcCodebook(code), code);
+        if (bits == 0u) return false;
+        consume(r, bits);
         if (code != 0u) sign ^= -int(code & 1u); else sign = 0;
         dc = toInt16(dc + ((int((code + 1u) >> 1) ^ sign) - sign));
         coefficients.values[base + (block << 6)] = int16_t(dc);
@@ -131,28 +154,39 @@ bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interla
 
     uint maxPosition = 64u << log2Blocks;
     uint blockMask = blocks - 1u;
+    uint scanBase = interlaced ? 64u : 0u;
     uint run = 4u, level = 2u;
-    refill(r);
+    // FFmpeg tests for the end of the data on its 32-bit cache as the last
+    // level's sign left it: shifted, with zeros after the bits still valid.
+    uint cacheBits = 32u;
     for (uint position = blockMask;;) {
         int bitsLeft = int(r.sizeBits) - int(r.index);
-        if (bitsLeft <= 0 || (bitsLeft < 32 && show(r, uint(bitsLeft)) == 0u)) break;
-        if (!codeword(r, runCodebook[min(run, 15u)], run)) return false;
+        if (bitsLeft <= 0) break;
+        if (bitsLeft < 32) {
+            uint n = min(uint(bitsLeft), cacheBits);
+            if (n == 0u || (r.hi >> (32u - n)) == 0u) break;
+        }
+        bits = codeword(r.hi, runCodebook(min(run, 15u)), run);
+        if (bits == 0u) return false;
+        consume(r, bits);
         position += run + 1u;
         if (position >= maxPosition) return false;
-        if (!codeword(r, levelCodebook[min(level, 9u)], level)) return false;
+        bits = codeword(r.hi, levelCodebook(min(level, 9u)), level);
+        if (bits == 0u) return false;
         level += 1u;
-        int negative = -int(r.cache >> 31);
-        skip(r, 1u);
-        uint scanned = interlaced ? interlacedScan[position >> log2Blocks] : progressiveScan[position >> log2Blocks];
+        // The sign bit follows the level in the same window.
+        int negative = -int((r.hi << bits) >> 31);
+        consume(r, bits + 1u);
+        cacheBits = 31u - bits;
+        uint scanned = scan[scanBase + (position >> log2Blocks)];
         coefficients.values[base + ((position & blockMask) << 6) + scanned] = int16_t(toInt16((int(level) ^ negative) - negative));
     }
     return true;
 }
 
 uint getBits(inout Reader r, uint n) {
-    refill(r);
-    uint value = show(r, n);
-    r.index = min(r.limit, r.index + n);
+    uint value = r.hi >> (32u - n);
+    consume(r, n);
     return value;
 }
 
@@ -192,6 +226,9 @@ void decodeAlpha(inout Reader r, uint base, uint count, uint bits) {
 }
 
 void main() {
+    scan[gl_LocalInvocationIndex] = scans[gl_LocalInvocationIndex];
+    scan[gl_LocalInvocationIndex + 64u] = scans[gl_LocalInvocationIndex + 64u];
+    barrier();
     uint frame = gl_WorkGroupID.z;
     uint component = gl_WorkGroupID.y;
     uint frameBase = frame * pc.frameWords;
@@ -215,7 +252,8 @@ void main() {
     uint start = a.x + headerSize;
     for (uint c = 0u; c < component; c++) start += sizes[c];
     uint sizeBits = sizes[component] * 8u;
-    Reader r = Reader(start, 0u, sizeBits + 8u, sizeBits, 0u);
+    Reader r = Reader(0u, 0u, 0u, 0u, 0u, sizeBits + 8u, sizeBits, start);
+    reposition(r, 0u);
 
     uint lumaBlocksLog2 = log2Mbs + 2u;
     uint chromaBlocksLog2 = log2Mbs + (pc.chroma444 != 0u ? 2u : 1u);

@@ -188,6 +188,52 @@ final class GPUDecoderDamageTests: XCTestCase {
         XCTAssertGreaterThan(statuses["damaged", default: 0], 20, "\(statuses)")
         XCTAssertGreaterThan(statuses["failed", default: 0], 3, "\(statuses)")
     }
+
+    /// Damage in the last bytes of each component, where FFmpeg's reader
+    /// decides that the data has ended: on its 32-bit cache as the previous
+    /// coefficient left it, which the GPU reader must reproduce, not on the
+    /// bytes themselves. Every slice of every frame gets one flipped bit in
+    /// the last 4 bytes of one of its components (the slice positions come
+    /// from the slice index; the reference is FFmpeg's decode).
+    func testFlipsAtComponentEndsMatchTheCPUPath() throws {
+        let context = try VulkanContext(options: .init(validation: true))
+        var random = Generator(state: 0x7A11)
+        var statuses: [String: Int] = [:]
+        for clip in ["hq.mov", "4444.mov", "interlaced-tff.mov", "slices1.mov", "proxy.mov"] {
+            let source = try openSampleSource(Repo.fixture(clip))
+            var damaged: [[UInt8]] = []
+            let geometry = SliceTable.Geometry(width: source.format.width, height: source.format.height, chroma: source.format.chroma)
+            while let sample = try source.nextSample() {
+                var bytes = Array(sample.bytes)
+                let table = try bytes.withUnsafeBytes { try SliceTable(frame: $0, geometry: geometry) }
+                for slice in 0..<table.sliceCount {
+                    let entry = Array(table.slices[slice * SliceTable.sliceWords..<(slice + 1) * SliceTable.sliceWords])
+                    let sizes = [Int(entry[2] & 0xFFFF), Int(entry[2] >> 16), Int(entry[3] & 0xFFFF), Int(entry[3] >> 16)]
+                    let component = Int(random.next() % 3)
+                    guard sizes[component] >= 4 else { continue }
+                    let end = Int(entry[0]) + Int(entry[1] & 0xFF) + sizes[0...component].reduce(0, +)
+                    if slice % 2 == 0 {
+                        let bit = (end - 4) * 8 + Int(random.next() % 32)
+                        bytes[bit / 8] ^= UInt8(1 << (bit % 8))
+                    } else {
+                        // Zeros, then a last 1 bit: data that has ended for FFmpeg's cache but not for a plain reader.
+                        bytes.replaceSubrange(end - 4..<end, with: [0, 0, 0, 1])
+                    }
+                }
+                damaged.append(bytes)
+            }
+            let cpu = try decode(damaged, format: source.format, gpu: nil)
+            let gpu = try decode(damaged, format: source.format, gpu: context)
+            XCTAssertEqual(gpu.count, cpu.count, clip)
+            for (i, (c, g)) in zip(cpu, gpu).enumerated() {
+                statuses[kind(c.0), default: 0] += 1
+                XCTAssertEqual(kind(c.0), kind(g.0), "\(clip) frame \(i): cpu \(c.0), gpu \(g.0)")
+                XCTAssert(c.1 == g.1, "\(clip) frame \(i) (\(c.0)): the pixels differ")
+            }
+        }
+        XCTAssertEqual(context.validation?.messages ?? [], [])
+        print("component-end damage statuses: \(statuses.sorted { $0.key < $1.key })")
+    }
 }
 
 /// The GPU session keeps the CPU session's contract: in order, bounded
