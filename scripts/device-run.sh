@@ -320,6 +320,26 @@ if [ $GPU_OK = 1 ]; then
     ${BENCH_BATCH:+--batch $BENCH_BATCH} --json >"$LOGDIR/gpu-bench.json" 2>>"$LOGDIR/failures.log" || fail "bench --json"
   timeout 120 "$PD" bench "$HQ" "$XQ" --decoders gpu,gpu-host --frames "${BENCH_FRAMES:-1200}" \
     ${BENCH_BATCH:+--batch $BENCH_BATCH} 2>&1 | tee -a "$LOGDIR/bench.txt" || fail "bench (text)"
+  # Batch size, and the upload on the compute queue instead of the transfer queue, for comparison.
+  for batch in 32 64; do
+    echo "--- gpu, --batch $batch" | tee -a "$LOGDIR/bench.txt"
+    timeout 120 "$PD" bench "$HQ" "$XQ" --decoders gpu --frames "${BENCH_FRAMES:-1200}" --batch $batch 2>&1 | tee -a "$LOGDIR/bench.txt" || fail "bench --batch $batch"
+  done
+  echo "--- gpu, PRORES_DECODE_TRANSFER_QUEUE=0 (uploads on the compute queue)" | tee -a "$LOGDIR/bench.txt"
+  PRORES_DECODE_TRANSFER_QUEUE=0 timeout 120 "$PD" bench "$HQ" "$XQ" --decoders gpu --frames "${BENCH_FRAMES:-1200}" \
+    ${BENCH_BATCH:+--batch $BENCH_BATCH} 2>&1 | tee -a "$LOGDIR/bench.txt" || fail "bench without the transfer queue"
+  # The Khronos validation layer on this driver, where one was carried (VK_LAYER_PATH).
+  if [ -n "${VK_LAYER_PATH:-}" ]; then
+    section "validation layer: GPU decoder and --vulkan on $(basename "$HQ") and the fixtures"
+    : >"$LOGDIR/validation.txt"
+    timeout 200 "$PD" bench "$HQ" "$XQ" --decoders gpu,gpu-host --frames 96 --validate >>"$LOGDIR/validation.txt" 2>&1 || fail "bench --validate"
+    for clip in Fixtures/hq.mov Fixtures/4444.mov Fixtures/interlaced-bff.mov Fixtures/odd-size-444.mov; do
+      timeout 60 "$PD" "$clip" --decoder gpu --vulkan --validate --framemd5 - --quiet >/dev/null 2>>"$LOGDIR/validation.txt" || fail "--validate on $clip"
+    done
+    n=$(grep -c "vulkan validation:" "$LOGDIR/validation.txt")
+    echo "validation messages: $n" | tee -a "$LOGDIR/bench.txt"
+    [ "$n" = 0 ] || fail "$n validation messages (validation.txt)"
+  fi
   for clip in "$HQ" "$XQ"; do
     [ -s "$clip" ] || continue
     echo "--- end to end from the file: $(basename "$clip")" | tee -a "$LOGDIR/bench.txt"

@@ -12,7 +12,9 @@ import Foundation
 ///
 /// The CPU parses frame and picture headers (`SliceTable`) and copies the
 /// compressed bytes once, into the slot's mapped staging buffer; a discrete
-/// GPU then takes them with one DMA copy. Host surfaces, when asked for, are
+/// GPU then takes them with one DMA copy, on its transfer queue where it has
+/// one, so that a batch's upload runs while the previous batch is being
+/// decoded. Host surfaces, when asked for, are
 /// imported into Vulkan (the texture cache) and filled by DMA, never by the
 /// CPU.
 final class GPUProResDecoder {
@@ -41,7 +43,11 @@ final class GPUProResDecoder {
         /// bytes and tables, on all cores.
         let parse: Double
         let stage: Double
+        /// The DMA of the compressed bytes (on the transfer queue, when
+        /// there is one, beside the compute work rather than before it).
         let upload: Double
+        /// Zeroing the coefficient and status buffers.
+        let zeroFill: Double
         let entropy: Double
         let transform: Double
         let readback: Double
@@ -56,10 +62,15 @@ final class GPUProResDecoder {
     private let entropyPass: ComputePipeline
     private let transformPass: ComputePipeline
     private let recorder: CommandRecorder
+    /// Submissions to the transfer queue (the uploads), where there is one.
+    private let uploads: CommandRecorder?
     private let cache: TextureCache
     private let descriptors: DescriptorSets
-    /// Per slot: start, uploaded, entropy decoded, transformed, copied back.
+    /// Per slot: start, uploaded (on this queue), zeroed, entropy decoded,
+    /// transformed, copied back.
     private let timestamps: TimestampQueries?
+    /// Per slot, on the transfer queue: start, uploaded.
+    private let uploadTimestamps: TimestampQueries?
     private var slots: [Slot] = []
     /// Every surface batch made so far: each slot's, and those still read
     /// by a consumer. Bounded by the frames in flight.
@@ -77,6 +88,7 @@ final class GPUProResDecoder {
         var statusHost: VulkanBuffer?
         var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
+        var uploadValue: UInt64 = 0
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
         var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?)] = []
         var parseMicroseconds = 0.0
@@ -133,13 +145,16 @@ final class GPUProResDecoder {
         transformPass = try ComputePipeline(context: context, compiler: compiler, shader: "prores_idct.comp", defines: defines,
                                             buffers: 5, pushConstantSize: 16)
         recorder = try CommandRecorder(context: context, count: slotCount)
+        uploads = context.transferQueue != nil && !context.sharesHostMemory
+            ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
         var layouts: [VkDescriptorSetLayout] = []
         for _ in 0..<slotCount { layouts += [entropyPass.setLayout, transformPass.setLayout] }
         descriptors = try DescriptorSets(context: context, layouts: layouts, buffers: 10 * slotCount, what: "GPU decoder")
         let sets = descriptors.sets
         slots = (0..<slotCount).map { Slot(entropySet: sets[2 * $0], transformSet: sets[2 * $0 + 1]) }
-        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 5)
+        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 6)
+        uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
     }
 
     deinit {
@@ -222,17 +237,31 @@ final class GPUProResDecoder {
         let input = slot.deviceInput ?? slot.staging!
 
         let vk = context.vk
+        // The upload: on the transfer queue, which the compute work below
+        // waits for only where it reads the bytes; else first in its own
+        // command buffer.
+        var uploaded: (recorder: CommandRecorder, value: UInt64, stage: VkPipelineStageFlagBits)?
+        if let device = slot.deviceInput, let uploads {
+            let upload = try uploads.begin(index)
+            uploadTimestamps?.start(upload, slot: index)
+            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(inputBytes))
+            vk.vkCmdCopyBuffer(upload, slot.staging!.buffer, device.buffer, 1, &region)
+            uploadTimestamps?.mark(upload, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
+            slot.uploadValue = try uploads.submit(index)
+            uploaded = (uploads, slot.uploadValue, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+        }
         let cb = try recorder.begin(index)
         timestamps?.start(cb, slot: index)
-        if let device = slot.deviceInput {
+        if let device = slot.deviceInput, uploaded == nil {
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(inputBytes))
             vk.vkCmdCopyBuffer(cb, slot.staging!.buffer, device.buffer, 1, &region)
         }
+        timestamps?.mark(cb, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
         vk.vkCmdFillBuffer(cb, slot.coefficients!.buffer, 0, VkDeviceSize(coefficientBytes), 0)
         vk.vkCmdFillBuffer(cb, slot.status!.buffer, 0, VkDeviceSize(statusBytes), 0)
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue)
-        timestamps?.mark(cb, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
+        timestamps?.mark(cb, slot: index, 2, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
 
         if frames > 0 {
             entropyPass.bind(slot.entropySet, ranges: [(input.buffer, 0, max(4, bitstreamBytes)),
@@ -253,7 +282,7 @@ final class GPUProResDecoder {
             vk.vkCmdDispatch(cb, UInt32((maxSlices + 63) / 64), format.hasAlpha ? 4 : 3, UInt32(frames))
             context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
                                   to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue)
-            timestamps?.mark(cb, slot: index, 2, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+            timestamps?.mark(cb, slot: index, 3, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
 
             var transformSet: VkDescriptorSet? = slot.transformSet
             vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, transformPass.pipeline)
@@ -263,9 +292,9 @@ final class GPUProResDecoder {
             vk.vkCmdPushConstants(cb, transformPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 16, &transformConstants)
             vk.vkCmdDispatch(cb, UInt32(maxSlices), UInt32(1 << maxLog2), UInt32(frames))
         } else {
-            timestamps?.mark(cb, slot: index, 2, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+            timestamps?.mark(cb, slot: index, 3, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
         }
-        timestamps?.mark(cb, slot: index, 3, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+        timestamps?.mark(cb, slot: index, 4, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
 
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT.rawValue)
@@ -280,8 +309,8 @@ final class GPUProResDecoder {
         }
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT.rawValue)
-        timestamps?.mark(cb, slot: index, 4, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
-        slot.value = try recorder.submit(index)
+        timestamps?.mark(cb, slot: index, 5, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
+        slot.value = try recorder.submit(index, after: uploaded)
     }
 
     /// Waits for slot `index`'s batch and says what became of each frame;
@@ -301,8 +330,9 @@ final class GPUProResDecoder {
         }
         let timing = try timestamps.map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)
+            let upload = try uploadTimestamps.map { try $0.spans(slot: index)[0] } ?? spans[0]
             return BatchTiming(frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds,
-                               upload: spans[0], entropy: spans[1], transform: spans[2], readback: spans[3])
+                               upload: upload, zeroFill: spans[1], entropy: spans[2], transform: spans[3], readback: spans[4])
         }
         return (outputs, timing)
     }
@@ -312,7 +342,8 @@ final class GPUProResDecoder {
     private func makeStaging(_ slot: Slot, bytes: Int) throws {
         let usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
         slot.staging = try VulkanBuffer(context, size: Self.align(bytes), usage: usage,
-                                        required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue)
+                                        required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue,
+                                        transferQueue: uploads != nil)
         slot.deviceInput = nil
     }
 
@@ -323,7 +354,8 @@ final class GPUProResDecoder {
         let discrete = !context.sharesHostMemory
         if discrete, (slot.deviceInput?.size ?? 0) < slot.staging!.size {
             slot.deviceInput = try VulkanBuffer(context, size: slot.staging!.size,
-                                                usage: storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: local)
+                                                usage: storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: local,
+                                                transferQueue: uploads != nil)
         }
         if (slot.coefficients?.size ?? 0) < coefficients {
             slot.coefficients = nil

@@ -2,20 +2,27 @@ import CVulkan
 
 /// A command pool with one primary command buffer per slot and a timeline
 /// semaphore: record, submit with the next timeline value, wait for it.
+/// Its submissions go to the compute queue, or to the transfer queue when
+/// the context has one and it is asked for.
 final class CommandRecorder {
     let context: VulkanContext
     let buffers: [VkCommandBuffer]
+    private let queue: VkQueue
     private var pool: VkCommandPool?
     private var timeline: VkSemaphore?
     private(set) var submittedValue: UInt64 = 0
 
-    init(context: VulkanContext, count: Int) throws {
+    enum Queue { case compute, transfer }
+
+    init(context: VulkanContext, count: Int, queue kind: Queue = .compute) throws {
         self.context = context
         let vk = context.vk, device = context.device
+        guard kind == .compute || context.transferQueue != nil else { preconditionFailure("the context has no transfer queue") }
+        queue = kind == .transfer ? context.transferQueue! : context.computeQueue
         var poolInfo = VkCommandPoolCreateInfo()
         poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
         poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue
-        poolInfo.queueFamilyIndex = context.computeFamily
+        poolInfo.queueFamilyIndex = kind == .transfer ? context.transferFamily! : context.computeFamily
         try check(vk.vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
         var typeInfo = VkSemaphoreTypeCreateInfo()
         typeInfo.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO
@@ -63,31 +70,48 @@ final class CommandRecorder {
     }
 
     /// Ends and submits command buffer `index`; returns the timeline value
-    /// that signals its completion.
-    func submit(_ index: Int) throws -> UInt64 {
+    /// that signals its completion. With `after`, its commands from `stage`
+    /// on wait until another recorder's submission `after.value` completed.
+    func submit(_ index: Int, after: (recorder: CommandRecorder, value: UInt64, stage: VkPipelineStageFlagBits)? = nil) throws -> UInt64 {
         let vk = context.vk
         var cb: VkCommandBuffer? = buffers[index]
         try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
         var value = submittedValue + 1
         var semaphore = timeline
+        var waitSemaphore = after?.recorder.timeline
+        var waitValue = after?.value ?? 0
+        var waitStage = after.map { VkPipelineStageFlags($0.stage.rawValue) } ?? 0
         var timelineInfo = VkTimelineSemaphoreSubmitInfo()
         timelineInfo.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO
         timelineInfo.signalSemaphoreValueCount = 1
+        timelineInfo.waitSemaphoreValueCount = after == nil ? 0 : 1
         let status: VkResult = withUnsafePointer(to: &value) { valuePointer in
             timelineInfo.pSignalSemaphoreValues = valuePointer
-            return withUnsafePointer(to: &timelineInfo) { timelinePointer in
-                withUnsafePointer(to: &cb) { bufferPointer in
-                    withUnsafePointer(to: &semaphore) { semaphorePointer in
-                        var submit = VkSubmitInfo()
-                        submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
-                        submit.pNext = UnsafeRawPointer(timelinePointer)
-                        submit.commandBufferCount = 1
-                        submit.pCommandBuffers = bufferPointer
-                        submit.signalSemaphoreCount = 1
-                        submit.pSignalSemaphores = semaphorePointer
-                        context.submitLock.lock()
-                        defer { context.submitLock.unlock() }
-                        return vk.vkQueueSubmit(context.computeQueue, 1, &submit, nil)
+            return withUnsafePointer(to: &waitValue) { waitValuePointer in
+                timelineInfo.pWaitSemaphoreValues = waitValuePointer
+                return withUnsafePointer(to: &timelineInfo) { timelinePointer in
+                    withUnsafePointer(to: &cb) { bufferPointer in
+                        withUnsafePointer(to: &semaphore) { semaphorePointer in
+                            withUnsafePointer(to: &waitSemaphore) { waitPointer in
+                                withUnsafePointer(to: &waitStage) { stagePointer in
+                                    var submit = VkSubmitInfo()
+                                    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+                                    submit.pNext = UnsafeRawPointer(timelinePointer)
+                                    submit.commandBufferCount = 1
+                                    submit.pCommandBuffers = bufferPointer
+                                    submit.signalSemaphoreCount = 1
+                                    submit.pSignalSemaphores = semaphorePointer
+                                    if after != nil {
+                                        submit.waitSemaphoreCount = 1
+                                        submit.pWaitSemaphores = waitPointer
+                                        submit.pWaitDstStageMask = stagePointer
+                                    }
+                                    context.submitLock.lock()
+                                    defer { context.submitLock.unlock() }
+                                    return vk.vkQueueSubmit(queue, 1, &submit, nil)
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -2,21 +2,30 @@ import CVulkan
 
 /// GPU timestamps in slots of `perSlot` queries: each slot records a start
 /// and then one mark per stage, and reads back the time between consecutive
-/// marks. Made only where the compute queue has timestamps (`make` returns nil).
+/// marks. Made only where the queue has timestamps (`make` returns nil).
+/// On the transfer queue, which may not reset queries, the host resets a
+/// slot's queries when `start` records its first mark.
 final class TimestampQueries {
     let perSlot: Int
     private let pool: VkQueryPool
+    private let resetOnHost: Bool
     // Strong: a Vulkan object must not outlive its device.
     private let context: VulkanContext
 
-    static func make(_ context: VulkanContext, slots: Int, perSlot: Int) throws -> TimestampQueries? {
-        guard context.timestampValidBits > 0 else { return nil }
-        return try TimestampQueries(context, slots: slots, perSlot: perSlot)
+    static func make(_ context: VulkanContext, slots: Int, perSlot: Int, queue: CommandRecorder.Queue = .compute) throws -> TimestampQueries? {
+        switch queue {
+        case .compute:
+            guard context.timestampValidBits > 0 else { return nil }
+        case .transfer:
+            guard context.transferTimestampValidBits > 0, context.info.hostQueryReset, context.vk.vkResetQueryPool != nil else { return nil }
+        }
+        return try TimestampQueries(context, slots: slots, perSlot: perSlot, resetOnHost: queue == .transfer)
     }
 
-    private init(_ context: VulkanContext, slots: Int, perSlot: Int) throws {
+    private init(_ context: VulkanContext, slots: Int, perSlot: Int, resetOnHost: Bool) throws {
         self.context = context
         self.perSlot = perSlot
+        self.resetOnHost = resetOnHost
         var info = VkQueryPoolCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
         info.queryType = VK_QUERY_TYPE_TIMESTAMP
@@ -28,9 +37,14 @@ final class TimestampQueries {
 
     deinit { context.vk.vkDestroyQueryPool(context.device, pool, nil) }
 
-    /// Resets `slot`'s queries and writes its start mark (query 0).
+    /// Resets `slot`'s queries and writes its start mark (query 0). The
+    /// slot's previous results must have been read.
     func start(_ cb: VkCommandBuffer, slot: Int) {
-        context.vk.vkCmdResetQueryPool(cb, pool, UInt32(slot * perSlot), UInt32(perSlot))
+        if resetOnHost {
+            context.vk.vkResetQueryPool!(context.device, pool, UInt32(slot * perSlot), UInt32(perSlot))
+        } else {
+            context.vk.vkCmdResetQueryPool(cb, pool, UInt32(slot * perSlot), UInt32(perSlot))
+        }
         mark(cb, slot: slot, 0, after: VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT)
     }
 

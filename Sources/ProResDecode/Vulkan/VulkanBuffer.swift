@@ -11,13 +11,16 @@ final class VulkanBuffer {
     private let context: VulkanContext
     private let ownsMapping: Bool
 
-    /// A buffer in memory with `required` properties (and `preferred` ones when possible).
+    /// A buffer in memory with `required` properties (and `preferred` ones
+    /// when possible). `transferQueue`: the context's transfer queue uses it
+    /// too (concurrent sharing, so no ownership transfers are recorded).
     init(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
-         required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0) throws {
+         required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0, transferQueue: Bool = false) throws {
         self.context = context
         self.size = size
         let vk = context.vk
-        let buffer: VkBuffer? = try Self.createBuffer(context, size: size, usage: usage, next: nil, what: "\(size) bytes")
+        let buffer: VkBuffer? = try Self.createBuffer(context, size: size, usage: usage, next: nil, what: "\(size) bytes",
+                                                      transferQueue: transferQueue)
         var requirements = VkMemoryRequirements()
         vk.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
         guard let type = context.memoryType(bits: requirements.memoryTypeBits, required: required, preferred: preferred) else {
@@ -98,7 +101,7 @@ final class VulkanBuffer {
     }
 
     private static func createBuffer(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
-                                     next: UnsafeRawPointer?, what: String) throws -> VkBuffer {
+                                     next: UnsafeRawPointer?, what: String, transferQueue: Bool = false) throws -> VkBuffer {
         var info = VkBufferCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
         info.pNext = next
@@ -106,7 +109,15 @@ final class VulkanBuffer {
         info.usage = usage
         info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
         var buffer: VkBuffer?
-        try check(context.vk.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer(\(what))")
+        let families = [context.computeFamily] + (transferQueue ? context.transferFamily.map { [$0] } ?? [] : [])
+        try families.withUnsafeBufferPointer { families in
+            if families.count > 1 {
+                info.sharingMode = VK_SHARING_MODE_CONCURRENT
+                info.queueFamilyIndexCount = UInt32(families.count)
+                info.pQueueFamilyIndices = families.baseAddress
+            }
+            try check(context.vk.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer(\(what))")
+        }
         return buffer!
     }
 

@@ -12,6 +12,13 @@ public final class VulkanContext: @unchecked Sendable {
     let vk: VulkanDeviceFunctions
     let computeQueue: VkQueue
     let computeFamily: UInt32
+    /// A queue of a transfer-only family (a DMA engine of a discrete GPU),
+    /// when there is one: copies submitted there run beside the compute
+    /// work instead of between it.
+    let transferQueue: VkQueue?
+    let transferFamily: UInt32?
+    /// Valid bits of the transfer queue's timestamps; 0 means none.
+    let transferTimestampValidBits: UInt32
     let memoryProperties: VkPhysicalDeviceMemoryProperties
     let minImportedHostPointerAlignment: Int
     /// Valid bits of the compute queue's timestamps; 0 means no GPU timing.
@@ -28,10 +35,15 @@ public final class VulkanContext: @unchecked Sendable {
         public var device: String?
         /// Enable VK_LAYER_KHRONOS_validation and record every message.
         public var validation: Bool
+        /// Use a transfer-only queue where the device has one
+        /// (`PRORES_DECODE_TRANSFER_QUEUE=0` turns it off, for comparisons).
+        public var transferQueue: Bool
 
-        public init(device: String? = nil, validation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "1") {
+        public init(device: String? = nil, validation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "1",
+                    transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0") {
             self.device = device
             self.validation = validation
+            self.transferQueue = transferQueue
         }
     }
 
@@ -80,6 +92,12 @@ public final class VulkanContext: @unchecked Sendable {
             let family = UInt32(compute)
             computeFamily = family
             timestampValidBits = families[compute].timestampValidBits
+            // Only a discrete GPU copies between host and device memory.
+            let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex {
+                $0.queueFlags & VK_QUEUE_TRANSFER_BIT.rawValue != 0 && $0.queueFlags & (VK_QUEUE_COMPUTE_BIT.rawValue | VK_QUEUE_GRAPHICS_BIT.rawValue) == 0
+            } : nil
+            transferFamily = transfer.map(UInt32.init)
+            transferTimestampValidBits = transfer.map { families[$0].timestampValidBits } ?? 0
 
             var extensions: [String] = []
             if deviceInfo.hostMemoryImport {
@@ -93,20 +111,26 @@ public final class VulkanContext: @unchecked Sendable {
             minImportedHostPointerAlignment = deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
 
             var priority: Float = 1
+            let queueInfos = [family] + (transferFamily.map { [$0] } ?? [])
             var queueInfo = VkDeviceQueueCreateInfo()
             queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
-            queueInfo.queueFamilyIndex = family
             queueInfo.queueCount = 1
             var features12 = VkPhysicalDeviceVulkan12Features()
             features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
             features12.timelineSemaphore = VkBool32(VK_TRUE)
+            features12.hostQueryReset = VkBool32(deviceInfo.hostQueryReset ? VK_TRUE : VK_FALSE)
             var features11 = VkPhysicalDeviceVulkan11Features()
             features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
             features11.storageBuffer16BitAccess = VkBool32(deviceInfo.storage16Bit ? VK_TRUE : VK_FALSE)
             var device: VkDevice?
             let result: VkResult = withUnsafePointer(to: &priority) { priorityPointer in
                 queueInfo.pQueuePriorities = priorityPointer
-                return withUnsafePointer(to: &queueInfo) { queuePointer in
+                let infos = queueInfos.map { family -> VkDeviceQueueCreateInfo in
+                    var info = queueInfo
+                    info.queueFamilyIndex = family
+                    return info
+                }
+                return infos.withUnsafeBufferPointer { queuePointer in
                     withUnsafeMutablePointer(to: &features11) { features11Pointer in
                         features12.pNext = UnsafeMutableRawPointer(features11Pointer)
                         return withUnsafeMutablePointer(to: &features12) { featuresPointer in
@@ -114,8 +138,8 @@ public final class VulkanContext: @unchecked Sendable {
                                 var create = VkDeviceCreateInfo()
                                 create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
                                 create.pNext = UnsafeRawPointer(featuresPointer)
-                                create.queueCreateInfoCount = 1
-                                create.pQueueCreateInfos = queuePointer
+                                create.queueCreateInfoCount = UInt32(infos.count)
+                                create.pQueueCreateInfos = queuePointer.baseAddress
                                 create.enabledExtensionCount = UInt32(extensions.count)
                                 create.ppEnabledExtensionNames = names
                                 return vki.vkCreateDevice(physical, &create, nil, &device)
@@ -130,6 +154,13 @@ public final class VulkanContext: @unchecked Sendable {
             var queue: VkQueue?
             vk.vkGetDeviceQueue(device, family, 0, &queue)
             computeQueue = queue!
+            if let transferFamily {
+                var transfer: VkQueue?
+                vk.vkGetDeviceQueue(device, transferFamily, 0, &transfer)
+                transferQueue = transfer
+            } else {
+                transferQueue = nil
+            }
         } catch {
             if let messenger, let destroy = vki.vkDestroyDebugUtilsMessengerEXT { destroy(instance, messenger, nil) }
             vki.vkDestroyInstance(instance, nil)
@@ -270,7 +301,8 @@ public final class VulkanContext: @unchecked Sendable {
             timelineSemaphores: features12.timelineSemaphore != 0,
             hostMemoryImport: extensionNames.contains("VK_EXT_external_memory_host"),
             separateTransferQueue: transferOnly,
-            storage16Bit: features11.storageBuffer16BitAccess != 0)
+            storage16Bit: features11.storageBuffer16BitAccess != 0,
+            hostQueryReset: features12.hostQueryReset != 0)
     }
 }
 

@@ -34,6 +34,8 @@ public struct VulkanDeviceInfo: Sendable {
     public let separateTransferQueue: Bool
     /// 16-bit integers in storage buffers (the GPU decoder's coefficients).
     public let storage16Bit: Bool
+    /// Query pools reset from the host (lets a transfer queue take timestamps).
+    public let hostQueryReset: Bool
 
     /// Lavapipe and other CPU implementations are not hardware.
     public var isHardware: Bool { kind == .discrete || kind == .integrated || kind == .virtual }

@@ -115,6 +115,8 @@ struct VulkanDeviceFunctions {
     let vkCmdFillBuffer: PFN_vkCmdFillBuffer
     let vkCmdWriteTimestamp: PFN_vkCmdWriteTimestamp
     let vkCmdResetQueryPool: PFN_vkCmdResetQueryPool
+    /// Core in Vulkan 1.2, usable when the hostQueryReset feature is enabled.
+    let vkResetQueryPool: PFN_vkResetQueryPool?
     let vkCreateQueryPool: PFN_vkCreateQueryPool
     let vkDestroyQueryPool: PFN_vkDestroyQueryPool
     let vkGetQueryPoolResults: PFN_vkGetQueryPoolResults
@@ -173,6 +175,7 @@ struct VulkanDeviceFunctions {
         vkCmdFillBuffer = try load("vkCmdFillBuffer")
         vkCmdWriteTimestamp = try load("vkCmdWriteTimestamp")
         vkCmdResetQueryPool = try load("vkCmdResetQueryPool")
+        vkResetQueryPool = optional("vkResetQueryPool")
         vkCreateQueryPool = try load("vkCreateQueryPool")
         vkDestroyQueryPool = try load("vkDestroyQueryPool")
         vkGetQueryPoolResults = try load("vkGetQueryPoolResults")
