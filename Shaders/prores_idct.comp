@@ -1,7 +1,10 @@
 #version 450
 #extension GL_EXT_shader_16bit_storage : require
 // ProRes dequantisation, inverse DCT and output: one workgroup per
-// macroblock, 8 invocations per 8x8 block (a row each, then a column each),
+// macroblock, the macroblocks of a slice next to each other in the dispatch
+// (they read the same coefficient region, which the entropy pass stored in
+// coded order: scan position × blocks + block), 8 invocations per 8x8 block
+// (a row each, then a column each),
 // writing the decoder's native packed layout straight into the surface:
 // v216 for 4:2:2 (Cb Y'0 Cr Y'1), y416 for 4:4:4 (A Y' Cb Cr), 16-bit
 // MSB-aligned.
@@ -52,9 +55,25 @@ layout(push_constant, std430) uniform Parameters {
     uint width;          // visible pixels
     uint height;         // visible rows
     uint unitsPerRow;    // uvec2 units per surface row
+    uint log2MaxMbs;     // log2 of the widest slice's macroblocks in the batch
 } pc;
 
 shared int block[BLOCKS * 64u];
+
+// Scan position of each coefficient in natural (row-major) order:
+// progressive, then interlaced. Copied into shared memory per workgroup.
+const uint inverseScans[128] = uint[128](
+     0u,  1u,  4u,  5u, 16u, 17u, 21u, 22u,  2u,  3u,  6u,  7u, 18u, 20u, 23u, 28u,
+     8u,  9u, 12u, 13u, 19u, 24u, 27u, 29u, 10u, 11u, 14u, 15u, 25u, 26u, 30u, 31u,
+    32u, 33u, 37u, 38u, 45u, 46u, 53u, 54u, 34u, 36u, 39u, 44u, 47u, 52u, 55u, 60u,
+    35u, 40u, 43u, 48u, 51u, 56u, 59u, 61u, 41u, 42u, 49u, 50u, 57u, 58u, 62u, 63u,
+     0u,  2u,  8u, 10u, 32u, 34u, 35u, 41u,  1u,  3u,  9u, 11u, 33u, 36u, 40u, 42u,
+     4u,  6u, 12u, 14u, 37u, 39u, 43u, 49u,  5u,  7u, 13u, 15u, 38u, 44u, 48u, 50u,
+    16u, 18u, 19u, 25u, 45u, 47u, 51u, 57u, 17u, 20u, 24u, 26u, 46u, 52u, 56u, 58u,
+    21u, 23u, 27u, 30u, 53u, 55u, 59u, 62u, 22u, 28u, 29u, 31u, 54u, 60u, 61u, 63u);
+shared uint inverseScan[128];
+// Slices a row of workgroups holds (x = slice in the group << log2 macroblocks + macroblock).
+const uint SLICES_PER_ROW = 32u;
 
 int toInt16(int v) { return (v << 16) >> 16; }
 
@@ -113,14 +132,16 @@ uint widen(uint v) { return v << (16 - DEPTH); }
 void main() {
     uint frame = gl_WorkGroupID.z;
     uint frameBase = frame * pc.frameWords;
-    uint local = gl_WorkGroupID.x;
+    uint local = gl_WorkGroupID.y * SLICES_PER_ROW + (gl_WorkGroupID.x >> pc.log2MaxMbs);
     if (local >= frames.words[frameBase + 1u]) return;
     uint slice = frames.words[frameBase] + local;
     uvec4 a = slices.words[slice * 2u];
     uvec4 b = slices.words[slice * 2u + 1u];
     uint log2Mbs = (a.y >> 20) & 3u;
-    uint mb = gl_WorkGroupID.y;
+    uint mb = gl_WorkGroupID.x & ((1u << pc.log2MaxMbs) - 1u);
     if (mb >= (1u << log2Mbs)) return;
+    for (uint i = gl_LocalInvocationID.x; i < 128u; i += gl_WorkGroupSize.x) inverseScan[i] = inverseScans[i];
+    barrier();
 
     uint flags = status.flags[slice];
     bool lumaOK = (a.y >> 24 & 1u) != 0u && (flags & 1u) == 0u;
@@ -137,9 +158,10 @@ void main() {
     if (decoded) {
         uint qscale = (a.y >> 8) & 0x3FFu;
         uint base = b.z;
-        uint inComponent;
+        uint inComponent, log2Blocks;
         if (!chroma) {
             inComponent = (mb << 2) + blockIndex;
+            log2Blocks = log2Mbs + 2u;
         } else {
             base += 64u << (log2Mbs + 2u);
             uint c = blockIndex - 4u;
@@ -148,12 +170,14 @@ void main() {
                 c -= 1u << CHROMA_BLOCKS_LOG2;
             }
             inComponent = (mb << CHROMA_BLOCKS_LOG2) + c;
+            log2Blocks = log2Mbs + CHROMA_BLOCKS_LOG2;
         }
-        uint first = base + (inComponent << 6) + row * 8u;
+        uint scanBase = ((b.y >> 9) & 1u) != 0u ? 64u : 0u;
         int r[8];
         for (uint i = 0u; i < 8u; i++) {
             int q = toInt16(int(quantMatrix(frameBase, chroma, row * 8u + i) * qscale));
-            r[i] = toInt16(int(coefficients.values[first + i]) * q);
+            uint position = (inverseScan[scanBase + row * 8u + i] << log2Blocks) + inComponent;
+            r[i] = toInt16(int(coefficients.values[base + position]) * q);
         }
         rowTransform(r);
         for (uint i = 0u; i < 8u; i++) block[blockIndex * 64u + row * 8u + i] = row == 0u ? toInt16(r[i] + 8192) : r[i];

@@ -1,10 +1,15 @@
 #version 450
-#extension GL_EXT_shader_16bit_storage : require
 // ProRes entropy decoding (SMPTE RDD 36 §7.1): one invocation per slice and
 // component (Y', Cb, Cr, alpha), over a batch of frames. Writes the quantised
-// coefficients of every block, in natural order, into the slice's region of
-// the coefficient buffer (zeroed beforehand), or, for alpha, the final alpha
-// samples in raster order. Failures are flagged per slice and component.
+// coefficients into the slice's region of the coefficient buffer in the
+// order they are coded (scan position × blocks + block, zeros included), or,
+// for alpha, the final alpha samples in raster order. Failures are flagged
+// per slice and component; the transform pass does not read a failed one.
+//
+// Each invocation writes its region front to back, 16 bytes at a time, so
+// that every 32-byte sector is written whole: scattered 2-byte stores into
+// a zeroed buffer made the memory system read back and merge sectors, which
+// cost more than the decoding itself.
 //
 // Bit-exactness with FFmpeg's software decoder goes down to the bit reader:
 // like its (64-bit window) reader, each codeword starts from the next 32
@@ -22,8 +27,8 @@ layout(std430, binding = 0) readonly buffer Bitstream { uint bytes[]; } bitstrea
 layout(std430, binding = 1) readonly buffer Slices { uvec4 words[]; } slices;
 // Per frame: 40 words, see SliceTable.swift.
 layout(std430, binding = 2) readonly buffer Frames { uint words[]; } frames;
-// 16-bit, as FFmpeg keeps them: half the memory traffic of 32-bit.
-layout(std430, binding = 3) writeonly buffer Coefficients { int16_t values[]; } coefficients;
+// 16-bit values, as FFmpeg keeps them, written 8 at a time.
+layout(std430, binding = 3) writeonly buffer Coefficients { uvec4 groups[]; } coefficients;
 // Per slice: bit c set = component c failed.
 layout(std430, binding = 4) buffer Status { uint flags[]; } status;
 
@@ -49,19 +54,29 @@ uint dcCodebook(uint code) {
 const uint FIRST_DC_CODEBOOK = 0xB8u;
 const uint MAX_CODE_BITS = 31u;
 
-// Both scans, progressive then interlaced, copied into shared memory once
-// per workgroup (a constant array indexed at run time may live in each
-// invocation's private memory).
-const uint scans[128] = uint[128](
-     0u,  1u,  8u,  9u,  2u,  3u, 10u, 11u, 16u, 17u, 24u, 25u, 18u, 19u, 26u, 27u,
-     4u,  5u, 12u, 20u, 13u,  6u,  7u, 14u, 21u, 28u, 29u, 22u, 15u, 23u, 30u, 31u,
-    32u, 33u, 40u, 48u, 41u, 34u, 35u, 42u, 49u, 56u, 57u, 50u, 43u, 36u, 37u, 44u,
-    51u, 58u, 59u, 52u, 45u, 38u, 39u, 46u, 53u, 60u, 61u, 54u, 47u, 55u, 62u, 63u,
-     0u,  8u,  1u,  9u, 16u, 24u, 17u, 25u,  2u, 10u,  3u, 11u, 18u, 26u, 19u, 27u,
-    32u, 40u, 33u, 34u, 41u, 48u, 56u, 49u, 42u, 35u, 43u, 50u, 57u, 58u, 51u, 59u,
-     4u, 12u,  5u,  6u, 13u, 20u, 28u, 21u, 14u,  7u, 15u, 22u, 29u, 36u, 44u, 37u,
-    30u, 23u, 31u, 38u, 45u, 52u, 60u, 53u, 46u, 39u, 47u, 54u, 61u, 62u, 55u, 63u);
-shared uint scan[128];
+// Writes a component's region front to back: values are gathered 8 at a
+// time (16 bytes) and every group is stored, those with no value as zeros.
+// `base` in groups of 8; positions only ever increase.
+struct Writer { uint base; uint group; uvec4 pending; };
+
+void put(inout Writer w, uint position, int value) {
+    uint group = position >> 3;
+    if (group != w.group) {
+        coefficients.groups[w.base + w.group] = w.pending;
+        for (uint g = w.group + 1u; g < group; g++) coefficients.groups[w.base + g] = uvec4(0u);
+        w.group = group;
+        w.pending = uvec4(0u);
+    }
+    uint half16 = (uint(value) & 0xFFFFu) << ((position & 1u) << 4);
+    uint word = (position >> 1) & 3u;
+    w.pending |= uvec4(word == 0u ? half16 : 0u, word == 1u ? half16 : 0u, word == 2u ? half16 : 0u, word == 3u ? half16 : 0u);
+}
+
+// Stores the last group and zeros up to the region's end (`groups` long).
+void finish(inout Writer w, uint groups) {
+    coefficients.groups[w.base + w.group] = w.pending;
+    for (uint g = w.group + 1u; g < groups; g++) coefficients.groups[w.base + g] = uvec4(0u);
+}
 
 uint byteSwap(uint x) {
     return (x << 24) | ((x & 0xFF00u) << 8) | ((x >> 8) & 0xFF00u) | (x >> 24);
@@ -133,14 +148,14 @@ uint codeword(uint window, uint codebook, out uint value) {
     return bits;
 }
 
-bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interlaced) {
+bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
     uint blocks = 1u << log2Blocks;
     uint code;
     uint bits = codeword(r.hi, FIRST_DC_CODEBOOK, code);
     if (bits == 0u) return false;
     consume(r, bits);
     int dc = toInt16(int(code >> 1) ^ -int(code & 1u));
-    coefficients.values[base] = int16_t(dc);
+    put(w, 0u, dc);
     code = 5u;
     int sign = 0;
     for (uint block = 1u; block < blocks; block++) {
@@ -149,12 +164,11 @@ bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interla
         consume(r, bits);
         if (code != 0u) sign ^= -int(code & 1u); else sign = 0;
         dc = toInt16(dc + ((int((code + 1u) >> 1) ^ sign) - sign));
-        coefficients.values[base + (block << 6)] = int16_t(dc);
+        put(w, block, dc);
     }
 
     uint maxPosition = 64u << log2Blocks;
     uint blockMask = blocks - 1u;
-    uint scanBase = interlaced ? 64u : 0u;
     uint run = 4u, level = 2u;
     // FFmpeg tests for the end of the data on its 32-bit cache as the last
     // level's sign left it: shifted, with zeros after the bits still valid.
@@ -178,9 +192,9 @@ bool decodeCoefficients(inout Reader r, uint base, uint log2Blocks, bool interla
         int negative = -int((r.hi << bits) >> 31);
         consume(r, bits + 1u);
         cacheBits = 31u - bits;
-        uint scanned = scan[scanBase + (position >> log2Blocks)];
-        coefficients.values[base + ((position & blockMask) << 6) + scanned] = int16_t(toInt16((int(level) ^ negative) - negative));
+        put(w, position, (int(level) ^ negative) - negative);
     }
+    finish(w, maxPosition >> 3);
     return true;
 }
 
@@ -192,7 +206,7 @@ uint getBits(inout Reader r, uint n) {
 
 // Alpha (RDD 36 §7.1.2 scanned alpha): differences and run lengths, written
 // as final samples at the decoder's precision.
-void decodeAlpha(inout Reader r, uint base, uint count, uint bits) {
+void decodeAlpha(inout Reader r, inout Writer w, uint count, uint bits) {
     uint mask = (1u << bits) - 1u;
     uint alpha = mask;
     uint index = 0u;
@@ -210,7 +224,7 @@ void decodeAlpha(inout Reader r, uint base, uint count, uint bits) {
             alpha = uint(int(alpha) + difference) & mask;
             uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
                                       : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
-            coefficients.values[base + index] = int16_t(value);
+            put(w, index, int(value));
             index++;
             if (index >= count) { more = false; break; }
         } while (int(r.sizeBits) - int(r.index) > 0 && getBits(r, 1u) != 0u);
@@ -220,15 +234,13 @@ void decodeAlpha(inout Reader r, uint base, uint count, uint bits) {
         run = min(run, count - index);
         uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
                                   : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
-        for (uint i = 0u; i < run; i++) coefficients.values[base + index + i] = int16_t(value);
+        for (uint i = 0u; i < run; i++) put(w, index + i, int(value));
         index += run;
     } while (index < count);
+    finish(w, count >> 3);
 }
 
 void main() {
-    scan[gl_LocalInvocationIndex] = scans[gl_LocalInvocationIndex];
-    scan[gl_LocalInvocationIndex + 64u] = scans[gl_LocalInvocationIndex + 64u];
-    barrier();
     uint frame = gl_WorkGroupID.z;
     uint component = gl_WorkGroupID.y;
     uint frameBase = frame * pc.frameWords;
@@ -261,13 +273,13 @@ void main() {
     if (component >= 1u) base += 64u << lumaBlocksLog2;
     if (component >= 2u) base += 64u << chromaBlocksLog2;
     if (component == 3u) base += 64u << chromaBlocksLog2;
-    bool interlaced = ((b.y >> 9) & 1u) != 0u;
+    Writer w = Writer(base >> 3, 0u, uvec4(0u));
 
     bool ok = true;
     if (component == 3u) {
-        decodeAlpha(r, base, 256u << log2Mbs, alphaBits == 2u ? 16u : 8u);
+        decodeAlpha(r, w, 256u << log2Mbs, alphaBits == 2u ? 16u : 8u);
     } else {
-        ok = decodeCoefficients(r, base, component == 0u ? lumaBlocksLog2 : chromaBlocksLog2, interlaced);
+        ok = decodeCoefficients(r, w, component == 0u ? lumaBlocksLog2 : chromaBlocksLog2);
     }
     if (!ok) atomicOr(status.flags[slice], 1u << component);
 }

@@ -46,7 +46,7 @@ final class GPUProResDecoder {
         /// The DMA of the compressed bytes (on the transfer queue, when
         /// there is one, beside the compute work rather than before it).
         let upload: Double
-        /// Zeroing the coefficient and status buffers.
+        /// Zeroing the per-slice status flags.
         let zeroFill: Double
         let entropy: Double
         let transform: Double
@@ -143,7 +143,7 @@ final class GPUProResDecoder {
         if format.bitDepth == 12 { defines["DEPTH12"] = "1" }
         entropyPass = try ComputePipeline(context: context, compiler: compiler, shader: "prores_vld.comp", buffers: 5, pushConstantSize: 12)
         transformPass = try ComputePipeline(context: context, compiler: compiler, shader: "prores_idct.comp", defines: defines,
-                                            buffers: 5, pushConstantSize: 16)
+                                            buffers: 5, pushConstantSize: 20)
         recorder = try CommandRecorder(context: context, count: slotCount)
         uploads = context.transferQueue != nil && !context.sharesHostMemory
             ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
@@ -257,7 +257,8 @@ final class GPUProResDecoder {
             vk.vkCmdCopyBuffer(cb, slot.staging!.buffer, device.buffer, 1, &region)
         }
         timestamps?.mark(cb, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
-        vk.vkCmdFillBuffer(cb, slot.coefficients!.buffer, 0, VkDeviceSize(coefficientBytes), 0)
+        // The coefficients need no zeroing: the entropy pass writes every
+        // coefficient the transform reads.
         vk.vkCmdFillBuffer(cb, slot.status!.buffer, 0, VkDeviceSize(statusBytes), 0)
         context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
                               to: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT.rawValue | VK_ACCESS_SHADER_WRITE_BIT.rawValue)
@@ -288,9 +289,12 @@ final class GPUProResDecoder {
             vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, transformPass.pipeline)
             vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, transformPass.layout, 0, 1, &transformSet, 0, nil)
             let unitsPerRow = surfaceLayout.planes[0].bytesPerRow / 8
-            var transformConstants: [UInt32] = [UInt32(SliceTable.frameWords), UInt32(format.width), UInt32(format.height), UInt32(unitsPerRow)]
-            vk.vkCmdPushConstants(cb, transformPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 16, &transformConstants)
-            vk.vkCmdDispatch(cb, UInt32(maxSlices), UInt32(1 << maxLog2), UInt32(frames))
+            var transformConstants: [UInt32] = [UInt32(SliceTable.frameWords), UInt32(format.width), UInt32(format.height),
+                                                UInt32(unitsPerRow), UInt32(maxLog2)]
+            vk.vkCmdPushConstants(cb, transformPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 20, &transformConstants)
+            // A row of workgroups: the macroblocks of `slicesPerRow` slices, each slice's side by side.
+            let slicesPerRow = 32
+            vk.vkCmdDispatch(cb, UInt32(slicesPerRow << maxLog2), UInt32((maxSlices + slicesPerRow - 1) / slicesPerRow), UInt32(frames))
         } else {
             timestamps?.mark(cb, slot: index, 3, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
         }
@@ -360,7 +364,7 @@ final class GPUProResDecoder {
         if (slot.coefficients?.size ?? 0) < coefficients {
             slot.coefficients = nil
             slot.coefficients = try VulkanBuffer(context, size: max(coefficients, framesPerBatch * coefficientsPerFrame * 2),
-                                                 usage: storage | VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue, required: local)
+                                                 usage: storage, required: local)
         }
         if (slot.status?.size ?? 0) < status {
             let bytes = Self.align(status * 2)
