@@ -91,7 +91,7 @@ final class GPUDecoderCLITests: XCTestCase {
                 XCTAssertGreaterThan(path["fps"] as? Double ?? 0, 0)
             }
             let gpuStages = try XCTUnwrap(results[1]["stages_us"] as? [String: Any])
-            XCTAssertEqual(Set(gpuStages.keys), ["decode", "cpu_parse", "cpu_stage", "upload", "entropy", "transform", "gpu_total"])
+            XCTAssertEqual(Set(gpuStages.keys), ["decode", "cpu_parse", "cpu_stage", "upload", "zero_fill", "entropy", "transform", "gpu_total"])
             let ratios = try XCTUnwrap(report["ratios"] as? [String: Double])
             XCTAssertEqual(Set(ratios.keys), ["gpu/cpu", "gpu-host/cpu"])
         }

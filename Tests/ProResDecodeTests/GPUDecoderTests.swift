@@ -281,6 +281,30 @@ final class GPUDecodeSessionTests: XCTestCase {
         XCTAssertEqual(context.validation?.messages ?? [], [])
     }
 
+    /// Buffers allocated up front (`expectedFrameBytes`) give the same
+    /// frames, whether the estimate was generous or too small (the staging
+    /// buffer then grows as without one).
+    func testReservedBuffersDecodeTheSame() throws {
+        let (format, samples) = try clip("4444.mov")
+        let context = try VulkanContext(options: .init(validation: true))
+        var results: [[String]] = []
+        for expected in [nil, 1, 8 << 20] as [Int?] {
+            var digests: [String] = []
+            let session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(cacheDirectory: nil),
+                                               configuration: .init(framesPerBatch: 2, expectedFrameBytes: expected)) { frame in
+                XCTAssertEqual(frame.status, .ok)
+                digests.append(MD5.hex(of: frame.pixelBuffer!.visibleSpans()))
+            }
+            for i in 0..<10 { try session.decode(renumbered(samples[i % samples.count], as: i)) }
+            try session.finish()
+            results.append(digests)
+        }
+        XCTAssertEqual(results[0].count, 10)
+        XCTAssertEqual(results[1], results[0])
+        XCTAssertEqual(results[2], results[0])
+        XCTAssertEqual(context.validation?.messages ?? [], [])
+    }
+
     func testHandlerErrorStopsTheSession() throws {
         struct Stop: Error {}
         let (format, samples) = try clip("4444.mov")

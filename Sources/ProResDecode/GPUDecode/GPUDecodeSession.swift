@@ -19,12 +19,19 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         public var readback: Bool
         /// Deliver each frame's device-local surface too (for `--vulkan`).
         public var deviceSurfaces: Bool
+        /// Allocate every batch's buffers up front, for compressed frames of
+        /// up to this many bytes, so that the first batches do not pay for
+        /// it (pinning host memory takes milliseconds); nil allocates them
+        /// as the first batches arrive.
+        public var expectedFrameBytes: Int?
 
-        public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true, deviceSurfaces: Bool = false) {
+        public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true, deviceSurfaces: Bool = false,
+                    expectedFrameBytes: Int? = nil) {
             self.framesPerBatch = framesPerBatch
             self.slots = slots
             self.readback = readback
             self.deviceSurfaces = deviceSurfaces
+            self.expectedFrameBytes = expectedFrameBytes
         }
     }
 
@@ -53,7 +60,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 configuration: Configuration = .init(), outputHandler: @escaping DecodeSession.OutputHandler) throws {
         self.format = format
         decoder = try GPUProResDecoder(context: context, compiler: compiler, format: format, slots: configuration.slots,
-                                       framesPerBatch: configuration.framesPerBatch)
+                                       framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes)
         readback = configuration.readback
         deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)

@@ -77,6 +77,8 @@ final class GPUProResDecoder {
     private var surfaceBatches: [DeviceSurfaceBatch] = []
     private let surfaceStride: Int
     private let coefficientsPerFrame: Int
+    /// The most slices a frame can have (one macroblock each).
+    private let macroblocksPerFrame: Int
 
     private final class Slot {
         let entropySet: VkDescriptorSet
@@ -115,8 +117,10 @@ final class GPUProResDecoder {
         return nil
     }
 
+    /// `expectedFrameBytes`: allocate every slot's buffers now, for frames
+    /// of up to that size, instead of during the first batches.
     init(context: VulkanContext, compiler: ShaderCompiler, format: FormatDescription, slots slotCount: Int = 3,
-         framesPerBatch requested: Int? = nil) throws {
+         framesPerBatch requested: Int? = nil, expectedFrameBytes: Int? = nil) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
         guard context.info.storage16Bit else {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
@@ -129,6 +133,7 @@ final class GPUProResDecoder {
         let mbWidth = (format.width + 15) >> 4
         let mbRows = format.fieldOrder == .progressive ? (format.height + 15) >> 4 : 2 * ((format.height + 31) >> 5)
         coefficientsPerFrame = mbWidth * mbRows * SliceTable.coefficientsPerMacroblock(format.chroma, alpha: format.hasAlpha)
+        macroblocksPerFrame = mbWidth * mbRows
         // A batch's coefficients and surfaces must each fit one storage-buffer binding.
         let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
         let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
@@ -155,6 +160,7 @@ final class GPUProResDecoder {
         slots = (0..<slotCount).map { Slot(entropySet: sets[2 * $0], transformSet: sets[2 * $0 + 1]) }
         timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 6)
         uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
+        if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
     }
 
     deinit {
@@ -342,6 +348,14 @@ final class GPUProResDecoder {
     }
 
     private static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
+
+    /// Allocates `slot`'s buffers for a full batch of frames of up to `frameBytes`.
+    private func reserve(_ slot: Slot, frameBytes: Int) throws {
+        let tables = Self.align(framesPerBatch * macroblocksPerFrame * SliceTable.sliceWords * 4)
+            + Self.align(framesPerBatch * SliceTable.frameWords * 4)
+        try makeStaging(slot, bytes: (Self.align(framesPerBatch * Self.paddedSize(frameBytes)) + tables) * 5 / 4)
+        try ensureWorkBuffers(slot, coefficients: framesPerBatch * coefficientsPerFrame * 2, status: framesPerBatch * macroblocksPerFrame * 4)
+    }
 
     private func makeStaging(_ slot: Slot, bytes: Int) throws {
         let usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue | VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue
