@@ -60,11 +60,9 @@ enum DecodeCommand {
         let validation = parsed.flag("--validate") || VulkanContext.Options().validation
         let decoder = try decoderSelection(parsed, validation: validation)
         if !useVulkan {
-            for option in ["--reference-white", "--validate"] where parsed.string(option) != nil || parsed.flag(option) {
-                throw UsageError("\(option) needs --vulkan")
-            }
-            if parsed.string("--device") != nil && decoder.choice == .cpu {
-                throw UsageError("--device needs --vulkan or the GPU decoder")
+            if parsed.string("--reference-white") != nil { throw UsageError("--reference-white needs --vulkan") }
+            for option in ["--device", "--validate"] where decoder.choice == .cpu && (parsed.string(option) != nil || parsed.flag(option)) {
+                throw UsageError("\(option) needs --vulkan or the GPU decoder")
             }
         }
         let effects = try PlaybackOptions.effects(parsed, vulkan: useVulkan, referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite)

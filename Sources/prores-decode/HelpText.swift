@@ -48,7 +48,8 @@ enum HelpText {
                                   (implies --vulkan)
       --save-format exr|png       EXR: half-float linear P3; PNG: 16-bit sRGB-encoded
                                   P3 preview with highlights rolled off
-      --validate                  enable the Khronos validation layer
+      --validate                  enable the Khronos validation layer (with --vulkan
+                                  or the GPU decoder)
       --effect SPEC               a GPU pass on every converted frame (repeat for a
                                   chain, applied in order; nothing clamps HDR):
           sepia[:AMOUNT]            towards a sepia tone of the same luminance (0..1, default 1)

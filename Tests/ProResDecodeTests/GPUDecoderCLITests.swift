@@ -47,6 +47,13 @@ final class GPUDecoderCLITests: XCTestCase {
         }
     }
 
+    func testValidateAppliesToTheGPUDecoderWithoutVulkan() throws {
+        let result = try runTool([Repo.fixture("4444.mov"), "--decoder", "gpu", "--validate", "--framemd5", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(result.stderr.contains("vulkan validation"), result.stderr)
+        XCTAssertEqual(String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 5)
+    }
+
     func testRequireHardwareFailsOnLavapipeWithItsOwnExitCode() throws {
         let result = try runTool([Repo.fixture("hq.mov"), "--require-hardware", "-o", "/dev/null", "--overwrite"])
         XCTAssertEqual(result.status, 13, result.stderr)

@@ -77,7 +77,7 @@ final class VulkanCLITests: XCTestCase {
     }
 
     func testGPUFlagsWithoutVulkanOrWithNativeAreUsageErrors() throws {
-        for arguments in [["--device", "0", "--decoder", "cpu"], ["--device", "0", "--no-hardware"], ["--reference-white", "100"], ["--validate"], ["--vulkan", "--format", "native"],
+        for arguments in [["--device", "0", "--decoder", "cpu"], ["--device", "0", "--no-hardware"], ["--reference-white", "100"], ["--validate", "--decoder", "cpu"], ["--validate", "--no-hardware"], ["--vulkan", "--format", "native"],
                           ["--save-format", "exr"], ["--vulkan", "--reference-white", "-3"], ["--save", "/tmp/x", "--save-format", "tiff"]] {
             let result = try runTool([Repo.fixture("hq.mov")] + arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
