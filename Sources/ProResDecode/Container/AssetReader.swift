@@ -18,11 +18,16 @@ public final class AssetReader: SampleSource {
     private var timestampByIndex: [Int64] = []
     private var pending: [CompressedSample] = []
     private var nextIndex = 0
+    /// Reads the samples after the leading ones straight from the file, when
+    /// that gives exactly libavformat's packets (MOV/MP4 on a local file).
+    private var direct: SampleTableReader?
+    var readsDirectly: Bool { direct != nil }
 
-    convenience init(url: String, displayPath: String, track: Int?) throws {
+    /// `localPath`: the file behind `url`, when it is one, for direct reads.
+    convenience init(url: String, displayPath: String, track: Int?, localPath: String? = nil) throws {
         try self.init(open: { context in
             avformat_open_input(&context, url, nil, nil)
-        }, displayPath: displayPath, track: track, pipe: nil)
+        }, displayPath: displayPath, track: track, pipe: nil, localPath: localPath)
     }
 
     /// Reads a container from stdin; `pipePrefix` are bytes already consumed
@@ -43,11 +48,11 @@ public final class AssetReader: SampleSource {
                 avio_context_free(&freeing)
             }
             return status
-        }, displayPath: "stdin", track: track, pipe: feeder)
+        }, displayPath: "stdin", track: track, pipe: feeder, localPath: nil)
     }
 
     private init(open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
-                 displayPath: String, track: Int?, pipe: PipeFeeder?) throws {
+                 displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?) throws {
         self.displayPath = displayPath
         self.pipe = pipe
         var context: UnsafeMutablePointer<AVFormatContext>?
@@ -119,6 +124,11 @@ public final class AssetReader: SampleSource {
                 frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
                 frameCount: frameCount, containerName: name, trackIndex: chosen,
                 timeBase: (Int(s.time_base.num), Int(s.time_base.den)))
+            if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
+               timestampByIndex.count == Int(avformat_index_get_entries_count(stream)) {
+                direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,
+                                           leading: leading.map(\.packet))
+            }
             pending = leading.map(makeSample)
         } catch {
             leading.forEach { freePacket($0.packet) }
@@ -199,6 +209,13 @@ public final class AssetReader: SampleSource {
     /// The next packet of our track, numbered by the sample table when the
     /// container has one, by counting otherwise.
     private func readPacket() throws -> ReadPacket? {
+        if let direct {
+            guard nextIndex < direct.count else { return nil }
+            let start = monotonicNanoseconds()
+            let packet = try direct.packet(nextIndex)
+            nextIndex += 1
+            return ReadPacket(packet: packet, index: nextIndex - 1, start: start, nanoseconds: monotonicNanoseconds() - start)
+        }
         guard let context else { return nil }
         while true {
             let start = monotonicNanoseconds()
@@ -244,6 +261,11 @@ public final class AssetReader: SampleSource {
     public func seek(toFrame target: Int) throws {
         if let count = format.frameCount, target >= count {
             throw ProResDecodeError.badRequest("--start \(target) is past the last frame (the track has \(count) frames)")
+        }
+        if let direct, target < direct.count {
+            pending.removeAll()
+            nextIndex = target
+            return
         }
         if target < timestampByIndex.count, let context {
             pending.removeAll()

@@ -35,7 +35,7 @@ public func openSampleSource(_ input: String, track: Int? = nil) throws -> Sampl
         return try ElementaryStreamReader(fd: fd, path: input, prefix: [], ownsDescriptor: true)
     }
     close(fd)
-    return try AssetReader(url: "file:" + input, displayPath: input, track: track)
+    return try AssetReader(url: "file:" + input, displayPath: input, track: track, localPath: input)
 }
 
 /// Opens a local file for reading, turning each way it can fail into words.
