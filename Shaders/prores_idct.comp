@@ -72,8 +72,8 @@ const uint inverseScans[128] = uint[128](
     16u, 18u, 19u, 25u, 45u, 47u, 51u, 57u, 17u, 20u, 24u, 26u, 46u, 52u, 56u, 58u,
     21u, 23u, 27u, 30u, 53u, 55u, 59u, 62u, 22u, 28u, 29u, 31u, 54u, 60u, 61u, 63u);
 shared uint inverseScan[128];
-// Slices a row of workgroups holds (x = slice in the group << log2 macroblocks + macroblock).
-const uint SLICES_PER_ROW = 32u;
+// SLICES_PER_ROW (defined by the host): slices a row of workgroups holds
+// (x = slice in the row << log2 macroblocks + macroblock).
 
 int toInt16(int v) { return (v << 16) >> 16; }
 

@@ -3,22 +3,8 @@ import CFFmpeg
 import XCTest
 
 final class DecodeSessionTests: XCTestCase {
-    /// Re-stamps a fixture's samples with new frame numbers so one short clip
-    /// can feed a long session. Packets are shared by reference, not copied.
-    private func samples(_ clip: String) throws -> (FormatDescription, [CompressedSample]) {
-        let source = try openSampleSource(Repo.fixture(clip))
-        var all: [CompressedSample] = []
-        while let sample = try source.nextSample() { all.append(sample) }
-        return (source.format, all)
-    }
-
-    private func renumbered(_ sample: CompressedSample, as index: Int) -> CompressedSample {
-        let packet = av_packet_clone(sample.packet)!
-        return CompressedSample(packet: packet, index: index, format: sample.format, readStart: 0, demuxNanoseconds: 0)
-    }
-
     func testFramesComeOutInOrderWithBoundedSurfaces() throws {
-        let (format, clip) = try samples("hq.mov")
+        let (format, clip) = try fixtureSamples("hq.mov")
         let reference = try ffmpegFrameMD5s("hq.mov")
         let total = 120
         var seen: [(Int, String)] = []
@@ -27,7 +13,7 @@ final class DecodeSessionTests: XCTestCase {
             seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
             usleep(2000)  // a slow consumer must throttle the decoder, not grow memory
         }
-        for i in 0..<total { try session.decode(renumbered(clip[i % clip.count], as: i)) }
+        for i in 0..<total { try session.decode(clip[i % clip.count].renumbered(as: i)) }
         try session.finish()
         XCTAssertEqual(seen.map(\.0), Array(0..<total))
         XCTAssertEqual(seen.map(\.1), (0..<total).map { reference[$0 % reference.count] })
@@ -38,7 +24,7 @@ final class DecodeSessionTests: XCTestCase {
     }
 
     func testSurfacesReturnToThePoolWhenFramesAreReleased() throws {
-        let (format, clip) = try samples("4444.mov")
+        let (format, clip) = try fixtureSamples("4444.mov")
         var kept: [DecodedFrame] = []
         let session = try DecodeSession(format: format, configuration: .init(threads: 1)) { kept.append($0) }
         for sample in clip { try session.decode(sample) }
@@ -53,7 +39,7 @@ final class DecodeSessionTests: XCTestCase {
 
     func testHandlerErrorStopsTheSession() throws {
         struct Stop: Error {}
-        let (format, clip) = try samples("hq.mov")
+        let (format, clip) = try fixtureSamples("hq.mov")
         var calls = 0
         let session = try DecodeSession(format: format, configuration: .init(threads: 1)) { _ in
             calls += 1
@@ -61,7 +47,7 @@ final class DecodeSessionTests: XCTestCase {
         }
         var thrown: Error?
         do {
-            for i in 0..<50 { try session.decode(renumbered(clip[i % clip.count], as: i)) }
+            for i in 0..<50 { try session.decode(clip[i % clip.count].renumbered(as: i)) }
             try session.finish()
         } catch { thrown = error }
         XCTAssertTrue(thrown is Stop, "\(String(describing: thrown))")
@@ -69,7 +55,7 @@ final class DecodeSessionTests: XCTestCase {
     }
 
     func testDamagedAndUndecodableFramesKeepTheirPlace() throws {
-        let (format, clip) = try samples("hq.mov")
+        let (format, clip) = try fixtureSamples("hq.mov")
         var statuses: [(Int, FrameStatus)] = []
         let session = try DecodeSession(format: format, configuration: .init(threads: 2)) { statuses.append(($0.index, $0.status)) }
         // Frame 1: not a ProRes frame at all. Frame 3: cut in half.
@@ -113,10 +99,8 @@ final class ConcealmentTests: XCTestCase {
     }
 
     func testConcealedSamplesAreVideoBlackWithNeutralChroma() throws {
-        let source = try openSampleSource(Repo.fixture("bad/corrupt-slice.mov"))
-        var samples: [CompressedSample] = []
-        while let sample = try source.nextSample() { samples.append(sample) }
-        let decoder = try ConcealingDecoder(format: source.format)
+        let (format, samples) = try fixtureSamples("bad/corrupt-slice.mov")
+        let decoder = try ConcealingDecoder(format: format)
         let surface = try XCTUnwrap(decoder.decode(samples[2]))
         defer { surface.releaseUse() }
         // 10-bit 4:2:2: video black is 64, neutral chroma 512. A concealed

@@ -152,6 +152,21 @@ final class GPUDecoderDamageTests: XCTestCase {
         }
     }
 
+    /// Decodes `damaged` with FFmpeg (the reference) and with the GPU
+    /// decoder: the same status and the same pixels, frame by frame.
+    private func assertGPUMatchesCPU(_ damaged: [[UInt8]], format: FormatDescription, context: VulkanContext, clip: String,
+                                     statuses: inout [String: Int]) throws {
+        let cpu = try decode(damaged, format: format, gpu: nil)
+        let gpu = try decode(damaged, format: format, gpu: context)
+        XCTAssertEqual(cpu.count, damaged.count, clip)
+        XCTAssertEqual(gpu.count, damaged.count, clip)
+        for (i, (c, g)) in zip(cpu, gpu).enumerated() {
+            statuses[kind(c.0), default: 0] += 1
+            XCTAssertEqual(kind(c.0), kind(g.0), "\(clip) damaged frame \(i): cpu \(c.0), gpu \(g.0)")
+            XCTAssert(c.1 == g.1, "\(clip) damaged frame \(i) (\(c.0)): the pixels differ")
+        }
+    }
+
     func testBitFlippedFramesMatchTheCPUPath() throws {
         let context = try VulkanContext(options: .init(validation: true))
         var random = Generator(state: 0x5EED)
@@ -172,15 +187,7 @@ final class GPUDecoderDamageTests: XCTestCase {
                 if i % 13 == 5 { bytes.removeLast(Int(random.next() % UInt64(bytes.count / 2))) }  // truncated
                 damaged.append(bytes)
             }
-            let cpu = try decode(damaged, format: source.format, gpu: nil)
-            let gpu = try decode(damaged, format: source.format, gpu: context)
-            XCTAssertEqual(cpu.count, damaged.count, clip)
-            XCTAssertEqual(gpu.count, damaged.count, clip)
-            for (i, (c, g)) in zip(cpu, gpu).enumerated() {
-                statuses[kind(c.0), default: 0] += 1
-                XCTAssertEqual(kind(c.0), kind(g.0), "\(clip) damaged frame \(i): cpu \(c.0), gpu \(g.0)")
-                XCTAssert(c.1 == g.1, "\(clip) damaged frame \(i) (\(c.0)): the pixels differ")
-            }
+            try assertGPUMatchesCPU(damaged, format: source.format, context: context, clip: clip, statuses: &statuses)
         }
         XCTAssertEqual(context.validation?.messages ?? [], [])
         print("damage corpus statuses: \(statuses.sorted { $0.key < $1.key })")
@@ -222,14 +229,7 @@ final class GPUDecoderDamageTests: XCTestCase {
                 }
                 damaged.append(bytes)
             }
-            let cpu = try decode(damaged, format: source.format, gpu: nil)
-            let gpu = try decode(damaged, format: source.format, gpu: context)
-            XCTAssertEqual(gpu.count, cpu.count, clip)
-            for (i, (c, g)) in zip(cpu, gpu).enumerated() {
-                statuses[kind(c.0), default: 0] += 1
-                XCTAssertEqual(kind(c.0), kind(g.0), "\(clip) frame \(i): cpu \(c.0), gpu \(g.0)")
-                XCTAssert(c.1 == g.1, "\(clip) frame \(i) (\(c.0)): the pixels differ")
-            }
+            try assertGPUMatchesCPU(damaged, format: source.format, context: context, clip: clip, statuses: &statuses)
         }
         XCTAssertEqual(context.validation?.messages ?? [], [])
         print("component-end damage statuses: \(statuses.sorted { $0.key < $1.key })")
@@ -239,19 +239,8 @@ final class GPUDecoderDamageTests: XCTestCase {
 /// The GPU session keeps the CPU session's contract: in order, bounded
 /// memory under a slow consumer, a handler's error ends it.
 final class GPUDecodeSessionTests: XCTestCase {
-    private func clip(_ name: String) throws -> (FormatDescription, [CompressedSample]) {
-        let source = try openSampleSource(Repo.fixture(name))
-        var samples: [CompressedSample] = []
-        while let sample = try source.nextSample() { samples.append(sample) }
-        return (source.format, samples)
-    }
-
-    private func renumbered(_ sample: CompressedSample, as index: Int) -> CompressedSample {
-        CompressedSample(packet: av_packet_clone(sample.packet)!, index: index, format: sample.format, readStart: 0, demuxNanoseconds: 0)
-    }
-
     func testFramesComeOutInOrderWithSurfacesRecycled() throws {
-        let (format, samples) = try clip("hq.mov")
+        let (format, samples) = try fixtureSamples("hq.mov")
         let context = try VulkanContext(options: .init(validation: true))
         var expected: [String] = []
         let reference = try DecodeSession(format: format, configuration: .init(threads: 1)) { frame in
@@ -270,7 +259,7 @@ final class GPUDecodeSessionTests: XCTestCase {
             seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
             usleep(1000)  // a slow consumer must throttle the decoder, not grow memory
         }
-        for i in 0..<total { try session.decode(renumbered(samples[i % samples.count], as: i)) }
+        for i in 0..<total { try session.decode(samples[i % samples.count].renumbered(as: i)) }
         try session.finish()
         XCTAssertEqual(seen.map(\.0), Array(0..<total))
         XCTAssertEqual(seen.map(\.1), (0..<total).map { expected[$0 % expected.count] })
@@ -285,7 +274,7 @@ final class GPUDecodeSessionTests: XCTestCase {
     /// frames, whether the estimate was generous or too small (the staging
     /// buffer then grows as without one).
     func testReservedBuffersDecodeTheSame() throws {
-        let (format, samples) = try clip("4444.mov")
+        let (format, samples) = try fixtureSamples("4444.mov")
         let context = try VulkanContext(options: .init(validation: true))
         var results: [[String]] = []
         for expected in [nil, 1, 8 << 20] as [Int?] {
@@ -295,7 +284,7 @@ final class GPUDecodeSessionTests: XCTestCase {
                 XCTAssertEqual(frame.status, .ok)
                 digests.append(MD5.hex(of: frame.pixelBuffer!.visibleSpans()))
             }
-            for i in 0..<10 { try session.decode(renumbered(samples[i % samples.count], as: i)) }
+            for i in 0..<10 { try session.decode(samples[i % samples.count].renumbered(as: i)) }
             try session.finish()
             results.append(digests)
         }
@@ -307,7 +296,7 @@ final class GPUDecodeSessionTests: XCTestCase {
 
     func testHandlerErrorStopsTheSession() throws {
         struct Stop: Error {}
-        let (format, samples) = try clip("4444.mov")
+        let (format, samples) = try fixtureSamples("4444.mov")
         let context = try VulkanContext()
         var calls = 0
         let session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(cacheDirectory: nil),
@@ -317,7 +306,7 @@ final class GPUDecodeSessionTests: XCTestCase {
         }
         var thrown: Error?
         do {
-            for i in 0..<50 { try session.decode(renumbered(samples[i % samples.count], as: i)) }
+            for i in 0..<50 { try session.decode(samples[i % samples.count].renumbered(as: i)) }
             try session.finish()
         } catch {
             thrown = error

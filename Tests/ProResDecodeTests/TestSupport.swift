@@ -1,4 +1,6 @@
+import CFFmpeg
 import Foundation
+@testable import ProResDecode
 import XCTest
 
 /// Paths into the package, independent of the current directory.
@@ -84,6 +86,22 @@ func makeTemporaryDirectory(_ test: XCTestCase) throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
     return url
+}
+
+/// Every sample of a fixture, with its stream's format.
+func fixtureSamples(_ clip: String) throws -> (FormatDescription, [CompressedSample]) {
+    let source = try openSampleSource(Repo.fixture(clip))
+    var samples: [CompressedSample] = []
+    while let sample = try source.nextSample() { samples.append(sample) }
+    return (source.format, samples)
+}
+
+extension CompressedSample {
+    /// The same sample numbered as frame `index`, so that one short clip can
+    /// feed a long session; the packet is shared by reference, not copied.
+    func renumbered(as index: Int) -> CompressedSample {
+        CompressedSample(packet: av_packet_clone(packet)!, index: index, format: format, readStart: 0, demuxNanoseconds: 0)
+    }
 }
 
 /// md5 column of ffmpeg's `-f framemd5` output (the independent reference).

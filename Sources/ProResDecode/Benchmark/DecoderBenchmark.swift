@@ -167,7 +167,7 @@ public struct DecoderBenchmark {
         if readback { stage("readback") { $0.readback } }
         // Busy time summed over the stages; the upload overlaps the rest when it has its own queue.
         stage("gpu_total") { $0.upload + $0.zeroFill + $0.entropy + $0.transform + $0.readback }
-        let queues = context.transferQueue != nil && !context.sharesHostMemory ? ", uploads on a transfer queue" : ""
+        let queues = context.transferQueue != nil ? ", uploads on a transfer queue" : ""
         return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))\(queues)",
                       frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages)
     }

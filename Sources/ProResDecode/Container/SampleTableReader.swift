@@ -19,7 +19,6 @@ final class SampleTableReader: @unchecked Sendable {
         let offset: Int64
         let size: Int
         let timestamp: Int64
-        let duration: Int64
     }
 
     /// One sample being read on a worker thread.
@@ -63,11 +62,7 @@ final class SampleTableReader: @unchecked Sendable {
             let size = Int(e.size)
             guard e.pos >= 0, size > 0, size <= Self.maxSampleBytes, e.pos + Int64(size) <= fileSize,
                   e.flags & AVINDEX_DISCARD_FRAME == 0, entries.last.map({ $0.timestamp < e.timestamp }) ?? true else { close(fd); return nil }
-            // The table keeps no durations: the time to the next sample (the last one: as the one before).
-            if let last = entries.popLast() {
-                entries.append(Entry(offset: last.offset, size: last.size, timestamp: last.timestamp, duration: e.timestamp - last.timestamp))
-            }
-            entries.append(Entry(offset: e.pos, size: size, timestamp: e.timestamp, duration: entries.last?.duration ?? 1))
+            entries.append(Entry(offset: e.pos, size: size, timestamp: e.timestamp))
             largest = max(largest, size)
         }
         guard !entries.isEmpty, leading.count <= entries.count else { close(fd); return nil }
@@ -119,6 +114,13 @@ final class SampleTableReader: @unchecked Sendable {
         pending.removeAll()
     }
 
+    /// The table keeps no durations: the time to the next sample (the last
+    /// one lasts as long as the one before it).
+    private func duration(_ index: Int) -> Int64 {
+        if index + 1 < entries.count { return entries[index + 1].timestamp - entries[index].timestamp }
+        return index > 0 ? entries[index].timestamp - entries[index - 1].timestamp : 1
+    }
+
     private func read(_ index: Int) throws -> UnsafeMutablePointer<AVPacket> {
         let entry = entries[index]
         guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
@@ -142,7 +144,7 @@ final class SampleTableReader: @unchecked Sendable {
         packet.pointee.size = Int32(entry.size)
         packet.pointee.pts = entry.timestamp
         packet.pointee.dts = entry.timestamp
-        packet.pointee.duration = entry.duration
+        packet.pointee.duration = duration(index)
         packet.pointee.pos = entry.offset
         packet.pointee.stream_index = streamIndex
         packet.pointee.flags = AV_PKT_FLAG_KEY

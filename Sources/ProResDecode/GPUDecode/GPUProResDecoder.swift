@@ -90,7 +90,6 @@ final class GPUProResDecoder {
         var statusHost: VulkanBuffer?
         var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
-        var uploadValue: UInt64 = 0
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
         var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?)] = []
         var parseMicroseconds = 0.0
@@ -102,6 +101,9 @@ final class GPUProResDecoder {
     }
 
     static let alignment = 256
+    /// The transform's workgroups in a dispatch row: the macroblocks of this
+    /// many slices, each slice's side by side (they read the same region).
+    private static let transformSlicesPerRow = 32
     /// Zero bytes after each frame: the bit reader looks up to 5 bytes past a
     /// component, as FFmpeg's does into its packet padding.
     static let framePadding = 64
@@ -146,12 +148,13 @@ final class GPUProResDecoder {
         var defines: [String: String] = [:]
         if format.chroma == .c444 { defines["CHROMA444"] = "1" }
         if format.bitDepth == 12 { defines["DEPTH12"] = "1" }
+        defines["SLICES_PER_ROW"] = "\(Self.transformSlicesPerRow)u"
         entropyPass = try ComputePipeline(context: context, compiler: compiler, shader: "prores_vld.comp", buffers: 5, pushConstantSize: 12)
         transformPass = try ComputePipeline(context: context, compiler: compiler, shader: "prores_idct.comp", defines: defines,
                                             buffers: 5, pushConstantSize: 20)
         recorder = try CommandRecorder(context: context, count: slotCount)
-        uploads = context.transferQueue != nil && !context.sharesHostMemory
-            ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
+        // A transfer queue exists only on a discrete GPU, the one kind that uploads.
+        uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
         var layouts: [VkDescriptorSetLayout] = []
         for _ in 0..<slotCount { layouts += [entropyPass.setLayout, transformPass.setLayout] }
@@ -246,22 +249,22 @@ final class GPUProResDecoder {
         // The upload: on the transfer queue, which the compute work below
         // waits for only where it reads the bytes; else first in its own
         // command buffer.
-        var uploaded: (recorder: CommandRecorder, value: UInt64, stage: VkPipelineStageFlagBits)?
-        if let device = slot.deviceInput, let uploads {
-            let upload = try uploads.begin(index)
-            uploadTimestamps?.start(upload, slot: index)
-            var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(inputBytes))
-            vk.vkCmdCopyBuffer(upload, slot.staging!.buffer, device.buffer, 1, &region)
-            uploadTimestamps?.mark(upload, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
-            slot.uploadValue = try uploads.submit(index)
-            uploaded = (uploads, slot.uploadValue, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
-        }
-        let cb = try recorder.begin(index)
-        timestamps?.start(cb, slot: index)
-        if let device = slot.deviceInput, uploaded == nil {
+        func recordUpload(_ cb: VkCommandBuffer) {
+            guard let device = slot.deviceInput else { return }
             var region = VkBufferCopy(srcOffset: 0, dstOffset: 0, size: VkDeviceSize(inputBytes))
             vk.vkCmdCopyBuffer(cb, slot.staging!.buffer, device.buffer, 1, &region)
         }
+        var uploaded: (recorder: CommandRecorder, value: UInt64, stage: VkPipelineStageFlagBits)?
+        if slot.deviceInput != nil, let uploads {
+            let upload = try uploads.begin(index)
+            uploadTimestamps?.start(upload, slot: index)
+            recordUpload(upload)
+            uploadTimestamps?.mark(upload, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
+            uploaded = (uploads, try uploads.submit(index), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+        }
+        let cb = try recorder.begin(index)
+        timestamps?.start(cb, slot: index)
+        if uploaded == nil { recordUpload(cb) }
         timestamps?.mark(cb, slot: index, 1, after: VK_PIPELINE_STAGE_TRANSFER_BIT)
         // The coefficients need no zeroing: the entropy pass writes every
         // coefficient the transform reads.
@@ -298,9 +301,8 @@ final class GPUProResDecoder {
             var transformConstants: [UInt32] = [UInt32(SliceTable.frameWords), UInt32(format.width), UInt32(format.height),
                                                 UInt32(unitsPerRow), UInt32(maxLog2)]
             vk.vkCmdPushConstants(cb, transformPass.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, 20, &transformConstants)
-            // A row of workgroups: the macroblocks of `slicesPerRow` slices, each slice's side by side.
-            let slicesPerRow = 32
-            vk.vkCmdDispatch(cb, UInt32(slicesPerRow << maxLog2), UInt32((maxSlices + slicesPerRow - 1) / slicesPerRow), UInt32(frames))
+            let rows = (maxSlices + Self.transformSlicesPerRow - 1) / Self.transformSlicesPerRow
+            vk.vkCmdDispatch(cb, UInt32(Self.transformSlicesPerRow << maxLog2), UInt32(rows), UInt32(frames))
         } else {
             timestamps?.mark(cb, slot: index, 3, after: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
         }

@@ -93,9 +93,7 @@ public final class VulkanContext: @unchecked Sendable {
             computeFamily = family
             timestampValidBits = families[compute].timestampValidBits
             // Only a discrete GPU copies between host and device memory.
-            let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex {
-                $0.queueFlags & VK_QUEUE_TRANSFER_BIT.rawValue != 0 && $0.queueFlags & (VK_QUEUE_COMPUTE_BIT.rawValue | VK_QUEUE_GRAPHICS_BIT.rawValue) == 0
-            } : nil
+            let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex(where: Self.isTransferOnly) : nil
             transferFamily = transfer.map(UInt32.init)
             transferTimestampValidBits = transfer.map { families[$0].timestampValidBits } ?? 0
 
@@ -237,6 +235,12 @@ public final class VulkanContext: @unchecked Sendable {
         return (instance!, vki, log, messenger)
     }
 
+    /// A queue family of copies only: a discrete GPU's DMA engines.
+    private static func isTransferOnly(_ family: VkQueueFamilyProperties) -> Bool {
+        family.queueFlags & VK_QUEUE_TRANSFER_BIT.rawValue != 0
+            && family.queueFlags & (VK_QUEUE_COMPUTE_BIT.rawValue | VK_QUEUE_GRAPHICS_BIT.rawValue) == 0
+    }
+
     private static func physicalDevices(_ instance: VkInstance, _ vki: VulkanInstanceFunctions) throws -> [VkPhysicalDevice] {
         var count: UInt32 = 0
         try check(vki.vkEnumeratePhysicalDevices(instance, &count, nil), "vkEnumeratePhysicalDevices")
@@ -284,9 +288,6 @@ public final class VulkanContext: @unchecked Sendable {
         vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, nil)
         var families = [VkQueueFamilyProperties](repeating: .init(), count: Int(familyCount))
         vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, &families)
-        let transferOnly = families.contains {
-            $0.queueFlags & VK_QUEUE_TRANSFER_BIT.rawValue != 0 && $0.queueFlags & (VK_QUEUE_COMPUTE_BIT.rawValue | VK_QUEUE_GRAPHICS_BIT.rawValue) == 0
-        }
         let p = props.properties
         let api = "\(pd_vk_version_major(p.apiVersion)).\(pd_vk_version_minor(p.apiVersion)).\(pd_vk_version_patch(p.apiVersion))"
         return VulkanDeviceInfo(
@@ -300,7 +301,7 @@ public final class VulkanContext: @unchecked Sendable {
             timestampPeriodNanoseconds: Double(p.limits.timestampPeriod),
             timelineSemaphores: features12.timelineSemaphore != 0,
             hostMemoryImport: extensionNames.contains("VK_EXT_external_memory_host"),
-            separateTransferQueue: transferOnly,
+            separateTransferQueue: families.contains(where: isTransferOnly),
             storage16Bit: features11.storageBuffer16BitAccess != 0,
             hostQueryReset: features12.hostQueryReset != 0)
     }
