@@ -1,13 +1,24 @@
-// swift-tools-version:5.10
+// swift-tools-version:6.0
 import PackageDescription
 
+// The layers, each a target whose dependencies point down only (README,
+// "Architecture"). Each C shim is imported by exactly one target:
+//
+//   prores-decode (CLI)      words, exit codes, options
+//   ProResTesting            fuzz entry, test doubles
+//   ProResPipeline           decode run, sinks, check, bench
+//   ProResGPU                our ProRes decoder, converter, effects (no C)
+//   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
+//   ProResFFmpeg  ← CFFmpeg: readers, CPU session, still images, MD5
+//   ProResCore               formats, surfaces, colour, timing (no C)
+//
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
 let package = Package(
     name: "prores-decode",
     products: [
         .executable(name: "prores-decode", targets: ["prores-decode"]),
-        .library(name: "ProResDecode", targets: ["ProResDecode"]),
+        .library(name: "ProResPipeline", targets: ["ProResPipeline"]),
         .executable(name: "prores-decode-fuzz", targets: ["prores-decode-fuzz"]),
     ],
     targets: [
@@ -21,24 +32,20 @@ let package = Package(
         .systemLibrary(name: "CVulkan", providers: [.apt(["libvulkan-dev"])]),
         // libshaderc from its static archives (see the module map).
         .systemLibrary(name: "CShaderc", providers: [.apt(["libshaderc-dev", "glslang-dev", "spirv-tools"])]),
-        .target(
-            name: "ProResDecode",
-            dependencies: ["CFFmpeg", "CVulkan", "CShaderc"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
-        ),
-        .executableTarget(
-            name: "prores-decode",
-            dependencies: ["ProResDecode"]
-        ),
+        .target(name: "ProResCore"),
+        .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg"]),
+        .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"]),
+        .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"]),
+        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"]),
+        .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResFFmpeg", "ProResGPU", "ProResPipeline"]),
+        .executableTarget(name: "prores-decode", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"]),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address); built plainly it replays inputs.
-        .executableTarget(
-            name: "prores-decode-fuzz",
-            dependencies: ["ProResDecode"]
-        ),
+        .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"]),
         .testTarget(
             name: "ProResDecodeTests",
-            dependencies: ["ProResDecode", "prores-decode"]
+            dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting", "prores-decode"]
         ),
-    ]
+    ],
+    swiftLanguageModes: [.v5]
 )

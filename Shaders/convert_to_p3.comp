@@ -4,8 +4,6 @@
 // the PQ/HLG signal domain, so HDR values above 1.0 and out-of-gamut values
 // below 0 survive. All colour maths was done on the CPU (ConversionSpec);
 // this shader only applies the matrices and the transfer curve it is handed.
-// The push-constant block mirrors ConversionParameters field for field, then
-// the dispatch's own geometry fills offsets 112-127.
 //
 // Built in variants (ShaderCompiler defines): PAIRS, for even widths,
 // converts two pixels per invocation with wide loads and a 16-byte store, so
@@ -14,40 +12,9 @@
 
 layout(local_size_x = 128, local_size_y = 1) in;
 
-#if defined(PAIRS) && defined(V216)
-// One uvec2 = one pixel pair (Cb|Y'0, Cr|Y'1).
-layout(std430, binding = 0) readonly buffer Source { uvec2 pairs[]; } src;
-#elif defined(PAIRS)
-// One uvec4 = two pixels (A|Y', Cb|Cr, A|Y', Cb|Cr).
-layout(std430, binding = 0) readonly buffer Source { uvec4 quads[]; } src;
-#endif
-#ifdef PAIRS
-// Two RGBA16F pixels per uvec4.
-layout(std430, binding = 1) writeonly buffer Destination { uvec4 pixelPairs[]; } dst;
-#else
-// y416: 2 words a pixel (A | Y' << 16, Cb | Cr << 16);
-// v216: 2 words a pixel pair (Cb | Y'0 << 16, Cr | Y'1 << 16).
-layout(std430, binding = 0) readonly buffer Source { uint words[]; } src;
-// RGBA16F: 2 words a pixel (R | G << 16, B | A << 16 as half floats).
-layout(std430, binding = 1) writeonly buffer Destination { uvec2 pixels[]; } dst;
-#endif
-
-layout(push_constant, std430) uniform ConversionParameters {
-    vec4 ycbcrColumn0;      // offset   0: xyz = M column 0, w = o.r
-    vec4 ycbcrColumn1;      // offset  16: xyz = M column 1, w = o.g
-    vec4 ycbcrColumn2;      // offset  32: xyz = M column 2, w = o.b
-    vec4 gamutColumn0;      // offset  48: xyz = G column 0, w = HLG weight R
-    vec4 gamutColumn1;      // offset  64: xyz = G column 1, w = HLG weight G
-    vec4 gamutColumn2;      // offset  80: xyz = G column 2, w = HLG weight B
-    uint transfer;          // offset  96: 0 linear, 1 bt1886, 2 srgb, 3 pq, 4 hlg
-    float referenceWhite;   // offset 100: nits that map to 1.0 (PQ, HLG)
-    float hlgPeakLuminance; // offset 104: HLG OOTF Lw (nits)
-    float hlgSystemGamma;   // offset 108: HLG OOTF gamma
-    uint width;             // offset 112: pixels per row
-    uint height;            // offset 116: rows
-    uint layoutKind;        // offset 120: 0 y416, 1 v216
-    uint sourceWordsPerRow; // offset 124: 32-bit words per source row
-} pc;
+// The variant's buffers (PAIRS: wide loads and 16-byte stores; V216: that
+// layout's reads) and the push block come from the host's KernelInterface.
+// @interface
 
 const uint TRANSFER_LINEAR = 0u, TRANSFER_BT1886 = 1u, TRANSFER_SRGB = 2u, TRANSFER_PQ = 3u, TRANSFER_HLG = 4u;
 

@@ -5,24 +5,11 @@
 // itself (y416, or v216 with the V216 define), read through the texture
 // cache, so the key does not depend on the transfer curve or on the effects
 // before it. Only the B | A word of each pixel is read and written.
-// The push-constant block mirrors EffectPushConstants.glslChromaKey.
 
 layout(local_size_x = 128, local_size_y = 1) in;
 
-// y416: 2 words a pixel (A | Y' << 16, Cb | Cr << 16);
-// v216: 2 words a pixel pair (Cb | Y'0 << 16, Cr | Y'1 << 16).
-layout(std430, binding = 0) readonly buffer Source { uint words[]; } src;
-// RGBA16F as 32-bit words: word 2i + 1 is pixel i's B | A << 16.
-layout(std430, binding = 1) buffer Pixels { uint words[]; } frame;
-
-layout(push_constant, std430) uniform ChromaKeyParameters {
-    vec4 key;                // offset  0: x = key Cb, y = key Cr, z = tolerance, w = 1 / softness
-    float chromaCentre;      // offset 16: code of Cb = Cr = 0
-    float chromaScale;       // offset 20: 1 / code span of Cb or Cr from -1/2 to +1/2
-    uint width;              // offset 24: pixels per row
-    uint height;             // offset 28: rows
-    uint sourceWordsPerRow;  // offset 32: 32-bit words per source row
-} pc;
+// Bindings and push constants: the host's KernelInterface (ProResGPU/Effects).
+// @interface
 
 void main() {
     uint x = gl_GlobalInvocationID.x;

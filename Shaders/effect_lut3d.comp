@@ -4,23 +4,11 @@
 // PQ-encode (1.0 = the reference white) or nothing, then map the domain to
 // [0, 1] and clamp (the Cube specification's rule outside the domain), look
 // up, and with PQ decode the result. Alpha is untouched.
-// The push-constant block mirrors EffectPushConstants.glslLUT.
 
 layout(local_size_x = 128, local_size_y = 1) in;
 
-// One uvec2 a pixel: R | G << 16, B | A << 16 as half floats.
-layout(std430, binding = 0) buffer Pixels { uvec2 pixels[]; } frame;
-// size³ entries of R, G, B as float32, red fastest: entry r + size * (g + size * b).
-layout(std430, binding = 1) readonly buffer Table { float values[]; } lut;
-
-layout(push_constant, std430) uniform LUTParameters {
-    vec4 inputScale;    // offset  0: xyz = 1 / (domain max - min), w = reference white / 10000 (PQ)
-    vec4 inputOffset;   // offset 16: xyz = -domain min * scale, w = 10000 / reference white (PQ)
-    uint size;          // offset 32: entries per axis
-    uint shaper;        // offset 36: 0 linear, 1 PQ
-    uint width;         // offset 40: pixels per row
-    uint height;        // offset 44: rows
-} pc;
+// Bindings and push constants: the host's KernelInterface (ProResGPU/Effects).
+// @interface
 
 const float m1 = 2610.0 / 16384.0, m2 = 2523.0 / 4096.0 * 128.0;
 const float c1 = 3424.0 / 4096.0, c2 = 2413.0 / 4096.0 * 32.0, c3 = 2392.0 / 4096.0 * 32.0;

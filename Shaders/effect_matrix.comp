@@ -3,20 +3,11 @@
 // RGBA16F extended linear Display P3 frame: rgb' = M · rgb, alpha untouched.
 // The matrix was built on the CPU (ColorMatrixEffects); being linear and
 // unclamped, it treats HDR values above 1.0 and negatives like any other.
-// The push-constant block mirrors EffectPushConstants.glslMatrix.
 
 layout(local_size_x = 128, local_size_y = 1) in;
 
-// One uvec2 a pixel: R | G << 16, B | A << 16 as half floats.
-layout(std430, binding = 0) buffer Pixels { uvec2 pixels[]; } frame;
-
-layout(push_constant, std430) uniform MatrixEffectParameters {
-    vec4 column0;       // offset  0: xyz = M column 0
-    vec4 column1;       // offset 16: xyz = M column 1
-    vec4 column2;       // offset 32: xyz = M column 2
-    uint width;         // offset 48: pixels per row
-    uint height;        // offset 52: rows
-} pc;
+// Bindings and push constants: the host's KernelInterface (ProResGPU/Effects).
+// @interface
 
 void main() {
     uint x = gl_GlobalInvocationID.x;

@@ -17,10 +17,13 @@
 // the values FFmpeg leaves there when concealing (video black, neutral
 // chroma, opaque), component by component in its order.
 //
-// Variants: CHROMA444 (4 chroma blocks a macroblock, y416 output, alpha) or
-// 4:2:2 (2 chroma blocks, v216); DEPTH12 (12-bit) or 10-bit.
+// Variants (facts of the stream, defined by the host's KernelInterface like
+// every binding, push constant and table accessor below it): CHROMA444 1
+// (4 chroma blocks a macroblock, y416 output, alpha) or 0 (4:2:2, 2 chroma
+// blocks, v216); DEPTH 12 or 10.
+// @interface
 
-#ifdef CHROMA444
+#if CHROMA444
 #define BLOCKS 12u
 #define CHROMA_BLOCKS_LOG2 2u
 layout(local_size_x = 96) in;
@@ -30,12 +33,10 @@ layout(local_size_x = 96) in;
 layout(local_size_x = 64) in;
 #endif
 
-#ifdef DEPTH12
-#define DEPTH 12
+#if DEPTH == 12
 const int W1 = 45451, W2 = 42813, W3 = 38531, W4 = 32767, W5 = 25746, W6 = 17734, W7 = 9041;
 const int ROW_SHIFT = 16, COL_SHIFT = 17;
 #else
-#define DEPTH 10
 const int W1 = 22725, W2 = 21407, W3 = 19265, W4 = 16384, W5 = 12873, W6 = 8867, W7 = 4520;
 const int ROW_SHIFT = 15, COL_SHIFT = 18;  // 13 + the extra shift 2, 18
 #endif
@@ -44,19 +45,6 @@ const int CLIP_LOW = 4, CLIP_HIGH = (1 << DEPTH) - 5;
 const uint FILL_LUMA = 16u << (DEPTH - 8), FILL_CHROMA = 1u << (DEPTH - 1), NO_CHROMA = 511u << (DEPTH - 10);
 const uint FILL_ALPHA = (1u << DEPTH) - 1u;
 
-layout(std430, binding = 0) readonly buffer Slices { uvec4 words[]; } slices;
-layout(std430, binding = 1) readonly buffer Frames { uint words[]; } frames;
-layout(std430, binding = 2) readonly buffer Coefficients { int16_t values[]; } coefficients;
-layout(std430, binding = 3) readonly buffer Status { uint flags[]; } status;
-layout(std430, binding = 4) writeonly buffer Surface { uvec2 units[]; } surface;
-
-layout(push_constant, std430) uniform Parameters {
-    uint frameWords;     // words per frame entry
-    uint width;          // visible pixels
-    uint height;         // visible rows
-    uint unitsPerRow;    // uvec2 units per surface row
-    uint log2MaxMbs;     // log2 of the widest slice's macroblocks in the batch
-} pc;
 
 shared int block[BLOCKS * 64u];
 
@@ -77,8 +65,8 @@ shared uint inverseScan[128];
 
 int toInt16(int v) { return (v << 16) >> 16; }
 
-uint quantMatrix(uint frameBase, bool chroma, uint i) {
-    uint word = frames.words[frameBase + 4u + (chroma ? 16u : 0u) + (i >> 2)];
+uint quantMatrix(uint frame, bool chroma, uint i) {
+    uint word = chroma ? frameChromaMatrix(frame, i >> 2) : frameLumaMatrix(frame, i >> 2);
     return (word >> ((i & 3u) * 8u)) & 0xFFu;
 }
 
@@ -131,33 +119,31 @@ uint widen(uint v) { return v << (16 - DEPTH); }
 
 void main() {
     uint frame = gl_WorkGroupID.z;
-    uint frameBase = frame * pc.frameWords;
     uint local = gl_WorkGroupID.y * SLICES_PER_ROW + (gl_WorkGroupID.x >> pc.log2MaxMbs);
-    if (local >= frames.words[frameBase + 1u]) return;
-    uint slice = frames.words[frameBase] + local;
-    uvec4 a = slices.words[slice * 2u];
-    uvec4 b = slices.words[slice * 2u + 1u];
-    uint log2Mbs = (a.y >> 20) & 3u;
+    if (local >= frameSliceCount(frame)) return;
+    uint slice = frameFirstSlice(frame) + local;
+    Slice s = loadSlice(slice);
+    uint log2Mbs = sliceLog2Macroblocks(s);
     uint mb = gl_WorkGroupID.x & ((1u << pc.log2MaxMbs) - 1u);
     if (mb >= (1u << log2Mbs)) return;
     for (uint i = gl_LocalInvocationID.x; i < 128u; i += gl_WorkGroupSize.x) inverseScan[i] = inverseScans[i];
     barrier();
 
     uint flags = status.flags[slice];
-    bool lumaOK = (a.y >> 24 & 1u) != 0u && (flags & 1u) == 0u;
+    bool lumaOK = sliceValid(s) != 0u && (flags & 1u) == 0u;
     bool cbOK = lumaOK && (flags & 2u) == 0u;
     bool crOK = cbOK && (flags & 4u) == 0u;
-    bool noChroma = ((a.z >> 16) + (a.w & 0xFFFFu)) == 0u;
-    uint alphaBits = frames.words[frameBase + 3u];
-    bool alphaOK = crOK && alphaBits != 0u && (a.w >> 16) != 0u;
+    bool noChroma = sliceCbSize(s) + sliceCrSize(s) == 0u;
+    uint alphaBits = frameAlphaBits(frame);
+    bool alphaOK = crOK && alphaBits != 0u && sliceAlphaSize(s) != 0u;
 
     uint t = gl_LocalInvocationID.x;
     uint blockIndex = t >> 3, row = t & 7u;
     bool chroma = blockIndex >= 4u;
     bool decoded = chroma ? (blockIndex < 4u + (1u << CHROMA_BLOCKS_LOG2) ? cbOK : crOK) && !noChroma : lumaOK;
     if (decoded) {
-        uint qscale = (a.y >> 8) & 0x3FFu;
-        uint base = b.z;
+        uint qscale = sliceQscale(s);
+        uint base = sliceFirstCoefficient(s);
         uint inComponent, log2Blocks;
         if (!chroma) {
             inComponent = (mb << 2) + blockIndex;
@@ -172,10 +158,10 @@ void main() {
             inComponent = (mb << CHROMA_BLOCKS_LOG2) + c;
             log2Blocks = log2Mbs + CHROMA_BLOCKS_LOG2;
         }
-        uint scanBase = ((b.y >> 9) & 1u) != 0u ? 64u : 0u;
+        uint scanBase = sliceInterlaced(s) != 0u ? 64u : 0u;
         int r[8];
         for (uint i = 0u; i < 8u; i++) {
-            int q = toInt16(int(quantMatrix(frameBase, chroma, row * 8u + i) * qscale));
+            int q = toInt16(int(quantMatrix(frame, chroma, row * 8u + i) * qscale));
             uint position = (inverseScan[scanBase + row * 8u + i] << log2Blocks) + inComponent;
             r[i] = toInt16(int(coefficients.values[base + position]) * q);
         }
@@ -191,13 +177,13 @@ void main() {
     }
     barrier();
 
-    uint mbX = (b.x & 0xFFFFu) + mb;
-    uint fieldRow0 = (b.x >> 16) << 4;
-    bool interlaced = ((b.y >> 9) & 1u) != 0u;
-    uint parity = (b.y >> 8) & 1u;
-    uint outputBase = frames.words[frameBase + 2u];
-#ifdef CHROMA444
-    uint alphaBase = b.z + (64u << (log2Mbs + 2u)) + 2u * (64u << (log2Mbs + 2u));
+    uint mbX = sliceColumn(s) + mb;
+    uint fieldRow0 = sliceRow(s) << 4;
+    bool interlaced = sliceInterlaced(s) != 0u;
+    uint parity = sliceFieldParity(s);
+    uint outputBase = frameSurfaceOffset(frame);
+#if CHROMA444
+    uint alphaBase = sliceFirstCoefficient(s) + (64u << (log2Mbs + 2u)) + 2u * (64u << (log2Mbs + 2u));
     uint alphaStride = 16u << log2Mbs;
     for (uint unit = t; unit < 256u; unit += 96u) {
         uint x = unit & 15u, y = unit >> 4;

@@ -22,21 +22,9 @@
 
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 0) readonly buffer Bitstream { uint bytes[]; } bitstream;
-// Per slice: 8 words, see SliceTable.swift.
-layout(std430, binding = 1) readonly buffer Slices { uvec4 words[]; } slices;
-// Per frame: 40 words, see SliceTable.swift.
-layout(std430, binding = 2) readonly buffer Frames { uint words[]; } frames;
-// 16-bit values, as FFmpeg keeps them, written 8 at a time.
-layout(std430, binding = 3) writeonly buffer Coefficients { uvec4 groups[]; } coefficients;
-// Per slice: bit c set = component c failed.
-layout(std430, binding = 4) buffer Status { uint flags[]; } status;
-
-layout(push_constant, std430) uniform Parameters {
-    uint frameWords;     // words per frame entry
-    uint chroma444;      // 1: 4:4:4 (4 chroma blocks a macroblock), 0: 4:2:2 (2)
-    uint alphaShift12;   // 1: alpha is stored at 12 bits, 0: at 10
-} pc;
+// Facts of the stream (CHROMA444 0 or 1, DEPTH 10 or 12), the buffers, and
+// the slice and frame table accessors come from the host's KernelInterface.
+// @interface
 
 // Codebooks (rice order << 5 | exp-Golomb order << 2 | switch bits), chosen
 // by the previous value with compares rather than table loads: the choice is
@@ -222,8 +210,8 @@ void decodeAlpha(inout Reader r, inout Writer w, uint count, uint bits) {
                 if ((v & 1) != 0) difference = -difference;
             }
             alpha = uint(int(alpha) + difference) & mask;
-            uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
-                                      : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
+            uint value = bits == 16u ? (DEPTH == 12 ? alpha >> 4 : alpha >> 6)
+                                      : (DEPTH == 12 ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
             put(w, index, int(value));
             index++;
             if (index >= count) { more = false; break; }
@@ -232,8 +220,8 @@ void decodeAlpha(inout Reader r, inout Writer w, uint count, uint bits) {
         uint run = getBits(r, 4u);
         if (run == 0u) run = getBits(r, 11u);
         run = min(run, count - index);
-        uint value = bits == 16u ? (pc.alphaShift12 != 0u ? alpha >> 4 : alpha >> 6)
-                                  : (pc.alphaShift12 != 0u ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
+        uint value = bits == 16u ? (DEPTH == 12 ? alpha >> 4 : alpha >> 6)
+                                  : (DEPTH == 12 ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
         for (uint i = 0u; i < run; i++) put(w, index + i, int(value));
         index += run;
     } while (index < count);
@@ -243,33 +231,31 @@ void decodeAlpha(inout Reader r, inout Writer w, uint count, uint bits) {
 void main() {
     uint frame = gl_WorkGroupID.z;
     uint component = gl_WorkGroupID.y;
-    uint frameBase = frame * pc.frameWords;
-    uint firstSlice = frames.words[frameBase];
-    uint sliceCount = frames.words[frameBase + 1u];
-    uint alphaBits = frames.words[frameBase + 3u];
+    uint firstSlice = frameFirstSlice(frame);
+    uint sliceCount = frameSliceCount(frame);
+    uint alphaBits = frameAlphaBits(frame);
     uint local = gl_GlobalInvocationID.x;
     if (local >= sliceCount) return;
     uint slice = firstSlice + local;
-    uvec4 a = slices.words[slice * 2u];
-    uvec4 b = slices.words[slice * 2u + 1u];
-    if ((a.y >> 24 & 1u) == 0u) return;  // header rejected on the host
+    Slice s = loadSlice(slice);
+    if (sliceValid(s) == 0u) return;  // header rejected on the host
 
-    uint headerSize = a.y & 0xFFu;
-    uint log2Mbs = (a.y >> 20) & 3u;
-    uint sizes[4] = uint[4](a.z & 0xFFFFu, a.z >> 16, a.w & 0xFFFFu, a.w >> 16);
+    uint headerSize = sliceHeaderSize(s);
+    uint log2Mbs = sliceLog2Macroblocks(s);
+    uint sizes[4] = uint[4](sliceLumaSize(s), sliceCbSize(s), sliceCrSize(s), sliceAlphaSize(s));
     if (component == 3u && (alphaBits == 0u || sizes[3] == 0u)) return;
     if (component == 1u || component == 2u) {
         if (sizes[1] + sizes[2] == 0u) return;  // no chroma: a constant, written by the IDCT pass
     }
-    uint start = a.x + headerSize;
+    uint start = sliceBitstreamOffset(s) + headerSize;
     for (uint c = 0u; c < component; c++) start += sizes[c];
     uint sizeBits = sizes[component] * 8u;
     Reader r = Reader(0u, 0u, 0u, 0u, 0u, sizeBits + 8u, sizeBits, start);
     reposition(r, 0u);
 
     uint lumaBlocksLog2 = log2Mbs + 2u;
-    uint chromaBlocksLog2 = log2Mbs + (pc.chroma444 != 0u ? 2u : 1u);
-    uint base = b.z;
+    uint chromaBlocksLog2 = log2Mbs + (CHROMA444 != 0 ? 2u : 1u);
+    uint base = sliceFirstCoefficient(s);
     if (component >= 1u) base += 64u << lumaBlocksLog2;
     if (component >= 2u) base += 64u << chromaBlocksLog2;
     if (component == 3u) base += 64u << chromaBlocksLog2;

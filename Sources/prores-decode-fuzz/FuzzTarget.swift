@@ -1,5 +1,6 @@
 import Glibc
-import ProResDecode
+import ProResTesting
+import ProResCore
 
 // The libFuzzer target of `make fuzz` (scripts/fuzz.sh): every input goes
 // through `FuzzEntry.run`, the code `FuzzRegressionTests` replays. A broken

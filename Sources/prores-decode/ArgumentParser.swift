@@ -1,3 +1,9 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 /// A command-line mistake; printed as one line, exit code 2.
 struct UsageError: Error, CustomStringConvertible {
     let description: String

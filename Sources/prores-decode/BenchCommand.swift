@@ -1,4 +1,9 @@
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 
 /// `prores-decode bench INPUT... [--decoders cpu,gpu,gpu-host] [--frames N]
 /// [--threads N] [--batch N] [--device N|NAME] [--json]`: each decoder on

@@ -1,5 +1,9 @@
 import Foundation
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
 
 /// `prores-decode check PATH... [options]`: batch QC for CI. Every file is
 /// decoded (or sampled), judged pass / fail / error, and reported on stderr

@@ -1,5 +1,9 @@
 import Glibc
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
 
 /// Every human-facing message goes to stderr; stdout is reserved for data.
 enum Console {

@@ -1,5 +1,9 @@
 import Glibc
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
 
 /// `prores-decode INPUT [options]`: decode to raw frames, frame checksums and
 /// timing.

@@ -1,4 +1,9 @@
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 
 /// `prores-decode devices [--json]`: every Vulkan device with the facts that
 /// decide whether and how we use it.

@@ -1,4 +1,9 @@
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 
 /// The documented exit codes (README.md, `--help`). All are below 124 so they
 /// never collide with timeout(1) or the shell's own codes.

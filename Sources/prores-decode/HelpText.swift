@@ -1,3 +1,9 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 enum HelpText {
     static let main = """
     prores-decode: decode Apple ProRes into Apple's y416/v216 layouts

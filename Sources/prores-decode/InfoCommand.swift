@@ -1,4 +1,9 @@
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 
 /// `prores-decode info INPUT [--json] [--track N]`: the format description,
 /// each colour tag with where it came from.

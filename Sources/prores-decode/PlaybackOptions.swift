@@ -1,4 +1,9 @@
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 
 /// `--effect SPEC` (repeatable) and `--realtime [--rate FPS]`: what the
 /// decode command runs on the converted frames, and how it presents them.

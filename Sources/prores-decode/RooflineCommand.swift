@@ -1,4 +1,9 @@
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
 
 /// `prores-decode roofline [--device N|NAME] [--json]`: the GPU's measured
 /// ceilings and the conversion shader against them (BENCHMARKS.md).

@@ -1,6 +1,10 @@
 import Dispatch
 import Glibc
-import ProResDecode
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
 
 /// Turns SIGINT/SIGTERM into a clean cancellation. If the run has not wound
 /// down two seconds later (blocked reading a pipe, say), or a second signal

@@ -1,4 +1,9 @@
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 import Foundation
 import XCTest
 
@@ -431,18 +436,15 @@ final class ColorMathTests: XCTestCase {
     }
 
     func testPushConstantLayout() throws {
-        XCTAssertLessThanOrEqual(ConversionParameters.byteCount, 128)
-        XCTAssertEqual(ConversionParameters.byteCount, 112)
-        let offsets = [ConversionParameters.Offset.ycbcrColumn0, ConversionParameters.Offset.ycbcrColumn1,
-                       ConversionParameters.Offset.ycbcrColumn2, ConversionParameters.Offset.gamutColumn0,
-                       ConversionParameters.Offset.gamutColumn1, ConversionParameters.Offset.gamutColumn2,
-                       ConversionParameters.Offset.transfer, ConversionParameters.Offset.referenceWhite,
-                       ConversionParameters.Offset.hlgPeakLuminance, ConversionParameters.Offset.hlgSystemGamma]
+        let push = ConversionKernel.push
+        XCTAssertLessThanOrEqual(push.size, 128)
+        XCTAssertEqual(push.fields.first { $0.name == "width" }?.offset, 112, "the colour parameters take 112 bytes")
+        let offsets = push.fields.prefix(10).map(\.offset)
         XCTAssertEqual(offsets, [0, 16, 32, 48, 64, 80, 96, 100, 104, 108])
-        // The GLSL mirror declares the same fields in the same order.
+        // The generated GLSL declares the same fields in the same order.
         let names = ["ycbcrColumn0", "ycbcrColumn1", "ycbcrColumn2", "gamutColumn0", "gamutColumn1", "gamutColumn2",
                      "transfer", "referenceWhite", "hlgPeakLuminance", "hlgSystemGamma"]
-        let glsl = ConversionParameters.glslDeclaration
+        let glsl = ConversionKernel.interface(.y416, pairs: true).glslPrelude
         let positions = try names.map { try XCTUnwrap(glsl.range(of: " \($0);")?.lowerBound, $0) }
         XCTAssertEqual(positions, positions.sorted())
         for (name, offset) in zip(names, offsets) {
@@ -450,9 +452,8 @@ final class ColorMathTests: XCTestCase {
         }
 
         let params = try ConversionParameters(matrixCode: 9, transferCode: 18, primariesCode: 9, range: .video, referenceWhite: 203)
-        let bytes = params.bytes
+        let bytes = Array(push.bytes(ConversionKernel.values(params, width: 1, height: 1, layout: .y416, sourceBytesPerRow: 8)).prefix(112))
         XCTAssertEqual(bytes.count, 112)
-        XCTAssertEqual(params.withUnsafeBytes { Array($0) }, bytes)
         let u = Unpacked(bytes: bytes)
         XCTAssertEqual(u.u32(96), 4, "HLG")
         XCTAssertEqual(u.f32(100), 203)
@@ -516,5 +517,13 @@ final class ColorMathTests: XCTestCase {
                 }
             }
         }
+    }
+}
+
+extension ConversionParameters {
+    /// The colour parameters as the conversion kernel's push block packs
+    /// them (the geometry fields after offset 112 left at 0).
+    var bytes: [UInt8] {
+        ConversionKernel.push.bytes(ConversionKernel.values(self, width: 0, height: 0, layout: .y416, sourceBytesPerRow: 0))
     }
 }

@@ -1,4 +1,9 @@
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 import XCTest
 
 /// The CPU side of the effects: the matrices and key chroma handed to the
@@ -79,28 +84,23 @@ final class EffectMathTests: XCTestCase {
         XCTAssertEqual(grey.y, 0, accuracy: 1e-15)
     }
 
-    func testShadersMirrorTheirPushConstantBlocks() throws {
+    func testEffectShadersDeclareNoInterfaceOfTheirOwn() throws {
+        // Their blocks are generated from each EffectKernel's declaration
+        // (KernelInterfaceTests checks the generated GLSL on the GPU).
         let shaders = try XCTUnwrap(ShaderCompiler.locateShaders())
-        for (file, declaration, bytes) in [
-            ("effect_matrix.comp", EffectPushConstants.glslMatrix, EffectPushConstants.matrix(.identity, width: 3, height: 2)),
-            ("effect_chroma_key.comp", EffectPushConstants.glslChromaKey,
-             EffectPushConstants.chromaKey(ChromaKey(color: SIMD3(0, 1, 0)), matrix: .bt709, range: .video, width: 3, height: 2, sourceBytesPerRow: 24)),
-            ("effect_lut3d.comp", EffectPushConstants.glslLUT,
-             EffectPushConstants.lut(LUTEffect(path: "x", lut: try CubeLUT(parsing: "LUT_3D_SIZE 2\n" + String(repeating: "0 0 0\n", count: 8), path: "x"),
-                                               shaper: .linear), width: 3, height: 2)),
-        ] {
+        for file in ["effect_matrix.comp", "effect_chroma_key.comp", "effect_lut3d.comp"] {
             let source = try String(contentsOf: shaders.appendingPathComponent(file), encoding: .utf8)
-            let fields = declaration.split(separator: "\n").dropFirst().dropLast().map { $0.trimmingCharacters(in: .whitespaces) }
-            for field in fields { XCTAssertTrue(source.contains(field), "\(file) lacks the push-constant line: \(field)") }
-            // The last field's offset + 4 is the block's size.
-            let lastOffset = try XCTUnwrap(Int(fields.last!.components(separatedBy: "offset ").last!.prefix { $0 != ":" }.trimmingCharacters(in: .whitespaces)))
-            XCTAssertEqual(bytes.count, lastOffset + 4, file)
+            XCTAssertFalse(source.contains("push_constant") || source.contains("binding ="), "\(file) declares its interface by hand")
+            XCTAssertTrue(source.contains("// @interface"), file)
         }
+        XCTAssertEqual(MatrixEffectKernel.push.size, 56)
+        XCTAssertEqual(ChromaKeyKernel.push.size, 36)
+        XCTAssertEqual(LUTKernel.push.size, 48)
     }
 
     func testChromaKeyBlockCarriesTheKeyAndRange() {
-        let bytes = EffectPushConstants.chromaKey(ChromaKey(color: SIMD3(0, 1, 0), tolerance: 0.2, softness: 0), matrix: .bt709, range: .full,
-                                                  width: 7, height: 5, sourceBytesPerRow: 64)
+        let bytes = ChromaKeyKernel.push.bytes(ChromaKeyKernel.values(ChromaKey(color: SIMD3(0, 1, 0), tolerance: 0.2, softness: 0),
+                                                                      matrix: .bt709, range: .full, width: 7, height: 5, sourceBytesPerRow: 64))
         let floats = stride(from: 0, to: 24, by: 4).map { i in Float(bitPattern: bytes[i..<i + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }) }
         XCTAssertEqual(Double(floats[0]), -0.385428, accuracy: 1e-6)
         XCTAssertEqual(floats[2], 0.2)

@@ -1,9 +1,14 @@
 import Foundation
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 
 /// The effects in float64, written from their documented definitions (README
 /// "Effects") and deliberately not through `ColorMatrixEffects`,
-/// `ChromaKey.keyChroma` or `EffectPushConstants`: the yardstick the GPU
+/// `ChromaKey.keyChroma` or `ChromaKeyKernel`: the yardstick the GPU
 /// passes are compared with. Constants are typed in from the standards.
 enum EffectReference {
     /// Display P3 (D65) luminance: the Y row of its RGB→XYZ matrix, as

@@ -1,5 +1,10 @@
 import Foundation
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 import XCTest
 
 /// Replays what the fuzzer found (`Fixtures/fuzz/`) and hand-made hostile

@@ -1,5 +1,10 @@
 import Foundation
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 import XCTest
 
 /// `--realtime` and `--effect` as a user meets them: the command end

@@ -1,4 +1,9 @@
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 import XCTest
 
 /// The frame header parser against bytes laid out by hand from SMPTE RDD 36.

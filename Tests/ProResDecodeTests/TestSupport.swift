@@ -1,6 +1,11 @@
 import CFFmpeg
 import Foundation
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 import XCTest
 
 /// Paths into the package, independent of the current directory.

@@ -1,5 +1,10 @@
 import CFFmpeg
-@testable import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import GPUKit
+@testable import ProResGPU
+@testable import ProResPipeline
+@testable import ProResTesting
 import XCTest
 
 /// The GPU conversion on the machine's Vulkan device (lavapipe in CI), with

@@ -1,0 +1,182 @@
+import CVulkan
+import Foundation
+
+/// A command pool with one primary command buffer per slot and a timeline
+/// semaphore: record, submit with the next timeline value, wait for it.
+/// Its submissions go to the compute queue, or to the transfer queue when
+/// the context has one and it is asked for.
+///
+/// Thread-safety: one thread records and submits at a time (each user owns
+/// its recorder); `wait(for:)` and `completedValue` may be called from any.
+public final class CommandRecorder: @unchecked Sendable {
+    public enum Queue: Sendable { case compute, transfer }
+
+    let context: VulkanContext
+    let queueKind: Queue
+    private let buffers: [VkCommandBuffer]
+    private let queue: VkQueue
+    private var pool: VkCommandPool?
+    private var timeline: VkSemaphore?
+    public private(set) var submittedValue: UInt64 = 0
+    private let completedLock = NSLock()
+    private var completed: UInt64 = 0
+    /// Each slot's last submission, which keeps what it uses alive until the
+    /// slot is begun again (after its work completed) or the recorder goes.
+    private var submitted: [Int: CommandBuffer] = [:]
+
+    public init(context: VulkanContext, count: Int, queue kind: Queue = .compute) throws {
+        self.context = context
+        queueKind = kind
+        let vk = context.vk, device = context.device
+        guard kind == .compute || context.transferQueue != nil else { preconditionFailure("the context has no transfer queue") }
+        queue = kind == .transfer ? context.transferQueue! : context.computeQueue
+        var poolInfo = VkCommandPoolCreateInfo()
+        poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
+        poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue
+        poolInfo.queueFamilyIndex = kind == .transfer ? context.transferFamily! : context.computeFamily
+        try check(vk.vkCreateCommandPool(device, &poolInfo, nil, &pool), "vkCreateCommandPool")
+        var typeInfo = VkSemaphoreTypeCreateInfo()
+        typeInfo.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO
+        typeInfo.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE
+        var semaphoreInfo = VkSemaphoreCreateInfo()
+        semaphoreInfo.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO
+        var allocated = [VkCommandBuffer?](repeating: nil, count: count)
+        var semaphore: VkSemaphore?
+        let commandPool = pool
+        do {
+            try withUnsafePointer(to: &typeInfo) { typePointer in
+                semaphoreInfo.pNext = UnsafeRawPointer(typePointer)
+                try check(vk.vkCreateSemaphore(device, &semaphoreInfo, nil, &semaphore), "vkCreateSemaphore(timeline)")
+            }
+            var allocate = VkCommandBufferAllocateInfo()
+            allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+            allocate.commandPool = commandPool
+            allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+            allocate.commandBufferCount = UInt32(count)
+            try check(vk.vkAllocateCommandBuffers(device, &allocate, &allocated), "vkAllocateCommandBuffers")
+        } catch {
+            vk.vkDestroySemaphore(device, semaphore, nil)
+            vk.vkDestroyCommandPool(device, commandPool, nil)
+            throw error
+        }
+        timeline = semaphore
+        buffers = allocated.map { $0! }
+    }
+
+    deinit {
+        let vk = context.vk, device = context.device
+        if submittedValue > 0 { try? wait(for: submittedValue) }
+        submitted = [:]
+        vk.vkDestroySemaphore(device, timeline, nil)
+        vk.vkDestroyCommandPool(device, pool, nil)
+    }
+
+    /// The highest value a `wait(for:)` has seen complete.
+    var completedValue: UInt64 {
+        completedLock.lock()
+        defer { completedLock.unlock() }
+        return completed
+    }
+
+    /// Starts recording into command buffer `index` (whose previous
+    /// submission must have completed).
+    public func begin(_ index: Int) throws -> CommandBuffer {
+        let cb = buffers[index]
+        try check(context.vk.vkResetCommandBuffer(cb, 0), "vkResetCommandBuffer")
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
+        try check(context.vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer")
+        submitted[index] = nil
+        return CommandBuffer(raw: cb, recorder: self, slot: index)
+    }
+
+    /// Ends and submits `commands`; returns the timeline value that signals
+    /// its completion. It first waits, at the stage of their first use, for
+    /// the work on other queues that wrote or read what it uses.
+    @discardableResult
+    public func submit(_ commands: CommandBuffer) throws -> UInt64 {
+        precondition(commands.recorder === self)
+        commands.makeWritesVisibleToHost()
+        let vk = context.vk
+        var cb: VkCommandBuffer? = commands.raw
+        try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
+        var value = submittedValue + 1
+        var semaphore = timeline
+        // One wait per other timeline: its latest value implies the earlier ones.
+        var latest: [ObjectIdentifier: (recorder: CommandRecorder, value: UInt64, stages: VkPipelineStageFlags)] = [:]
+        for (submission, stage) in commands.waits {
+            guard let recorder = submission.recorder else { continue }
+            let key = ObjectIdentifier(recorder)
+            let known = latest[key]
+            latest[key] = (recorder, max(known?.value ?? 0, submission.value), (known?.stages ?? 0) | stage.flags)
+        }
+        var waitSemaphores: [VkSemaphore?] = latest.values.map(\.recorder.timeline)
+        var waitValues = latest.values.map(\.value)
+        var waitStages = latest.values.map(\.stages)
+        var timelineInfo = VkTimelineSemaphoreSubmitInfo()
+        timelineInfo.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO
+        timelineInfo.signalSemaphoreValueCount = 1
+        timelineInfo.waitSemaphoreValueCount = UInt32(waitValues.count)
+        let status: VkResult = withUnsafePointer(to: &value) { valuePointer in
+            timelineInfo.pSignalSemaphoreValues = valuePointer
+            return waitValues.withUnsafeBufferPointer { waitValuePointer in
+                timelineInfo.pWaitSemaphoreValues = waitValuePointer.baseAddress
+                return withUnsafePointer(to: &timelineInfo) { timelinePointer in
+                    withUnsafePointer(to: &cb) { bufferPointer in
+                        withUnsafePointer(to: &semaphore) { semaphorePointer in
+                            waitSemaphores.withUnsafeMutableBufferPointer { waitPointer in
+                                waitStages.withUnsafeMutableBufferPointer { stagePointer in
+                                    var submit = VkSubmitInfo()
+                                    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+                                    submit.pNext = UnsafeRawPointer(timelinePointer)
+                                    submit.commandBufferCount = 1
+                                    submit.pCommandBuffers = bufferPointer
+                                    submit.signalSemaphoreCount = 1
+                                    submit.pSignalSemaphores = semaphorePointer
+                                    submit.waitSemaphoreCount = UInt32(waitPointer.count)
+                                    submit.pWaitSemaphores = UnsafePointer(waitPointer.baseAddress)
+                                    submit.pWaitDstStageMask = UnsafePointer(stagePointer.baseAddress)
+                                    context.submitLock.lock()
+                                    defer { context.submitLock.unlock() }
+                                    return vk.vkQueueSubmit(queue, 1, &submit, nil)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        try check(status, "vkQueueSubmit")
+        submittedValue = value
+        commands.submission.value = value
+        submitted[commands.slot] = commands
+        return value
+    }
+
+    /// A batch the GPU has not finished in this long is reported, not waited
+    /// for forever: a hung device must not hang the tool.
+    static let timeoutNanoseconds: UInt64 = 60_000_000_000
+
+    public func wait(for value: UInt64) throws {
+        var semaphore = timeline
+        var target = value
+        var info = VkSemaphoreWaitInfo()
+        info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO
+        info.semaphoreCount = 1
+        try withUnsafePointer(to: &semaphore) { semaphorePointer in
+            try withUnsafePointer(to: &target) { valuePointer in
+                info.pSemaphores = semaphorePointer
+                info.pValues = valuePointer
+                let result = context.vk.vkWaitSemaphores(context.device, &info, Self.timeoutNanoseconds)
+                if result == VK_TIMEOUT {
+                    throw VulkanError.call("vkWaitSemaphores: the GPU did not finish a batch within \(Self.timeoutNanoseconds / 1_000_000_000) s", result.rawValue)
+                }
+                try check(result, "vkWaitSemaphores")
+            }
+        }
+        completedLock.lock()
+        completed = max(completed, value)
+        completedLock.unlock()
+    }
+}

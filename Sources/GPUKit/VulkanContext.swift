@@ -1,0 +1,317 @@
+import CVulkan
+import Foundation
+import ProResCore
+
+/// A Vulkan instance and logical device with the queues we use: the
+/// MTLDevice + MTLCommandQueue of Apple's pipeline.
+public final class VulkanContext: @unchecked Sendable {
+    public let info: VulkanDeviceInfo
+    let instance: VkInstance
+    let physicalDevice: VkPhysicalDevice
+    let device: VkDevice
+    let vki: VulkanInstanceFunctions
+    package let vk: VulkanDeviceFunctions
+    let computeQueue: VkQueue
+    let computeFamily: UInt32
+    /// A queue of a transfer-only family (a DMA engine of a discrete GPU),
+    /// when there is one: copies submitted there run beside the compute
+    /// work instead of between it.
+    package let transferQueue: VkQueue?
+    let transferFamily: UInt32?
+    /// Valid bits of the transfer queue's timestamps; 0 means none.
+    let transferTimestampValidBits: UInt32
+    let memoryProperties: VkPhysicalDeviceMemoryProperties
+    package let minImportedHostPointerAlignment: Int
+    /// Valid bits of the compute queue's timestamps; 0 means no GPU timing.
+    let timestampValidBits: UInt32
+    /// Messages from the validation layer, when it is enabled.
+    public let validation: ValidationLog?
+    private var messenger: VkDebugUtilsMessengerEXT?
+
+    /// Serialises queue submissions (vkQueueSubmit needs external sync).
+    let submitLock = NSLock()
+
+    public struct Options: Sendable {
+        /// `--device N|NAME`; nil picks a discrete GPU, else integrated, else lavapipe.
+        public var device: String?
+        /// Enable VK_LAYER_KHRONOS_validation and record every message.
+        public var validation: Bool
+        /// Use a transfer-only queue where the device has one
+        /// (`PRORES_DECODE_TRANSFER_QUEUE=0` turns it off, for comparisons).
+        public var transferQueue: Bool
+
+        public init(device: String? = nil, validation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "1",
+                    transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0") {
+            self.device = device
+            self.validation = validation
+            self.transferQueue = transferQueue
+        }
+    }
+
+    /// Lists every physical device without creating a logical one.
+    public static func devices() throws -> [VulkanDeviceInfo] {
+        let (instance, vki, _, _) = try makeInstance(validation: false)
+        defer { vki.vkDestroyInstance(instance, nil) }
+        return try physicalDevices(instance, vki).enumerated().map { try describe($1, index: $0, vki) }
+    }
+
+    public init(options: Options = .init()) throws {
+        let (instance, vki, validation, messenger) = try Self.makeInstance(validation: options.validation)
+        self.instance = instance
+        self.vki = vki
+        self.validation = validation
+        self.messenger = messenger
+        do {
+            let candidates = try Self.physicalDevices(instance, vki).enumerated().map { ($1, try Self.describe($1, index: $0, vki)) }
+            guard !candidates.isEmpty else { throw VulkanError.noDevice("the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)") }
+            let chosen: (VkPhysicalDevice, VulkanDeviceInfo)
+            if let selector = options.device {
+                guard let match = candidates.first(where: { $0.1.matches(selector) }) else {
+                    throw VulkanError.noDevice("--device \(selector) matches none of: " + candidates.map { "\($0.1.index): \($0.1.name)" }.joined(separator: ", "))
+                }
+                chosen = match
+            } else {
+                chosen = candidates.min { $0.1.kind.rank < $1.1.kind.rank }!
+            }
+            let physical = chosen.0
+            let deviceInfo = chosen.1
+            physicalDevice = physical
+            info = deviceInfo
+            guard deviceInfo.timelineSemaphores else { throw VulkanError.missingFeature("timelineSemaphore (Vulkan 1.2)") }
+
+            var memory = VkPhysicalDeviceMemoryProperties()
+            vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory)
+            memoryProperties = memory
+
+            var familyCount: UInt32 = 0
+            vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, nil)
+            var families = [VkQueueFamilyProperties](repeating: .init(), count: Int(familyCount))
+            vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, &families)
+            guard let compute = families.firstIndex(where: { $0.queueFlags & VK_QUEUE_COMPUTE_BIT.rawValue != 0 }) else {
+                throw VulkanError.noDevice("\(deviceInfo.name) has no compute queue")
+            }
+            let family = UInt32(compute)
+            computeFamily = family
+            timestampValidBits = families[compute].timestampValidBits
+            // Only a discrete GPU copies between host and device memory.
+            let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex(where: Self.isTransferOnly) : nil
+            transferFamily = transfer.map(UInt32.init)
+            transferTimestampValidBits = transfer.map { families[$0].timestampValidBits } ?? 0
+
+            var extensions: [String] = []
+            if deviceInfo.hostMemoryImport {
+                extensions += ["VK_KHR_external_memory", "VK_EXT_external_memory_host"]
+            }
+            var hostProps = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
+            hostProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
+            var props2 = VkPhysicalDeviceProperties2()
+            props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+            withUnsafeMutablePointer(to: &hostProps) { props2.pNext = UnsafeMutableRawPointer($0) ; vki.vkGetPhysicalDeviceProperties2(physical, &props2) }
+            minImportedHostPointerAlignment = deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
+
+            var priority: Float = 1
+            let queueInfos = [family] + (transferFamily.map { [$0] } ?? [])
+            var queueInfo = VkDeviceQueueCreateInfo()
+            queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
+            queueInfo.queueCount = 1
+            var features12 = VkPhysicalDeviceVulkan12Features()
+            features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+            features12.timelineSemaphore = VkBool32(VK_TRUE)
+            features12.hostQueryReset = VkBool32(deviceInfo.hostQueryReset ? VK_TRUE : VK_FALSE)
+            var features11 = VkPhysicalDeviceVulkan11Features()
+            features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
+            features11.storageBuffer16BitAccess = VkBool32(deviceInfo.storage16Bit ? VK_TRUE : VK_FALSE)
+            var device: VkDevice?
+            let result: VkResult = withUnsafePointer(to: &priority) { priorityPointer in
+                queueInfo.pQueuePriorities = priorityPointer
+                let infos = queueInfos.map { family -> VkDeviceQueueCreateInfo in
+                    var info = queueInfo
+                    info.queueFamilyIndex = family
+                    return info
+                }
+                return infos.withUnsafeBufferPointer { queuePointer in
+                    withUnsafeMutablePointer(to: &features11) { features11Pointer in
+                        features12.pNext = UnsafeMutableRawPointer(features11Pointer)
+                        return withUnsafeMutablePointer(to: &features12) { featuresPointer in
+                            withCStrings(extensions) { names in
+                                var create = VkDeviceCreateInfo()
+                                create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+                                create.pNext = UnsafeRawPointer(featuresPointer)
+                                create.queueCreateInfoCount = UInt32(infos.count)
+                                create.pQueueCreateInfos = queuePointer.baseAddress
+                                create.enabledExtensionCount = UInt32(extensions.count)
+                                create.ppEnabledExtensionNames = names
+                                return vki.vkCreateDevice(physical, &create, nil, &device)
+                            }
+                        }
+                    }
+                }
+            }
+            try check(result, "vkCreateDevice(\(deviceInfo.name))")
+            self.device = device!
+            vk = try VulkanDeviceFunctions(instance: vki, device: device!)
+            var queue: VkQueue?
+            vk.vkGetDeviceQueue(device, family, 0, &queue)
+            computeQueue = queue!
+            if let transferFamily {
+                var transfer: VkQueue?
+                vk.vkGetDeviceQueue(device, transferFamily, 0, &transfer)
+                transferQueue = transfer
+            } else {
+                transferQueue = nil
+            }
+        } catch {
+            if let messenger, let destroy = vki.vkDestroyDebugUtilsMessengerEXT { destroy(instance, messenger, nil) }
+            vki.vkDestroyInstance(instance, nil)
+            throw error
+        }
+    }
+
+    deinit {
+        _ = vk.vkDeviceWaitIdle(device)
+        vk.vkDestroyDevice(device, nil)
+        if let messenger, let destroy = vki.vkDestroyDebugUtilsMessengerEXT { destroy(instance, messenger, nil) }
+        vki.vkDestroyInstance(instance, nil)
+    }
+
+    /// A memory type allowed by `bits` with all of `flags`, preferring `preferred` too.
+    func memoryType(bits: UInt32, required flags: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0) -> UInt32? {
+        let types = withUnsafeBytes(of: memoryProperties.memoryTypes) { Array($0.bindMemory(to: VkMemoryType.self).prefix(Int(memoryProperties.memoryTypeCount))) }
+        let allowed = types.indices.filter { bits & (1 << UInt32($0)) != 0 && types[$0].propertyFlags & flags == flags }
+        return (allowed.first { types[$0].propertyFlags & preferred == preferred } ?? allowed.first).map(UInt32.init)
+    }
+
+    // MARK: - Instance
+
+    private static func makeInstance(validation wantValidation: Bool) throws -> (VkInstance, VulkanInstanceFunctions, ValidationLog?, VkDebugUtilsMessengerEXT?) {
+        let loader = try VulkanLoader.shared.get()
+        var version: UInt32 = 0
+        _ = loader.vkEnumerateInstanceVersion(&version)
+        guard version >= PD_VK_API_VERSION_1_2 else {
+            throw VulkanError.loaderMissing("the Vulkan loader is version \(pd_vk_version_major(version)).\(pd_vk_version_minor(version)); 1.2 or newer is needed")
+        }
+        var layers: [String] = []
+        var extensions: [String] = []
+        if wantValidation {
+            var count: UInt32 = 0
+            _ = loader.vkEnumerateInstanceLayerProperties(&count, nil)
+            var available = [VkLayerProperties](repeating: .init(), count: Int(count))
+            _ = loader.vkEnumerateInstanceLayerProperties(&count, &available)
+            guard available.contains(where: { string(fromCArray: $0.layerName) == "VK_LAYER_KHRONOS_validation" }) else {
+                throw VulkanError.missingExtension("VK_LAYER_KHRONOS_validation (install vulkan-validationlayers)")
+            }
+            layers = ["VK_LAYER_KHRONOS_validation"]
+            extensions = ["VK_EXT_debug_utils"]
+        }
+        var instance: VkInstance?
+        let result: VkResult = "prores-decode".withCString { appName in
+            var app = VkApplicationInfo()
+            app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO
+            app.pApplicationName = appName
+            app.pEngineName = appName
+            app.apiVersion = PD_VK_API_VERSION_1_3 <= version ? PD_VK_API_VERSION_1_3 : PD_VK_API_VERSION_1_2
+            return withUnsafePointer(to: &app) { appPointer in
+                withCStrings(layers) { layerNames in
+                    withCStrings(extensions) { extensionNames in
+                        var create = VkInstanceCreateInfo()
+                        create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO
+                        create.pApplicationInfo = appPointer
+                        create.enabledLayerCount = UInt32(layers.count)
+                        create.ppEnabledLayerNames = layerNames
+                        create.enabledExtensionCount = UInt32(extensions.count)
+                        create.ppEnabledExtensionNames = extensionNames
+                        return loader.vkCreateInstance(&create, nil, &instance)
+                    }
+                }
+            }
+        }
+        if result == VK_ERROR_INCOMPATIBLE_DRIVER {
+            throw VulkanError.noDevice("no Vulkan driver is installed (VK_ERROR_INCOMPATIBLE_DRIVER); on a machine without a GPU install mesa-vulkan-drivers for lavapipe")
+        }
+        try check(result, "vkCreateInstance")
+        let vki = try VulkanInstanceFunctions(loader: loader, instance: instance!)
+        guard wantValidation else { return (instance!, vki, nil, nil) }
+        let log = ValidationLog()
+        let messenger = try log.attach(instance: instance!, vki)
+        return (instance!, vki, log, messenger)
+    }
+
+    /// A queue family of copies only: a discrete GPU's DMA engines.
+    private static func isTransferOnly(_ family: VkQueueFamilyProperties) -> Bool {
+        family.queueFlags & VK_QUEUE_TRANSFER_BIT.rawValue != 0
+            && family.queueFlags & (VK_QUEUE_COMPUTE_BIT.rawValue | VK_QUEUE_GRAPHICS_BIT.rawValue) == 0
+    }
+
+    private static func physicalDevices(_ instance: VkInstance, _ vki: VulkanInstanceFunctions) throws -> [VkPhysicalDevice] {
+        var count: UInt32 = 0
+        try check(vki.vkEnumeratePhysicalDevices(instance, &count, nil), "vkEnumeratePhysicalDevices")
+        var devices = [VkPhysicalDevice?](repeating: nil, count: Int(count))
+        try check(vki.vkEnumeratePhysicalDevices(instance, &count, &devices), "vkEnumeratePhysicalDevices")
+        return devices.compactMap { $0 }
+    }
+
+    private static func describe(_ physical: VkPhysicalDevice, index: Int, _ vki: VulkanInstanceFunctions) throws -> VulkanDeviceInfo {
+        var driver = VkPhysicalDeviceDriverProperties()
+        driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES
+        var subgroup = VkPhysicalDeviceSubgroupProperties()
+        subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES
+        var props = VkPhysicalDeviceProperties2()
+        props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+        withUnsafeMutablePointer(to: &subgroup) { subgroupPointer in
+            driver.pNext = UnsafeMutableRawPointer(subgroupPointer)
+            withUnsafeMutablePointer(to: &driver) { driverPointer in
+                props.pNext = UnsafeMutableRawPointer(driverPointer)
+                vki.vkGetPhysicalDeviceProperties2(physical, &props)
+            }
+        }
+        var features12 = VkPhysicalDeviceVulkan12Features()
+        features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+        var features11 = VkPhysicalDeviceVulkan11Features()
+        features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
+        var features = VkPhysicalDeviceFeatures2()
+        features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2
+        withUnsafeMutablePointer(to: &features11) { pointer11 in
+            features12.pNext = UnsafeMutableRawPointer(pointer11)
+            withUnsafeMutablePointer(to: &features12) { pointer in
+                features.pNext = UnsafeMutableRawPointer(pointer)
+                vki.vkGetPhysicalDeviceFeatures2(physical, &features)
+            }
+        }
+        var extensionCount: UInt32 = 0
+        _ = vki.vkEnumerateDeviceExtensionProperties(physical, nil, &extensionCount, nil)
+        var extensions = [VkExtensionProperties](repeating: .init(), count: Int(extensionCount))
+        _ = vki.vkEnumerateDeviceExtensionProperties(physical, nil, &extensionCount, &extensions)
+        let extensionNames = Set(extensions.map { string(fromCArray: $0.extensionName) })
+        var memory = VkPhysicalDeviceMemoryProperties()
+        vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory)
+        let heaps = withUnsafeBytes(of: memory.memoryHeaps) { Array($0.bindMemory(to: VkMemoryHeap.self).prefix(Int(memory.memoryHeapCount))) }
+        var familyCount: UInt32 = 0
+        vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, nil)
+        var families = [VkQueueFamilyProperties](repeating: .init(), count: Int(familyCount))
+        vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, &families)
+        let p = props.properties
+        let api = "\(pd_vk_version_major(p.apiVersion)).\(pd_vk_version_minor(p.apiVersion)).\(pd_vk_version_patch(p.apiVersion))"
+        return VulkanDeviceInfo(
+            index: index, name: string(fromCArray: p.deviceName), kind: .init(p.deviceType),
+            driverName: string(fromCArray: driver.driverName), driverInfo: string(fromCArray: driver.driverInfo),
+            apiVersion: api,
+            deviceLocalBytes: heaps.filter { $0.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.rawValue != 0 }.reduce(0) { $0 + $1.size },
+            maxStorageBufferRange: UInt64(p.limits.maxStorageBufferRange),
+            maxPushConstantsSize: Int(p.limits.maxPushConstantsSize),
+            subgroupSize: Int(subgroup.subgroupSize),
+            timestampPeriodNanoseconds: Double(p.limits.timestampPeriod),
+            timelineSemaphores: features12.timelineSemaphore != 0,
+            hostMemoryImport: extensionNames.contains("VK_EXT_external_memory_host"),
+            separateTransferQueue: families.contains(where: isTransferOnly),
+            storage16Bit: features11.storageBuffer16BitAccess != 0,
+            hostQueryReset: features12.hostQueryReset != 0)
+    }
+}
+
+/// Runs `body` with a C array of C strings that lives for the call.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    let pointers = duplicates.map { UnsafePointer<CChar>($0) }
+    return pointers.withUnsafeBufferPointer { body($0.isEmpty ? nil : $0.baseAddress) }
+}

@@ -1,0 +1,59 @@
+import CVulkan
+import ProResCore
+
+/// Why the Vulkan path could not do its work, in words a user can act on.
+public enum VulkanError: Error, Equatable, CustomStringConvertible {
+    /// No Vulkan loader (libvulkan.so.1) on this machine.
+    case loaderMissing(String)
+    /// No device, or none matching `--device`.
+    case noDevice(String)
+    /// A required entry point or extension is missing.
+    case missingFunction(String)
+    case missingExtension(String)
+    case missingFeature(String)
+    /// A Vulkan call failed.
+    case call(String, Int32)
+    /// A shader failed to compile; the message carries numbered source lines.
+    case shaderCompilation(String)
+    case outOfMemory(String)
+
+    public var description: String {
+        switch self {
+        case let .loaderMissing(why): return "Vulkan is not available: \(why)"
+        case let .noDevice(why): return "no usable Vulkan device: \(why)"
+        case let .missingFunction(name): return "the Vulkan driver lacks the function \(name)"
+        case let .missingExtension(name): return "the Vulkan device lacks the extension \(name)"
+        case let .missingFeature(name): return "the Vulkan device lacks the feature \(name)"
+        case let .call(name, result): return "\(name) failed: \(VulkanError.name(of: result))"
+        case let .shaderCompilation(message): return "shader compilation failed: \(message)"
+        case let .outOfMemory(what): return "out of GPU memory: \(what)"
+        }
+    }
+
+    static func name(of result: Int32) -> String {
+        switch result {
+        case VK_ERROR_OUT_OF_HOST_MEMORY.rawValue: return "VK_ERROR_OUT_OF_HOST_MEMORY"
+        case VK_ERROR_OUT_OF_DEVICE_MEMORY.rawValue: return "VK_ERROR_OUT_OF_DEVICE_MEMORY"
+        case VK_ERROR_INITIALIZATION_FAILED.rawValue: return "VK_ERROR_INITIALIZATION_FAILED"
+        case VK_ERROR_DEVICE_LOST.rawValue: return "VK_ERROR_DEVICE_LOST"
+        case VK_ERROR_LAYER_NOT_PRESENT.rawValue: return "VK_ERROR_LAYER_NOT_PRESENT"
+        case VK_ERROR_EXTENSION_NOT_PRESENT.rawValue: return "VK_ERROR_EXTENSION_NOT_PRESENT"
+        case VK_ERROR_FEATURE_NOT_PRESENT.rawValue: return "VK_ERROR_FEATURE_NOT_PRESENT"
+        case VK_ERROR_INCOMPATIBLE_DRIVER.rawValue: return "VK_ERROR_INCOMPATIBLE_DRIVER (no Vulkan driver installed?)"
+        case VK_ERROR_INVALID_EXTERNAL_HANDLE.rawValue: return "VK_ERROR_INVALID_EXTERNAL_HANDLE"
+        case VK_TIMEOUT.rawValue: return "VK_TIMEOUT"
+        default: return "VkResult \(result)"
+        }
+    }
+}
+
+/// Throws unless a Vulkan call succeeded.
+@inline(__always)
+func check(_ result: VkResult, _ call: @autoclosure () -> String) throws {
+    guard result == VK_SUCCESS else {
+        if result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY {
+            throw VulkanError.outOfMemory(call())
+        }
+        throw VulkanError.call(call(), result.rawValue)
+    }
+}

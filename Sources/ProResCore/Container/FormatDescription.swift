@@ -1,0 +1,85 @@
+/// What a ProRes track is (CMVideoFormatDescription): shared by every sample.
+/// Container facts and frame-header facts are merged here, each colour tag
+/// with its provenance.
+public struct FormatDescription: Sendable {
+    /// The profile, from the container's FourCC; nil when the input carries
+    /// none (raw elementary streams), in which case `profileNote` says why.
+    public let profile: ProResProfile?
+    public let profileNote: String?
+    /// The codec tag handed to the decoder: it selects the decoded precision.
+    public let codecTag: UInt32
+    public let width: Int
+    public let height: Int
+    /// Frames per second as a rational, nil when unknown.
+    public let frameRate: (numerator: Int, denominator: Int)?
+    /// Frame count, nil when the container does not say.
+    public let frameCount: Int?
+    /// Precision of the decoded samples (the native format's depth).
+    public let bitDepth: Int
+    public let chroma: ProResFrameHeader.Chroma
+    public let alpha: ProResFrameHeader.Alpha
+    public let fieldOrder: ProResFrameHeader.FieldOrder
+    public let colorTags: ColorTags
+    /// Creator code from the first frame header ("apl0", "fmpg", ...).
+    public let creator: String
+    /// The format the decoder writes: the `native` output layout.
+    public let nativeFormat: PlanarFormat
+    /// "mov,mp4,m4a,3gp,3g2,mj2", "mxf", "prores elementary stream", ...
+    public let containerName: String
+    public let trackIndex: Int
+    /// Stream time base, for interpreting pts.
+    public let timeBase: (numerator: Int, denominator: Int)
+    /// Things the user should hear about (conflicting tags, guessed values).
+    public let notes: [String]
+
+    public var hasAlpha: Bool { alpha != .none }
+
+    public var profileName: String { profile?.name ?? "ProRes (profile unknown)" }
+
+    /// The packed layout that holds this source without conversion.
+    public var nativePackedLayout: PackedLayout { .native(for: chroma) }
+
+    public var framesPerSecond: Double? {
+        frameRate.map { Double($0.numerator) / Double($0.denominator) }
+    }
+
+    /// Merges the container's view with the first frame header. The header
+    /// decides the picture facts; tags follow `ColorTags`' rules.
+    package init(header: ProResFrameHeader, profile: ProResProfile?, profileNote: String?,
+         containerTags: (primaries: Int, transfer: Int, matrix: Int, fullRange: Bool?),
+         containerSize: (width: Int, height: Int)?,
+         frameRate: (numerator: Int, denominator: Int)?, frameCount: Int?,
+         containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int)) {
+        self.profile = profile
+        self.profileNote = profileNote
+        // Without a FourCC, choose the tag FFmpeg decodes at the precision the
+        // header's chroma format implies (12 bits for 4:4:4, 10 for 4:2:2).
+        let effectiveProfile = profile ?? (header.chroma == .c444 ? .p4444 : .hq)
+        codecTag = effectiveProfile.codecTag
+        width = header.width
+        height = header.height
+        self.frameRate = frameRate
+        self.frameCount = frameCount
+        bitDepth = effectiveProfile.decodedBitDepth
+        chroma = header.chroma
+        alpha = header.alpha
+        fieldOrder = header.fieldOrder
+        creator = header.creator
+        colorTags = ColorTags(
+            bitstream: (header.colorPrimaries, header.transferCharacteristic, header.matrixCoefficients),
+            container: containerTags, height: header.height)
+        nativeFormat = PlanarFormat(decoding: header.chroma, bitDepth: effectiveProfile.decodedBitDepth, alpha: header.alpha != .none)
+        self.containerName = containerName
+        self.trackIndex = trackIndex
+        self.timeBase = timeBase
+        var notes = colorTags.conflicts
+        if let containerSize, containerSize != (header.width, header.height) {
+            notes.append("container says \(containerSize.width)x\(containerSize.height), frame header says \(header.width)x\(header.height); using the frame header")
+        }
+        if let profile, profile.isFourFourFourFamily != (header.chroma == .c444) {
+            notes.append("FourCC \(profile.fourCC) (\(profile.name)) carries \(header.chroma.rawValue) frames")
+        }
+        if let profileNote { notes.append(profileNote) }
+        self.notes = notes
+    }
+}

@@ -1,0 +1,11 @@
+/// Anything that yields compressed ProRes samples in order (AVAssetReader's
+/// track output): a container through libavformat, or a raw elementary stream.
+public protocol SampleSource: AnyObject {
+    var format: FormatDescription { get }
+    /// The next sample, or nil at the end of the input.
+    func nextSample() throws -> CompressedSample?
+    /// Positions the source so that the next sample is frame `index` exactly.
+    func seek(toFrame index: Int) throws
+    /// Frames the input ended short of the count it announced, if it did.
+    var shortfall: String? { get }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A bounded FIFO shared by one producer and one consumer thread. `push`
+/// blocks while the queue is full: that is the pipeline's back-pressure, which
+/// keeps memory independent of the input's length. A popped element is
+/// dropped from the ring at once, so the queue never extends its lifetime
+/// (a decoded frame holds a pooled surface).
+package final class BlockingQueue<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var ring: [Element?]
+    private var head = 0
+    private var count = 0
+    private var closed = false
+
+    package init(capacity: Int) {
+        precondition(capacity > 0)
+        ring = Array(repeating: nil, count: capacity)
+    }
+
+    /// Returns false when the queue was closed and the element was not taken.
+    @discardableResult
+    package func push(_ element: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while count == ring.count && !closed { condition.wait() }
+        if closed { return false }
+        ring[(head + count) % ring.count] = element
+        count += 1
+        condition.broadcast()
+        return true
+    }
+
+    /// Blocks until an element arrives; nil once the queue is closed and drained.
+    package func pop() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while count == 0 && !closed { condition.wait() }
+        guard count > 0 else { return nil }
+        let element = ring[head].take()
+        head = (head + 1) % ring.count
+        count -= 1
+        condition.broadcast()
+        return element
+    }
+
+    /// Blocks until an element arrives, then also takes up to `limit - 1`
+    /// more that are already queued; empty once closed and drained. A batch
+    /// grows with the backlog instead of waiting for stragglers.
+    package func popBatch(limit: Int) -> [Element] {
+        condition.lock()
+        defer { condition.unlock() }
+        while count == 0 && !closed { condition.wait() }
+        var batch: [Element] = []
+        while count > 0 && batch.count < limit {
+            batch.append(ring[head].take()!)
+            head = (head + 1) % ring.count
+            count -= 1
+        }
+        condition.broadcast()
+        return batch
+    }
+
+    /// No more pushes; consumers drain what is left, then see nil.
+    package func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Close and drop whatever is queued (cancellation).
+    package func closeAndDrain() {
+        condition.lock()
+        closed = true
+        for i in ring.indices { ring[i] = nil }
+        count = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// A value computed on its own thread from the moment it is created, so slow
+/// set-up (a Vulkan device, pipeline creation) overlaps other work; `get()`
+/// waits for it and rethrows its error.
+package final class Deferred<Value>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, Error>?
+    private let lock = NSLock()
+
+    package init(_ name: String, _ make: @escaping () throws -> Value) {
+        startWorkerThread(name, { [self] in
+            let value = Result { try make() }
+            lock.lock()
+            result = value
+            lock.unlock()
+        }, finished: { [done] in done.signal() })
+    }
+
+    package func get() throws -> Value {
+        lock.lock()
+        if let result {
+            lock.unlock()
+            return try result.get()
+        }
+        lock.unlock()
+        done.wait()
+        done.signal()  // later callers pass straight through
+        lock.lock()
+        defer { lock.unlock() }
+        return try result!.get()
+    }
+}

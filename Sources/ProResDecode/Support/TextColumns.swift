@@ -1,5 +1,0 @@
-/// Fixed-width columns for the text tables (timing summary, bench).
-extension String {
-    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-    func leftPadding(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
-}

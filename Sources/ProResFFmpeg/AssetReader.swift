@@ -1,0 +1,331 @@
+import CFFmpeg
+import Glibc
+import ProResCore
+
+/// Reads ProRes samples out of a container with libavformat (AVAssetReader):
+/// MOV/MP4, MXF, MKV, and anything else libavformat opens, from a file, a
+/// URL or a pipe.
+public final class AssetReader: SampleSource {
+    private var description: FormatDescription?
+    public var format: FormatDescription { description! }
+    public private(set) var shortfall: String?
+
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let stream: UnsafeMutablePointer<AVStream>
+    private let displayPath: String
+    private var pipe: PipeFeeder?
+    /// dts → frame index, from the container's sample table (when it has one).
+    private var indexByTimestamp: [Int64: Int] = [:]
+    private var timestampByIndex: [Int64] = []
+    private var pending: [CompressedSample] = []
+    private var nextIndex = 0
+    /// Reads the samples after the leading ones straight from the file, when
+    /// that gives exactly libavformat's packets (MOV/MP4 on a local file).
+    private var direct: SampleTableReader?
+    var readsDirectly: Bool { direct != nil }
+
+    /// `localPath`: the file behind `url`, when it is one, for direct reads.
+    convenience init(url: String, displayPath: String, track: Int?, localPath: String? = nil) throws {
+        try self.init(open: { context in
+            avformat_open_input(&context, url, nil, nil)
+        }, displayPath: displayPath, track: track, pipe: nil, localPath: localPath)
+    }
+
+    /// Reads a container from stdin; `pipePrefix` are bytes already consumed
+    /// while sniffing, replayed first.
+    convenience init(pipePrefix: [UInt8], track: Int?) throws {
+        let feeder = PipeFeeder(fd: STDIN_FILENO, prefix: pipePrefix)
+        try self.init(open: { context in
+            context = avformat_alloc_context()
+            guard let allocated = context, let io = feeder.makeIOContext() else { return PD_AVERROR_ENOMEM }
+            allocated.pointee.pb = io
+            allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            let status = avformat_open_input(&context, nil, nil, nil)
+            if status < 0 {
+                // A failed open frees the format context but never custom I/O.
+                var buffer: UnsafeMutablePointer<UInt8>? = io.pointee.buffer
+                av_freep(&buffer)
+                var freeing: UnsafeMutablePointer<AVIOContext>? = io
+                avio_context_free(&freeing)
+            }
+            return status
+        }, displayPath: "stdin", track: track, pipe: feeder, localPath: nil)
+    }
+
+    private init(open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
+                 displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?) throws {
+        self.displayPath = displayPath
+        self.pipe = pipe
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        FFmpegLog.clear()
+        let status = open(&context)
+        guard status >= 0, let context else {
+            var reason = status == PD_AVERROR_INVALIDDATA ? "not a recognised media file" : FFmpegError(status).description
+            let said = FFmpegLog.lastError
+            if let said { reason += " (FFmpeg: \(said))" }
+            if pipe != nil, said?.contains("moov atom not found") ?? false {
+                reason += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
+            }
+            throw ProResDecodeError.inputUnreadable(path: displayPath, reason: reason)
+        }
+        self.context = context
+        // Until the samples own them, the context and packets read so far
+        // are ours to release if anything below throws.
+        var leading: [ReadPacket] = []
+        do {
+            // The container's own colour tags, captured before stream probing
+            // lets the decoder overwrite them with the frame header's.
+            let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
+            let containerTags = streams.map { s -> (Int, Int, Int, Bool?) in
+                let p = s.pointee.codecpar.pointee
+                let range: Bool? = p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil
+                return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
+            }
+            let containerSizes = streams.map { (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height)) }
+            // Probing fills frame rates for containers that do not store them;
+            // failures here are not fatal: the frame header decides below.
+            _ = avformat_find_stream_info(context, nil)
+
+            let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
+            stream = streams[chosen]
+            for (i, s) in streams.enumerated() where i != chosen { s.pointee.discard = AVDISCARD_ALL }
+            buildTimestampIndex()
+
+            // The first decodable frame header describes the stream. Damaged
+            // leading frames are kept and still flow through as samples.
+            var header: ProResFrameHeader?
+            var firstError: Error?
+            while header == nil, leading.count < 16, let read = try readPacket() {
+                leading.append(read)
+                let bytes = UnsafeRawBufferPointer(start: read.packet.pointee.data, count: Int(read.packet.pointee.size))
+                do { header = try ProResFrameHeader(bytes) } catch { firstError = firstError ?? error }
+            }
+            guard let header else {
+                var why = firstError.map { "no valid ProRes frame header (\($0))" } ?? "the ProRes track has no frames"
+                // From a pipe, a MOV whose moov atom comes last opens but cannot seek back to its media.
+                if pipe != nil, firstError == nil { why += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)" }
+                throw ProResDecodeError.notProRes(path: displayPath, reason: why)
+            }
+            let s = stream.pointee
+            let tag = s.codecpar.pointee.codec_tag
+            let profile = ProResProfile(codecTag: tag)
+            let rate = s.avg_frame_rate.num > 0 ? s.avg_frame_rate : s.r_frame_rate
+            var frameCount: Int? = s.nb_frames > 0 ? Int(s.nb_frames) : timestampByIndex.isEmpty ? nil : timestampByIndex.count
+            if frameCount == nil, s.duration > 0, rate.num > 0 {
+                let seconds = Double(s.duration) * Double(s.time_base.num) / Double(s.time_base.den)
+                let fps = Double(rate.num) / Double(rate.den)
+                frameCount = Int((seconds * fps).rounded())
+            }
+            let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+            description = FormatDescription(
+                header: header, profile: profile,
+                profileNote: profile == nil ? "container FourCC '\(printableFourCC(fourCCBytes(tag)))' is not a ProRes profile; decoding by the frame header's chroma format" : nil,
+                containerTags: containerTags[chosen],
+                containerSize: containerSizes[chosen].0 > 0 ? containerSizes[chosen] : nil,
+                frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
+                frameCount: frameCount, containerName: name, trackIndex: chosen,
+                timeBase: (Int(s.time_base.num), Int(s.time_base.den)))
+            if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
+               timestampByIndex.count == Int(avformat_index_get_entries_count(stream)) {
+                direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,
+                                           leading: leading.map(\.packet))
+            }
+            pending = leading.map(makeSample)
+        } catch {
+            leading.forEach { freePacket($0.packet) }
+            Self.close(context, customIO: pipe != nil)
+            self.context = nil
+            throw error
+        }
+    }
+
+    deinit {
+        if let context { Self.close(context, customIO: pipe != nil) }
+    }
+
+    /// Closes the demuxer and, for pipes, the AVIOContext we made for it.
+    private static func close(_ context: UnsafeMutablePointer<AVFormatContext>, customIO: Bool) {
+        let io = customIO ? context.pointee.pb : nil
+        var closing: UnsafeMutablePointer<AVFormatContext>? = context
+        avformat_close_input(&closing)
+        if let io {
+            av_freep(&io.pointee.buffer)
+            var freeing: UnsafeMutablePointer<AVIOContext>? = io
+            avio_context_free(&freeing)
+        }
+    }
+
+    private static func chooseTrack(_ streams: [UnsafeMutablePointer<AVStream>], requested: Int?, path: String) throws -> Int {
+        func summary() -> String {
+            streams.enumerated().map { i, s in
+                let p = s.pointee.codecpar.pointee
+                let kind = av_get_media_type_string(p.codec_type).map { String(cString: $0) } ?? "unknown"
+                return "\(i): \(String(cString: avcodec_get_name(p.codec_id))) \(kind)"
+            }.joined(separator: ", ")
+        }
+        let isProRes = { (s: UnsafeMutablePointer<AVStream>) in
+            s.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && s.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_PRORES
+        }
+        if let requested {
+            guard streams.indices.contains(requested) else {
+                throw ProResDecodeError.badRequest("--track \(requested): '\(path)' has \(streams.count) stream(s) (\(summary()))")
+            }
+            guard isProRes(streams[requested]) else {
+                throw ProResDecodeError.notProRes(path: path, reason: "track \(requested) is not ProRes video (streams: \(summary()))")
+            }
+            return requested
+        }
+        guard let first = streams.firstIndex(where: isProRes) else {
+            throw ProResDecodeError.notProRes(path: path, reason: streams.isEmpty ? "it has no streams" : "no ProRes video track (streams: \(summary()))")
+        }
+        return first
+    }
+
+    /// ProRes is intra-only, so every entry of the sample table is a frame we
+    /// can seek to exactly; frame N is the table's N-th timestamp.
+    private func buildTimestampIndex() {
+        let count = Int(avformat_index_get_entries_count(stream))
+        guard count > 0 else { return }
+        var stamps: [Int64] = []
+        stamps.reserveCapacity(count)
+        for i in 0..<count {
+            guard let entry = avformat_index_get_entry(stream, Int32(i)) else { return }
+            stamps.append(entry.pointee.timestamp)
+        }
+        var map: [Int64: Int] = [:]
+        for (i, t) in stamps.enumerated() {
+            if map.updateValue(i, forKey: t) != nil { return }  // ambiguous: count packets instead
+        }
+        timestampByIndex = stamps
+        indexByTimestamp = map
+    }
+
+    private struct ReadPacket {
+        let packet: UnsafeMutablePointer<AVPacket>
+        let index: Int
+        let start: UInt64
+        let nanoseconds: UInt64
+    }
+
+    /// The next packet of our track, numbered by the sample table when the
+    /// container has one, by counting otherwise.
+    private func readPacket() throws -> ReadPacket? {
+        if let direct {
+            guard nextIndex < direct.count else { return nil }
+            let start = monotonicNanoseconds()
+            let packet = try direct.packet(nextIndex)
+            nextIndex += 1
+            return ReadPacket(packet: packet, index: nextIndex - 1, start: start, nanoseconds: monotonicNanoseconds() - start)
+        }
+        guard let context else { return nil }
+        while true {
+            let start = monotonicNanoseconds()
+            guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
+            let status = av_read_frame(context, packet)
+            if status < 0 {
+                freePacket(packet)
+                // Truncated and damaged containers end here; `shortfall` reports them.
+                if status == PD_AVERROR_EOF || status == PD_AVERROR_INVALIDDATA { return nil }
+                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "read error after frame \(nextIndex - 1): \(FFmpegError(status))")
+            }
+            guard packet.pointee.stream_index == stream.pointee.index else {
+                freePacket(packet)
+                continue
+            }
+            let dts = packet.pointee.dts != PD_AV_NOPTS_VALUE ? packet.pointee.dts : packet.pointee.pts
+            let index = indexByTimestamp[dts] ?? nextIndex
+            nextIndex = index + 1
+            return ReadPacket(packet: packet, index: index, start: start, nanoseconds: monotonicNanoseconds() - start)
+        }
+    }
+
+    private func makeSample(_ read: ReadPacket) -> CompressedSample {
+        CompressedSample(packet: read.packet, index: read.index, format: format,
+                         readStart: read.start, demuxNanoseconds: read.nanoseconds)
+    }
+
+    private func readSample() throws -> CompressedSample? {
+        try readPacket().map(makeSample)
+    }
+
+    public func nextSample() throws -> CompressedSample? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        guard let sample = try readSample() else {
+            if let expected = format.frameCount, nextIndex < expected, shortfall == nil {
+                shortfall = "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing (truncated file?)"
+            }
+            return nil
+        }
+        return sample
+    }
+
+    public func seek(toFrame target: Int) throws {
+        if let count = format.frameCount, target >= count {
+            throw ProResDecodeError.badRequest("--start \(target) is past the last frame (the track has \(count) frames)")
+        }
+        if let direct, target < direct.count {
+            pending.removeAll()
+            nextIndex = target
+            return
+        }
+        if target < timestampByIndex.count, let context {
+            pending.removeAll()
+            let status = av_seek_frame(context, stream.pointee.index, timestampByIndex[target], AVSEEK_FLAG_BACKWARD)
+            if status >= 0 {
+                nextIndex = target
+                // The demuxer lands at or before the target: drop what precedes it.
+                while let sample = try readSample() {
+                    if sample.index >= target {
+                        pending = [sample]
+                        return
+                    }
+                }
+                return
+            }
+        }
+        // No usable sample table: count frames from here.
+        while let sample = try nextSample() {
+            if sample.index >= target {
+                pending.insert(sample, at: 0)
+                return
+            }
+        }
+    }
+}
+
+/// Feeds libavformat from a pipe through a custom AVIOContext, replaying the
+/// bytes read while sniffing the input type.
+private final class PipeFeeder {
+    let fd: Int32
+    var prefix: [UInt8]
+
+    init(fd: Int32, prefix: [UInt8]) {
+        self.fd = fd
+        self.prefix = prefix
+    }
+
+    func makeIOContext() -> UnsafeMutablePointer<AVIOContext>? {
+        let size = 1 << 16
+        guard let buffer = av_malloc(size) else { return nil }
+        let opaque = Unmanaged.passUnretained(self).toOpaque()
+        return avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque, { opaque, buffer, size in
+            let feeder = Unmanaged<PipeFeeder>.fromOpaque(opaque!).takeUnretainedValue()
+            return feeder.read(into: buffer!, size: Int(size))
+        }, nil, nil)
+    }
+
+    private func read(into buffer: UnsafeMutablePointer<UInt8>, size: Int) -> Int32 {
+        if !prefix.isEmpty {
+            let n = min(size, prefix.count)
+            prefix.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: n) }
+            prefix.removeFirst(n)
+            return Int32(n)
+        }
+        while true {
+            let n = Glibc.read(fd, buffer, size)
+            if n > 0 { return Int32(n) }
+            if n == 0 { return PD_AVERROR_EOF }
+            if errno != EINTR { return pd_averror(errno) }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import CFFmpeg
+import Foundation
+import ProResCore
+
+/// An asynchronous ProRes decoder (VTDecompressionSession) on FFmpeg's
+/// libavcodec. Samples go in through `decode(_:)`, which returns at once
+/// unless too many frames are already in flight (back-pressure); decoded
+/// frames come out in order, each with a status, on the session's own output
+/// thread, so a slow output handler never blocks the decoder's thread.
+public final class DecodeSession: FrameDecoding, @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// FFmpeg frame + slice threads; 0 means one per core.
+        public var threads: Int
+        /// Frames decoded but not yet handed to the output handler.
+        public var maximumFramesInFlight: Int
+
+        public init(threads: Int = 0, maximumFramesInFlight: Int? = nil) {
+            let resolved = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
+            self.threads = resolved
+            self.maximumFramesInFlight = maximumFramesInFlight ?? resolved + 2
+        }
+    }
+
+    public typealias OutputHandler = FrameOutputHandler
+
+    public let format: FormatDescription
+    public let configuration: Configuration
+
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let allocator = DecoderSurfaceAllocator()
+    private let packets = SamplePacket()
+    private let input: BlockingQueue<CompressedSample>
+    private let output: BlockingQueue<DecodedFrame>
+    private let handler: OutputHandler
+    private let threads = SessionThreads()
+    private var finished = false
+
+    public init(format: FormatDescription, configuration: Configuration = .init(),
+                outputHandler: @escaping OutputHandler) throws {
+        self.format = format
+        self.configuration = configuration
+        self.handler = outputHandler
+        input = BlockingQueue(capacity: max(1, configuration.threads))
+        output = BlockingQueue(capacity: max(1, configuration.maximumFramesInFlight))
+        codec = try allocator.openDecoder(for: format, threads: configuration.threads)
+        threads.start("prores-decode.decode") { [self] in runDecoder() }
+        threads.start("prores-decode.output") { [self] in runOutput() }
+    }
+
+    deinit {
+        cancel()
+        threads.wait()
+        avcodec_free_context(&codec)
+    }
+
+    /// Queues a sample. Blocks while the session is full; throws once the
+    /// session has failed (the output handler threw) or was cancelled.
+    public func decode(_ sample: CompressedSample) throws {
+        try threads.feed(sample, to: input)
+    }
+
+    /// Flushes the decoder, waits until every frame went through the output
+    /// handler, and rethrows the handler's error if it threw.
+    public func finish() throws {
+        try threads.finish(closing: input)
+    }
+
+    /// Stops at once: queued samples are dropped, no more frames are delivered.
+    public func cancel() {
+        fail(ProResDecodeError.interrupted)
+    }
+
+    /// How the surface pool behaved: allocations stay bounded by frames in flight.
+    public var poolStatistics: PixelBufferPool.Statistics { allocator.statistics }
+
+    // MARK: - Threads
+
+    private func fail(_ error: Error) {
+        threads.record(error)
+        input.closeAndDrain()
+        output.closeAndDrain()
+    }
+
+    private func runOutput() {
+        while let frame = output.pop() {
+            do { try handler(frame) } catch { fail(error) }
+        }
+    }
+
+    /// A sample handed to FFmpeg, waiting for its picture.
+    private struct InFlight {
+        let sample: CompressedSample
+        let sent: UInt64
+        /// Set when the sample was rejected before reaching FFmpeg.
+        let rejection: String?
+        /// A problem noticed in the sample that still lets it decode.
+        let damage: String?
+    }
+
+    private func runDecoder() {
+        guard let codec, let picture = av_frame_alloc() else {
+            fail(ProResDecodeError.decoderUnavailable("out of memory"))
+            output.close()
+            return
+        }
+        var frame: UnsafeMutablePointer<AVFrame>? = picture
+        defer { av_frame_free(&frame) }
+        var inFlight: [InFlight] = []
+        var lastError = "the decoder produced no picture"
+        var concealer: ConcealingDecoder?
+
+        func emit(_ entry: InFlight, status: FrameStatus, surface: PixelBuffer?, codes: (Int, Int, Int)?) {
+            let now = monotonicNanoseconds()
+            let decoded = DecodedFrame(index: entry.sample.index, pts: entry.sample.pts, status: status,
+                                       pixelBuffer: surface, colorCodes: codes,
+                                       readStart: entry.sample.readStart,
+                                       demuxNanoseconds: entry.sample.demuxNanoseconds,
+                                       decodeNanoseconds: now - entry.sent)
+            output.push(decoded)
+        }
+        /// Frames come out in order, so every sample ahead of the one that
+        /// just arrived produced no picture.
+        func emitFailuresBefore(_ index: Int?) {
+            while let head = inFlight.first, head.sample.index != index {
+                inFlight.removeFirst()
+                let why = [head.rejection ?? lastError, head.damage].compactMap { $0 }.joined(separator: "; ")
+                emit(head, status: .failed(why), surface: nil, codes: nil)
+            }
+        }
+        func emitRejectedAtHead() {
+            while let head = inFlight.first, head.rejection != nil {
+                inFlight.removeFirst()
+                emit(head, status: .failed(head.rejection!), surface: nil, codes: nil)
+            }
+        }
+        func receive() -> Bool {
+            while true {
+                let status = avcodec_receive_frame(codec, picture)
+                if status == PD_AVERROR_EAGAIN || status == PD_AVERROR_EOF { return status == PD_AVERROR_EAGAIN }
+                if status < 0 {
+                    lastError = "decode error: \(FFmpegError(status))"
+                    continue
+                }
+                let index = Int(picture.pointee.pts)
+                guard inFlight.contains(where: { $0.sample.index == index && $0.rejection == nil }) else {
+                    av_frame_unref(picture)
+                    continue
+                }
+                emitFailuresBefore(index)
+                let entry = inFlight.removeFirst()
+                var surface = DecoderSurfaceAllocator.surface(of: picture)
+                surface?.retainUse()
+                var problems: [String] = []
+                if let damage = entry.damage { problems.append(damage) }
+                if picture.pointee.decode_error_flags != 0 {
+                    // Redo it into a neutral-filled surface so the output is reproducible.
+                    if concealer == nil { concealer = try? ConcealingDecoder(format: format) }
+                    if let concealed = concealer?.decode(entry.sample) {
+                        surface?.releaseUse()
+                        surface = concealed
+                        problems.append("some slices could not be decoded and were concealed")
+                    } else {
+                        problems.append("some slices could not be decoded and were concealed")
+                    }
+                }
+                if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 { problems.append("the container marked the frame corrupt") }
+                let codes = (Int(picture.pointee.color_primaries.rawValue), Int(picture.pointee.color_trc.rawValue),
+                             Int(picture.pointee.colorspace.rawValue))
+                av_frame_unref(picture)
+                let frameStatus: FrameStatus = surface == nil ? .failed("the decoder returned a picture outside the surface pool")
+                    : problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
+                emit(entry, status: frameStatus, surface: surface, codes: codes)
+                emitRejectedAtHead()
+            }
+        }
+
+        while let sample = input.pop() {
+            let sent = monotonicNanoseconds()
+            let header: ProResFrameHeader
+            do {
+                header = try ProResFrameHeader(sample.bytes)
+            } catch {
+                inFlight.append(InFlight(sample: sample, sent: sent, rejection: "invalid frame header: \(error)", damage: nil))
+                emitRejectedAtHead()
+                continue
+            }
+            let damage = header.frameSize > sample.bytes.count
+                ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil
+            inFlight.append(InFlight(sample: sample, sent: sent, rejection: nil, damage: damage))
+            while true {
+                let status = packets.with(sample) { avcodec_send_packet(codec, $0) } ?? PD_AVERROR_ENOMEM
+                if status == PD_AVERROR_EAGAIN {
+                    _ = receive()
+                    continue
+                }
+                if status < 0 { lastError = "decode error: \(FFmpegError(status))" }
+                break
+            }
+            _ = receive()
+        }
+        if threads.failure == nil {
+            avcodec_send_packet(codec, nil)
+            _ = receive()
+            emitFailuresBefore(nil)
+        }
+        inFlight.removeAll()
+        output.close()
+    }
+}

@@ -1,0 +1,71 @@
+import Glibc
+import ProResCore
+
+/// Opens `input` (a path, `-` for stdin, or a URL libavformat understands)
+/// and picks the ProRes track: the first one, or `track` (a stream index).
+public func openSampleSource(_ input: String, track: Int? = nil) throws -> SampleSource {
+    FFmpegLog.install()
+    if input == "-" {
+        let prefix = try readPrefix(fd: STDIN_FILENO, path: "stdin")
+        if ElementaryStreamReader.looksLikeElementaryStream(prefix) {
+            try requireNoTrack(track)
+            return try ElementaryStreamReader(fd: STDIN_FILENO, path: "stdin", prefix: prefix, ownsDescriptor: false)
+        }
+        return try AssetReader(pipePrefix: prefix, track: track)
+    }
+    if input.contains("://") {
+        return try AssetReader(url: input, displayPath: input, track: track)
+    }
+    let fd = try openLocalFile(input)
+    let prefix: [UInt8]
+    do { prefix = try readPrefix(fd: fd, path: input) } catch { close(fd); throw error }
+    if ElementaryStreamReader.looksLikeElementaryStream(prefix) {
+        do { try requireNoTrack(track) } catch { close(fd); throw error }
+        return try ElementaryStreamReader(fd: fd, path: input, prefix: [], ownsDescriptor: true)
+    }
+    close(fd)
+    return try AssetReader(url: "file:" + input, displayPath: input, track: track, localPath: input)
+}
+
+/// Opens a local file for reading, turning each way it can fail into words.
+private func openLocalFile(_ path: String) throws -> Int32 {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+        let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+        throw ProResDecodeError.inputUnreadable(path: path, reason: reason)
+    }
+    if info.st_mode & S_IFMT == S_IFDIR {
+        throw ProResDecodeError.inputUnreadable(path: path, reason: "is a directory")
+    }
+    if info.st_mode & S_IFMT == S_IFREG && info.st_size == 0 {
+        throw ProResDecodeError.inputUnreadable(path: path, reason: "file is empty")
+    }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+        throw ProResDecodeError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
+    }
+    return fd
+}
+
+/// Reads up to 8 bytes: enough to tell an elementary stream from a container.
+private func readPrefix(fd: Int32, path: String) throws -> [UInt8] {
+    var prefix = [UInt8](repeating: 0, count: 8)
+    var filled = 0
+    while filled < prefix.count {
+        let n = prefix.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw ProResDecodeError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        if n == 0 { break }
+        filled += n
+    }
+    guard filled > 0 else { throw ProResDecodeError.inputUnreadable(path: path, reason: "input is empty") }
+    return Array(prefix[0..<filled])
+}
+
+private func requireNoTrack(_ track: Int?) throws {
+    if let track, track != 0 {
+        throw ProResDecodeError.badRequest("--track \(track): a raw ProRes elementary stream has only track 0")
+    }
+}

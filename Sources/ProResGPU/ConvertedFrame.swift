@@ -1,0 +1,30 @@
+import ProResCore
+import GPUKit
+
+/// One frame converted on the GPU to RGBA16F extended linear Display P3
+/// (8 bytes a pixel: R, G, B, A as IEEE half floats, straight alpha).
+public struct ConvertedFrame {
+    public let index: Int
+    public let pts: Int64?
+    /// The caller's value given to `submit` (VideoToolbox's sourceFrameRefCon).
+    public let reference: UInt64
+    public let width: Int
+    public let height: Int
+    /// Valid only during the handler call: the buffer is reused afterwards.
+    public let pixels: UnsafeRawBufferPointer
+    /// GPU time of the upload (device copy; 0 when the GPU reads host memory
+    /// directly) and of the conversion, from timestamp queries.
+    public let uploadMicroseconds: Double?
+    public let convertMicroseconds: Double?
+    /// GPU time of each `--effect` pass, in order (empty without effects or timestamps).
+    public let effectMicroseconds: [Double]
+    /// Host time from submission until the GPU work was seen complete.
+    public let gpuWallMicroseconds: Double
+
+    /// One channel of one pixel as a Float (0 R, 1 G, 2 B, 3 A).
+    public func value(x: Int, y: Int, channel: Int) -> Float {
+        let offset = ((y * width + x) * 4 + channel) * 2
+        let bits = UInt16(pixels[offset]) | UInt16(pixels[offset + 1]) << 8
+        return Float(Float16(bitPattern: bits))
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import ProResCore
+import GPUKit
+
+/// The hardware decode session: the same contract as `DecodeSession`
+/// (samples in, frames out in order with a status, bounded memory), decoded
+/// by `GPUProResDecoder`. Three threads: the caller's queues samples; the
+/// submit thread batches whatever is queued, parses headers and submits;
+/// the completion thread waits for each batch in order and queues its
+/// frames for the output thread, which runs the handler, so a slow handler
+/// holds back only frames already decoded.
+public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// Frames per dispatch; nil lets the decoder choose (up to 16, fewer
+        /// when a batch would exceed the device's storage-buffer range).
+        public var framesPerBatch: Int?
+        /// Batches in flight.
+        public var slots: Int
+        /// Copy each frame into a host surface (for sinks); false leaves the
+        /// frames on the GPU (benchmarks) and delivers them without a surface.
+        public var readback: Bool
+        /// Deliver each frame's device-local surface too (for `--vulkan`).
+        public var deviceSurfaces: Bool
+        /// Allocate every batch's buffers up front, for compressed frames of
+        /// up to this many bytes, so that the first batches do not pay for
+        /// it (pinning host memory takes milliseconds); nil allocates them
+        /// as the first batches arrive.
+        public var expectedFrameBytes: Int?
+
+        public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true, deviceSurfaces: Bool = false,
+                    expectedFrameBytes: Int? = nil) {
+            self.framesPerBatch = framesPerBatch
+            self.slots = slots
+            self.readback = readback
+            self.deviceSurfaces = deviceSurfaces
+            self.expectedFrameBytes = expectedFrameBytes
+        }
+    }
+
+    public let format: FormatDescription
+    private let decoder: GPUProResDecoder
+    private let readback: Bool
+    private let deviceSurfaces: Bool
+    private let surfacePool: PixelBufferPool
+    private let handler: FrameOutputHandler
+    private let input: BlockingQueue<CompressedSample>
+    private let freeSlots: BlockingQueue<Int>
+    private let submitted: BlockingQueue<Batch>
+    private let output: BlockingQueue<DecodedFrame>
+    private let threads = SessionThreads()
+    private let timingLock = NSLock()
+    private var timings: [GPUProResDecoder.BatchTiming] = []
+
+    private struct Batch {
+        let slot: Int
+        let samples: [CompressedSample]
+        let surfaces: [PixelBuffer?]
+        let submitted: UInt64
+    }
+
+    public init(format: FormatDescription, context: VulkanContext, compiler: ShaderCompiler,
+                configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler) throws {
+        self.format = format
+        decoder = try GPUProResDecoder(context: context, compiler: compiler, format: format, slots: configuration.slots,
+                                       framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes)
+        readback = configuration.readback
+        deviceSurfaces = configuration.deviceSurfaces
+        surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
+        handler = outputHandler
+        input = BlockingQueue(capacity: 2 * decoder.framesPerBatch)
+        freeSlots = BlockingQueue(capacity: configuration.slots)
+        for slot in 0..<configuration.slots { freeSlots.push(slot) }
+        submitted = BlockingQueue(capacity: configuration.slots)
+        output = BlockingQueue(capacity: decoder.framesPerBatch + 2)
+        threads.start("prores-decode.gpu-submit") { [self] in runSubmit() }
+        threads.start("prores-decode.gpu-complete") { [self] in runCompletions() }
+        threads.start("prores-decode.output") { [self] in runOutput() }
+    }
+
+    deinit {
+        cancel()
+        threads.wait()
+    }
+
+    public var framesPerBatch: Int { decoder.framesPerBatch }
+
+    public func decode(_ sample: CompressedSample) throws {
+        try threads.feed(sample, to: input)
+    }
+
+    public func finish() throws {
+        try threads.finish(closing: input)
+    }
+
+    public func cancel() { fail(ProResDecodeError.interrupted) }
+
+    public var poolStatistics: PixelBufferPool.Statistics { surfacePool.statistics }
+
+    /// GPU time of every batch so far (timestamp queries), in order.
+    package var batchTimings: [GPUProResDecoder.BatchTiming] {
+        timingLock.lock()
+        defer { timingLock.unlock() }
+        return timings
+    }
+
+    // MARK: - Threads
+
+    private func fail(_ error: Error) {
+        threads.record(error)
+        input.closeAndDrain()
+        freeSlots.closeAndDrain()
+        submitted.closeAndDrain()
+        output.closeAndDrain()
+    }
+
+    private func runSubmit() {
+        defer { submitted.close() }
+        while true {
+            let samples = input.popBatch(limit: decoder.framesPerBatch)
+            if samples.isEmpty { return }
+            guard let slot = freeSlots.pop() else { return }
+            var surfaces: [PixelBuffer?] = []
+            do {
+                for _ in samples { surfaces.append(readback ? try surfacePool.makeBuffer() : nil) }
+                let inputs = zip(samples, surfaces).map { GPUProResDecoder.Input(bytes: $0.bytes, surface: $1) }
+                let now = monotonicNanoseconds()
+                try decoder.encode(slot: slot, inputs)
+                if !submitted.push(Batch(slot: slot, samples: samples, surfaces: surfaces, submitted: now)) {
+                    surfaces.forEach { $0?.releaseUse() }
+                    return
+                }
+            } catch {
+                surfaces.forEach { $0?.releaseUse() }
+                fail(error)
+                return
+            }
+        }
+    }
+
+    private func runCompletions() {
+        defer { output.close() }
+        while let batch = submitted.pop() {
+            let outcome: (outputs: [GPUProResDecoder.Output], timing: GPUProResDecoder.BatchTiming?)
+            do {
+                outcome = try decoder.complete(slot: batch.slot, deviceSurfaces: deviceSurfaces)
+            } catch {
+                batch.surfaces.forEach { $0?.releaseUse() }
+                fail(error)
+                return
+            }
+            if let timing = outcome.timing {
+                timingLock.lock()
+                timings.append(timing)
+                timingLock.unlock()
+            }
+            let now = monotonicNanoseconds()
+            for (i, sample) in batch.samples.enumerated() {
+                let result = outcome.outputs[i]
+                var surface = batch.surfaces[i]
+                let status: FrameStatus
+                if let failure = result.failure {
+                    surface?.releaseUse()
+                    surface = nil
+                    status = .failed(failure)
+                } else {
+                    var problems: [String] = []
+                    if let header = result.header, header.frameSize > sample.bytes.count {
+                        problems.append("truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
+                    }
+                    if result.damagedSlices > 0 { problems.append("some slices could not be decoded and were concealed") }
+                    status = problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
+                }
+                let codes = result.header.map { ($0.colorPrimaries, $0.transferCharacteristic, $0.matrixCoefficients) }
+                let frame = DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
+                                         deviceSurface: result.deviceSurface, colorCodes: codes, readStart: sample.readStart,
+                                         demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - batch.submitted)
+                if !output.push(frame) { return }
+            }
+            // The batch's host surfaces are filled: the slot may take the next one.
+            if !freeSlots.push(batch.slot) { return }
+        }
+    }
+
+    private func runOutput() {
+        while let frame = output.pop() {
+            do { try handler(frame) } catch { fail(error) }
+        }
+    }
+}

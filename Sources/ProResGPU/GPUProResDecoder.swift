@@ -1,0 +1,356 @@
+import Foundation
+import GPUKit
+import ProResCore
+
+/// Our ProRes decoder in Vulkan compute, bit-exact with FFmpeg's software
+/// decoder: batches of frames go through two dispatches, entropy decoding
+/// (`prores_vld.comp`, one invocation per slice and component) and
+/// dequantisation + IDCT (`prores_idct.comp`, one workgroup per macroblock),
+/// which writes the stream's native packed layout (v216 or y416) into
+/// device-local surfaces. Several batches are in flight, each in its own
+/// slot (buffers, descriptor sets, command buffer), reused without any
+/// per-frame Vulkan object creation.
+///
+/// The CPU parses frame and picture headers (`SliceTable`) and copies the
+/// compressed bytes once, into the slot's mapped staging buffer; a discrete
+/// GPU then takes them with one DMA copy, on its transfer queue where it has
+/// one, so that a batch's upload runs while the previous batch is being
+/// decoded. Host surfaces, when asked for, are
+/// imported into Vulkan (the texture cache) and filled by DMA, never by the
+/// CPU.
+package final class GPUProResDecoder {
+    /// One frame handed to `encode`.
+    struct Input {
+        let bytes: UnsafeRawBufferPointer
+        /// Host surface to receive the decoded frame; nil keeps it on the GPU.
+        let surface: PixelBuffer?
+    }
+
+    /// What became of one frame of a batch, once its GPU work completed.
+    struct Output {
+        /// Set when the frame could not be decoded at all.
+        let failure: String?
+        /// The decoded frame on the GPU (when asked for and decoded).
+        let deviceSurface: DeviceSurface?
+        /// Slices FFmpeg would not decode either, concealed as it does.
+        let damagedSlices: Int
+        let header: ProResFrameHeader?
+    }
+
+    /// GPU time of one batch, from timestamp queries (µs).
+    package struct BatchTiming {
+        package let frames: Int
+        /// CPU wall time (µs) parsing the batch's headers, and staging its
+        /// bytes and tables, on all cores.
+        package let parse: Double
+        package let stage: Double
+        /// The DMA of the compressed bytes (on the transfer queue, when
+        /// there is one, beside the compute work rather than before it).
+        package let upload: Double
+        /// Zeroing the per-slice status flags.
+        package let zeroFill: Double
+        package let entropy: Double
+        package let transform: Double
+        package let readback: Double
+    }
+
+    let context: VulkanContext
+    let format: FormatDescription
+    let layout: PackedLayout
+    let surfaceLayout: SurfaceLayout
+    let framesPerBatch: Int
+
+    private let entropyPass: Kernel
+    private let transformPass: Kernel
+    private let recorder: CommandRecorder
+    /// Submissions to the transfer queue (the uploads), where there is one.
+    private let uploads: CommandRecorder?
+    private let cache: TextureCache
+    /// Per slot: start, uploaded (on this queue), zeroed, entropy decoded,
+    /// transformed, copied back.
+    private let timestamps: TimestampQueries?
+    /// Per slot, on the transfer queue: start, uploaded.
+    private let uploadTimestamps: TimestampQueries?
+    private var slots: [Slot] = []
+    /// Every surface batch made so far: each slot's, and those still read
+    /// by a consumer. Bounded by the frames in flight.
+    private var surfaceBatches: [DeviceSurfaceBatch] = []
+    private let surfaceStride: Int
+    private let coefficientsPerFrame: Int
+    /// The most slices a frame can have (one macroblock each).
+    private let macroblocksPerFrame: Int
+
+    private final class Slot {
+        let entropySet: BindingSet
+        let transformSet: BindingSet
+        var staging: VulkanBuffer?
+        var deviceInput: VulkanBuffer?
+        var coefficients: VulkanBuffer?
+        var status: VulkanBuffer?
+        var statusHost: VulkanBuffer?
+        var surfaces: DeviceSurfaceBatch?
+        var value: UInt64 = 0
+        /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
+        var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?)] = []
+        var parseMicroseconds = 0.0
+        var stageMicroseconds = 0.0
+        init(entropySet: BindingSet, transformSet: BindingSet) {
+            self.entropySet = entropySet
+            self.transformSet = transformSet
+        }
+    }
+
+    static let alignment = 256
+    /// Zero bytes after each frame: the bit reader looks up to 5 bytes past a
+    /// component, as FFmpeg's does into its packet padding.
+    static let framePadding = 64
+
+    /// A frame's room in the bitstream buffer: its bytes, the padding, word-aligned.
+    private static func paddedSize(_ bytes: Int) -> Int { (bytes + framePadding + 3) & ~3 }
+
+    /// Whether this decoder handles the stream; nil if it does, else why not.
+    static func unsupportedReason(_ format: FormatDescription) -> String? {
+        if format.chroma == .c422 && format.hasAlpha {
+            return "4:2:2 with alpha has no packed layout that keeps the alpha (v216 has none)"
+        }
+        return nil
+    }
+
+    /// `expectedFrameBytes`: allocate every slot's buffers now, for frames
+    /// of up to that size, instead of during the first batches.
+    init(context: VulkanContext, compiler: ShaderCompiler, format: FormatDescription, slots slotCount: Int = 3,
+         framesPerBatch requested: Int? = nil, expectedFrameBytes: Int? = nil) throws {
+        if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
+        guard context.info.storage16Bit else {
+            throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
+        }
+        self.context = context
+        self.format = format
+        layout = format.nativePackedLayout
+        surfaceLayout = .packed(layout, width: format.width, height: format.height)
+        surfaceStride = Self.align(surfaceLayout.byteCount)
+        let mbWidth = (format.width + 15) >> 4
+        let mbRows = format.fieldOrder == .progressive ? (format.height + 15) >> 4 : 2 * ((format.height + 31) >> 5)
+        coefficientsPerFrame = mbWidth * mbRows * SliceTable.coefficientsPerMacroblock(format.chroma, alpha: format.hasAlpha)
+        macroblocksPerFrame = mbWidth * mbRows
+        // A batch's coefficients and surfaces must each fit one storage-buffer binding.
+        let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
+        let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
+        guard fitting >= 1 else {
+            throw ProResDecodeError.decoderUnavailable("GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
+                                                       + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
+        }
+        // The slice table numbers a batch's frames in its `frame` field.
+        framesPerBatch = max(1, min(requested ?? 16, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
+
+        entropyPass = try Kernel(context: context, compiler: compiler, interface: DecoderKernels.entropy(format))
+        transformPass = try Kernel(context: context, compiler: compiler, interface: DecoderKernels.transform(format))
+        recorder = try CommandRecorder(context: context, count: slotCount)
+        // A transfer queue exists only on a discrete GPU, the one kind that uploads.
+        uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
+        cache = TextureCache(context: context)
+        let entropySets = try entropyPass.makeBindingSets(slotCount), transformSets = try transformPass.makeBindingSets(slotCount)
+        slots = (0..<slotCount).map { Slot(entropySet: entropySets[$0], transformSet: transformSets[$0]) }
+        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 6)
+        uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
+        if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
+    }
+
+    deinit {
+        for slot in slots where slot.value > 0 { try? recorder.wait(for: slot.value) }
+        slots.removeAll()
+    }
+
+    /// Parses `inputs` (at most `framesPerBatch`), copies them into slot
+    /// `index`'s staging memory and submits their decoding. The slot must be
+    /// free (`complete` was called for its previous batch).
+    func encode(slot index: Int, _ inputs: [Input]) throws {
+        precondition(inputs.count <= framesPerBatch)
+        let slot = slots[index]
+        let geometry = SliceTable.Geometry(width: format.width, height: format.height, chroma: format.chroma)
+
+        // Frames parse independently: on all cores.
+        let parseStart = monotonicNanoseconds()
+        var parsed = [Result<SliceTable, Error>?](repeating: nil, count: inputs.count)
+        parsed.withUnsafeMutableBufferPointer { results in
+            DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+                results[i] = Result { try SliceTable(frame: inputs[i].bytes, geometry: geometry) }
+            }
+        }
+        slot.parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
+        // Layout: the bitstream (each frame padded), then slice and frame tables.
+        var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = []
+        var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
+        slot.frames = []
+        var targets: [(surface: PixelBuffer, offset: Int)] = []
+        for (i, input) in inputs.enumerated() {
+            offsets.append(bitstreamBytes)
+            bitstreamBytes += Self.paddedSize(input.bytes.count)
+            firstSlices.append(sliceCount)
+            firstCoefficients.append(coefficientCount)
+            switch parsed[i]! {
+            case let .success(table):
+                slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames))
+                if let surface = input.surface { targets.append((surface, frames * surfaceStride)) }
+                frames += 1
+                sliceCount += table.sliceCount
+                coefficientCount += table.coefficientCount
+                maxSlices = max(maxSlices, table.sliceCount)
+                maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
+            case let .failure(error):
+                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil))
+            }
+        }
+        if !targets.isEmpty && !cache.canImport {
+            throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
+        }
+        let stageStart = monotonicNanoseconds()
+        let tablesOffset = Self.align(bitstreamBytes)
+        let slicesBytes = max(4, sliceCount * SliceTable.sliceWords * 4), framesBytes = max(4, frames * SliceTable.frameWords * 4)
+        let framesOffset = tablesOffset + Self.align(slicesBytes)
+        let inputBytes = framesOffset + Self.align(framesBytes)
+        if (slot.staging?.size ?? 0) < inputBytes { try makeStaging(slot, bytes: inputBytes * 5 / 4) }
+        let mapped = slot.staging!.mapped!
+        let sliceWords = (mapped + tablesOffset).assumingMemoryBound(to: UInt32.self)
+        let frameWords = (mapped + framesOffset).assumingMemoryBound(to: UInt32.self)
+        let surfaceStride = self.surfaceStride
+        // The one copy of the compressed bytes, on all cores.
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+            let input = inputs[i]
+            let destination = mapped + offsets[i]
+            destination.copyMemory(from: input.bytes.baseAddress!, byteCount: input.bytes.count)
+            (destination + input.bytes.count).initializeMemory(as: UInt8.self, repeating: 0,
+                                                               count: Self.paddedSize(input.bytes.count) - input.bytes.count)
+            if case let .success(table) = parsed[i]!, let frame = slot.frames[i].surface {
+                table.write(slices: sliceWords + firstSlices[i] * SliceTable.sliceWords, frame: frameWords + frame * SliceTable.frameWords,
+                            frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
+                            firstCoefficient: firstCoefficients[i], surfaceOffset: frame * surfaceStride / 8)
+            }
+        }
+
+        slot.stageMicroseconds = Double(monotonicNanoseconds() - stageStart) / 1000
+        let coefficientBytes = max(4, coefficientCount * 2)  // 16-bit; regions are multiples of 64
+        let statusBytes = max(4, sliceCount * 4)
+        let surfaceBytes = max(8, frames * surfaceStride)
+        try ensureWorkBuffers(slot, coefficients: coefficientBytes, status: statusBytes)
+        let input = slot.deviceInput ?? slot.staging!
+
+        // The upload: on the transfer queue, whose copy the compute work
+        // waits for only where it first reads the bytes (derived from the
+        // buffer's last write); else first in the compute command buffer.
+        if let device = slot.deviceInput, let uploads {
+            let upload = try uploads.begin(index)
+            uploadTimestamps?.start(upload, slot: index)
+            upload.copy(slot.staging!, to: device, bytes: inputBytes)
+            uploadTimestamps?.mark(upload, slot: index, 1, after: .transfer)
+            try uploads.submit(upload)
+        }
+        let cb = try recorder.begin(index)
+        timestamps?.start(cb, slot: index)
+        if let device = slot.deviceInput, uploads == nil { cb.copy(slot.staging!, to: device, bytes: inputBytes) }
+        timestamps?.mark(cb, slot: index, 1, after: .transfer)
+        // The coefficients need no zeroing: the entropy pass writes every
+        // coefficient the transform reads.
+        cb.fill(slot.status!, bytes: statusBytes)
+        timestamps?.mark(cb, slot: index, 2, after: .transfer)
+
+        if frames > 0 {
+            cb.dispatch(entropyPass, set: slot.entropySet, buffers: [
+                BufferRange(input, bytes: max(4, bitstreamBytes)), BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
+                BufferRange(input, offset: framesOffset, bytes: framesBytes), BufferRange(slot.coefficients!, bytes: coefficientBytes),
+                BufferRange(slot.status!, bytes: statusBytes),
+            ], groups: ((maxSlices + 63) / 64, format.hasAlpha ? 4 : 3, frames))
+            timestamps?.mark(cb, slot: index, 3, after: .compute)
+            let rows = (maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
+            cb.dispatch(transformPass, set: slot.transformSet, buffers: [
+                BufferRange(input, offset: tablesOffset, bytes: slicesBytes), BufferRange(input, offset: framesOffset, bytes: framesBytes),
+                BufferRange(slot.coefficients!, bytes: coefficientBytes), BufferRange(slot.status!, bytes: statusBytes),
+                BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes),
+            ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(maxLog2)],
+            groups: (DecoderKernels.transformSlicesPerRow << maxLog2, rows, frames))
+        } else {
+            timestamps?.mark(cb, slot: index, 3, after: .compute)
+        }
+        timestamps?.mark(cb, slot: index, 4, after: .compute)
+
+        if let host = slot.statusHost { cb.copy(slot.status!, to: host, bytes: statusBytes) }
+        for target in targets {
+            cb.copy(slot.surfaces!.buffer, offset: target.offset, to: try cache.buffer(for: target.surface), bytes: surfaceLayout.byteCount)
+        }
+        timestamps?.mark(cb, slot: index, 5, after: .transfer)
+        slot.value = try recorder.submit(cb)
+    }
+
+    /// Waits for slot `index`'s batch and says what became of each frame;
+    /// `deviceSurfaces` hands out each decoded frame's device-local surface.
+    func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
+        let slot = slots[index]
+        try recorder.wait(for: slot.value)
+        let status = (slot.statusHost ?? slot.status)?.mapped?.assumingMemoryBound(to: UInt32.self)
+        let outputs = slot.frames.map { frame -> Output in
+            var damaged = frame.invalidSlices
+            if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
+            var surface: DeviceSurface?
+            if deviceSurfaces, let place = frame.surface, let batch = slot.surfaces {
+                surface = DeviceSurface(batch: batch, offset: place * surfaceStride, layout: surfaceLayout)
+            }
+            return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header)
+        }
+        let timing = try timestamps.map { queries -> BatchTiming in
+            let spans = try queries.spans(slot: index)
+            let upload = try uploadTimestamps.map { try $0.spans(slot: index)[0] } ?? spans[0]
+            return BatchTiming(frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds,
+                               upload: upload, zeroFill: spans[1], entropy: spans[2], transform: spans[3], readback: spans[4])
+        }
+        return (outputs, timing)
+    }
+
+    private static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
+
+    /// Allocates `slot`'s buffers for a full batch of frames of up to `frameBytes`.
+    private func reserve(_ slot: Slot, frameBytes: Int) throws {
+        let tables = Self.align(framesPerBatch * macroblocksPerFrame * SliceTable.sliceWords * 4)
+            + Self.align(framesPerBatch * SliceTable.frameWords * 4)
+        try makeStaging(slot, bytes: (Self.align(framesPerBatch * Self.paddedSize(frameBytes)) + tables) * 5 / 4)
+        try ensureWorkBuffers(slot, coefficients: framesPerBatch * coefficientsPerFrame * 2, status: framesPerBatch * macroblocksPerFrame * 4)
+    }
+
+    private func makeStaging(_ slot: Slot, bytes: Int) throws {
+        slot.staging = try VulkanBuffer(context, size: Self.align(bytes), usage: [.storage, .transferSource], memory: .host,
+                                        sharedWithTransferQueue: uploads != nil)
+        slot.deviceInput = nil
+    }
+
+    private func ensureWorkBuffers(_ slot: Slot, coefficients: Int, status: Int) throws {
+        let discrete = !context.sharesHostMemory
+        if discrete, (slot.deviceInput?.size ?? 0) < slot.staging!.size {
+            slot.deviceInput = try VulkanBuffer(context, size: slot.staging!.size, usage: [.storage, .transferDestination], memory: .device,
+                                                sharedWithTransferQueue: uploads != nil)
+        }
+        if (slot.coefficients?.size ?? 0) < coefficients {
+            slot.coefficients = nil
+            slot.coefficients = try VulkanBuffer(context, size: max(coefficients, framesPerBatch * coefficientsPerFrame * 2),
+                                                 usage: .storage, memory: .device)
+        }
+        if (slot.status?.size ?? 0) < status {
+            let bytes = Self.align(status * 2)
+            slot.status = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination, .transferSource],
+                                           memory: discrete ? .device : .host)
+            slot.statusHost = discrete ? try VulkanBuffer(context, size: bytes, usage: .transferDestination, memory: .host) : nil
+        }
+        // A batch a consumer still reads (a frame held on the GPU) is not
+        // overwritten: the slot takes another, made when none is free. Every
+        // batch holds `framesPerBatch` frames, so any free one will do.
+        if slot.surfaces?.inUse ?? true {
+            let taken = Set(slots.compactMap { $0.surfaces.map(ObjectIdentifier.init) })
+            if let free = surfaceBatches.first(where: { !$0.inUse && !taken.contains(ObjectIdentifier($0)) }) {
+                slot.surfaces = free
+            } else {
+                let made = DeviceSurfaceBatch(buffer: try VulkanBuffer(context, size: framesPerBatch * surfaceStride,
+                                                                       usage: [.storage, .transferSource], memory: .device))
+                surfaceBatches.append(made)
+                slot.surfaces = made
+            }
+        }
+    }
+}

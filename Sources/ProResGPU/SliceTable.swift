@@ -1,0 +1,170 @@
+import ProResCore
+import GPUKit
+
+/// One frame's picture headers and slice index (SMPTE RDD 36 §5.2–5.3),
+/// parsed on the CPU from untrusted bytes into the tables the GPU decoder
+/// reads. Every size and offset is checked here, with FFmpeg's rules, so the
+/// shaders never see a position outside the frame; a frame FFmpeg would
+/// refuse is refused, a slice it would skip is marked invalid (concealed).
+///
+/// Frames are parsed independently (in parallel), then written into the
+/// batch's tables at their place (`write`).
+///
+/// The table layouts are declared in `DecoderKernels` (Slice, Frame).
+package struct SliceTable {
+    package static let sliceWords = DecoderKernels.Slice.layout.words
+    static let frameWords = DecoderKernels.Frame.layout.words
+
+    package struct Geometry: Equatable {
+        let width: Int
+        let height: Int
+        let chroma: ProResFrameHeader.Chroma
+
+        package init(width: Int, height: Int, chroma: ProResFrameHeader.Chroma) {
+            self.width = width
+            self.height = height
+            self.chroma = chroma
+        }
+    }
+
+    let header: ProResFrameHeader
+    /// Slice entries with frame-relative byte offsets and coefficient indices.
+    package private(set) var slices: [UInt32] = []
+    package private(set) var coefficientCount = 0
+    private(set) var invalidSlices = 0
+    private(set) var maxLog2SliceWidth = 0
+
+    package var sliceCount: Int { slices.count / Self.sliceWords }
+
+    /// A macroblock's room in the coefficient buffer: 4 Y' blocks, 2 or 4
+    /// blocks each of Cb and Cr, and 16x16 alpha samples when there is alpha.
+    package static func coefficientsPerMacroblock(_ chroma: ProResFrameHeader.Chroma, alpha: Bool) -> Int {
+        64 * (4 + 2 * (chroma == .c444 ? 4 : 2) + (alpha ? 4 : 0))
+    }
+
+    /// Parses one frame; throws when it cannot be decoded at all.
+    package init(frame bytes: UnsafeRawBufferPointer, geometry: Geometry) throws {
+        do { header = try ProResFrameHeader(bytes) } catch { throw BitstreamError("invalid frame header: \(error)") }
+        guard header.width == geometry.width, header.height == geometry.height, header.chroma == geometry.chroma else {
+            throw BitstreamError("invalid picture: \(header.width)x\(header.height) \(header.chroma.rawValue) differs from the stream's "
+                                 + "\(geometry.width)x\(geometry.height) \(geometry.chroma.rawValue); the GPU decoder needs one geometry a session")
+        }
+        let interlaced = header.fieldOrder != .progressive
+        let regionPerMb = Self.coefficientsPerMacroblock(geometry.chroma, alpha: header.alpha != .none)
+        slices.reserveCapacity(Self.sliceWords * ((header.width + 127) >> 7) * ((header.height + 15) >> 4))
+
+        var cursor = 8 + header.headerSize
+        var remaining = bytes.count - cursor
+        for field in 0..<(interlaced ? 2 : 1) {
+            if field == 1 && remaining <= 0 { break }
+            let at = cursor
+            func u8(_ offset: Int) -> Int { Int(bytes[at + offset]) }
+            guard remaining >= 8 else { throw BitstreamError("invalid picture: the picture header runs past the end of the frame") }
+            let headerSize = u8(0) >> 3
+            guard headerSize >= 8, headerSize <= remaining else { throw BitstreamError("invalid picture: picture header size \(headerSize) is invalid") }
+            let dataSize = u8(1) << 24 | u8(2) << 16 | u8(3) << 8 | u8(4)
+            guard dataSize <= remaining else { throw BitstreamError("invalid picture: picture data size \(dataSize) runs past the end of the frame") }
+            let log2Width = u8(7) >> 4, log2Height = u8(7) & 15
+            guard log2Width <= 3, log2Height == 0 else {
+                throw BitstreamError("invalid picture: unsupported slice size \(1 << log2Width)x\(1 << min(log2Height, 15)) macroblocks")
+            }
+            let mbWidth = (header.width + 15) >> 4
+            let mbHeight = interlaced ? (header.height + 31) >> 5 : (header.height + 15) >> 4
+            let count = mbHeight * ((mbWidth >> log2Width) + (mbWidth & ((1 << log2Width) - 1)).nonzeroBitCount)
+            guard headerSize + count * 2 <= remaining else {
+                throw BitstreamError("invalid picture: slice index of \(count) slices runs past the end of the frame")
+            }
+            maxLog2SliceWidth = max(maxLog2SliceWidth, log2Width)
+            // RDD 36: the first field is the top one unless the frame says bottom first.
+            let parity = (header.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ field
+            var data = headerSize + count * 2
+            var mbX = 0, mbY = 0, log2Mbs = log2Width
+            for slice in 0..<count {
+                let size = u8(headerSize + 2 * slice) << 8 | u8(headerSize + 2 * slice + 1)
+                while mbWidth - mbX < 1 << log2Mbs { log2Mbs -= 1 }
+                guard size >= 6 else { throw BitstreamError("invalid picture: slice \(slice) of \(size) bytes is too small") }
+                guard data + size <= remaining else { throw BitstreamError("invalid picture: slice \(slice) runs past the end of the frame") }
+                let s = data
+                let sliceHeader = u8(s) >> 3
+                let rawScale = min(max(u8(s + 1), 1), 224)
+                let qscale = rawScale > 128 ? (rawScale - 96) << 2 : rawScale
+                let ySize = u8(s + 2) << 8 | u8(s + 3)
+                let uSize = u8(s + 4) << 8 | u8(s + 5)
+                var vSize = size - ySize - uSize - sliceHeader
+                if sliceHeader > 7 { vSize = size >= 8 ? u8(s + 6) << 8 | u8(s + 7) : -1 }
+                let aSize = size - ySize - uSize - vSize - sliceHeader
+                let valid = vSize >= 0 && sliceHeader + ySize + uSize + vSize <= size
+                if !valid { invalidSlices += 1 }
+                typealias Entry = DecoderKernels.Slice
+                let entry = slices.count
+                // Zeros, then each field in place: an array literal here would allocate per slice.
+                slices.append(contentsOf: repeatElement(0, count: Self.sliceWords))
+                func set(_ field: BitField, _ value: Int) { slices[entry + field.word] |= field.encode(value) }
+                set(Entry.bitstreamOffset, at + s)
+                set(Entry.headerSize, sliceHeader)
+                set(Entry.qscale, qscale)
+                set(Entry.log2Macroblocks, log2Mbs)
+                set(Entry.valid, valid ? 1 : 0)
+                if valid {
+                    set(Entry.lumaSize, ySize)
+                    set(Entry.cbSize, uSize)
+                    set(Entry.crSize, vSize)
+                    set(Entry.alphaSize, aSize)
+                }
+                set(Entry.column, mbX)
+                set(Entry.row, mbY)
+                set(Entry.fieldParity, parity)
+                set(Entry.interlaced, interlaced ? 1 : 0)
+                set(Entry.firstCoefficient, coefficientCount)
+                coefficientCount += regionPerMb << log2Mbs
+                data += size
+                mbX += 1 << log2Mbs
+                if mbX == mbWidth {
+                    log2Mbs = log2Width
+                    mbX = 0
+                    mbY += 1
+                }
+            }
+            cursor += dataSize
+            remaining -= dataSize
+        }
+    }
+
+    /// Writes this frame's slice entries at `slicesOut` and its frame entry
+    /// at `frameOut`, placed in the batch.
+    func write(slices slicesOut: UnsafeMutablePointer<UInt32>, frame frameOut: UnsafeMutablePointer<UInt32>, frameIndex: Int,
+               firstSlice: Int, bitstreamOffset: Int, firstCoefficient: Int, surfaceOffset: Int) {
+        typealias Entry = DecoderKernels.Slice
+        typealias FrameEntry = DecoderKernels.Frame
+        // Offsets are whole words holding frame-relative values: the batch's
+        // place is added. Store-only: mapped staging memory may be
+        // write-combined, where a read-modify-write would be very slow.
+        let placed = [(Entry.bitstreamOffset, UInt32(bitstreamOffset)), (Entry.firstCoefficient, UInt32(firstCoefficient))]
+        precondition(placed.allSatisfy { $0.0.bits == 32 })
+        let frameBits = Entry.frame.encode(frameIndex)
+        slices.withUnsafeBufferPointer { words in
+            for i in 0..<sliceCount {
+                let entry = slicesOut + i * Self.sliceWords, word = words.baseAddress! + i * Self.sliceWords
+                for w in 0..<Self.sliceWords { entry[w] = word[w] }
+                for (field, offset) in placed { entry[field.word] = word[field.word] + offset }
+                entry[Entry.frame.word] = word[Entry.frame.word] | frameBits
+            }
+        }
+        var frame = [UInt32](repeating: 0, count: Self.frameWords)
+        frame[FrameEntry.firstSlice.word] |= FrameEntry.firstSlice.encode(firstSlice)
+        frame[FrameEntry.sliceCount.word] |= FrameEntry.sliceCount.encode(sliceCount)
+        frame[FrameEntry.surfaceOffset.word] |= FrameEntry.surfaceOffset.encode(surfaceOffset)
+        frame[FrameEntry.alphaBits.word] |= FrameEntry.alphaBits.encode(header.alpha.rawValue)
+        let luma = header.lumaQuantMatrix ?? [UInt8](repeating: 4, count: 64)
+        let chroma = header.chromaQuantMatrix ?? luma
+        for i in 0..<FrameEntry.lumaMatrix.count {
+            frame[FrameEntry.lumaMatrix.word + i] = Self.word(luma, i)
+            frame[FrameEntry.chromaMatrix.word + i] = Self.word(chroma, i)
+        }
+        for w in 0..<Self.frameWords { frameOut[w] = frame[w] }
+    }
+
+    private static func word(_ bytes: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3]) << 24
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import ProResCore
+import GPUKit
+
+/// Measures what the conversion is judged against: device-memory bandwidth
+/// (a copy shader, and vkCmdCopyBuffer for comparison), host-to-device
+/// bandwidth (a copy out of imported, page-locked host memory), and the
+/// conversion shader itself on synthetic frames, all with GPU timestamps, in
+/// one run.
+public struct VulkanRoofline {
+    public struct Result: Sendable {
+        public let device: String
+        /// Bytes read + written per second by a compute-shader copy in device
+        /// memory: the roofline for a memory-bound shader.
+        public let deviceCopyBytesPerSecond: Double
+        /// The same by vkCmdCopyBuffer (often a copy engine), for comparison.
+        public let transferCopyBytesPerSecond: Double
+        /// Bytes per second copied from imported host memory to device memory.
+        public let hostToDeviceBytesPerSecond: Double?
+        /// Per layout and transfer: median GPU time of one conversion and the bytes it moves.
+        public let conversions: [(layout: PackedLayout, transfer: String, microseconds: Double, bytes: Int)]
+        /// Median GPU time of the per-frame upload inside the converter.
+        public let uploadMicroseconds: Double?
+        public let uploadBytes: Int
+    }
+
+    public static func measure(context: VulkanContext, width: Int = 3840, height: Int = 2160, frames: Int = 40) throws -> Result {
+        let compiler = try ShaderCompiler()
+        let copyBytes = min(1 << 30, Int(context.info.maxStorageBufferRange))
+        let device = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: try Kernel(
+            context: context, compiler: compiler, interface: copyKernel))
+        let transfer = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: nil)
+        let host = context.info.hostMemoryImport ? try timedCopy(context, bytes: min(1 << 29, copyBytes), fromHost: true, shader: nil) : nil
+        var conversions: [(PackedLayout, String, Double, Int)] = []
+        var uploads: [Double] = []
+        var uploadBytes = 0
+        // PQ and HLG spend the most arithmetic per pixel; BT.1886 (SDR) the least.
+        let cases: [(PackedLayout, String, ConversionSpec)] = [
+            (.y416, "pq", try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)),
+            (.v216, "pq", try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)),
+            (.y416, "hlg", try ConversionSpec(matrixCode: 9, transferCode: 18, primariesCode: 9, range: .video)),
+            (.y416, "bt1886", try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
+            (.v216, "bt1886", try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
+        ]
+        for (layout, transferName, spec) in cases {
+            let pool = PixelBufferPool(layout: .packed(layout, width: width, height: height))
+            var times: [Double] = []
+            let converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: 3, readback: false) { frame in
+                if let t = frame.convertMicroseconds { times.append(t) }
+                if let u = frame.uploadMicroseconds, layout == .y416 { uploads.append(u) }
+            }
+            for index in 0..<frames {
+                let surface = try pool.makeBuffer()
+                if index < 3 { memset(surface.baseAddress, Int32(0x40 + index), surface.layout.byteCount) }
+                try converter.submit(surface, parameters: ConversionParameters(spec), index: index, pts: nil)
+                surface.releaseUse()
+            }
+            try converter.finish()
+            let bytesRead = pool.layout.byteCount
+            if layout == .y416 { uploadBytes = bytesRead }
+            conversions.append((layout, transferName, median(Array(times.dropFirst(3))), bytesRead + width * height * 8))
+        }
+        return Result(device: context.info.name, deviceCopyBytesPerSecond: device, transferCopyBytesPerSecond: transfer,
+                      hostToDeviceBytesPerSecond: host,
+                      conversions: conversions, uploadMicroseconds: uploads.isEmpty || context.sharesHostMemory ? nil : median(Array(uploads.dropFirst(3))),
+                      uploadBytes: uploadBytes)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return .nan }
+        return values.sorted()[values.count / 2]
+    }
+
+    /// A plain copy with 16-byte loads and stores (`copy_roofline.comp`).
+    static let copyKernel = KernelInterface(shader: "copy_roofline.comp", bindings: [
+        BufferBinding("src", .read, "uvec4 s[]", "what is copied"),
+        BufferBinding("dst", .write, "uvec4 d[]", "where it goes"),
+    ], push: PushLayout(blockName: "CopyParameters", fields: [("count", .uint, "uvec4s to copy")]))
+
+    /// Median bandwidth of 5 timed copies (after one warm-up), by `shader`
+    /// when given, else by a transfer copy.
+    private static func timedCopy(_ context: VulkanContext, bytes: Int, fromHost: Bool, shader: Kernel?) throws -> Double {
+        var hostMemory: UnsafeMutableRawPointer?
+        let source: VulkanBuffer
+        if fromHost {
+            let alignment = max(context.minImportedHostPointerAlignment, 4096)
+            guard posix_memalign(&hostMemory, alignment, bytes) == 0, let hostMemory else { throw VulkanError.outOfMemory("host buffer") }
+            memset(hostMemory, 1, bytes)
+            source = try VulkanBuffer(context, importing: hostMemory, size: bytes, usage: [.transferSource, .storage])
+        } else {
+            source = try VulkanBuffer(context, size: bytes, usage: [.transferSource, .storage], memory: .device)
+        }
+        defer { withExtendedLifetime(source) {}; free(hostMemory) }
+        let destination = try VulkanBuffer(context, size: bytes, usage: [.transferDestination, .storage], memory: .device)
+        let set = try shader?.makeBindingSets(1)[0]
+        let recorder = try CommandRecorder(context: context, count: 1)
+        guard let timestamps = try TimestampQueries.make(context, slots: 1, perSlot: 2) else {
+            throw VulkanError.missingFeature("timestamps on the compute queue")
+        }
+        var samples: [Double] = []
+        for round in 0..<6 {
+            let cb = try recorder.begin(0)
+            timestamps.start(cb, slot: 0)
+            if let shader, let set {
+                let count = bytes / 16
+                let groups = (count + 255) / 256
+                let x = min(groups, 32768)
+                cb.dispatch(shader, set: set, buffers: [BufferRange(source, bytes: bytes), BufferRange(destination, bytes: bytes)],
+                            push: [.uint(count)], groups: (x, (groups + x - 1) / x, 1))
+                timestamps.mark(cb, slot: 0, 1, after: .compute)
+            } else {
+                cb.copy(source, to: destination, bytes: bytes)
+                timestamps.mark(cb, slot: 0, 1, after: .transfer)
+            }
+            try recorder.wait(for: try recorder.submit(cb))
+            let seconds = try timestamps.spans(slot: 0)[0] / 1e6
+            // A device copy reads and writes every byte; an upload moves it once.
+            if round > 0, seconds > 0 { samples.append(Double(bytes) * (fromHost ? 1 : 2) / seconds) }
+        }
+        return median(samples)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// Checks a list of files, `jobs` at a time, and hands back the results in
+/// list order whatever the order they finish in.
+///
+/// Why at most `jobs` files open at once: each worker thread takes the next
+/// file only when done with its last, so memory and descriptors stay bounded
+/// by `jobs`. Each file's decoder gets max(1, cores / jobs) threads.
+public final class BatchCheck: @unchecked Sendable {
+    public let inputs: [CheckInput]
+    public let options: CheckOptions
+    /// Called with each final result, in list order, on a worker thread.
+    public var onResult: ((FileCheckResult) -> Void)?
+
+    private let lock = NSLock()
+    private var results: [FileCheckResult?]
+    private var final: [Bool]
+    private var next = 0
+    private var delivered = 0
+    private let deliveryLock = NSLock()
+    private var active: [ObjectIdentifier: CheckCancellation] = [:]
+    private var interrupted = false
+
+    public init(inputs: [CheckInput], options: CheckOptions) {
+        self.inputs = inputs
+        self.options = options
+        results = Array(repeating: nil, count: inputs.count)
+        final = Array(repeating: false, count: inputs.count)
+    }
+
+    public var threadsPerFile: Int {
+        options.threadsPerFile > 0 ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, options.jobs))
+    }
+
+    /// Stops every file being checked and starts no more; `run()` then
+    /// throws `.interrupted`.
+    public func cancel() {
+        lock.lock()
+        interrupted = true
+        let running = Array(active.values)
+        lock.unlock()
+        for cancellation in running { cancellation.stop(.interrupted) }
+    }
+
+    public func run() throws -> [FileCheckResult] {
+        let workers = max(1, min(options.jobs, inputs.count))
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            startWorkerThread("prores-decode.check", stackSize: 8 << 20, { [self] in work() }, finished: group.leave)
+        }
+        group.wait()
+        // Open failures quote FFmpeg's last logged error, which is global:
+        // with other files decoding at the same time it may be theirs. Open
+        // those files again, alone, for a reason that is truly theirs.
+        if workers > 1 {
+            for index in inputs.indices where results[index]?.failedToOpen == true && !isInterrupted {
+                store(index, try? checkOne(index), final: true)
+            }
+        }
+        if isInterrupted { throw ProResDecodeError.interrupted }
+        return results.map { $0! }
+    }
+
+    private var isInterrupted: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return interrupted
+    }
+
+    private func work() {
+        let retryOpenFailures = min(options.jobs, inputs.count) > 1
+        while true {
+            lock.lock()
+            guard !interrupted, next < inputs.count else { lock.unlock(); return }
+            let index = next
+            next += 1
+            lock.unlock()
+            guard let result = try? checkOne(index) else { return }
+            store(index, result, final: !(retryOpenFailures && result.failedToOpen))
+        }
+    }
+
+    /// Nil only when interrupted.
+    private func checkOne(_ index: Int) throws -> FileCheckResult {
+        let cancellation = CheckCancellation(timeout: options.timeout)
+        let id = ObjectIdentifier(cancellation)
+        lock.lock()
+        active[id] = cancellation
+        if interrupted { cancellation.stop(.interrupted) }
+        lock.unlock()
+        defer {
+            cancellation.finish()
+            lock.lock()
+            active[id] = nil
+            lock.unlock()
+        }
+        return try FileChecker.check(inputs[index], options: options, threads: threadsPerFile, cancellation: cancellation)
+    }
+
+    private func store(_ index: Int, _ result: FileCheckResult?, final isFinal: Bool) {
+        guard let result else { return }
+        lock.lock()
+        results[index] = result
+        final[index] = isFinal
+        lock.unlock()
+        // One deliverer at a time keeps the callbacks in list order.
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        while true {
+            lock.lock()
+            let ready = delivered < inputs.count && final[delivered] ? results[delivered] : nil
+            if ready != nil { delivered += 1 }
+            lock.unlock()
+            guard let ready else { return }
+            onResult?(ready)
+        }
+    }
+}

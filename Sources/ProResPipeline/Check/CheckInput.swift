@@ -1,0 +1,27 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// One file `check` looks at, or one argument that named nothing checkable.
+///
+/// Why a `problem` instead of dropping the argument: a QC run must never pass
+/// because it found nothing to check (a typo, an empty mount, a glob that
+/// matched nothing). Such an argument becomes a file-level `error`.
+public struct CheckInput: Hashable, Sendable {
+    /// The path as reported: the argument itself, or the argument joined with
+    /// the path found under it.
+    public let path: String
+    /// The name in golden files: the path relative to the directory argument
+    /// the file was found under, or the path as given for a file argument.
+    public let key: String
+    /// Why this entry cannot be checked (missing, no glob match, empty
+    /// directory, not a regular file); nil for a file to open.
+    public let problem: String?
+
+    public init(path: String, key: String, problem: String? = nil) {
+        self.path = path
+        self.key = key
+        self.problem = problem
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Glibc
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// Turns `check`'s PATH arguments into a sorted list of files: a file stands
+/// for itself, a directory for every regular file below it (recursively,
+/// hidden names skipped, symlinks followed once), and an argument that does
+/// not exist but holds `*`, `?` or `[` is expanded with glob(3).
+///
+/// Why sorted by path (byte order) and de-duplicated: the report, the golden
+/// file and `--shard` must not depend on readdir order or argument order.
+public enum CheckInputExpander {
+    public static func expand(_ arguments: [String]) -> [CheckInput] {
+        var found: [CheckInput] = []
+        for argument in arguments {
+            if exists(argument) {
+                found += expandExisting(argument)
+            } else if argument.contains(where: { "*?[".contains($0) }) {
+                let matches = glob(argument)
+                if matches.isEmpty {
+                    found.append(CheckInput(path: argument, key: argument, problem: "no file matches this pattern"))
+                }
+                for match in matches { found += expandExisting(match) }
+            } else {
+                found.append(CheckInput(path: argument, key: argument, problem: "no such file"))
+            }
+        }
+        var seen = Set<String>()
+        return found.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+            .filter { seen.insert($0.path).inserted }
+    }
+
+    private static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// A path that exists: a directory is walked, anything else is one entry.
+    private static func expandExisting(_ path: String) -> [CheckInput] {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            // A dangling symlink, or a file we may not look at.
+            return [CheckInput(path: path, key: path, problem: String(cString: strerror(errno)))]
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            return [entry(path: path, key: path, mode: info.st_mode)]
+        }
+        var visited: Set<[UInt64]> = [[UInt64(info.st_dev), UInt64(info.st_ino)]]
+        var files: [CheckInput] = []
+        walk(directory: path, relative: "", visited: &visited, into: &files)
+        if files.isEmpty {
+            return [CheckInput(path: path, key: path, problem: "directory holds no files to check")]
+        }
+        return files
+    }
+
+    private static func walk(directory: String, relative: String, visited: inout Set<[UInt64]>, into files: inout [CheckInput]) {
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base + relative) else {
+            files.append(CheckInput(path: base + relative, key: relative, problem: "cannot list the directory"))
+            return
+        }
+        for name in names where !name.hasPrefix(".") {
+            let child = relative + name
+            var info = stat()
+            guard stat(base + child, &info) == 0 else {
+                files.append(CheckInput(path: base + child, key: child, problem: String(cString: strerror(errno))))
+                continue
+            }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                // Symlinked directories are followed, but each only once: no loops.
+                if visited.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted {
+                    walk(directory: directory, relative: child + "/", visited: &visited, into: &files)
+                }
+            } else {
+                files.append(entry(path: base + child, key: child, mode: info.st_mode))
+            }
+        }
+    }
+
+    /// Only regular files are opened: a FIFO or device could block forever.
+    private static func entry(path: String, key: String, mode: mode_t) -> CheckInput {
+        mode & S_IFMT == S_IFREG ? CheckInput(path: path, key: key)
+            : CheckInput(path: path, key: key, problem: "not a regular file")
+    }
+
+    private static func glob(_ pattern: String) -> [String] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
+    }
+}

@@ -1,0 +1,34 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// How `check` looks at each file.
+public struct CheckOptions: Sendable {
+    /// Check only this many evenly spaced frames per file (`--sample N`).
+    public var sample: Int?
+    /// Files checked at once (`--jobs N`).
+    public var jobs: Int
+    /// Seconds one file may take (`--timeout`), opening included.
+    public var timeout: Double
+    public var rules: [ExpectRule]
+    /// Compare every file with these md5s (`--golden`).
+    public var golden: GoldenFile?
+    /// FFmpeg threads per file; 0 picks max(1, cores / jobs).
+    public var threadsPerFile: Int
+    /// Contact sheet and full frame per file (`--previews DIR`); nil: none.
+    public var previews: PreviewOptions?
+
+    public static let defaultTimeout = 600.0
+
+    public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],
+                golden: GoldenFile? = nil, threadsPerFile: Int = 0, previews: PreviewOptions? = nil) {
+        self.sample = sample
+        self.jobs = jobs
+        self.timeout = timeout
+        self.rules = rules
+        self.golden = golden
+        self.threadsPerFile = threadsPerFile
+        self.previews = previews
+    }
+}

@@ -1,0 +1,67 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// The JSON report of a check run:
+/// `{"files":[{...},\n{...}],"summary":{...}}`, one file per line, keys in a
+/// fixed order (so reports diff well and compare with snapshots).
+public enum CheckReport {
+    public static func json(_ results: [FileCheckResult], summary: CheckSummary) -> String {
+        "{\"files\":[" + (results.isEmpty ? "" : "\n" + results.map(file).joined(separator: ",\n") + "\n")
+            + "],\n\"summary\":" + summary.json + "}\n"
+    }
+
+    public static func file(_ r: FileCheckResult) -> String {
+        let stats: String
+        if let statistics = r.statistics {
+            let note = r.lightNote.map { JSON.object([("unavailable", JSON.string($0))]) }
+            stats = JSON.object(statistics.jsonFields.map { $0.0 == "light" ? ($0.0, note ?? $0.1) : $0 })
+        } else {
+            stats = "null"
+        }
+        var fields = [
+            ("path", JSON.string(r.input.path)),
+            ("key", JSON.string(r.input.key)),
+            ("status", JSON.string(r.status.rawValue)),
+            ("reason", r.problems.first.map(JSON.string) ?? "null"),
+            ("frames", "\(r.framesDecoded)"),
+            ("sampled", r.sampled.map { JSON.array($0.map(String.init)) } ?? "null"),
+            ("errors", JSON.array(r.errors.map { JSON.object([("frame", $0.frame.map(String.init) ?? "null"), ("reason", JSON.string($0.reason))]) })),
+            ("failed_rules", JSON.array(r.failedRules.map { JSON.object([("rule", JSON.string($0.rule)), ("actual", JSON.string($0.actual))]) })),
+            ("golden", r.golden?.json ?? "null"),
+            ("format", r.format.map(format) ?? "null"),
+            ("stats", stats),
+        ]
+        // Only with --previews: without it the report is byte for byte what it was.
+        if let previews = r.previews { fields.append(("previews", previews.json)) }
+        fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
+        return JSON.object(fields)
+    }
+
+    public static func format(_ f: FormatDescription) -> String {
+        let tag = ColorTags.json
+        return JSON.object([
+            ("profile", f.profile.map { JSON.string($0.shortName) } ?? "null"),
+            ("profile_name", JSON.string(f.profileName)),
+            ("fourcc", f.profile.map { JSON.string($0.fourCC) } ?? "null"),
+            ("container", JSON.string(f.containerName)),
+            ("width", "\(f.width)"),
+            ("height", "\(f.height)"),
+            ("fps", f.framesPerSecond.map { JSON.number($0, digits: 3) } ?? "null"),
+            ("frame_rate", f.frameRate.map { JSON.string("\($0.numerator)/\($0.denominator)") } ?? "null"),
+            ("frames", f.frameCount.map(String.init) ?? "null"),
+            ("bit_depth", "\(f.bitDepth)"),
+            ("chroma", JSON.string(f.chroma.rawValue)),
+            ("alpha", f.hasAlpha ? "true" : "false"),
+            ("alpha_bits", "\(f.alpha.bits)"),
+            ("field_order", JSON.string(f.fieldOrder.rawValue)),
+            ("native_format", JSON.string(f.nativeFormat.name)),
+            ("primaries", tag(f.colorTags.primaries)),
+            ("transfer", tag(f.colorTags.transfer)),
+            ("matrix", tag(f.colorTags.matrix)),
+            ("range", f.colorTags.rangeJSON),
+            ("notes", JSON.array(f.notes.map(JSON.string))),
+        ])
+    }
+}

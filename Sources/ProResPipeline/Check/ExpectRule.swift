@@ -1,0 +1,177 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// One `--expect` rule: `key op value`, e.g. `profile=hq`, `frames>=24`,
+/// `transfer=pq`. Parsed up front (a mistake is a usage error naming the
+/// rule), evaluated per file against its format and measurements.
+///
+/// Colour rules compare what the file states (frame header or container): a
+/// value the documented fallback assumed matches only `untagged`, so
+/// `transfer=bt709` cannot pass on a file that says nothing.
+public struct ExpectRule: Equatable, Sendable {
+    public enum Key: String, CaseIterable, Sendable {
+        case profile, size, alpha, transfer, primaries, matrix, chroma, interlaced
+        case frames, width, height, fps, bitDepth = "bit-depth", maxNits = "max-nits"
+
+        var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits].contains(self) }
+    }
+
+    public enum Comparison: String, CaseIterable, Sendable {
+        // Two-character operators first: they are matched in this order.
+        case notEqual = "!=", atLeast = ">=", atMost = "<=", equal = "=", greater = ">", less = "<"
+
+        func holds(_ actual: Double, _ expected: Double, tolerance: Double) -> Bool {
+            switch self {
+            case .equal: return abs(actual - expected) <= tolerance
+            case .notEqual: return abs(actual - expected) > tolerance
+            case .atLeast: return actual >= expected - tolerance
+            case .atMost: return actual <= expected + tolerance
+            case .greater: return actual > expected
+            case .less: return actual < expected
+            }
+        }
+    }
+
+    /// What the rule compares with, already validated.
+    enum Expected: Equatable, Sendable {
+        case number(Double)
+        case text(String)
+        case size(width: Int, height: Int)
+        case flag(Bool)
+        /// A colour code point; nil means `untagged`.
+        case color(Int?)
+    }
+
+    /// The rule as written (trimmed), for reports.
+    public let text: String
+    public let key: Key
+    public let comparison: Comparison
+    let expected: Expected
+
+    /// The facts a rule is checked against.
+    public struct Facts {
+        public let format: FormatDescription
+        /// Frames the file holds (decoded, or the container's count under `--sample`).
+        public let frames: Int
+        /// Peak light in nits; nil when not PQ/HLG or not measured.
+        public let maxNits: Double?
+
+        public init(format: FormatDescription, frames: Int, maxNits: Double?) {
+            self.format = format
+            self.frames = frames
+            self.maxNits = maxNits
+        }
+    }
+
+    /// Why a rule was rejected; the message names the rule.
+    public struct ParseError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Comma-separated rules.
+    public static func parseList(_ text: String) throws -> [ExpectRule] {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        if parts.contains(where: { $0.allSatisfy(\.isWhitespace) }) {
+            throw ParseError(description: "--expect '\(text)': empty rule (a doubled or trailing comma?)")
+        }
+        return try parts.map { try ExpectRule(String($0)) }
+    }
+
+    public init(_ rule: String) throws {
+        let text = rule.trimmingCharacters(in: .whitespaces)
+        func fail(_ why: String) -> ParseError { ParseError(description: "--expect rule '\(text)': \(why)") }
+        guard let at = text.firstIndex(where: { "=!<>".contains($0) }) else {
+            throw fail(text.isEmpty ? "empty rule" : "no comparison (=, !=, >=, <=, >, <)")
+        }
+        let rest = text[at...]
+        guard let comparison = Comparison.allCases.first(where: { rest.hasPrefix($0.rawValue) }) else {
+            throw fail("unknown comparison '\(rest.prefix(2))'")
+        }
+        let keyText = text[..<at].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = rest.dropFirst(comparison.rawValue.count).trimmingCharacters(in: .whitespaces)
+        guard let key = Key(rawValue: keyText) else {
+            throw fail("unknown key '\(keyText)' (keys: \(Key.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        guard !value.isEmpty else { throw fail("missing value") }
+        if !key.isNumeric, comparison != .equal, comparison != .notEqual {
+            throw fail("'\(key.rawValue)' takes only = or !=")
+        }
+        switch key {
+        case .profile:
+            guard let profile = ProResProfile.allCases.first(where: { $0.shortName == value.lowercased() }) else {
+                throw fail("unknown profile '\(value)' (profiles: \(ProResProfile.allCases.map(\.shortName).joined(separator: ", ")))")
+            }
+            expected = .text(profile.shortName)
+        case .size:
+            let parts = value.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+                throw fail("size must be WIDTHxHEIGHT, e.g. 1920x1080")
+            }
+            expected = .size(width: w, height: h)
+        case .alpha, .interlaced:
+            guard let flag = ["true": true, "false": false][value.lowercased()] else { throw fail("expected true or false") }
+            expected = .flag(flag)
+        case .chroma:
+            guard let chroma = ["4:2:2": "4:2:2", "422": "4:2:2", "4:4:4": "4:4:4", "444": "4:4:4"][value] else {
+                throw fail("expected 4:2:2 or 4:4:4")
+            }
+            expected = .text(chroma)
+        case .transfer, .primaries, .matrix:
+            let kind: ColorCode.Kind = key == .transfer ? .transfer : key == .primaries ? .primaries : .matrix
+            if value.lowercased() == "untagged" {
+                expected = .color(nil)
+            } else if let code = ColorCodeNames.code(kind, named: value) {
+                expected = .color(code)
+            } else {
+                throw fail("unknown \(key.rawValue) '\(value)' (FFmpeg's names as `info` prints them, or untagged)")
+            }
+        case .frames, .width, .height, .fps, .bitDepth, .maxNits:
+            guard let number = Double(value), number.isFinite else { throw fail("'\(value)' is not a number") }
+            expected = .number(number)
+        }
+        self.text = text
+        self.key = key
+        self.comparison = comparison
+    }
+
+    /// Nil when the rule holds; otherwise the actual value, in words.
+    public func violation(_ facts: Facts) -> String? {
+        let f = facts.format
+        switch expected {
+        case let .number(wanted):
+            let actual: Double?
+            switch key {
+            case .frames: actual = Double(facts.frames)
+            case .width: actual = Double(f.width)
+            case .height: actual = Double(f.height)
+            case .fps: actual = f.framesPerSecond
+            case .bitDepth: actual = Double(f.bitDepth)
+            default: actual = facts.maxNits
+            }
+            guard let actual else {
+                return key == .maxNits ? "n/a (transfer \(f.colorTags.transfer.value.displayName) is not PQ or HLG)" : "unknown"
+            }
+            // Frame rates are rationals (24000/1001): "fps=23.976" means to 3 decimals.
+            let tolerance = key == .fps ? 0.0005 : 0
+            let shown = key == .fps ? JSON.number(actual, digits: 3) : JSON.number(actual, digits: 1)
+            return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
+        case let .text(wanted):
+            let actual = key == .profile ? f.profile?.shortName ?? "unknown" : f.chroma.rawValue
+            return (actual == wanted) == (comparison == .equal) ? nil : actual
+        case let .size(w, h):
+            return ((f.width, f.height) == (w, h)) == (comparison == .equal) ? nil : "\(f.width)x\(f.height)"
+        case let .flag(wanted):
+            let actual = key == .alpha ? f.hasAlpha : f.fieldOrder != .progressive
+            let shown = key == .alpha ? "\(actual)" : "\(actual) (\(f.fieldOrder.rawValue))"
+            return (actual == wanted) == (comparison == .equal) ? nil : shown
+        case let .color(wanted):
+            let tag = key == .transfer ? f.colorTags.transfer : key == .primaries ? f.colorTags.primaries : f.colorTags.matrix
+            let stated: Int? = tag.source == .fallback ? nil : tag.value.code
+            let shown = stated == nil ? "untagged (\(tag.value.displayName) assumed)" : "\(tag.value.displayName) (\(tag.source.rawValue))"
+            return (stated == wanted) == (comparison == .equal) ? nil : shown
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// The verdict on one file, with everything the reports show.
+public struct FileCheckResult: Sendable {
+    public enum Status: String, Sendable {
+        /// Every checked frame decoded cleanly and every rule held.
+        case pass
+        /// The file was read, but a frame was damaged, undecodable or
+        /// missing, a rule was broken, or the golden md5s differ.
+        case fail
+        /// The file could not be checked: missing, unreadable, not ProRes,
+        /// timed out.
+        case error
+    }
+
+    /// A problem with one frame, or with the whole file (frame nil).
+    public struct FrameProblem: Equatable, Sendable {
+        public let frame: Int?
+        public let reason: String
+    }
+
+    public let input: CheckInput
+    public let status: Status
+    public let format: FormatDescription?
+    /// Frames that reached the statistics and md5s (clean or damaged).
+    public let framesDecoded: Int
+    /// With `--sample`: the frame indices checked.
+    public let sampled: [Int]?
+    public let errors: [FrameProblem]
+    public let failedRules: [(rule: String, actual: String)]
+    public let golden: GoldenVerdict?
+    /// Over the clean frames only.
+    public let statistics: FrameStatistics?
+    /// Why there are no light levels for an HDR file (unsupported matrix, ...).
+    public let lightNote: String?
+    public let md5s: [(index: Int, md5: String)]
+    public let seconds: Double
+    /// The file failed to open: with `--jobs` > 1 it is opened again alone,
+    /// because FFmpeg's last logged error (quoted in the reason) is process-wide.
+    let failedToOpen: Bool
+    /// With `--previews`: what was made (nil without it). Never affects `status`.
+    public internal(set) var previews: PreviewOutcome? = nil
+
+    /// Every reason this file did not pass, file-level first.
+    public var problems: [String] {
+        errors.map { p in p.frame.map { "frame \($0): \(p.reason)" } ?? p.reason }
+            + failedRules.map { "expected \($0.rule), got \($0.actual)" }
+            + (golden?.problem.map { [$0] } ?? [])
+    }
+
+    /// Every checked frame decoded cleanly (damage-free md5s, fit for a golden file).
+    public var decodedCleanly: Bool { status != .error && errors.isEmpty }
+
+    static func error(_ input: CheckInput, _ reason: String, format: FormatDescription? = nil, seconds: Double,
+                      failedToOpen: Bool = false) -> FileCheckResult {
+        FileCheckResult(input: input, status: .error, format: format, framesDecoded: 0, sampled: nil,
+                        errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
+                        lightNote: nil, md5s: [], seconds: seconds, failedToOpen: failedToOpen)
+    }
+}

@@ -1,0 +1,106 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// Checks one file: open it, decode every frame (or the `--sample`) in the
+/// native planar format through `DecodeRun` into a `CheckSink`, then judge.
+/// Never throws for anything the file does; only a batch interrupt escapes.
+enum FileChecker {
+    static func check(_ input: CheckInput, options: CheckOptions, threads: Int,
+                      cancellation: CheckCancellation) throws -> FileCheckResult {
+        var result = try verdict(input, options: options, threads: threads, cancellation: cancellation)
+        // Previews come after the verdict and cannot change it.
+        if let previews = options.previews {
+            if result.status == .error {
+                result.previews = .skipped
+            } else {
+                let damaged = Set(result.errors.compactMap(\.frame))
+                let clean = result.md5s.map(\.index).filter { !damaged.contains($0) }
+                result.previews = try FilePreviews.make(input, clean: clean, options: previews, threads: threads, cancellation: cancellation)
+            }
+        }
+        return result
+    }
+
+    /// The check itself: the same with or without `--previews`.
+    private static func verdict(_ input: CheckInput, options: CheckOptions, threads: Int,
+                                cancellation: CheckCancellation) throws -> FileCheckResult {
+        let started = monotonicNanoseconds()
+        func elapsed() -> Double { Double(monotonicNanoseconds() - started) / 1e9 }
+        func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
+            switch cancellation.reason {
+            case .interrupted?: throw ProResDecodeError.interrupted
+            case .timedOut?: return .error(input, "timed out after \(JSON.number(options.timeout, digits: 3)) s", format: format, seconds: elapsed())
+            case nil: return nil
+            }
+        }
+        if let problem = input.problem { return .error(input, "cannot read: \(problem)", seconds: elapsed()) }
+
+        let source: SampleSource
+        do {
+            source = try openSampleSource(input.path)
+        } catch {
+            return try timedOut(nil) ?? .error(input, describe(error), seconds: elapsed(), failedToOpen: true)
+        }
+        let format = source.format
+        if let stopped = try timedOut(format) { return stopped }
+
+        var sampled: [Int]?
+        if let n = options.sample, let count = format.frameCount { sampled = FrameSampling.indices(count: count, samples: n) }
+        var light: LightLevelMeter?, lightNote: String?
+        do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
+            lightNote = "no light level: \(error)"
+        }
+        let sink = CheckSink(format: format, light: light)
+        let report: DecodeRun.Report
+        do {
+            let run = try DecodeRun(source: sampled.map { SampledSource(source, frames: $0) } ?? source,
+                                    options: .init(output: .native, threads: threads), sinks: [sink])
+            cancellation.attach(run)
+            report = try run.run()
+        } catch {
+            return try timedOut(format) ?? .error(input, describe(error), format: format, seconds: elapsed())
+        }
+        if let stopped = try timedOut(format) { return stopped }
+
+        // Frame problems, in frame order; missing frames as runs.
+        var errors = (report.damaged.map { (frame: $0.index, reason: "damaged: \($0.reason)") }
+            + report.failed.map { (frame: $0.index, reason: "not decoded: \($0.reason)") })
+            .sorted { $0.frame < $1.frame }.map { FileCheckResult.FrameProblem(frame: $0.frame, reason: $0.reason) }
+        let seen = Set(report.damaged.map(\.index) + report.failed.map(\.index) + sink.md5s.map(\.index))
+        let wanted = sampled ?? format.frameCount.map { Array(0..<$0) } ?? []
+        var missing = FrameRanges()
+        for index in wanted where !seen.contains(index) { missing.add(index) }
+        for (n, run) in missing.runs.enumerated() {
+            let which = run.count == 1 ? "missing" : "missing (frames \(run.lowerBound)–\(run.upperBound))"
+            // The source's own words name the frames it ran out of.
+            errors.append(.init(frame: run.lowerBound, reason: n == 0 ? report.shortfall.map { "missing: \($0)" } ?? which : which))
+        }
+        if missing.count == 0, let shortfall = report.shortfall { errors.append(.init(frame: nil, reason: shortfall)) }
+
+        let damaged = Set(report.damaged.map(\.index))
+        var statistics = FrameStatistics(bitDepth: format.nativeFormat.bitDepth, range: format.colorTags.range.value,
+                                         hasAlpha: format.nativeFormat.hasAlpha, measuresLight: light != nil)
+        for frame in sink.measurements where !damaged.contains(frame.index) { statistics.add(frame) }
+
+        let frameCount = sampled == nil ? report.framesRead : format.frameCount
+        let facts = ExpectRule.Facts(format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits)
+        let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) } }
+        let md5s = sink.md5s
+        let golden = options.golden?.verdict(key: input.key, md5s: md5s, complete: sampled == nil, damaged: damaged)
+        let passed = errors.isEmpty && failedRules.isEmpty && (golden ?? .match) == .match
+        return FileCheckResult(input: input, status: passed ? .pass : .fail, format: format, framesDecoded: md5s.count,
+                               sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
+                               statistics: statistics, lightNote: lightNote, md5s: md5s, seconds: elapsed(), failedToOpen: false)
+    }
+
+    /// The error in words, without repeating the path the report line already shows.
+    private static func describe(_ error: Error) -> String {
+        switch error {
+        case let ProResDecodeError.inputUnreadable(_, reason): return "cannot read: \(reason)"
+        case let ProResDecodeError.notProRes(_, reason): return "not ProRes: \(reason)"
+        default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// Makes one file's `--previews` once its check has a verdict.
+///
+/// Which frames: K (`--preview-frames`) evenly spaced among the frames the
+/// check decoded cleanly (`FrameSampling` over that list, so the first and
+/// last clean frames are included; with `--sample` only sampled frames
+/// qualify). The full frame is the middle one of those, `chosen[chosen.count / 2]`
+/// (the later of the two middle ones for an even count).
+///
+/// How: a second, short `DecodeRun` over just those frames, packed to the
+/// profile's native y416/v216 and converted by `GPUFrameConverter` to
+/// RGBA16F linear Display P3 (each frame with its own colour tags), into a
+/// `PreviewCollector`. Why a second pass rather than the check's own decode:
+/// the check decodes to the native planar format for its md5s and
+/// statistics, on the CPU only; this way that decode is exactly the same
+/// with or without `--previews`, and the previews cost K frames, not the clip.
+///
+/// Never changes the verdict: any failure here (no Vulkan, a write error,
+/// the `--timeout` running out) becomes `.failed(reason)`; only an interrupt
+/// of the whole batch escapes.
+enum FilePreviews {
+    /// `clean`: the frame indices the check decoded cleanly, ascending.
+    static func make(_ input: CheckInput, clean: [Int], options: PreviewOptions, threads: Int,
+                     cancellation: CheckCancellation) throws -> PreviewOutcome {
+        guard !clean.isEmpty else { return .failed("no frame decoded cleanly") }
+        let chosen = FrameSampling.indices(count: clean.count, samples: options.frames).map { clean[$0] }
+        let collector = PreviewCollector(thumbnailWidth: options.thumbnailWidth, middle: chosen[chosen.count / 2])
+        do {
+            let source = try openSampleSource(input.path)
+            let run = try DecodeRun(source: SampledSource(source, frames: chosen),
+                                    options: .init(output: .packed(source.format.nativePackedLayout), threads: threads, gpu: options.gpu),
+                                    sinks: [], gpuSinks: [collector])
+            cancellation.attach(run)
+            _ = try run.run()
+        } catch {
+            switch cancellation.reason {
+            case .interrupted?: throw ProResDecodeError.interrupted
+            case .timedOut?: return .failed("the --timeout of \(JSON.number(cancellation.timeout, digits: 3)) s ran out while making previews")
+            case nil: return .failed("\(error)")
+            }
+        }
+        guard let full = collector.full else { return .failed("the GPU conversion delivered no frame") }
+
+        let sheetPath = options.sheetPath(key: input.key), framePath = options.framePath(key: input.key)
+        do {
+            let sheet = PreviewRenderer.sheet(collector.thumbnails.map(\.image), columns: options.columns)
+            let sheetBytes = try StillImageEncoder.png16(sheet.samples, width: sheet.width, height: sheet.height, channels: 3, errorPath: sheetPath)
+            let frame = PreviewRenderer.frame(full.image)
+            let frameBytes = try StillImageEncoder.png16(frame.samples, width: frame.width, height: frame.height, channels: 3, errorPath: framePath)
+            // Both written under temporary names first, then renamed: an
+            // error leaves neither of this run's files half-written.
+            let sheetFile = try OutputFile(path: sheetPath, overwrite: true)
+            let frameFile = try OutputFile(path: framePath, overwrite: true)
+            try sheetBytes.withUnsafeBytes { try sheetFile.write([$0]) }
+            try frameBytes.withUnsafeBytes { try frameFile.write([$0]) }
+            try sheetFile.commit()
+            do { try frameFile.commit() } catch {
+                // Listed means written: take the sheet back rather than report half a pair.
+                unlink(sheetPath)
+                throw error
+            }
+        } catch {
+            return .failed("\(error)")
+        }
+        return .written(sheet: sheetPath, frame: framePath, sheetFrames: collector.thumbnails.map(\.index), fullFrame: full.index)
+    }
+}

@@ -1,0 +1,117 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// Per-file picture statistics from the measured frames: luma range and
+/// mean, black frames, frozen frames, alpha coverage and, for PQ/HLG, light
+/// levels. They inform a report; they never fail a file. Damaged frames are
+/// left out (their concealed pixels are not reproducible, see
+/// `FrameMeasurement`), so `frames` counts the clean frames measured.
+///
+/// Definitions (code values at the native depth, LSB-aligned):
+/// * luma min/max over every Y' sample of every measured frame; mean over all
+///   of them (every frame has the same size, so also the mean of frame means).
+/// * black: a frame whose mean Y' is at most black + 2% of the nominal span
+///   black..white (video range 16..235 scaled to the depth, 64..940 at 10
+///   bits, so ≤ 81.52; full range 0..2^depth − 1). Sub-black counts as black.
+/// * frozen: a frame whose md5 equals that of the frame measured just before
+///   it (with `--sample`, the previous sampled frame; a frame that failed or
+///   was damaged is skipped, not compared).
+/// * alpha: frames whose alpha is 0 everywhere (transparent), maximal
+///   everywhere (opaque) or neither (partial), and the fractions of all
+///   measured alpha samples that are 0 or maximal.
+/// * light: the largest per-frame peak and the largest per-frame average
+///   (`LightLevelMeter`).
+public struct FrameStatistics: Sendable {
+    public let bitDepth: Int
+    public let range: ColorRange
+    public let hasAlpha: Bool
+    public let measuresLight: Bool
+
+    public private(set) var frames = 0
+    public private(set) var lumaMin = Int.max
+    public private(set) var lumaMax = Int.min
+    private var lumaSum: UInt64 = 0
+    private var lumaSamples: UInt64 = 0
+    public private(set) var black = FrameRanges()
+    public private(set) var frozen = FrameRanges()
+    public private(set) var transparentFrames = 0
+    public private(set) var partialFrames = 0
+    public private(set) var opaqueFrames = 0
+    private var transparentSamples: UInt64 = 0
+    private var opaqueSamples: UInt64 = 0
+    private var alphaSamples: UInt64 = 0
+    public private(set) var maxNits: Double?
+    public private(set) var maxFrameAverageNits: Double?
+    private var previousMD5: String?
+
+    public init(bitDepth: Int, range: ColorRange, hasAlpha: Bool, measuresLight: Bool = false) {
+        self.bitDepth = bitDepth
+        self.range = range
+        self.hasAlpha = hasAlpha
+        self.measuresLight = measuresLight
+    }
+
+    /// Mean Y' at or below this is a black frame.
+    public var blackThreshold: Double {
+        let (black, white) = range == .video
+            ? (Double(16 << (bitDepth - 8)), Double(235 << (bitDepth - 8)))
+            : (0, Double((1 << bitDepth) - 1))
+        return black + 0.02 * (white - black)
+    }
+
+    public var lumaMean: Double? { lumaSamples > 0 ? Double(lumaSum) / Double(lumaSamples) : nil }
+    public var transparentFraction: Double? { alphaSamples > 0 ? Double(transparentSamples) / Double(alphaSamples) : nil }
+    public var opaqueFraction: Double? { alphaSamples > 0 ? Double(opaqueSamples) / Double(alphaSamples) : nil }
+
+    /// Frames must arrive in ascending index order.
+    public mutating func add(_ frame: FrameMeasurement) {
+        frames += 1
+        lumaMin = min(lumaMin, frame.lumaMin)
+        lumaMax = max(lumaMax, frame.lumaMax)
+        lumaSum += frame.lumaSum
+        lumaSamples += frame.samples
+        if frame.samples > 0, Double(frame.lumaSum) / Double(frame.samples) <= blackThreshold { black.add(frame.index) }
+        if previousMD5 == frame.md5 { frozen.add(frame.index) }
+        previousMD5 = frame.md5
+        if let light = frame.light {
+            maxNits = max(maxNits ?? 0, light.peak)
+            maxFrameAverageNits = max(maxFrameAverageNits ?? 0, light.average)
+        }
+        guard let alpha = frame.alphaCounts else { return }
+        transparentSamples += alpha.transparent
+        opaqueSamples += alpha.opaque
+        alphaSamples += frame.samples
+        if alpha.transparent == frame.samples {
+            transparentFrames += 1
+        } else if alpha.opaque == frame.samples {
+            opaqueFrames += 1
+        } else {
+            partialFrames += 1
+        }
+    }
+
+    public var jsonFields: [(String, String)] {
+        let alpha = hasAlpha ? JSON.object([
+            ("transparent_frames", "\(transparentFrames)"), ("partial_frames", "\(partialFrames)"),
+            ("opaque_frames", "\(opaqueFrames)"),
+            ("transparent_fraction", transparentFraction.map { JSON.number($0, digits: 4) } ?? "null"),
+            ("opaque_fraction", opaqueFraction.map { JSON.number($0, digits: 4) } ?? "null"),
+        ]) : "null"
+        let light = measuresLight ? JSON.object([
+            ("max_nits", maxNits.map { JSON.number($0, digits: 1) } ?? "null"),
+            ("max_frame_average_nits", maxFrameAverageNits.map { JSON.number($0, digits: 1) } ?? "null"),
+            ("grid_step", "\(LightLevelMeter.gridStep)"),
+        ]) : "null"
+        return [
+            ("frames", "\(frames)"),
+            ("luma", frames > 0 ? JSON.object([("min", "\(lumaMin)"), ("mean", lumaMean.map { JSON.number($0, digits: 2) } ?? "null"),
+                                               ("max", "\(lumaMax)")]) : "null"),
+            ("black_frames", black.json),
+            ("frozen_frames", frozen.json),
+            ("alpha", alpha),
+            ("light", light),
+        ]
+    }
+}

@@ -1,0 +1,40 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// The JUnit XML report of a check run, as CI systems (Jenkins, GitLab,
+/// GitHub test reporters) read it: one `<testsuite name="prores-decode check">`,
+/// one `<testcase>` per file, named by its path; a failed file carries a
+/// `<failure>`, a file that could not be checked an `<error>`, each with the
+/// first reason as `message` and every reason in the body.
+public enum JUnitReport {
+    public static let suiteName = "prores-decode check"
+
+    public static func xml(_ results: [FileCheckResult], summary: CheckSummary) -> String {
+        var lines = [
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+            "<testsuite name=\"\(XMLText.escape(suiteName))\" tests=\"\(summary.files)\" failures=\"\(summary.failed)\""
+                + " errors=\"\(summary.errors)\" skipped=\"0\" time=\"\(JSON.number(summary.seconds, digits: 3))\">",
+        ]
+        for r in results {
+            let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(r.input.path))\""
+                + " time=\"\(JSON.number(r.seconds, digits: 3))\""
+            let element: String
+            switch r.status {
+            case .pass:
+                lines.append(open + "/>")
+                continue
+            case .fail: element = "failure"
+            case .error: element = "error"
+            }
+            let problems = r.problems
+            lines.append(open + ">")
+            lines.append("    <\(element) type=\"\(r.status.rawValue)\" message=\"\(XMLText.escape(problems.first ?? r.status.rawValue))\">"
+                + XMLText.escape(problems.joined(separator: "\n")) + "</\(element)>")
+            lines.append("  </testcase>")
+        }
+        lines.append("</testsuite>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

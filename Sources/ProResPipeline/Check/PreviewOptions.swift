@@ -1,0 +1,96 @@
+import Foundation
+import Glibc
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// `check --previews DIR`: for every file that was read, a contact sheet and
+/// one full frame as 16-bit PNGs, made through the GPU conversion (see
+/// `FilePreviews` for which frames, `PreviewRenderer` for how they look).
+///
+/// Why a separate options value: previews are the one part of a check that
+/// needs Vulkan, and nothing of them may change a file's verdict; keeping
+/// them apart keeps `check` without `--previews` exactly as it was.
+public struct PreviewOptions: Sendable {
+    /// Where the PNGs go; created if missing.
+    public var directory: String
+    /// Frames on the contact sheet (`--preview-frames K`).
+    public var frames: Int
+    /// Thumbnail width in pixels; a narrower picture keeps its own width
+    /// (thumbnails are never enlarged).
+    public var thumbnailWidth: Int
+    /// Thumbnails per row of the contact sheet.
+    public var columns: Int
+    /// The conversion: device, reference white for PQ and HLG.
+    public var gpu: DecodeRun.GPUOptions
+
+    public static let defaultFrames = 6
+    public static let framesRange = 1...100
+
+    public init(directory: String, frames: Int = PreviewOptions.defaultFrames, thumbnailWidth: Int = 320, columns: Int = 3,
+                gpu: DecodeRun.GPUOptions = .init()) {
+        self.directory = directory
+        self.frames = frames
+        self.thumbnailWidth = thumbnailWidth
+        self.columns = columns
+        self.gpu = gpu
+    }
+
+    /// A file's key with every '/' replaced by '__': `good/hq.mov` → `good__hq.mov`.
+    public static func baseName(key: String) -> String {
+        key.replacingOccurrences(of: "/", with: "__")
+    }
+
+    public func sheetPath(key: String) -> String { path(Self.baseName(key: key) + ".sheet.png") }
+    public func framePath(key: String) -> String { path(Self.baseName(key: key) + ".frame.png") }
+
+    private func path(_ name: String) -> String {
+        var directory = directory
+        while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+        return directory == "/" ? "/" + name : directory + "/" + name
+    }
+
+    /// Makes sure `directory` is a directory we can write into, creating it
+    /// (and its parents) if missing: a bad DIR fails before anything is checked.
+    public static func prepare(directory: String) throws {
+        var info = stat()
+        if stat(directory, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw ProResDecodeError.output(path: directory, reason: "--previews: exists and is not a directory")
+            }
+        } else {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw ProResDecodeError.output(path: directory, reason: "--previews: cannot create the directory (\(error.localizedDescription))")
+            }
+        }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            throw ProResDecodeError.output(path: directory, reason: "--previews: \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// What `--previews` made of one file.
+public enum PreviewOutcome: Equatable, Sendable {
+    /// The file could not be checked (status `error`): nothing to show.
+    case skipped
+    /// Both PNGs written; `sheetFrames` are the source frame indices on the
+    /// sheet in reading order, `fullFrame` the one shown at full size.
+    case written(sheet: String, frame: String, sheetFrames: [Int], fullFrame: Int)
+    /// No previews, and why (no Vulkan device, a write error, ...). The
+    /// file's verdict is the same as without `--previews`.
+    case failed(String)
+
+    /// `null`, `{"sheet":…,"frame":…,"sheet_frames":[…],"frame_index":N}` or `{"error":…}`.
+    public var json: String {
+        switch self {
+        case .skipped:
+            return "null"
+        case let .written(sheet, frame, sheetFrames, fullFrame):
+            return JSON.object([("sheet", JSON.string(sheet)), ("frame", JSON.string(frame)),
+                                ("sheet_frames", JSON.array(sheetFrames.map(String.init))), ("frame_index", "\(fullFrame)")])
+        case let .failed(reason):
+            return JSON.object([("error", JSON.string(reason))])
+        }
+    }
+}

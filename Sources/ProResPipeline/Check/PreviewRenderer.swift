@@ -1,0 +1,117 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// How `check --previews` pictures look: 16-bit RGB, Display P3 primaries
+/// with the sRGB curve, opaque.
+///
+/// Each pixel: colour channels below 0 clipped to 0 (out-of-gamut), then
+/// FrameSaver's highlight roll-off (`FrameSaver.toneMapped`: the largest
+/// channel m above 0.75 becomes 0.75 + 0.25·(1 − e^(−(m − 0.75)/0.25)), all
+/// three scaled alike so hue is kept), then composited over a checkerboard in
+/// linear light, `out = t·a + k·(1 − a)` (a = alpha clamped to [0, 1], k = the
+/// checker square's linear value), then sRGB-encoded and rounded to 16 bits.
+/// An opaque pixel is therefore exactly what `--save-format png` writes.
+///
+/// Checkerboard: squares of `checkerSize` = 8 pixels, the light one at each
+/// picture's top-left, so square (x/8 + y/8) even is light. Light is sRGB
+/// 0.8 (code 0xCCCC = 52428), dark sRGB 0.6 (0x9999 = 39321), both neutral
+/// grey; where alpha is 0 the PNG holds exactly these codes.
+///
+/// Contact sheet: thumbnails left to right, top to bottom, `columns` a row,
+/// each in a cell as large as the largest thumbnail (top-left aligned),
+/// cells `gap` = 8 pixels apart, no outer margin; the gaps and empty cells
+/// are opaque grey 0x2020 (sRGB 0.125).
+enum PreviewRenderer {
+    static let checkerSize = 8
+    static let checkerLightCode: UInt16 = 0xCCCC
+    static let checkerDarkCode: UInt16 = 0x9999
+    static let gap = 8
+    static let backgroundCode: UInt16 = 0x2020
+
+    /// An RGB picture ready for the PNG encoder: 3 samples a pixel.
+    struct Canvas {
+        let width: Int
+        let height: Int
+        var samples: [UInt16]
+    }
+
+    private static let checkerLight = srgbDecode(Double(checkerLightCode) / 65535)
+    private static let checkerDark = srgbDecode(Double(checkerDarkCode) / 65535)
+
+    /// The inverse of `FrameSaver.srgbEncode` (IEC 61966-2-1).
+    static func srgbDecode(_ v: Double) -> Double {
+        v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
+    }
+
+    /// The checker square's linear value at (x, y) of a picture.
+    static func checker(x: Int, y: Int) -> Double {
+        (x / checkerSize + y / checkerSize) % 2 == 0 ? checkerLight : checkerDark
+    }
+
+    /// One pixel as 16-bit codes (see the type's comment). Non-finite input
+    /// (never produced by the conversion) is treated as 0 rather than trapping.
+    static func shade(r: Double, g: Double, b: Double, a: Double, checker k: Double) -> (UInt16, UInt16, UInt16) {
+        func clean(_ v: Double) -> Double { v.isNaN ? 0 : min(max(v, 0), 65504) }
+        let alpha = a.isNaN ? 1 : min(max(a, 0), 1)
+        let (r, g, b) = (clean(r), clean(g), clean(b))
+        // The curve is the identity up to 0.75: call it only above (no array to build).
+        var mapped = (r, g, b)
+        if max(r, g, b) > 0.75 {
+            let t = FrameSaver.toneMapped([r, g, b])
+            mapped = (t[0], t[1], t[2])
+        }
+        func code(_ t: Double) -> UInt16 {
+            let encoded = FrameSaver.srgbEncode(t * alpha + k * (1 - alpha))
+            return UInt16((min(max(encoded.isNaN ? 0 : encoded, 0), 1) * 65535).rounded())
+        }
+        return (code(mapped.0), code(mapped.1), code(mapped.2))
+    }
+
+    /// `image` at full size.
+    static func frame(_ image: PreviewImage) -> Canvas {
+        var canvas = Canvas(width: image.width, height: image.height, samples: [UInt16](repeating: 0, count: image.width * image.height * 3))
+        draw(image, into: &canvas, left: 0, top: 0)
+        return canvas
+    }
+
+    /// The contact sheet of `thumbnails` (at least one).
+    static func sheet(_ thumbnails: [PreviewImage], columns: Int) -> Canvas {
+        precondition(!thumbnails.isEmpty && columns >= 1)
+        let across = min(columns, thumbnails.count)
+        let down = (thumbnails.count + across - 1) / across
+        let cellWidth = thumbnails.map(\.width).max()!, cellHeight = thumbnails.map(\.height).max()!
+        let width = across * cellWidth + (across - 1) * gap, height = down * cellHeight + (down - 1) * gap
+        var canvas = Canvas(width: width, height: height, samples: [UInt16](repeating: backgroundCode, count: width * height * 3))
+        for (n, thumbnail) in thumbnails.enumerated() {
+            let origin = cellOrigin(n, count: thumbnails.count, columns: columns, cellWidth: cellWidth, cellHeight: cellHeight)
+            draw(thumbnail, into: &canvas, left: origin.x, top: origin.y)
+        }
+        return canvas
+    }
+
+    /// Where a thumbnail's top-left corner lies on a sheet made by `sheet`.
+    static func cellOrigin(_ n: Int, count: Int, columns: Int, cellWidth: Int, cellHeight: Int) -> (x: Int, y: Int) {
+        let across = min(columns, count)
+        return ((n % across) * (cellWidth + gap), (n / across) * (cellHeight + gap))
+    }
+
+    private static func draw(_ image: PreviewImage, into canvas: inout Canvas, left: Int, top: Int) {
+        let canvasWidth = canvas.width
+        canvas.samples.withUnsafeMutableBufferPointer { out in
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let (r, g, b) = shade(r: image.value(x: x, y: y, channel: 0), g: image.value(x: x, y: y, channel: 1),
+                                          b: image.value(x: x, y: y, channel: 2), a: image.value(x: x, y: y, channel: 3),
+                                          checker: checker(x: x, y: y))
+                    let o = ((top + y) * canvasWidth + left + x) * 3
+                    out[o] = r
+                    out[o + 1] = g
+                    out[o + 2] = b
+                }
+            }
+        }
+    }
+}

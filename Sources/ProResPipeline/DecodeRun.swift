@@ -1,0 +1,355 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// One decode from a sample source to sinks, timed per frame: the pipeline
+/// `prores-decode INPUT` runs. The reader runs on the caller's thread, the
+/// decoder on the session's, packing and sinks on the session's output thread.
+public final class DecodeRun: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var output: OutputSelection?
+        public var start: Int
+        public var frames: Int?
+        public var threads: Int
+        /// Convert every frame on the GPU (`--vulkan`).
+        public var gpu: GPUOptions?
+        public var decoder: DecoderSelection
+        /// Present finished frames on a steady clock at this rate (`--realtime`, `FramePacer`).
+        public var realtime: FrameRate?
+
+        /// `output` nil picks the profile's native packed layout.
+        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
+                    decoder: DecoderSelection = .init(choice: .cpu), realtime: FrameRate? = nil) {
+            self.output = output
+            self.start = start
+            self.frames = frames
+            self.threads = threads
+            self.gpu = gpu
+            self.decoder = decoder
+            self.realtime = realtime
+        }
+    }
+
+    public struct GPUOptions: Sendable {
+        public var context: VulkanContext.Options
+        /// Nits that map to 1.0 for PQ and HLG (BT.2408: 203).
+        public var referenceWhite: Double
+        public var framesInFlight: Int
+        /// Read converted frames back to the host even without GPU sinks
+        /// (which always get them).
+        public var readback: Bool
+        /// `--effect` passes on every converted frame, in order.
+        public var effects: [Effect]
+
+        public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
+                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = []) {
+            self.context = context
+            self.referenceWhite = referenceWhite
+            self.framesInFlight = framesInFlight
+            self.readback = readback
+            self.effects = effects
+        }
+    }
+
+    /// What the GPU stage did.
+    public struct GPUReport: Sendable {
+        public let device: VulkanDeviceInfo
+        public let importedSurfaces: Int
+        /// Frames copied by the CPU because the driver could not import host memory.
+        public let copiedFrames: Int
+        /// Substituted colour tags, each described once.
+        public let colorFallbacks: [String]
+        public let framesWithColorFallback: Int
+        public let validationMessages: [String]
+    }
+
+    public struct Report: Sendable {
+        public let output: OutputSelection
+        public let framesRead: Int
+        /// Frames written to the sinks (ok + damaged).
+        public let framesWritten: Int
+        public let damaged: [(index: Int, reason: String)]
+        public let failed: [(index: Int, reason: String)]
+        /// Set when the input ended before the frames it announced.
+        public let shortfall: String?
+        public let summary: TimingSummary
+        public let decoderPool: PixelBufferPool.Statistics
+        public let packPool: PixelBufferPool.Statistics?
+        public let gpu: GPUReport?
+        /// "cpu" or "gpu (device)", and why `auto` chose the CPU.
+        public let decoder: String
+        public let decoderNote: String?
+        /// What `--realtime` presented, dropped and how late it was.
+        public let pacing: PacingReport?
+
+        public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
+    }
+
+    public let source: SampleSource
+    public let options: Options
+    public let output: OutputSelection
+    private let sinks: [FrameSink]
+    private let gpuSinks: [ConvertedFrameSink]
+    private let timingLog: OutputFile?
+    private let lock = NSLock()
+    private var session: FrameDecoding?
+    private var pacer: FramePacer?
+    private var cancelled = false
+    /// Cleared when the run ends, so that the Vulkan device goes with the
+    /// session even if the run object itself lives on.
+    private var decoder: DecoderSelection.Resolved
+    /// "cpu" or "gpu (device)": which decoder this run uses.
+    public private(set) var decoderName: String
+    /// Why `--decoder auto` chose the CPU.
+    public private(set) var decoderNote: String?
+    /// `auto` wanted the GPU decoder but it failed to start: worth telling.
+    public private(set) var decoderFellBack = false
+
+    /// Called on the output thread after each frame, with the number done.
+    public var progress: ((Int) -> Void)?
+
+    public init(source: SampleSource, options: Options, sinks: [FrameSink], gpuSinks: [ConvertedFrameSink] = [],
+                timingLog: OutputFile? = nil) throws {
+        self.source = source
+        self.options = options
+        self.output = options.output ?? .packed(source.format.nativePackedLayout)
+        self.sinks = sinks
+        self.gpuSinks = gpuSinks
+        self.timingLog = timingLog
+        if options.gpu != nil, output == .native {
+            throw ProResDecodeError.badRequest("--vulkan converts y416 or v216 surfaces; --format native is the decoder's planar output")
+        }
+        if options.gpu == nil, !gpuSinks.isEmpty {
+            throw ProResDecodeError.badRequest("--save needs --vulkan (frames are saved as converted on the GPU)")
+        }
+        decoder = try options.decoder.resolve(for: source.format)
+        switch decoder {
+        case let .cpu(reason, fellBack):
+            decoderName = "cpu"
+            decoderNote = reason
+            decoderFellBack = fellBack
+        case let .gpu(context):
+            decoderName = "gpu (\(context.info.name))"
+            decoderNote = nil
+        }
+    }
+
+    /// Stops the run from another thread (a signal handler); `run()` then
+    /// throws `.interrupted` and every sink discards its output.
+    public func cancel() {
+        lock.lock()
+        cancelled = true
+        let session = self.session, pacer = self.pacer
+        lock.unlock()
+        // A pipeline waiting for its tick must be let go before the session can stop.
+        pacer?.cancel()
+        session?.cancel()
+    }
+
+
+    public func run() throws -> Report {
+        defer { decoder = .cpu(reason: nil, fellBack: false) }
+        do {
+            let report = try decodeAll()
+            for sink in sinks { try sink.finish() }
+            try timingLog?.commit()
+            return report
+        } catch {
+            for sink in sinks { sink.abort() }
+            timingLog?.discard()
+            throw error
+        }
+    }
+
+    private func decodeAll() throws -> Report {
+        let format = source.format
+        var timings: [FrameTiming] = []
+        var damaged: [(Int, String)] = []
+        var failed: [(Int, String)] = []
+        var packPool: PixelBufferPool?
+        let started = monotonicNanoseconds()
+        // With a GPU stage a frame's timing is complete only when its GPU work
+        // is, on the GPU's completion thread: hence the lock.
+        var waitingForGPU: [Int: FrameTiming] = [:]
+        let timingLock = NSLock()
+        // --realtime: a finished frame goes to the presenter, which runs on
+        // its own thread from now on and waits for its preroll.
+        let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start) }
+        let presenter = pacer.map { pacer in Deferred("prores-decode.presenter") { pacer.run() } }
+        lock.lock()
+        self.pacer = pacer
+        lock.unlock()
+        // However the run ends, the presenter thread ends with it.
+        defer {
+            pacer?.cancel()
+            _ = try? presenter?.get()
+        }
+        func record(_ timing: FrameTiming) throws {
+            do {
+                timingLock.lock()
+                defer { timingLock.unlock() }
+                timings.append(timing)
+                try timingLog?.write(timing.jsonLine + "\n")
+                progress?(timings.count)
+            }
+            // Outside the lock: this waits while the presenter's queue is full.
+            if case .failed = timing.status {} else { pacer?.push(timing.index) }
+        }
+        // Vulkan set-up (device, pipeline) runs while the decoder starts; the
+        // first frame to reach the GPU waits for it.
+        var decoderContext: VulkanContext?
+        if case let .gpu(context) = decoder { decoderContext = context }
+        let gpuStage = options.gpu.map { gpuOptions in
+            Deferred("prores-decode.gpu-setup") { [gpuSinks, decoderContext] () throws -> GPUStage in
+                let stage = try GPUStage(options: gpuOptions, format: format, sinks: gpuSinks, context: decoderContext)
+                stage.onConverted = { converted in
+                    timingLock.lock()
+                    let waiting = waitingForGPU.removeValue(forKey: converted.index)
+                    timingLock.unlock()
+                    guard var timing = waiting else { return }
+                    timing.gpuUpload = converted.uploadMicroseconds
+                    timing.gpuConvert = converted.convertMicroseconds
+                    timing.gpuEffects = converted.effectMicroseconds.isEmpty ? nil : converted.effectMicroseconds
+                    timing.latency = Double(monotonicNanoseconds() - converted.readStart) / 1000
+                    try record(timing)
+                }
+                return stage
+            }
+        }
+
+        var unpackPool: PixelBufferPool?
+        let handler: DecodeSession.OutputHandler = { [self] frame in
+            var pack: UInt64 = 0, write: UInt64 = 0
+            switch frame.status {
+            case .ok: break
+            case let .damaged(why): damaged.append((frame.index, why))
+            case let .failed(why): failed.append((frame.index, why))
+            }
+            var packed: PixelBuffer?
+            var unpacked: PixelBuffer?
+            // Before anything can throw: a sink that fails (EPIPE on `-o -`)
+            // must not keep a use of the surface, and with it the pool.
+            defer { unpacked?.releaseUse() }
+            defer { packed?.releaseUse() }
+            if var surface = frame.pixelBuffer {
+                let spans: [UnsafeRawBufferPointer]
+                // The GPU decoder hands over its native packed layout: used as
+                // it is when asked for, else unpacked to the planar layout.
+                if case let .packed(held) = surface.layout.content, output != .packed(held) {
+                    let t0 = monotonicNanoseconds()
+                    let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
+                                                      paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
+                    let planar = try PixelBufferPool.makeBuffer(wanted, from: &unpackPool)
+                    FrameUnpacker.unpack(surface, into: planar)
+                    unpacked = planar
+                    surface = planar
+                    pack = monotonicNanoseconds() - t0
+                }
+                if case .packed = surface.layout.content {
+                    surface.retainUse()
+                    packed = surface
+                    spans = surface.visibleSpans()
+                } else if case let .packed(layout) = output {
+                    let t0 = monotonicNanoseconds()
+                    let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
+                    let destination = try PixelBufferPool.makeBuffer(wanted, from: &packPool)
+                    FramePacker.pack(surface, into: destination)
+                    packed = destination
+                    spans = destination.visibleSpans()
+                    pack += monotonicNanoseconds() - t0
+                } else {
+                    spans = surface.visibleSpans()
+                }
+                let t1 = monotonicNanoseconds()
+                for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans) }
+                write = monotonicNanoseconds() - t1
+            }
+            let timing = FrameTiming(index: frame.index, pts: frame.pts, status: frame.status,
+                                     demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
+                                     pack: Double(pack) / 1000, output: Double(write) / 1000,
+                                     latency: Double(monotonicNanoseconds() - frame.readStart) / 1000)
+            let gpu = try gpuStage?.get()
+            // The GPU decoder's frames are converted where they are, on the device.
+            if let gpu, let input = (frame.deviceSurface as? DeviceSurface).map(ConverterInput.device) ?? packed.map(ConverterInput.host) {
+                timingLock.lock()
+                waitingForGPU[frame.index] = timing
+                timingLock.unlock()
+                try gpu.submit(input, frame: frame)
+            } else {
+                // Keep timing lines in order behind frames still on the GPU.
+                try gpu?.drain()
+                try record(timing)
+            }
+        }
+        let session: FrameDecoding
+        switch decoder {
+        case .cpu:
+            session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+        case let .gpu(context):
+            // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
+            do {
+                session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(),
+                                               configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil),
+                                               outputHandler: handler)
+            } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
+                // `auto` means the best decoder that works: FFmpeg when ours cannot start.
+                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+                decoderName = "cpu"
+                decoderNote = "the GPU decoder could not start: \(error)"
+                decoderFellBack = true
+            }
+        }
+        lock.lock()
+        self.session = session
+        let stopEarly = cancelled
+        lock.unlock()
+        // The session's handler holds this run; letting go of the session when
+        // the run ends breaks that cycle (check runs one DecodeRun per file).
+        defer {
+            lock.lock()
+            self.session = nil
+            lock.unlock()
+        }
+        if stopEarly { throw ProResDecodeError.interrupted }
+
+        var read = 0
+        var pacing: PacingReport?
+        do {
+            if options.start > 0 { try source.seek(toFrame: options.start) }
+            while options.frames.map({ read < $0 }) ?? true, let sample = try source.nextSample() {
+                try session.decode(sample)
+                read += 1
+            }
+            try session.finish()
+            try gpuStage?.get().drain()
+            pacer?.finish()
+            pacing = try presenter?.get()
+        } catch {
+            pacer?.cancel()
+            session.cancel()
+            try? session.finish()
+            lock.lock()
+            let wasCancelled = cancelled
+            lock.unlock()
+            throw wasCancelled ? ProResDecodeError.interrupted : error
+        }
+        lock.lock()
+        let wasCancelled = cancelled
+        lock.unlock()
+        if wasCancelled { throw ProResDecodeError.interrupted }
+        if read == 0 {
+            throw ProResDecodeError.badRequest(options.start > 0 ? "--start \(options.start): the input has no frame \(options.start)" : "the input has no frames")
+        }
+        // A requested --frames N that was fully read cannot have fallen short.
+        let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
+        if let pacing { try timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
+        return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
+                      damaged: damaged, failed: failed, shortfall: shortfall,
+                      summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
+                                             effects: options.gpu?.effects ?? []),
+                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
+                      decoder: decoderName, decoderNote: decoderNote, pacing: pacing)
+    }
+}

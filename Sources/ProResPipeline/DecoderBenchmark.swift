@@ -1,0 +1,177 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// `prores-decode bench`: the CPU and GPU decoders on the same frames, in
+/// one process, as ratios. Samples are read into memory first (demuxing is
+/// not what is measured) and fed in a loop until `frames` were decoded;
+/// each path is warmed up (shaders compiled, pools filled) before timing.
+public struct DecoderBenchmark {
+    public enum Path: String, CaseIterable, Sendable {
+        /// FFmpeg's software decoder, `threads` threads.
+        case cpu
+        /// Our GPU decoder into device-resident surfaces (no readback).
+        case gpu
+        /// Our GPU decoder with every frame copied back into host surfaces.
+        case gpuHost = "gpu-host"
+    }
+
+    public struct Options: Sendable {
+        public var paths: [Path]
+        /// Frames each path decodes (the clip is looped).
+        public var frames: Int
+        public var threads: Int
+        public var device: String?
+        public var framesPerBatch: Int?
+        public var validation: Bool
+
+        public init(paths: [Path] = [.cpu, .gpu], frames: Int = 240, threads: Int = 0, device: String? = nil,
+                    framesPerBatch: Int? = nil, validation: Bool = false) {
+            self.paths = paths
+            self.frames = frames
+            self.threads = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
+            self.device = device
+            self.framesPerBatch = framesPerBatch
+            self.validation = validation
+        }
+    }
+
+    public struct Result: Sendable {
+        public let path: Path
+        /// "FFmpeg libavcodec, 16 threads" or the Vulkan device.
+        public let engine: String
+        public let frames: Int
+        public let seconds: Double
+        /// Frames per batch (GPU).
+        public let batch: Int?
+        /// Per-frame stage times (µs): decode latency; for the GPU also the
+        /// CPU's header parsing and staging (wall time on all cores), and
+        /// upload, entropy (VLD), transform (IDCT + store), readback from
+        /// timestamp queries, each batch's time divided by its frames.
+        public let stages: [(name: String, percentiles: Percentiles)]
+        public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+
+        public var text: String {
+            var text = "\(path.rawValue): \(engine)\(batch.map { ", \($0) frames a batch" } ?? ""): "
+                + "\(frames) frames in \(JSON.number(seconds, digits: 3)) s = \(JSON.number(framesPerSecond, digits: 1)) fps\n"
+            text += "  stage (µs/frame)     p50        p95        p99\n"
+            for (name, p) in stages {
+                text += "  " + name.padding(12) + [p.p50, p.p95, p.p99].map { JSON.number($0, digits: 1).leftPadding(11) }.joined() + "\n"
+            }
+            return text
+        }
+
+        public var json: String {
+            JSON.object([
+                ("decoder", JSON.string(path.rawValue)), ("engine", JSON.string(engine)),
+                ("frames", "\(frames)"), ("seconds", JSON.number(seconds, digits: 4)),
+                ("fps", JSON.number(framesPerSecond, digits: 1)), ("batch", batch.map { "\($0)" } ?? "null"),
+                ("stages_us", JSON.object(stages.map { ($0.name, JSON.object([("p50", JSON.number($0.percentiles.p50, digits: 1)),
+                                                                             ("p95", JSON.number($0.percentiles.p95, digits: 1)),
+                                                                             ("p99", JSON.number($0.percentiles.p99, digits: 1))])) })),
+            ])
+        }
+    }
+
+    public let input: String
+    public let format: FormatDescription
+    public let options: Options
+    private let samples: [CompressedSample]
+
+    public init(input: String, options: Options) throws {
+        let source = try openSampleSource(input)
+        var samples: [CompressedSample] = []
+        while samples.count < options.frames, let sample = try source.nextSample() { samples.append(sample) }
+        guard !samples.isEmpty else { throw ProResDecodeError.badRequest("'\(input)' has no frames to benchmark") }
+        self.input = input
+        format = source.format
+        self.options = options
+        self.samples = samples
+    }
+
+    public var clipFrames: Int { samples.count }
+    public var averageFrameBytes: Int { samples.reduce(0) { $0 + $1.bytes.count } / samples.count }
+    private var largestFrameBytes: Int { samples.map(\.bytes.count).max() ?? 0 }
+
+    public func run(_ path: Path) throws -> Result {
+        switch path {
+        case .cpu: return try runCPU()
+        case .gpu, .gpuHost: return try runGPU(readback: path == .gpuHost)
+        }
+    }
+
+    /// The i-th sample of the loop, sharing the packet's bytes (no copy).
+    private func sample(_ i: Int) -> CompressedSample {
+        let original = samples[i % samples.count]
+        return CompressedSample(bytes: original.bytes, storage: original.storage, index: i, pts: original.pts,
+                                duration: original.duration, format: format, readStart: monotonicNanoseconds(), demuxNanoseconds: 0)
+    }
+
+    /// Warms a session up on `warmFrames` frames, then times a fresh one on
+    /// `options.frames`; every frame must decode cleanly. The GPU sessions
+    /// allocate their buffers when made, before the clock starts: the
+    /// steady state is measured, not the first batches' allocations.
+    private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
+                                                 _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
+        throws -> (session: Session, seconds: Double, latencies: [Double]) {
+        var latencies: [Double] = []
+        var failures = 0
+        let lock = NSLock()
+        let handler: DecodeSession.OutputHandler = { frame in
+            lock.lock()
+            latencies.append(Double(frame.decodeNanoseconds) / 1000)
+            if !frame.status.isOK { failures += 1 }
+            lock.unlock()
+        }
+        let warmUp = try make(handler)
+        for i in 0..<min(options.frames, warmFrames(warmUp)) { try warmUp.decode(sample(i)) }
+        try warmUp.finish()
+        latencies.removeAll()
+        let timed = try make(handler)
+        let start = monotonicNanoseconds()
+        for i in 0..<options.frames { try timed.decode(sample(i)) }
+        try timed.finish()
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        if failures > 0 { throw ProResDecodeError.badRequest("bench: \(failures) frames did not decode cleanly on the \(name)") }
+        return (timed, seconds, latencies)
+    }
+
+    private func runCPU() throws -> Result {
+        let (_, seconds, latencies) = try measure("CPU", warmFrames: { _ in 2 * options.threads }) { (handler) -> DecodeSession in
+            try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+        }
+        return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
+                      batch: nil, stages: [("decode", Percentiles(latencies)!)])
+    }
+
+    private func runGPU(readback: Bool) throws -> Result {
+        let context = try VulkanContext(options: .init(device: options.device, validation: options.validation))
+        let compiler = try ShaderCompiler()
+        let (timed, seconds, latencies) = try measure("GPU", warmFrames: { 2 * $0.framesPerBatch }) { handler in
+            try GPUDecodeSession(format: format, context: context, compiler: compiler,
+                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
+                                                      expectedFrameBytes: largestFrameBytes),
+                                 outputHandler: handler)
+        }
+        var stages: [(String, Percentiles)] = [("decode", Percentiles(latencies)!)]
+        let batches = timed.batchTimings
+        // Each batch's time shared out among its frames.
+        func stage(_ name: String, _ value: (GPUProResDecoder.BatchTiming) -> Double) {
+            if let percentiles = Percentiles(batches.map { value($0) / Double(max(1, $0.frames)) }) { stages.append((name, percentiles)) }
+        }
+        stage("cpu_parse") { $0.parse }
+        stage("cpu_stage") { $0.stage }
+        stage("upload") { $0.upload }
+        stage("zero_fill") { $0.zeroFill }
+        stage("entropy") { $0.entropy }
+        stage("transform") { $0.transform }
+        if readback { stage("readback") { $0.readback } }
+        // Busy time summed over the stages; the upload overlaps the rest when it has its own queue.
+        stage("gpu_total") { $0.upload + $0.zeroFill + $0.entropy + $0.transform + $0.readback }
+        let queues = context.transferQueue != nil ? ", uploads on a transfer queue" : ""
+        return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))\(queues)",
+                      frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages)
+    }
+}

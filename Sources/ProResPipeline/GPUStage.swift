@@ -1,0 +1,61 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// The `--vulkan` stage of a decode run: the Vulkan context, the texture
+/// cache and converter, and each frame's colour resolved from its own tags.
+final class GPUStage {
+    let context: VulkanContext
+    private let converter: GPUFrameConverter
+    private let resolver: FrameColorResolver
+    private let sinks: [ConvertedFrameSink]
+    /// Called in frame order once a frame's GPU work and GPU sinks are done.
+    var onConverted: ((ConvertedFrameInfo) throws -> Void)?
+
+    struct ConvertedFrameInfo {
+        let index: Int
+        let readStart: UInt64
+        let uploadMicroseconds: Double?
+        let convertMicroseconds: Double?
+        let effectMicroseconds: [Double]
+    }
+
+    /// `context`: the GPU decoder's, shared so that decoded surfaces and
+    /// their conversion live on one device.
+    init(options: DecodeRun.GPUOptions, format: FormatDescription, sinks: [ConvertedFrameSink], context: VulkanContext? = nil) throws {
+        let context = try context ?? VulkanContext(options: options.context)
+        self.context = context
+        let compiler = try ShaderCompiler()
+        resolver = FrameColorResolver(stream: format.colorTags, height: format.height, referenceWhite: options.referenceWhite)
+        self.sinks = sinks
+        var deliver: ((ConvertedFrame) throws -> Void)?
+        converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: options.framesInFlight,
+                                          readback: options.readback || !sinks.isEmpty, effects: options.effects) { try deliver?($0) }
+        deliver = { [unowned self] frame in
+            for sink in self.sinks { try sink.consume(frame) }
+            try self.onConverted?(ConvertedFrameInfo(index: frame.index, readStart: frame.reference,
+                                                     uploadMicroseconds: frame.uploadMicroseconds,
+                                                     convertMicroseconds: frame.convertMicroseconds,
+                                                     effectMicroseconds: frame.effectMicroseconds))
+        }
+    }
+
+    /// Converts `input`: the frame's host surface, or the GPU decoder's
+    /// device-local one.
+    func submit(_ input: ConverterInput, frame: DecodedFrame) throws {
+        let (spec, parameters) = resolver.resolve(frameCodes: frame.colorCodes)
+        try converter.submit(input, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart, spec: spec)
+    }
+
+    /// Finishes every frame in flight.
+    func drain() throws { try converter.finish() }
+
+    var report: DecodeRun.GPUReport {
+        DecodeRun.GPUReport(device: context.info, importedSurfaces: converter.importedSurfaces,
+                            copiedFrames: converter.copiedFrames, colorFallbacks: resolver.fallbacks,
+                            framesWithColorFallback: resolver.framesWithFallback,
+                            validationMessages: context.validation?.messages ?? [])
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import XCTest
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import ProResGPU
+@testable import ProResPipeline
+
+/// A sink that fails (EPIPE on `-o -`, a full disk) ends the run without
+/// keeping a use of any surface: every pool the run made goes away with it.
+final class DecodeRunLeakTests: XCTestCase {
+    private final class FailingSink: FrameSink {
+        struct Broken: Error {}
+        let failAt: Int
+        var consumed = 0
+        init(failAt: Int) { self.failAt = failAt }
+        func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
+            consumed += 1
+            if index == failAt { throw Broken() }
+        }
+        func finish() throws {}
+        func abort() {}
+    }
+
+    private func runFailing(_ clip: String, output: OutputSelection, decoder: DecoderSelection.Choice) throws {
+        let before = PixelBufferPool.liveCount
+        do {
+            let sink = FailingSink(failAt: 2)
+            let run = try DecodeRun(source: try openSampleSource(Repo.fixture(clip)),
+                                    options: .init(output: output, threads: 2, decoder: .init(choice: decoder)), sinks: [sink])
+            XCTAssertThrowsError(try run.run(), "\(clip) \(output)") { XCTAssertTrue($0 is FailingSink.Broken, "\($0)") }
+            XCTAssertEqual(sink.consumed, 3)
+        }
+        XCTAssertEqual(PixelBufferPool.liveCount, before, "\(clip) \(output.name) \(decoder): a surface's use was kept after the sink threw")
+    }
+
+    func testAThrowingSinkLeavesNoPoolBehindOnTheCPUPath() throws {
+        try runFailing("hq.mov", output: .packed(.y416), decoder: .cpu)   // packed by us: the pack pool
+        try runFailing("hq.mov", output: .native, decoder: .cpu)          // the decoder's own surfaces
+        try runFailing("4444.mov", output: .packed(.y416), decoder: .cpu)
+    }
+
+    func testAThrowingSinkLeavesNoPoolBehindOnTheGPUPath() throws {
+        try runFailing("hq.mov", output: .packed(.v216), decoder: .gpu)   // the decoder's packed host surfaces, used as they are
+        try runFailing("hq.mov", output: .native, decoder: .gpu)          // unpacked to planar
+    }
+}
