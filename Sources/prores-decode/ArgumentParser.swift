@@ -10,31 +10,32 @@ struct UsageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// One option a command accepts.
-struct OptionSpec {
-    let names: [String]
-    let takesValue: Bool
-    /// May be given several times; the values are kept in order.
-    var repeatable = false
-    var canonical: String { names[0] }
-
-    static func flag(_ names: String...) -> OptionSpec { OptionSpec(names: names, takesValue: false) }
-    static func value(_ names: String...) -> OptionSpec { OptionSpec(names: names, takesValue: true) }
-    static func repeated(_ names: String...) -> OptionSpec { OptionSpec(names: names, takesValue: true, repeatable: true) }
-}
-
-/// Strict parsing: unknown options, missing values, repeated options and
-/// malformed numbers are errors that name the option. `-` is an argument
-/// (stdin/stdout), and `--` ends the options.
+/// Strict parsing against a command's option table: unknown options, missing
+/// values, repeated options and malformed values are errors that name the
+/// option. `-` is an argument (stdin/stdout), and `--` ends the options.
 struct ParsedArguments {
     private(set) var positionals: [String] = []
-    private var values: [String: String] = [:]
-    private var lists: [String: [String]] = [:]
+    private let byName: [String: OptionSpec]
+    /// Where a usage error sends the user: `(see prores-decode check --help)`.
+    private let helpHint: String
+    private var values: [String: [String]] = [:]
     private var flags: Set<String> = []
 
-    init(_ arguments: [String], accepting specs: [OptionSpec]) throws {
+    /// `--help` or `-h` before any `--`, wherever it stands: asking for help
+    /// wins over every other mistake on the line.
+    static func asksForHelp(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains { $0 == "--help" || $0 == "-h" }
+    }
+
+    init(_ arguments: [String], for command: CommandSpec) throws {
         var byName: [String: OptionSpec] = [:]
-        for spec in specs { for name in spec.names { byName[name] = spec } }
+        for option in command.options {
+            for name in option.names {
+                precondition(byName.updateValue(option, forKey: name) == nil, "\(command.invocation): '\(name)' declared twice")
+            }
+        }
+        self.byName = byName
+        helpHint = "(see \(command.invocation) --help)"
         var iterator = arguments.makeIterator()
         var onlyPositionals = false
         while let argument = iterator.next() {
@@ -52,45 +53,57 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            guard let spec = byName[name] else { throw UsageError("unknown option '\(name)' (see --help)") }
-            if flags.contains(spec.canonical) || values[spec.canonical] != nil {
+            guard let option = byName[name] else { throw UsageError("unknown option '\(name)' \(helpHint)") }
+            if !option.repeatable && (flags.contains(option.key) || values[option.key] != nil) {
                 throw UsageError("option '\(name)' given more than once")
             }
-            if spec.takesValue {
+            if option.takesValue {
                 guard let value = inlineValue ?? iterator.next() else { throw UsageError("option '\(name)' needs a value") }
-                if spec.repeatable {
-                    lists[spec.canonical, default: []].append(value)
-                } else {
-                    values[spec.canonical] = value
-                }
+                values[option.key, default: []].append(value)
             } else {
                 if inlineValue != nil { throw UsageError("option '\(name)' takes no value") }
-                flags.insert(spec.canonical)
+                flags.insert(option.key)
             }
         }
     }
 
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    /// The table's key for any spelling; asking for an option the table does
+    /// not declare is a bug in the command, not the user's mistake.
+    private func key(_ name: String) -> String {
+        guard let option = byName[name] else { preconditionFailure("option '\(name)' is not in the command's table") }
+        return option.key
+    }
 
-    func string(_ name: String) -> String? { values[name] }
+    func flag(_ name: String) -> Bool { flags.contains(key(name)) }
+
+    func string(_ name: String) -> String? { values[key(name)]?.first }
 
     /// Every value of a repeatable option, in the order given.
-    func strings(_ name: String) -> [String] { lists[name] ?? [] }
+    func strings(_ name: String) -> [String] { values[key(name)] ?? [] }
+
+    /// The value converted by `convert`, or nil when the option is absent; a
+    /// value it refuses is a usage error saying what was `expected`.
+    func value<T>(_ name: String, expected: String, _ convert: (String) -> T?) throws -> T? {
+        guard let text = string(name) else { return nil }
+        guard let value = convert(text) else { throw UsageError("invalid value '\(text)' for \(key(name)): expected \(expected)") }
+        return value
+    }
 
     /// A whole number within `range`, or nil when the option is absent.
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = values[name] else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            let bound = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
-            throw UsageError("invalid value '\(text)' for \(name): expected a whole number \(bound)")
-        }
-        return number
+        let bound = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+        return try value(name, expected: "a whole number \(bound)") { Int($0).flatMap { range.contains($0) ? $0 : nil } }
     }
 
     /// Exactly one positional argument, named `what` in the error.
     func single(_ what: String) throws -> String {
-        guard let first = positionals.first else { throw UsageError("missing \(what) (see --help)") }
+        guard let first = positionals.first else { throw UsageError("missing \(what) \(helpHint)") }
         guard positionals.count == 1 else { throw UsageError("unexpected argument '\(positionals[1])'") }
         return first
+    }
+
+    /// No positional arguments at all.
+    func none() throws {
+        if let first = positionals.first { throw UsageError("unexpected argument '\(first)'") }
     }
 }

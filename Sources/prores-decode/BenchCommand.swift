@@ -5,47 +5,72 @@ import ProResGPU
 import ProResPipeline
 
 
-/// `prores-decode bench INPUT... [--decoders cpu,gpu,gpu-host] [--frames N]
-/// [--threads N] [--batch N] [--device N|NAME] [--json]`: each decoder on
-/// the same frames in one process, fps, per-stage percentiles and ratios.
-enum BenchCommand {
-    static let options: [OptionSpec] = [.value("--decoders"), .value("--frames"), .value("--threads"), .value("--batch"),
-                                        .value("--device"), .flag("--json"), .flag("--validate")]
+/// `prores-decode bench INPUT...`: each decoder on the same frames in one
+/// process, fps, per-stage percentiles and ratios.
+enum BenchCommand: Command {
+    static let spec = CommandSpec(
+        name: "bench", operands: "INPUT...", summary: "CPU vs GPU decoder on the same frames",
+        sections: [OptionSection(heading: "OPTIONS", options: [
+            OptionSpec("--decoders", value: "cpu,gpu,gpu-host",
+                       help: "the decoders to time, in this order (default cpu,gpu): cpu: FFmpeg; gpu: our Vulkan decoder "
+                           + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces"),
+            OptionSpec("--frames", value: "N", help: "frames each decoder decodes, the clip looped, 1 to 1000000 (default 240)"),
+            OptionSpec("--threads", value: "N", help: "FFmpeg threads for cpu, 1 to 256 (default: one per core)"),
+            OptionSpec("--batch", value: "N", help: "frames per GPU batch, 1 to 256 (default 16, fewer when the device's "
+                           + "storage buffers are smaller)"),
+            .device,
+            OptionSpec("--json", help: "print one JSON array, an object per input, instead of text"),
+            OptionSpec("--validate", help: "enable the Khronos validation layer on the GPU decoders"),
+        ])],
+        about: "Reads up to --frames samples of each INPUT into memory, then decodes --frames frames with each decoder in "
+            + "turn after a warm-up, and prints fps, per-stage p50/p95/p99 and the gpu/cpu ratios on stdout.")
 
-    static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ParsedArguments(arguments, accepting: options)
-        guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
-        let paths = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
-            guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
-                throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu or gpu-host")
+    struct Arguments: CommandArguments {
+        let inputs: [String]
+        let decoders: [DecoderBenchmark.Path]
+        let options: DecoderBenchmark.Options
+        let json: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
+            inputs = parsed.positionals
+            decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
+                guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
+                    throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu or gpu-host")
+                }
+                return path
             }
-            return path
-        }
-        guard Set(paths).count == paths.count else { throw UsageError("--decoders names a decoder twice") }
-        let options = DecoderBenchmark.Options(paths: paths, frames: try parsed.integer("--frames", in: 1...1_000_000) ?? 240,
+            guard Set(decoders).count == decoders.count else { throw UsageError("--decoders names a decoder twice") }
+            options = DecoderBenchmark.Options(paths: decoders, frames: try parsed.integer("--frames", in: 1...1_000_000) ?? 240,
                                                threads: try parsed.integer("--threads", in: 1...256) ?? 0,
                                                device: parsed.string("--device"),
                                                framesPerBatch: try parsed.integer("--batch", in: 1...256),
                                                validation: parsed.flag("--validate"))
+            json = parsed.flag("--json")
+        }
+    }
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        let options = arguments.options, paths = arguments.decoders
         FFmpegLog.configure(verbose: false)
         var reports: [String] = []
-        for input in parsed.positionals {
+        for input in arguments.inputs {
             let bench = try DecoderBenchmark(input: input, options: options)
             var results: [DecoderBenchmark.Result] = []
-            if !parsed.flag("--json") {
+            if !arguments.json {
                 Console.write("\(input): \(bench.format.profileName) \(bench.format.width)x\(bench.format.height) \(bench.format.chroma.rawValue), "
                               + "\(bench.clipFrames) distinct frames of \(bench.averageFrameBytes / 1000) kB looped to \(options.frames)\n")
             }
             for path in paths {
                 let result = try bench.run(path)
                 results.append(result)
-                if !parsed.flag("--json") { Console.standardOutput(result.text) }
+                if !arguments.json { Console.standardOutput(result.text) }
             }
             let cpu = results.first { $0.path == .cpu }
             let ratios = results.filter { $0.path != .cpu }.compactMap { result -> (String, Double)? in
                 cpu.map { ("\(result.path.rawValue)/cpu", result.framesPerSecond / $0.framesPerSecond) }
             }
-            if parsed.flag("--json") {
+            if arguments.json {
                 reports.append(JSON.object([
                     ("input", JSON.string(input)), ("profile", JSON.string(bench.format.profileName)),
                     ("width", "\(bench.format.width)"), ("height", "\(bench.format.height)"),
@@ -57,7 +82,7 @@ enum BenchCommand {
                 for (name, ratio) in ratios { Console.standardOutput("ratio \(name): \(JSON.number(ratio, digits: 2))x\n") }
             }
         }
-        if parsed.flag("--json") { Console.standardOutput(JSON.array(reports) + "\n") }
+        if arguments.json { Console.standardOutput(JSON.array(reports) + "\n") }
         return .success
     }
 }

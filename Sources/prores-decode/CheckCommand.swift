@@ -8,59 +8,13 @@ import ProResPipeline
 /// `prores-decode check PATH... [options]`: batch QC for CI. Every file is
 /// decoded (or sampled), judged pass / fail / error, and reported on stderr
 /// and, if asked, as JSON, JUnit XML and a golden md5 file.
-enum CheckCommand {
-    static let options: [OptionSpec] = [
-        .value("--report"), .value("--junit"), .value("--expect"), .value("--golden"), .value("--write-golden"),
-        .value("--sample"), .value("--jobs"), .value("--shard"), .value("--timeout"), .value("--threads"), .flag("--overwrite"),
-        .value("--previews"), .value("--preview-frames"),
-        .flag("--verbose"), .flag("--help", "-h"),
-    ]
-
-    static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ParsedArguments(arguments, accepting: options)
-        if parsed.flag("--help") {
-            Console.standardOutput(HelpText.check + "\n")
-            return .success
-        }
-        let paths = parsed.positionals
-        guard !paths.isEmpty else { throw UsageError("missing PATH to check (see check --help)") }
-        if let stdin = paths.first(where: { $0 == "-" }) { throw UsageError("'\(stdin)': check reads files, not stdin") }
-        let rules: [ExpectRule]
-        do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
-            throw UsageError("\(error)")
-        }
-        let sample = try parsed.integer("--sample", in: 1...Int.max)
-        let jobs = try parsed.integer("--jobs", in: 1...256) ?? 1
-        let threads = try parsed.integer("--threads", in: 1...256) ?? 0
-        let shard = try parsed.string("--shard").map { text -> CheckShard in
-            guard let shard = CheckShard(parsing: text) else {
-                throw UsageError("invalid value '\(text)' for --shard: expected I/N with 1 ≤ I ≤ N")
-            }
-            return shard
-        }
-        let timeout = try parsed.string("--timeout").map { text -> Double in
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 604_800 else {
-                throw UsageError("invalid value '\(text)' for --timeout: expected seconds above 0, at most 604800")
-            }
-            return seconds
-        } ?? CheckOptions.defaultTimeout
-        let previewsPath = parsed.string("--previews")
-        let previewFrames = try parsed.integer("--preview-frames", in: PreviewOptions.framesRange)
-        if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
-        if previewsPath?.isEmpty == true { throw UsageError("--previews needs a directory") }
-        let reportPath = parsed.string("--report"), junitPath = parsed.string("--junit")
-        let goldenPath = parsed.string("--golden"), writeGoldenPath = parsed.string("--write-golden")
-        let outputs = [("--report", reportPath), ("--junit", junitPath), ("--write-golden", writeGoldenPath)]
-        let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
-        if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
-        let named = outputs.compactMap(\.1).filter { $0 != "-" }
-        if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
-        if let goldenPath, named.contains(goldenPath) { throw UsageError("--golden '\(goldenPath)' is also an output") }
-
-        let golden = try goldenPath.map(loadGolden)
-        let everything = CheckInputExpander.expand(paths)
+enum CheckCommand: Command {
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        let shard = arguments.shard, sample = arguments.sample, previews = arguments.previews, verbose = arguments.verbose
+        let golden = try arguments.goldenPath.map(loadGolden)
+        let everything = CheckInputExpander.expand(arguments.paths)
         let inputs = shard?.select(everything) ?? everything
-        if golden != nil || writeGoldenPath != nil {
+        if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]
             for input in inputs where input.problem == nil {
                 if let other = owners.updateValue(input.path, forKey: input.key) {
@@ -68,7 +22,6 @@ enum CheckCommand {
                 }
             }
         }
-        let previews = previewsPath.map { PreviewOptions(directory: $0, frames: previewFrames ?? PreviewOptions.defaultFrames) }
         if previews != nil {
             var owners: [String: String] = [:]
             for input in inputs where input.problem == nil {
@@ -79,17 +32,17 @@ enum CheckCommand {
             }
         }
         // Open every output before checking: a bad path fails fast.
-        let overwrite = parsed.flag("--overwrite")
-        let report = try reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-        let junit = try junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-        let goldenOut = try writeGoldenPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let overwrite = arguments.overwrite
+        let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         if let previews { try PreviewOptions.prepare(directory: previews.directory) }
-        let verbose = parsed.flag("--verbose")
         FFmpegLog.configure(verbose: verbose)
 
         let started = monotonicNanoseconds()
-        let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: jobs, timeout: timeout, rules: rules, golden: golden,
-                                                                       threadsPerFile: threads, previews: previews))
+        let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
+                                                                       rules: arguments.rules, golden: golden,
+                                                                       threadsPerFile: arguments.threads, previews: previews))
         batch.onResult = { result in
             Console.write(line(result) + "\n")
             if verbose, let note = previewNote(result) { Console.write("  " + note + "\n") }

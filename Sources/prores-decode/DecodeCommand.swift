@@ -1,4 +1,3 @@
-import Glibc
 import ProResCore
 import ProResFFmpeg
 import GPUKit
@@ -7,90 +6,22 @@ import ProResPipeline
 
 /// `prores-decode INPUT [options]`: decode to raw frames, frame checksums and
 /// timing.
-enum DecodeCommand {
-    static let options: [OptionSpec] = [
-        .value("--format"), .value("--output", "-o"), .value("--framemd5"), .value("--timing"),
-        .value("--start"), .value("--frames"), .value("--threads"), .value("--track"),
-        .flag("--json"), .flag("--overwrite"), .flag("--quiet"), .flag("--verbose"),
-        .flag("--vulkan"), .value("--device"), .value("--reference-white"), .value("--save"), .value("--save-format"),
-        .flag("--validate"), .value("--decoder"), .flag("--require-hardware"), .flag("--no-hardware"),
-    ] + PlaybackOptions.options
+enum DecodeCommand: Command {
+    static func run(_ arguments: DecodeArguments) throws -> ExitCode {
+        let referenceWhite = arguments.referenceWhite ?? TransferFunction.defaultReferenceWhite
+        let effects = try arguments.playback.effects(referenceWhite: referenceWhite)
+        let gpu = arguments.useVulkan ? DecodeRun.GPUOptions(
+            context: .init(device: arguments.device, validation: arguments.validation),
+            referenceWhite: referenceWhite, effects: effects) : nil
+        let decoder = arguments.decoder
+        let input = arguments.input, output = arguments.output, start = arguments.start, frames = arguments.frames
+        let rawPath = arguments.rawPath, md5Path = arguments.md5Path, timingPath = arguments.timingPath
+        let quiet = arguments.quiet, overwrite = arguments.overwrite, stdoutUsers = arguments.stdoutUsers
+        FFmpegLog.configure(verbose: arguments.verbose)
 
-    /// `--decoder`, `--require-hardware`, `--no-hardware` (shared with `bench`).
-    static func decoderSelection(_ parsed: ParsedArguments, validation: Bool) throws -> DecoderSelection {
-        let named = try parsed.string("--decoder").map { name -> DecoderSelection.Choice in
-            guard let choice = DecoderSelection.Choice(rawValue: name) else {
-                throw UsageError("invalid value '\(name)' for --decoder: expected cpu, gpu or auto")
-            }
-            return choice
-        }
-        let require = parsed.flag("--require-hardware"), forbid = parsed.flag("--no-hardware")
-        if require && forbid { throw UsageError("--require-hardware and --no-hardware contradict each other") }
-        if require, let named, named != .gpu { throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(named.rawValue)") }
-        if forbid, let named, named == .gpu { throw UsageError("--no-hardware contradicts --decoder gpu") }
-        return DecoderSelection(choice: forbid ? .cpu : named ?? .auto, requireHardware: require,
-                                device: parsed.string("--device"), validation: validation)
-    }
-
-    static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ParsedArguments(arguments, accepting: options)
-        let input = try parsed.single("input file")
-        let output = try parsed.string("--format").map { name -> OutputSelection in
-            guard let selection = OutputSelection(name: name) else {
-                throw UsageError("invalid value '\(name)' for --format: expected y416, v216 or native")
-            }
-            return selection
-        }
-        let start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
-        let frames = try parsed.integer("--frames", in: 1...Int.max)
-        let threads = try parsed.integer("--threads", in: 1...256) ?? 0
-        let track = try parsed.integer("--track", in: 0...Int(Int32.max))
-        let savePath = parsed.string("--save")
-        let saveFormat = try parsed.string("--save-format").map { name -> FrameSaver.Format in
-            guard let format = FrameSaver.Format(rawValue: name) else {
-                throw UsageError("invalid value '\(name)' for --save-format: expected exr or png")
-            }
-            return format
-        }
-        if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
-        let referenceWhite = try parsed.string("--reference-white").map { text -> Double in
-            guard let nits = Double(text), nits.isFinite, nits > 0, nits <= 10000 else {
-                throw UsageError("invalid value '\(text)' for --reference-white: expected nits between 0 and 10000")
-            }
-            return nits
-        }
-        // --save reads converted frames back from the GPU, so it implies --vulkan.
-        let useVulkan = parsed.flag("--vulkan") || savePath != nil
-        let validation = parsed.flag("--validate") || VulkanContext.Options().validation
-        let decoder = try decoderSelection(parsed, validation: validation)
-        if !useVulkan {
-            if parsed.string("--reference-white") != nil { throw UsageError("--reference-white needs --vulkan") }
-            for option in ["--device", "--validate"] where decoder.choice == .cpu && (parsed.string(option) != nil || parsed.flag(option)) {
-                throw UsageError("\(option) needs --vulkan or the GPU decoder")
-            }
-        }
-        let effects = try PlaybackOptions.effects(parsed, vulkan: useVulkan, referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite)
-        let rate = try PlaybackOptions.rate(parsed)
-        let gpu = useVulkan ? DecodeRun.GPUOptions(
-            context: .init(device: parsed.string("--device"), validation: validation),
-            referenceWhite: referenceWhite ?? TransferFunction.defaultReferenceWhite, effects: effects) : nil
-        let quiet = parsed.flag("--quiet")
-        let overwrite = parsed.flag("--overwrite")
-        let rawPath = parsed.string("--output"), md5Path = parsed.string("--framemd5"), timingPath = parsed.string("--timing")
-        let stdoutUsers = [("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)].filter { $0.1 == "-" }.map { $0.0 }
-        if stdoutUsers.count > 1 {
-            throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout")
-        }
-        let named = [rawPath, md5Path, timingPath].compactMap { $0 }.filter { $0 != "-" }
-        if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
-        if input != "-", named.contains(where: { isSameFile($0, input) }) {
-            throw UsageError("an output names the input file '\(input)'")
-        }
-        FFmpegLog.configure(verbose: parsed.flag("--verbose"))
-
-        let source = try openSampleSource(input, track: track)
+        let source = try openSampleSource(input, track: arguments.track)
         let format = source.format
-        let realtime = try PlaybackOptions.realtime(parsed, rate: rate, format: format)
+        let realtime = try arguments.playback.pacingRate(for: format)
         let run: DecodeRun
         do {
             var sinks: [FrameSink] = []
@@ -99,8 +30,8 @@ enum DecodeCommand {
             let layoutName = (output ?? .packed(format.nativePackedLayout)) == .native ? format.nativeFormat.name : (output ?? .packed(format.nativePackedLayout)).name
             if let md5Path { sinks.append(FrameMD5Sink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName)) }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-            let gpuSinks: [ConvertedFrameSink] = try savePath.map { [try FrameSaver(directory: $0, format: saveFormat ?? .exr)] } ?? []
-            run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: threads, gpu: gpu,
+            let gpuSinks: [ConvertedFrameSink] = try arguments.savePath.map { [try FrameSaver(directory: $0, format: arguments.saveFormat ?? .exr)] } ?? []
+            run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
                                                                 decoder: decoder, realtime: realtime),
                                 sinks: sinks, gpuSinks: gpuSinks, timingLog: timing)
         }
@@ -127,7 +58,7 @@ enum DecodeCommand {
         progress?.clear()
 
         // After the run: `auto` may have fallen back to the CPU while starting.
-        if !quiet && (parsed.flag("--verbose") || decoder.choice != .auto || run.decoderFellBack) {
+        if !quiet && (arguments.verbose || decoder.choice != .auto || run.decoderFellBack) {
             Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? ""))
         }
         if let gpu = report.gpu, !quiet {
@@ -153,16 +84,11 @@ enum DecodeCommand {
                                                         ("validation_messages", "\(gpu.validationMessages.count)")])
                                        } ?? "null")]
                                       + report.summary.jsonFields + (report.pacing.map { [("realtime", $0.json)] } ?? []))
-        if parsed.flag("--json") {
+        if arguments.json {
             if stdoutUsers.isEmpty { Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }
         } else if !quiet {
             Console.write(report.summary.text + "\n" + (report.pacing.map { $0.text + "\n" } ?? ""))
         }
         return report.isClean ? .success : .damagedFrames
-    }
-
-    private static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 }

@@ -5,20 +5,30 @@ import ProResGPU
 import ProResPipeline
 
 
-/// `prores-decode devices [--json]`: every Vulkan device with the facts that
+/// `prores-decode devices`: every Vulkan device with the facts that
 /// decide whether and how we use it.
-enum DevicesCommand {
-    static let options: [OptionSpec] = [.flag("--json"), .flag("--help", "-h")]
+enum DevicesCommand: Command {
+    static let spec = CommandSpec(
+        name: "devices", operands: "", summary: "list Vulkan devices",
+        sections: [OptionSection(heading: "OPTIONS", options: [
+            OptionSpec("--json", help: "print one JSON array of devices instead of text"),
+        ])],
+        about: "Lists every Vulkan device on stdout with the facts that decide whether and how it is used: its index and "
+            + "name (for --device), type, whether it is hardware, driver, memory, subgroup size, and the features the GPU "
+            + "paths rely on.")
 
-    static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ParsedArguments(arguments, accepting: options)
-        if parsed.flag("--help") {
-            Console.standardOutput("usage: prores-decode devices [--json]\n")
-            return .success
+    struct Arguments: CommandArguments {
+        let json: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            try parsed.none()
+            json = parsed.flag("--json")
         }
-        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+    }
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
         let devices = try VulkanContext.devices()
-        if parsed.flag("--json") {
+        if arguments.json {
             Console.standardOutput(JSON.array(devices.map(json)) + "\n")
         } else {
             for d in devices {

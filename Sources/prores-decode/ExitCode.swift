@@ -23,21 +23,23 @@ enum ExitCode: Int32, CaseIterable {
     case badEffectFile = 12
     case hardwareUnavailable = 13
 
+    /// What the code means, worded as README.md's exit-code table words it
+    /// (a test holds the two, and `--help`, to the same text).
     var meaning: String {
         switch self {
         case .success: return "success: every frame decoded cleanly"
         case .internalError: return "internal error (a bug: please report it)"
-        case .usage: return "usage error: unknown or malformed option, impossible request"
+        case .usage: return "usage error: unknown or malformed option, impossible request (--start past the end, --track out of range)"
         case .inputUnreadable: return "input missing, unreadable, empty, or not a media file"
-        case .notProRes: return "input readable but has no usable ProRes video track"
-        case .damagedFrames: return "some frames were damaged, missing or undecodable; the rest of the output is complete and kept"
+        case .notProRes: return "input readable but has no usable ProRes video track (or no valid ProRes frame header)"
+        case .damagedFrames: return "some frames were damaged, undecodable or missing (truncated input); the rest of the output is complete and kept, and each bad frame is listed on stderr"
         case .outputFailed: return "an output could not be written (nothing partial is left)"
         case .decoderUnavailable: return "the decoder could not be set up"
-        case .vulkanUnavailable: return "--vulkan: no Vulkan loader, no usable device, or a missing feature/shader"
+        case .vulkanUnavailable: return "--vulkan/devices/roofline: no Vulkan loader, no usable device, a missing feature, or a shader that would not compile"
         case .interrupted: return "interrupted by SIGINT/SIGTERM (nothing partial is left)"
-        case .checkFailed: return "check: at least one file failed (bad or missing frames, a broken --expect rule, a --golden mismatch)"
-        case .checkErrors: return "check: no file failed, but at least one could not be checked (missing, unreadable, not ProRes, timed out)"
-        case .badEffectFile: return "--effect lut: the .cube file is missing, unreadable or malformed (nothing is written)"
+        case .checkFailed: return "check: at least one file failed"
+        case .checkErrors: return "check: no file failed, but at least one could not be checked"
+        case .badEffectFile: return "--effect lut:FILE.cube: the file is missing, unreadable or malformed (one line with the file and line number; nothing is written)"
         case .hardwareUnavailable: return "--require-hardware: no hardware Vulkan device can decode the input (lavapipe is not hardware)"
         }
     }

@@ -5,25 +5,41 @@ import ProResGPU
 import ProResPipeline
 
 
-/// `prores-decode info INPUT [--json] [--track N]`: the format description,
+/// `prores-decode info INPUT`: the format description,
 /// each colour tag with where it came from.
-enum InfoCommand {
-    static let options: [OptionSpec] = [.flag("--json"), .value("--track"), .flag("--verbose"), .flag("--help", "-h")]
+enum InfoCommand: Command {
+    static let spec = CommandSpec(
+        name: "info", operands: "INPUT", summary: "the format and where each colour tag came from",
+        sections: [OptionSection(heading: "OPTIONS", options: [
+            OptionSpec("--json", help: "print one JSON object instead of text"),
+            OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
+            OptionSpec("--verbose", help: "also show FFmpeg's own diagnostics"),
+        ])],
+        about: "Prints the format description of INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
+            + "frame rate, frame count, bit depth, chroma, alpha, field order, native format, and each colour tag with its "
+            + "source (bitstream, container or fallback).")
 
-    static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ParsedArguments(arguments, accepting: options)
-        if parsed.flag("--help") {
-            Console.write("usage: prores-decode info INPUT [--json] [--track N]\n")
-            return .success
+    struct Arguments: CommandArguments {
+        let input: String
+        let json: Bool
+        let track: Int?
+        let verbose: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            input = try parsed.single("input file")
+            json = parsed.flag("--json")
+            track = try parsed.integer("--track", in: 0...Int(Int32.max))
+            verbose = parsed.flag("--verbose")
         }
-        let input = try parsed.single("input file")
-        FFmpegLog.configure(verbose: parsed.flag("--verbose"))
-        let source = try openSampleSource(input, track: try parsed.integer("--track", in: 0...Int(Int32.max)))
-        let format = source.format
-        if parsed.flag("--json") {
-            Console.standardOutput(json(format, path: input) + "\n")
+    }
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        FFmpegLog.configure(verbose: arguments.verbose)
+        let format = try openSampleSource(arguments.input, track: arguments.track).format
+        if arguments.json {
+            Console.standardOutput(json(format, path: arguments.input) + "\n")
         } else {
-            Console.standardOutput(text(format, path: input))
+            Console.standardOutput(text(format, path: arguments.input))
         }
         return .success
     }

@@ -5,23 +5,48 @@ import ProResGPU
 import ProResPipeline
 
 
-/// `prores-decode roofline [--device N|NAME] [--json]`: the GPU's measured
-/// ceilings and the conversion shader against them (BENCHMARKS.md).
-enum RooflineCommand {
-    static let options: [OptionSpec] = [.value("--device"), .value("--frames"), .flag("--json"), .flag("--validate")]
+/// `prores-decode roofline`: the GPU's measured ceilings and the conversion
+/// shader against them (BENCHMARKS.md).
+enum RooflineCommand: Command {
+    static let spec = CommandSpec(
+        name: "roofline", operands: "", summary: "the GPU's bandwidth ceilings, conversion vs them",
+        sections: [OptionSection(heading: "OPTIONS", options: [
+            .device,
+            OptionSpec("--frames", value: "N",
+                       help: "4K frames each conversion measurement submits, 8 to 10000 (default 40; the first 3 warm up, "
+                           + "the median of the rest counts)"),
+            OptionSpec("--json", help: "print one JSON object instead of text"),
+            OptionSpec("--validate", help: "enable the Khronos validation layer"),
+        ])],
+        about: "Measures with GPU timestamps, on stdout: device memory bandwidth (a copy shader, and vkCmdCopyBuffer), "
+            + "host-to-device bandwidth from imported host memory, the per-frame upload, and the conversion shader on 4K "
+            + "frames for several layouts and transfer functions, each as a share of the device-copy roofline.")
 
-    static func run(_ arguments: [String]) throws -> ExitCode {
-        let parsed = try ParsedArguments(arguments, accepting: options)
-        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let context = try VulkanContext(options: .init(device: parsed.string("--device"), validation: parsed.flag("--validate")))
-        let result = try VulkanRoofline.measure(context: context, frames: try parsed.integer("--frames", in: 8...10000) ?? 40)
+    struct Arguments: CommandArguments {
+        let device: String?
+        let frames: Int
+        let json: Bool
+        let validation: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            try parsed.none()
+            device = parsed.string("--device")
+            frames = try parsed.integer("--frames", in: 8...10000) ?? 40
+            json = parsed.flag("--json")
+            validation = parsed.flag("--validate")
+        }
+    }
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        let context = try VulkanContext(options: .init(device: arguments.device, validation: arguments.validation))
+        let result = try VulkanRoofline.measure(context: context, frames: arguments.frames)
         let gb = 1e9
         let rows = result.conversions.map { c -> (String, Double, Double, Double, String) in
             let bandwidth = Double(c.bytes) / (c.microseconds / 1e6)
             return (c.layout.rawValue, c.microseconds, bandwidth / gb, bandwidth / result.deviceCopyBytesPerSecond, c.transfer)
         }
         let upload = result.uploadMicroseconds.map { Double(result.uploadBytes) / ($0 / 1e6) }
-        if parsed.flag("--json") {
+        if arguments.json {
             Console.standardOutput(JSON.object([
                 ("device", JSON.string(result.device)),
                 ("device_copy_gbps", JSON.number(result.deviceCopyBytesPerSecond / gb, digits: 2)),

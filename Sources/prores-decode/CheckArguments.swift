@@ -1,0 +1,66 @@
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
+extension CheckCommand {
+    /// `check PATH... [options]` read from the command line: each value
+    /// checked on its own, then every rule between options in `validate()`.
+    struct Arguments: CommandArguments {
+        let paths: [String]
+        let rules: [ExpectRule]
+        let sample: Int?
+        let jobs: Int
+        let threads: Int
+        let shard: CheckShard?
+        let timeout: Double
+        let previewsPath: String?
+        let previewFrames: Int?
+        let reportPath: String?
+        let junitPath: String?
+        let goldenPath: String?
+        let writeGoldenPath: String?
+        let overwrite: Bool
+        let verbose: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            paths = parsed.positionals
+            guard !paths.isEmpty else { throw UsageError("missing PATH to check (see prores-decode check --help)") }
+            if let stdin = paths.first(where: { $0 == "-" }) { throw UsageError("'\(stdin)': check reads files, not stdin") }
+            do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
+                throw UsageError("\(error)")
+            }
+            sample = try parsed.integer("--sample", in: 1...Int.max)
+            jobs = try parsed.integer("--jobs", in: 1...256) ?? 1
+            threads = try parsed.integer("--threads", in: 1...256) ?? 0
+            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N", CheckShard.init(parsing:))
+            timeout = try parsed.value("--timeout", expected: "seconds above 0, at most 604800") { text in
+                Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 604_800 ? $0 : nil }
+            } ?? CheckOptions.defaultTimeout
+            previewsPath = parsed.string("--previews")
+            previewFrames = try parsed.integer("--preview-frames", in: PreviewOptions.framesRange)
+            if previewsPath?.isEmpty == true { throw UsageError("--previews needs a directory") }
+            reportPath = parsed.string("--report")
+            junitPath = parsed.string("--junit")
+            goldenPath = parsed.string("--golden")
+            writeGoldenPath = parsed.string("--write-golden")
+            overwrite = parsed.flag("--overwrite")
+            verbose = parsed.flag("--verbose")
+        }
+
+        func validate() throws {
+            if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
+            let outputs = [("--report", reportPath), ("--junit", junitPath), ("--write-golden", writeGoldenPath)]
+            let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
+            if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
+            let named = outputs.compactMap(\.1).filter { $0 != "-" }
+            if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
+            if let goldenPath, named.contains(goldenPath) { throw UsageError("--golden '\(goldenPath)' is also an output") }
+        }
+
+        var previews: PreviewOptions? {
+            previewsPath.map { PreviewOptions(directory: $0, frames: previewFrames ?? PreviewOptions.defaultFrames) }
+        }
+    }
+}

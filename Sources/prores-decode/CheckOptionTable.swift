@@ -1,0 +1,76 @@
+/// `check`'s table: every option, its help, and the prose around them.
+extension CheckCommand {
+    static let spec = CommandSpec(
+        name: "check", operands: "PATH...", summary: "batch QC for CI: pass, fail or error per file",
+        sections: [
+            OptionSection(heading: "REPORTS", options: [
+                OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...}}"#),
+                OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
+                OptionSpec("--write-golden", value: "FILE|-",
+                           help: "write per-frame md5s of files that decoded cleanly (names relative to the directory argument)"),
+                OptionSpec("--overwrite", help: "replace existing report and golden files"),
+                OptionSpec("--verbose", help: "also show FFmpeg's own diagnostics, and each file's previews"),
+            ]),
+            OptionSection(heading: "RULES", options: [
+                OptionSpec("--expect", value: "RULES",
+                           help: "comma-separated rules every file must meet: profile=hq (proxy, lt, 422, hq, 4444, 4444xq), "
+                               + "size=1920x1080, alpha=true, interlaced=false, chroma=4:2:2, transfer=pq, primaries=bt2020, "
+                               + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
+                               + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
+                               + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell"),
+                OptionSpec("--golden", value: "FILE", help: "fail files whose per-frame md5s differ from FILE's (or that FILE does not list)"),
+            ]),
+            OptionSection(heading: "SCOPE AND SPEED", options: [
+                OptionSpec("--sample", value: "N",
+                           help: "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"),
+                OptionSpec("--jobs", value: "N",
+                           help: "check N files at once, 1 to 256 (default 1), each decoder with max(1, cores/N) threads; "
+                               + "the output order never changes"),
+                OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
+                OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
+                OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),
+            ]),
+            OptionSection(heading: "PREVIEWS", options: [
+                OptionSpec("--previews", value: "DIR",
+                           help: "per file, a contact sheet and a full frame to look at: DIR/KEY.sheet.png and DIR/KEY.frame.png "
+                               + "(KEY as in the report: the path relative to its directory argument, or as given, '/' written "
+                               + "'__'); DIR is created if missing, same-named previews are replaced"),
+                OptionSpec("--preview-frames", value: "K", help: "frames on the contact sheet (default 6, at most 100; needs --previews)"),
+            ]),
+        ],
+        about: """
+        Decodes every frame of every file (native planar output) and judges it:
+          PASS   every checked frame decoded cleanly, every rule held, golden md5s match
+          FAIL   a damaged, undecodable or missing frame, a broken rule, a golden mismatch
+          ERROR  missing, unreadable, not ProRes, or timed out
+        One line per file on stderr, in path order, then a TOTAL line.
+
+        PATH: a file; a directory (every regular file below it, recursively, hidden \
+        names skipped); or a quoted glob pattern ('clips/*.mov'). Files are checked in \
+        path order. A PATH that names nothing (missing, empty directory, no match) is \
+        an ERROR: a check never passes by finding nothing.
+        """,
+        epilogue: """
+        Previews: K frames evenly spaced among the checked frames that decoded cleanly (with \
+        --sample, among the sampled ones), decoded again and converted on the GPU (Vulkan; \
+        Mesa lavapipe will do) to linear Display P3; each thumbnail box-filtered to 320 pixels \
+        wide (never enlarged), 3 a row, 8 px apart; the full frame is the middle one. 16-bit \
+        PNG, P3 with the sRGB curve, highlights above 0.75 rolled off as --save-format png \
+        does, alpha shown over an 8-pixel checkerboard of sRGB greys 0.8 and 0.6. They never \
+        change a verdict: a file that could not be checked gets none, and when one cannot be \
+        made (no Vulkan device...) the report says why ("previews": {"error": ...}) and a \
+        warning counts them. They take part of --timeout. Keep DIR outside the checked \
+        directories, or the next run checks the PNGs too.
+
+        Statistics in the JSON report (they inform, never fail a file): luma min/mean/max \
+        in native code values; black frames (mean luma within 2% of the black..white span \
+        above video black); frozen frames (md5 equal to the previous checked frame's); \
+        alpha coverage; for PQ/HLG the peak pixel and peak frame-average light in nits, \
+        estimated on every 4th pixel of every 4th row. Damaged frames are left out: \
+        their broken slices hold concealment (black), not picture.
+
+        Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \
+        at least one could not be checked; 2 usage; 3 golden file unreadable; 6 a report \
+        could not be written; 9 interrupted (no report is written).
+        """)
+}

@@ -1,0 +1,107 @@
+import Glibc
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
+/// `prores-decode INPUT [options]` read from the command line: each value
+/// checked on its own, then every rule between options in `validate()`.
+struct DecodeArguments: CommandArguments {
+    let input: String
+    let output: OutputSelection?
+    let rawPath: String?
+    let md5Path: String?
+    let timingPath: String?
+    let json: Bool
+    let start: Int
+    let frames: Int?
+    let threads: Int
+    let track: Int?
+    let overwrite: Bool
+    let quiet: Bool
+    let verbose: Bool
+    let decoderChoice: DecoderSelection.Choice?
+    let requireHardware: Bool
+    let noHardware: Bool
+    let vulkanFlag: Bool
+    let device: String?
+    let referenceWhite: Double?
+    let savePath: String?
+    let saveFormat: FrameSaver.Format?
+    let validationFlag: Bool
+    let playback: PlaybackArguments
+
+    init(_ parsed: ParsedArguments) throws {
+        input = try parsed.single("input file")
+        output = try parsed.value("--format", expected: "y416, v216 or native", OutputSelection.init(name:))
+        rawPath = parsed.string("--output")
+        md5Path = parsed.string("--framemd5")
+        timingPath = parsed.string("--timing")
+        json = parsed.flag("--json")
+        start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
+        frames = try parsed.integer("--frames", in: 1...Int.max)
+        threads = try parsed.integer("--threads", in: 1...256) ?? 0
+        track = try parsed.integer("--track", in: 0...Int(Int32.max))
+        overwrite = parsed.flag("--overwrite")
+        quiet = parsed.flag("--quiet")
+        verbose = parsed.flag("--verbose")
+        decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
+        requireHardware = parsed.flag("--require-hardware")
+        noHardware = parsed.flag("--no-hardware")
+        vulkanFlag = parsed.flag("--vulkan")
+        device = parsed.string("--device")
+        savePath = parsed.string("--save")
+        saveFormat = try parsed.value("--save-format", expected: "exr or png", FrameSaver.Format.init(rawValue:))
+        referenceWhite = try parsed.value("--reference-white", expected: "nits between 0 and 10000") { text in
+            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 10000 ? $0 : nil }
+        }
+        validationFlag = parsed.flag("--validate")
+        playback = try PlaybackArguments(parsed)
+    }
+
+    func validate() throws {
+        if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
+        if requireHardware && noHardware { throw UsageError("--require-hardware and --no-hardware contradict each other") }
+        if requireHardware, let decoderChoice, decoderChoice != .gpu {
+            throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
+        }
+        if noHardware && decoderChoice == .gpu { throw UsageError("--no-hardware contradicts --decoder gpu") }
+        if !useVulkan {
+            if referenceWhite != nil { throw UsageError("--reference-white needs --vulkan") }
+            if decoder.choice == .cpu {
+                for (option, given) in [("--device", device != nil), ("--validate", validationFlag)] where given {
+                    throw UsageError("\(option) needs --vulkan or the GPU decoder")
+                }
+            }
+        }
+        try playback.validate(vulkan: useVulkan)
+        if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
+        let named = [rawPath, md5Path, timingPath].compactMap { $0 }.filter { $0 != "-" }
+        if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
+        if input != "-", named.contains(where: { Self.isSameFile($0, input) }) {
+            throw UsageError("an output names the input file '\(input)'")
+        }
+    }
+
+    /// --save reads converted frames back from the GPU, so it implies --vulkan.
+    var useVulkan: Bool { vulkanFlag || savePath != nil }
+
+    /// --validate, or PRORES_DECODE_VALIDATION=1 in the environment.
+    var validation: Bool { validationFlag || VulkanContext.Options().validation }
+
+    var decoder: DecoderSelection {
+        DecoderSelection(choice: noHardware ? .cpu : decoderChoice ?? .auto, requireHardware: requireHardware,
+                         device: device, validation: validation)
+    }
+
+    /// The outputs that write to stdout, by the option that names them.
+    var stdoutUsers: [String] {
+        [("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)].filter { $0.1 == "-" }.map(\.0)
+    }
+
+    private static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}

@@ -1,0 +1,57 @@
+/// Decoding's table: every option of `prores-decode INPUT`, its help, and the
+/// prose of the main help that follows the options.
+extension DecodeCommand {
+    static let spec = CommandSpec(
+        name: nil, operands: "INPUT", summary: "decode a file, a URL or - (stdin)",
+        sections: [
+            OptionSection(heading: "DECODE OPTIONS", options: [
+                OptionSpec("--format", value: "y416|v216|native",
+                           help: "output layout (default: the profile's native packed layout, v216 for 4:2:2 and y416 for 4:4:4)"),
+                OptionSpec("-o", "--output", value: "PATH|-", help: "write raw frames, concatenated"),
+                OptionSpec("--framemd5", value: "PATH|-", help: "write one line per frame: index, pts, size, md5"),
+                OptionSpec("--timing", value: "PATH|-", help: "write per-frame timing as JSON lines"),
+                OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
+                OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only)"),
+                OptionSpec("--frames", value: "N", help: "decode at most N frames"),
+                OptionSpec("--threads", value: "N", help: "FFmpeg decoder threads, 1 to 256 (default: one per core)"),
+                OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
+                OptionSpec("--overwrite", help: "replace existing output files"),
+                OptionSpec("--quiet", help: "no progress line, warnings or summary on stderr"),
+                OptionSpec("--verbose", help: "also show FFmpeg's own diagnostics and which decoder ran"),
+            ]),
+            OptionSection(heading: "DECODER OPTIONS", options: [
+                OptionSpec("--decoder", value: "cpu|gpu|auto",
+                           help: "cpu: FFmpeg; gpu: our Vulkan compute ProRes decoder (bit-exact with FFmpeg), on any Vulkan "
+                               + "device; auto (default): gpu on a hardware GPU, else cpu"),
+                OptionSpec("--require-hardware", help: "the GPU decoder on a hardware GPU, or exit 13"),
+                OptionSpec("--no-hardware", help: "FFmpeg on the CPU (= --decoder cpu)"),
+            ]),
+            OptionSection(heading: "GPU OPTIONS", options: [
+                OptionSpec("--vulkan",
+                           help: "also convert every frame on the GPU to RGBA16F extended linear Display P3 (D65), straight alpha"),
+                .device,
+                OptionSpec("--reference-white", value: "NITS", help: "nits that map to 1.0 for PQ and HLG (default 203; needs --vulkan)"),
+                OptionSpec("--save", value: "DIR", help: "write converted frames as DIR/frame-NNNNNN.exr (implies --vulkan)"),
+                OptionSpec("--save-format", value: "exr|png",
+                           help: "EXR: half-float linear P3; PNG: 16-bit sRGB-encoded P3 preview with highlights rolled off "
+                               + "(needs --save)"),
+                OptionSpec("--validate", help: "enable the Khronos validation layer (with --vulkan or the GPU decoder)"),
+            ]),
+            PlaybackArguments.section,
+        ],
+        epilogue: """
+        With no -o/--framemd5 the frames are decoded and discarded (a benchmark run).
+        Outputs appear only when complete: they are written under a temporary name
+        and renamed; an aborted run leaves nothing behind.
+
+        LAYOUTS (16-bit little-endian samples, rows tightly packed)
+          y416    A Y' Cb Cr per pixel; Y'CbCr MSB-aligned (v << (16 - depth)),
+                  alpha widened by bit replication (opaque = 65535)
+          v216    Cb Y'0 Cr Y'1 per pixel pair, MSB-aligned
+          native  the decoder's planar format (e.g. yuv422p10le), planes Y Cb Cr [A],
+                  LSB-aligned: identical to `ffmpeg -f rawvideo`
+        """)
+
+    /// Decoding is what the tool does without a command, so its help is the main help.
+    static var helpText: String { MainHelp.text }
+}

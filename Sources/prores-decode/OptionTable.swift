@@ -1,0 +1,68 @@
+/// One option a command accepts, declared once: the parser, the command's
+/// `--help`, the main help and README.md's usage block are all made from it.
+struct OptionSpec {
+    /// Every spelling, in the order the help shows them (`-o, --output`).
+    let names: [String]
+    /// What the value looks like (`N`, `PATH|-`, `cpu|gpu|auto`); nil for a flag.
+    let placeholder: String?
+    /// May be given several times; the values are kept in order. Any other
+    /// option given twice is an error.
+    let repeatable: Bool
+    /// What it does; word-wrapped to the help's width.
+    let help: String
+    /// Sub-entries under the option (an effect grammar, say), each a term and
+    /// what it means, laid out like options one step further in.
+    let details: [(term: String, text: String)]
+
+    init(_ names: String..., value placeholder: String? = nil, repeatable: Bool = false, help: String,
+         details: [(term: String, text: String)] = []) {
+        precondition(!names.isEmpty && names.allSatisfy { $0.hasPrefix("-") }, "an option is spelled with a leading '-'")
+        precondition(!repeatable || placeholder != nil, "only an option with a value can be repeated")
+        self.names = names
+        self.placeholder = placeholder
+        self.repeatable = repeatable
+        self.help = help
+        self.details = details
+    }
+
+    var takesValue: Bool { placeholder != nil }
+    /// The spelling the code asks the parser for: the long one.
+    var key: String { names.first { $0.hasPrefix("--") } ?? names[0] }
+    /// `--frames N`, `-o, --output PATH|-`: the left column of the help.
+    var helpLabel: String { names.joined(separator: ", ") + (placeholder.map { " " + $0 } ?? "") }
+    /// `[--frames N]`, `[--effect SPEC]...`: the option in a usage line.
+    var synopsis: String { "[" + names[0] + (placeholder.map { " " + $0 } ?? "") + "]" + (repeatable ? "..." : "") }
+}
+
+/// Options shown together under one heading.
+struct OptionSection {
+    let heading: String
+    let options: [OptionSpec]
+}
+
+/// A command's whole interface: what it is called, what it takes, and the prose
+/// around its options. Everything the user reads about a command comes from here.
+struct CommandSpec {
+    /// The word after `prores-decode`; nil for decoding, which has none.
+    let name: String?
+    /// The arguments that are not options, as usage lines show them (`INPUT`, `PATH...`).
+    let operands: String
+    /// One line for the main help's list of commands.
+    let summary: String
+    let sections: [OptionSection]
+    /// Prose between the usage line and the options.
+    var about = ""
+    /// Prose after the options: formats, grammars, exit status.
+    var epilogue = ""
+
+    var options: [OptionSpec] { sections.flatMap(\.options) }
+    /// `prores-decode check`, or `prores-decode` for decoding.
+    var invocation: String { "prores-decode" + (name.map { " " + $0 } ?? "") }
+}
+
+extension OptionSpec {
+    /// `--device`, the same for every command that uses the GPU.
+    static let device = OptionSpec("--device", value: "N|NAME",
+                                   help: "Vulkan device: its index in the devices list, or part of its name or driver's name "
+                                       + "(default: a discrete GPU, else an integrated one, else Mesa lavapipe)")
+}
