@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Before/after on the lent GPU machine: two bundles (dist/ of two commits)
+# timed on the same clips in one call, interleaved A B A B so that clocks and
+# caches treat them alike. Run after bench-device.sh, which made the clips in
+# CLIPDIR (the 4K 422 HQ and 4444 clips, and the HQ clip looped 10x).
+#   scripts/device-ab.sh DIST_A DIST_B LOGDIR
+set -u
+A=$1 B=$2 LOGDIR=${3:-/tmp/ab}
+CLIPDIR=${CLIPDIR:-/tmp/prores-bench}
+FRAMES=${FRAMES:-1200}
+mkdir -p "$LOGDIR"
+for side in A B; do
+  dist=${!side}
+  mkdir -p "/tmp/ab-$side"
+  gunzip -c "$dist/prores-decode.gz" > "/tmp/ab-$side/prores-decode" && chmod +x "/tmp/ab-$side/prores-decode"
+  rm -rf "/tmp/ab-$side/Shaders" && cp -r "$dist/Shaders" "/tmp/ab-$side/"
+  echo "$side: $(grep -m1 -i commit "$dist/MANIFEST.txt")" | tee -a "$LOGDIR/ab.txt"
+done
+HQ=$(ls "$CLIPDIR"/hq422-grain-*.mov | grep -v -- '-x[0-9]*\.mov' | head -1)
+XQ=$(ls "$CLIPDIR"/4444-alpha-*.mov | grep -v -- '-x[0-9]*\.mov' | head -1)
+LONG=${HQ%.mov}-x10.mov
+[ -s "$LONG" ] || /tmp/prores-bundle/ffmpeg -v error -y -stream_loop 9 -i "$HQ" -c copy "$LONG" 2>/dev/null || true
+echo "clips: $HQ $XQ $LONG" | tee -a "$LOGDIR/ab.txt"
+TIMEFORMAT=%R
+for round in 1 2; do
+  for side in A B; do
+    pd=/tmp/ab-$side/prores-decode
+    for clip in "$HQ" "$XQ"; do
+      fps=$(timeout 120 "$pd" bench "$clip" --decoders gpu --frames "$FRAMES" --json 2>/dev/null | grep -o '"fps":[0-9.]*' | head -1)
+      echo "round $round $side bench $(basename "$clip") $fps" | tee -a "$LOGDIR/ab.txt"
+    done
+    for mode in "" "--vulkan"; do
+      wall=$( { time timeout 120 "$pd" "$LONG" --decoder gpu $mode --quiet --json >"$LOGDIR/run-$side-$round${mode:+-vulkan}.json" 2>&1; } 2>&1 )
+      fps=$(grep -o '"fps":[0-9.]*' "$LOGDIR/run-$side-$round${mode:+-vulkan}.json" | head -1)
+      echo "round $round $side file --decoder gpu $mode: wall ${wall}s $fps" | tee -a "$LOGDIR/ab.txt"
+    done
+  done
+done
