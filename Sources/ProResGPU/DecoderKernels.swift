@@ -57,13 +57,21 @@ enum DecoderKernels {
 
     /// What both passes know about the stream when they are compiled: the
     /// same facts reach both by the same mechanism.
-    static func streamFacts(_ format: FormatDescription) -> [(name: String, value: String)] {
-        [("CHROMA444", format.chroma == .c444 ? "1" : "0"), ("DEPTH", "\(format.bitDepth)")]
+    static func streamFacts(chroma444: Bool, depth: Int) -> [(name: String, value: String)] {
+        [("CHROMA444", chroma444 ? "1" : "0"), ("DEPTH", "\(depth)")]
+    }
+
+    static func entropy(_ format: FormatDescription) -> KernelInterface {
+        entropy(chroma444: format.chroma == .c444, depth: format.bitDepth)
+    }
+
+    static func transform(_ format: FormatDescription) -> KernelInterface {
+        transform(chroma444: format.chroma == .c444, depth: format.bitDepth)
     }
 
     /// Entropy decoding (`prores_vld.comp`): one invocation per slice and component.
-    static func entropy(_ format: FormatDescription) -> KernelInterface {
-        KernelInterface(shader: "prores_vld.comp", defines: streamFacts(format), bindings: [
+    static func entropy(chroma444: Bool, depth: Int) -> KernelInterface {
+        KernelInterface(shader: "prores_vld.comp", defines: streamFacts(chroma444: chroma444, depth: depth), bindings: [
             BufferBinding("bitstream", .read, "uint bytes[]", "the batch's frames, each padded"),
             BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
             BufferBinding("frames", .read, "uint words[]", "frame table"),
@@ -80,9 +88,10 @@ enum DecoderKernels {
         ("log2MaxMbs", .uint, "log2 of the widest slice's macroblocks in the batch"),
     ])
 
-    static func transform(_ format: FormatDescription) -> KernelInterface {
+    /// `slicesPerRow`: workgroup rows narrower than the decoder's, for tests.
+    static func transform(chroma444: Bool, depth: Int, slicesPerRow: Int = transformSlicesPerRow) -> KernelInterface {
         KernelInterface(shader: "prores_idct.comp",
-                        defines: streamFacts(format) + [("SLICES_PER_ROW", "\(transformSlicesPerRow)u")], bindings: [
+                        defines: streamFacts(chroma444: chroma444, depth: depth) + [("SLICES_PER_ROW", "\(slicesPerRow)u")], bindings: [
             BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
             BufferBinding("frames", .read, "uint words[]", "frame table"),
             BufferBinding("coefficients", .read, "int16_t values[]", "the entropy pass's output"),

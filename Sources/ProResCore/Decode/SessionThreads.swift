@@ -2,6 +2,7 @@ import Foundation
 
 /// The worker threads of a decode session and the first error any of them
 /// (or a cancellation) recorded: what the CPU and GPU sessions share.
+// @unchecked: `firstFailure` is only touched under `lock`.
 package final class SessionThreads: @unchecked Sendable {
     private let done = DispatchGroup()
     private let lock = NSLock()
@@ -9,7 +10,7 @@ package final class SessionThreads: @unchecked Sendable {
 
     package init() {}
 
-    package func start(_ name: String, _ body: @escaping () -> Void) {
+    package func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
         done.enter()
         startWorkerThread(name, body, finished: done.leave)
     }

@@ -3,12 +3,13 @@ import Foundation
 /// A value computed on its own thread from the moment it is created, so slow
 /// set-up (a Vulkan device, pipeline creation) overlaps other work; `get()`
 /// waits for it and rethrows its error.
+// @unchecked: `result` is written once under `lock`, read under it after `done`.
 package final class Deferred<Value>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var result: Result<Value, Error>?
     private let lock = NSLock()
 
-    package init(_ name: String, _ make: @escaping () throws -> Value) {
+    package init(_ name: String, _ make: @escaping @Sendable () throws -> Value) {
         startWorkerThread(name, { [self] in
             let value = Result { try make() }
             lock.lock()

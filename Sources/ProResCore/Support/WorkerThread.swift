@@ -5,8 +5,8 @@ import Foundation
 /// exited, which is after `finished`: whoever waits for `finished` and then
 /// expects the objects `body` captured to be released (a decode run per file
 /// in `check`) would otherwise race the thread's exit.
-package func startWorkerThread(_ name: String, stackSize: Int? = nil, _ body: @escaping () -> Void,
-                       finished: @escaping () -> Void) {
+package func startWorkerThread(_ name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void,
+                               finished: @escaping @Sendable () -> Void) {
     let work = WorkBox(body)
     let thread = Thread {
         work.run()
@@ -17,10 +17,11 @@ package func startWorkerThread(_ name: String, stackSize: Int? = nil, _ body: @e
     thread.start()
 }
 
+// @unchecked: `body` is set once and cleared by the one thread that runs it.
 private final class WorkBox: @unchecked Sendable {
-    private var body: (() -> Void)?
+    private var body: (@Sendable () -> Void)?
 
-    init(_ body: @escaping () -> Void) { self.body = body }
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 
     func run() {
         body?()
