@@ -372,6 +372,20 @@ final class TransformKernelTests: XCTestCase {
         var origin: ReferencePlanes.Origin?
         var expected: UInt16
         var got: UInt16
+        /// The luma column of the sample (v216 chroma: of its pair).
+        var lumaX: Int { component == "Cb" || component == "Cr" ? (chromaPair ? 2 * x : x) : x }
+        var chromaPair = false
+    }
+
+    /// The slice (and macroblock in it) that covers a frame sample.
+    private static func slice(at row: Int, lumaX: Int, in frame: SyntheticFrame) -> (index: Int, mb: Int)? {
+        let picture = frame.interlaced ? (row & 1) ^ (frame.fieldOrder == .bottomFieldFirst ? 1 : 0) : 0
+        let pictureRow = frame.interlaced ? row >> 1 : row
+        let mbX = lumaX >> 4, mbY = pictureRow >> 4
+        guard let index = frame.slices.firstIndex(where: {
+            $0.picture == picture && $0.mbY == mbY && $0.mbX <= mbX && mbX < $0.mbX + (1 << $0.log2Mbs)
+        }) else { return nil }
+        return (index, mbX - frame.slices[index].mbX)
     }
 
     /// Every differing 16-bit sample of the surface, named.
@@ -394,14 +408,23 @@ final class TransformKernelTests: XCTestCase {
                 var sample = Sample(frame: f, row: row, x: unit, component: "", origin: nil, expected: e, got: g)
                 if frames[f].chroma444 {
                     sample.component = ["A", "Y'", "Cb", "Cr"][lane]
-                    sample.origin = [nil, p.yOrigin[row * p.width + unit], p.cbOrigin[row * p.chromaWidth + unit],
-                                     p.crOrigin[row * p.chromaWidth + unit]][lane]
+                    switch lane {
+                    case 1: sample.origin = p.yOrigin[row * p.width + unit]
+                    case 2: sample.origin = p.cbOrigin[row * p.chromaWidth + unit]
+                    case 3: sample.origin = p.crOrigin[row * p.chromaWidth + unit]
+                    default: break
+                    }
                 } else {
                     sample.component = ["Cb", "Y'0", "Cr", "Y'1"][lane]
-                    let x = lane == 3 && 2 * unit + 1 < frames[f].width ? 2 * unit + 1 : lane == 1 || lane == 3 ? 2 * unit : unit
-                    sample.x = x
-                    sample.origin = [p.cbOrigin[row * p.chromaWidth + x], p.yOrigin[row * p.width + x],
-                                     p.crOrigin[row * p.chromaWidth + x], p.yOrigin[row * p.width + x]][lane]
+                    sample.chromaPair = true
+                    switch lane {
+                    case 0: sample.origin = p.cbOrigin[row * p.chromaWidth + unit]
+                    case 2: sample.origin = p.crOrigin[row * p.chromaWidth + unit]
+                    default:
+                        // An odd width's last Y'1 repeats Y'0.
+                        sample.x = lane == 3 && 2 * unit + 1 < frames[f].width ? 2 * unit + 1 : 2 * unit
+                        sample.origin = p.yOrigin[row * p.width + sample.x]
+                    }
                 }
                 samples.append(sample)
             }
@@ -414,11 +437,23 @@ final class TransformKernelTests: XCTestCase {
         let (samples, stray) = mismatches(got: got, expected: expected, frames: frames, planes: planes, batch: batch)
         let shift = 16 - depth
         return stray + samples.map { s in
-            var text = "frame \(s.frame) row \(s.row) x \(s.x) \(s.component)"
+            var text = "frame \(s.frame) row \(s.row) \(s.chromaPair && !s.component.hasPrefix("Y") ? "chroma column" : "x") \(s.x) \(s.component)"
+            func describe(_ index: Int) -> String {
+                let slice = frames[s.frame].slices[index]
+                var damage: [String] = []
+                if !slice.headerValid { damage.append("header rejected") }
+                if slice.statusFlags != 0 { damage.append("status 0x\(String(slice.statusFlags, radix: 16))") }
+                if slice.noChroma { damage.append("no chroma data") }
+                if slice.noAlpha { damage.append("no alpha data") }
+                return "slice \(index) (picture \(slice.picture), macroblock column \(slice.mbX) row \(slice.mbY), "
+                    + "\(1 << slice.log2Mbs) wide, qscale \(slice.qscale)\(damage.isEmpty ? "" : ", " + damage.joined(separator: ", ")))"
+            }
             if let o = s.origin {
-                let slice = frames[s.frame].slices[o.slice]
-                text += ": slice \(o.slice) (picture \(slice.picture), macroblock column \(slice.mbX) row \(slice.mbY), "
-                    + "\(1 << slice.log2Mbs) wide, qscale \(slice.qscale)), macroblock \(o.mb), block \(o.block), row \(o.row), column \(o.column)"
+                let perMb = 1 << frames[s.frame].chromaLog2
+                let block = o.block < 4 ? "Y' block \(o.block)" : o.block < 4 + perMb ? "Cb block \(o.block - 4)" : "Cr block \(o.block - 4 - perMb)"
+                text += ": " + describe(o.slice) + ", macroblock \(o.mb), \(block), block row \(o.row), column \(o.column)"
+            } else if let (index, mb) = slice(at: s.row, lumaX: s.lumaX, in: frames[s.frame]) {
+                text += ": " + describe(index) + ", macroblock \(mb), not decoded (fill value expected)"
             }
             let value = { (v: UInt16) in s.component == "A" ? "\(v)" : "\(v >> UInt16(shift)) (0x\(String(v, radix: 16)))" }
             return text + ": expected \(value(s.expected)), got \(value(s.got))"
@@ -532,7 +567,21 @@ final class EntropyKernelTests: XCTestCase {
             w.write(0xFF, bits: 8)
             encoded[3].luma = w.finished()
         }
-        let expectedFlags: [Int: UInt32] = [0: 1, 1: 2, 2: 4, 3: 1]
+        // A level codeword of exactly 32 bits (32768 after a level of 1): FFmpeg takes at most 31.
+        do {
+            var w = BitWriter()
+            try ProResEntropyEncoder.writeDCs(&w, [Int16](repeating: -3, count: blocks(4, false)))
+            try ProResEntropyEncoder.write(&w, 0, codebook: ProResEntropyEncoder.runCodebooks[4])
+            try ProResEntropyEncoder.write(&w, 0, codebook: ProResEntropyEncoder.levelCodebooks[2])
+            w.write(1, bits: 1)
+            try ProResEntropyEncoder.write(&w, 0, codebook: ProResEntropyEncoder.runCodebooks[0])
+            XCTAssertThrowsError(try ProResEntropyEncoder.codeword(32767, codebook: ProResEntropyEncoder.levelCodebooks[1]))
+            w.zeros(16)
+            w.write(0x8000, bits: 16)
+            w.write(0, bits: 1)
+            encoded[4].cb = w.finished()
+        }
+        let expectedFlags: [Int: UInt32] = [0: 1, 1: 2, 2: 4, 3: 1, 4: 2]
 
         let bytes = ProResFrameWriter.frame(frame, slices: encoded)
         let harness = try KernelHarness.shared.get()
