@@ -8,6 +8,21 @@ import XCTest
 // (KernelReference.swift, ProResTestEncoder.swift), so that a failure names
 // the frame, slice, macroblock, block and sample.
 //
+// TransformKernelTests: prores_idct.comp alone, on coefficient buffers
+//   filled here (coded order, random gaps between slice regions), with the
+//   slice and frame tables written here from SliceTable's documented layout;
+//   every 16-bit sample of the surface (and the gaps around each frame)
+//   against ReferenceDecoder: 10-bit 4:2:2 (v216) and 12-bit 4:4:4 (y416,
+//   with 8- or 16-bit alpha and without), the other two variants,
+//   progressive and both field orders, odd sizes, typical, extreme and
+//   wrapping coefficients, and concealment of failed slices.
+// EntropyKernelTests: prores_vld.comp alone, on synthetic frames made by
+//   ProResTestEncoder and parsed by SliceTable; the coefficient buffer
+//   against the coefficients that were encoded, the status against zero;
+//   corrupted codewords must be flagged; FFmpeg's early end of a component
+//   must be reproduced.
+// ReferenceKernelTests: the references themselves against FFmpeg's decoder.
+//
 // Seeds are fixed per test, printed, and overridden by KERNEL_TESTS_SEED
 // (decimal or 0x-hex) to try others.
 
@@ -289,7 +304,8 @@ final class TransformKernelTests: XCTestCase {
               + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s")
         let failures = Self.compare(got: got, expected: expected, frames: frames, planes: planes, batch: batch, depth: c.depth)
         if !failures.isEmpty {
-            XCTFail("transform [\(c.name)] seed 0x\(String(seed, radix: 16)): \(failures.count) of \(got.count) units differ\n"
+            XCTFail("transform [\(c.name)] seed 0x\(String(seed, radix: 16)): \(failures.count) samples differ "
+                    + "(\(zip(got, expected).filter { $0 != $1 }.count) of \(got.count) 8-byte units)\n"
                     + failures.prefix(12).joined(separator: "\n") + (failures.count > 12 ? "\n..." : "")
                     + Self.firstBlockDump(got: got, expected: expected, frames: frames, planes: planes, batch: batch), file: file, line: line)
         }
