@@ -1,26 +1,22 @@
-import CVulkan
-@testable import ProResDecode
+@testable import GPUKit
+@testable import ProResCore
+@testable import ProResGPU
 
 /// The one file of the kernel tests that touches Vulkan: it runs ONE compute
 /// pass of the GPU ProRes decoder on buffers the test filled, and reads the
 /// results back. Everything else in the kernel tests is plain Swift.
 ///
-/// Bindings and push constants are those of `GPUProResDecoder.encode`:
-///   prores_vld.comp  (entropy): 0 bitstream, 1 slice table, 2 frame table,
-///       3 coefficients (written), 4 status (atomicOr); push constants
-///       frameWords, chroma444, alphaShift12; dispatch
-///       (ceil(slices per frame / 64), components, frames).
-///   prores_idct.comp (transform): 0 slice table, 1 frame table,
-///       2 coefficients, 3 status, 4 surface (written); push constants
-///       frameWords, width, height, unitsPerRow, log2MaxMbs; defines
-///       CHROMA444, DEPTH12, SLICES_PER_ROW; dispatch
-///       (SLICES_PER_ROW << log2MaxMbs, ceil(slices per frame / SLICES_PER_ROW), frames).
+/// Bindings, push constants and defines are the decoder's own
+/// (`DecoderKernels.entropy` / `.transform`); dispatch sizes as in
+/// `GPUProResDecoder.encode`: entropy (ceil(slices per frame / 64),
+/// components, frames), transform (SLICES_PER_ROW << log2MaxMbs,
+/// ceil(slices per frame / SLICES_PER_ROW), frames).
 /// Every buffer here is host-visible, so that the test can fill the outputs
 /// with a sentinel first and see any write outside what it expects.
 final class KernelHarness {
     let context: VulkanContext
     private let compiler: ShaderCompiler
-    private var pipelines: [String: ComputePipeline] = [:]
+    private var kernels: [String: Kernel] = [:]
     private let recorder: CommandRecorder
 
     /// One device for every kernel test, with the validation layer on
@@ -38,7 +34,7 @@ final class KernelHarness {
     struct TransformPass {
         var chroma444: Bool
         var depth12: Bool
-        /// 8 words a slice, 40 a frame (SliceTable's layout).
+        /// SliceTable.sliceWords a slice, SliceTable.frameWords a frame.
         var slices: [UInt32]
         var frames: [UInt32]
         var coefficients: [Int16]
@@ -59,17 +55,14 @@ final class KernelHarness {
 
     /// Runs prores_idct.comp alone; returns the whole surface buffer.
     func runTransformPass(_ pass: TransformPass) throws -> [UInt64] {
-        var defines = ["SLICES_PER_ROW": "\(pass.slicesPerRow)u"]
-        if pass.chroma444 { defines["CHROMA444"] = "1" }
-        if pass.depth12 { defines["DEPTH12"] = "1" }
-        let pipeline = try self.pipeline("prores_idct.comp", defines: defines, pushConstantSize: 20)
+        let kernel = try self.kernel(DecoderKernels.transform(chroma444: pass.chroma444, depth: pass.depth12 ? 12 : 10,
+                                                              slicesPerRow: pass.slicesPerRow))
         let slices = try upload(pass.slices), frames = try upload(pass.frames)
         let coefficients = try upload(pass.coefficients), status = try upload(pass.status)
         let surface = try upload([UInt64](repeating: pass.surfaceFill, count: pass.surfaceUnits))
-        let constants: [UInt32] = [UInt32(SliceTable.frameWords), UInt32(pass.width), UInt32(pass.height),
-                                   UInt32(pass.unitsPerRow), UInt32(pass.log2MaxMbs)]
+        let push: [PushValue] = [.uint(pass.width), .uint(pass.height), .uint(pass.unitsPerRow), .uint(pass.log2MaxMbs)]
         let rows = (pass.maxSlicesPerFrame + pass.slicesPerRow - 1) / pass.slicesPerRow
-        try dispatch(pipeline, buffers: [slices, frames, coefficients, status, surface], constants: constants,
+        try dispatch(kernel, buffers: [slices, frames, coefficients, status, surface], push: push,
                      groups: (pass.slicesPerRow << pass.log2MaxMbs, rows, pass.frameCount))
         return download(surface, as: UInt64.self, count: pass.surfaceUnits)
     }
@@ -93,34 +86,31 @@ final class KernelHarness {
     /// Runs prores_vld.comp alone (status zeroed first, as the decoder
     /// does); returns the whole coefficient buffer and the status words.
     func runEntropyPass(_ pass: EntropyPass) throws -> (coefficients: [Int16], status: [UInt32]) {
-        let pipeline = try self.pipeline("prores_vld.comp", defines: [:], pushConstantSize: 12)
+        // The entropy pass's DEPTH only decides the alpha shift.
+        let kernel = try self.kernel(DecoderKernels.entropy(chroma444: pass.chroma444, depth: pass.alphaShift12 ? 12 : 10))
         var bytes = pass.bitstream
         bytes += [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4)
         let sliceCount = pass.slices.count / SliceTable.sliceWords
         let bitstream = try upload(bytes), slices = try upload(pass.slices), frames = try upload(pass.frames)
         let coefficients = try upload([Int16](repeating: pass.coefficientFill, count: pass.coefficientCount))
         let status = try upload([UInt32](repeating: 0, count: max(1, sliceCount)))
-        let constants: [UInt32] = [UInt32(SliceTable.frameWords), pass.chroma444 ? 1 : 0, pass.alphaShift12 ? 1 : 0]
-        try dispatch(pipeline, buffers: [bitstream, slices, frames, coefficients, status], constants: constants,
+        try dispatch(kernel, buffers: [bitstream, slices, frames, coefficients, status], push: [],
                      groups: ((pass.maxSlicesPerFrame + 63) / 64, pass.components, pass.frameCount))
         return (download(coefficients, as: Int16.self, count: pass.coefficientCount), download(status, as: UInt32.self, count: sliceCount))
     }
 
     // MARK: - Vulkan plumbing
 
-    private func pipeline(_ shader: String, defines: [String: String], pushConstantSize: Int) throws -> ComputePipeline {
-        let key = shader + defines.sorted { $0.key < $1.key }.map { "|\($0.key)=\($0.value)" }.joined()
-        if let made = pipelines[key] { return made }
-        let made = try ComputePipeline(context: context, compiler: compiler, shader: shader, defines: defines,
-                                       buffers: 5, pushConstantSize: pushConstantSize)
-        pipelines[key] = made
+    private func kernel(_ interface: KernelInterface) throws -> Kernel {
+        if let made = kernels[interface.variantKey] { return made }
+        let made = try Kernel(context: context, compiler: compiler, interface: interface)
+        kernels[interface.variantKey] = made
         return made
     }
 
     private func upload<T>(_ values: [T]) throws -> VulkanBuffer {
         let bytes = max(16, values.count * MemoryLayout<T>.stride)
-        let buffer = try VulkanBuffer(context, size: (bytes + 15) & ~15, usage: VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue,
-                                      required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue)
+        let buffer = try VulkanBuffer(context, size: (bytes + 15) & ~15, usage: .storage, memory: .host)
         buffer.mapped!.initializeMemory(as: UInt8.self, repeating: 0, count: buffer.size)
         if !values.isEmpty { values.withUnsafeBytes { buffer.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
         return buffer
@@ -130,20 +120,9 @@ final class KernelHarness {
         Array(UnsafeBufferPointer(start: buffer.mapped!.assumingMemoryBound(to: T.self), count: count))
     }
 
-    private func dispatch(_ pipeline: ComputePipeline, buffers: [VulkanBuffer], constants: [UInt32],
-                          groups: (x: Int, y: Int, z: Int)) throws {
-        let vk = context.vk
-        let descriptors = try DescriptorSets(context: context, layouts: [pipeline.setLayout], buffers: buffers.count, what: "kernel test")
-        pipeline.bind(descriptors.sets[0], to: buffers.map { (buffer: $0.buffer, bytes: $0.size) })
+    private func dispatch(_ kernel: Kernel, buffers: [VulkanBuffer], push: [PushValue], groups: (x: Int, y: Int, z: Int)) throws {
         let cb = try recorder.begin(0)
-        var set: VkDescriptorSet? = descriptors.sets[0]
-        vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline)
-        vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nil)
-        var words = constants
-        vk.vkCmdPushConstants(cb, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, UInt32(words.count * 4), &words)
-        vk.vkCmdDispatch(cb, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
-        context.memoryBarrier(cb, from: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT.rawValue,
-                              to: VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT.rawValue)
-        try recorder.wait(for: try recorder.submit(0))
+        cb.dispatch(kernel, set: try kernel.makeBindingSets(1)[0], buffers: buffers.map { BufferRange($0) }, push: push, groups: groups)
+        try recorder.wait(for: try recorder.submit(cb))
     }
 }

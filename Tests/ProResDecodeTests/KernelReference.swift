@@ -1,4 +1,6 @@
-import ProResDecode
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import ProResGPU
 
 // CPU references for the kernel tests (KernelTests.swift): pure Swift, no
 // GPU, and none of the code under test. Written from SMPTE RDD 36 and from

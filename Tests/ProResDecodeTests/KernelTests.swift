@@ -1,5 +1,8 @@
 import Foundation
-@testable import ProResDecode
+@testable import GPUKit
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import ProResGPU
 import XCTest
 
 // Kernel-level tests of the GPU ProRes decoder, in the style of dav1d's
@@ -319,8 +322,7 @@ final class TransformKernelTests: XCTestCase {
         var unitsPerFrame: Int
     }
 
-    /// The slice and frame tables (SliceTable's documented layout, written
-    /// here from that documentation), the coefficient regions with random
+    /// The slice and frame tables (packed with DecoderKernels' declared fields), the coefficient regions with random
     /// gaps between them, and a surface with gaps between frames.
     static func batch(_ frames: [SyntheticFrame], depth: Int, rng: inout KernelRandom, slicesPerRow: Int) -> Batch {
         let first = frames[0]
@@ -343,29 +345,39 @@ final class TransformKernelTests: XCTestCase {
                 }
                 let parity = frame.interlaced ? (frame.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ slice.picture : 0
                 let alphaSize = frame.alpha != .none && !slice.noAlpha ? 40 : 0
-                slices += [
-                    0,  // byte offset: not read by the transform
-                    UInt32(6 | slice.qscale << 8 | slice.log2Mbs << 20 | (slice.headerValid ? 1 << 24 : 0)),
-                    UInt32(100 | (slice.noChroma ? 0 : 60) << 16),
-                    UInt32((slice.noChroma ? 0 : 60) | alphaSize << 16),
-                    UInt32(slice.mbX | slice.mbY << 16),
-                    UInt32(f | parity << 8 | (frame.interlaced ? 1 << 9 : 0)),
-                    UInt32(start),
-                    0,
-                ]
+                typealias Entry = DecoderKernels.Slice
+                var entry = [UInt32](repeating: 0, count: SliceTable.sliceWords)
+                func set(_ field: BitField, _ value: Int) { entry[field.word] |= field.encode(value) }
+                // The byte offset is not read by the transform: left 0.
+                set(Entry.headerSize, 6)
+                set(Entry.qscale, slice.qscale)
+                set(Entry.log2Macroblocks, slice.log2Mbs)
+                set(Entry.valid, slice.headerValid ? 1 : 0)
+                set(Entry.lumaSize, 100)
+                set(Entry.cbSize, slice.noChroma ? 0 : 60)
+                set(Entry.crSize, slice.noChroma ? 0 : 60)
+                set(Entry.alphaSize, alphaSize)
+                set(Entry.column, slice.mbX)
+                set(Entry.row, slice.mbY)
+                set(Entry.frame, f)
+                set(Entry.fieldParity, parity)
+                set(Entry.interlaced, frame.interlaced ? 1 : 0)
+                set(Entry.firstCoefficient, start)
+                slices += entry
                 maxLog2 = max(maxLog2, slice.log2Mbs)
             }
             sliceCount += frame.slices.count
             maxSlices = max(maxSlices, frame.slices.count)
+            typealias FrameEntry = DecoderKernels.Frame
             var words = [UInt32](repeating: 0, count: SliceTable.frameWords)
-            words[0] = UInt32(firstSlices[f])
-            words[1] = UInt32(frame.slices.count)
-            words[2] = UInt32(surfaceOffsets[f])
-            words[3] = UInt32(frame.alpha.rawValue)
-            for i in 0..<16 {
+            words[FrameEntry.firstSlice.word] |= FrameEntry.firstSlice.encode(firstSlices[f])
+            words[FrameEntry.sliceCount.word] |= FrameEntry.sliceCount.encode(frame.slices.count)
+            words[FrameEntry.surfaceOffset.word] |= FrameEntry.surfaceOffset.encode(surfaceOffsets[f])
+            words[FrameEntry.alphaBits.word] |= FrameEntry.alphaBits.encode(frame.alpha.rawValue)
+            for i in 0..<FrameEntry.lumaMatrix.count {
                 func word(_ m: [UInt8]) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(m[4 * i + $1]) << (8 * $1) } }
-                words[4 + i] = word(frame.lumaMatrix)
-                words[20 + i] = word(frame.chromaMatrix)
+                words[FrameEntry.lumaMatrix.word + i] = word(frame.lumaMatrix)
+                words[FrameEntry.chromaMatrix.word + i] = word(frame.chromaMatrix)
             }
             frameWords += words
             surfaceCursor += unitsPerFrame
