@@ -6,6 +6,7 @@ import CVulkan
 ///
 /// Thread-safety: immutable once made; a binding set is used by one
 /// recording thread at a time.
+// @unchecked: immutable after init.
 public final class Kernel: @unchecked Sendable {
     public let interface: KernelInterface
     let layout: VkPipelineLayout

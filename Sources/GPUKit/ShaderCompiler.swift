@@ -5,11 +5,18 @@ import ProResCore
 /// GLSL compute shaders from `Shaders/`, compiled to SPIR-V at run time with
 /// libshaderc. Results are cached on disk, keyed by the source's SHA-256, so a
 /// second run compiles nothing.
+// @unchecked: the directories are immutable; the compile count is touched only under `countLock`.
 public final class ShaderCompiler: @unchecked Sendable {
     public let shaderDirectory: URL
     public let cacheDirectory: URL?
     /// Shaders compiled (not taken from the cache) by this instance.
-    public private(set) var compiledCount = 0
+    public var compiledCount: Int {
+        countLock.lock()
+        defer { countLock.unlock() }
+        return compiled
+    }
+    private var compiled = 0
+    private let countLock = NSLock()
 
     public init(shaderDirectory: URL? = nil, cacheDirectory: URL? = ShaderCompiler.defaultCacheDirectory) throws {
         guard let directory = shaderDirectory ?? Self.locateShaders() else {
@@ -74,7 +81,9 @@ public final class ShaderCompiler: @unchecked Sendable {
             return data.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
         }
         let words = try compile(source, name: name, listing: text)
-        compiledCount += 1
+        countLock.lock()
+        compiled += 1
+        countLock.unlock()
         if let cached { store(words, at: cached) }
         return words
     }

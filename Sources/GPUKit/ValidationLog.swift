@@ -4,6 +4,7 @@ import ProResCore
 
 /// Collects every message of the Khronos validation layer, so tests can fail
 /// on any of them and users can see them with PRORES_DECODE_VALIDATION=1.
+// @unchecked: messages are appended and read under its lock.
 public final class ValidationLog: @unchecked Sendable {
     private let lock = NSLock()
     private var collected: [String] = []

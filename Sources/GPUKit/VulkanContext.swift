@@ -4,6 +4,7 @@ import ProResCore
 
 /// A Vulkan instance and logical device with the queues we use: the
 /// MTLDevice + MTLCommandQueue of Apple's pipeline.
+// @unchecked: the handles are immutable after init; queue submissions are serialised by `submitLock`.
 public final class VulkanContext: @unchecked Sendable {
     public let info: VulkanDeviceInfo
     let instance: VkInstance

@@ -3,6 +3,7 @@ import Glibc
 import ProResCore
 
 /// The Vulkan loader, opened at run time, and its global entry points.
+// @unchecked: immutable after init (the library and its entry points, loaded once by `shared`).
 final class VulkanLoader: @unchecked Sendable {
     let getInstanceProcAddr: PFN_vkGetInstanceProcAddr
     let vkCreateInstance: PFN_vkCreateInstance

@@ -7,6 +7,7 @@ import ProResCore
 /// unless too many frames are already in flight (back-pressure); decoded
 /// frames come out in order, each with a status, on the session's own output
 /// thread, so a slow output handler never blocks the decoder's thread.
+// @unchecked: the codec context is used by the decode thread alone; queues and threads have their own locks.
 public final class DecodeSession: FrameDecoding, @unchecked Sendable {
     public struct Configuration: Sendable {
         /// FFmpeg frame + slice threads; 0 means one per core.

@@ -5,6 +5,7 @@ import ProResCore
 /// FFmpeg's `get_buffer2`: the decoder writes straight into pooled surfaces,
 /// so a decoded picture never needs copying out of FFmpeg's own buffers.
 /// Called from FFmpeg's worker threads, hence the lock.
+// @unchecked: its pool and counts are touched only under its lock (FFmpeg's threads call it).
 final class DecoderSurfaceAllocator: @unchecked Sendable {
     private let lock = NSLock()
     private var pools: [SurfaceLayout: PixelBufferPool] = [:]

@@ -8,6 +8,7 @@ import ProResCore
 public enum FFmpegLog {
     private static let state = State()
 
+// @unchecked: touched only under `lock`.
     private final class State: @unchecked Sendable {
         let lock = NSLock()
         var verbose = false

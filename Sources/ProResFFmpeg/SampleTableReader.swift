@@ -15,6 +15,7 @@ import ProResCore
 /// timestamps increasing, and the packets libavformat already read (the
 /// leading ones) equal to their table entries. Anything else (truncated
 /// files, pipes, URLs, other containers) stays with libavformat.
+// @unchecked: the table is immutable; `pending` is used by the reading thread alone, each read's result under its own lock.
 final class SampleTableReader: @unchecked Sendable {
     private struct Entry {
         let offset: Int64

@@ -55,6 +55,7 @@ public final class CompressedSample: @unchecked Sendable {
 }
 
 /// Heap bytes with the decoders' zero padding after them.
+// @unchecked: immutable; the bytes are written once, before the value is shared.
 public final class SampleBytes: @unchecked Sendable {
     public let bytes: UnsafeRawBufferPointer
     private let allocation: UnsafeMutableRawPointer

@@ -28,6 +28,7 @@ public protocol DeviceFrame: AnyObject, Sendable {
 /// One decoded frame, delivered in order (the image buffer a
 /// VTDecompressionOutputHandler receives). Holding it holds one use of its
 /// surface; the surface returns to its pool when the frame is released.
+// @unchecked: immutable once made; the surface use it holds is counted under the surface's lock.
 public final class DecodedFrame: @unchecked Sendable {
     public let index: Int
     public let pts: Int64?

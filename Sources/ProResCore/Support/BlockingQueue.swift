@@ -5,6 +5,7 @@ import Foundation
 /// keeps memory independent of the input's length. A popped element is
 /// dropped from the ring at once, so the queue never extends its lifetime
 /// (a decoded frame holds a pooled surface).
+// @unchecked: every stored value is touched only under its condition's lock.
 package final class BlockingQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var ring: [Element?]

@@ -4,6 +4,7 @@ import Foundation
 /// the pool; a use count says how many parties still read or write it, and
 /// the surface returns to the pool only when the last one lets go. That is
 /// what keeps a surface from being recycled while a GPU may still read it.
+// @unchecked: the use count and owning pool are touched only under `lock`; the bytes are the users' to order.
 public final class PixelBuffer: @unchecked Sendable {
     public let layout: SurfaceLayout
     public let baseAddress: UnsafeMutableRawPointer

@@ -4,6 +4,7 @@ import Foundation
 /// on demand, then reused forever; never freed or reallocated per frame.
 /// With `maximumCount` set, `makeBuffer` waits for a surface to come back
 /// instead of allocating beyond it.
+// @unchecked: the lists and counts are touched only under `condition`.
 public final class PixelBufferPool: @unchecked Sendable {
     public let layout: SurfaceLayout
     public let maximumCount: Int?

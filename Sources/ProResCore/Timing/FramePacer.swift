@@ -24,6 +24,7 @@ import Foundation
 /// when it is a full queue ahead of the clock (back-pressure, so memory stays
 /// bounded); the presenter never makes it wait otherwise. Jitter is how long
 /// after each tick's host time the presenter woke for it.
+// @unchecked: the queue and its flags are touched only under `condition`.
 public final class FramePacer: @unchecked Sendable {
     public let rate: FrameRate
     /// Frames that may wait for their tick; also the preroll.
