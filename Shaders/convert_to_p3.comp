@@ -10,8 +10,6 @@
 // memory transactions are full, with V216 choosing that layout's reads;
 // without PAIRS, one pixel per invocation for any width.
 
-layout(local_size_x = 128, local_size_y = 1) in;
-
 // The variant's buffers (PAIRS: wide loads and 16-byte stores; V216: that
 // layout's reads) and the push block come from the host's KernelInterface.
 // @interface

@@ -2,7 +2,6 @@
 // The device-memory ceiling the conversion is judged against: a plain copy
 // with 16-byte loads and stores, as a compute shader (vkCmdCopyBuffer may run
 // on a copy engine with a lower ceiling than the shader cores see).
-layout(local_size_x = 256) in;
 // @interface
 
 void main() {

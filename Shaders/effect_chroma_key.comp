@@ -6,8 +6,6 @@
 // cache, so the key does not depend on the transfer curve or on the effects
 // before it. Only the B | A word of each pixel is read and written.
 
-layout(local_size_x = 128, local_size_y = 1) in;
-
 // Bindings and push constants: the host's KernelInterface (ProResGPU/Effects).
 // @interface
 

@@ -5,8 +5,6 @@
 // [0, 1] and clamp (the Cube specification's rule outside the domain), look
 // up, and with PQ decode the result. Alpha is untouched.
 
-layout(local_size_x = 128, local_size_y = 1) in;
-
 // Bindings and push constants: the host's KernelInterface (ProResGPU/Effects).
 // @interface
 

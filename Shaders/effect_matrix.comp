@@ -4,8 +4,6 @@
 // The matrix was built on the CPU (ColorMatrixEffects); being linear and
 // unclamped, it treats HDR values above 1.0 and negatives like any other.
 
-layout(local_size_x = 128, local_size_y = 1) in;
-
 // Bindings and push constants: the host's KernelInterface (ProResGPU/Effects).
 // @interface
 

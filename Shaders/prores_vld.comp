@@ -20,8 +20,6 @@
 // The host (SliceTable) has already validated every slice header and size:
 // positions are bounded, every loop here is bounded by the block count.
 
-layout(local_size_x = 64) in;
-
 // Facts of the stream (CHROMA444 0 or 1, DEPTH 10 or 12), the buffers, and
 // the slice and frame table accessors come from the host's KernelInterface.
 // @interface

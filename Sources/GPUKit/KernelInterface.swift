@@ -13,10 +13,14 @@ public struct KernelInterface: Sendable {
     public let bindings: [BufferBinding]
     public let push: PushLayout
     public let tables: [TableLayout]
+    /// Invocations a workgroup (x; y and z are 1), when the host's dispatch
+    /// depends on it; nil leaves the size to the shader.
+    public let workgroupSize: Int?
 
-    public init(shader: String, defines: [(name: String, value: String)] = [], bindings: [BufferBinding],
+    public init(shader: String, workgroupSize: Int? = nil, defines: [(name: String, value: String)] = [], bindings: [BufferBinding],
                 push: PushLayout = .none, tables: [TableLayout] = []) {
         self.shader = shader
+        self.workgroupSize = workgroupSize
         self.defines = defines
         self.bindings = bindings
         self.push = push
@@ -28,10 +32,17 @@ public struct KernelInterface: Sendable {
     public var glslPrelude: String {
         var lines = ["// Generated from the Swift KernelInterface of \(shader): do not edit here."]
         lines += defines.map { "#define \($0.name) \($0.value)" }
+        if let workgroupSize { lines.append("layout(local_size_x = \(workgroupSize)) in;") }
         for (index, binding) in bindings.enumerated() { lines.append(binding.glsl(index: index)) }
         if let block = push.glsl { lines.append(block) }
         for table in tables { lines.append(table.glsl) }
         return lines.joined(separator: "\n")
+    }
+
+    /// Workgroups along x that cover `invocations` (the declared size).
+    public func groups(covering invocations: Int) -> Int {
+        guard let size = workgroupSize else { preconditionFailure("\(shader) declares no workgroup size") }
+        return (invocations + size - 1) / size
     }
 
     /// A key naming this variant (the shader and its facts) for pipeline caches.

@@ -6,7 +6,6 @@ import ProResCore
 /// offset and the HLG weights ride in the w slots that std430 pads anyway.
 enum ConversionKernel {
     static let shader = "convert_to_p3.comp"
-    static let workgroupWidth = 128
 
     static let push = PushLayout(blockName: "ConversionParameters", fields: [
         ("ycbcrColumn0", .vec4, "xyz = M column 0, w = o.r"),
@@ -45,7 +44,7 @@ enum ConversionKernel {
         var defines: [(name: String, value: String)] = []
         if pairs { defines.append(("PAIRS", "1")) }
         if layout == .v216 { defines.append(("V216", "1")) }
-        return KernelInterface(shader: shader, defines: defines, bindings: [
+        return KernelInterface(shader: shader, workgroupSize: 128, defines: defines, bindings: [
             BufferBinding("src", .read, source, "the \(layout) surface"),
             BufferBinding("dst", .write, pairs ? "uvec4 pixelPairs[]" : "uvec2 pixels[]", "RGBA16F, 8 bytes a pixel"),
         ], push: push)

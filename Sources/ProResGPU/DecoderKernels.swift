@@ -71,7 +71,7 @@ enum DecoderKernels {
 
     /// Entropy decoding (`prores_vld.comp`): one invocation per slice and component.
     static func entropy(chroma444: Bool, depth: Int) -> KernelInterface {
-        KernelInterface(shader: "prores_vld.comp", defines: streamFacts(chroma444: chroma444, depth: depth), bindings: [
+        KernelInterface(shader: "prores_vld.comp", workgroupSize: 64, defines: streamFacts(chroma444: chroma444, depth: depth), bindings: [
             BufferBinding("bitstream", .read, "uint bytes[]", "the batch's frames, each padded"),
             BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
             BufferBinding("frames", .read, "uint words[]", "frame table"),

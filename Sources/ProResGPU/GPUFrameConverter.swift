@@ -151,7 +151,7 @@ public final class GPUFrameConverter {
                     buffers: [BufferRange(shaderInput.buffer, offset: shaderInput.offset, bytes: sourceBytes), BufferRange(output, bytes: outputSize)],
                     push: ConversionKernel.values(parameters, width: width, height: height, layout: layout,
                                                   sourceBytesPerRow: surfaceLayout.planes[0].bytesPerRow),
-                    groups: ((invocationsPerRow + ConversionKernel.workgroupWidth - 1) / ConversionKernel.workgroupWidth, height, 1))
+                    groups: (kernel.interface.groups(covering: invocationsPerRow), height, 1))
         timestamps?.mark(cb, slot: slotIndex, 2, after: .compute)
         try effects?.record(cb, slot: slotIndex, frame: EffectChain.Frame(
             output: output, source: shaderInput.buffer, sourceOffset: shaderInput.offset, sourceBytes: sourceBytes, layout: layout,

@@ -72,7 +72,7 @@ public struct VulkanRoofline {
     }
 
     /// A plain copy with 16-byte loads and stores (`copy_roofline.comp`).
-    static let copyKernel = KernelInterface(shader: "copy_roofline.comp", bindings: [
+    static let copyKernel = KernelInterface(shader: "copy_roofline.comp", workgroupSize: 256, bindings: [
         BufferBinding("src", .read, "uvec4 s[]", "what is copied"),
         BufferBinding("dst", .write, "uvec4 d[]", "where it goes"),
     ], push: PushLayout(blockName: "CopyParameters", fields: [("count", .uint, "uvec4s to copy")]))
@@ -103,7 +103,7 @@ public struct VulkanRoofline {
             timestamps.start(cb, slot: 0)
             if let shader, let set {
                 let count = bytes / 16
-                let groups = (count + 255) / 256
+                let groups = shader.interface.groups(covering: count)
                 let x = min(groups, 32768)
                 cb.dispatch(shader, set: set, buffers: [BufferRange(source, bytes: bytes), BufferRange(destination, bytes: bytes)],
                             push: [.uint(count)], groups: (x, (groups + x - 1) / x, 1))

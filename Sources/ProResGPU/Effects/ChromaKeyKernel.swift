@@ -17,7 +17,7 @@ struct ChromaKeyKernel: EffectKernel {
     ])
 
     func interface(source: PackedLayout) -> KernelInterface {
-        KernelInterface(shader: "effect_chroma_key.comp", defines: source == .v216 ? [("V216", "1")] : [], bindings: [
+        KernelInterface(shader: "effect_chroma_key.comp", workgroupSize: effectWorkgroupSize, defines: source == .v216 ? [("V216", "1")] : [], bindings: [
             BufferBinding("src", .read, "uint words[]", "y416: A | Y' << 16, Cb | Cr << 16; v216: Cb | Y'0 << 16, Cr | Y'1 << 16"),
             // Read as words: only each pixel's B | A word (2i + 1) changes.
             BufferBinding("frame", .readWrite, "uint words[]", "RGBA16F as 32-bit words: R | G << 16, B | A << 16 as half floats"),

@@ -39,8 +39,6 @@ final class EffectChain {
     private var staging: [(from: VulkanBuffer, to: VulkanBuffer)] = []
     private var uploaded = false
 
-    static let workgroupWidth = 128
-
     init(context: VulkanContext, compiler: ShaderCompiler, effects: [Effect], framesInFlight: Int) throws {
         self.context = context
         self.compiler = compiler
@@ -67,8 +65,9 @@ final class EffectChain {
         }
         for (index, pass) in passes.enumerated() {
             let (buffers, push) = pass.arguments(frame, table: tables[index])
-            cb.dispatch(try kernel(pass, source: frame.layout), set: bindingSets[slot][index], buffers: buffers, push: push,
-                        groups: ((frame.width + Self.workgroupWidth - 1) / Self.workgroupWidth, frame.height, 1))
+            let kernel = try self.kernel(pass, source: frame.layout)
+            cb.dispatch(kernel, set: bindingSets[slot][index], buffers: buffers, push: push,
+                        groups: (kernel.interface.groups(covering: frame.width), frame.height, 1))
             timestamps?.queries.mark(cb, slot: slot, timestamps!.first + index, after: .compute)
         }
     }

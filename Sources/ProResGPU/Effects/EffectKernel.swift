@@ -30,5 +30,8 @@ extension Effect {
     }
 }
 
+/// Every effect runs one invocation a pixel, rows of this many a workgroup.
+let effectWorkgroupSize = 128
+
 /// The converted frame every effect works on in place.
 let effectFrameBinding = BufferBinding("frame", .readWrite, "uvec2 pixels[]", "RGBA16F: R | G << 16, B | A << 16 as half floats")

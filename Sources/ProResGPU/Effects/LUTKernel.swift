@@ -16,7 +16,7 @@ struct LUTKernel: EffectKernel {
     ])
 
     func interface(source: PackedLayout) -> KernelInterface {
-        KernelInterface(shader: "effect_lut3d.comp", bindings: [
+        KernelInterface(shader: "effect_lut3d.comp", workgroupSize: effectWorkgroupSize, bindings: [
             effectFrameBinding,
             BufferBinding("lut", .read, "float values[]", "size³ entries of R, G, B as float32, red fastest: entry r + size * (g + size * b)"),
         ], push: Self.push)

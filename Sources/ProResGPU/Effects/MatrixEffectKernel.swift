@@ -15,7 +15,7 @@ struct MatrixEffectKernel: EffectKernel {
     ])
 
     func interface(source: PackedLayout) -> KernelInterface {
-        KernelInterface(shader: "effect_matrix.comp", bindings: [effectFrameBinding], push: Self.push)
+        KernelInterface(shader: "effect_matrix.comp", workgroupSize: effectWorkgroupSize, bindings: [effectFrameBinding], push: Self.push)
     }
 
     func arguments(_ frame: EffectChain.Frame, table: VulkanBuffer?) -> (buffers: [BufferRange], push: [PushValue]) {
