@@ -5,6 +5,10 @@ import ProResCore
 /// FFmpeg's diagnostics. By default we print none of them and report
 /// problems in our own words; the last error FFmpeg logged is kept so those
 /// words can quote it ("moov atom not found"). `--verbose` shows warnings too.
+///
+/// The last error is kept per thread: libavformat logs an open's failure on
+/// the thread that opens, and `check --jobs N` opens files on N threads at
+/// once, each of which must quote its own file's error, not another's.
 public enum FFmpegLog {
     private static let state = State()
 
@@ -12,7 +16,7 @@ public enum FFmpegLog {
     private final class State: @unchecked Sendable {
         let lock = NSLock()
         var verbose = false
-        var lastError: String?
+        var lastErrors: [pthread_t: String] = [:]
     }
 
     public static func configure(verbose: Bool) {
@@ -41,22 +45,23 @@ public enum FFmpegLog {
     private static func record(level: Int32, message: String) {
         state.lock.lock()
         let verbose = state.verbose
-        if level <= AV_LOG_ERROR { state.lastError = message }
+        if level <= AV_LOG_ERROR { state.lastErrors[pthread_self()] = message }
         state.lock.unlock()
         if verbose { FileHandle.standardError.write(Data("ffmpeg: \(message)\n".utf8)) }
     }
 
-    /// Forgets the last error, so that a following `lastError` is about
-    /// what happened after this call.
+    /// Forgets this thread's last error, so that a following `lastError`
+    /// is about what happened after this call.
     public static func clear() {
         state.lock.lock()
-        state.lastError = nil
+        state.lastErrors[pthread_self()] = nil
         state.lock.unlock()
     }
 
+    /// The last error FFmpeg logged on this thread since `clear()`.
     public static var lastError: String? {
         state.lock.lock()
         defer { state.lock.unlock() }
-        return state.lastError
+        return state.lastErrors[pthread_self()]
     }
 }
