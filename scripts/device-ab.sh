@@ -14,7 +14,7 @@ for side in A B; do
   mkdir -p "/tmp/ab-$side"
   gunzip -c "$dist/prores-decode.gz" > "/tmp/ab-$side/prores-decode" && chmod +x "/tmp/ab-$side/prores-decode"
   rm -rf "/tmp/ab-$side/Shaders" && cp -r "$dist/Shaders" "/tmp/ab-$side/"
-  echo "$side: $(grep -m1 -i commit "$dist/MANIFEST.txt")" | tee -a "$LOGDIR/ab.txt"
+  echo "$side: $(cat "$dist/LABEL" 2>/dev/null) $(grep -m1 sha256 "$dist/MANIFEST.txt")" | tee -a "$LOGDIR/ab.txt"
 done
 HQ=$(ls "$CLIPDIR"/hq422-grain-*.mov | grep -v -- '-x[0-9]*\.mov' | head -1)
 XQ=$(ls "$CLIPDIR"/4444-alpha-*.mov | grep -v -- '-x[0-9]*\.mov' | head -1)
