@@ -73,34 +73,40 @@ public struct TableLayout: Sendable {
         name.reduce(into: "") { result, c in result += c.isUppercase ? "_" + String(c) : String(c).uppercased() }
     }
 
-    private func accessor(_ field: String) -> String { name + field.prefix(1).uppercased() + field.dropFirst() }
+    private func accessor(_ field: StaticString) -> String {
+        let field = "\(field)"
+        return name + field.prefix(1).uppercased() + field.dropFirst()
+    }
 }
 
 /// `bits` bits at `shift` of word `word` of a table entry.
 public struct BitField: Sendable {
-    public let name: String
+    /// A StaticString: copying a field costs no reference counting in hot loops.
+    public let name: StaticString
     public let word: Int
     public let shift: Int
     public let bits: Int
 
-    public init(_ name: String, word: Int, shift: Int = 0, bits: Int = 32) {
+    public init(_ name: StaticString, word: Int, shift: Int = 0, bits: Int = 32) {
         self.name = name
         self.word = word
         self.shift = shift
         self.bits = bits
     }
 
+    @inlinable
     public var mask: UInt32 { bits == 32 ? ~0 : (1 << UInt32(bits)) - 1 }
 
     /// `value` in place, to be or-ed into the field's word. A value that does
-    /// not fit is a bug of the caller, never silently cut.
-    @inline(__always)
+    /// not fit is a bug of the caller, never silently cut. Inlinable: the
+    /// slice parser packs a dozen fields a slice, thousands of slices a frame.
+    @inlinable @inline(__always)
     public func encode(_ value: Int) -> UInt32 {
         precondition(value >= 0 && UInt64(value) <= UInt64(mask), "\(name): \(value) does not fit \(bits) bits")
         return UInt32(value) << UInt32(shift)
     }
 
-    @inline(__always)
+    @inlinable
     public func encode(_ flag: Bool) -> UInt32 { encode(flag ? 1 : 0) }
 
     /// The field's value in an entry.
@@ -115,11 +121,11 @@ public struct BitField: Sendable {
 
 /// `count` whole words from `word` on (e.g. a quantisation matrix's bytes).
 public struct WordArray: Sendable {
-    public let name: String
+    public let name: StaticString
     public let word: Int
     public let count: Int
 
-    public init(_ name: String, word: Int, count: Int) {
+    public init(_ name: StaticString, word: Int, count: Int) {
         self.name = name
         self.word = word
         self.count = count

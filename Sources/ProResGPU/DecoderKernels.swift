@@ -7,26 +7,28 @@ import ProResCore
 /// bindings, push constants and compile-time facts.
 enum DecoderKernels {
     /// One slice (RDD 36 §5.3) as the passes read it: 8 words, two uvec4 loads.
+    /// Fields are computed properties so that the parser's hot loop gets
+    /// constants, not a lazily initialised global per field and slice.
     enum Slice {
-        static let bitstreamOffset = BitField("bitstreamOffset", word: 0)
-        static let headerSize = BitField("headerSize", word: 1, bits: 8)
-        static let qscale = BitField("qscale", word: 1, shift: 8, bits: 10)
-        static let log2Macroblocks = BitField("log2Macroblocks", word: 1, shift: 20, bits: 2)
+        static var bitstreamOffset: BitField { BitField("bitstreamOffset", word: 0) }
+        static var headerSize: BitField { BitField("headerSize", word: 1, bits: 8) }
+        static var qscale: BitField { BitField("qscale", word: 1, shift: 8, bits: 10) }
+        static var log2Macroblocks: BitField { BitField("log2Macroblocks", word: 1, shift: 20, bits: 2) }
         /// 0: the host rejected the slice header (concealed, never decoded).
-        static let valid = BitField("valid", word: 1, shift: 24, bits: 1)
-        static let lumaSize = BitField("lumaSize", word: 2, bits: 16)
-        static let cbSize = BitField("cbSize", word: 2, shift: 16, bits: 16)
-        static let crSize = BitField("crSize", word: 3, bits: 16)
-        static let alphaSize = BitField("alphaSize", word: 3, shift: 16, bits: 16)
+        static var valid: BitField { BitField("valid", word: 1, shift: 24, bits: 1) }
+        static var lumaSize: BitField { BitField("lumaSize", word: 2, bits: 16) }
+        static var cbSize: BitField { BitField("cbSize", word: 2, shift: 16, bits: 16) }
+        static var crSize: BitField { BitField("crSize", word: 3, bits: 16) }
+        static var alphaSize: BitField { BitField("alphaSize", word: 3, shift: 16, bits: 16) }
         /// The first macroblock's column, and the row within its field.
-        static let column = BitField("column", word: 4, bits: 16)
-        static let row = BitField("row", word: 4, shift: 16, bits: 16)
+        static var column: BitField { BitField("column", word: 4, bits: 16) }
+        static var row: BitField { BitField("row", word: 4, shift: 16, bits: 16) }
         /// The frame's place in the batch.
-        static let frame = BitField("frame", word: 5, bits: 8)
-        static let fieldParity = BitField("fieldParity", word: 5, shift: 8, bits: 1)
-        static let interlaced = BitField("interlaced", word: 5, shift: 9, bits: 1)
+        static var frame: BitField { BitField("frame", word: 5, bits: 8) }
+        static var fieldParity: BitField { BitField("fieldParity", word: 5, shift: 8, bits: 1) }
+        static var interlaced: BitField { BitField("interlaced", word: 5, shift: 9, bits: 1) }
         /// Index of the slice's first coefficient: Y', Cb, Cr, alpha regions follow.
-        static let firstCoefficient = BitField("firstCoefficient", word: 6)
+        static var firstCoefficient: BitField { BitField("firstCoefficient", word: 6) }
 
         static let layout = TableLayout("slice", words: 8, access: .vector(binding: "slices"), fields: [
             bitstreamOffset, headerSize, qscale, log2Macroblocks, valid, lumaSize, cbSize, crSize, alphaSize,
@@ -36,15 +38,15 @@ enum DecoderKernels {
 
     /// One frame of a batch.
     enum Frame {
-        static let firstSlice = BitField("firstSlice", word: 0)
-        static let sliceCount = BitField("sliceCount", word: 1)
+        static var firstSlice: BitField { BitField("firstSlice", word: 0) }
+        static var sliceCount: BitField { BitField("sliceCount", word: 1) }
         /// Where the frame's output starts in the surface buffer, in 8-byte units.
-        static let surfaceOffset = BitField("surfaceOffset", word: 2)
+        static var surfaceOffset: BitField { BitField("surfaceOffset", word: 2) }
         /// 0 none, 1 8-bit, 2 16-bit (ProResFrameHeader.Alpha).
-        static let alphaBits = BitField("alphaBits", word: 3, bits: 2)
+        static var alphaBits: BitField { BitField("alphaBits", word: 3, bits: 2) }
         /// The quantisation matrices, 4 bytes a word in scan order.
-        static let lumaMatrix = WordArray("lumaMatrix", word: 4, count: 16)
-        static let chromaMatrix = WordArray("chromaMatrix", word: 20, count: 16)
+        static var lumaMatrix: WordArray { WordArray("lumaMatrix", word: 4, count: 16) }
+        static var chromaMatrix: WordArray { WordArray("chromaMatrix", word: 20, count: 16) }
 
         static let layout = TableLayout("frame", words: 36, access: .scalar(binding: "frames"),
                                         fields: [firstSlice, sliceCount, surfaceOffset, alphaBits],

@@ -96,10 +96,10 @@ package struct SliceTable {
                 let valid = vSize >= 0 && sliceHeader + ySize + uSize + vSize <= size
                 if !valid { invalidSlices += 1 }
                 typealias Entry = DecoderKernels.Slice
-                let entry = slices.count
-                // Zeros, then each field in place: an array literal here would allocate per slice.
-                slices.append(contentsOf: repeatElement(0, count: Self.sliceWords))
-                func set(_ field: BitField, _ value: Int) { slices[entry + field.word] |= field.encode(value) }
+                // Each field in place in a register-sized entry, then appended:
+                // an array literal here would allocate per slice.
+                var entry = SIMD8<UInt32>(repeating: 0)
+                func set(_ field: BitField, _ value: Int) { entry[field.word] |= field.encode(value) }
                 set(Entry.bitstreamOffset, at + s)
                 set(Entry.headerSize, sliceHeader)
                 set(Entry.qscale, qscale)
@@ -116,6 +116,7 @@ package struct SliceTable {
                 set(Entry.fieldParity, parity)
                 set(Entry.interlaced, interlaced ? 1 : 0)
                 set(Entry.firstCoefficient, coefficientCount)
+                for word in 0..<Self.sliceWords { slices.append(entry[word]) }
                 coefficientCount += regionPerMb << log2Mbs
                 data += size
                 mbX += 1 << log2Mbs
@@ -139,15 +140,19 @@ package struct SliceTable {
         // Offsets are whole words holding frame-relative values: the batch's
         // place is added. Store-only: mapped staging memory may be
         // write-combined, where a read-modify-write would be very slow.
-        let placed = [(Entry.bitstreamOffset, UInt32(bitstreamOffset)), (Entry.firstCoefficient, UInt32(firstCoefficient))]
-        precondition(placed.allSatisfy { $0.0.bits == 32 })
+        let offsetWord = Entry.bitstreamOffset.word, coefficientWord = Entry.firstCoefficient.word, frameWord = Entry.frame.word
+        precondition(Entry.bitstreamOffset.bits == 32 && Entry.firstCoefficient.bits == 32)
         let frameBits = Entry.frame.encode(frameIndex)
         slices.withUnsafeBufferPointer { words in
             for i in 0..<sliceCount {
                 let entry = slicesOut + i * Self.sliceWords, word = words.baseAddress! + i * Self.sliceWords
-                for w in 0..<Self.sliceWords { entry[w] = word[w] }
-                for (field, offset) in placed { entry[field.word] = word[field.word] + offset }
-                entry[Entry.frame.word] = word[Entry.frame.word] | frameBits
+                for w in 0..<Self.sliceWords {
+                    var value = word[w]
+                    if w == offsetWord { value += UInt32(bitstreamOffset) }
+                    if w == coefficientWord { value += UInt32(firstCoefficient) }
+                    if w == frameWord { value |= frameBits }
+                    entry[w] = value
+                }
             }
         }
         var frame = [UInt32](repeating: 0, count: Self.frameWords)

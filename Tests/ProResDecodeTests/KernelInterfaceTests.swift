@@ -65,20 +65,20 @@ final class KernelInterfaceTests: XCTestCase {
                 let value = random(field)
                 slices[entry * Slice.layout.words + field.word] |= field.encode(value)
                 expected.append(UInt32(value))
-                reads.append("slice\(field.name.prefix(1).uppercased() + field.name.dropFirst())(loadSlice(\(entry)u))")
+                reads.append("slice\(capitalized(field.name))(loadSlice(\(entry)u))")
             }
             for field in Frame.layout.fields {
                 let value = random(field)
                 frames[entry * Frame.layout.words + field.word] |= field.encode(value)
                 expected.append(UInt32(value))
-                reads.append("frame\(field.name.prefix(1).uppercased() + field.name.dropFirst())(\(entry)u)")
+                reads.append("frame\(capitalized(field.name))(\(entry)u)")
             }
             for array in Frame.layout.arrays {
                 for k in 0..<array.count {
                     let value = UInt32.random(in: 0...UInt32.max, using: &generator)
                     frames[entry * Frame.layout.words + array.word + k] = value
                     expected.append(value)
-                    reads.append("frame\(array.name.prefix(1).uppercased() + array.name.dropFirst())(\(entry)u, \(k)u)")
+                    reads.append("frame\(capitalized(array.name))(\(entry)u, \(k)u)")
                 }
             }
         }
@@ -88,6 +88,11 @@ final class KernelInterfaceTests: XCTestCase {
             BufferBinding("probe", .write, "uint words[]", "what was read"),
         ], tables: [Slice.layout, Frame.layout])
         XCTAssertEqual(try run(interface, body: reads, push: [], tables: [slices, frames]), expected)
+    }
+
+    private func capitalized(_ name: StaticString) -> String {
+        let text = "\(name)"
+        return text.prefix(1).uppercased() + text.dropFirst()
     }
 
     func testOverlappingOrOversizedFieldsAreRefusedAtDeclaration() {
