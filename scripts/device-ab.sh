@@ -8,6 +8,7 @@ set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/ab}
 CLIPDIR=${CLIPDIR:-/tmp/prores-bench}
 FRAMES=${FRAMES:-1200}
+ROUNDS=${ROUNDS:-2}
 mkdir -p "$LOGDIR"
 for side in A B; do
   dist=${!side}
@@ -22,12 +23,15 @@ LONG=${HQ%.mov}-x10.mov
 [ -s "$LONG" ] || /tmp/prores-bundle/ffmpeg -v error -y -stream_loop 9 -i "$HQ" -c copy "$LONG" 2>/dev/null || true
 echo "clips: $HQ $XQ $LONG" | tee -a "$LOGDIR/ab.txt"
 TIMEFORMAT=%R
-for round in 1 2; do
+for round in $(seq "$ROUNDS"); do
   for side in A B; do
     pd=/tmp/ab-$side/prores-decode
     for clip in "$HQ" "$XQ"; do
-      fps=$(timeout 120 "$pd" bench "$clip" --decoders gpu --frames "$FRAMES" --json 2>/dev/null | grep -o '"fps":[0-9.]*' | head -1)
-      echo "round $round $side bench $(basename "$clip") $fps" | tee -a "$LOGDIR/ab.txt"
+      json=$(timeout 120 "$pd" bench "$clip" --decoders gpu --frames "$FRAMES" --json 2>/dev/null)
+      fps=$(echo "$json" | grep -o '"fps":[0-9.]*' | head -1)
+      parse=$(echo "$json" | grep -o '"cpu_parse":{"p50":[0-9.]*' | head -1 | grep -o '[0-9.]*$')
+      stage=$(echo "$json" | grep -o '"cpu_stage":{"p50":[0-9.]*' | head -1 | grep -o '[0-9.]*$')
+      echo "round $round $side bench $(basename "$clip") $fps cpu_parse_p50=$parse cpu_stage_p50=$stage" | tee -a "$LOGDIR/ab.txt"
     done
     for mode in "" "--vulkan"; do
       wall=$( { time timeout 120 "$pd" "$LONG" --decoder gpu $mode --quiet --json >"$LOGDIR/run-$side-$round${mode:+-vulkan}.json" 2>&1; } 2>&1 )
