@@ -15,8 +15,9 @@ import PackageDescription
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
 // Swift 6 language mode (complete concurrency checking) where the target
-// passes it; the rest stay in Swift 5 mode until their concurrentPerform
-// captures and callbacks are made Sendable (README, Roadmap).
+// passes it; the rest stay in Swift 5 mode until the state their threads
+// share (DecodeRun's timings, check's workers) lives in Sendable types
+// (README, Roadmap).
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -40,7 +41,7 @@ let package = Package(
         .target(name: "ProResCore", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
-        .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"]),
+        .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"]),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResFFmpeg", "ProResGPU", "ProResPipeline"]),
         .executableTarget(name: "prores-decode", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"]),

@@ -9,7 +9,9 @@ import GPUKit
 /// A completion thread waits for the GPU, runs the handler (in submission
 /// order) and hands surfaces back, so neither the submitter nor the pool ever
 /// waits for a frame it is not itself blocked on.
-public final class GPUFrameConverter {
+// @unchecked: `submit` and `finish` come from one thread; what the completion
+// thread shares with it (each slot's job, `failure`) is under `slotCondition`.
+public final class GPUFrameConverter: @unchecked Sendable {
     public typealias Handler = (ConvertedFrame) throws -> Void
 
     private struct Job {

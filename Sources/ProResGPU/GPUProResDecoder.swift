@@ -173,9 +173,7 @@ package final class GPUProResDecoder {
         let parseStart = monotonicNanoseconds()
         var parsed = [Result<SliceTable, Error>?](repeating: nil, count: inputs.count)
         parsed.withUnsafeMutableBufferPointer { results in
-            DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
-                results[i] = Result { try SliceTable(frame: inputs[i].bytes, geometry: geometry) }
-            }
+            parallelFor(inputs.count) { i in results[i] = Result { try SliceTable(frame: inputs[i].bytes, geometry: geometry) } }
         }
         slot.parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
         // Layout: the bitstream (each frame padded), then slice and frame tables.
@@ -214,8 +212,9 @@ package final class GPUProResDecoder {
         let sliceWords = (mapped + tablesOffset).assumingMemoryBound(to: UInt32.self)
         let frameWords = (mapped + framesOffset).assumingMemoryBound(to: UInt32.self)
         let surfaceStride = self.surfaceStride
-        // The one copy of the compressed bytes, on all cores.
-        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+        // The one copy of the compressed bytes, on all cores; each frame
+        // writes only its own span of the staging memory and its table entries.
+        parallelFor(inputs.count) { i in
             let input = inputs[i]
             let destination = mapped + offsets[i]
             destination.copyMemory(from: input.bytes.baseAddress!, byteCount: input.bytes.count)
