@@ -1,3 +1,4 @@
+import Foundation
 import ProResCore
 import ProResFFmpeg
 import GPUKit
@@ -18,6 +19,11 @@ enum DecodeCommand: Command {
         let rawPath = arguments.rawPath, md5Path = arguments.md5Path, timingPath = arguments.timingPath
         let quiet = arguments.quiet, overwrite = arguments.overwrite, stdoutUsers = arguments.stdoutUsers
         FFmpegLog.configure(verbose: arguments.verbose)
+        // In place before any output exists: a signal during set-up cancels
+        // the run as soon as there is one (DecodeRun stops before decoding).
+        let pending = PendingCancellation()
+        let trap = SignalTrap { pending.cancel() }
+        defer { withExtendedLifetime(trap) {} }
 
         let source = try openSampleSource(input, track: arguments.track)
         let format = source.format
@@ -45,8 +51,7 @@ enum DecodeCommand: Command {
         }
         let progress = !quiet && Console.stderrIsTerminal ? ProgressLine(total: frames ?? format.frameCount.map { $0 - start }) : nil
         run.progress = progress.map { line in { line.update($0) } }
-        let trap = SignalTrap { run.cancel() }
-        defer { withExtendedLifetime(trap) {} }
+        pending.attach(run)
 
         let report: DecodeRun.Report
         do {
@@ -90,5 +95,30 @@ enum DecodeCommand: Command {
             Console.write(report.summary.text + "\n" + (report.pacing.map { $0.text + "\n" } ?? ""))
         }
         return report.isClean ? .success : .damagedFrames
+    }
+}
+
+/// What a signal cancels: the run, once it exists; until then a note that
+/// it must be cancelled as soon as it is attached.
+final class PendingCancellation: @unchecked Sendable {
+    // @unchecked: both fields are touched only under `lock`.
+    private let lock = NSLock()
+    private var run: DecodeRun?
+    private var cancelled = false
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let run = self.run
+        lock.unlock()
+        run?.cancel()
+    }
+
+    func attach(_ run: DecodeRun) {
+        lock.lock()
+        self.run = run
+        let cancelled = self.cancelled
+        lock.unlock()
+        if cancelled { run.cancel() }
     }
 }
