@@ -68,7 +68,7 @@ public final class VulkanContext: @unchecked Sendable {
             let chosen: (VkPhysicalDevice, VulkanDeviceInfo)
             if let selector = options.device {
                 guard let match = candidates.first(where: { $0.1.matches(selector) }) else {
-                    throw VulkanError.noDevice("--device \(selector) matches none of: " + candidates.map { "\($0.1.index): \($0.1.name)" }.joined(separator: ", "))
+                    throw VulkanError.noMatchingDevice(selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
                 }
                 chosen = match
             } else {

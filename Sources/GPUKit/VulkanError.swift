@@ -2,11 +2,13 @@ import CVulkan
 import ProResCore
 
 /// Why the Vulkan path could not do its work, in words a user can act on.
-public enum VulkanError: Error, Equatable, CustomStringConvertible {
+public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No Vulkan loader (libvulkan.so.1) on this machine.
     case loaderMissing(String)
-    /// No device, or none matching `--device`.
+    /// No usable device.
     case noDevice(String)
+    /// The device selector matched none of `candidates` ("INDEX: NAME" each).
+    case noMatchingDevice(selector: String, candidates: [String])
     /// A required entry point or extension is missing.
     case missingFunction(String)
     case missingExtension(String)
@@ -21,6 +23,8 @@ public enum VulkanError: Error, Equatable, CustomStringConvertible {
         switch self {
         case let .loaderMissing(why): return "Vulkan is not available: \(why)"
         case let .noDevice(why): return "no usable Vulkan device: \(why)"
+        case let .noMatchingDevice(selector, candidates):
+            return "no usable Vulkan device: " + HardwareShortfall.noMatchWords(selector: selector, candidates: candidates)
         case let .missingFunction(name): return "the Vulkan driver lacks the function \(name)"
         case let .missingExtension(name): return "the Vulkan device lacks the extension \(name)"
         case let .missingFeature(name): return "the Vulkan device lacks the feature \(name)"

@@ -168,7 +168,7 @@ public final class AssetReader: SampleSource {
         }
         if let requested {
             guard streams.indices.contains(requested) else {
-                throw ProResDecodeError.badRequest("--track \(requested): '\(path)' has \(streams.count) stream(s) (\(summary()))")
+                throw ProResDecodeError.badRequest(.noSuchTrack(requested: requested, path: path, streams: streams.count, summary: summary()))
             }
             guard isProRes(streams[requested]) else {
                 throw ProResDecodeError.notProRes(path: path, reason: "track \(requested) is not ProRes video (streams: \(summary()))")
@@ -261,7 +261,7 @@ public final class AssetReader: SampleSource {
 
     public func seek(toFrame target: Int) throws {
         if let count = format.frameCount, target >= count {
-            throw ProResDecodeError.badRequest("--start \(target) is past the last frame (the track has \(count) frames)")
+            throw ProResDecodeError.badRequest(.startPastEnd(start: target, frames: count, container: .track))
         }
         if let direct, target < direct.count {
             pending.removeAll()

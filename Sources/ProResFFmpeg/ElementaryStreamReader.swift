@@ -176,7 +176,7 @@ public final class ElementaryStreamReader: SampleSource {
     public func seek(toFrame target: Int) throws {
         if let frames {
             guard target < frames.count else {
-                throw ProResDecodeError.badRequest("--start \(target) is past the last frame (the stream has \(frames.count) frames)")
+                throw ProResDecodeError.badRequest(.startPastEnd(start: target, frames: frames.count, container: .stream))
             }
             pending = nil
             nextIndex = target

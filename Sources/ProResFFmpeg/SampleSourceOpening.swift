@@ -66,6 +66,6 @@ private func readPrefix(fd: Int32, path: String) throws -> [UInt8] {
 
 private func requireNoTrack(_ track: Int?) throws {
     if let track, track != 0 {
-        throw ProResDecodeError.badRequest("--track \(track): a raw ProRes elementary stream has only track 0")
+        throw ProResDecodeError.badRequest(.elementaryStreamHasOneTrack(requested: track))
     }
 }

@@ -44,17 +44,23 @@ public struct DecoderSelection: Sendable, Equatable {
         case .gpu:
             if let reason = GPUProResDecoder.unsupportedReason(format) {
                 let message = "the GPU decoder cannot decode this stream: \(reason)"
-                throw requireHardware ? ProResDecodeError.hardwareUnavailable(message) : ProResDecodeError.decoderUnavailable(message)
+                throw requireHardware ? ProResDecodeError.hardwareUnavailable(.message(message)) : ProResDecodeError.decoderUnavailable(message)
             }
             let context: VulkanContext
             do {
                 context = try VulkanContext(options: .init(device: device, validation: validation))
             } catch {
-                if requireHardware { throw ProResDecodeError.hardwareUnavailable("no usable Vulkan device: \(error)") }
+                if requireHardware {
+                    // Keep the selector data: the CLI words it with its option name.
+                    if case let VulkanError.noMatchingDevice(selector, candidates) = error {
+                        throw ProResDecodeError.hardwareUnavailable(.noMatchingDevice(selector: selector, candidates: candidates))
+                    }
+                    throw ProResDecodeError.hardwareUnavailable(.message("no usable Vulkan device: \(error)"))
+                }
                 throw error
             }
             if requireHardware && !context.info.isHardware {
-                throw ProResDecodeError.hardwareUnavailable("\(context.info.name) is a \(context.info.kind.rawValue) device, not hardware; use --decoder gpu to run the GPU decoder on it anyway")
+                throw ProResDecodeError.hardwareUnavailable(.softwareDevice(name: context.info.name, kind: context.info.kind.rawValue))
             }
             return .gpu(context)
         case .auto:

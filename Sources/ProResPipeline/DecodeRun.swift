@@ -119,10 +119,10 @@ public final class DecodeRun: @unchecked Sendable {
         self.gpuSinks = gpuSinks
         self.timingLog = timingLog
         if options.gpu != nil, output == .native {
-            throw ProResDecodeError.badRequest("--vulkan converts y416 or v216 surfaces; --format native is the decoder's planar output")
+            throw ProResDecodeError.badRequest(.conversionNeedsPackedLayout)
         }
         if options.gpu == nil, !gpuSinks.isEmpty {
-            throw ProResDecodeError.badRequest("--save needs --vulkan (frames are saved as converted on the GPU)")
+            throw ProResDecodeError.badRequest(.saveNeedsConversion)
         }
         decoder = try options.decoder.resolve(for: source.format)
         switch decoder {
@@ -340,7 +340,7 @@ public final class DecodeRun: @unchecked Sendable {
         lock.unlock()
         if wasCancelled { throw ProResDecodeError.interrupted }
         if read == 0 {
-            throw ProResDecodeError.badRequest(options.start > 0 ? "--start \(options.start): the input has no frame \(options.start)" : "the input has no frames")
+            throw ProResDecodeError.badRequest(options.start > 0 ? .noFrame(at: options.start) : .noFrames)
         }
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil

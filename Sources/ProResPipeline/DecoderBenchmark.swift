@@ -84,7 +84,7 @@ public struct DecoderBenchmark {
         let source = try openSampleSource(input)
         var samples: [CompressedSample] = []
         while samples.count < options.frames, let sample = try source.nextSample() { samples.append(sample) }
-        guard !samples.isEmpty else { throw ProResDecodeError.badRequest("'\(input)' has no frames to benchmark") }
+        guard !samples.isEmpty else { throw ProResDecodeError.badRequest(.message("'\(input)' has no frames to benchmark")) }
         self.input = input
         format = source.format
         self.options = options
@@ -134,7 +134,7 @@ public struct DecoderBenchmark {
         for i in 0..<options.frames { try timed.decode(sample(i)) }
         try timed.finish()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
-        if failures > 0 { throw ProResDecodeError.badRequest("bench: \(failures) frames did not decode cleanly on the \(name)") }
+        if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(name)")) }
         return (timed, seconds, latencies)
     }
 

@@ -29,7 +29,7 @@ extension CheckCommand {
             guard !paths.isEmpty else { throw UsageError("missing PATH to check (see prores-decode check --help)") }
             if let stdin = paths.first(where: { $0 == "-" }) { throw UsageError("'\(stdin)': check reads files, not stdin") }
             do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
-                throw UsageError("\(error)")
+                throw UsageError(ErrorWords.render(error))
             }
             sample = try parsed.integer("--sample", in: 1...Int.max)
             jobs = try parsed.integer("--jobs", in: 1...256) ?? 1

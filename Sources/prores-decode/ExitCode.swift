@@ -53,7 +53,7 @@ enum ExitCode: Int32, CaseIterable {
             case .badRequest: self = .usage
             case .decoderUnavailable: self = .decoderUnavailable
             case .hardwareUnavailable: self = .hardwareUnavailable
-            case .output: self = .outputFailed
+            case .output, .outputExists, .previewDirectory: self = .outputFailed
             case .interrupted: self = .interrupted
             }
         case is UsageError: self = .usage

@@ -7,7 +7,7 @@ let status: ExitCode
 do {
     status = try CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    Console.error("\(error)")
+    Console.error(ErrorWords.render(error))
     status = ExitCode(error)
 }
 exit(status.rawValue)

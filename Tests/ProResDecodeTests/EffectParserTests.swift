@@ -45,8 +45,10 @@ final class EffectParserTests: XCTestCase {
             ("lut", "needs a value"), ("lut:,shaper=pq", "needs a file"), ("lut:x.cube,shaper=log", "unknown shaper 'log'"),
         ] {
             XCTAssertThrowsError(try parse(text), text) { error in
-                guard case let .badRequest(message) = error as? ProResDecodeError else { return XCTFail("\(text): \(error)") }
-                XCTAssertTrue(message.hasPrefix("invalid --effect '\(text)': "), message)
+                // The library names the spec as data; the CLI words it as
+                // "invalid --effect 'SPEC': WHY" (ErrorWordsTests holds that text).
+                guard case let .badRequest(.invalidEffect(spec, message)) = error as? ProResDecodeError else { return XCTFail("\(text): \(error)") }
+                XCTAssertEqual(spec, text)
                 XCTAssertTrue(message.contains(why), "\(text): \(message)")
                 XCTAssertFalse(message.contains("\n"))
             }

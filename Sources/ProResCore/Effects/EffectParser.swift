@@ -13,7 +13,7 @@ public enum EffectParser {
 
     /// `referenceWhite` is the run's (`--reference-white`): the LUT's PQ shaper needs it.
     public static func parse(_ text: String, referenceWhite: Double) throws -> Effect {
-        func invalid(_ why: String) -> ProResDecodeError { .badRequest("invalid --effect '\(text)': \(why)") }
+        func invalid(_ why: String) -> ProResDecodeError { .badRequest(.invalidEffect(spec: text, why: why)) }
         let name = String(text.prefix { $0 != ":" })
         let argument = text.count > name.count ? String(text.dropFirst(name.count + 1)) : nil
         func number(_ word: Substring, _ what: String, in range: ClosedRange<Double>) throws -> Double {

@@ -1,18 +1,24 @@
-/// Every failure the library reports. Each case carries enough words to
-/// print a one-line message naming the problem; the CLI maps cases to exit codes.
-public enum ProResDecodeError: Error, Equatable, CustomStringConvertible {
+/// Every failure the library reports. Each case carries enough data to
+/// print a one-line message naming the problem, in words that name no
+/// command-line option (a library user has none); the CLI words the cases
+/// that concern its options itself and maps cases to exit codes.
+public enum ProResDecodeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input could not be opened or parsed as a media file at all.
     case inputUnreadable(path: String, reason: String)
     /// The input is a readable media file, but offers no usable ProRes video track.
     case notProRes(path: String, reason: String)
     /// A request that the input cannot satisfy (track, start frame, frame count).
-    case badRequest(String)
+    case badRequest(BadRequest)
     /// The decoder could not be set up.
     case decoderUnavailable(String)
-    /// `--require-hardware`: no hardware Vulkan device can decode this input.
-    case hardwareUnavailable(String)
+    /// Hardware was required, but no hardware Vulkan device can decode this input.
+    case hardwareUnavailable(HardwareShortfall)
     /// Writing an output failed.
     case output(path: String, reason: String)
+    /// The output file exists and replacing it was not allowed.
+    case outputExists(path: String)
+    /// The directory for check previews is unusable (`reason` says why).
+    case previewDirectory(path: String, reason: String)
     /// The run was stopped by a signal.
     case interrupted
 
@@ -20,10 +26,12 @@ public enum ProResDecodeError: Error, Equatable, CustomStringConvertible {
         switch self {
         case let .inputUnreadable(path, reason): return "cannot read '\(path)': \(reason)"
         case let .notProRes(path, reason): return "'\(path)' is not ProRes: \(reason)"
-        case let .badRequest(message): return message
+        case let .badRequest(request): return request.description
         case let .decoderUnavailable(message): return "decoder unavailable: \(message)"
-        case let .hardwareUnavailable(message): return "no hardware decoder: \(message)"
+        case let .hardwareUnavailable(shortfall): return "no hardware decoder: \(shortfall.description)"
         case let .output(path, reason): return "cannot write '\(path)': \(reason)"
+        case let .outputExists(path): return "cannot write '\(path)': already exists (replacing it was not allowed)"
+        case let .previewDirectory(path, reason): return "cannot write '\(path)': preview directory: \(reason)"
         case .interrupted: return "interrupted"
         }
     }

@@ -66,23 +66,34 @@ public struct ExpectRule: Equatable, Sendable {
         }
     }
 
-    /// Why a rule was rejected; the message names the rule.
-    public struct ParseError: Error, CustomStringConvertible {
-        public let description: String
+    /// Why a rule was rejected, as data naming the rule (the CLI words it
+    /// with its option name; `description` names none).
+    public enum ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The comma-separated `list` holds an empty rule.
+        case emptyRuleInList(list: String)
+        /// `rule` does not parse; `why` says how.
+        case invalidRule(rule: String, why: String)
+
+        public var description: String {
+            switch self {
+            case let .emptyRuleInList(list): return "rules '\(list)': empty rule (a doubled or trailing comma?)"
+            case let .invalidRule(rule, why): return "rule '\(rule)': \(why)"
+            }
+        }
     }
 
     /// Comma-separated rules.
     public static func parseList(_ text: String) throws -> [ExpectRule] {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         if parts.contains(where: { $0.allSatisfy(\.isWhitespace) }) {
-            throw ParseError(description: "--expect '\(text)': empty rule (a doubled or trailing comma?)")
+            throw ParseError.emptyRuleInList(list: text)
         }
         return try parts.map { try ExpectRule(String($0)) }
     }
 
     public init(_ rule: String) throws {
         let text = rule.trimmingCharacters(in: .whitespaces)
-        func fail(_ why: String) -> ParseError { ParseError(description: "--expect rule '\(text)': \(why)") }
+        func fail(_ why: String) -> ParseError { .invalidRule(rule: text, why: why) }
         guard let at = text.firstIndex(where: { "=!<>".contains($0) }) else {
             throw fail(text.isEmpty ? "empty rule" : "no comparison (=, !=, >=, <=, >, <)")
         }

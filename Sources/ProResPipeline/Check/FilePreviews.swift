@@ -40,7 +40,7 @@ enum FilePreviews {
         } catch {
             switch cancellation.reason {
             case .interrupted?: throw ProResDecodeError.interrupted
-            case .timedOut?: return .failed("the --timeout of \(JSON.number(cancellation.timeout, digits: 3)) s ran out while making previews")
+            case .timedOut?: return .failed("the timeout of \(JSON.number(cancellation.timeout, digits: 3)) s ran out while making previews")
             case nil: return .failed("\(error)")
             }
         }

@@ -21,7 +21,7 @@ final class PreviewCollector: ConvertedFrameSink {
 
     func consume(_ frame: ConvertedFrame) throws {
         guard frame.width > 0, frame.height > 0, frame.pixels.count == frame.width * frame.height * 8 else {
-            throw ProResDecodeError.badRequest("the GPU delivered frame \(frame.index) without its pixels")
+            throw ProResDecodeError.badRequest(.message("the GPU delivered frame \(frame.index) without its pixels"))
         }
         let image = PreviewImage(frame)
         thumbnails.append((frame.index, image.downscaled(toWidth: min(thumbnailWidth, image.width))))

@@ -57,15 +57,15 @@ public struct PreviewOptions: Sendable {
         var info = stat()
         if stat(directory, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw ProResDecodeError.output(path: directory, reason: "--previews: exists and is not a directory")
+                throw ProResDecodeError.previewDirectory(path: directory, reason: "exists and is not a directory")
             }
         } else {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw ProResDecodeError.output(path: directory, reason: "--previews: cannot create the directory (\(error.localizedDescription))")
+                throw ProResDecodeError.previewDirectory(path: directory, reason: "cannot create the directory (\(error.localizedDescription))")
             }
         }
         guard access(directory, W_OK | X_OK) == 0 else {
-            throw ProResDecodeError.output(path: directory, reason: "--previews: \(String(cString: strerror(errno)))")
+            throw ProResDecodeError.previewDirectory(path: directory, reason: String(cString: strerror(errno)))
         }
     }
 }

@@ -30,7 +30,7 @@ public final class OutputFile {
                 throw ProResDecodeError.output(path: path, reason: "is a directory")
             case S_IFREG:
                 guard overwrite else {
-                    throw ProResDecodeError.output(path: path, reason: "already exists (pass --overwrite to replace it)")
+                    throw ProResDecodeError.outputExists(path: path)
                 }
             default:
                 // A device or pipe: nothing there to lose, and renaming onto it would be wrong.

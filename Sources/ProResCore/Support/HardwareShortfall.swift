@@ -1,0 +1,27 @@
+/// Why no hardware device can run the GPU decoder, as data (see `BadRequest`
+/// for why: the CLI words some cases with its own options).
+public enum HardwareShortfall: Equatable, Sendable {
+    /// The chosen device is a software one (lavapipe): the GPU decoder
+    /// would run on it if asked for explicitly, but it is not hardware.
+    case softwareDevice(name: String, kind: String)
+    /// The device selector matched none of the devices `candidates`
+    /// ("INDEX: NAME" each).
+    case noMatchingDevice(selector: String, candidates: [String])
+    /// Anything else, in words that need no front-end vocabulary.
+    case message(String)
+
+    public var description: String {
+        switch self {
+        case let .softwareDevice(name, kind):
+            return "\(name) is a \(kind) device, not hardware; choose the GPU decoder explicitly to run it there anyway"
+        case let .noMatchingDevice(selector, candidates):
+            return "no usable Vulkan device: " + Self.noMatchWords(selector: selector, candidates: candidates)
+        case let .message(text): return text
+        }
+    }
+
+    /// Shared with `VulkanError.noMatchingDevice`, so both read alike.
+    public static func noMatchWords(selector: String, candidates: [String]) -> String {
+        "the device selector '\(selector)' matches none of: " + candidates.joined(separator: ", ")
+    }
+}
