@@ -51,11 +51,31 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let timingLock = NSLock()
     private var timings: [GPUProResDecoder.BatchTiming] = []
 
-    private struct Batch {
+    /// A submitted batch. It owns one use of each host surface until that
+    /// surface is handed to its frame (`take`): a batch dropped on the way
+    /// (a failed session drains its queues) gives its surfaces back.
+    // @unchecked: passed from the submit thread to the completion thread
+    // through a queue; one thread at a time touches it.
+    private final class Batch: @unchecked Sendable {
         let slot: Int
         let samples: [CompressedSample]
-        let surfaces: [PixelBuffer?]
+        private var surfaces: [PixelBuffer?]
         let submitted: UInt64
+
+        init(slot: Int, samples: [CompressedSample], surfaces: [PixelBuffer?], submitted: UInt64) {
+            self.slot = slot
+            self.samples = samples
+            self.surfaces = surfaces
+            self.submitted = submitted
+        }
+
+        /// Frame i's surface, with its use, now the caller's.
+        func take(_ i: Int) -> PixelBuffer? {
+            defer { surfaces[i] = nil }
+            return surfaces[i]
+        }
+
+        deinit { surfaces.forEach { $0?.releaseUse() } }
     }
 
     public init(format: FormatDescription, context: VulkanContext, compiler: ShaderCompiler,
@@ -125,10 +145,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 let inputs = zip(samples, surfaces).map { GPUProResDecoder.Input(bytes: $0.bytes, surface: $1) }
                 let now = monotonicNanoseconds()
                 try decoder.encode(slot: slot, inputs)
-                if !submitted.push(Batch(slot: slot, samples: samples, surfaces: surfaces, submitted: now)) {
-                    surfaces.forEach { $0?.releaseUse() }
-                    return
-                }
+                // A batch the queue refuses (the session failed) gives its surfaces back.
+                if !submitted.push(Batch(slot: slot, samples: samples, surfaces: surfaces, submitted: now)) { return }
             } catch {
                 surfaces.forEach { $0?.releaseUse() }
                 fail(error)
@@ -144,7 +162,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             do {
                 outcome = try decoder.complete(slot: batch.slot, deviceSurfaces: deviceSurfaces)
             } catch {
-                batch.surfaces.forEach { $0?.releaseUse() }
                 fail(error)
                 return
             }
@@ -156,7 +173,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             let now = monotonicNanoseconds()
             for (i, sample) in batch.samples.enumerated() {
                 let result = outcome.outputs[i]
-                var surface = batch.surfaces[i]
+                var surface = batch.take(i)
                 let status: FrameStatus
                 if let failure = result.failure {
                     surface?.releaseUse()

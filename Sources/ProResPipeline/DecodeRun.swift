@@ -72,6 +72,8 @@ public final class DecodeRun: @unchecked Sendable {
         public let framesWritten: Int
         public let damaged: [(index: Int, reason: String)]
         public let failed: [(index: Int, reason: String)]
+        /// Every frame that came out of the decoder, in output order.
+        public let frames: [(index: Int, status: FrameStatus)]
         /// Set when the input ended before the frames it announced.
         public let shortfall: String?
         public let summary: TimingSummary
@@ -346,7 +348,7 @@ public final class DecodeRun: @unchecked Sendable {
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
         if let pacing { try timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
-                      damaged: damaged, failed: failed, shortfall: shortfall,
+                      damaged: damaged, failed: failed, frames: timings.map { ($0.index, $0.status) }, shortfall: shortfall,
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
                                              effects: options.gpu?.effects ?? []),
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,

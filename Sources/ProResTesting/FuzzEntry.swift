@@ -184,43 +184,18 @@ public enum FuzzEntry {
         public var shortfall: String?
     }
 
-    /// `DecodeRun`'s pipeline without the run object: every sample through a
-    /// `DecodeSession` (one thread, so runs are repeatable), each picture
-    /// packed as `output` asks and read by the sink. (`DecodeRun` itself is
-    /// not used: it keeps its session, whose output handler keeps the run,
-    /// so every run would be reported as a leak; see FuzzRegressionTests.)
+    /// The CLI's pipeline (`DecodeRun`) on the CPU decoder with one thread,
+    /// so runs are repeatable: every sample through the session, each
+    /// picture packed as `output` asks and read by the sink.
     private static func decodeAll(_ source: SampleSource, output: OutputSelection, sink: HashingSink) throws -> Decoded {
-        let collected = Collected()
-        var packPool: PixelBufferPool?
-        let session = try DecodeSession(format: source.format, configuration: .init(threads: 1)) { frame in
-            collected.indices.append(frame.index)
-            collected.statuses.append(frame.status)
-            guard let surface = frame.pixelBuffer else { return }
-            if case let .packed(layout) = output {
-                let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
-                let destination = try PixelBufferPool.makeBuffer(wanted, from: &packPool)
-                defer { destination.releaseUse() }
-                FramePacker.pack(surface, into: destination)
-                try sink.consume(index: frame.index, pts: frame.pts, spans: destination.visibleSpans())
-            } else {
-                try sink.consume(index: frame.index, pts: frame.pts, spans: surface.visibleSpans())
-            }
-        }
+        let run = try DecodeRun(source: source, options: .init(output: output, threads: 1, decoder: .init(choice: .cpu)), sinks: [sink])
+        let report: DecodeRun.Report
         do {
-            while let sample = try source.nextSample() { try session.decode(sample) }
-            try session.finish()
-        } catch {
-            session.cancel()
-            try? session.finish()
-            throw error
+            report = try run.run()
+        } catch ProResDecodeError.badRequest(.noFrames) {
+            return Decoded(shortfall: source.shortfall)  // nothing to decode is an outcome, not an error
         }
-        return Decoded(indices: collected.indices, statuses: collected.statuses, shortfall: source.shortfall)
-    }
-
-    /// Filled on the session's output thread, read after `finish()`.
-    private final class Collected: @unchecked Sendable {
-        var indices: [Int] = []
-        var statuses: [FrameStatus] = []
+        return Decoded(indices: report.frames.map(\.index), statuses: report.frames.map(\.status), shortfall: report.shortfall)
     }
 
     // MARK: - Invariants
