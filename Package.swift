@@ -14,10 +14,9 @@ import PackageDescription
 //
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
-// Swift 6 language mode (complete concurrency checking) where the target
-// passes it; the rest stay in Swift 5 mode until the state their threads
-// share (DecodeRun's timings, check's workers) lives in Sendable types
-// (README, Roadmap).
+// Every source target builds in Swift 6 language mode (complete concurrency
+// checking). The test target stays in Swift 5 mode: its doubles and
+// fixtures share state across threads as tests do.
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -42,12 +41,13 @@ let package = Package(
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
-        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"]),
-        .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResFFmpeg", "ProResGPU", "ProResPipeline"]),
-        .executableTarget(name: "prores-decode", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"]),
+        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
+        .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResFFmpeg", "ProResGPU", "ProResPipeline"], swiftSettings: swift6),
+        .executableTarget(name: "prores-decode", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
+                         swiftSettings: swift6),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address); built plainly it replays inputs.
-        .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"]),
+        .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
         .testTarget(
             name: "ProResDecodeTests",
             dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting", "prores-decode"]

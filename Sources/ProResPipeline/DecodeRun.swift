@@ -167,15 +167,13 @@ public final class DecodeRun: @unchecked Sendable {
 
     private func decodeAll() throws -> Report {
         let format = source.format
-        var timings: [FrameTiming] = []
         var damaged: [(Int, String)] = []
         var failed: [(Int, String)] = []
         var packPool: PixelBufferPool?
         let started = monotonicNanoseconds()
         // With a GPU stage a frame's timing is complete only when its GPU work
         // is, on the GPU's completion thread: hence the lock.
-        var waitingForGPU: [Int: FrameTiming] = [:]
-        let timingLock = NSLock()
+        let ledger = TimingLedger()
         // --realtime: a finished frame goes to the presenter, which runs on
         // its own thread from now on and waits for its preroll.
         let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start) }
@@ -188,13 +186,14 @@ public final class DecodeRun: @unchecked Sendable {
             pacer?.cancel()
             _ = try? presenter?.get()
         }
-        func record(_ timing: FrameTiming) throws {
-            do {
-                timingLock.lock()
-                defer { timingLock.unlock() }
-                timings.append(timing)
-                try timingLog?.write(timing.jsonLine + "\n")
-                progress?(timings.count)
+        // Called on the output thread, or the GPU's completion thread: each
+        // object it touches orders itself (the ledger's lock, the log's and
+        // the pacer's own).
+        let timingLog = UncheckedSendable(self.timingLog), progress = UncheckedSendable(self.progress)
+        @Sendable func record(_ timing: FrameTiming) throws {
+            try ledger.append(timing) { count in
+                try timingLog.value?.write(timing.jsonLine + "\n")
+                progress.value?(count)
             }
             // Outside the lock: this waits while the presenter's queue is full.
             if case .failed = timing.status {} else { pacer?.push(timing.index) }
@@ -204,13 +203,13 @@ public final class DecodeRun: @unchecked Sendable {
         var decoderContext: VulkanContext?
         if case let .gpu(context) = decoder { decoderContext = context }
         let gpuStage = options.gpu.map { gpuOptions in
-            Deferred("prores-decode.gpu-setup") { [gpuSinks, decoderContext] () throws -> GPUStage in
-                let stage = try GPUStage(options: gpuOptions, format: format, sinks: gpuSinks, context: decoderContext)
+            // The sinks and context are used by the set-up thread, then by the
+            // GPU stage alone.
+            let handedOver = UncheckedSendable((gpuSinks, decoderContext))
+            return Deferred("prores-decode.gpu-setup") { () throws -> GPUStage in
+                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, context: handedOver.value.1)
                 stage.onConverted = { converted in
-                    timingLock.lock()
-                    let waiting = waitingForGPU.removeValue(forKey: converted.index)
-                    timingLock.unlock()
-                    guard var timing = waiting else { return }
+                    guard var timing = ledger.converted(converted.index) else { return }
                     timing.gpuUpload = converted.uploadMicroseconds
                     timing.gpuConvert = converted.convertMicroseconds
                     timing.gpuEffects = converted.effectMicroseconds.isEmpty ? nil : converted.effectMicroseconds
@@ -275,9 +274,7 @@ public final class DecodeRun: @unchecked Sendable {
             let gpu = try gpuStage?.get()
             // The GPU decoder's frames are converted where they are, on the device.
             if let gpu, let input = (frame.deviceSurface as? DeviceSurface).map(ConverterInput.device) ?? packed.map(ConverterInput.host) {
-                timingLock.lock()
-                waitingForGPU[frame.index] = timing
-                timingLock.unlock()
+                ledger.waitForGPU(timing)
                 try gpu.submit(input, frame: frame)
             } else {
                 // Keep timing lines in order behind frames still on the GPU.
@@ -346,12 +343,52 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
-        if let pacing { try timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
+        if let pacing { try self.timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
+        let timings = ledger.timings
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, frames: timings.map { ($0.index, $0.status) }, shortfall: shortfall,
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
                                              effects: options.gpu?.effects ?? []),
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
                       decoder: decoderName, decoderNote: decoderNote, pacing: pacing)
+    }
+}
+
+/// The frames' timings of one run, appended in output order from the
+/// session's output thread or, for frames converted on the GPU, from the
+/// GPU's completion thread once their GPU work is done.
+// @unchecked: both collections are touched only under `lock`.
+final class TimingLedger: @unchecked Sendable {
+    private let lock = NSLock()
+    private var all: [FrameTiming] = []
+    private var waitingForGPU: [Int: FrameTiming] = [:]
+
+    /// Appends `timing`; `then` runs under the same lock with the new count
+    /// (the timing log's lines stay in the order of the list).
+    func append(_ timing: FrameTiming, then: (Int) throws -> Void) rethrows {
+        lock.lock()
+        defer { lock.unlock() }
+        all.append(timing)
+        try then(all.count)
+    }
+
+    /// Holds a frame's timing until its GPU work completes.
+    func waitForGPU(_ timing: FrameTiming) {
+        lock.lock()
+        waitingForGPU[timing.index] = timing
+        lock.unlock()
+    }
+
+    /// The timing held for frame `index`, no longer held.
+    func converted(_ index: Int) -> FrameTiming? {
+        lock.lock()
+        defer { lock.unlock() }
+        return waitingForGPU.removeValue(forKey: index)
+    }
+
+    var timings: [FrameTiming] {
+        lock.lock()
+        defer { lock.unlock() }
+        return all
     }
 }

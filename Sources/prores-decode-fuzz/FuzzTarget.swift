@@ -16,7 +16,7 @@ import ProResCore
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let outcome = FuzzEntry.run(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
     if !outcome.violations.isEmpty {
-        fputs("prores-decode-fuzz: broken invariant: \(outcome.violations.joined(separator: " | "))\n", stderr)
+        printError("prores-decode-fuzz: broken invariant: \(outcome.violations.joined(separator: " | "))\n")
         abort()
     }
     return 0
@@ -45,13 +45,13 @@ enum Replay {
     static func main() {
         let paths = CommandLine.arguments.dropFirst()
         guard !paths.isEmpty else {
-            fputs("usage: prores-decode-fuzz FILE...  (built with -sanitize=fuzzer it is a libFuzzer target: scripts/fuzz.sh)\n", stderr)
+            printError("usage: prores-decode-fuzz FILE...  (built with -sanitize=fuzzer it is a libFuzzer target: scripts/fuzz.sh)\n")
             exit(2)
         }
         var broken = false
         for path in paths {
             guard let file = fopen(path, "rb") else {
-                fputs("prores-decode-fuzz: cannot open '\(path)'\n", stderr)
+                printError("prores-decode-fuzz: cannot open '\(path)'\n")
                 exit(3)
             }
             var bytes: [UInt8] = []
@@ -70,3 +70,9 @@ enum Replay {
     }
 }
 #endif
+
+/// Writes to standard error (the C `stderr` global is not concurrency-safe
+/// to name in Swift 6).
+private func printError(_ text: String) {
+    _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+}
