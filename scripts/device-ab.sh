@@ -2,7 +2,8 @@
 # Before/after on the lent GPU machine: two bundles (dist/ of two commits)
 # timed on the same clips in one call, interleaved A B A B so that clocks and
 # caches treat them alike. Run after bench-device.sh, which made the clips in
-# CLIPDIR (the 4K 422 HQ and 4444 clips, and the HQ clip looped 10x).
+# CLIPDIR (the 4K 422 HQ and 4444 clips); the file runs use the HQ clip
+# looped LOOPS times (default 40: 1,920 frames, so start-up is a small part).
 #   scripts/device-ab.sh DIST_A DIST_B LOGDIR
 set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/ab}
@@ -19,8 +20,9 @@ for side in A B; do
 done
 HQ=$(ls "$CLIPDIR"/hq422-grain-*.mov | grep -v -- '-x[0-9]*\.mov' | head -1)
 XQ=$(ls "$CLIPDIR"/4444-alpha-*.mov | grep -v -- '-x[0-9]*\.mov' | head -1)
-LONG=${HQ%.mov}-x10.mov
-[ -s "$LONG" ] || /tmp/prores-bundle/ffmpeg -v error -y -stream_loop 9 -i "$HQ" -c copy "$LONG" 2>/dev/null || true
+LOOPS=${LOOPS:-40}
+LONG=${HQ%.mov}-x$LOOPS.mov
+[ -s "$LONG" ] || "$B/ffmpeg" -v error -y -stream_loop $((LOOPS - 1)) -i "$HQ" -c copy "$LONG" || echo "cannot make $LONG" | tee -a "$LOGDIR/ab.txt"
 echo "clips: $HQ $XQ $LONG" | tee -a "$LOGDIR/ab.txt"
 TIMEFORMAT=%R
 for round in $(seq "$ROUNDS"); do
