@@ -167,3 +167,25 @@ final class DescriptorPool {
 
     deinit { context.vk.vkDestroyDescriptorPool(context.device, pool, nil) }
 }
+
+/// Kernels by variant (shader and facts), each compiled on first use: the
+/// converter's and the effects' variants per layout.
+///
+/// Thread-safety: used by one recording thread.
+public final class KernelCache {
+    private let context: VulkanContext
+    private let compiler: ShaderCompiler
+    private var kernels: [String: Kernel] = [:]
+
+    public init(context: VulkanContext, compiler: ShaderCompiler) {
+        self.context = context
+        self.compiler = compiler
+    }
+
+    public func kernel(_ interface: KernelInterface) throws -> Kernel {
+        if let made = kernels[interface.variantKey] { return made }
+        let made = try Kernel(context: context, compiler: compiler, interface: interface)
+        kernels[interface.variantKey] = made
+        return made
+    }
+}

@@ -37,9 +37,8 @@ public final class GPUFrameConverter: @unchecked Sendable {
     }
 
     public let context: VulkanContext
-    private let compiler: ShaderCompiler
     /// Shader variants by (layout, two pixels per invocation), made on first use.
-    private var kernels: [String: Kernel] = [:]
+    private let kernels: KernelCache
     private let cache: TextureCache
     private let effects: EffectChain?
     /// Per frame: start, after the upload, after the conversion, after each effect.
@@ -63,7 +62,7 @@ public final class GPUFrameConverter: @unchecked Sendable {
         self.handler = handler
         self.readback = readback
         completions = BlockingQueue(capacity: framesInFlight)
-        self.compiler = compiler
+        kernels = KernelCache(context: context, compiler: compiler)
         cache = TextureCache(context: context)
         self.effects = effects.isEmpty ? nil : try EffectChain(context: context, compiler: compiler, effects: effects,
                                                                framesInFlight: framesInFlight)
@@ -86,11 +85,7 @@ public final class GPUFrameConverter: @unchecked Sendable {
 
     /// The shader variant for `layout`, made on first use.
     private func kernel(_ layout: PackedLayout, pairs: Bool) throws -> Kernel {
-        let interface = ConversionKernel.interface(layout, pairs: pairs)
-        if let existing = kernels[interface.variantKey] { return existing }
-        let made = try Kernel(context: context, compiler: compiler, interface: interface)
-        kernels[interface.variantKey] = made
-        return made
+        try kernels.kernel(ConversionKernel.interface(layout, pairs: pairs))
     }
 
     /// Surfaces imported without a copy, and frames that needed a CPU copy.

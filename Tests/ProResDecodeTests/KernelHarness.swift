@@ -16,7 +16,7 @@
 final class KernelHarness {
     let context: VulkanContext
     private let compiler: ShaderCompiler
-    private var kernels: [String: Kernel] = [:]
+    private let kernels: KernelCache
     private let recorder: CommandRecorder
 
     /// One device for every kernel test, with the validation layer on
@@ -27,6 +27,7 @@ final class KernelHarness {
         context = try VulkanContext(options: .init(validation: true))
         compiler = try ShaderCompiler(cacheDirectory: nil)
         recorder = try CommandRecorder(context: context, count: 1)
+        kernels = KernelCache(context: context, compiler: compiler)
     }
 
     var validationMessages: [String] { context.validation?.messages ?? [] }
@@ -101,12 +102,7 @@ final class KernelHarness {
 
     // MARK: - Vulkan plumbing
 
-    private func kernel(_ interface: KernelInterface) throws -> Kernel {
-        if let made = kernels[interface.variantKey] { return made }
-        let made = try Kernel(context: context, compiler: compiler, interface: interface)
-        kernels[interface.variantKey] = made
-        return made
-    }
+    private func kernel(_ interface: KernelInterface) throws -> Kernel { try kernels.kernel(interface) }
 
     private func upload<T>(_ values: [T]) throws -> VulkanBuffer {
         let bytes = max(16, values.count * MemoryLayout<T>.stride)

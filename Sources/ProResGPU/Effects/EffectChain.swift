@@ -28,8 +28,7 @@ final class EffectChain {
     let effects: [Effect]
     private let passes: [EffectKernel]
     private let context: VulkanContext
-    private let compiler: ShaderCompiler
-    private var kernels: [String: Kernel] = [:]
+    private let kernels: KernelCache
     /// bindingSets[slot][pass]
     private var bindingSets: [[BindingSet]] = []
     /// Each pass's table (the LUT), by pass index, in device memory.
@@ -41,7 +40,7 @@ final class EffectChain {
 
     init(context: VulkanContext, compiler: ShaderCompiler, effects: [Effect], framesInFlight: Int) throws {
         self.context = context
-        self.compiler = compiler
+        kernels = KernelCache(context: context, compiler: compiler)
         self.effects = effects
         passes = effects.map(\.kernel)
         // A pass's variants (the chroma key's per layout) have the same bindings: one set serves both.
@@ -74,11 +73,7 @@ final class EffectChain {
 
     /// The kernel of `pass` reading `source`, made on first use.
     private func kernel(_ pass: EffectKernel, source: PackedLayout) throws -> Kernel {
-        let interface = pass.interface(source: source)
-        if let existing = kernels[interface.variantKey] { return existing }
-        let made = try Kernel(context: context, compiler: compiler, interface: interface)
-        kernels[interface.variantKey] = made
-        return made
+        try kernels.kernel(pass.interface(source: source))
     }
 
     /// A storage buffer in device memory holding `values`, filled by the
