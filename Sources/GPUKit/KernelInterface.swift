@@ -73,7 +73,7 @@ public struct BufferBinding: Sendable {
         case .write: qualifier = "writeonly "
         case .readWrite: qualifier = ""
         }
-        let typeName = name.prefix(1).uppercased() + name.dropFirst() + "Buffer"
+        let typeName = name.upperFirst + "Buffer"
         return "// \(comment)\nlayout(std430, binding = \(index)) \(qualifier)buffer \(typeName) { \(member); } \(name);"
     }
 }
@@ -120,7 +120,7 @@ public struct PushLayout: Sendable {
         guard !fields.isEmpty else { return nil }
         let body = fields.map { field in
             "    \(field.type.rawValue) \(field.name);".padding(toLength: 32, withPad: " ", startingAt: 0)
-                + "// offset \(String(field.offset).leftPadded(3)): \(field.comment)"
+                + "// offset \(String(field.offset).leftPadding(3)): \(field.comment)"
         }
         return (["layout(push_constant, std430) uniform \(blockName) {"] + body + ["} pc;"]).joined(separator: "\n")
     }
@@ -161,5 +161,6 @@ public enum PushValue: Sendable {
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    /// `sliceQscale` from `slice` + `qscale`: generated GLSL names are camel case.
+    var upperFirst: String { prefix(1).uppercased() + dropFirst() }
 }

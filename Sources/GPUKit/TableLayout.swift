@@ -42,7 +42,7 @@ public struct TableLayout: Sendable {
         }
     }
 
-    private var typeName: String { name.prefix(1).uppercased() + name.dropFirst() }
+    private var typeName: String { name.upperFirst }
 
     var glsl: String {
         var lines = ["const uint \(constantName)_WORDS = \(words)u;"]
@@ -74,8 +74,7 @@ public struct TableLayout: Sendable {
     }
 
     private func accessor(_ field: StaticString) -> String {
-        let field = "\(field)"
-        return name + field.prefix(1).uppercased() + field.dropFirst()
+        name + "\(field)".upperFirst
     }
 }
 

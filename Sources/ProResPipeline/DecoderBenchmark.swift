@@ -104,9 +104,7 @@ public struct DecoderBenchmark {
 
     /// The i-th sample of the loop, sharing the packet's bytes (no copy).
     private func sample(_ i: Int) -> CompressedSample {
-        let original = samples[i % samples.count]
-        return CompressedSample(bytes: original.bytes, storage: original.storage, index: i, pts: original.pts,
-                                duration: original.duration, format: format, readStart: monotonicNanoseconds(), demuxNanoseconds: 0)
+        samples[i % samples.count].renumbered(as: i, readStart: monotonicNanoseconds())
     }
 
     /// Warms a session up on `warmFrames` frames, then times a fresh one on

@@ -28,6 +28,29 @@ final class DecodeSessionTests: XCTestCase {
         XCTAssertLessThanOrEqual(stats.allocated, 2 + 2 + 3 + 2, "surfaces must be recycled, not allocated per frame: \(stats)")
     }
 
+    /// Samples that own their bytes themselves (no demuxer packet) reach
+    /// libavcodec through a buffer that keeps the sample alive: every frame
+    /// equals ffmpeg's own decode, and no sample outlives the session.
+    func testSamplesWithoutAPacketDecodeAsFFmpegDoes() throws {
+        let (format, clip) = try fixtureSamples("4444-alpha8.mov")
+        let reference = try ffmpegFrameMD5s("4444-alpha8.mov")
+        weak var lastCopy: CompressedSample?
+        var seen: [String] = []
+        do {
+            let copies = clip.map { CompressedSample(copying: $0.bytes, index: $0.index, pts: $0.pts, duration: $0.duration, format: format) }
+            XCTAssertTrue(copies.allSatisfy { $0.packet == nil })
+            lastCopy = copies.last
+            let session = try DecodeSession(format: format, configuration: .init(threads: 2)) { frame in
+                XCTAssertEqual(frame.status, .ok)
+                seen.append(MD5.hex(of: frame.pixelBuffer!.visibleSpans()))
+            }
+            for sample in copies { try session.decode(sample) }
+            try session.finish()
+        }
+        XCTAssertEqual(seen, reference)
+        XCTAssertNil(lastCopy, "libavcodec's reference must let the sample go")
+    }
+
     func testSurfacesReturnToThePoolWhenFramesAreReleased() throws {
         let (format, clip) = try fixtureSamples("4444.mov")
         var kept: [DecodedFrame] = []

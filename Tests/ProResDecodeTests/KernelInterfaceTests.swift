@@ -90,10 +90,7 @@ final class KernelInterfaceTests: XCTestCase {
         XCTAssertEqual(try run(interface, body: reads, push: [], tables: [slices, frames]), expected)
     }
 
-    private func capitalized(_ name: StaticString) -> String {
-        let text = "\(name)"
-        return text.prefix(1).uppercased() + text.dropFirst()
-    }
+    private func capitalized(_ name: StaticString) -> String { "\(name)".upperFirst }
 
     func testOverlappingOrOversizedFieldsAreRefusedAtDeclaration() {
         // (Checked by precondition; here the declared layouts pass and the

@@ -101,14 +101,6 @@ func fixtureSamples(_ clip: String) throws -> (FormatDescription, [CompressedSam
     return (source.format, samples)
 }
 
-extension CompressedSample {
-    /// The same sample numbered as frame `index`, so that one short clip can
-    /// feed a long session; the packet is shared by reference, not copied.
-    func renumbered(as index: Int) -> CompressedSample {
-        CompressedSample(packet: av_packet_clone(packet)!, index: index, format: format, readStart: 0, demuxNanoseconds: 0)
-    }
-}
-
 /// md5 column of ffmpeg's `-f framemd5` output (the independent reference).
 func ffmpegFrameMD5s(_ clip: String) throws -> [String] {
     try String(contentsOfFile: Repo.reference("\(clip).framemd5"), encoding: .utf8)

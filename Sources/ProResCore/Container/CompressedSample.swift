@@ -47,10 +47,11 @@ public final class CompressedSample: @unchecked Sendable {
                   readStart: readStart, demuxNanoseconds: demuxNanoseconds)
     }
 
-    /// The same frame under another index (and its own copy of the bytes).
-    public func copy(index: Int) -> CompressedSample {
-        CompressedSample(copying: bytes, index: index, pts: pts, duration: duration, format: format,
-                         readStart: readStart, demuxNanoseconds: demuxNanoseconds)
+    /// The same frame numbered as frame `index`, sharing these bytes and
+    /// their owner (no copy): one short clip can feed a long session.
+    public func renumbered(as index: Int, readStart: UInt64 = 0) -> CompressedSample {
+        CompressedSample(bytes: bytes, storage: storage, index: index, pts: pts, duration: duration, format: format,
+                         readStart: readStart, demuxNanoseconds: 0)
     }
 }
 
