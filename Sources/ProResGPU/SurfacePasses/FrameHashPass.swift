@@ -29,8 +29,7 @@ package final class FrameHashPass {
         self.height = height
         wordsPerRow = layout.bytesPerRow(width: width) / 4
         frameBytes = format.tightByteCount(width: width, height: height)
-        precondition(frameBytes < 1 << 32 && layout.bytesPerRow(width: width) * height < 1 << 34,
-                     "a \(width)x\(height) frame is beyond the shader's 32-bit indices")
+        precondition(frameBytes < 1 << 32, "a \(width)x\(height) frame is beyond the shader's 32-bit byte offsets")
         chunks = BLAKE3.chunkCount(bytes: frameBytes)
         groupsPerFrame = (chunks + FrameHashKernel.groupChunks - 1) / FrameHashKernel.groupChunks
         kernel = try kernels.kernel(FrameHashKernel.interface(format, layout: layout))
@@ -47,6 +46,7 @@ package final class FrameHashPass {
         precondition(surfaceStride % 4 == 0 && surfaceStride >= wordsPerRow * 4 * height, "surface stride \(surfaceStride)")
         precondition(surfaces.bytes >= (frames - 1) * surfaceStride + wordsPerRow * 4 * height || frames == 0)
         precondition(results.bytes >= frames * resultBytesPerFrame)
+        precondition(surfaces.bytes < 1 << 34, "the shader indexes the surfaces with 32-bit words")
         guard frames > 0 else { return }
         cb.dispatch(kernel, set: sets[slot], buffers: [surfaces, results], push: [
             .uint(width), .uint(height), .uint(wordsPerRow), .uint(surfaceStride / 4), .uint(frameBytes), .uint(chunks),
