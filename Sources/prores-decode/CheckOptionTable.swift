@@ -66,7 +66,8 @@ extension CheckCommand {
         in native code values; black frames (mean luma within 2% of the black..white span \
         above video black); frozen frames (md5 equal to the previous checked frame's); \
         alpha coverage; for PQ/HLG the peak pixel and peak frame-average light in nits, \
-        estimated on every 4th pixel of every 4th row. Damaged frames are left out: \
+        estimated on every 4th pixel of every 4th row; for video range, Y' and Cb/Cr \
+        samples outside 64..940 and 64..960 (10-bit; x4 at 12 bits). Damaged frames are left out: \
         their broken slices hold concealment (black), not picture.
 
         Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \

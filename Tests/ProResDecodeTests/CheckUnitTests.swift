@@ -135,11 +135,11 @@ final class CheckUnitTests: XCTestCase {
         var stats = FrameStatistics(bitDepth: 10, range: .video, hasAlpha: false)
         // Video black 64, white 940: black frames have a mean ≤ 64 + 0.02·876 = 81.52.
         XCTAssertEqual(stats.blackThreshold, 81.52, accuracy: 1e-9)
-        frame422([64, 64, 64, 64, 64, 64, 64, 64]) { stats.add(FrameMeasurement($0, index: 0, md5: "black", light: nil)) }        // mean 64: black
-        frame422([64, 64, 64, 64, 64, 64, 64, 64]) { stats.add(FrameMeasurement($0, index: 1, md5: "black", light: nil)) }        // black and frozen
-        frame422([81, 82, 81, 82, 81, 82, 81, 82]) { stats.add(FrameMeasurement($0, index: 2, md5: "near", light: nil)) }         // mean 81.5: black
-        frame422([40, 940, 64, 64, 64, 64, 64, 100]) { stats.add(FrameMeasurement($0, index: 3, md5: "bright", light: nil)) }     // mean 175: not black
-        frame422([40, 940, 64, 64, 64, 64, 64, 100]) { stats.add(FrameMeasurement($0, index: 5, md5: "bright", light: nil)) }     // frozen; 4 was skipped
+        frame422([64, 64, 64, 64, 64, 64, 64, 64]) { stats.add(FrameMeasurement($0, index: 0, digest: "black", range: .video, light: nil)) }        // mean 64: black
+        frame422([64, 64, 64, 64, 64, 64, 64, 64]) { stats.add(FrameMeasurement($0, index: 1, digest: "black", range: .video, light: nil)) }        // black and frozen
+        frame422([81, 82, 81, 82, 81, 82, 81, 82]) { stats.add(FrameMeasurement($0, index: 2, digest: "near", range: .video, light: nil)) }         // mean 81.5: black
+        frame422([40, 940, 64, 64, 64, 64, 64, 100]) { stats.add(FrameMeasurement($0, index: 3, digest: "bright", range: .video, light: nil)) }     // mean 175: not black
+        frame422([40, 940, 64, 64, 64, 64, 64, 100]) { stats.add(FrameMeasurement($0, index: 5, digest: "bright", range: .video, light: nil)) }     // frozen; 4 was skipped
         XCTAssertEqual(stats.frames, 5)
         XCTAssertEqual(stats.lumaMin, 40)
         XCTAssertEqual(stats.lumaMax, 940)
@@ -151,7 +151,7 @@ final class CheckUnitTests: XCTestCase {
 
         var full = FrameStatistics(bitDepth: 12, range: .full, hasAlpha: false)
         XCTAssertEqual(full.blackThreshold, 0.02 * 4095, accuracy: 1e-9)
-        frame422([0, 0, 0, 0, 0, 0, 0, 0]) { full.add(FrameMeasurement($0, index: 0, md5: "x", light: nil)) }
+        frame422([0, 0, 0, 0, 0, 0, 0, 0]) { full.add(FrameMeasurement($0, index: 0, digest: "x", range: .full, light: nil)) }
         XCTAssertEqual(full.black.count, 1)
     }
 
@@ -163,7 +163,7 @@ final class CheckUnitTests: XCTestCase {
             let a = alpha.map(UInt16.init)
             plane.withUnsafeBytes { p in a.withUnsafeBytes { a in
                 stats.add(FrameMeasurement(NativeFrameView(spans: [p, p, p, a], format: format, width: 2, height: 2)!, index: index,
-                                           md5: "\(index)", light: nil))
+                                           digest: "\(index)", range: .video, light: nil))
             } }
         }
         XCTAssertEqual(stats.transparentFrames, 1)
@@ -203,9 +203,9 @@ final class CheckUnitTests: XCTestCase {
             let light = pq.measure($0)
             XCTAssertEqual(light.peak, 10000, accuracy: 1e-6)
             XCTAssertEqual(light.average, 5000, accuracy: 1e-6)
-            stats.add(FrameMeasurement($0, index: 0, md5: "a", light: pq))
+            stats.add(FrameMeasurement($0, index: 0, digest: "a", range: .video, light: pq))
         }
-        frame422([64, 64, 64, 64, 64, 64, 64, 64], width: 8, height: 1) { stats.add(FrameMeasurement($0, index: 1, md5: "b", light: pq)) }
+        frame422([64, 64, 64, 64, 64, 64, 64, 64], width: 8, height: 1) { stats.add(FrameMeasurement($0, index: 1, digest: "b", range: .video, light: pq)) }
         XCTAssertEqual(stats.maxNits ?? -1, 10000, accuracy: 1e-6)
         XCTAssertEqual(stats.maxFrameAverageNits ?? -1, 5000, accuracy: 1e-6, "a darker frame does not lower the peak average")
 

@@ -25,12 +25,12 @@ final class CheckSink: FrameSink {
             unmeasured.append((index, md5))
             return
         }
-        measurements.append(FrameMeasurement(view, index: index, md5: md5, light: light))
+        measurements.append(FrameMeasurement(view, index: index, digest: md5, range: format.colorTags.range.value, light: light))
     }
 
     /// Every delivered frame's md5, in frame order.
     var md5s: [(index: Int, md5: String)] {
-        (measurements.map { ($0.index, $0.md5) } + unmeasured).sorted { $0.index < $1.index }
+        (measurements.map { ($0.index, $0.digest) } + unmeasured).sorted { $0.index < $1.index }
     }
 
     func finish() throws {}

@@ -1,7 +1,4 @@
 import ProResCore
-import ProResFFmpeg
-import GPUKit
-import ProResGPU
 
 /// Per-file picture statistics from the measured frames: luma range and
 /// mean, black frames, frozen frames, alpha coverage and, for PQ/HLG, light
@@ -15,7 +12,7 @@ import ProResGPU
 /// * black: a frame whose mean Y' is at most black + 2% of the nominal span
 ///   black..white (video range 16..235 scaled to the depth, 64..940 at 10
 ///   bits, so ≤ 81.52; full range 0..2^depth − 1). Sub-black counts as black.
-/// * frozen: a frame whose md5 equals that of the frame measured just before
+/// * frozen: a frame whose digest (md5) equals that of the frame measured just before
 ///   it (with `--sample`, the previous sampled frame; a frame that failed or
 ///   was damaged is skipped, not compared).
 /// * alpha: frames whose alpha is 0 everywhere (transparent), maximal
@@ -23,6 +20,11 @@ import ProResGPU
 ///   measured alpha samples that are 0 or maximal.
 /// * light: the largest per-frame peak and the largest per-frame average
 ///   (`LightLevelMeter`).
+/// * out of range (video range only; null for full range, where every code
+///   is legal): Y' samples below 64 or above 940, Cb and Cr samples below 64
+///   or above 960 at 10 bits (×4 at 12 bits: 256, 3760, 3840;
+///   `VideoRangeLimits`), summed over the measured frames, with the frames
+///   that have any. 4:2:2 chroma counts the samples of the half-width planes.
 public struct FrameStatistics: Sendable {
     public let bitDepth: Int
     public let range: ColorRange
@@ -44,7 +46,9 @@ public struct FrameStatistics: Sendable {
     private var alphaSamples: UInt64 = 0
     public private(set) var maxNits: Double?
     public private(set) var maxFrameAverageNits: Double?
-    private var previousMD5: String?
+    public private(set) var outOfRange = PictureSums.OutOfRangeCounts()
+    public private(set) var outOfRangeFrames = 0
+    private var previousDigest: String?
 
     public init(bitDepth: Int, range: ColorRange, hasAlpha: Bool, measuresLight: Bool = false) {
         self.bitDepth = bitDepth
@@ -66,20 +70,25 @@ public struct FrameStatistics: Sendable {
     public var opaqueFraction: Double? { alphaSamples > 0 ? Double(opaqueSamples) / Double(alphaSamples) : nil }
 
     /// Frames must arrive in ascending index order.
-    public mutating func add(_ frame: FrameMeasurement) {
+    public mutating func add(_ measured: FrameMeasurement) {
+        let frame = measured.sums
         frames += 1
         lumaMin = min(lumaMin, frame.lumaMin)
         lumaMax = max(lumaMax, frame.lumaMax)
         lumaSum += frame.lumaSum
         lumaSamples += frame.samples
-        if frame.samples > 0, Double(frame.lumaSum) / Double(frame.samples) <= blackThreshold { black.add(frame.index) }
-        if previousMD5 == frame.md5 { frozen.add(frame.index) }
-        previousMD5 = frame.md5
+        if frame.samples > 0, Double(frame.lumaSum) / Double(frame.samples) <= blackThreshold { black.add(measured.index) }
+        if previousDigest == measured.digest { frozen.add(measured.index) }
+        previousDigest = measured.digest
         if let light = frame.light {
             maxNits = max(maxNits ?? 0, light.peak)
             maxFrameAverageNits = max(maxFrameAverageNits ?? 0, light.average)
         }
-        guard let alpha = frame.alphaCounts else { return }
+        if let outside = frame.outOfRange {
+            outOfRange = outOfRange + outside
+            if outside.total > 0 { outOfRangeFrames += 1 }
+        }
+        guard let alpha = frame.alpha else { return }
         transparentSamples += alpha.transparent
         opaqueSamples += alpha.opaque
         alphaSamples += frame.samples
@@ -104,6 +113,11 @@ public struct FrameStatistics: Sendable {
             ("max_frame_average_nits", maxFrameAverageNits.map { JSON.number($0, digits: 1) } ?? "null"),
             ("grid_step", "\(LightLevelMeter.gridStep)"),
         ]) : "null"
+        let outOfRange = range == .video ? JSON.object([
+            ("luma_below", "\(self.outOfRange.lumaBelow)"), ("luma_above", "\(self.outOfRange.lumaAbove)"),
+            ("chroma_below", "\(self.outOfRange.chromaBelow)"), ("chroma_above", "\(self.outOfRange.chromaAbove)"),
+            ("frames", "\(outOfRangeFrames)"),
+        ]) : "null"
         return [
             ("frames", "\(frames)"),
             ("luma", frames > 0 ? JSON.object([("min", "\(lumaMin)"), ("mean", lumaMean.map { JSON.number($0, digits: 2) } ?? "null"),
@@ -112,6 +126,7 @@ public struct FrameStatistics: Sendable {
             ("frozen_frames", frozen.json),
             ("alpha", alpha),
             ("light", light),
+            ("out_of_range", outOfRange),
         ]
     }
 }

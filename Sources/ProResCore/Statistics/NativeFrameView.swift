@@ -1,8 +1,3 @@
-import ProResCore
-import ProResFFmpeg
-import GPUKit
-import ProResGPU
-
 /// Row-by-row access to one frame in the decoder's planar format, given as
 /// the spans a `FrameSink` receives: planes Y', Cb, Cr, [A] in order, 16-bit
 /// little-endian, LSB-aligned samples.

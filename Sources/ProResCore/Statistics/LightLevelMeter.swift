@@ -1,8 +1,3 @@
-import ProResCore
-import ProResFFmpeg
-import GPUKit
-import ProResGPU
-
 /// Light level of PQ and HLG content in nits, per frame: the brightest pixel
 /// (MaxCLL's measure) and the frame average (MaxFALL's), as CTA-861.3 defines
 /// them: a pixel's light is the largest of its linear R, G, B in the
@@ -14,12 +9,15 @@ import ProResGPU
 /// every `gridStep`-th row, starting at (0, 0), is 1/16 of the work and close
 /// enough to inform. A lone bright pixel between grid points is missed.
 /// 4:2:2 chroma is taken from sample x/2 (as y416 packing repeats it).
-/// The stream's resolved tags are used for every frame.
+/// The stream's resolved tags are used for every frame. `FrameStatisticsPass`
+/// (ProResGPU) computes the same in float32, within 1e-4 relative.
 public struct LightLevelMeter: Sendable {
     public static let gridStep = 4
 
-    private let spec: ConversionSpec
-    private let bitDepth: Int
+    /// The resolved conversion, reference white 1 nit (the GPU pass pushes
+    /// its matrix, quantisation and HLG parameters).
+    public let spec: ConversionSpec
+    public let bitDepth: Int
 
     /// Nil unless the transfer is PQ or HLG; throws `UnsupportedColorCode`
     /// when the matrix or primaries have no maths here.
