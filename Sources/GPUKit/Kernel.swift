@@ -1,4 +1,5 @@
 import CVulkan
+import Foundation
 
 /// A compute shader built from its `KernelInterface`: the pipeline, its
 /// layout, and the binding sets to dispatch it with. The only way GPU work
@@ -168,13 +169,17 @@ final class DescriptorPool {
     deinit { context.vk.vkDestroyDescriptorPool(context.device, pool, nil) }
 }
 
-/// Kernels by variant (shader and facts), each compiled on first use: the
-/// converter's and the effects' variants per layout.
+/// Kernels by variant (shader and facts), each compiled on first use and
+/// then shared: the decoder's, the converter's and the effects' variants,
+/// and every session on a context (`VulkanContext.kernels`), so that a
+/// check of many files builds each pipeline once.
 ///
-/// Thread-safety: used by one recording thread.
-public final class KernelCache {
+/// Thread-safety: any thread; a kernel is made under the lock, once.
+// @unchecked: `kernels` is touched only under `lock`; the rest is immutable.
+public final class KernelCache: @unchecked Sendable {
     private let context: VulkanContext
     private let compiler: ShaderCompiler
+    private let lock = NSLock()
     private var kernels: [String: Kernel] = [:]
 
     public init(context: VulkanContext, compiler: ShaderCompiler) {
@@ -183,6 +188,8 @@ public final class KernelCache {
     }
 
     public func kernel(_ interface: KernelInterface) throws -> Kernel {
+        lock.lock()
+        defer { lock.unlock() }
         if let made = kernels[interface.variantKey] { return made }
         let made = try Kernel(context: context, compiler: compiler, interface: interface)
         kernels[interface.variantKey] = made

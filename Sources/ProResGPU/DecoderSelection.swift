@@ -20,63 +20,107 @@ public struct DecoderSelection: Sendable, Equatable {
     /// `--device N|NAME`.
     public var device: String?
     public var validation: Bool
+    /// A device already made (and shared by several runs): used instead of
+    /// making one from `device`.
+    public var shared: GPUDevice?
 
     public init(choice: Choice = .auto, requireHardware: Bool = false, device: String? = nil,
-                validation: Bool = VulkanContext.Options().validation) {
+                validation: Bool = VulkanContext.Options().validation, shared: GPUDevice? = nil) {
         self.choice = requireHardware ? .gpu : choice
         self.requireHardware = requireHardware
         self.device = device
         self.validation = validation
+        self.shared = shared
     }
 
     /// The decoder chosen for `format`: the CPU (with why, when `auto`
     /// passed over the GPU; `fellBack` when it wanted the GPU decoder but
-    /// could not start it), or a Vulkan context for the GPU decoder.
+    /// could not start it), or the device for the GPU decoder.
     public enum Resolved {
         case cpu(reason: String?, fellBack: Bool)
-        case gpu(VulkanContext)
+        case gpu(GPUDevice)
     }
 
+    /// `--device all`: every hardware GPU of the machine.
+    public static let allDevices = "all"
+
     public func resolve(for format: FormatDescription) throws -> Resolved {
+        if choice != .cpu, let reason = GPUProResDecoder.unsupportedReason(format) {
+            guard choice == .gpu else { return .cpu(reason: "the GPU decoder cannot: \(reason)", fellBack: false) }
+            let message = "the GPU decoder cannot decode this stream: \(reason)"
+            throw requireHardware ? ProResDecodeError.hardwareUnavailable(.message(message)) : ProResDecodeError.decoderUnavailable(message)
+        }
+        if let shared, choice != .cpu {
+            let info = shared.context.info
+            if info.isHardware || choice == .gpu { return .gpu(shared) }
+            return .cpu(reason: "no hardware Vulkan device (\(info.name))", fellBack: false)
+        }
+        if choice == .auto {
+            let found = automaticDevices(limit: 1)
+            return found.devices.first.map(Resolved.gpu) ?? .cpu(reason: found.reason, fellBack: found.fellBack)
+        }
+        return try makeDevices(limit: 1).first.map(Resolved.gpu) ?? .cpu(reason: nil, fellBack: false)
+    }
+
+    /// The devices this selection decodes on, made now, whatever the
+    /// stream: one, or with `--device all` every hardware GPU (for
+    /// `--decoder gpu` on a machine without one, the default device). Empty
+    /// when it decodes on the CPU.
+    public func makeDevices(limit: Int = .max) throws -> [GPUDevice] {
         switch choice {
         case .cpu:
-            return .cpu(reason: nil, fellBack: false)
+            return []
         case .gpu:
-            if let reason = GPUProResDecoder.unsupportedReason(format) {
-                let message = "the GPU decoder cannot decode this stream: \(reason)"
-                throw requireHardware ? ProResDecodeError.hardwareUnavailable(.message(message)) : ProResDecodeError.decoderUnavailable(message)
+            var selectors: [String?] = [device == Self.allDevices ? nil : device]
+            if device == Self.allDevices {
+                let hardware = ((try? VulkanContext.devices()) ?? []).filter(\.isHardware)
+                if !hardware.isEmpty { selectors = hardware.prefix(limit).map { "\($0.index)" } }
             }
-            let context: VulkanContext
-            do {
-                context = try VulkanContext(options: .init(device: device, validation: validation))
-            } catch {
-                if requireHardware {
-                    // Keep the selector data: the CLI words it with its option name.
-                    if case let VulkanError.noMatchingDevice(selector, candidates) = error {
-                        throw ProResDecodeError.hardwareUnavailable(.noMatchingDevice(selector: selector, candidates: candidates))
-                    }
-                    throw ProResDecodeError.hardwareUnavailable(.message("no usable Vulkan device: \(error)"))
-                }
-                throw error
-            }
-            if requireHardware && !context.info.isHardware {
-                throw ProResDecodeError.hardwareUnavailable(.softwareDevice(name: context.info.name, kind: context.info.kind.rawValue))
-            }
-            return .gpu(context)
+            return try selectors.map(makeRequired)
         case .auto:
-            if let reason = GPUProResDecoder.unsupportedReason(format) { return .cpu(reason: "the GPU decoder cannot: \(reason)", fellBack: false) }
-            // Listing devices needs only an instance: cheap enough for every run.
-            guard let devices = try? VulkanContext.devices() else { return .cpu(reason: "no Vulkan loader or driver", fellBack: false) }
-            let candidates = device == nil ? devices : devices.filter { $0.matches(device!) }
-            guard candidates.contains(where: \.isHardware) else {
-                return .cpu(reason: "no hardware Vulkan device (\(devices.map(\.name).joined(separator: ", ")))", fellBack: false)
-            }
-            do {
-                return .gpu(try VulkanContext(options: .init(device: device ?? "\(candidates.first(where: \.isHardware)!.index)",
-                                                             validation: validation)))
-            } catch {
-                return .cpu(reason: "the GPU decoder could not start: \(error)", fellBack: true)
+            return automaticDevices(limit: limit).devices
+        }
+    }
+
+    /// `auto`'s devices: the hardware GPUs (the first, or all), each that
+    /// starts; when none does, why not, and whether one was there but failed.
+    public func automaticDevices(limit: Int = .max) -> (devices: [GPUDevice], reason: String?, fellBack: Bool) {
+        // Listing devices needs only an instance: cheap enough for every run.
+        guard let devices = try? VulkanContext.devices() else { return ([], "no Vulkan loader or driver", false) }
+        let hardware = devices.filter { $0.isHardware && (device == nil || device == Self.allDevices || $0.matches(device!)) }
+        guard !hardware.isEmpty else {
+            return ([], "no hardware Vulkan device (\(devices.map(\.name).joined(separator: ", ")))", false)
+        }
+        var made: [GPUDevice] = [], firstError: Error?
+        for info in (device == Self.allDevices ? hardware : [hardware[0]]).prefix(limit) {
+            do { made.append(try GPUDevice(context: VulkanContext(options: .init(device: "\(info.index)", validation: validation)))) } catch {
+                firstError = firstError ?? error
             }
         }
+        // `auto` means the best decoder that works: FFmpeg when ours cannot start.
+        if made.isEmpty { return ([], "the GPU decoder could not start: \(firstError!)", true) }
+        return (made, nil, false)
+    }
+
+    /// The device `selector` names, or the default one, with `--require-hardware` enforced.
+    private func makeRequired(_ selector: String?) throws -> GPUDevice {
+        let made: GPUDevice
+        do {
+            made = try GPUDevice(context: VulkanContext(options: .init(device: selector, validation: validation)))
+        } catch {
+            if requireHardware {
+                // Keep the selector data: the CLI words it with its option name.
+                if case let VulkanError.noMatchingDevice(selector, candidates) = error {
+                    throw ProResDecodeError.hardwareUnavailable(.noMatchingDevice(selector: selector, candidates: candidates))
+                }
+                throw ProResDecodeError.hardwareUnavailable(.message("no usable Vulkan device: \(error)"))
+            }
+            throw error
+        }
+        let info = made.context.info
+        if requireHardware && !info.isHardware {
+            throw ProResDecodeError.hardwareUnavailable(.softwareDevice(name: info.name, kind: info.kind.rawValue))
+        }
+        return made
     }
 }

@@ -56,15 +56,15 @@ public final class GPUFrameConverter: @unchecked Sendable {
     /// `readback` false skips copying results back to the host (a benchmark
     /// run on a discrete GPU); the handler then sees an empty `pixels`.
     /// `effects` run on every converted frame, in order, before the handler sees it.
-    public init(context: VulkanContext, compiler: ShaderCompiler, framesInFlight: Int = 3,
+    public init(context: VulkanContext, kernels: KernelCache, framesInFlight: Int = 3,
                 readback: Bool = true, effects: [Effect] = [], handler: @escaping Handler) throws {
         self.context = context
         self.handler = handler
         self.readback = readback
         completions = BlockingQueue(capacity: framesInFlight)
-        kernels = KernelCache(context: context, compiler: compiler)
+        self.kernels = kernels
         cache = TextureCache(context: context)
-        self.effects = effects.isEmpty ? nil : try EffectChain(context: context, compiler: compiler, effects: effects,
+        self.effects = effects.isEmpty ? nil : try EffectChain(context: context, kernels: kernels, effects: effects,
                                                                framesInFlight: framesInFlight)
         timestamps = try TimestampQueries.make(context, slots: framesInFlight, perSlot: 3 + effects.count)
         recorder = try CommandRecorder(context: context, count: framesInFlight)

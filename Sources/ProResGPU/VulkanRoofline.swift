@@ -45,7 +45,7 @@ public struct VulkanRoofline {
         for (layout, transferName, spec) in cases {
             let pool = PixelBufferPool(layout: .packed(layout, width: width, height: height))
             var times: [Double] = []
-            let converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: 3, readback: false) { frame in
+            let converter = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler), framesInFlight: 3, readback: false) { frame in
                 if let t = frame.convertMicroseconds { times.append(t) }
                 if let u = frame.uploadMicroseconds, layout == .y416 { uploads.append(u) }
             }

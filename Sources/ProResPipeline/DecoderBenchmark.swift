@@ -148,7 +148,7 @@ public struct DecoderBenchmark {
         let context = try VulkanContext(options: .init(device: options.device, validation: options.validation))
         let compiler = try ShaderCompiler()
         let (timed, seconds, latencies) = try measure("GPU", warmFrames: { 2 * $0.framesPerBatch }) { handler in
-            try GPUDecodeSession(format: format, context: context, compiler: compiler,
+            try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: compiler),
                                  configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
                                                       expectedFrameBytes: largestFrameBytes),
                                  outputHandler: handler)

@@ -22,16 +22,15 @@ final class GPUStage {
         let effectMicroseconds: [Double]
     }
 
-    /// `context`: the GPU decoder's, shared so that decoded surfaces and
-    /// their conversion live on one device.
-    init(options: DecodeRun.GPUOptions, format: FormatDescription, sinks: [ConvertedFrameSink], context: VulkanContext? = nil) throws {
-        let context = try context ?? VulkanContext(options: options.context)
-        self.context = context
-        let compiler = try ShaderCompiler()
+    /// `device`: the GPU decoder's, shared so that decoded surfaces and
+    /// their conversion live on one device (and kernels are built once).
+    init(options: DecodeRun.GPUOptions, format: FormatDescription, sinks: [ConvertedFrameSink], device: GPUDevice? = nil) throws {
+        let device = try device ?? GPUDevice(context: VulkanContext(options: options.context))
+        context = device.context
         resolver = FrameColorResolver(stream: format.colorTags, height: format.height, referenceWhite: options.referenceWhite)
         self.sinks = sinks
         var deliver: ((ConvertedFrame) throws -> Void)?
-        converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: options.framesInFlight,
+        converter = try GPUFrameConverter(context: context, kernels: device.kernels, framesInFlight: options.framesInFlight,
                                           readback: options.readback || !sinks.isEmpty, effects: options.effects) { try deliver?($0) }
         deliver = { [unowned self] frame in
             for sink in self.sinks { try sink.consume(frame) }

@@ -37,7 +37,7 @@ final class GPUDecoderTests: XCTestCase {
     private func gpuFrames(_ path: String, framesPerBatch: Int? = nil) throws -> [(FrameStatus, [UInt8])] {
         let source = try openSampleSource(path)
         var frames: [(FrameStatus, [UInt8])] = []
-        let session = try GPUDecodeSession(format: source.format, context: try Self.context.get(), compiler: try Self.compiler.get(),
+        let session = try GPUDecodeSession(format: source.format, context: try Self.context.get(), kernels: KernelCache(context: try Self.context.get(), compiler: try Self.compiler.get()),
                                            configuration: .init(framesPerBatch: framesPerBatch)) { frame in
             frames.append((frame.status, frame.pixelBuffer.map { $0.visibleSpans().flatMap { Array($0) } } ?? []))
         }
@@ -142,7 +142,7 @@ final class GPUDecoderDamageTests: XCTestCase {
             out.append((frame.status, packed.visibleSpans().flatMap { Array($0) }))
         }
         let session: FrameDecoding = try context.map {
-            try GPUDecodeSession(format: format, context: $0, compiler: try ShaderCompiler(cacheDirectory: nil), outputHandler: handler)
+            try GPUDecodeSession(format: format, context: $0, kernels: KernelCache(context: $0, compiler: try ShaderCompiler(cacheDirectory: nil)), outputHandler: handler)
         } ?? DecodeSession(format: format, configuration: .init(threads: 1), outputHandler: handler)
         for (i, bytes) in frames.enumerated() { try session.decode(packet(bytes, index: i, format: format)) }
         try session.finish()
@@ -258,7 +258,7 @@ final class GPUDecodeSessionTests: XCTestCase {
 
         let total = 120
         var seen: [(Int, String)] = []
-        let session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(cacheDirectory: nil),
+        let session = try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
                                            configuration: .init(framesPerBatch: 4)) { frame in
             XCTAssertEqual(frame.status, .ok)
             seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
@@ -284,7 +284,7 @@ final class GPUDecodeSessionTests: XCTestCase {
         var results: [[String]] = []
         for expected in [nil, 1, 8 << 20] as [Int?] {
             var digests: [String] = []
-            let session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(cacheDirectory: nil),
+            let session = try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
                                                configuration: .init(framesPerBatch: 2, expectedFrameBytes: expected)) { frame in
                 XCTAssertEqual(frame.status, .ok)
                 digests.append(MD5.hex(of: frame.pixelBuffer!.visibleSpans()))
@@ -304,7 +304,7 @@ final class GPUDecodeSessionTests: XCTestCase {
         let (format, samples) = try fixtureSamples("4444.mov")
         let context = try VulkanContext()
         var calls = 0
-        let session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(cacheDirectory: nil),
+        let session = try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
                                            configuration: .init(framesPerBatch: 1)) { _ in
             calls += 1
             throw Stop()

@@ -55,7 +55,7 @@ final class VulkanConversionTests: XCTestCase {
     private func convert(_ surface: PixelBuffer, specs: [ConversionSpec]) throws -> [[[Float]]] {
         let (context, compiler) = try gpu()
         var results: [[[Float]]] = []
-        let converter = try GPUFrameConverter(context: context, compiler: compiler) { frame in
+        let converter = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler)) { frame in
             XCTAssertEqual(frame.index, results.count, "frames must come back in submission order")
             var pixels: [[Float]] = []
             for y in 0..<frame.height {

@@ -77,10 +77,10 @@ final class VulkanEffectTests: XCTestCase {
         let spec = spec ?? hdr
         var plain: (values: [SIMD4<Double>], halves: [UInt16])?
         var processed: (values: [SIMD4<Double>], halves: [UInt16], times: [Double])?
-        let without = try GPUFrameConverter(context: context, compiler: compiler) { plain = (self.pixels($0), Array($0.pixels.bindMemory(to: UInt16.self))) }
+        let without = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler)) { plain = (self.pixels($0), Array($0.pixels.bindMemory(to: UInt16.self))) }
         try without.submit(surface, parameters: ConversionParameters(spec), index: 0, pts: nil, spec: spec)
         try without.finish()
-        let with = try GPUFrameConverter(context: context, compiler: compiler, effects: effects) { frame in
+        let with = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler), effects: effects) { frame in
             processed = (self.pixels(frame), Array(frame.pixels.bindMemory(to: UInt16.self)), frame.effectMicroseconds)
         }
         try with.submit(surface, parameters: ConversionParameters(spec), index: 0, pts: nil, spec: spec)

@@ -121,7 +121,7 @@ final class VulkanPipelineTests: XCTestCase {
         let pool = PixelBufferPool(layout: .packed(.y416, width: 192, height: 112), maximumCount: 2)
         let total = 60
         var checked = 0
-        let converter = try GPUFrameConverter(context: context, compiler: compiler, framesInFlight: 3) { frame in
+        let converter = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler), framesInFlight: 3) { frame in
             let want = expected[frame.index % expected.count]
             for i in stride(from: 0, to: want.count, by: 97) {  // a spread of samples per frame
                 let got = frame.value(x: (i / 4) % 192, y: (i / 4) / 192, channel: i % 4)

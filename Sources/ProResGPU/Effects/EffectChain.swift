@@ -38,9 +38,9 @@ final class EffectChain {
     private var staging: [(from: VulkanBuffer, to: VulkanBuffer)] = []
     private var uploaded = false
 
-    init(context: VulkanContext, compiler: ShaderCompiler, effects: [Effect], framesInFlight: Int) throws {
+    init(context: VulkanContext, kernels: KernelCache, effects: [Effect], framesInFlight: Int) throws {
         self.context = context
-        kernels = KernelCache(context: context, compiler: compiler)
+        self.kernels = kernels
         self.effects = effects
         passes = effects.map(\.kernel)
         // A pass's variants (the chroma key's per layout) have the same bindings: one set serves both.
