@@ -26,9 +26,12 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// it (pinning host memory takes milliseconds); nil allocates them
         /// as the first batches arrive.
         public var expectedFrameBytes: Int?
+        /// Measure every frame on the device (`check`): `DecodedFrame.analysis`.
+        public var analysis: AnalysisRequest?
 
         public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true, deviceSurfaces: Bool = false,
-                    expectedFrameBytes: Int? = nil) {
+                    expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil) {
+            self.analysis = analysis
             self.framesPerBatch = framesPerBatch
             self.slots = slots
             self.readback = readback
@@ -78,11 +81,12 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         deinit { surfaces.forEach { $0?.releaseUse() } }
     }
 
-    public init(format: FormatDescription, context: VulkanContext, compiler: ShaderCompiler,
+    public init(format: FormatDescription, context: VulkanContext, kernels: KernelCache,
                 configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler) throws {
         self.format = format
-        decoder = try GPUProResDecoder(context: context, compiler: compiler, format: format, slots: configuration.slots,
-                                       framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes)
+        decoder = try GPUProResDecoder(context: context, kernels: kernels, format: format, slots: configuration.slots,
+                                       framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
+                                       analysis: configuration.analysis)
         readback = configuration.readback
         deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
@@ -189,7 +193,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 }
                 let codes = result.header.map { ($0.colorPrimaries, $0.transferCharacteristic, $0.matrixCoefficients) }
                 let frame = DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
-                                         deviceSurface: result.deviceSurface, colorCodes: codes, readStart: sample.readStart,
+                                         deviceSurface: result.deviceSurface, analysis: result.analysis, colorCodes: codes, readStart: sample.readStart,
                                          demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - batch.submitted)
                 if !output.push(frame) { return }
             }

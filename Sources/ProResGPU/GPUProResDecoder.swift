@@ -35,6 +35,8 @@ package final class GPUProResDecoder {
         /// Slices FFmpeg would not decode either, concealed as it does.
         let damagedSlices: Int
         let header: ProResFrameHeader?
+        /// What the analysis passes measured (when asked for and decoded).
+        let analysis: FrameAnalysis?
     }
 
     /// GPU time of one batch, from timestamp queries (µs).
@@ -62,6 +64,12 @@ package final class GPUProResDecoder {
 
     private let entropyPass: Kernel
     private let transformPass: Kernel
+    /// `check`'s measurements, recorded after the transform on the batch's
+    /// surfaces; a few bytes a frame come back (`Slot.results`).
+    private let hashPass: FrameHashPass?
+    private let statisticsPass: FrameStatisticsPass?
+    /// Where the statistics' results start in a slot's results buffer.
+    private let statisticsResultsOffset: Int
     private let recorder: CommandRecorder
     /// Submissions to the transfer queue (the uploads), where there is one.
     private let uploads: CommandRecorder?
@@ -88,6 +96,8 @@ package final class GPUProResDecoder {
         var coefficients: VulkanBuffer?
         var status: VulkanBuffer?
         var statusHost: VulkanBuffer?
+        /// The analysis passes' results, host-visible.
+        var results: VulkanBuffer?
         var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
@@ -118,8 +128,9 @@ package final class GPUProResDecoder {
 
     /// `expectedFrameBytes`: allocate every slot's buffers now, for frames
     /// of up to that size, instead of during the first batches.
-    init(context: VulkanContext, compiler: ShaderCompiler, format: FormatDescription, slots slotCount: Int = 3,
-         framesPerBatch requested: Int? = nil, expectedFrameBytes: Int? = nil) throws {
+    /// `analysis`: measure every decoded frame on the device (`check`).
+    init(context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
+         framesPerBatch requested: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
         guard context.info.storage16Bit else {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
@@ -143,14 +154,31 @@ package final class GPUProResDecoder {
         // The slice table numbers a batch's frames in its `frame` field.
         framesPerBatch = max(1, min(requested ?? 16, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
 
-        entropyPass = try Kernel(context: context, compiler: compiler, interface: DecoderKernels.entropy(format))
-        transformPass = try Kernel(context: context, compiler: compiler, interface: DecoderKernels.transform(format))
+        entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
+        transformPass = try kernels.kernel(DecoderKernels.transform(format))
         recorder = try CommandRecorder(context: context, count: slotCount)
         // A transfer queue exists only on a discrete GPU, the one kind that uploads.
         uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
+        let planar = format.nativeFormat, packed = format.nativePackedLayout, batch = framesPerBatch
+        let hashPass = analysis?.hash == true
+            ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount)
+            : nil
+        let statisticsPass = try analysis?.statistics.map {
+            try FrameStatisticsPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height,
+                                    range: $0.range, light: $0.light, slots: slotCount)
+        }
+        self.hashPass = hashPass
+        self.statisticsPass = statisticsPass
+        statisticsResultsOffset = Self.align(batch * (hashPass?.resultBytesPerFrame ?? 0))
+        let resultsBytes = statisticsResultsOffset + batch * (statisticsPass?.resultBytesPerFrame ?? 0)
         let entropySets = try entropyPass.makeBindingSets(slotCount), transformSets = try transformPass.makeBindingSets(slotCount)
         slots = (0..<slotCount).map { Slot(entropySet: entropySets[$0], transformSet: transformSets[$0]) }
+        if analysis != nil {
+            for slot in slots {
+                slot.results = try VulkanBuffer(context, size: max(16, resultsBytes), usage: .storage, memory: .hostReadback)
+            }
+        }
         timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 6)
         uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
@@ -267,6 +295,16 @@ package final class GPUProResDecoder {
                 BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes),
             ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(maxLog2)],
             groups: (DecoderKernels.transformSlicesPerRow << maxLog2, rows, frames))
+            let surfaces = BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes)
+            if let hashPass, let results = slot.results {
+                hashPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: frames,
+                                results: BufferRange(results, bytes: frames * hashPass.resultBytesPerFrame))
+            }
+            if let statisticsPass, let results = slot.results {
+                statisticsPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: frames,
+                                      results: BufferRange(results, offset: statisticsResultsOffset,
+                                                           bytes: frames * statisticsPass.resultBytesPerFrame))
+            }
         } else {
             timestamps?.mark(cb, slot: index, 3, after: .compute)
         }
@@ -293,7 +331,14 @@ package final class GPUProResDecoder {
             if deviceSurfaces, let place = frame.surface, let batch = slot.surfaces {
                 surface = DeviceSurface(batch: batch, offset: place * surfaceStride, layout: surfaceLayout)
             }
-            return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header)
+            var analysis: FrameAnalysis?
+            if let place = frame.surface, let results = slot.results?.mapped {
+                analysis = FrameAnalysis(
+                    digest: hashPass.map { $0.digest(results: results + place * $0.resultBytesPerFrame) },
+                    sums: statisticsPass.map { $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame) })
+            }
+            return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
+                          analysis: analysis)
         }
         let timing = try timestamps.map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)

@@ -18,10 +18,15 @@ public final class DecodeRun: @unchecked Sendable {
         public var decoder: DecoderSelection
         /// Present finished frames on a steady clock at this rate (`--realtime`, `FramePacer`).
         public var realtime: FrameRate?
+        /// Measure every frame for the run's `FrameAnalysisSink` (`check`):
+        /// on the device with the GPU decoder, else from the native planar
+        /// bytes on every core.
+        public var analysis: AnalysisRequest?
 
         /// `output` nil picks the profile's native packed layout.
         public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
-                    decoder: DecoderSelection = .init(choice: .cpu), realtime: FrameRate? = nil) {
+                    decoder: DecoderSelection = .init(choice: .cpu), realtime: FrameRate? = nil, analysis: AnalysisRequest? = nil) {
+            self.analysis = analysis
             self.output = output
             self.start = start
             self.frames = frames
@@ -85,6 +90,8 @@ public final class DecodeRun: @unchecked Sendable {
         public let decoderNote: String?
         /// What `--realtime` presented, dropped and how late it was.
         public let pacing: PacingReport?
+        /// When the first frame came out of the decoder (monotonic ns; `ProcessClock`).
+        public let firstFrameAt: UInt64?
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }
@@ -94,6 +101,7 @@ public final class DecodeRun: @unchecked Sendable {
     public let output: OutputSelection
     private let sinks: [FrameSink]
     private let gpuSinks: [ConvertedFrameSink]
+    private let analysisSink: FrameAnalysisSink?
     private let timingLog: OutputFile?
     private let lock = NSLock()
     private var session: FrameDecoding?
@@ -113,7 +121,8 @@ public final class DecodeRun: @unchecked Sendable {
     public var progress: ((Int) -> Void)?
 
     public init(source: SampleSource, options: Options, sinks: [FrameSink], gpuSinks: [ConvertedFrameSink] = [],
-                timingLog: OutputFile? = nil) throws {
+                analysisSink: FrameAnalysisSink? = nil, timingLog: OutputFile? = nil) throws {
+        self.analysisSink = analysisSink
         self.source = source
         self.options = options
         self.output = options.output ?? .packed(source.format.nativePackedLayout)
@@ -126,14 +135,16 @@ public final class DecodeRun: @unchecked Sendable {
         if options.gpu == nil, !gpuSinks.isEmpty {
             throw ProResDecodeError.badRequest(.saveNeedsConversion)
         }
+        precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || output == .native),
+                     "an analysis needs its sink and the native planar output")
         decoder = try options.decoder.resolve(for: source.format)
         switch decoder {
         case let .cpu(reason, fellBack):
             decoderName = "cpu"
             decoderNote = reason
             decoderFellBack = fellBack
-        case let .gpu(context):
-            decoderName = "gpu (\(context.info.name))"
+        case let .gpu(device):
+            decoderName = "gpu (\(device.context.info.name))"
             decoderNote = nil
         }
     }
@@ -200,14 +211,24 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // Vulkan set-up (device, pipeline) runs while the decoder starts; the
         // first frame to reach the GPU waits for it.
-        var decoderContext: VulkanContext?
-        if case let .gpu(context) = decoder { decoderContext = context }
-        let gpuStage = options.gpu.map { gpuOptions in
+        var decoderDevice: GPUDevice?
+        if case let .gpu(device) = decoder { decoderDevice = device }
+        let gpuStage = options.gpu.map { requested in
+            var adjusted = requested
+            // The GPU decoder hands over a batch of frames at once, and their
+            // conversions queue behind the next batch's decoding: with only
+            // a few frames in flight the converter waits out each batch. As
+            // many as two batches, within 2 GiB of converted frames.
+            if decoderDevice != nil {
+                let converted = max(1, format.width * format.height * 8)
+                adjusted.framesInFlight = max(adjusted.framesInFlight, min(32, (2 << 30) / converted))
+            }
+            let gpuOptions = adjusted
             // The sinks and context are used by the set-up thread, then by the
             // GPU stage alone.
-            let handedOver = UncheckedSendable((gpuSinks, decoderContext))
+            let handedOver = UncheckedSendable((gpuSinks, decoderDevice))
             return Deferred("prores-decode.gpu-setup") { () throws -> GPUStage in
-                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, context: handedOver.value.1)
+                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1)
                 stage.onConverted = { converted in
                     guard var timing = ledger.converted(converted.index) else { return }
                     timing.gpuUpload = converted.uploadMicroseconds
@@ -221,7 +242,17 @@ public final class DecodeRun: @unchecked Sendable {
         }
 
         var unpackPool: PixelBufferPool?
+        var firstFrameAt: UInt64?
+        // Frames the CPU decoder made are measured on every core, in order.
+        let analysisSink = self.analysisSink
+        let cpuAnalysis = options.analysis.map { request in
+            OrderedFrameWork<FrameAnalysis>(work: { spans in
+                FrameAnalysis(planar: spans, format: format.nativeFormat, width: format.width, height: format.height, request: request)
+            }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
+        }
+        defer { cpuAnalysis?.cancel() }
         let handler: DecodeSession.OutputHandler = { [self] frame in
+            if firstFrameAt == nil { firstFrameAt = monotonicNanoseconds() }
             var pack: UInt64 = 0, write: UInt64 = 0
             switch frame.status {
             case .ok: break
@@ -236,6 +267,8 @@ public final class DecodeRun: @unchecked Sendable {
             defer { packed?.releaseUse() }
             if var surface = frame.pixelBuffer {
                 let spans: [UnsafeRawBufferPointer]
+                // The surface behind `spans`, for sinks that hold it.
+                let holder: PixelBuffer
                 // The GPU decoder hands over its native packed layout: used as
                 // it is when asked for, else unpacked to the planar layout.
                 if case let .packed(held) = surface.layout.content, output != .packed(held) {
@@ -252,6 +285,7 @@ public final class DecodeRun: @unchecked Sendable {
                     surface.retainUse()
                     packed = surface
                     spans = surface.visibleSpans()
+                    holder = surface
                 } else if case let .packed(layout) = output {
                     let t0 = monotonicNanoseconds()
                     let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
@@ -259,14 +293,18 @@ public final class DecodeRun: @unchecked Sendable {
                     FramePacker.pack(surface, into: destination)
                     packed = destination
                     spans = destination.visibleSpans()
+                    holder = destination
                     pack += monotonicNanoseconds() - t0
                 } else {
                     spans = surface.visibleSpans()
+                    holder = surface
                 }
                 let t1 = monotonicNanoseconds()
-                for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans) }
+                for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
+                if frame.analysis == nil { try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
                 write = monotonicNanoseconds() - t1
             }
+            if let analysis = frame.analysis { try analysisSink?.consume(index: frame.index, pts: frame.pts, analysis: analysis) }
             let timing = FrameTiming(index: frame.index, pts: frame.pts, status: frame.status,
                                      demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
                                      pack: Double(pack) / 1000, output: Double(write) / 1000,
@@ -286,11 +324,12 @@ public final class DecodeRun: @unchecked Sendable {
         switch decoder {
         case .cpu:
             session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
-        case let .gpu(context):
+        case let .gpu(device):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
             do {
-                session = try GPUDecodeSession(format: format, context: context, compiler: try ShaderCompiler(),
-                                               configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil),
+                session = try GPUDecodeSession(format: format, context: device.context, kernels: device.kernels,
+                                               configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
+                                                                    analysis: options.analysis),
                                                outputHandler: handler)
             } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
                 // `auto` means the best decoder that works: FFmpeg when ours cannot start.
@@ -322,6 +361,7 @@ public final class DecodeRun: @unchecked Sendable {
                 read += 1
             }
             try session.finish()
+            try cpuAnalysis?.finish()
             try gpuStage?.get().drain()
             pacer?.finish()
             pacing = try presenter?.get()
@@ -350,8 +390,14 @@ public final class DecodeRun: @unchecked Sendable {
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
                                              effects: options.gpu?.effects ?? []),
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
-                      decoder: decoderName, decoderNote: decoderNote, pacing: pacing)
+                      decoder: decoderName, decoderNote: decoderNote, pacing: pacing, firstFrameAt: firstFrameAt)
     }
+}
+
+/// Takes each frame's measurements (`DecodeRun.Options.analysis`), in
+/// frame order, on a worker thread.
+public protocol FrameAnalysisSink: AnyObject {
+    func consume(index: Int, pts: Int64?, analysis: FrameAnalysis) throws
 }
 
 /// The frames' timings of one run, appended in output order from the

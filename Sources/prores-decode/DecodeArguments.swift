@@ -12,6 +12,7 @@ struct DecodeArguments: CommandArguments {
     let output: OutputSelection?
     let rawPath: String?
     let md5Path: String?
+    let hashPath: String?
     let timingPath: String?
     let json: Bool
     let start: Int
@@ -37,6 +38,7 @@ struct DecodeArguments: CommandArguments {
         output = try parsed.value("--format", expected: "y416, v216 or native", OutputSelection.init(name:))
         rawPath = parsed.string("--output")
         md5Path = parsed.string("--framemd5")
+        hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
         json = parsed.flag("--json")
         start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
@@ -77,7 +79,7 @@ struct DecodeArguments: CommandArguments {
         }
         try playback.validate(vulkan: useVulkan)
         if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
-        let named = [rawPath, md5Path, timingPath].compactMap { $0 }.filter { $0 != "-" }
+        let named = [rawPath, md5Path, hashPath, timingPath].compactMap { $0 }.filter { $0 != "-" }
         if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
         if input != "-", named.contains(where: { Self.isSameFile($0, input) }) {
             throw UsageError("an output names the input file '\(input)'")
@@ -97,7 +99,7 @@ struct DecodeArguments: CommandArguments {
 
     /// The outputs that write to stdout, by the option that names them.
     var stdoutUsers: [String] {
-        [("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)].filter { $0.1 == "-" }.map(\.0)
+        [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath)].filter { $0.1 == "-" }.map(\.0)
     }
 
     private static func isSameFile(_ a: String, _ b: String) -> Bool {

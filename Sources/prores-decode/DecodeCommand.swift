@@ -14,9 +14,9 @@ enum DecodeCommand: Command {
         let gpu = arguments.useVulkan ? DecodeRun.GPUOptions(
             context: .init(device: arguments.device, validation: arguments.validation),
             referenceWhite: referenceWhite, effects: effects) : nil
-        let decoder = arguments.decoder
+        var decoder = arguments.decoder
         let input = arguments.input, output = arguments.output, start = arguments.start, frames = arguments.frames
-        let rawPath = arguments.rawPath, md5Path = arguments.md5Path, timingPath = arguments.timingPath
+        let rawPath = arguments.rawPath, md5Path = arguments.md5Path, hashPath = arguments.hashPath, timingPath = arguments.timingPath
         let quiet = arguments.quiet, overwrite = arguments.overwrite, stdoutUsers = arguments.stdoutUsers
         FFmpegLog.configure(verbose: arguments.verbose)
         // In place before any output exists: a signal during set-up cancels
@@ -25,8 +25,18 @@ enum DecodeCommand: Command {
         let trap = SignalTrap { pending.cancel() }
         defer { withExtendedLifetime(trap) {} }
 
+        // The GPU decoder's device is made while the container opens: on a
+        // discrete GPU, instance and device creation are most of start-up.
+        let selection = decoder
+        let earlyDevice = decoder.choice == .cpu ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
+            selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+        }
         let source = try openSampleSource(input, track: arguments.track)
         let format = source.format
+        if let earlyDevice {
+            // `auto` without a device resolves again, to say why.
+            decoder.shared = try earlyDevice.get()
+        }
         let realtime = try arguments.playback.pacingRate(for: format)
         let run: DecodeRun
         do {
@@ -34,12 +44,24 @@ enum DecodeCommand: Command {
             // Open every output before decoding: a bad path fails fast.
             if let rawPath { sinks.append(RawSink(file: try OutputFile(path: rawPath, overwrite: overwrite))) }
             let layoutName = (output ?? .packed(format.nativePackedLayout)) == .native ? format.nativeFormat.name : (output ?? .packed(format.nativePackedLayout)).name
-            if let md5Path { sinks.append(FrameMD5Sink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName)) }
+            if let md5Path { sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName, algorithm: .md5)) }
+            // The native frame's BLAKE3 is the analysis hash: computed where
+            // the frame lives (on the GPU decoder's device), never read back.
+            var analysis: (request: AnalysisRequest, sink: FrameAnalysisSink)?
+            if let hashPath {
+                let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), layoutName: layoutName, algorithm: .blake3)
+                if output == .native {
+                    sink.frameBytes = format.nativeFormat.tightByteCount(width: format.width, height: format.height)
+                    analysis = (AnalysisRequest(hash: true, statistics: nil), sink)
+                } else {
+                    sinks.append(sink)
+                }
+            }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
             let gpuSinks: [ConvertedFrameSink] = try arguments.savePath.map { [try FrameSaver(directory: $0, format: arguments.saveFormat ?? .exr)] } ?? []
             run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
-                                                                decoder: decoder, realtime: realtime),
-                                sinks: sinks, gpuSinks: gpuSinks, timingLog: timing)
+                                                                decoder: decoder, realtime: realtime, analysis: analysis?.request),
+                                sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink, timingLog: timing)
         }
         if !quiet {
             if let warning = run.output.conversionWarning(for: format) { Console.warning(warning) }
@@ -80,6 +102,7 @@ enum DecodeCommand: Command {
                                        ("damaged", JSON.array(report.damaged.map { "\($0.index)" })),
                                        ("failed", JSON.array(report.failed.map { "\($0.index)" })),
                                        ("truncated", report.shortfall == nil ? "false" : "true"),
+                                       ("first_frame_ms", report.firstFrameAt.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
                                        ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))"),
                                        ("gpu", report.gpu.map { gpu in
                                            JSON.object([("device", JSON.string(gpu.device.name)), ("kind", JSON.string(gpu.device.kind.rawValue)),

@@ -9,6 +9,9 @@ extension DecodeCommand {
                            help: "output layout (default: the profile's native packed layout, v216 for 4:2:2 and y416 for 4:4:4)"),
                 OptionSpec("-o", "--output", value: "PATH|-", help: "write raw frames, concatenated"),
                 OptionSpec("--framemd5", value: "PATH|-", help: "write one line per frame: index, pts, size, md5"),
+                OptionSpec("--framehash", value: "PATH|-",
+                           help: "the same with BLAKE3-256 (b3sum's hash of the frame's bytes; with --format native, "
+                               + "check's golden v2 hash)"),
                 OptionSpec("--timing", value: "PATH|-", help: "write per-frame timing as JSON lines"),
                 OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
                 OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only)"),
@@ -40,7 +43,7 @@ extension DecodeCommand {
             PlaybackArguments.section,
         ],
         epilogue: """
-        With no -o/--framemd5 the frames are decoded and discarded (a benchmark run).
+        With no -o/--framemd5/--framehash the frames are decoded and discarded (a benchmark run).
         Outputs appear only when complete: they are written under a temporary name
         and renamed; an aborted run leaves nothing behind.
 

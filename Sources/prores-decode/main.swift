@@ -1,4 +1,8 @@
 import Glibc
+import ProResCore
+
+// Start-up is measured from here.
+_ = ProcessClock.start
 
 // Writes to a closed pipe must surface as EPIPE errors, not kill us silently.
 signal(SIGPIPE, SIG_IGN)

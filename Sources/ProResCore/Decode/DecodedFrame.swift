@@ -39,6 +39,9 @@ public final class DecodedFrame: @unchecked Sendable {
     public let pixelBuffer: PixelBuffer?
     /// The GPU decoder's device-local surface, for GPU consumers (`--vulkan`).
     public let deviceSurface: (any DeviceFrame)?
+    /// What the GPU decoder measured on the frame where it lives, when asked
+    /// (`AnalysisRequest`); nil from the CPU decoder.
+    public let analysis: FrameAnalysis?
     /// This frame's own colour codes (H.273) from its frame header: tags can
     /// change mid-stream in edited material.
     public let colorCodes: (primaries: Int, transfer: Int, matrix: Int)?
@@ -50,9 +53,10 @@ public final class DecodedFrame: @unchecked Sendable {
     public let decodeNanoseconds: UInt64
 
     public init(index: Int, pts: Int64?, status: FrameStatus, pixelBuffer: PixelBuffer?, deviceSurface: (any DeviceFrame)? = nil,
-         colorCodes: (primaries: Int, transfer: Int, matrix: Int)?,
+         analysis: FrameAnalysis? = nil, colorCodes: (primaries: Int, transfer: Int, matrix: Int)?,
          readStart: UInt64, demuxNanoseconds: UInt64, decodeNanoseconds: UInt64) {
         self.deviceSurface = deviceSurface
+        self.analysis = analysis
         self.index = index
         self.pts = pts
         self.status = status

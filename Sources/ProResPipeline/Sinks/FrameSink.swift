@@ -8,10 +8,19 @@ import ProResGPU
 /// read during the call.
 public protocol FrameSink: AnyObject {
     func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws
+    /// The same, with the surface behind `spans`: a sink that works on the
+    /// frame after returning holds a use of it (`retainUse`) meanwhile.
+    func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws
     /// The run succeeded (possibly with damaged frames): make outputs final.
     func finish() throws
     /// The run was aborted: leave nothing behind.
     func abort()
+}
+
+extension FrameSink {
+    public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
+        try consume(index: index, pts: pts, spans: spans)
+    }
 }
 
 /// Decodes and discards: a benchmark run.
@@ -31,15 +40,35 @@ public final class RawSink: FrameSink {
     public func abort() { file.discard() }
 }
 
-/// One line per frame: `index, pts, size, md5` of exactly the bytes a raw
-/// output would hold for that frame.
-public final class FrameMD5Sink: FrameSink {
+/// One line per frame: `index, pts, size, HASH` of exactly the bytes a raw
+/// output would hold for that frame (`--framemd5`: md5, `--framehash`:
+/// BLAKE3-256). Frames are hashed on every core at once (`OrderedFrameWork`),
+/// the lines written in frame order. A BLAKE3 of the native planar frame can
+/// instead come from the run's analysis (`FrameAnalysisSink`): the GPU
+/// decoder then hashes each frame on the device and no frame is read back.
+public final class FrameHashSink: FrameSink, FrameAnalysisSink {
+    public enum Algorithm: String, Sendable {
+        case md5, blake3
+
+        var hex: ([UnsafeRawBufferPointer]) -> String {
+            switch self {
+            case .md5: return MD5.hex(of:)
+            case .blake3: return { BLAKE3.hash($0, parallel: false).hex }
+            }
+        }
+    }
+
     private let file: OutputFile
     private var header: String?
+    private var work: OrderedFrameWork<String>!
 
-    public init(file: OutputFile, layoutName: String) {
+    public init(file: OutputFile, layoutName: String, algorithm: Algorithm) {
         self.file = file
-        header = "#format: frame index, pts, size in bytes, md5 of the \(layoutName) frame\n"
+        header = "#format: frame index, pts, size in bytes, \(algorithm.rawValue) of the \(layoutName) frame\n"
+        work = OrderedFrameWork(work: algorithm.hex) { [unowned self] index, pts, size, hex in
+            try writeHeader()
+            try file.write("\(index), \(pts.map(String.init) ?? "NOPTS"), \(size), \(hex)\n")
+        }
     }
 
     /// The header goes out with the first frame (or at the end), so a run
@@ -52,14 +81,31 @@ public final class FrameMD5Sink: FrameSink {
     }
 
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
+        try consume(index: index, pts: pts, spans: spans, holder: nil)
+    }
+
+    public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
+        try work.submit(index: index, pts: pts, spans: spans, holder: holder)
+    }
+
+    /// `frameBytes`: the native planar frame's size, for the lines written
+    /// from analyses.
+    public var frameBytes = 0
+
+    public func consume(index: Int, pts: Int64?, analysis: FrameAnalysis) throws {
+        guard let digest = analysis.digest else { return }
         try writeHeader()
-        let size = spans.reduce(0) { $0 + $1.count }
-        try file.write("\(index), \(pts.map(String.init) ?? "NOPTS"), \(size), \(MD5.hex(of: spans))\n")
+        try file.write("\(index), \(pts.map(String.init) ?? "NOPTS"), \(frameBytes), \(digest.hex)\n")
     }
 
     public func finish() throws {
+        try work.finish()
         try writeHeader()
         try file.commit()
     }
-    public func abort() { file.discard() }
+
+    public func abort() {
+        work.cancel()
+        file.discard()
+    }
 }

@@ -1,0 +1,50 @@
+/// What `check` measures on each decoded frame: its BLAKE3-256 and its
+/// picture sums. The GPU decoder computes them with device passes on the
+/// surface it decoded into, and only these numbers come back; frames from
+/// the CPU decoder are measured from their bytes. Either way they are the
+/// same numbers (tested on every fixture).
+public struct AnalysisRequest: Sendable {
+    /// The BLAKE3-256 of the native planar frame (the bytes `--format native` writes).
+    public var hash: Bool
+    /// Picture statistics (`PictureSums`); nil: none.
+    public var statistics: Statistics?
+
+    public struct Statistics: Sendable {
+        /// Out-of-range codes are counted only for video range.
+        public var range: ColorRange
+        /// PQ/HLG light; nil for other transfers.
+        public var light: LightLevelMeter?
+
+        public init(range: ColorRange, light: LightLevelMeter?) {
+            self.range = range
+            self.light = light
+        }
+    }
+
+    public init(hash: Bool, statistics: Statistics?) {
+        self.hash = hash
+        self.statistics = statistics
+    }
+}
+
+/// One frame's measurements (`AnalysisRequest`).
+public struct FrameAnalysis: Sendable {
+    public var digest: BLAKE3Digest?
+    public var sums: PictureSums?
+
+    public init(digest: BLAKE3Digest?, sums: PictureSums?) {
+        self.digest = digest
+        self.sums = sums
+    }
+
+    /// Measures a native planar frame given as a sink sees it, on this
+    /// thread (frames are measured in parallel, one a thread).
+    public init(planar spans: [UnsafeRawBufferPointer], format: PlanarFormat, width: Int, height: Int, request: AnalysisRequest) {
+        digest = request.hash ? BLAKE3.hash(spans, parallel: false) : nil
+        sums = request.statistics.flatMap { statistics in
+            NativeFrameView(spans: spans, format: format, width: width, height: height).map {
+                PictureSums(frame: $0, range: statistics.range, light: statistics.light)
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ProResCore
+
+/// Work on whole frames (a hash of 33 MB) on every core, its results handed
+/// on in frame order: what lets `--framemd5` keep up with the GPU decoder,
+/// whose frames arrive far faster than one core can hash them.
+///
+/// Each submitted frame holds a use of its surface until its work is done,
+/// so at most `depth` frames are held; `submit` waits when that many are.
+/// Results are delivered, in submission order, by whichever worker finishes
+/// the next one; a delivery that throws stops the work, and the error comes
+/// out of the next `submit` or `finish`.
+// @unchecked: every mutable field is touched under `lock`; deliveries
+// additionally under `deliveryLock`, one at a time, in order.
+final class OrderedFrameWork<Result>: @unchecked Sendable {
+    private struct Job {
+        let sequence: Int
+        let index: Int
+        let pts: Int64?
+        let spans: [UnsafeRawBufferPointer]
+        let holder: PixelBuffer?
+        /// Bytes copied when there is no surface to hold.
+        let copy: [UInt8]?
+    }
+
+    private let work: ([UnsafeRawBufferPointer]) -> Result
+    private let deliver: (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void
+    private let depth: Int
+    private let lock = NSCondition()
+    private let deliveryLock = NSLock()
+    private var queue: [Job] = []
+    private var held = 0
+    private var submitted = 0
+    private var done: [Int: (Int, Int64?, Int, Result)] = [:]
+    private var delivered = 0
+    private var failure: Error?
+    private var closed = false
+    private let workers = DispatchGroup()
+
+    init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil,
+         work: @escaping ([UnsafeRawBufferPointer]) -> Result,
+         deliver: @escaping (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void) {
+        self.work = work
+        self.deliver = deliver
+        let count = max(1, count)
+        self.depth = depth ?? 2 * count
+        for _ in 0..<count {
+            workers.enter()
+            startWorkerThread("prores-decode.frame-work", { [self] in run() }, finished: workers.leave)
+        }
+    }
+
+    deinit { cancel() }
+
+    /// Queues one frame. `holder`: the surface behind `spans`, held until the
+    /// work is done; without one the bytes are copied first.
+    func submit(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
+        var copy: [UInt8]?
+        if holder == nil { copy = spans.reduce(into: [UInt8]()) { $0.append(contentsOf: $1) } }
+        lock.lock()
+        defer { lock.unlock() }
+        while held >= depth && failure == nil && !closed { lock.wait() }
+        if let failure { throw failure }
+        precondition(!closed, "submit after finish")
+        holder?.retainUse()
+        held += 1
+        queue.append(Job(sequence: submitted, index: index, pts: pts, spans: spans, holder: holder, copy: copy))
+        submitted += 1
+        lock.broadcast()
+    }
+
+    /// Waits for every queued frame's result to be delivered.
+    func finish() throws {
+        lock.lock()
+        closed = true
+        lock.broadcast()
+        lock.unlock()
+        workers.wait()
+        lock.lock()
+        defer { lock.unlock() }
+        if let failure { throw failure }
+    }
+
+    /// Drops queued frames and stops the workers (the run was aborted).
+    func cancel() {
+        lock.lock()
+        if failure == nil { failure = CancellationError() }
+        closed = true
+        let dropped = queue
+        queue.removeAll()
+        held -= dropped.count
+        lock.broadcast()
+        lock.unlock()
+        dropped.forEach { $0.holder?.releaseUse() }
+        workers.wait()
+    }
+
+    private func run() {
+        while true {
+            lock.lock()
+            while queue.isEmpty && !closed && failure == nil { lock.wait() }
+            if queue.isEmpty || failure != nil {
+                // After a failure nothing more is worked on: let the frames go.
+                let dropped = queue
+                queue.removeAll()
+                held -= dropped.count
+                lock.broadcast()
+                lock.unlock()
+                dropped.forEach { $0.holder?.releaseUse() }
+                return
+            }
+            let job = queue.removeFirst()
+            lock.unlock()
+
+            let bytes = job.spans.reduce(0) { $0 + $1.count }
+            let result: Result
+            if let copy = job.copy {
+                result = copy.withUnsafeBytes { work([$0]) }
+            } else {
+                result = work(job.spans)
+            }
+            job.holder?.releaseUse()
+            lock.lock()
+            held -= 1
+            done[job.sequence] = (job.index, job.pts, bytes, result)
+            lock.broadcast()
+            lock.unlock()
+            deliverReady()
+        }
+    }
+
+    /// Hands on every result that is next in order.
+    private func deliverReady() {
+        deliveryLock.lock()
+        defer { deliveryLock.unlock() }
+        while true {
+            lock.lock()
+            let next = failure == nil ? done.removeValue(forKey: delivered) : nil
+            if next != nil { delivered += 1 }
+            lock.unlock()
+            guard let (index, pts, bytes, result) = next else { return }
+            do { try deliver(index, pts, bytes, result) } catch {
+                lock.lock()
+                if failure == nil { failure = error }
+                lock.broadcast()
+                lock.unlock()
+                return
+            }
+        }
+    }
+}
