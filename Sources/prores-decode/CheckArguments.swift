@@ -23,6 +23,9 @@ extension CheckCommand {
         let writeGoldenPath: String?
         let overwrite: Bool
         let verbose: Bool
+        let decoderChoice: DecoderSelection.Choice?
+        let device: String?
+        let requireHardware: Bool
 
         init(_ parsed: ParsedArguments) throws {
             paths = parsed.positionals
@@ -32,7 +35,7 @@ extension CheckCommand {
                 throw UsageError(ErrorWords.render(error))
             }
             sample = try parsed.integer("--sample", in: 1...Int.max)
-            jobs = try parsed.integer("--jobs", in: 1...256) ?? 1
+            jobs = try parsed.integer("--jobs", in: 1...256) ?? 0
             threads = try parsed.integer("--threads", in: 1...256) ?? 0
             shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N", CheckShard.init(parsing:))
             timeout = try parsed.value("--timeout", expected: "seconds above 0, at most 604800") { text in
@@ -47,9 +50,17 @@ extension CheckCommand {
             writeGoldenPath = parsed.string("--write-golden")
             overwrite = parsed.flag("--overwrite")
             verbose = parsed.flag("--verbose")
+            decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
+            device = parsed.string("--device")
+            requireHardware = parsed.flag("--require-hardware")
         }
 
         func validate() throws {
+            if requireHardware, let decoderChoice, decoderChoice != .gpu {
+                throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
+            }
+            if decoderChoice == .cpu, device != nil { throw UsageError("--device needs the GPU decoder, not --decoder cpu") }
+            if device?.isEmpty == true { throw UsageError("--device needs a device index, name or 'all'") }
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
             let outputs = [("--report", reportPath), ("--junit", junitPath), ("--write-golden", writeGoldenPath)]
             let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
@@ -57,6 +68,10 @@ extension CheckCommand {
             let named = outputs.compactMap(\.1).filter { $0 != "-" }
             if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
             if let goldenPath, named.contains(goldenPath) { throw UsageError("--golden '\(goldenPath)' is also an output") }
+        }
+
+        var decoder: DecoderSelection {
+            DecoderSelection(choice: decoderChoice ?? .auto, requireHardware: requireHardware, device: device)
         }
 
         var previews: PreviewOptions? {

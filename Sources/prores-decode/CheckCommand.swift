@@ -42,13 +42,16 @@ enum CheckCommand: Command {
         let started = monotonicNanoseconds()
         let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
                                                                        rules: arguments.rules, golden: golden,
-                                                                       threadsPerFile: arguments.threads, previews: previews))
+                                                                       threadsPerFile: arguments.threads, previews: previews,
+                                                                       decoder: arguments.decoder))
         batch.onResult = { result in
             Console.write(line(result) + "\n")
             if verbose, let note = previewNote(result) { Console.write("  " + note + "\n") }
         }
         let trap = SignalTrap { batch.cancel() }
         defer { withExtendedLifetime(trap) {} }
+        try batch.prepareDevices()
+        if verbose { Console.note("check: decoder \(batch.decoderDescription)\(batch.decoderNote.map { " (\($0))" } ?? ""), \(batch.jobs) files at once") }
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
         let results = try batch.run()
         let summary = CheckSummary(results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
@@ -64,7 +67,7 @@ enum CheckCommand: Command {
 
         if let goldenOut {
             var file = GoldenFile()
-            for result in results where result.decodedCleanly { file.add(key: result.input.key, md5s: result.md5s) }
+            for result in results where result.decodedCleanly { file.add(key: result.input.key, hashes: result.hashes) }
             let left = results.filter { !$0.decodedCleanly }
             if !left.isEmpty {
                 Console.note("not in the golden file (frames not decoded cleanly): \(left.map(\.input.path).joined(separator: ", "))")

@@ -7,7 +7,9 @@ extension CheckCommand {
                 OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...}}"#),
                 OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
                 OptionSpec("--write-golden", value: "FILE|-",
-                           help: "write per-frame md5s of files that decoded cleanly (names relative to the directory argument)"),
+                           help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
+                               + "(names relative to the directory argument); verify a line with "
+                               + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
                 OptionSpec("--overwrite", help: "replace existing report and golden files"),
                 OptionSpec("--verbose", help: "also show FFmpeg's own diagnostics, and each file's previews"),
             ]),
@@ -18,17 +20,28 @@ extension CheckCommand {
                                + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
                                + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
                                + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell"),
-                OptionSpec("--golden", value: "FILE", help: "fail files whose per-frame md5s differ from FILE's (or that FILE does not list)"),
+                OptionSpec("--golden", value: "FILE", help: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list); "
+                               + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files"),
             ]),
             OptionSection(heading: "SCOPE AND SPEED", options: [
                 OptionSpec("--sample", value: "N",
                            help: "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"),
                 OptionSpec("--jobs", value: "N",
-                           help: "check N files at once, 1 to 256 (default 1), each decoder with max(1, cores/N) threads; "
-                               + "the output order never changes"),
+                           help: "check N files at once, 1 to 256 (default 1 on the CPU decoder, 2 per device on the GPU "
+                               + "decoder), each FFmpeg decoder with max(1, cores/N) threads; the output order never changes"),
                 OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
                 OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
                 OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),
+            ]),
+            OptionSection(heading: "DECODER", options: [
+                OptionSpec("--decoder", value: "cpu|gpu|auto",
+                           help: "cpu: FFmpeg; gpu: our Vulkan compute decoder (bit-exact with FFmpeg), on any Vulkan device; "
+                               + "auto (default): gpu on a hardware GPU, else cpu. Verdicts, statistics and hashes are the same"),
+                OptionSpec("--device", value: "N|NAME|all",
+                           help: "Vulkan device for the GPU decoder: its index in the devices list, or part of its name; "
+                               + "all: every hardware GPU, files spread over them (default: a discrete GPU, else an integrated "
+                               + "one, else Mesa lavapipe)"),
+                OptionSpec("--require-hardware", help: "the GPU decoder on a hardware GPU, or exit 13 before checking anything"),
             ]),
             OptionSection(heading: "PREVIEWS", options: [
                 OptionSpec("--previews", value: "DIR",
@@ -40,7 +53,7 @@ extension CheckCommand {
         ],
         about: """
         Decodes every frame of every file (native planar output) and judges it:
-          PASS   every checked frame decoded cleanly, every rule held, golden md5s match
+          PASS   every checked frame decoded cleanly, every rule held, golden hashes match
           FAIL   a damaged, undecodable or missing frame, a broken rule, a golden mismatch
           ERROR  missing, unreadable, not ProRes, or timed out
         One line per file on stderr, in path order, then a TOTAL line.
@@ -64,11 +77,13 @@ extension CheckCommand {
 
         Statistics in the JSON report (they inform, never fail a file): luma min/mean/max \
         in native code values; black frames (mean luma within 2% of the black..white span \
-        above video black); frozen frames (md5 equal to the previous checked frame's); \
-        alpha coverage; for PQ/HLG the peak pixel and peak frame-average light in nits, \
-        estimated on every 4th pixel of every 4th row; for video range, Y' and Cb/Cr \
-        samples outside 64..940 and 64..960 (10-bit; x4 at 12 bits). Damaged frames are left out: \
-        their broken slices hold concealment (black), not picture.
+        above video black); frozen frames (BLAKE3 equal to the previous checked frame's); \
+        codes outside the video range (Y' below 64 or above 940, Cb/Cr below 64 or above \
+        960 at 10 bits, x4 at 12); alpha coverage; for PQ/HLG the peak pixel and peak \
+        frame-average light in nits, estimated on every 4th pixel of every 4th row. On \
+        the GPU decoder they are computed on the device where the frame was decoded \
+        (integers exactly as on the CPU, light within 1e-4). Damaged frames are left \
+        out: their broken slices hold concealment (black), not picture.
 
         Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \
         at least one could not be checked; 2 usage; 3 golden file unreadable; 6 a report \

@@ -95,29 +95,42 @@ final class CheckUnitTests: XCTestCase {
     }
 
     func testGoldenRoundTripAndVerdicts() throws {
-        let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 32), c = String(repeating: "c", count: 32)
-        var golden = GoldenFile()
-        golden.add(key: "dir/clip one.mov", md5s: [(0, a), (1, b)])
-        golden.add(key: "odd\\name\n.mov", md5s: [(0, c)])
-        let text = golden.text
-        XCTAssertEqual(text, GoldenFile.header + "\n0 \(a) dir/clip one.mov\n1 \(b) dir/clip one.mov\n0 \(c) odd\\\\name\\n.mov\n")
-        XCTAssertEqual(try GoldenFile(parsing: text), golden)
+        // v1 (md5, 32 hex digits) and v2 (BLAKE3, 64): the same rules.
+        for (algorithm, digits) in [(GoldenFile.Algorithm.md5, 32), (.blake3, 64)] {
+            let a = String(repeating: "a", count: digits), b = String(repeating: "b", count: digits)
+            let c = String(repeating: "c", count: digits)
+            var golden = GoldenFile(algorithm: algorithm)
+            golden.add(key: "dir/clip one.mov", hashes: [(0, a), (1, b)])
+            golden.add(key: "odd\\name\n.mov", hashes: [(0, c)])
+            let text = golden.text
+            let header = algorithm == .md5
+                ? "# prores-decode check golden v1: frame index, md5 of the native planar frame, path"
+                : "# prores-decode check golden v2: frame index, BLAKE3-256 of the native planar frame, path"
+            XCTAssertEqual(text, header + "\n0 \(a) dir/clip one.mov\n1 \(b) dir/clip one.mov\n0 \(c) odd\\\\name\\n.mov\n")
+            XCTAssertEqual(try GoldenFile(parsing: text), golden)
+            XCTAssertEqual(try GoldenFile(parsing: text).algorithm, algorithm)
 
-        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, b)], complete: true), .match)
-        XCTAssertEqual(golden.verdict(key: "other.mov", md5s: [(0, a)], complete: true), .notInGolden(key: "other.mov"))
-        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, c)], complete: true),
-                       .mismatch(frame: 1, reason: "md5 \(c), golden \(b)"))
-        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a)], complete: true),
-                       .mismatch(frame: 1, reason: "the golden file has frame 1, the file delivered none"))
-        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a)], complete: false), .match, "a sample checks only its frames")
-        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, b)], complete: true, damaged: [1]),
-                       .mismatch(frame: 1, reason: "the frame was damaged"), "a damaged frame never matches, whatever its md5")
-        XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", md5s: [(0, a), (1, b), (2, c)], complete: true),
-                       .mismatch(frame: 2, reason: "the golden file has no frame 2"))
+            let name = algorithm.rawValue
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a), (1, b)], complete: true), .match)
+            XCTAssertEqual(golden.verdict(key: "other.mov", hashes: [(0, a)], complete: true), .notInGolden(key: "other.mov"))
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a), (1, c)], complete: true),
+                           .mismatch(frame: 1, reason: "\(name) \(c), golden \(b)"))
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a)], complete: true),
+                           .mismatch(frame: 1, reason: "the golden file has frame 1, the file delivered none"))
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a)], complete: false), .match,
+                           "a sample checks only its frames")
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a), (1, b)], complete: true, damaged: [1]),
+                           .mismatch(frame: 1, reason: "the frame was damaged"), "a damaged frame never matches, whatever its hash")
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a), (1, b), (2, c)], complete: true),
+                           .mismatch(frame: 2, reason: "the golden file has no frame 2"))
 
-        for bad in ["0 \(a)", "x \(a) f.mov", "0 \(a.uppercased()) f.mov", "0 abc f.mov", "0 \(a) f\\q.mov", "0 \(a) f.mov\n0 \(b) f.mov"] {
-            XCTAssertThrowsError(try GoldenFile(parsing: "# h\n" + bad), bad)
+            for bad in ["0 \(a)", "x \(a) f.mov", "0 \(a.uppercased()) f.mov", "0 abc f.mov", "0 \(a) f\\q.mov", "0 \(a) f.mov\n0 \(b) f.mov"] {
+                XCTAssertThrowsError(try GoldenFile(parsing: "# h\n" + bad), bad)
+            }
         }
+        // One kind a file.
+        let mixed = "0 \(String(repeating: "a", count: 32)) f.mov\n1 \(String(repeating: "b", count: 64)) f.mov\n"
+        XCTAssertThrowsError(try GoldenFile(parsing: mixed))
     }
 
     // MARK: - Statistics on hand-made planes

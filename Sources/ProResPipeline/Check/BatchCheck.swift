@@ -10,6 +10,10 @@ import ProResGPU
 /// Why at most `jobs` files open at once: each worker thread takes the next
 /// file only when done with its last, so memory and descriptors stay bounded
 /// by `jobs`. Each file's decoder gets max(1, cores / jobs) threads.
+///
+/// On the GPU decoder the devices are made once, before any file, and
+/// worker w decodes on device w mod N for the whole batch: every file on a
+/// device shares its context and compiled kernels.
 public final class BatchCheck: @unchecked Sendable {
     public let inputs: [CheckInput]
     public let options: CheckOptions
@@ -32,8 +36,21 @@ public final class BatchCheck: @unchecked Sendable {
         final = Array(repeating: false, count: inputs.count)
     }
 
+    /// The devices the GPU decoder runs on (empty: the CPU decoder), made by `run()`.
+    public private(set) var devices: [GPUDevice] = []
+    /// Why `--decoder auto` chose the CPU decoder.
+    public private(set) var decoderNote: String?
+
+    /// Files in flight: `--jobs`, else 1 on the CPU and 2 per device on the GPU.
+    public var jobs: Int { options.jobs > 0 ? options.jobs : devices.isEmpty ? 1 : 2 * devices.count }
+
     public var threadsPerFile: Int {
-        options.threadsPerFile > 0 ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, options.jobs))
+        options.threadsPerFile > 0 ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
+    }
+
+    /// What decodes: "cpu", or the GPU decoder and its devices.
+    public var decoderDescription: String {
+        devices.isEmpty ? "cpu" : "gpu (" + devices.map(\.context.info.name).joined(separator: ", ") + ")"
     }
 
     /// Stops every file being checked and starts no more; `run()` then
@@ -46,12 +63,27 @@ public final class BatchCheck: @unchecked Sendable {
         for cancellation in running { cancellation.stop(.interrupted) }
     }
 
+    /// Makes the decoder's devices (unless `run()` already did); throws what
+    /// `--decoder gpu` / `--require-hardware` cannot have.
+    public func prepareDevices() throws {
+        guard devices.isEmpty, options.decoder.choice != .cpu, !inputs.isEmpty else { return }
+        if options.decoder.choice == .auto {
+            let found = options.decoder.automaticDevices()
+            devices = found.devices
+            decoderNote = found.reason
+        } else {
+            devices = try options.decoder.makeDevices()
+        }
+    }
+
     public func run() throws -> [FileCheckResult] {
-        let workers = max(1, min(options.jobs, inputs.count))
+        try prepareDevices()
+        let workers = max(1, min(jobs, inputs.count))
         let group = DispatchGroup()
-        for _ in 0..<workers {
+        for worker in 0..<workers {
             group.enter()
-            startWorkerThread("prores-decode.check", stackSize: 8 << 20, { [self] in work() }, finished: group.leave)
+            let device = devices.isEmpty ? nil : devices[worker % devices.count]
+            startWorkerThread("prores-decode.check", stackSize: 8 << 20, { [self] in work(device: device) }, finished: group.leave)
         }
         group.wait()
         // Open failures quote FFmpeg's last logged error, which is global:
@@ -59,7 +91,7 @@ public final class BatchCheck: @unchecked Sendable {
         // those files again, alone, for a reason that is truly theirs.
         if workers > 1 {
             for index in inputs.indices where results[index]?.failedToOpen == true && !isInterrupted {
-                store(index, try? checkOne(index), final: true)
+                store(index, try? checkOne(index, device: devices.first), final: true)
             }
         }
         if isInterrupted { throw ProResDecodeError.interrupted }
@@ -72,21 +104,21 @@ public final class BatchCheck: @unchecked Sendable {
         return interrupted
     }
 
-    private func work() {
-        let retryOpenFailures = min(options.jobs, inputs.count) > 1
+    private func work(device: GPUDevice?) {
+        let retryOpenFailures = min(jobs, inputs.count) > 1
         while true {
             lock.lock()
             guard !interrupted, next < inputs.count else { lock.unlock(); return }
             let index = next
             next += 1
             lock.unlock()
-            guard let result = try? checkOne(index) else { return }
+            guard let result = try? checkOne(index, device: device) else { return }
             store(index, result, final: !(retryOpenFailures && result.failedToOpen))
         }
     }
 
     /// Nil only when interrupted.
-    private func checkOne(_ index: Int) throws -> FileCheckResult {
+    private func checkOne(_ index: Int, device: GPUDevice?) throws -> FileCheckResult {
         let cancellation = CheckCancellation(timeout: options.timeout)
         let id = ObjectIdentifier(cancellation)
         lock.lock()
@@ -99,7 +131,10 @@ public final class BatchCheck: @unchecked Sendable {
             active[id] = nil
             lock.unlock()
         }
-        return try FileChecker.check(inputs[index], options: options, threads: threadsPerFile, cancellation: cancellation)
+        var decoder = options.decoder
+        decoder.shared = device
+        if device == nil { decoder.choice = .cpu }
+        return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threadsPerFile, cancellation: cancellation)
     }
 
     private func store(_ index: Int, _ result: FileCheckResult?, final isFinal: Bool) {

@@ -7,7 +7,9 @@ import ProResGPU
 public struct CheckOptions: Sendable {
     /// Check only this many evenly spaced frames per file (`--sample N`).
     public var sample: Int?
-    /// Files checked at once (`--jobs N`).
+    /// Files checked at once (`--jobs N`); 0 picks 1 on the CPU decoder
+    /// and two per device on the GPU decoder (one decoding while the next
+    /// file opens, so that the GPU never waits between files).
     public var jobs: Int
     /// Seconds one file may take (`--timeout`), opening included.
     public var timeout: Double
@@ -18,11 +20,14 @@ public struct CheckOptions: Sendable {
     public var threadsPerFile: Int
     /// Contact sheet and full frame per file (`--previews DIR`); nil: none.
     public var previews: PreviewOptions?
+    /// `--decoder`, `--device` (`all`: every hardware GPU), `--require-hardware`.
+    public var decoder: DecoderSelection
 
     public static let defaultTimeout = 600.0
 
     public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],
-                golden: GoldenFile? = nil, threadsPerFile: Int = 0, previews: PreviewOptions? = nil) {
+                golden: GoldenFile? = nil, threadsPerFile: Int = 0, previews: PreviewOptions? = nil,
+                decoder: DecoderSelection = .init(choice: .cpu)) {
         self.sample = sample
         self.jobs = jobs
         self.timeout = timeout
@@ -30,5 +35,6 @@ public struct CheckOptions: Sendable {
         self.golden = golden
         self.threadsPerFile = threadsPerFile
         self.previews = previews
+        self.decoder = decoder
     }
 }

@@ -35,6 +35,7 @@ public enum CheckReport {
         ]
         // Only with --previews: without it the report is byte for byte what it was.
         if let previews = r.previews { fields.append(("previews", previews.json)) }
+        fields.append(("decoder", r.decoder.map(JSON.string) ?? "null"))
         fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
         return JSON.object(fields)
     }

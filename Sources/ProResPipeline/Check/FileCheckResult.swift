@@ -36,11 +36,15 @@ public struct FileCheckResult: Sendable {
     public let statistics: FrameStatistics?
     /// Why there are no light levels for an HDR file (unsupported matrix, ...).
     public let lightNote: String?
-    public let md5s: [(index: Int, md5: String)]
+    /// Every delivered frame's BLAKE3-256 (hex), in frame order: what a
+    /// golden file records.
+    public let hashes: [(index: Int, hash: String)]
     public let seconds: Double
     /// The file failed to open: with `--jobs` > 1 it is opened again alone,
     /// because FFmpeg's last logged error (quoted in the reason) is process-wide.
     let failedToOpen: Bool
+    /// Which decoder ran: "cpu" or "gpu (device)"; nil when none did.
+    public internal(set) var decoder: String? = nil
     /// With `--previews`: what was made (nil without it). Never affects `status`.
     public internal(set) var previews: PreviewOutcome? = nil
 
@@ -51,13 +55,13 @@ public struct FileCheckResult: Sendable {
             + (golden?.problem.map { [$0] } ?? [])
     }
 
-    /// Every checked frame decoded cleanly (damage-free md5s, fit for a golden file).
+    /// Every checked frame decoded cleanly (damage-free hashes, fit for a golden file).
     public var decodedCleanly: Bool { status != .error && errors.isEmpty }
 
     static func error(_ input: CheckInput, _ reason: String, format: FormatDescription? = nil, seconds: Double,
                       failedToOpen: Bool = false) -> FileCheckResult {
         FileCheckResult(input: input, status: .error, format: format, framesDecoded: 0, sampled: nil,
                         errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
-                        lightNote: nil, md5s: [], seconds: seconds, failedToOpen: failedToOpen)
+                        lightNote: nil, hashes: [], seconds: seconds, failedToOpen: failedToOpen)
     }
 }

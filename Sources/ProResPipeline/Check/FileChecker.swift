@@ -7,24 +7,26 @@ import ProResGPU
 /// native planar format through `DecodeRun` into a `CheckSink`, then judge.
 /// Never throws for anything the file does; only a batch interrupt escapes.
 enum FileChecker {
-    static func check(_ input: CheckInput, options: CheckOptions, threads: Int,
+    /// `decoder`: the batch's selection, with this worker's device shared.
+    static func check(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                       cancellation: CheckCancellation) throws -> FileCheckResult {
-        var result = try verdict(input, options: options, threads: threads, cancellation: cancellation)
+        var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation)
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
             if result.status == .error {
                 result.previews = .skipped
             } else {
                 let damaged = Set(result.errors.compactMap(\.frame))
-                let clean = result.md5s.map(\.index).filter { !damaged.contains($0) }
-                result.previews = try FilePreviews.make(input, clean: clean, options: previews, threads: threads, cancellation: cancellation)
+                let clean = result.hashes.map(\.index).filter { !damaged.contains($0) }
+                result.previews = try FilePreviews.make(input, clean: clean, options: previews, decoder: decoder, threads: threads,
+                                                        cancellation: cancellation)
             }
         }
         return result
     }
 
     /// The check itself: the same with or without `--previews`.
-    private static func verdict(_ input: CheckInput, options: CheckOptions, threads: Int,
+    private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                 cancellation: CheckCancellation) throws -> FileCheckResult {
         let started = monotonicNanoseconds()
         func elapsed() -> Double { Double(monotonicNanoseconds() - started) / 1e9 }
@@ -52,11 +54,16 @@ enum FileChecker {
         do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
             lightNote = "no light level: \(error)"
         }
-        let sink = CheckSink(format: format, light: light)
+        // Hashes and statistics are measured where the frame lives; only a v1
+        // (md5) golden file needs the frames' bytes on the host.
+        let needsMD5 = options.golden?.algorithm == .md5
+        let sink = CheckSink(md5: needsMD5)
+        let request = AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light))
         let report: DecodeRun.Report
         do {
             let run = try DecodeRun(source: sampled.map { SampledSource(source, frames: $0) } ?? source,
-                                    options: .init(output: .native, threads: threads), sinks: [sink])
+                                    options: .init(output: .native, threads: threads, decoder: decoder, analysis: request),
+                                    sinks: needsMD5 ? [sink] : [], analysisSink: sink)
             cancellation.attach(run)
             report = try run.run()
         } catch {
@@ -68,7 +75,7 @@ enum FileChecker {
         var errors = (report.damaged.map { (frame: $0.index, reason: "damaged: \($0.reason)") }
             + report.failed.map { (frame: $0.index, reason: "not decoded: \($0.reason)") })
             .sorted { $0.frame < $1.frame }.map { FileCheckResult.FrameProblem(frame: $0.frame, reason: $0.reason) }
-        let seen = Set(report.damaged.map(\.index) + report.failed.map(\.index) + sink.md5s.map(\.index))
+        let seen = Set(report.damaged.map(\.index) + report.failed.map(\.index) + sink.hashes.map(\.index))
         let wanted = sampled ?? format.frameCount.map { Array(0..<$0) } ?? []
         var missing = FrameRanges()
         for index in wanted where !seen.contains(index) { missing.add(index) }
@@ -87,12 +94,15 @@ enum FileChecker {
         let frameCount = sampled == nil ? report.framesRead : format.frameCount
         let facts = ExpectRule.Facts(format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits)
         let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) } }
-        let md5s = sink.md5s
-        let golden = options.golden?.verdict(key: input.key, md5s: md5s, complete: sampled == nil, damaged: damaged)
+        let hashes = sink.hashes
+        let golden = options.golden?.verdict(key: input.key, hashes: needsMD5 ? sink.md5s : hashes, complete: sampled == nil,
+                                             damaged: damaged)
         let passed = errors.isEmpty && failedRules.isEmpty && (golden ?? .match) == .match
-        return FileCheckResult(input: input, status: passed ? .pass : .fail, format: format, framesDecoded: md5s.count,
-                               sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
-                               statistics: statistics, lightNote: lightNote, md5s: md5s, seconds: elapsed(), failedToOpen: false)
+        var result = FileCheckResult(input: input, status: passed ? .pass : .fail, format: format, framesDecoded: hashes.count,
+                                     sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
+                                     statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
+        result.decoder = report.decoder
+        return result
     }
 
     /// The error in words, without repeating the path the report line already shows.

@@ -25,7 +25,7 @@ import ProResGPU
 /// of the whole batch escapes.
 enum FilePreviews {
     /// `clean`: the frame indices the check decoded cleanly, ascending.
-    static func make(_ input: CheckInput, clean: [Int], options: PreviewOptions, threads: Int,
+    static func make(_ input: CheckInput, clean: [Int], options: PreviewOptions, decoder: DecoderSelection, threads: Int,
                      cancellation: CheckCancellation) throws -> PreviewOutcome {
         guard !clean.isEmpty else { return .failed("no frame decoded cleanly") }
         let chosen = FrameSampling.indices(count: clean.count, samples: options.frames).map { clean[$0] }
@@ -33,7 +33,8 @@ enum FilePreviews {
         do {
             let source = try openSampleSource(input.path)
             let run = try DecodeRun(source: SampledSource(source, frames: chosen),
-                                    options: .init(output: .packed(source.format.nativePackedLayout), threads: threads, gpu: options.gpu),
+                                    options: .init(output: .packed(source.format.nativePackedLayout), threads: threads, gpu: options.gpu,
+                                                   decoder: decoder),
                                     sinks: [], gpuSinks: [collector])
             cancellation.attach(run)
             _ = try run.run()

@@ -4,71 +4,102 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 
-/// Per-frame md5s of checked files (`--write-golden`, `--golden`): a text
-/// file, one line per frame, `FRAME MD5 KEY`, sorted by key then frame, so it
-/// diffs well under version control. KEY is the file's path relative to the
-/// directory argument it was found under (or the path as given), and runs to
-/// the end of the line; `\` and line breaks in it are escaped as `\\`, `\n`,
-/// `\r`. The md5 is of the decoder's native planar frame (`--format native`),
-/// identical to `ffmpeg -f framemd5`'s.
+/// Per-frame hashes of checked files (`--write-golden`, `--golden`): a
+/// text file, one line per frame, `FRAME HASH KEY`, sorted by key then frame,
+/// so it diffs well under version control. KEY is the file's path relative to
+/// the directory argument it was found under (or the path as given), and runs
+/// to the end of the line; `\` and line breaks in it are escaped as `\\`,
+/// `\n`, `\r`.
+///
+/// HASH is of the native planar frame: exactly the bytes
+/// `prores-decode KEY --format native -o -` writes for that frame.
+/// * v2 (written since 2026-12): BLAKE3-256, 64 hex digits — computed where
+///   the frame lives (on the GPU decoder's device) and checkable by anyone:
+///   `prores-decode F --format native --start N --frames 1 -o - | b3sum`.
+/// * v1: md5, 32 hex digits (`ffmpeg -f framemd5`'s). Still verified: a
+///   check against a v1 file computes md5s, which needs every frame's bytes
+///   on the host (slower on the GPU decoder).
+/// A file holds one kind; the header line names it, the hash length decides.
 public struct GoldenFile: Equatable, Sendable {
-    public static let header = "# prores-decode check golden v1: frame index, md5 of the native planar frame, path"
+    public enum Algorithm: String, Sendable {
+        case md5, blake3
 
-    /// key → frame index → md5.
+        var hexDigits: Int { self == .md5 ? 32 : 64 }
+        var header: String {
+            switch self {
+            case .md5: return "# prores-decode check golden v1: frame index, md5 of the native planar frame, path"
+            case .blake3: return "# prores-decode check golden v2: frame index, BLAKE3-256 of the native planar frame, path"
+            }
+        }
+    }
+
+    public private(set) var algorithm: Algorithm
+    /// key → frame index → hash (lowercase hex).
     public private(set) var entries: [String: [Int: String]] = [:]
 
-    public init() {}
+    public init(algorithm: Algorithm = .blake3) {
+        self.algorithm = algorithm
+    }
 
     public struct ParseError: Error, CustomStringConvertible {
         public let description: String
     }
 
     public init(parsing text: String) throws {
+        var algorithm: Algorithm?
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count == 3, let frame = Int(fields[0]), frame >= 0,
-                  fields[1].count == 32, fields[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+            let kind = fields.count == 3 ? [Algorithm.md5, .blake3].first { $0.hexDigits == fields[1].count } : nil
+            guard fields.count == 3, let kind, let frame = Int(fields[0]), frame >= 0,
+                  fields[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
                   let key = Self.unescape(fields[2]), !key.isEmpty else {
-                throw ParseError(description: "line \(number + 1): expected 'FRAME MD5 PATH', got '\(line.prefix(80))'")
+                throw ParseError(description: "line \(number + 1): expected 'FRAME HASH PATH' (HASH: 64 hex digits of BLAKE3, "
+                                 + "or 32 of md5), got '\(line.prefix(80))'")
             }
+            if let algorithm, algorithm != kind {
+                throw ParseError(description: "line \(number + 1): a \(kind.rawValue) hash in a file of \(algorithm.rawValue) hashes")
+            }
+            algorithm = kind
             guard entries[key, default: [:]].updateValue(String(fields[1]), forKey: frame) == nil else {
                 throw ParseError(description: "line \(number + 1): frame \(frame) of '\(key)' is listed twice")
             }
         }
+        self.algorithm = algorithm ?? (text.hasPrefix(Algorithm.md5.header) ? .md5 : .blake3)
     }
 
-    public mutating func add(key: String, md5s: [(index: Int, md5: String)]) {
-        for (index, md5) in md5s { entries[key, default: [:]][index] = md5 }
+    public mutating func add(key: String, hashes: [(index: Int, hash: String)]) {
+        for (index, hash) in hashes { entries[key, default: [:]][index] = hash }
     }
 
     public var text: String {
-        var lines = [Self.header]
+        var lines = [algorithm.header]
         for key in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            for (frame, md5) in entries[key]!.sorted(by: { $0.key < $1.key }) {
-                lines.append("\(frame) \(md5) \(Self.escape(key))")
+            for (frame, hash) in entries[key]!.sorted(by: { $0.key < $1.key }) {
+                lines.append("\(frame) \(hash) \(Self.escape(key))")
             }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Compares one file's frames. With `complete` (every frame was checked,
-    /// no `--sample`), frames the golden file lists but the file did not
-    /// deliver are differences too. A `damaged` frame differs without its md5
-    /// being quoted: its concealed pixels change from run to run.
-    public func verdict(key: String, md5s: [(index: Int, md5: String)], complete: Bool, damaged: Set<Int> = []) -> GoldenVerdict {
+    /// Compares one file's frames (`hashes` of this file's `algorithm`).
+    /// With `complete` (every frame was checked, no `--sample`), frames the
+    /// golden file lists but the file did not deliver are differences too. A
+    /// `damaged` frame differs without its hash being quoted: its concealed
+    /// pixels are not a reference.
+    public func verdict(key: String, hashes: [(index: Int, hash: String)], complete: Bool, damaged: Set<Int> = []) -> GoldenVerdict {
         guard let expected = entries[key] else { return .notInGolden(key: key) }
         var first: (frame: Int, reason: String)?
         func note(_ frame: Int, _ reason: String) {
             if first.map({ frame < $0.frame }) ?? true { first = (frame, reason) }
         }
         var delivered = Set<Int>()
-        for (index, md5) in md5s {
+        for (index, hash) in hashes {
             delivered.insert(index)
             if damaged.contains(index) {
                 note(index, "the frame was damaged")
             } else if let golden = expected[index] {
-                if golden != md5 { note(index, "md5 \(md5), golden \(golden)") }
+                if golden != hash { note(index, "\(algorithm.rawValue) \(hash), golden \(golden)") }
             } else {
                 note(index, "the golden file has no frame \(index)")
             }
