@@ -64,6 +64,8 @@ for seed in 1 2 3 4; do for copy in a b c d; do ln -f "$CLIPDIR/hq-$seed.mov" "$
 for copy in a b c d; do ln -f "$CLIPDIR/xq.mov" "$DIR/xq-$copy.mov"; done
 FRAMES=$((16 * 48 + 4 * 24))
 echo "folder: $(ls "$DIR" | wc -l) files, $FRAMES frames, $(du -sh "$DIR" | cut -f1) (made in $(secs "$t0" "$(now)") s)"
+NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if ! "$PD" devices 2>/dev/null | grep -qi nvidia && [ -f "$NVIDIA_ICD" ]; then export VK_DRIVER_FILES=$NVIDIA_ICD; fi
 "$PD" devices || fail "no Vulkan device"
 
 # --- 2. check, CPU then GPU ---------------------------------------------------------

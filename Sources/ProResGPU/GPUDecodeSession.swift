@@ -81,12 +81,42 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         deinit { surfaces.forEach { $0?.releaseUse() } }
     }
 
-    public init(format: FormatDescription, context: VulkanContext, kernels: KernelCache,
-                configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler) throws {
+    public convenience init(format: FormatDescription, context: VulkanContext, kernels: KernelCache,
+                            configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler) throws {
+        try self.init(format: format, decoder: GPUProResDecoder(
+            context: context, kernels: kernels, format: format, slots: configuration.slots,
+            framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
+            analysis: configuration.analysis), configuration: configuration, outputHandler: outputHandler)
+    }
+
+    /// On a shared device: the decoder (and its buffers) of an earlier
+    /// session of the same geometry is taken when there is one, and given
+    /// back when this session ends cleanly.
+    public convenience init(format: FormatDescription, device: GPUDevice, configuration: Configuration = .init(),
+                            outputHandler: @escaping FrameOutputHandler) throws {
+        let key = Self.reuseKey(format, configuration)
+        let decoder = try device.takeDecoder(key) ?? GPUProResDecoder(
+            context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
+            framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
+            analysis: configuration.analysis)
+        try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler)
+        reuse = (device, key)
+    }
+
+    /// What a decoder's buffers and passes depend on: geometry, layout,
+    /// batching and the analysis (whose light pass depends on the colour tags).
+    static func reuseKey(_ format: FormatDescription, _ configuration: Configuration) -> String {
+        let tags = format.colorTags
+        let analysis = configuration.analysis.map { "hash \($0.hash) stats \($0.statistics.map { "\($0.range) \($0.light != nil)" } ?? "-")" }
+        return "\(format.width)x\(format.height) \(format.chroma) alpha \(format.hasAlpha) \(format.fieldOrder) "
+            + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
+            + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis")"
+    }
+
+    private init(format: FormatDescription, decoder: GPUProResDecoder, configuration: Configuration,
+                 outputHandler: @escaping FrameOutputHandler) throws {
         self.format = format
-        decoder = try GPUProResDecoder(context: context, kernels: kernels, format: format, slots: configuration.slots,
-                                       framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
-                                       analysis: configuration.analysis)
+        self.decoder = decoder
         readback = configuration.readback
         deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
@@ -104,7 +134,13 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     deinit {
         cancel()
         threads.wait()
+        // Only a decoder whose every batch completed may serve another file.
+        if finishedCleanly, let reuse { reuse.device.keep(decoder, key: reuse.key) }
     }
+
+    /// Set by the shared-device initialiser.
+    private var reuse: (device: GPUDevice, key: String)?
+    private var finishedCleanly = false
 
     public var framesPerBatch: Int { decoder.framesPerBatch }
 
@@ -114,6 +150,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     public func finish() throws {
         try threads.finish(closing: input)
+        finishedCleanly = true
     }
 
     public func cancel() { fail(ProResDecodeError.interrupted) }

@@ -1,3 +1,4 @@
+import Foundation
 import GPUKit
 
 /// A Vulkan device ready for decoding: its context and the kernels compiled
@@ -10,9 +11,30 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
     public let context: VulkanContext
     public let kernels: KernelCache
 
+    private let lock = NSLock()
+    /// Decoders whose session ended cleanly, by `GPUDecodeSession.reuseKey`:
+    /// the next file of the same geometry takes one with its buffers and
+    /// pinned staging memory already made (a 4K batch of 16 frames is over
+    /// half a GB, allocated and pinned in tens of milliseconds: more than a
+    /// short file takes to decode).
+    private var idle: [String: [GPUProResDecoder]] = [:]
+
     public init(context: VulkanContext) throws {
         self.context = context
         kernels = KernelCache(context: context, compiler: try ShaderCompiler())
+    }
+
+    func takeDecoder(_ key: String) -> GPUProResDecoder? {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle[key]?.popLast()
+    }
+
+    /// Keeps at most as many as run at once (`check --jobs`), two by default.
+    func keep(_ decoder: GPUProResDecoder, key: String, limit: Int = 4) {
+        lock.lock()
+        defer { lock.unlock() }
+        if idle[key, default: []].count < limit { idle[key, default: []].append(decoder) }
     }
 
     public static func == (a: GPUDevice, b: GPUDevice) -> Bool { a === b }

@@ -327,7 +327,7 @@ public final class DecodeRun: @unchecked Sendable {
         case let .gpu(device):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
             do {
-                session = try GPUDecodeSession(format: format, context: device.context, kernels: device.kernels,
+                session = try GPUDecodeSession(format: format, device: device,
                                                configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
                                                                     analysis: options.analysis),
                                                outputHandler: handler)

@@ -107,7 +107,7 @@ final class CheckCLITests: XCTestCase {
         let write = try runTool(["check", dir.path, "--write-golden", golden.path])
         XCTAssertEqual(write.status, 0, write.stderr)
 
-        // The md5s are ffmpeg's own (Fixtures/ref, made by the ffmpeg CLI).
+        // The hashes are b3sum's of the ffmpeg CLI's frames.
         let lines = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
         var byKey: [String: [String]] = [:]
         for line in lines {
@@ -115,8 +115,8 @@ final class CheckCLITests: XCTestCase {
             XCTAssertEqual(Int(fields[0]), byKey[fields[2], default: []].count, "frames in order, from 0")
             byKey[fields[2], default: []].append(fields[1])
         }
-        XCTAssertEqual(byKey, ["hq.mov": try ffmpegFrameMD5s("hq.mov"), "lt.mov": try ffmpegFrameMD5s("lt.mov"),
-                               "sub/4444.mov": try ffmpegFrameMD5s("4444.mov")])
+        XCTAssertEqual(byKey, ["hq.mov": try ffmpegFrameBLAKE3s("hq.mov"), "lt.mov": try ffmpegFrameBLAKE3s("lt.mov"),
+                               "sub/4444.mov": try ffmpegFrameBLAKE3s("4444.mov")])
 
         let match = try runTool(["check", dir.path, "--golden", golden.path, "--report", out.appendingPathComponent("match.json").path])
         XCTAssertEqual(match.status, 0, match.stderr)
@@ -140,7 +140,7 @@ final class CheckCLITests: XCTestCase {
         let verdict = try XCTUnwrap(hq["golden"] as? [String: Any])
         XCTAssertEqual(verdict["result"] as? String, "mismatch")
         XCTAssertEqual(verdict["frame"] as? Int, 0)
-        XCTAssertTrue((verdict["reason"] as? String)?.contains(try ffmpegFrameMD5s("hq.mov")[0]) ?? false, "the reason quotes the golden md5")
+        XCTAssertTrue((verdict["reason"] as? String)?.contains(try ffmpegFrameBLAKE3s("hq.mov")[0]) ?? false, "the reason quotes the golden hash")
     }
 
     func testGoldenLeavesOutFilesThatDidNotDecodeCleanly() throws {

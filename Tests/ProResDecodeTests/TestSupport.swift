@@ -108,6 +108,14 @@ func ffmpegFrameMD5s(_ clip: String) throws -> [String] {
         .map { String($0.split(separator: ",").last!.trimmingCharacters(in: .whitespaces)) }
 }
 
+/// Per-frame BLAKE3-256 of `clip`'s native planar frames as the `ffmpeg`
+/// CLI decodes them (`-f rawvideo`), hashed by `b3sum`: golden v2's
+/// reference, from two tools that are not ours.
+func ffmpegFrameBLAKE3s(_ clip: String) throws -> [String] {
+    let raw = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture(clip), "-f", "rawvideo", "-"])
+    return try B3Sum.hexes(CheckGPUDecoderTests.split(raw, clip: clip))
+}
+
 /// Per-frame md5s from the independent python packer (`index md5` lines).
 func packedReferenceMD5s(_ clip: String, layout: String) throws -> [String] {
     try String(contentsOfFile: Repo.reference("\(clip).\(layout).md5"), encoding: .utf8)
