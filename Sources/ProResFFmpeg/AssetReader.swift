@@ -84,7 +84,12 @@ public final class AssetReader: SampleSource {
             let containerSizes = streams.map { (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height)) }
             // Probing fills frame rates for containers that do not store them;
             // failures here are not fatal: the frame header decides below.
-            _ = avformat_find_stream_info(context, nil)
+            // A QuickTime file states everything probing would find except
+            // the pixel format, which probing learns by decoding a frame on
+            // one thread: 50-100 ms at 4K, more than the GPU decoder takes
+            // for a whole short clip. Skipped there (the frame header
+            // describes the picture).
+            if !Self.statesItsVideo(context) { _ = avformat_find_stream_info(context, nil) }
 
             let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
             stream = streams[chosen]
@@ -152,6 +157,17 @@ public final class AssetReader: SampleSource {
             av_freep(&io.pointee.buffer)
             var freeing: UnsafeMutablePointer<AVIOContext>? = io
             avio_context_free(&freeing)
+        }
+    }
+
+    /// A MOV/MP4 whose every video track already has its codec, size and
+    /// frame rate from the header: nothing for probing to add.
+    private static func statesItsVideo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        guard let format = context.pointee.iformat, String(cString: format.pointee.name).hasPrefix("mov,") else { return false }
+        return (0..<Int(context.pointee.nb_streams)).allSatisfy { i in
+            let stream = context.pointee.streams[i]!.pointee, p = stream.codecpar.pointee
+            guard p.codec_type == AVMEDIA_TYPE_VIDEO else { return true }
+            return p.codec_id != AV_CODEC_ID_NONE && p.width > 0 && p.height > 0 && stream.avg_frame_rate.num > 0
         }
     }
 

@@ -162,15 +162,23 @@ public final class DecodeRun: @unchecked Sendable {
     }
 
 
+    /// The analysis sink, unless it is one of `sinks` too.
+    private var separateAnalysisSink: FrameAnalysisSink? {
+        guard let analysisSink else { return nil }
+        return sinks.contains { ObjectIdentifier($0) == ObjectIdentifier(analysisSink) } ? nil : analysisSink
+    }
+
     public func run() throws -> Report {
         defer { decoder = .cpu(reason: nil, fellBack: false) }
         do {
             let report = try decodeAll()
             for sink in sinks { try sink.finish() }
+            try separateAnalysisSink?.finish()
             try timingLog?.commit()
             return report
         } catch {
             for sink in sinks { sink.abort() }
+            separateAnalysisSink?.abort()
             timingLog?.discard()
             throw error
         }
@@ -398,6 +406,10 @@ public final class DecodeRun: @unchecked Sendable {
 /// frame order, on a worker thread.
 public protocol FrameAnalysisSink: AnyObject {
     func consume(index: Int, pts: Int64?, analysis: FrameAnalysis) throws
+    /// As `FrameSink`'s: make outputs final, or leave nothing behind. A
+    /// sink that is both kinds is finished once.
+    func finish() throws
+    func abort()
 }
 
 /// The frames' timings of one run, appended in output order from the

@@ -32,11 +32,13 @@ enum DecodeCommand: Command {
             selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
         }
         let source = try openSampleSource(input, track: arguments.track)
+        let opened = monotonicNanoseconds()
         let format = source.format
         if let earlyDevice {
             // `auto` without a device resolves again, to say why.
             decoder.shared = try earlyDevice.get()
         }
+        let deviceReady = monotonicNanoseconds()
         let realtime = try arguments.playback.pacingRate(for: format)
         let run: DecodeRun
         do {
@@ -102,6 +104,12 @@ enum DecodeCommand: Command {
                                        ("damaged", JSON.array(report.damaged.map { "\($0.index)" })),
                                        ("failed", JSON.array(report.failed.map { "\($0.index)" })),
                                        ("truncated", report.shortfall == nil ? "false" : "true"),
+                                       // Start-up, from process start: the container open, the GPU
+                                       // device made (in parallel with opening), the first frame out.
+                                       ("startup_ms", JSON.object([
+                                           ("source_open", JSON.number(ProcessClock.milliseconds(to: opened), digits: 1)),
+                                           ("device_ready", JSON.number(ProcessClock.milliseconds(to: deviceReady), digits: 1)),
+                                       ])),
                                        ("first_frame_ms", report.firstFrameAt.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
                                        ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))"),
                                        ("gpu", report.gpu.map { gpu in

@@ -130,6 +130,20 @@ final class CheckGPUDecoderTests: XCTestCase {
         XCTAssertEqual(md5s[1], md5s[0])
     }
 
+    /// Hashed on the device (GPU decoder, native) or on the cores, the
+    /// `--framehash` file is made final: the file and nothing else.
+    func testFramehashFileIsCommitted() throws {
+        for decoder in ["cpu", "gpu"] {
+            let out = try makeTemporaryDirectory(self)
+            let path = out.appendingPathComponent("frames.b3").path
+            let result = try runTool([Repo.fixture("hq.mov"), "--decoder", decoder, "--format", "native", "--framehash", path, "--quiet"],
+                                     timeout: 120)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["frames.b3"], decoder)
+            XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 5)
+        }
+    }
+
     // MARK: - Helpers
 
     /// Equal statistics: everything exactly, light levels within 1e-4 relative.
