@@ -22,6 +22,8 @@ public final class AssetReader: SampleSource {
     /// Reads the samples after the leading ones straight from the file, when
     /// that gives exactly libavformat's packets (MOV/MP4 on a local file).
     private var direct: SampleTableReader?
+    /// Words for a frame count the container claims but its file cannot hold.
+    private var overstatedCount: String?
     var readsDirectly: Bool { direct != nil }
 
     /// `localPath`: the file behind `url`, when it is one, for direct reads.
@@ -82,6 +84,10 @@ public final class AssetReader: SampleSource {
                 return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
             }
             let containerSizes = streams.map { (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height)) }
+            // Entries the header itself brought: probing reads packets, and
+            // demuxers without a complete table (Matroska before its Cues,
+            // which a truncated file lost) add entries for what they read.
+            let tableEntries = streams.map { Int(avformat_index_get_entries_count($0)) }
             // Probing fills frame rates for containers that do not store them;
             // failures here are not fatal: the frame header decides below.
             _ = avformat_find_stream_info(context, nil)
@@ -89,7 +95,9 @@ public final class AssetReader: SampleSource {
             let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
             stream = streams[chosen]
             for (i, s) in streams.enumerated() where i != chosen { s.pointee.discard = AVDISCARD_ALL }
-            buildTimestampIndex()
+            if tableEntries[chosen] > 0, tableEntries[chosen] == Int(avformat_index_get_entries_count(stream)) {
+                buildTimestampIndex()
+            }
 
             // The first decodable frame header describes the stream. Damaged
             // leading frames are kept and still flow through as samples.
@@ -110,12 +118,10 @@ public final class AssetReader: SampleSource {
             let tag = s.codecpar.pointee.codec_tag
             let profile = ProResProfile(codecTag: tag)
             let rate = s.avg_frame_rate.num > 0 ? s.avg_frame_rate : s.r_frame_rate
-            var frameCount: Int? = s.nb_frames > 0 ? Int(s.nb_frames) : timestampByIndex.isEmpty ? nil : timestampByIndex.count
-            if frameCount == nil, s.duration > 0, rate.num > 0 {
-                let seconds = Double(s.duration) * Double(s.time_base.num) / Double(s.time_base.den)
-                let fps = Double(rate.num) / Double(rate.den)
-                frameCount = Int((seconds * fps).rounded())
-            }
+            let claimed = Self.claimedFrameCount(context, stream, rate: rate, tableEntries: timestampByIndex.count)
+            let fileBytes = pipe == nil ? Int(exactly: avio_size(context.pointee.pb)).flatMap { $0 > 0 ? $0 : nil } : nil
+            let (frameCount, overstated) = FrameCountClaim.judge(claimed, fileBytes: fileBytes)
+            overstatedCount = overstated
             let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
             description = FormatDescription(
                 header: header, profile: profile,
@@ -124,7 +130,8 @@ public final class AssetReader: SampleSource {
                 containerSize: containerSizes[chosen].0 > 0 ? containerSizes[chosen] : nil,
                 frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
                 frameCount: frameCount, containerName: name, trackIndex: chosen,
-                timeBase: (Int(s.time_base.num), Int(s.time_base.den)))
+                timeBase: (Int(s.time_base.num), Int(s.time_base.den)),
+                frameCountNote: overstated.map { "\($0); frame count unknown" })
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                timestampByIndex.count == Int(avformat_index_get_entries_count(stream)) {
                 direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,
@@ -153,6 +160,27 @@ public final class AssetReader: SampleSource {
             var freeing: UnsafeMutablePointer<AVIOContext>? = io
             avio_context_free(&freeing)
         }
+    }
+
+    /// What the container says about the track's length, in frames: its
+    /// sample table, its frame count field, or its duration at `rate` (the
+    /// track's own, Matroska's per-track DURATION tag, or the file's when it
+    /// has one stream). A claim: `FrameCountClaim.judge` decides its use.
+    private static func claimedFrameCount(_ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>,
+                                          rate: AVRational, tableEntries: Int) -> Int? {
+        if tableEntries > 0 { return tableEntries }
+        let s = stream.pointee
+        if s.nb_frames > 0 { return Int(exactly: s.nb_frames) }
+        let fps = (Int(rate.num), Int(rate.den))
+        if let frames = FrameCountClaim.frames(duration: s.duration, timeBase: (Int(s.time_base.num), Int(s.time_base.den)), rate: fps) {
+            return frames
+        }
+        if let tag = av_dict_get(s.metadata, "DURATION", nil, 0), let value = tag.pointee.value,
+           let nanoseconds = FrameCountClaim.nanoseconds(durationTag: String(cString: value)) {
+            return FrameCountClaim.frames(duration: nanoseconds, timeBase: (1, 1_000_000_000), rate: fps)
+        }
+        guard context.pointee.nb_streams == 1 else { return nil }
+        return FrameCountClaim.frames(duration: context.pointee.duration, timeBase: (1, Int(PD_AV_TIME_BASE)), rate: fps)
     }
 
     private static func chooseTrack(_ streams: [UnsafeMutablePointer<AVStream>], requested: Int?, path: String) throws -> Int {
@@ -253,6 +281,9 @@ public final class AssetReader: SampleSource {
         guard let sample = try readSample() else {
             if let expected = format.frameCount, nextIndex < expected, shortfall == nil {
                 shortfall = "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing (truncated file?)"
+            }
+            if let overstatedCount, shortfall == nil {
+                shortfall = "input ended after frame \(nextIndex - 1), but \(overstatedCount) (damaged or forged header)"
             }
             return nil
         }
