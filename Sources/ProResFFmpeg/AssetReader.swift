@@ -33,10 +33,14 @@ public final class AssetReader: SampleSource {
         }, displayPath: displayPath, track: track, pipe: nil, localPath: localPath)
     }
 
-    /// Reads a container from stdin; `pipePrefix` are bytes already consumed
-    /// while sniffing, replayed first.
-    convenience init(pipePrefix: [UInt8], track: Int?) throws {
-        let feeder = PipeFeeder(fd: STDIN_FILENO, prefix: pipePrefix)
+    /// Reads a container from a stream already open as `fd` (stdin, a FIFO,
+    /// /dev/fd/N), which cannot be opened again or rewound: `pipePrefix` are
+    /// the bytes already consumed while sniffing, replayed first, as
+    /// ffmpeg's `pipe:` protocol reads. The descriptor is closed with the
+    /// reader when `ownsDescriptor`.
+    convenience init(pipePrefix: [UInt8], fd: Int32 = STDIN_FILENO, displayPath: String = "stdin",
+                     ownsDescriptor: Bool = false, track: Int?) throws {
+        let feeder = PipeFeeder(fd: fd, prefix: pipePrefix, ownsDescriptor: ownsDescriptor)
         try self.init(open: { context in
             context = avformat_alloc_context()
             guard let allocated = context, let io = feeder.makeIOContext() else { return PD_AVERROR_ENOMEM }
@@ -51,7 +55,7 @@ public final class AssetReader: SampleSource {
                 avio_context_free(&freeing)
             }
             return status
-        }, displayPath: "stdin", track: track, pipe: feeder, localPath: nil)
+        }, displayPath: displayPath, track: track, pipe: feeder, localPath: nil)
     }
 
     private init(open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
@@ -329,10 +333,16 @@ public final class AssetReader: SampleSource {
 private final class PipeFeeder {
     let fd: Int32
     var prefix: [UInt8]
+    private let ownsDescriptor: Bool
 
-    init(fd: Int32, prefix: [UInt8]) {
+    init(fd: Int32, prefix: [UInt8], ownsDescriptor: Bool) {
         self.fd = fd
         self.prefix = prefix
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
     }
 
     func makeIOContext() -> UnsafeMutablePointer<AVIOContext>? {
