@@ -185,6 +185,12 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 emitRejectedAtHead()
                 continue
             }
+            guard sample.bytes.count >= header.minimumFrameBytes else {
+                let why = "invalid picture: a \(header.width)x\(header.height) frame needs at least \(header.minimumFrameBytes) bytes, this one has \(sample.bytes.count)"
+                inFlight.append(InFlight(sample: sample, sent: sent, rejection: why, damage: nil))
+                emitRejectedAtHead()
+                continue
+            }
             let damage = header.frameSize > sample.bytes.count
                 ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil
             inFlight.append(InFlight(sample: sample, sent: sent, rejection: nil, damage: damage))

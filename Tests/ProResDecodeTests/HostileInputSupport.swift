@@ -20,7 +20,9 @@ enum Hostile {
     }
 
     /// Peak resident memory of one run, in bytes, measured by GNU time(1).
-    static func peakMemory(_ arguments: [String], stdinFile: String? = nil, timeout: TimeInterval = 60) throws -> (status: Int32, bytes: Int) {
+    /// `stdinFile` is redirected (a regular file); `pipeFrom` is written into a pipe.
+    static func peakMemory(_ arguments: [String], stdinFile: String? = nil, pipeFrom: String? = nil,
+                           timeout: TimeInterval = 60) throws -> (status: Int32, bytes: Int) {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("peak-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
         let process = Process()
@@ -28,8 +30,20 @@ enum Hostile {
         process.arguments = ["-f", "%M", "-o", report.path, Repo.executable.path] + arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        process.standardInput = try stdinFile.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+        let pipe = Pipe()
+        if pipeFrom != nil {
+            process.standardInput = pipe
+        } else {
+            process.standardInput = try stdinFile.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+        }
         try process.run()
+        if let pipeFrom {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: pipeFrom))
+            DispatchQueue.global().async {
+                try? pipe.fileHandleForWriting.write(contentsOf: bytes)
+                try? pipe.fileHandleForWriting.close()
+            }
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { process.terminate(); XCTFail("\(arguments) hung") }
