@@ -91,6 +91,11 @@ def main():
     bad = bytearray(mov)
     bad[stsz + 16:stsz + 20] = struct.pack(">I", 1 << 30)
     write("stsz-count.mov", bad)
+    # ... and whose table gives sample 0, or sample 2, a 1 GiB size.
+    for name, sample in (("stsz-size-first.mov", 0), ("stsz-size-third.mov", 2)):
+        bad = bytearray(mov)
+        bad[stsz + 20 + 4 * sample:stsz + 24 + 4 * sample] = struct.pack(">I", 1 << 30)
+        write(name, bad)
     stts = find_box(mov, stbl + ["stts"])
     bad = bytearray(mov)
     bad[stts + 12:stts + 16] = struct.pack(">I", 1 << 30)

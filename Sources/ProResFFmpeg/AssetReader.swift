@@ -24,6 +24,11 @@ public final class AssetReader: SampleSource {
     private var direct: SampleTableReader?
     /// Words for a frame count the container claims but its file cannot hold.
     private var overstatedCount: String?
+    /// Why the last packet could not be read, in FFmpeg's words when it gave any.
+    private var readProblem: String?
+    /// The error FFmpeg logged while reading the header of a file it still
+    /// opened ("Sample size 1073741824 is too large": its table stops there).
+    private var headerComplaint: String?
     var readsDirectly: Bool { direct != nil }
 
     /// `localPath`: the file behind `url`, when it is one, for direct reads.
@@ -68,6 +73,13 @@ public final class AssetReader: SampleSource {
         guard status >= 0, let context else {
             var reason = status == PD_AVERROR_INVALIDDATA ? "not a recognised media file" : FFmpegError(status).description
             let said = FFmpegLog.lastError
+            if said == "error reading header" {
+                // The demuxer recognised the file; its header is what failed.
+                reason = status == PD_AVERROR_ENOMEM
+                    ? "damaged container header: a table in it claims more entries than memory allows"
+                    : "damaged container header (\(FFmpegError(status)))"
+            }
+            if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) { reason = cut }
             if let said { reason += " (FFmpeg: \(said))" }
             if pipe != nil, said?.contains("moov atom not found") ?? false {
                 reason += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
@@ -75,6 +87,9 @@ public final class AssetReader: SampleSource {
             throw ProResDecodeError.inputUnreadable(path: displayPath, reason: reason)
         }
         self.context = context
+        // What the demuxer complained of while reading the header, though it
+        // opened: the reason a track may turn out to have no frames.
+        headerComplaint = FFmpegLog.lastError
         // Until the samples own them, the context and packets read so far
         // are ours to release if anything below throws.
         var leading: [ReadPacket] = []
@@ -144,9 +159,13 @@ public final class AssetReader: SampleSource {
             pending = leading.map(makeSample)
         } catch {
             leading.forEach { freePacket($0.packet) }
+            // From a pipe a MOV with its moov last cannot seek back to its
+            // media: the failed read is that, and the fix is faststart.
+            let movFromPipe = pipe != nil && (context.pointee.iformat.map { String(cString: $0.pointee.name).contains("mov") } ?? false)
             Self.close(context, customIO: pipe != nil)
             self.context = nil
-            throw error
+            throw Self.explained(error, localPath: localPath, readProblem: movFromPipe ? nil : readProblem.map { "damaged container: \($0)" }
+                ?? headerComplaint.map { "damaged container header: the track has no readable frames (FFmpeg: \($0))" })
         }
     }
 
@@ -166,15 +185,28 @@ public final class AssetReader: SampleSource {
         }
     }
 
+    /// A failure to find ProRes frames, reworded when the cause is damage:
+    /// a MOV cut short, or a first packet the demuxer could not read.
+    private static func explained(_ error: Error, localPath: String?, readProblem: String?) -> Error {
+        guard case let ProResDecodeError.notProRes(path, _) = error else { return error }
+        if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) {
+            return ProResDecodeError.inputUnreadable(path: path, reason: cut)
+        }
+        if let readProblem { return ProResDecodeError.inputUnreadable(path: path, reason: readProblem) }
+        return error
+    }
+
     /// What the container says about the track's length, in frames: its
     /// sample table, its frame count field, or its duration at `rate` (the
     /// track's own, Matroska's per-track DURATION tag, or the file's when it
     /// has one stream). A claim: `FrameCountClaim.judge` decides its use.
     private static func claimedFrameCount(_ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>,
                                           rate: AVRational, tableEntries: Int) -> Int? {
-        if tableEntries > 0 { return tableEntries }
         let s = stream.pointee
-        if s.nb_frames > 0 { return Int(exactly: s.nb_frames) }
+        // A table cut short by damage holds fewer entries than the count the
+        // header states: the larger claim is the one the file must meet.
+        let stated = max(tableEntries, Int(exactly: s.nb_frames) ?? 0)
+        if stated > 0 { return stated }
         let fps = (Int(rate.num), Int(rate.den))
         if let frames = FrameCountClaim.frames(duration: s.duration, timeBase: (Int(s.time_base.num), Int(s.time_base.den)), rate: fps) {
             return frames
@@ -253,12 +285,23 @@ public final class AssetReader: SampleSource {
         while true {
             let start = monotonicNanoseconds()
             guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
+            FFmpegLog.clear()
             let status = av_read_frame(context, packet)
             if status < 0 {
                 freePacket(packet)
-                // Truncated and damaged containers end here; `shortfall` reports them.
-                if status == PD_AVERROR_EOF || status == PD_AVERROR_INVALIDDATA { return nil }
-                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "read error after frame \(nextIndex - 1): \(FFmpegError(status))")
+                if status == PD_AVERROR_EOF { return nil }
+                // Damaged containers end here; `shortfall` reports them, in
+                // FFmpeg's words ("Sample size 2147483632 is too large").
+                let said = FFmpegLog.lastError.map { " (FFmpeg: \($0))" } ?? ""
+                if status == PD_AVERROR_INVALIDDATA {
+                    readProblem = "frame \(nextIndex) cannot be read\(said)"
+                    return nil
+                }
+                if status == PD_AVERROR_ENOMEM {
+                    readProblem = "frame \(nextIndex) cannot be read: the container states a size for it larger than memory allows (a damaged sample table?)\(said)"
+                    return nil
+                }
+                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "frame \(nextIndex) cannot be read: \(FFmpegError(status))\(said)")
             }
             guard packet.pointee.stream_index == stream.pointee.index else {
                 freePacket(packet)
@@ -284,8 +327,10 @@ public final class AssetReader: SampleSource {
         if !pending.isEmpty { return pending.removeFirst() }
         guard let sample = try readSample() else {
             if let expected = format.frameCount, nextIndex < expected, shortfall == nil {
-                shortfall = "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing (truncated file?)"
+                shortfall = "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing "
+                    + (readProblem.map { "(\($0))" } ?? headerComplaint.map { "(damaged container header; FFmpeg: \($0))" } ?? "(truncated file?)")
             }
+            if let readProblem, shortfall == nil { shortfall = "input ended after frame \(nextIndex - 1): \(readProblem)" }
             if let overstatedCount, shortfall == nil {
                 shortfall = "input ended after frame \(nextIndex - 1), but \(overstatedCount) (damaged or forged header)"
             }

@@ -44,8 +44,8 @@ enum CheckCommand: Command {
                                                                        rules: arguments.rules, golden: golden,
                                                                        threadsPerFile: arguments.threads, previews: previews))
         batch.onResult = { result in
-            Console.write(line(result) + "\n")
-            if verbose, let note = previewNote(result) { Console.write("  " + note + "\n") }
+            Console.line(line(result))
+            if verbose, let note = previewNote(result) { Console.line("  " + note) }
         }
         let trap = SignalTrap { batch.cancel() }
         defer { withExtendedLifetime(trap) {} }
