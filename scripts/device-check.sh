@@ -53,13 +53,17 @@ gen() { # out frames graph args...
   [ -s "$out" ] || fail "cannot make $out"
 }
 t0=$(now)
+# (`wait` with no operand would also wait for the tee above: name the jobs.)
+jobs_=()
 for seed in 1 2 3 4; do
   gen "$CLIPDIR/hq-$seed.mov" 48 "testsrc2=size=$SIZE:rate=25,format=yuv422p10le,noise=alls=24:allf=t+u:all_seed=$seed,format=yuv422p10le" \
     -c:v prores_ks -profile:v hq -vendor apl0 &
+  jobs_+=($!)
 done
 gen "$CLIPDIR/xq.mov" 24 "testsrc2=size=$SIZE:rate=25,format=yuva444p10le,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='255*X/W'" \
   -c:v prores_ks -profile:v 4444xq -alpha_bits 16 -vendor apl0 &
-wait
+jobs_+=($!)
+wait "${jobs_[@]}"
 for seed in 1 2 3 4; do for copy in a b c d; do ln -f "$CLIPDIR/hq-$seed.mov" "$DIR/hq-$seed$copy.mov"; done; done
 for copy in a b c d; do ln -f "$CLIPDIR/xq.mov" "$DIR/xq-$copy.mov"; done
 FRAMES=$((16 * 48 + 4 * 24))
@@ -76,7 +80,7 @@ run_check() { # label args...
   local rc=$? s=$(secs "$t" "$(now)")
   echo "check $label: exit $rc, $s s, $(echo "$FRAMES / $s" | bc) fps aggregate ($(tail -1 "$LOGDIR/$label.stderr"))"
   [ $rc -eq 0 ] || { fail "check $label exit $rc"; tail -5 "$LOGDIR/$label.stderr"; }
-  eval "SECONDS_$label=$s"
+  eval "SECONDS_${label//-/_}=$s"
 }
 run_check cpu --decoder cpu --jobs 4 --write-golden "$LOGDIR/golden-v2.txt" --report "$LOGDIR/cpu.json" --overwrite
 run_check gpu --decoder gpu --golden "$LOGDIR/golden-v2.txt" --report "$LOGDIR/gpu.json" --overwrite --verbose

@@ -22,6 +22,13 @@ public final class AssetReader: SampleSource {
     /// Reads the samples after the leading ones straight from the file, when
     /// that gives exactly libavformat's packets (MOV/MP4 on a local file).
     private var direct: SampleTableReader?
+    /// Words for a frame count the container claims but its file cannot hold.
+    private var overstatedCount: String?
+    /// Why the last packet could not be read, in FFmpeg's words when it gave any.
+    private var readProblem: String?
+    /// The error FFmpeg logged while reading the header of a file it still
+    /// opened ("Sample size 1073741824 is too large": its table stops there).
+    private var headerComplaint: String?
     var readsDirectly: Bool { direct != nil }
 
     /// `localPath`: the file behind `url`, when it is one, for direct reads.
@@ -31,10 +38,14 @@ public final class AssetReader: SampleSource {
         }, displayPath: displayPath, track: track, pipe: nil, localPath: localPath)
     }
 
-    /// Reads a container from stdin; `pipePrefix` are bytes already consumed
-    /// while sniffing, replayed first.
-    convenience init(pipePrefix: [UInt8], track: Int?) throws {
-        let feeder = PipeFeeder(fd: STDIN_FILENO, prefix: pipePrefix)
+    /// Reads a container from a stream already open as `fd` (stdin, a FIFO,
+    /// /dev/fd/N), which cannot be opened again or rewound: `pipePrefix` are
+    /// the bytes already consumed while sniffing, replayed first, as
+    /// ffmpeg's `pipe:` protocol reads. The descriptor is closed with the
+    /// reader when `ownsDescriptor`.
+    convenience init(pipePrefix: [UInt8], fd: Int32 = STDIN_FILENO, displayPath: String = "stdin",
+                     ownsDescriptor: Bool = false, track: Int?) throws {
+        let feeder = PipeFeeder(fd: fd, prefix: pipePrefix, ownsDescriptor: ownsDescriptor)
         try self.init(open: { context in
             context = avformat_alloc_context()
             guard let allocated = context, let io = feeder.makeIOContext() else { return PD_AVERROR_ENOMEM }
@@ -49,7 +60,7 @@ public final class AssetReader: SampleSource {
                 avio_context_free(&freeing)
             }
             return status
-        }, displayPath: "stdin", track: track, pipe: feeder, localPath: nil)
+        }, displayPath: displayPath, track: track, pipe: feeder, localPath: nil)
     }
 
     private init(open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
@@ -62,6 +73,13 @@ public final class AssetReader: SampleSource {
         guard status >= 0, let context else {
             var reason = status == PD_AVERROR_INVALIDDATA ? "not a recognised media file" : FFmpegError(status).description
             let said = FFmpegLog.lastError
+            if said == "error reading header" {
+                // The demuxer recognised the file; its header is what failed.
+                reason = status == PD_AVERROR_ENOMEM
+                    ? "damaged container header: a table in it claims more entries than memory allows"
+                    : "damaged container header (\(FFmpegError(status)))"
+            }
+            if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) { reason = cut }
             if let said { reason += " (FFmpeg: \(said))" }
             if pipe != nil, said?.contains("moov atom not found") ?? false {
                 reason += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
@@ -69,6 +87,9 @@ public final class AssetReader: SampleSource {
             throw ProResDecodeError.inputUnreadable(path: displayPath, reason: reason)
         }
         self.context = context
+        // What the demuxer complained of while reading the header, though it
+        // opened: the reason a track may turn out to have no frames.
+        headerComplaint = FFmpegLog.lastError
         // Until the samples own them, the context and packets read so far
         // are ours to release if anything below throws.
         var leading: [ReadPacket] = []
@@ -82,6 +103,10 @@ public final class AssetReader: SampleSource {
                 return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
             }
             let containerSizes = streams.map { (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height)) }
+            // Entries the header itself brought: probing reads packets, and
+            // demuxers without a complete table (Matroska before its Cues,
+            // which a truncated file lost) add entries for what they read.
+            let tableEntries = streams.map { Int(avformat_index_get_entries_count($0)) }
             // Probing fills frame rates for containers that do not store them;
             // failures here are not fatal: the frame header decides below.
             // A QuickTime file states everything probing would find except
@@ -94,7 +119,9 @@ public final class AssetReader: SampleSource {
             let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
             stream = streams[chosen]
             for (i, s) in streams.enumerated() where i != chosen { s.pointee.discard = AVDISCARD_ALL }
-            buildTimestampIndex()
+            if tableEntries[chosen] > 0, tableEntries[chosen] == Int(avformat_index_get_entries_count(stream)) {
+                buildTimestampIndex()
+            }
 
             // The first decodable frame header describes the stream. Damaged
             // leading frames are kept and still flow through as samples.
@@ -115,12 +142,10 @@ public final class AssetReader: SampleSource {
             let tag = s.codecpar.pointee.codec_tag
             let profile = ProResProfile(codecTag: tag)
             let rate = s.avg_frame_rate.num > 0 ? s.avg_frame_rate : s.r_frame_rate
-            var frameCount: Int? = s.nb_frames > 0 ? Int(s.nb_frames) : timestampByIndex.isEmpty ? nil : timestampByIndex.count
-            if frameCount == nil, s.duration > 0, rate.num > 0 {
-                let seconds = Double(s.duration) * Double(s.time_base.num) / Double(s.time_base.den)
-                let fps = Double(rate.num) / Double(rate.den)
-                frameCount = Int((seconds * fps).rounded())
-            }
+            let claimed = Self.claimedFrameCount(context, stream, rate: rate, tableEntries: timestampByIndex.count)
+            let fileBytes = pipe == nil ? Int(exactly: avio_size(context.pointee.pb)).flatMap { $0 > 0 ? $0 : nil } : nil
+            let (frameCount, overstated) = FrameCountClaim.judge(claimed, fileBytes: fileBytes)
+            overstatedCount = overstated
             let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
             description = FormatDescription(
                 header: header, profile: profile,
@@ -129,7 +154,8 @@ public final class AssetReader: SampleSource {
                 containerSize: containerSizes[chosen].0 > 0 ? containerSizes[chosen] : nil,
                 frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
                 frameCount: frameCount, containerName: name, trackIndex: chosen,
-                timeBase: (Int(s.time_base.num), Int(s.time_base.den)))
+                timeBase: (Int(s.time_base.num), Int(s.time_base.den)),
+                frameCountNote: overstated.map { "\($0); frame count unknown" })
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                timestampByIndex.count == Int(avformat_index_get_entries_count(stream)) {
                 direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,
@@ -138,9 +164,13 @@ public final class AssetReader: SampleSource {
             pending = leading.map(makeSample)
         } catch {
             leading.forEach { freePacket($0.packet) }
+            // From a pipe a MOV with its moov last cannot seek back to its
+            // media: the failed read is that, and the fix is faststart.
+            let movFromPipe = pipe != nil && (context.pointee.iformat.map { String(cString: $0.pointee.name).contains("mov") } ?? false)
             Self.close(context, customIO: pipe != nil)
             self.context = nil
-            throw error
+            throw Self.explained(error, localPath: localPath, readProblem: movFromPipe ? nil : readProblem.map { "damaged container: \($0)" }
+                ?? headerComplaint.map { "damaged container header: the track has no readable frames (FFmpeg: \($0))" })
         }
     }
 
@@ -169,6 +199,40 @@ public final class AssetReader: SampleSource {
             guard p.codec_type == AVMEDIA_TYPE_VIDEO else { return true }
             return p.codec_id != AV_CODEC_ID_NONE && p.width > 0 && p.height > 0 && stream.avg_frame_rate.num > 0
         }
+    }
+
+    /// A failure to find ProRes frames, reworded when the cause is damage:
+    /// a MOV cut short, or a first packet the demuxer could not read.
+    private static func explained(_ error: Error, localPath: String?, readProblem: String?) -> Error {
+        guard case let ProResDecodeError.notProRes(path, _) = error else { return error }
+        if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) {
+            return ProResDecodeError.inputUnreadable(path: path, reason: cut)
+        }
+        if let readProblem { return ProResDecodeError.inputUnreadable(path: path, reason: readProblem) }
+        return error
+    }
+
+    /// What the container says about the track's length, in frames: its
+    /// sample table, its frame count field, or its duration at `rate` (the
+    /// track's own, Matroska's per-track DURATION tag, or the file's when it
+    /// has one stream). A claim: `FrameCountClaim.judge` decides its use.
+    private static func claimedFrameCount(_ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>,
+                                          rate: AVRational, tableEntries: Int) -> Int? {
+        let s = stream.pointee
+        // A table cut short by damage holds fewer entries than the count the
+        // header states: the larger claim is the one the file must meet.
+        let stated = max(tableEntries, Int(exactly: s.nb_frames) ?? 0)
+        if stated > 0 { return stated }
+        let fps = (Int(rate.num), Int(rate.den))
+        if let frames = FrameCountClaim.frames(duration: s.duration, timeBase: (Int(s.time_base.num), Int(s.time_base.den)), rate: fps) {
+            return frames
+        }
+        if let tag = av_dict_get(s.metadata, "DURATION", nil, 0), let value = tag.pointee.value,
+           let nanoseconds = FrameCountClaim.nanoseconds(durationTag: String(cString: value)) {
+            return FrameCountClaim.frames(duration: nanoseconds, timeBase: (1, 1_000_000_000), rate: fps)
+        }
+        guard context.pointee.nb_streams == 1 else { return nil }
+        return FrameCountClaim.frames(duration: context.pointee.duration, timeBase: (1, Int(PD_AV_TIME_BASE)), rate: fps)
     }
 
     private static func chooseTrack(_ streams: [UnsafeMutablePointer<AVStream>], requested: Int?, path: String) throws -> Int {
@@ -237,12 +301,23 @@ public final class AssetReader: SampleSource {
         while true {
             let start = monotonicNanoseconds()
             guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
+            FFmpegLog.clear()
             let status = av_read_frame(context, packet)
             if status < 0 {
                 freePacket(packet)
-                // Truncated and damaged containers end here; `shortfall` reports them.
-                if status == PD_AVERROR_EOF || status == PD_AVERROR_INVALIDDATA { return nil }
-                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "read error after frame \(nextIndex - 1): \(FFmpegError(status))")
+                if status == PD_AVERROR_EOF { return nil }
+                // Damaged containers end here; `shortfall` reports them, in
+                // FFmpeg's words ("Sample size 2147483632 is too large").
+                let said = FFmpegLog.lastError.map { " (FFmpeg: \($0))" } ?? ""
+                if status == PD_AVERROR_INVALIDDATA {
+                    readProblem = "frame \(nextIndex) cannot be read\(said)"
+                    return nil
+                }
+                if status == PD_AVERROR_ENOMEM {
+                    readProblem = "frame \(nextIndex) cannot be read: the container states a size for it larger than memory allows (a damaged sample table?)\(said)"
+                    return nil
+                }
+                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "frame \(nextIndex) cannot be read: \(FFmpegError(status))\(said)")
             }
             guard packet.pointee.stream_index == stream.pointee.index else {
                 freePacket(packet)
@@ -268,7 +343,12 @@ public final class AssetReader: SampleSource {
         if !pending.isEmpty { return pending.removeFirst() }
         guard let sample = try readSample() else {
             if let expected = format.frameCount, nextIndex < expected, shortfall == nil {
-                shortfall = "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing (truncated file?)"
+                shortfall = "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing "
+                    + (readProblem.map { "(\($0))" } ?? headerComplaint.map { "(damaged container header; FFmpeg: \($0))" } ?? "(truncated file?)")
+            }
+            if let readProblem, shortfall == nil { shortfall = "input ended after frame \(nextIndex - 1): \(readProblem)" }
+            if let overstatedCount, shortfall == nil {
+                shortfall = "input ended after frame \(nextIndex - 1), but \(overstatedCount) (damaged or forged header)"
             }
             return nil
         }
@@ -314,10 +394,16 @@ public final class AssetReader: SampleSource {
 private final class PipeFeeder {
     let fd: Int32
     var prefix: [UInt8]
+    private let ownsDescriptor: Bool
 
-    init(fd: Int32, prefix: [UInt8]) {
+    init(fd: Int32, prefix: [UInt8], ownsDescriptor: Bool) {
         self.fd = fd
         self.prefix = prefix
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
     }
 
     func makeIOContext() -> UnsafeMutablePointer<AVIOContext>? {

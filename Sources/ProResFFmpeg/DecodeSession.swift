@@ -98,6 +98,16 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         let damage: String?
     }
 
+    /// A libavcodec failure in words. FFmpeg's ProRes decoder returns a bare
+    /// -1 for some refusals, which strerror calls "Operation not permitted":
+    /// nothing was forbidden, the decoder refused the frame.
+    static func words(forDecodeFailure status: Int32) -> String {
+        switch status {
+        case -1: return "the decoder refused the frame (FFmpeg gave no reason)"
+        default: return "decode error: \(FFmpegError(status))"
+        }
+    }
+
     private func runDecoder() {
         guard let codec, let picture = av_frame_alloc() else {
             fail(ProResDecodeError.decoderUnavailable("out of memory"))
@@ -139,7 +149,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 let status = avcodec_receive_frame(codec, picture)
                 if status == PD_AVERROR_EAGAIN || status == PD_AVERROR_EOF { return status == PD_AVERROR_EAGAIN }
                 if status < 0 {
-                    lastError = "decode error: \(FFmpegError(status))"
+                    lastError = Self.words(forDecodeFailure: status)
                     continue
                 }
                 let index = Int(picture.pointee.pts)
@@ -185,6 +195,12 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 emitRejectedAtHead()
                 continue
             }
+            guard sample.bytes.count >= header.minimumFrameBytes else {
+                let why = "invalid picture: a \(header.width)x\(header.height) frame needs at least \(header.minimumFrameBytes) bytes, this one has \(sample.bytes.count)"
+                inFlight.append(InFlight(sample: sample, sent: sent, rejection: why, damage: nil))
+                emitRejectedAtHead()
+                continue
+            }
             let damage = header.frameSize > sample.bytes.count
                 ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil
             inFlight.append(InFlight(sample: sample, sent: sent, rejection: nil, damage: damage))
@@ -194,7 +210,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                     _ = receive()
                     continue
                 }
-                if status < 0 { lastError = "decode error: \(FFmpegError(status))" }
+                if status < 0 { lastError = Self.words(forDecodeFailure: status) }
                 break
             }
             _ = receive()

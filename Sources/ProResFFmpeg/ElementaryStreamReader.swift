@@ -36,7 +36,7 @@ public final class ElementaryStreamReader: SampleSource {
             frames = indexFrames(fileSize: Int(info.st_size))
         }
         guard let first = try readFrame() else {
-            throw ProResDecodeError.notProRes(path: path, reason: "the elementary stream has no complete frame")
+            throw ProResDecodeError.notProRes(path: path, reason: shortfall ?? "the elementary stream has no complete frame")
         }
         let header: ProResFrameHeader
         do { header = try ProResFrameHeader(first.bytes) } catch {
@@ -108,24 +108,23 @@ public final class ElementaryStreamReader: SampleSource {
                 return nil
             }
             size = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
-            guard size >= 8, size <= 1 << 30 else {
+            guard size >= 8 else {
                 shortfall = "frame \(index) states an impossible size \(size)"
                 return nil
             }
             prefix = head + prefix
         }
-        guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
-        guard av_new_packet(packet, Int32(size)) >= 0 else {
-            freePacket(packet)
-            throw ProResDecodeError.decoderUnavailable("out of memory for a \(size)-byte frame")
-        }
         let got: Int
+        let packet: UnsafeMutablePointer<AVPacket>
         if frames != nil {
+            // Sizes in the index were clamped to the file: real bytes.
+            packet = try allocatePacket(size)
             got = pread(fd, packet.pointee.data, size, off_t(streamOffset))
         } else {
-            var buffer = [UInt8](repeating: 0, count: size)
-            got = try readFully(into: &buffer, count: size)
-            buffer.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: got) }
+            guard let bytes = try readStreamedFrame(index: index, claimedSize: size) else { return nil }
+            got = bytes.count
+            packet = try allocatePacket(max(got, 1))
+            bytes.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: got) }
         }
         if got < size {
             shortfall = "frame \(index) is truncated: \(max(got, 0)) of \(size) bytes"
@@ -137,6 +136,42 @@ public final class ElementaryStreamReader: SampleSource {
         packet.pointee.dts = Int64(index)
         packet.pointee.duration = 1
         return RawFrame(packet: packet, index: index, start: start, nanoseconds: monotonicNanoseconds() - start)
+    }
+
+    private func allocatePacket(_ size: Int) throws -> UnsafeMutablePointer<AVPacket> {
+        guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
+        guard let size32 = Int32(exactly: size), av_new_packet(packet, size32) >= 0 else {
+            freePacket(packet)
+            throw ProResDecodeError.decoderUnavailable("out of memory for a \(size)-byte frame")
+        }
+        return packet
+    }
+
+    /// A frame from a pipe, whose size field is only a claim: the buffer
+    /// grows as bytes arrive (a 7 KB stream saying 1 GiB costs 7 KB), and
+    /// once the frame header is in, a size above what its own picture size
+    /// allows ends the stream. nil when the stream ends here.
+    private func readStreamedFrame(index: Int, claimedSize: Int) throws -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = min(claimedSize, 1 << 16)
+        var checkedHeader = false
+        while bytes.count < claimedSize {
+            let want = min(chunk, claimedSize - bytes.count)
+            var piece = [UInt8](repeating: 0, count: want)
+            let n = try readFully(into: &piece, count: want)
+            bytes += piece[0..<n]
+            if !checkedHeader, let header = bytes.withUnsafeBytes({ try? ProResFrameHeader($0) }) {
+                checkedHeader = true
+                guard claimedSize <= header.maximumFrameBytes else {
+                    shortfall = "frame \(index) states \(claimedSize) bytes, more than a \(header.width)x\(header.height) frame can hold "
+                        + "(at most \(header.maximumFrameBytes)); the stream ends there"
+                    return nil
+                }
+            }
+            if n < want { break }
+            chunk = min(chunk * 2, 1 << 26)
+        }
+        return bytes
     }
 
     /// Reads from the sniffed prefix, then the descriptor, until `count` bytes or EOF.

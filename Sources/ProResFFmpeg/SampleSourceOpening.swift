@@ -16,19 +16,26 @@ public func openSampleSource(_ input: String, track: Int? = nil) throws -> Sampl
     if input.contains("://") {
         return try AssetReader(url: input, displayPath: input, track: track)
     }
-    let fd = try openLocalFile(input)
+    let (fd, regular) = try openLocalFile(input)
     let prefix: [UInt8]
     do { prefix = try readPrefix(fd: fd, path: input) } catch { close(fd); throw error }
     if ElementaryStreamReader.looksLikeElementaryStream(prefix) {
         do { try requireNoTrack(track) } catch { close(fd); throw error }
-        return try ElementaryStreamReader(fd: fd, path: input, prefix: [], ownsDescriptor: true)
+        // A regular file is read by offset; a stream continues after the prefix.
+        return try ElementaryStreamReader(fd: fd, path: input, prefix: regular ? [] : prefix, ownsDescriptor: true)
+    }
+    guard regular else {
+        // A FIFO or /dev/fd/N cannot be opened twice: the bytes sniffed would
+        // be lost, or the second open would wait for a writer forever.
+        return try AssetReader(pipePrefix: prefix, fd: fd, displayPath: input, ownsDescriptor: true, track: track)
     }
     close(fd)
     return try AssetReader(url: "file:" + input, displayPath: input, track: track, localPath: input)
 }
 
-/// Opens a local file for reading, turning each way it can fail into words.
-private func openLocalFile(_ path: String) throws -> Int32 {
+/// Opens a local file for reading, turning each way it can fail into words;
+/// says whether it is a regular file (which can be read by offset).
+private func openLocalFile(_ path: String) throws -> (fd: Int32, regular: Bool) {
     var info = stat()
     guard stat(path, &info) == 0 else {
         let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
@@ -44,7 +51,13 @@ private func openLocalFile(_ path: String) throws -> Int32 {
     guard fd >= 0 else {
         throw ProResDecodeError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
     }
-    return fd
+    // fstat, not the stat above: the path may have changed in between.
+    guard fstat(fd, &info) == 0 else {
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        throw ProResDecodeError.inputUnreadable(path: path, reason: reason)
+    }
+    return (fd, info.st_mode & S_IFMT == S_IFREG)
 }
 
 /// Reads up to 8 bytes: enough to tell an elementary stream from a container.

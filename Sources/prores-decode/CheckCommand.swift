@@ -45,8 +45,8 @@ enum CheckCommand: Command {
                                                                        threadsPerFile: arguments.threads, previews: previews,
                                                                        decoder: arguments.decoder))
         batch.onResult = { result in
-            Console.write(line(result) + "\n")
-            if verbose, let note = previewNote(result) { Console.write("  " + note + "\n") }
+            Console.line(line(result))
+            if verbose, let note = previewNote(result) { Console.line("  " + note) }
         }
         let trap = SignalTrap { batch.cancel() }
         defer { withExtendedLifetime(trap) {} }

@@ -9,9 +9,14 @@ import ProResPipeline
 enum Console {
     static let stderrIsTerminal = isatty(STDERR_FILENO) != 0
 
-    static func error(_ message: String) { write("prores-decode: error: \(message)\n") }
-    static func warning(_ message: String) { write("prores-decode: warning: \(message)\n") }
-    static func note(_ message: String) { write("prores-decode: \(message)\n") }
+    // Messages carry file names, file contents and FFmpeg's words: each is
+    // escaped (TerminalText) so it stays one line and moves no cursor.
+    static func error(_ message: String) { line("prores-decode: error: \(message)") }
+    static func warning(_ message: String) { line("prores-decode: warning: \(message)") }
+    static func note(_ message: String) { line("prores-decode: \(message)") }
+
+    /// One line of text that may hold user-controlled parts, escaped.
+    static func line(_ text: String) { write(TerminalText.escaped(text) + "\n") }
 
     static func write(_ text: String) {
         var text = text

@@ -63,6 +63,11 @@ struct DecodeArguments: CommandArguments {
     }
 
     func validate() throws {
+        // An empty name is a mistake (an unset shell variable), not "here":
+        // `--save ""` used to fill the current directory with frames.
+        for (option, path) in [("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)] where path == "" {
+            throw UsageError("\(option) needs a \(option == "--save" ? "directory" : "file") name, not an empty string")
+        }
         if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
         if requireHardware && noHardware { throw UsageError("--require-hardware and --no-hardware contradict each other") }
         if requireHardware, let decoderChoice, decoderChoice != .gpu {

@@ -36,7 +36,7 @@ enum ExitCode: Int32, CaseIterable {
         case .outputFailed: return "an output could not be written (nothing partial is left)"
         case .decoderUnavailable: return "the decoder could not be set up"
         case .vulkanUnavailable: return "--vulkan/devices/roofline: no Vulkan loader, no usable device, a missing feature, or a shader that would not compile"
-        case .interrupted: return "interrupted by SIGINT/SIGTERM (nothing partial is left)"
+        case .interrupted: return "interrupted by SIGINT/SIGTERM/SIGHUP (nothing partial is left)"
         case .checkFailed: return "check: at least one file failed"
         case .checkErrors: return "check: no file failed, but at least one could not be checked"
         case .badEffectFile: return "--effect lut:FILE.cube: the file is missing, unreadable or malformed (one line with the file and line number; nothing is written)"

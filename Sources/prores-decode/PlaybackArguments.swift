@@ -37,6 +37,9 @@ struct PlaybackArguments {
     init(_ parsed: ParsedArguments) throws {
         effectSpecs = parsed.strings("--effect")
         realtime = parsed.flag("--realtime")
+        if let text = parsed.string("--rate"), let problem = FrameRate.problem(parsing: text) {
+            throw UsageError("invalid value '\(text)' for --rate: \(problem)")
+        }
         rate = try parsed.value("--rate", expected: "frames per second from 1 to 1000 (25, 29.97 or 30000/1001)", FrameRate.init(parsing:))
     }
 

@@ -6,7 +6,9 @@ import GPUKit
 import ProResGPU
 import ProResPipeline
 
-/// Turns SIGINT/SIGTERM into a clean cancellation. If the run has not wound
+/// Turns SIGINT/SIGTERM/SIGHUP into a clean cancellation (SIGHUP: the
+/// terminal or SSH session went away; by default it would kill us and leave
+/// the temporary outputs behind). If the run has not wound
 /// down two seconds later (blocked reading a pipe, say), or a second signal
 /// comes, temporary outputs are removed and the process exits at once.
 final class SignalTrap {
@@ -14,7 +16,7 @@ final class SignalTrap {
     private var count = 0
 
     init(onSignal: @escaping () -> Void) {
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [unowned self] in

@@ -191,6 +191,11 @@ final class BadInputTests: XCTestCase {
         try assertInterrupt { $0.terminate() }
     }
 
+    /// The terminal or SSH session went away: the same clean stop.
+    func testSIGHUPWhileBlockedOnStdin() throws {
+        try assertInterrupt { kill($0.processIdentifier, SIGHUP) }
+    }
+
     /// SIGINT while frames are flowing (not blocked on a read): the run is
     /// cancelled cleanly, says so, exits 9 and removes its temporaries.
     func testSIGINTDuringActiveDecode() throws {

@@ -49,7 +49,8 @@ public struct FormatDescription: Sendable {
          containerTags: (primaries: Int, transfer: Int, matrix: Int, fullRange: Bool?),
          containerSize: (width: Int, height: Int)?,
          frameRate: (numerator: Int, denominator: Int)?, frameCount: Int?,
-         containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int)) {
+         containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int),
+         frameCountNote: String? = nil) {
         self.profile = profile
         self.profileNote = profileNote
         // Without a FourCC, choose the tag FFmpeg decodes at the precision the
@@ -80,6 +81,7 @@ public struct FormatDescription: Sendable {
             notes.append("FourCC \(profile.fourCC) (\(profile.name)) carries \(header.chroma.rawValue) frames")
         }
         if let profileNote { notes.append(profileNote) }
+        if let frameCountNote { notes.append(frameCountNote) }
         self.notes = notes
     }
 }

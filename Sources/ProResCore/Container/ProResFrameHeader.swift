@@ -61,6 +61,11 @@ public struct ProResFrameHeader: Equatable, Sendable {
         guard width <= Self.maximumDimension, height <= Self.maximumDimension else {
             throw BitstreamError("picture size \(width)x\(height) exceeds the supported maximum \(Self.maximumDimension)x\(Self.maximumDimension)")
         }
+        // FFmpeg's av_image_check_size, which its decoder applies on open:
+        // refused here, the user hears why instead of "Invalid argument".
+        guard (width + 128) * (height + 128) < Int(Int32.max) / 8 else {
+            throw BitstreamError("picture size \(width)x\(height) is larger than FFmpeg decodes ((width + 128) × (height + 128) must be below 2^28)")
+        }
         let flags = u8(h + 12)
         // FFmpeg decodes every chroma_format other than 3 as 4:2:2; so do we.
         chroma = flags >> 6 == 3 ? .c444 : .c422
@@ -99,4 +104,26 @@ public struct ProResFrameHeader: Equatable, Sendable {
 
     /// Where the first picture header starts, relative to the frame start.
     public var pictureOffset: Int { 8 + headerSize }
+
+    private var macroblockColumns: Int { (width + 15) >> 4 }
+    /// Macroblock rows of one picture: the frame, or one field.
+    private var macroblockRowsPerPicture: Int { fieldOrder == .progressive ? (height + 15) >> 4 : (height + 31) >> 5 }
+    private var pictures: Int { fieldOrder == .progressive ? 1 : 2 }
+
+    /// The fewest bytes a decodable frame of this size takes: the first
+    /// picture's 8-byte header and a 2-byte index entry for each of its
+    /// slices, at the widest slices (8 macroblocks). FFmpeg and the GPU
+    /// decoder refuse anything shorter; refusing it before decoding keeps a
+    /// forged 8192x8192 header on a 12 KB frame from costing a 256 MB surface.
+    public var minimumFrameBytes: Int {
+        pictureOffset + 8 + 2 * macroblockRowsPerPicture * ((macroblockColumns + 7) / 8)
+    }
+
+    /// The most bytes a frame of this size can use: each picture's header
+    /// (at most 31 bytes) and, at one macroblock per slice, a 2-byte index
+    /// entry and at most 65535 bytes (a 16-bit size) for every slice. A
+    /// `frame_size` above it is a lie, not a reason to allocate.
+    public var maximumFrameBytes: Int {
+        pictureOffset + pictures * (31 + macroblockRowsPerPicture * macroblockColumns * (2 + 65535))
+    }
 }

@@ -24,16 +24,12 @@ public struct CubeLUT: Equatable, Sendable {
 
     /// Reads and parses `path`; errors name the path and, for bad contents, the line.
     public init(contentsOf path: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CubeLUTError(path: path, line: nil, message: "no such file")
-        }
-        guard !isDirectory.boolValue else { throw CubeLUTError(path: path, line: nil, message: "is a directory") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CubeLUTError(path: path, line: nil, message: "the file cannot be opened (permissions?)")
-        }
-        try self.init(parsing: String(decoding: data, as: UTF8.self), path: path)
+        try self.init(parsing: String(decoding: try CubeLUTFile.read(path), as: UTF8.self), path: path)
     }
+
+    /// A word of the file as an error quotes it: at most 40 characters, so a
+    /// binary file's "word" does not fill the screen.
+    static func quoted(_ word: Substring) -> String { word.count > 40 ? word.prefix(40) + "…" : String(word) }
 
     /// Parses the text of a .cube file; `path` is only used in errors.
     public init(parsing text: String, path: String) throws {
@@ -49,7 +45,7 @@ public struct CubeLUT: Equatable, Sendable {
                 throw fail("\(what) needs \(count) numbers, found \(words.count)")
             }
             return try words.map { word in
-                guard let value = Double(word), value.isFinite else { throw fail("'\(word)' is not a finite number") }
+                guard let value = Double(word), value.isFinite else { throw fail("'\(Self.quoted(word))' is not a finite number") }
                 return value
             }
         }
@@ -103,7 +99,7 @@ public struct CubeLUT: Equatable, Sendable {
             case "LUT_1D_SIZE", "LUT_1D_INPUT_RANGE":
                 throw fail("1D LUTs (\(first)) are not supported: give a 3D LUT")
             default:
-                throw fail("unknown keyword '\(first)'")
+                throw fail("unknown keyword '\(Self.quoted(first))'")
             }
         }
         let low = domainMin ?? SIMD3(repeating: 0), high = domainMax ?? SIMD3(repeating: 1)

@@ -9,10 +9,40 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
     /// cancellation prompt, and a millisecond is about what a thread can wake to.
     public static let supported = 1.0...1000.0
 
+    /// Tick times are computed as k · denominator · 10^9 / numerator in 128
+    /// bits, so denominator · 10^9 must fit in 64: a larger denominator (after
+    /// reducing the fraction) cannot be represented.
+    public static let maximumDenominator = Int(UInt64.max / 1_000_000_000)
+
+    /// nil unless the rate is within `supported` and, in lowest terms, its
+    /// denominator at most `maximumDenominator`.
     public init?(numerator: Int, denominator: Int) {
-        guard numerator > 0, denominator > 0, Self.supported.contains(Double(numerator) / Double(denominator)) else { return nil }
-        self.numerator = numerator
-        self.denominator = denominator
+        guard numerator > 0, denominator > 0 else { return nil }
+        let (n, d) = Self.lowestTerms(numerator, denominator)
+        guard d <= Self.maximumDenominator, Self.supported.contains(Double(n) / Double(d)) else { return nil }
+        self.numerator = n
+        self.denominator = d
+    }
+
+    /// Why `text` is not a usable `--rate`, in words, or nil when it is.
+    public static func problem(parsing text: String) -> String? {
+        guard FrameRate(parsing: text) == nil else { return nil }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 else {
+            return "expected frames per second from 1 to 1000 (25, 29.97 or 30000/1001)"
+        }
+        let (rn, rd) = lowestTerms(n, d)
+        if rd > maximumDenominator {
+            return "\(rn)/\(rd) in lowest terms has a denominator above \(maximumDenominator), which nanosecond ticks cannot represent"
+        }
+        return "\(rn)/\(rd) is \(Double(rn) / Double(rd)) frames per second, outside 1 to 1000"
+    }
+
+    /// The fraction divided by its greatest common divisor (both positive).
+    static func lowestTerms(_ n: Int, _ d: Int) -> (Int, Int) {
+        var (a, b) = (n, d)
+        while b != 0 { (a, b) = (b, a % b) }
+        return (n / a, d / a)
     }
 
     /// `--rate`: "25", "29.97" (kept to 1/1000 fps) or "30000/1001".

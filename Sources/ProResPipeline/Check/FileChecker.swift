@@ -76,9 +76,9 @@ enum FileChecker {
             + report.failed.map { (frame: $0.index, reason: "not decoded: \($0.reason)") })
             .sorted { $0.frame < $1.frame }.map { FileCheckResult.FrameProblem(frame: $0.frame, reason: $0.reason) }
         let seen = Set(report.damaged.map(\.index) + report.failed.map(\.index) + sink.hashes.map(\.index))
-        let wanted = sampled ?? format.frameCount.map { Array(0..<$0) } ?? []
-        var missing = FrameRanges()
-        for index in wanted where !seen.contains(index) { missing.add(index) }
+        // Never an array of the claimed count: the frames not seen, as runs.
+        let missing = sampled.map { FrameRanges(wanted: $0, seen: seen) }
+            ?? FrameRanges(wanted: 0..<(format.frameCount ?? 0), seen: seen)
         for (n, run) in missing.runs.enumerated() {
             let which = run.count == 1 ? "missing" : "missing (frames \(run.lowerBound)–\(run.upperBound))"
             // The source's own words name the frames it ran out of.

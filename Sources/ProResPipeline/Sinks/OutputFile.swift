@@ -130,7 +130,7 @@ public final class TemporaryFiles: @unchecked Sendable {
     func register(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
     func unregister(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
 
-    /// Unlinks every registered file (used on SIGINT/SIGTERM).
+    /// Unlinks every registered file (used on SIGINT/SIGTERM/SIGHUP).
     public func removeAll() {
         lock.lock()
         for path in paths { unlink(path) }
