@@ -133,5 +133,6 @@ row vulkan --vulkan
 row framemd5 --format native --framemd5 "$LOGDIR/long.framemd5"
 row framehash --format native --framehash "$LOGDIR/long.framehash"
 row framemd5-default --framemd5 /dev/null
+row raw-v216 -o /dev/null
 echo "failures: $failures"
 exit $((failures > 0))
