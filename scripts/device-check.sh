@@ -90,6 +90,12 @@ run_check cpu --decoder cpu --jobs 4 --write-golden "$LOGDIR/golden-v2.txt" --re
 run_check gpu-cold --decoder gpu --golden "$LOGDIR/golden-v2.txt" --overwrite
 run_check gpu --decoder gpu --golden "$LOGDIR/golden-v2.txt" --report "$LOGDIR/gpu.json" --overwrite --verbose
 echo "ratio gpu/cpu: $(ratio "$SECONDS_cpu" "$SECONDS_gpu")x"
+# Files in flight per device: what the default (2) leaves on the table.
+for jobs in 1 4 8; do run_check gpu-jobs$jobs --decoder gpu --jobs $jobs --golden "$LOGDIR/golden-v2.txt"; done
+# One 48-frame file alone: start-up, first frame, rate.
+for n in 1 2; do
+  echo "one file: $("$PD" "$DIR/hq-1a.mov" --decoder gpu --quiet --json 2>&1 | grep -o '"fps":[0-9.]*\|"startup_ms":{[^}]*}\|"first_frame_ms":[0-9.]*' | tr '\n' ' ')"
+done
 run_check gpu-previews --decoder gpu --golden "$LOGDIR/golden-v2.txt" --previews "$CLIPDIR/previews" --overwrite
 python3 - "$LOGDIR/cpu.json" "$LOGDIR/gpu.json" <<'PY' || fail "CPU and GPU reports differ"
 import json, sys

@@ -16,8 +16,10 @@ public enum StillImageEncoder {
         fileprivate var settings: (codec: AVCodecID, name: String, pixelFormat: AVPixelFormat, options: [(String, String)]) {
             switch self {
             case .exrHalfGBRA: return (AV_CODEC_ID_EXR, "exr", AV_PIX_FMT_GBRAPF32LE, [("format", "half"), ("compression", "zip16")])
-            case .pngRGBA64: return (AV_CODEC_ID_PNG, "png", AV_PIX_FMT_RGBA64BE, [])
-            case .pngRGB48: return (AV_CODEC_ID_PNG, "png", AV_PIX_FMT_RGB48BE, [])
+            // zlib level 3 rather than FFmpeg's default: a 4K 16-bit PNG (50 MB
+            // of samples) compresses several times faster, a few % larger.
+            case .pngRGBA64: return (AV_CODEC_ID_PNG, "png", AV_PIX_FMT_RGBA64BE, [("compression_level", "3")])
+            case .pngRGB48: return (AV_CODEC_ID_PNG, "png", AV_PIX_FMT_RGB48BE, [("compression_level", "3")])
             }
         }
     }

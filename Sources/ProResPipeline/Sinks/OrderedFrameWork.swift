@@ -36,15 +36,25 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     private var failure: Error?
     private var closed = false
     private let workers = DispatchGroup()
+    private let workerCount: Int
+    private var started = false
 
+    /// The worker threads start with the first frame: a run whose frames
+    /// never come this way (the GPU decoder measured them) costs nothing.
     init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil,
          work: @escaping ([UnsafeRawBufferPointer]) -> Result,
          deliver: @escaping (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void) {
         self.work = work
         self.deliver = deliver
-        let count = max(1, count)
-        self.depth = depth ?? 2 * count
-        for _ in 0..<count {
+        workerCount = max(1, count)
+        self.depth = depth ?? 2 * workerCount
+    }
+
+    /// Under `lock`.
+    private func startWorkers() {
+        guard !started else { return }
+        started = true
+        for _ in 0..<workerCount {
             workers.enter()
             startWorkerThread("prores-decode.frame-work", { [self] in run() }, finished: workers.leave)
         }
@@ -62,6 +72,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
         while held >= depth && failure == nil && !closed { lock.wait() }
         if let failure { throw failure }
         precondition(!closed, "submit after finish")
+        startWorkers()
         holder?.retainUse()
         held += 1
         queue.append(Job(sequence: submitted, index: index, pts: pts, spans: spans, holder: holder, copy: copy))
