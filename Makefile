@@ -7,7 +7,8 @@ BIN          = .build/$(CONFIG)/prores-decode
 DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
-               mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc
+               mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc \
+               openexr openimageio-tools pngcheck
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build demo test bench fixtures clean

@@ -155,7 +155,8 @@ public final class AssetReader: SampleSource {
                 frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
                 frameCount: frameCount, containerName: name, trackIndex: chosen,
                 timeBase: (Int(s.time_base.num), Int(s.time_base.den)),
-                frameCountNote: overstated.map { "\($0); frame count unknown" })
+                frameCountNote: overstated.map { "\($0); frame count unknown" },
+                sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream))
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                timestampByIndex.count == Int(avformat_index_get_entries_count(stream)) {
                 direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,
@@ -172,6 +173,27 @@ public final class AssetReader: SampleSource {
             throw Self.explained(error, localPath: localPath, readProblem: movFromPipe ? nil : readProblem.map { "damaged container: \($0)" }
                 ?? headerComplaint.map { "damaged container header: the track has no readable frames (FFmpeg: \($0))" })
         }
+    }
+
+    /// The stream's sample aspect ratio, else its codec parameters' (QuickTime's
+    /// `pasp` sets both; probing, skipped for MOV, may set only the latter).
+    private static func sampleAspectRatio(_ stream: UnsafeMutablePointer<AVStream>) -> (numerator: Int, denominator: Int)? {
+        for ratio in [stream.pointee.sample_aspect_ratio, stream.pointee.codecpar.pointee.sample_aspect_ratio]
+        where ratio.num > 0 && ratio.den > 0 {
+            return (Int(ratio.num), Int(ratio.den))
+        }
+        return nil
+    }
+
+    /// libavformat's `timecode` metadata: the video stream's (MOV copies its
+    /// `tmcd` track's there), else the file's (MXF), else a data stream's
+    /// (a `tmcd` track not referenced by the video track).
+    private static func timecode(_ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>) -> String? {
+        func lookUp(_ metadata: OpaquePointer?) -> String? {
+            av_dict_get(metadata, "timecode", nil, 0).map { String(cString: $0.pointee.value) }
+        }
+        let others = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]!.pointee.metadata }
+        return lookUp(stream.pointee.metadata) ?? lookUp(context.pointee.metadata) ?? others.lazy.compactMap(lookUp).first
     }
 
     deinit {

@@ -60,7 +60,8 @@ enum DecodeCommand: Command {
                 }
             }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-            let gpuSinks: [ConvertedFrameSink] = try arguments.savePath.map { [try FrameSaver(directory: $0, format: arguments.saveFormat ?? .exr)] } ?? []
+            let gpuSinks: [ConvertedFrameSink] = try arguments.savePath.map { [try FrameSaver(directory: $0, format: arguments.saveFormat ?? .exr,
+                                                                                                         tags: ImageFileTags(format: format, referenceWhite: referenceWhite))] } ?? []
             run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
                                                                 decoder: decoder, realtime: realtime, analysis: analysis?.request),
                                 sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink, timingLog: timing)

@@ -12,6 +12,13 @@ public struct FormatDescription: Sendable {
     public let height: Int
     /// Frames per second as a rational, nil when unknown.
     public let frameRate: (numerator: Int, denominator: Int)?
+    /// A pixel's width over its height (QuickTime `pasp`, MXF aspect
+    /// ratio) in lowest terms; nil when the container does not say, which
+    /// means square.
+    public let sampleAspectRatio: (numerator: Int, denominator: Int)?
+    /// The first frame's time code as libavformat reports it ("01:00:00:00",
+    /// ';' before the frames for drop-frame; from a `tmcd` track or MXF), nil when none.
+    public let timecode: String?
     /// Frame count, nil when the container does not say.
     public let frameCount: Int?
     /// Precision of the decoded samples (the native format's depth).
@@ -39,6 +46,14 @@ public struct FormatDescription: Sendable {
     /// The packed layout that holds this source without conversion.
     public var nativePackedLayout: PackedLayout { .native(for: chroma) }
 
+    /// `ratio` in lowest terms, or nil when it is square or meaningless (0/x, x/0).
+    static func reducedNonSquare(_ ratio: (numerator: Int, denominator: Int)) -> (numerator: Int, denominator: Int)? {
+        guard ratio.numerator > 0, ratio.denominator > 0, ratio.numerator != ratio.denominator else { return nil }
+        var (a, b) = (ratio.numerator, ratio.denominator)
+        while b != 0 { (a, b) = (b, a % b) }
+        return (ratio.numerator / a, ratio.denominator / a)
+    }
+
     public var framesPerSecond: Double? {
         frameRate.map { Double($0.numerator) / Double($0.denominator) }
     }
@@ -50,7 +65,8 @@ public struct FormatDescription: Sendable {
          containerSize: (width: Int, height: Int)?,
          frameRate: (numerator: Int, denominator: Int)?, frameCount: Int?,
          containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int),
-         frameCountNote: String? = nil) {
+         frameCountNote: String? = nil,
+         sampleAspectRatio: (numerator: Int, denominator: Int)? = nil, timecode: String? = nil) {
         self.profile = profile
         self.profileNote = profileNote
         // Without a FourCC, choose the tag FFmpeg decodes at the precision the
@@ -61,6 +77,8 @@ public struct FormatDescription: Sendable {
         height = header.height
         self.frameRate = frameRate
         self.frameCount = frameCount
+        self.sampleAspectRatio = sampleAspectRatio.flatMap(Self.reducedNonSquare)
+        self.timecode = timecode
         bitDepth = effectiveProfile.decodedBitDepth
         chroma = header.chroma
         alpha = header.alpha

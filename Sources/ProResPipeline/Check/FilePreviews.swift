@@ -29,9 +29,11 @@ enum FilePreviews {
                      cancellation: CheckCancellation) throws -> PreviewOutcome {
         guard !clean.isEmpty else { return .failed("no frame decoded cleanly") }
         let chosen = FrameSampling.indices(count: clean.count, samples: options.frames).map { clean[$0] }
+        var format: FormatDescription?
         let collector = PreviewCollector(thumbnailWidth: options.thumbnailWidth, middle: chosen[chosen.count / 2])
         do {
             let source = try openSampleSource(input.path)
+            format = source.format
             let run = try DecodeRun(source: SampledSource(source, frames: chosen),
                                     options: .init(output: .packed(source.format.nativePackedLayout), threads: threads, gpu: options.gpu,
                                                    decoder: decoder),
@@ -46,13 +48,18 @@ enum FilePreviews {
             }
         }
         guard let full = collector.full else { return .failed("the GPU conversion delivered no frame") }
+        // Colour and pixel shape only: previews are not frames of a sequence.
+        var tags = ImageFileTags()
+        tags.sampleAspectRatio = format?.sampleAspectRatio
 
         let sheetPath = options.sheetPath(key: input.key), framePath = options.framePath(key: input.key)
         do {
             let sheet = PreviewRenderer.sheet(collector.thumbnails.map(\.image), columns: options.columns)
-            let sheetBytes = try StillImageEncoder.png16(sheet.samples, width: sheet.width, height: sheet.height, channels: 3, errorPath: sheetPath)
+            let sheetBytes = try tags.taggedPNG(StillImageEncoder.png16(sheet.samples, width: sheet.width, height: sheet.height, channels: 3,
+                                                                        errorPath: sheetPath), errorPath: sheetPath)
             let frame = PreviewRenderer.frame(full.image)
-            let frameBytes = try StillImageEncoder.png16(frame.samples, width: frame.width, height: frame.height, channels: 3, errorPath: framePath)
+            let frameBytes = try tags.taggedPNG(StillImageEncoder.png16(frame.samples, width: frame.width, height: frame.height, channels: 3,
+                                                                        errorPath: framePath), errorPath: framePath)
             // Both written under temporary names first, then renamed: an
             // error leaves neither of this run's files half-written.
             let sheetFile = try OutputFile(path: sheetPath, overwrite: true)

@@ -15,9 +15,11 @@ public protocol ConvertedFrameSink: AnyObject {
 /// EXR: channels R, G, B, A as half floats, linear Display P3, straight
 /// alpha, ZIP16-compressed — exactly the values the GPU produced (half →
 /// float → half is lossless). FFmpeg 5.1's EXR encoder writes no
-/// `chromaticities` attribute, so readers must be told the primaries are P3-D65.
+/// `chromaticities`, so `ImageFileTags` adds it to the header, with
+/// `pixelAspectRatio`, `framesPerSecond`, `timeCode` and `whiteLuminance`.
 ///
-/// PNG: a 16-bit RGBA preview in Display P3 with the sRGB curve. Values above
+/// PNG: a 16-bit RGBA preview in Display P3 with the sRGB curve, said by
+/// cICP and iCCP chunks, pixel shape by pHYs (`ImageFileTags`). Values above
 /// 1.0 are tone-mapped: the largest channel m of a pixel is mapped by
 /// t(m) = m for m ≤ 0.75, else 0.75 + 0.25·(1 − e^(−(m − 0.75)/0.25)) (smooth,
 /// approaches 1), and all three channels are scaled by t(m)/m so hue is kept.
@@ -27,11 +29,13 @@ public final class FrameSaver: ConvertedFrameSink {
 
     public let directory: URL
     public let format: Format
+    public let tags: ImageFileTags
     public private(set) var written = 0
 
-    public init(directory: String, format: Format) throws {
+    public init(directory: String, format: Format, tags: ImageFileTags = ImageFileTags()) throws {
         self.directory = URL(fileURLWithPath: directory)
         self.format = format
+        self.tags = tags
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw ProResDecodeError.output(path: directory, reason: "exists and is not a directory") }
@@ -59,10 +63,12 @@ public final class FrameSaver: ConvertedFrameSink {
 
     private func encode(_ frame: ConvertedFrame) throws -> [UInt8] {
         let isEXR = format == .exr
-        return try StillImageEncoder.encode(isEXR ? .exrHalfGBRA : .pngRGBA64, width: frame.width, height: frame.height,
-                                            errorPath: directory.path) { planes in
+        let encoded = try StillImageEncoder.encode(isEXR ? .exrHalfGBRA : .pngRGBA64, width: frame.width, height: frame.height,
+                                                   errorPath: directory.path) { planes in
             if isEXR { fillPlanarFloat(planes, frame) } else { fillPreview(planes[0], frame) }
         }
+        return isEXR ? try tags.taggedEXR(encoded, frameIndex: frame.index, errorPath: directory.path)
+            : try tags.taggedPNG(encoded, errorPath: directory.path)
     }
 
     /// GBRA float32 planes (FFmpeg's planar order: G, B, R, A).
