@@ -7,22 +7,31 @@ BIN          = .build/$(CONFIG)/prores-decode
 DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
-               mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc \
-               openexr openimageio-tools pngcheck
+               mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc
+# The independent readers the tests check our outputs with (b3sum, exrheader,
+# oiiotool, pngcheck): installed by `make test` only, so `make demo` stays quick.
+TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench fixtures clean
+.PHONY: all deps test-deps build demo test bench fixtures clean
 
 all: build
 
 # Installs only the packages that are missing; apt-get update runs only then.
 deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES)"
+	@command -v $(SWIFT) >/dev/null || { echo "swift toolchain not found (expected on PATH)"; exit 1; }
+
+test-deps: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"
+
+.PHONY: install-packages
+install-packages:
+	@missing=$$(for p in $(PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  $(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
 	fi
-	@command -v $(SWIFT) >/dev/null || { echo "swift toolchain not found (expected on PATH)"; exit 1; }
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)
@@ -42,7 +51,7 @@ demo: build
 	$(BIN) $(DEMO_CLIP) --frames 1 --save $(DEMO_OUT)/preview --save-format png --quiet
 	@echo "== wrote $$(ls $(DEMO_OUT)/*.exr | wc -l) EXR frames and $(DEMO_OUT)/preview/frame-000000.png"
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 

@@ -9,15 +9,22 @@ struct ExternalRun {
     var text: String { String(decoding: stdout, as: UTF8.self) }
 }
 
-/// Runs `arguments[0]` from PATH; skips the test when the program is not
-/// installed (the Makefile's APT_PACKAGES installs it for CI).
+struct ExternalToolMissing: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Runs `arguments[0]` from PATH. A reader that is not installed fails the
+/// test: a skipped independent check must not read as a pass (`make deps`
+/// installs every one, from the Makefile's APT_PACKAGES).
 func runExternal(_ arguments: [String], stdin: Data? = nil) throws -> ExternalRun {
     let which = Process()
     which.executableURL = URL(fileURLWithPath: "/bin/sh")
     which.arguments = ["-c", "command -v \"$0\" >/dev/null", arguments[0]]
     try which.run()
     which.waitUntilExit()
-    guard which.terminationStatus == 0 else { throw XCTSkip("\(arguments[0]) is not installed (make deps)") }
+    guard which.terminationStatus == 0 else {
+        throw ExternalToolMissing(description: "\(arguments[0]) is not installed: run make deps")
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
