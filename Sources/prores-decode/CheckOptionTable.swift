@@ -27,7 +27,7 @@ extension CheckCommand {
                 OptionSpec("--sample", value: "N",
                            help: "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"),
                 OptionSpec("--jobs", value: "N",
-                           help: "check N files at once, 1 to 256 (default 1 on the CPU decoder, 2 per device on the GPU "
+                           help: "check N files at once, 1 to 256 (default 1, or one per device with --device all on the GPU "
                                + "decoder), each FFmpeg decoder with max(1, cores/N) threads; the output order never changes"),
                 OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
                 OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),

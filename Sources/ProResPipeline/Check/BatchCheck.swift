@@ -41,8 +41,11 @@ public final class BatchCheck: @unchecked Sendable {
     /// Why `--decoder auto` chose the CPU decoder.
     public private(set) var decoderNote: String?
 
-    /// Files in flight: `--jobs`, else 1 on the CPU and 2 per device on the GPU.
-    public var jobs: Int { options.jobs > 0 ? options.jobs : devices.isEmpty ? 1 : 2 * devices.count }
+    /// Files in flight: `--jobs`, else 1, or one per device on the GPU.
+    /// Why not more on one device: each GPU file already parses and stages
+    /// on every core, and on the H200 (BENCHMARKS.md §6) 20 4K files took
+    /// 1.10 s in the run with one at a time, 1.23 s with two, 1.88 s with 4.
+    public var jobs: Int { options.jobs > 0 ? options.jobs : max(1, devices.count) }
 
     public var threadsPerFile: Int {
         options.threadsPerFile > 0 ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))

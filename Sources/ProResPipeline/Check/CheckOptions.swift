@@ -7,9 +7,8 @@ import ProResGPU
 public struct CheckOptions: Sendable {
     /// Check only this many evenly spaced frames per file (`--sample N`).
     public var sample: Int?
-    /// Files checked at once (`--jobs N`); 0 picks 1 on the CPU decoder
-    /// and two per device on the GPU decoder (one decoding while the next
-    /// file opens, so that the GPU never waits between files).
+    /// Files checked at once (`--jobs N`); 0 picks 1, or one per device on
+    /// the GPU decoder (`BatchCheck.jobs` says why not more).
     public var jobs: Int
     /// Seconds one file may take (`--timeout`), opening included.
     public var timeout: Double
