@@ -55,14 +55,19 @@ enum BenchCommand: Command {
         FFmpegLog.configure(verbose: false)
         var reports: [String] = []
         for input in arguments.inputs {
-            let bench = try DecoderBenchmark(input: input, options: options)
+            var bench = try DecoderBenchmark(input: input, options: options)
             var results: [DecoderBenchmark.Result] = []
             if !arguments.json {
                 Console.write("\(input): \(bench.format.profileName) \(bench.format.width)x\(bench.format.height) \(bench.format.chroma.rawValue), "
                               + "\(bench.clipFrames) distinct frames of \(bench.averageFrameBytes / 1000) kB looped to \(options.frames)\n")
             }
             for path in paths {
-                let result = try bench.run(path)
+                // One line per decoder, cleared before its result is printed.
+                let progress = ProgressLine.onTerminal(unit: "\(path.rawValue): frame", total: options.frames)
+                bench.progress = progress.map { line in { done, _ in line.update(done) } }
+                let result: DecoderBenchmark.Result
+                do { result = try bench.run(path) } catch { progress?.clear(); throw error }
+                progress?.clear()
                 results.append(result)
                 if !arguments.json { Console.standardOutput(result.text) }
             }
