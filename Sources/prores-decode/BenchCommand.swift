@@ -34,6 +34,8 @@ enum BenchCommand: Command {
         init(_ parsed: ParsedArguments) throws {
             guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
             inputs = parsed.positionals
+            // Each input is read once per decoder from memory, but stdin itself only once.
+            if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
                 guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
                     throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu or gpu-host")

@@ -117,13 +117,21 @@ enum CheckCommand: Command {
 
     private static func loadGolden(_ path: String) throws -> GoldenFile {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            var info = stat()
-            let reason = stat(path, &info) != 0 ? "no such file" : "not readable as UTF-8 text"
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(reason)")
+        if path == "-" {
+            // check reads its files by name, so stdin is free for the golden file.
+            guard let read = String(data: FileHandle.standardInput.readDataToEndOfFile(), encoding: .utf8) else {
+                throw ProResDecodeError.inputUnreadable(path: "stdin", reason: "golden file: not readable as UTF-8 text")
+            }
+            text = read
+        } else {
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                var info = stat()
+                let reason = stat(path, &info) != 0 ? "no such file" : "not readable as UTF-8 text"
+                throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(reason)")
+            }
         }
         do { return try GoldenFile(parsing: text) } catch {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(error)")
+            throw ProResDecodeError.inputUnreadable(path: path == "-" ? "stdin" : path, reason: "golden file: \(error)")
         }
     }
 }
