@@ -8,7 +8,10 @@ import ProResCore
 ///
 /// The last error is kept per thread: libavformat logs an open's failure on
 /// the thread that opens, and `check --jobs N` opens files on N threads at
-/// once, each of which must quote its own file's error, not another's.
+/// once, each of which must quote its own file's error, not another's. For
+/// the same reason lines are assembled per thread (`FFmpegLogLines`), and a
+/// thread working on one file can name it (`withContext`) so that its lines
+/// say which file they are about.
 public enum FFmpegLog {
     private static let state = State()
 
@@ -17,6 +20,8 @@ public enum FFmpegLog {
         let lock = NSLock()
         var verbose = false
         var lastErrors: [pthread_t: String] = [:]
+        var lines: [pthread_t: FFmpegLogLines] = [:]
+        var contexts: [pthread_t: String] = [:]
     }
 
     public static func configure(verbose: Bool) {
@@ -36,18 +41,45 @@ public enum FFmpegLog {
             guard level <= AV_LOG_WARNING, let format, let arguments else { return }
             var buffer = [CChar](repeating: 0, count: 512)
             _ = vsnprintf(&buffer, buffer.count, format, arguments)
-            let message = String(cString: buffer).trimmingCharacters(in: .whitespacesAndNewlines)
-            FFmpegLog.record(level: level, message: message)
+            FFmpegLog.record(level: level, piece: String(cString: buffer))
         }
         return true
     }()
 
-    private static func record(level: Int32, message: String) {
+    private static func record(level: Int32, piece: String) {
+        let thread = pthread_self()
         state.lock.lock()
         let verbose = state.verbose
-        if level <= AV_LOG_ERROR { state.lastErrors[pthread_self()] = message }
+        let context = state.contexts[thread]
+        let complete = state.lines[thread, default: FFmpegLogLines()].append(piece, level: level)
+        var shown: [String] = []
+        for line in complete {
+            let message = line.text.trimmingCharacters(in: .whitespaces)
+            if message.isEmpty { continue }
+            if line.level <= AV_LOG_ERROR { state.lastErrors[thread] = message }
+            shown.append(message)
+        }
         state.lock.unlock()
-        if verbose { FileHandle.standardError.write(Data("ffmpeg: \(message)\n".utf8)) }
+        if verbose, !shown.isEmpty {
+            let prefix = "ffmpeg: " + (context.map { $0 + ": " } ?? "")
+            FileHandle.standardError.write(Data(shown.map { prefix + $0 + "\n" }.joined().utf8))
+        }
+    }
+
+    /// Runs `body` with this thread's FFmpeg lines prefixed by `label` (the
+    /// file being checked). Lines FFmpeg logs from its own decoder threads
+    /// carry no label: which file they belong to is not known there.
+    public static func withContext<T>(_ label: String, _ body: () throws -> T) rethrows -> T {
+        let thread = pthread_self()
+        state.lock.lock()
+        let outer = state.contexts.updateValue(label, forKey: thread)
+        state.lock.unlock()
+        defer {
+            state.lock.lock()
+            state.contexts[thread] = outer
+            state.lock.unlock()
+        }
+        return try body()
     }
 
     /// Forgets this thread's last error, so that a following `lastError`
@@ -55,13 +87,20 @@ public enum FFmpegLog {
     public static func clear() {
         state.lock.lock()
         state.lastErrors[pthread_self()] = nil
+        state.lines[pthread_self()] = nil
         state.lock.unlock()
     }
 
-    /// The last error FFmpeg logged on this thread since `clear()`.
+    /// The last error FFmpeg logged on this thread since `clear()`: the
+    /// last whole error line, or an error line FFmpeg has not ended yet.
     public static var lastError: String? {
         state.lock.lock()
         defer { state.lock.unlock() }
-        return state.lastErrors[pthread_self()]
+        let thread = pthread_self()
+        if let unfinished = state.lines[thread]?.unfinished, unfinished.level <= AV_LOG_ERROR {
+            let text = unfinished.text.trimmingCharacters(in: .whitespaces)
+            if !text.isEmpty { return text }
+        }
+        return state.lastErrors[thread]
     }
 }

@@ -5,6 +5,7 @@ import ProResCore
 /// and picks the ProRes track: the first one, or `track` (a stream index).
 public func openSampleSource(_ input: String, track: Int? = nil) throws -> SampleSource {
     FFmpegLog.install()
+    if let path = FileURL.localPath(input) { return try openSampleSource(path, track: track) }
     if input == "-" {
         let prefix = try readPrefix(fd: STDIN_FILENO, path: "stdin")
         if ElementaryStreamReader.looksLikeElementaryStream(prefix) {

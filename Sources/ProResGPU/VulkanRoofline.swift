@@ -24,24 +24,25 @@ public struct VulkanRoofline {
         public let uploadBytes: Int
     }
 
-    public static func measure(context: VulkanContext, width: Int = 3840, height: Int = 2160, frames: Int = 40) throws -> Result {
+    /// `progress`: called after each of the measurements (done, all of
+    /// them), so a caller can show that a run of many seconds is moving.
+    public static func measure(context: VulkanContext, width: Int = 3840, height: Int = 2160, frames: Int = 40,
+                               progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> Result {
         let compiler = try ShaderCompiler()
         let copyBytes = min(1 << 30, Int(context.info.maxStorageBufferRange))
+        let steps = measurementCount
         let device = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: try Kernel(
             context: context, compiler: compiler, interface: copyKernel))
+        progress?(1, steps)
         let transfer = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: nil)
+        progress?(2, steps)
         let host = context.info.hostMemoryImport ? try timedCopy(context, bytes: min(1 << 29, copyBytes), fromHost: true, shader: nil) : nil
+        progress?(3, steps)
         var conversions: [(PackedLayout, String, Double, Int)] = []
         var uploads: [Double] = []
         var uploadBytes = 0
-        // PQ and HLG spend the most arithmetic per pixel; BT.1886 (SDR) the least.
-        let cases: [(PackedLayout, String, ConversionSpec)] = [
-            (.y416, "pq", try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)),
-            (.v216, "pq", try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video)),
-            (.y416, "hlg", try ConversionSpec(matrixCode: 9, transferCode: 18, primariesCode: 9, range: .video)),
-            (.y416, "bt1886", try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
-            (.v216, "bt1886", try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
-        ]
+        let cases = try conversionCases.map { ($0.layout, $0.transfer, try ConversionSpec(matrixCode: $0.codes.matrix, transferCode: $0.codes.transfer,
+                                                                                           primariesCode: $0.codes.primaries, range: .video)) }
         for (layout, transferName, spec) in cases {
             let pool = PixelBufferPool(layout: .packed(layout, width: width, height: height))
             var times: [Double] = []
@@ -59,12 +60,22 @@ public struct VulkanRoofline {
             let bytesRead = pool.layout.byteCount
             if layout == .y416 { uploadBytes = bytesRead }
             conversions.append((layout, transferName, median(Array(times.dropFirst(3))), bytesRead + width * height * 8))
+            progress?(3 + conversions.count, steps)
         }
         return Result(device: context.info.name, deviceCopyBytesPerSecond: device, transferCopyBytesPerSecond: transfer,
                       hostToDeviceBytesPerSecond: host,
                       conversions: conversions, uploadMicroseconds: uploads.isEmpty || context.sharesHostMemory ? nil : median(Array(uploads.dropFirst(3))),
                       uploadBytes: uploadBytes)
     }
+
+    /// The copies (device, transfer, host) and one per conversion case: what `progress` counts to.
+    public static var measurementCount: Int { 3 + conversionCases.count }
+
+    /// PQ and HLG spend the most arithmetic per pixel; BT.1886 (SDR) the least.
+    static let conversionCases: [(layout: PackedLayout, transfer: String, codes: (matrix: Int, transfer: Int, primaries: Int))] = [
+        (.y416, "pq", (9, 16, 9)), (.v216, "pq", (9, 16, 9)), (.y416, "hlg", (9, 18, 9)),
+        (.y416, "bt1886", (1, 1, 1)), (.v216, "bt1886", (1, 1, 1)),
+    ]
 
     static func median(_ values: [Double]) -> Double {
         guard !values.isEmpty else { return .nan }

@@ -78,6 +78,9 @@ public struct DecoderBenchmark {
     public let input: String
     public let format: FormatDescription
     public let options: Options
+    /// Called after each timed frame is submitted (frames done, frames in
+    /// all), for a progress line; nil costs nothing.
+    public var progress: ((_ done: Int, _ total: Int) -> Void)?
     private let samples: [CompressedSample]
 
     public init(input: String, options: Options) throws {
@@ -129,7 +132,10 @@ public struct DecoderBenchmark {
         latencies.removeAll()
         let timed = try make(handler)
         let start = monotonicNanoseconds()
-        for i in 0..<options.frames { try timed.decode(sample(i)) }
+        for i in 0..<options.frames {
+            try timed.decode(sample(i))
+            progress?(i + 1, options.frames)
+        }
         try timed.finish()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(name)")) }

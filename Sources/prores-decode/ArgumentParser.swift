@@ -11,8 +11,10 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 /// Strict parsing against a command's option table: unknown options, missing
-/// values, repeated options and malformed values are errors that name the
-/// option. `-` is an argument (stdin/stdout), and `--` ends the options.
+/// values and malformed values are errors that name the option. An option
+/// given twice keeps its last value, as ffmpeg and most tools do (a script
+/// can append an override); a repeatable one keeps every value. `-` is an
+/// argument (stdin/stdout), and `--` ends the options.
 struct ParsedArguments {
     private(set) var positionals: [String] = []
     private let byName: [String: OptionSpec]
@@ -54,12 +56,10 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = byName[name] else { throw UsageError("unknown option '\(name)' \(helpHint)") }
-            if !option.repeatable && (flags.contains(option.key) || values[option.key] != nil) {
-                throw UsageError("option '\(name)' given more than once")
-            }
             if option.takesValue {
                 guard let value = inlineValue ?? iterator.next() else { throw UsageError("option '\(name)' needs a value") }
-                values[option.key, default: []].append(value)
+                // Last occurrence wins for a single-value option.
+                values[option.key] = option.repeatable ? values[option.key, default: []] + [value] : [value]
             } else {
                 if inlineValue != nil { throw UsageError("option '\(name)' takes no value") }
                 flags.insert(option.key)
@@ -100,6 +100,13 @@ struct ParsedArguments {
         guard let first = positionals.first else { throw UsageError("missing \(what) \(helpHint)") }
         guard positionals.count == 1 else { throw UsageError("unexpected argument '\(positionals[1])'") }
         return first
+    }
+
+    /// The one input: the INPUT argument or `-i INPUT` (ffmpeg's spelling), not both.
+    func input() throws -> String {
+        guard let flagged = string("-i") else { return try single("input file") }
+        if let first = positionals.first { throw UsageError("two inputs: '\(first)' and -i '\(flagged)'") }
+        return flagged
     }
 
     /// No positional arguments at all.

@@ -34,6 +34,8 @@ enum BenchCommand: Command {
         init(_ parsed: ParsedArguments) throws {
             guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
             inputs = parsed.positionals
+            // Each input is read once per decoder from memory, but stdin itself only once.
+            if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
                 guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
                     throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu or gpu-host")
@@ -55,14 +57,19 @@ enum BenchCommand: Command {
         FFmpegLog.configure(verbose: false)
         var reports: [String] = []
         for input in arguments.inputs {
-            let bench = try DecoderBenchmark(input: input, options: options)
+            var bench = try DecoderBenchmark(input: input, options: options)
             var results: [DecoderBenchmark.Result] = []
             if !arguments.json {
                 Console.write("\(input): \(bench.format.profileName) \(bench.format.width)x\(bench.format.height) \(bench.format.chroma.rawValue), "
                               + "\(bench.clipFrames) distinct frames of \(bench.averageFrameBytes / 1000) kB looped to \(options.frames)\n")
             }
             for path in paths {
-                let result = try bench.run(path)
+                // One line per decoder, cleared before its result is printed.
+                let progress = ProgressLine.onTerminal(unit: "\(path.rawValue): frame", total: options.frames)
+                bench.progress = progress.map { line in { done, _ in line.update(done) } }
+                let result: DecoderBenchmark.Result
+                do { result = try bench.run(path) } catch { progress?.clear(); throw error }
+                progress?.clear()
                 results.append(result)
                 if !arguments.json { Console.standardOutput(result.text) }
             }

@@ -22,6 +22,7 @@ extension CheckCommand {
         let goldenPath: String?
         let writeGoldenPath: String?
         let overwrite: Bool
+        let noOverwrite: Bool
         let verbose: Bool
         let decoderChoice: DecoderSelection.Choice?
         let device: String?
@@ -30,7 +31,10 @@ extension CheckCommand {
         init(_ parsed: ParsedArguments) throws {
             paths = parsed.positionals
             guard !paths.isEmpty else { throw UsageError("missing PATH to check (see prores-decode check --help)") }
-            if let stdin = paths.first(where: { $0 == "-" }) { throw UsageError("'\(stdin)': check reads files, not stdin") }
+            if let stdin = paths.first(where: { $0 == "-" }) {
+                let golden = parsed.string("--golden") == "-" ? " (and --golden - reads stdin)" : ""
+                throw UsageError("'\(stdin)': check reads files, not stdin\(golden)")
+            }
             do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
                 throw UsageError(ErrorWords.render(error))
             }
@@ -49,6 +53,7 @@ extension CheckCommand {
             goldenPath = parsed.string("--golden")
             writeGoldenPath = parsed.string("--write-golden")
             overwrite = parsed.flag("--overwrite")
+            noOverwrite = parsed.flag("--no-overwrite")
             verbose = parsed.flag("--verbose")
             decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
             device = parsed.string("--device")
@@ -56,6 +61,7 @@ extension CheckCommand {
         }
 
         func validate() throws {
+            if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
             if requireHardware, let decoderChoice, decoderChoice != .gpu {
                 throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
             }

@@ -44,16 +44,23 @@ enum CheckCommand: Command {
                                                                        rules: arguments.rules, golden: golden,
                                                                        threadsPerFile: arguments.threads, previews: previews,
                                                                        decoder: arguments.decoder))
+        // Files, not frames: a file's frame count is not known before it opens.
+        let progress = ProgressLine.onTerminal(unit: "file", total: inputs.count, rateUnit: nil)
+        let reported = ReportedCount()
         batch.onResult = { result in
+            progress?.clear()
             Console.line(line(result))
             if verbose, let note = previewNote(result) { Console.line("  " + note) }
+            progress?.update(reported.increment(), force: true)
         }
         let trap = SignalTrap { batch.cancel() }
         defer { withExtendedLifetime(trap) {} }
         try batch.prepareDevices()
         if verbose { Console.note("check: decoder \(batch.decoderDescription)\(batch.decoderNote.map { " (\($0))" } ?? ""), \(batch.jobs) files at once") }
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
-        let results = try batch.run()
+        let results: [FileCheckResult]
+        do { results = try batch.run() } catch { progress?.clear(); throw error }
+        progress?.clear()
         let summary = CheckSummary(results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
         let previewFailures = results.compactMap { result -> String? in
             if case let .failed(reason)? = result.previews { return "\(result.input.path): \(reason)" }
@@ -110,13 +117,35 @@ enum CheckCommand: Command {
 
     private static func loadGolden(_ path: String) throws -> GoldenFile {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            var info = stat()
-            let reason = stat(path, &info) != 0 ? "no such file" : "not readable as UTF-8 text"
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(reason)")
+        if path == "-" {
+            // check reads its files by name, so stdin is free for the golden file.
+            guard let read = String(data: FileHandle.standardInput.readDataToEndOfFile(), encoding: .utf8) else {
+                throw ProResDecodeError.inputUnreadable(path: "stdin", reason: "golden file: not readable as UTF-8 text")
+            }
+            text = read
+        } else {
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                var info = stat()
+                let reason = stat(path, &info) != 0 ? "no such file" : "not readable as UTF-8 text"
+                throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(reason)")
+            }
         }
         do { return try GoldenFile(parsing: text) } catch {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(error)")
+            throw ProResDecodeError.inputUnreadable(path: path == "-" ? "stdin" : path, reason: "golden file: \(error)")
         }
+    }
+}
+
+/// How many files `check` has reported; results arrive from worker threads.
+final class ReportedCount: @unchecked Sendable {
+    // @unchecked: `count` is touched only under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+        return count
     }
 }

@@ -10,8 +10,9 @@ extension CheckCommand {
                            help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
                                + "(names relative to the directory argument); verify a line with "
                                + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
-                OptionSpec("--overwrite", help: "replace existing report and golden files"),
-                OptionSpec("--verbose", help: "also show FFmpeg's own diagnostics, and each file's previews"),
+                OptionSpec("-y", "--overwrite", help: "replace existing report and golden files"),
+                .noOverwrite,
+                .verbose("also show FFmpeg's own diagnostics, and each file's previews"),
             ]),
             OptionSection(heading: "RULES", options: [
                 OptionSpec("--expect", value: "RULES",
@@ -20,7 +21,7 @@ extension CheckCommand {
                                + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
                                + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
                                + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell"),
-                OptionSpec("--golden", value: "FILE", help: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list); "
+                OptionSpec("--golden", value: "FILE|-", help: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
                                + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files"),
             ]),
             OptionSection(heading: "SCOPE AND SPEED", options: [

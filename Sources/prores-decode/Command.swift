@@ -59,7 +59,7 @@ enum CommandLineTool {
             Console.standardOutput(MainHelp.text)
             return .success
         case "--version":
-            Console.standardOutput("prores-decode \(ProResDecodeVersion.string)\n")
+            Console.standardOutput(VersionReport.text)
             return .success
         case "--usage-markdown":
             // Hidden: README.md's usage block, so the README can be regenerated

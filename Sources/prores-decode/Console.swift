@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import ProResCore
 import ProResFFmpeg
@@ -36,27 +37,51 @@ enum Console {
     }
 }
 
-/// A self-updating progress line on a terminal, redrawn at most 5 times a second.
-final class ProgressLine {
+/// A self-updating progress line on a terminal (ProgressText's words),
+/// redrawn at most 5 times a second. Safe from any thread: `check` reports
+/// files from its workers.
+final class ProgressLine: @unchecked Sendable {
+    // @unchecked: the mutable fields are touched only under `lock`.
+    private let unit: String
     private let total: Int?
+    private let rateUnit: String?
+    private let mediaFrameRate: Double?
     private let started = monotonicNanoseconds()
+    private let lock = NSLock()
     private var lastDraw: UInt64 = 0
     private var drawn = false
 
-    init(total: Int?) { self.total = total }
+    init(unit: String = "frame", total: Int?, rateUnit: String? = "fps", mediaFrameRate: Double? = nil) {
+        self.unit = unit
+        self.total = total
+        self.rateUnit = rateUnit
+        self.mediaFrameRate = mediaFrameRate
+    }
 
-    func update(_ done: Int) {
+    /// On a terminal only: elsewhere (a pipe, a CI log) a line redrawn with
+    /// `\r` is noise.
+    static func onTerminal(unit: String = "frame", total: Int?, rateUnit: String? = "fps", mediaFrameRate: Double? = nil,
+                           quiet: Bool = false) -> ProgressLine? {
+        quiet || !Console.stderrIsTerminal ? nil : ProgressLine(unit: unit, total: total, rateUnit: rateUnit, mediaFrameRate: mediaFrameRate)
+    }
+
+    /// `force`: redraw now (after a message printed over the line).
+    func update(_ done: Int, force: Bool = false) {
+        lock.lock()
+        defer { lock.unlock() }
         let now = monotonicNanoseconds()
-        guard now - lastDraw > 200_000_000 else { return }
+        guard force || now - lastDraw > 200_000_000 else { return }
         lastDraw = now
-        let seconds = Double(now - started) / 1e9
-        let fps = seconds > 0 ? Double(done) / seconds : 0
-        let of = total.map { "/\($0)" } ?? ""
-        Console.write("\r\u{1B}[Kframe \(done)\(of)  \(JSON.number(fps, digits: 1)) fps")
+        let text = ProgressText.line(unit: unit, done: done, total: total, seconds: Double(now - started) / 1e9,
+                                     rateUnit: rateUnit, mediaFrameRate: mediaFrameRate)
+        Console.write("\r\u{1B}[K" + text)
         drawn = true
     }
 
     func clear() {
+        lock.lock()
+        defer { lock.unlock() }
         if drawn { Console.write("\r\u{1B}[K") }
+        drawn = false
     }
 }

@@ -20,6 +20,8 @@ struct DecodeArguments: CommandArguments {
     let threads: Int
     let track: Int?
     let overwrite: Bool
+    /// `-n`: today's default made explicit, so it can contradict `-y`.
+    let noOverwrite: Bool
     let quiet: Bool
     let verbose: Bool
     let decoderChoice: DecoderSelection.Choice?
@@ -34,7 +36,7 @@ struct DecodeArguments: CommandArguments {
     let playback: PlaybackArguments
 
     init(_ parsed: ParsedArguments) throws {
-        input = try parsed.single("input file")
+        input = try parsed.input()
         output = try parsed.value("--format", expected: "y416, v216 or native", OutputSelection.init(name:))
         rawPath = parsed.string("--output")
         md5Path = parsed.string("--framemd5")
@@ -46,6 +48,7 @@ struct DecodeArguments: CommandArguments {
         threads = try parsed.integer("--threads", in: 1...256) ?? 0
         track = try parsed.integer("--track", in: 0...Int(Int32.max))
         overwrite = parsed.flag("--overwrite")
+        noOverwrite = parsed.flag("--no-overwrite")
         quiet = parsed.flag("--quiet")
         verbose = parsed.flag("--verbose")
         decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
@@ -68,6 +71,7 @@ struct DecodeArguments: CommandArguments {
         for (option, path) in [("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)] where path == "" {
             throw UsageError("\(option) needs a \(option == "--save" ? "directory" : "file") name, not an empty string")
         }
+        if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
         if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
         if requireHardware && noHardware { throw UsageError("--require-hardware and --no-hardware contradict each other") }
         if requireHardware, let decoderChoice, decoderChoice != .gpu {
@@ -86,7 +90,7 @@ struct DecodeArguments: CommandArguments {
         if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
         let named = [rawPath, md5Path, hashPath, timingPath].compactMap { $0 }.filter { $0 != "-" }
         if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
-        if input != "-", named.contains(where: { Self.isSameFile($0, input) }) {
+        if input != "-", named.contains(where: { Self.isSameFile($0, FileURL.localPath(input) ?? input) }) {
             throw UsageError("an output names the input file '\(input)'")
         }
     }

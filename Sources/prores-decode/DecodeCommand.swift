@@ -60,8 +60,12 @@ enum DecodeCommand: Command {
                 }
             }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-            let gpuSinks: [ConvertedFrameSink] = try arguments.savePath.map { [try FrameSaver(directory: $0, format: arguments.saveFormat ?? .exr,
-                                                                                                         tags: ImageFileTags(format: format, referenceWhite: referenceWhite))] } ?? []
+            // --frames may be as large as Int.max: clamp rather than overflow.
+            let saved = start..<(frames.map { $0 > Int.max - start ? Int.max : start + $0 } ?? Int.max)
+            let gpuSinks: [ConvertedFrameSink] = try arguments.savePath.map {
+                [try FrameSaver(directory: $0, format: arguments.saveFormat ?? .exr, tags: ImageFileTags(format: format, referenceWhite: referenceWhite),
+                                overwrite: overwrite, frames: saved)]
+            } ?? []
             run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
                                                                 decoder: decoder, realtime: realtime, analysis: analysis?.request),
                                 sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink, timingLog: timing)
@@ -69,12 +73,10 @@ enum DecodeCommand: Command {
         if !quiet {
             if let warning = run.output.conversionWarning(for: format) { Console.warning(warning) }
             for note in format.notes { Console.warning(note) }
-            for (name, tag) in [("primaries", format.colorTags.primaries), ("transfer", format.colorTags.transfer), ("matrix", format.colorTags.matrix)]
-            where tag.source == .fallback {
-                Console.note("\(name) untagged: assuming \(tag.value.displayName) (documented fallback)")
-            }
+            for note in ColourFallbackNotes.stream(format.colorTags) { Console.note(note) }
         }
-        let progress = !quiet && Console.stderrIsTerminal ? ProgressLine(total: frames ?? format.frameCount.map { $0 - start }) : nil
+        let progress = ProgressLine.onTerminal(total: frames ?? format.frameCount.map { $0 - start },
+                                               mediaFrameRate: format.framesPerSecond, quiet: quiet)
         run.progress = progress.map { line in { line.update($0) } }
         pending.attach(run)
 
@@ -92,7 +94,7 @@ enum DecodeCommand: Command {
             Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? ""))
         }
         if let gpu = report.gpu, !quiet {
-            for fallback in gpu.colorFallbacks { Console.note("colour: \(fallback)") }
+            for note in ColourFallbackNotes.conversion(gpu.colorFallbacks, stream: format.colorTags) { Console.note(note) }
             Console.note("GPU: \(gpu.device.name) (\(gpu.device.kind.rawValue)); \(gpu.importedSurfaces) surfaces imported without a copy"
                 + (gpu.copiedFrames > 0 ? ", \(gpu.copiedFrames) frames copied (the driver cannot import host memory)" : ""))
         }

@@ -5,6 +5,7 @@ extension DecodeCommand {
         name: nil, operands: "INPUT", summary: "decode a file, a URL or - (stdin)",
         sections: [
             OptionSection(heading: "DECODE OPTIONS", options: [
+                .input,
                 OptionSpec("--format", value: "y416|v216|native",
                            help: "output layout (default: the profile's native packed layout, v216 for 4:2:2 and y416 for 4:4:4)"),
                 OptionSpec("-o", "--output", value: "PATH|-", help: "write raw frames, concatenated"),
@@ -18,9 +19,10 @@ extension DecodeCommand {
                 OptionSpec("--frames", value: "N", help: "decode at most N frames"),
                 OptionSpec("--threads", value: "N", help: "FFmpeg decoder threads, 1 to 256 (default: one per core)"),
                 OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
-                OptionSpec("--overwrite", help: "replace existing output files"),
-                OptionSpec("--quiet", help: "no progress line, warnings or summary on stderr"),
-                OptionSpec("--verbose", help: "also show FFmpeg's own diagnostics and which decoder ran"),
+                .overwrite,
+                .noOverwrite,
+                .quiet,
+                .verbose("also show FFmpeg's own diagnostics and which decoder ran"),
             ]),
             OptionSection(heading: "DECODER OPTIONS", options: [
                 OptionSpec("--decoder", value: "cpu|gpu|auto",

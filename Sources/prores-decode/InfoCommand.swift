@@ -11,9 +11,10 @@ enum InfoCommand: Command {
     static let spec = CommandSpec(
         name: "info", operands: "INPUT", summary: "the format and where each colour tag came from",
         sections: [OptionSection(heading: "OPTIONS", options: [
+            .input,
             OptionSpec("--json", help: "print one JSON object instead of text"),
             OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
-            OptionSpec("--verbose", help: "also show FFmpeg's own diagnostics"),
+            .verbose("also show FFmpeg's own diagnostics"),
         ])],
         about: "Prints the format description of INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
             + "frame rate, frame count, bit depth, chroma, alpha, field order, native format, and each colour tag with its "
@@ -26,7 +27,7 @@ enum InfoCommand: Command {
         let verbose: Bool
 
         init(_ parsed: ParsedArguments) throws {
-            input = try parsed.single("input file")
+            input = try parsed.input()
             json = parsed.flag("--json")
             track = try parsed.integer("--track", in: 0...Int(Int32.max))
             verbose = parsed.flag("--verbose")

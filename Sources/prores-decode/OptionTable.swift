@@ -6,7 +6,7 @@ struct OptionSpec {
     /// What the value looks like (`N`, `PATH|-`, `cpu|gpu|auto`); nil for a flag.
     let placeholder: String?
     /// May be given several times; the values are kept in order. Any other
-    /// option given twice is an error.
+    /// option given twice keeps its last value (a flag is simply set).
     let repeatable: Bool
     /// What it does; word-wrapped to the help's width.
     let help: String
@@ -30,8 +30,14 @@ struct OptionSpec {
     var key: String { names.first { $0.hasPrefix("--") } ?? names[0] }
     /// `--frames N`, `-o, --output PATH|-`: the left column of the help.
     var helpLabel: String { names.joined(separator: ", ") + (placeholder.map { " " + $0 } ?? "") }
-    /// `[--frames N]`, `[--effect SPEC]...`: the option in a usage line.
-    var synopsis: String { "[" + names[0] + (placeholder.map { " " + $0 } ?? "") + "]" + (repeatable ? "..." : "") }
+    /// `[--frames N]`, `[-o PATH|-]`, `[--effect SPEC]...`: the option in a
+    /// usage line. A flag shows its long spelling: `[--overwrite]` says what
+    /// it does where `[-y]` would not; an option with a value shows its first
+    /// (the placeholder says enough).
+    var synopsis: String {
+        let name = takesValue ? names[0] : key
+        return "[" + name + (placeholder.map { " " + $0 } ?? "") + "]" + (repeatable ? "..." : "")
+    }
 }
 
 /// Options shown together under one heading.
@@ -61,6 +67,16 @@ struct CommandSpec {
 }
 
 extension OptionSpec {
+    /// `-y`, `-n`, `-v`, `-q`: ffmpeg's short spellings, the same in every command.
+    static let overwrite = OptionSpec("-y", "--overwrite", help: "replace existing output files")
+    static let noOverwrite = OptionSpec("-n", "--no-overwrite",
+                                        help: "never replace an existing output: exit 6 before doing anything if one exists "
+                                            + "(the default, made explicit; contradicts -y)")
+    static func verbose(_ help: String) -> OptionSpec { OptionSpec("-v", "--verbose", help: help) }
+    static let quiet = OptionSpec("-q", "--quiet", help: "no progress line, warnings or summary on stderr")
+    /// `-i INPUT`: ffmpeg's input flag, for the commands that take one INPUT.
+    static let input = OptionSpec("-i", value: "INPUT", help: "the input, as ffmpeg takes it (instead of the INPUT argument)")
+
     /// `--device`, the same for every command that uses the GPU.
     static let device = OptionSpec("--device", value: "N|NAME",
                                    help: "Vulkan device: its index in the devices list, or part of its name or driver's name "

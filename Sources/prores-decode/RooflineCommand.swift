@@ -39,7 +39,13 @@ enum RooflineCommand: Command {
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         let context = try VulkanContext(options: .init(device: arguments.device, validation: arguments.validation))
-        let result = try VulkanRoofline.measure(context: context, frames: arguments.frames)
+        // 26 s on lavapipe in silence otherwise: show it is moving.
+        let progress = ProgressLine.onTerminal(unit: "measurement", total: VulkanRoofline.measurementCount, rateUnit: nil)
+        let result: VulkanRoofline.Result
+        do {
+            result = try VulkanRoofline.measure(context: context, frames: arguments.frames) { done, _ in progress?.update(done, force: true) }
+        } catch { progress?.clear(); throw error }
+        progress?.clear()
         let gb = 1e9
         let rows = result.conversions.map { c -> (String, Double, Double, Double, String) in
             let bandwidth = Double(c.bytes) / (c.microseconds / 1e6)

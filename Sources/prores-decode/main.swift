@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import ProResPipeline
 
 // Start-up is measured from here.
 _ = ProcessClock.start
@@ -11,6 +12,10 @@ let status: ExitCode
 do {
     status = try CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
 } catch {
+    // An output opened before the one that failed may still be held by a
+    // sink (a hashing thread keeps it alive past the throw): its temporary
+    // must go all the same, or `-n` would leave a `.part` file behind.
+    TemporaryFiles.shared.removeAll()
     Console.error(ErrorWords.render(error))
     status = ExitCode(error)
 }

@@ -67,9 +67,15 @@ final class CLITests: XCTestCase {
         try assertUsageError([Repo.fixture("hq.mov"), "--frames=abc"], naming: ["--frames", "abc"])
     }
 
-    func testRepeatedOption() throws {
-        try assertUsageError([Repo.fixture("hq.mov"), "--frames", "1", "--frames", "2"], naming: ["--frames"])
-        try assertUsageError([Repo.fixture("hq.mov"), "--quiet", "--quiet"], naming: ["--quiet"])
+    /// As ffmpeg: a repeated single-value option takes its last value (a
+    /// script appends an override), a repeated flag is simply set.
+    func testRepeatedOptionLastOccurrenceWins() throws {
+        let result = try runTool([Repo.fixture("hq.mov"), "--frames", "1", "--format", "y416", "--frames", "2",
+                                  "--format", "native", "--framemd5", "-", "--quiet", "--quiet"])
+        XCTAssertEqual(result.status, 0, "stderr: \(result.stderr)")
+        XCTAssertEqual(result.stderr, "", "--quiet twice is still quiet")
+        XCTAssertEqual(md5Column(result.stdoutText), Array(try ffmpegFrameMD5s("hq.mov").prefix(2)),
+                       "the last --frames (2) and --format (native) must win")
     }
 
     func testUnexpectedSecondPositional() throws {

@@ -25,4 +25,28 @@ final class FFmpegLogTests: XCTestCase {
         }
         XCTAssertEqual(wrong, [], "\(wrong.count) of 400 errors quoted another file's FFmpeg message")
     }
+
+    /// FFmpeg logs one line in pieces; the reader must get it whole.
+    func testPiecesBecomeWholeLinesAtTheirMostSevereLevel() {
+        var lines = FFmpegLogLines()
+        XCTAssertTrue(lines.append("Packet corrupt (stream = 0, dts = 1024)", level: 24).isEmpty)
+        XCTAssertEqual(lines.unfinished?.text, "Packet corrupt (stream = 0, dts = 1024)")
+        let done = lines.append(".\nstream 0, offset 0x9722: ", level: 16)
+        XCTAssertEqual(done.map(\.text), ["Packet corrupt (stream = 0, dts = 1024)."])
+        XCTAssertEqual(done.map(\.level), [16])
+        XCTAssertEqual(lines.append("partial file\n\nnext\n", level: 24).map(\.text), ["stream 0, offset 0x9722: partial file", "", "next"])
+        XCTAssertNil(lines.unfinished)
+    }
+
+    /// The CLI run as a process on a clip that makes FFmpeg log in pieces.
+    func testVerboseShowsWholeLinesAndCheckNamesTheFile() throws {
+        let clip = Repo.fixture("bad/truncated-faststart.mov")
+        let decode = try runTool([clip, "--verbose", "--decoder", "cpu"])
+        let ffmpegLines = decode.stderr.split(separator: "\n").filter { $0.hasPrefix("ffmpeg: ") }
+        XCTAssertTrue(ffmpegLines.contains("ffmpeg: Packet corrupt (stream = 0, dts = 1024)."), decode.stderr)
+        XCTAssertFalse(ffmpegLines.contains { $0.count < "ffmpeg: ".count + 4 }, "a line that is only a piece:\n\(decode.stderr)")
+
+        let check = try runTool(["check", clip, "-v", "--decoder", "cpu"])
+        XCTAssertTrue(check.stderr.contains("ffmpeg: \(clip): Packet corrupt (stream = 0, dts = 1024)."), check.stderr)
+    }
 }

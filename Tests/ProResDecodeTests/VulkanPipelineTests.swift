@@ -149,7 +149,7 @@ final class VulkanPipelineTests: XCTestCase {
     /// reader), hold the converted values.
     func testSavedEXRReadsBackThroughFFmpeg() throws {
         let directory = try makeTemporaryDirectory(self)
-        let saver = try FrameSaver(directory: directory.path, format: .exr)
+        let saver = try FrameSaver(directory: directory.path, format: .exr, overwrite: false)
         let (_, converted, _) = try run("hlg.mov", layout: .v216, frames: 2, save: saver)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         XCTAssertEqual(names, ["frame-000000.exr", "frame-000001.exr"], "no temporary files may remain")

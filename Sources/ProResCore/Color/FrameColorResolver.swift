@@ -18,6 +18,13 @@ public final class FrameColorResolver {
         self.referenceWhite = referenceWhite
     }
 
+    /// What `fallbacks` says when neither the frame nor the stream tags `kind`:
+    /// the same fact the stream's own fallback reports before decoding, so a
+    /// caller that printed that one can leave this one out.
+    public static func untaggedNote(_ kind: ColorCode.Kind, using fallback: ColorCode) -> String {
+        "\(kind) untagged; using \(fallback.displayName) (documented fallback)"
+    }
+
     /// The frame's conversion, and the description it was made from (which
     /// effects reading the source's Y'CbCr need).
     public func resolve(frameCodes: (primaries: Int, transfer: Int, matrix: Int)?) -> (spec: ConversionSpec, parameters: ConversionParameters) {
@@ -41,7 +48,7 @@ public final class FrameColorResolver {
             if stream.value.isSpecified && !supported(stream.value.code) {
                 note("\(kind) \(stream.value.displayName) is not supported for conversion; using \(fallback.displayName)")
             } else {
-                note("\(kind) untagged; using \(fallback.displayName) (documented fallback)")
+                note(Self.untaggedNote(kind, using: fallback))
             }
             return fallback.code
         }

@@ -15,7 +15,8 @@ import ProResGPU
 public enum CheckInputExpander {
     public static func expand(_ arguments: [String]) -> [CheckInput] {
         var found: [CheckInput] = []
-        for argument in arguments {
+        for given in arguments {
+            let argument = FileURL.localPath(given) ?? given
             if exists(argument) {
                 found += expandExisting(argument)
             } else if argument.contains(where: { "*?[".contains($0) }) {

@@ -10,6 +10,14 @@ enum FileChecker {
     /// `decoder`: the batch's selection, with this worker's device shared.
     static func check(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                       cancellation: CheckCancellation) throws -> FileCheckResult {
+        // With --jobs N, FFmpeg's lines from N files interleave: name the file.
+        try FFmpegLog.withContext(input.path) {
+            try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation)
+        }
+    }
+
+    private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
+                                            cancellation: CheckCancellation) throws -> FileCheckResult {
         var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation)
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {

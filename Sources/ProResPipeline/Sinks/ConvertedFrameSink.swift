@@ -30,19 +30,45 @@ public final class FrameSaver: ConvertedFrameSink {
     public let directory: URL
     public let format: Format
     public let tags: ImageFileTags
+    /// Replace frame files already in the directory (`-y`), as `-o` replaces its file.
+    public let overwrite: Bool
     public private(set) var written = 0
 
-    public init(directory: String, format: Format, tags: ImageFileTags = ImageFileTags()) throws {
+    /// `frames`: the source indices the run will save. Without `overwrite`, a
+    /// frame file among them already in the directory fails here, before
+    /// anything is decoded, rather than at that frame with half the
+    /// directory rewritten.
+    public init(directory: String, format: Format, tags: ImageFileTags = ImageFileTags(), overwrite: Bool,
+                frames: Range<Int> = 0..<Int.max) throws {
         self.directory = URL(fileURLWithPath: directory)
         self.format = format
         self.tags = tags
+        self.overwrite = overwrite
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw ProResDecodeError.output(path: directory, reason: "exists and is not a directory") }
+            if !overwrite, let existing = try Self.existingFrameFile(in: directory, format: format, frames: frames) {
+                throw ProResDecodeError.outputExists(path: self.directory.appendingPathComponent(existing).path)
+            }
         } else {
             do { try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true) } catch {
                 throw ProResDecodeError.output(path: directory, reason: "cannot create the directory (\(error.localizedDescription))")
             }
+        }
+    }
+
+    /// The first (by name) `frame-NNNNNN.EXT` in `directory` whose index is in `frames`.
+    static func existingFrameFile(in directory: String, format: Format, frames: Range<Int>) throws -> String? {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
+            throw ProResDecodeError.output(path: directory, reason: "cannot list the directory (\(error.localizedDescription))")
+        }
+        let suffix = "." + format.rawValue
+        return names.sorted().first { name in
+            guard name.hasPrefix("frame-"), name.hasSuffix(suffix) else { return false }
+            let digits = name.dropFirst(6).dropLast(suffix.count)
+            guard digits.count >= 6, digits.allSatisfy(\.isASCII), let index = Int(digits) else { return false }
+            return frames.contains(index) && name == fileName(index: index, format: format)
         }
     }
 
@@ -55,7 +81,8 @@ public final class FrameSaver: ConvertedFrameSink {
         precondition(frame.pixels.count == frame.width * frame.height * 8, "saving needs the converted pixels read back")
         let encoded = try encode(frame)
         let path = directory.appendingPathComponent(Self.fileName(index: frame.index, format: format)).path
-        let file = try OutputFile(path: path, overwrite: true)
+        // Checked again here: a file may have appeared since the directory was listed.
+        let file = try OutputFile(path: path, overwrite: overwrite)
         try encoded.withUnsafeBytes { try file.write([$0]) }
         try file.commit()
         written += 1
