@@ -13,14 +13,12 @@ final class CheckCLITests: XCTestCase {
 
     /// Good clips, the bad corpus, an elementary stream in a subdirectory and
     /// a hidden file: the report, the JUnit XML and stderr match their
-    /// snapshots; exit 10 (some files failed). `--threads 1` because FFmpeg's
-    /// reason for the cut frame of truncated-faststart.mov depends on its
-    /// thread count.
+    /// snapshots; exit 10 (some files failed).
     func testMixedDirectoryMatchesSnapshots() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
         let out = try makeTemporaryDirectory(self)
         let report = out.appendingPathComponent("report.json"), junit = out.appendingPathComponent("junit.xml")
-        let result = try runTool(["check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq", "--threads", "1"])
+        let result = try runTool(["check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq"])
         XCTAssertEqual(result.reason, .exit)
         XCTAssertEqual(result.status, 10, "some files failed: exit 10; stderr:\n\(result.stderr)")
         XCTAssertTrue(result.stdout.isEmpty, "stdout carries data only")
