@@ -12,7 +12,9 @@ enum CheckCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
         let shard = arguments.shard, sample = arguments.sample, previews = arguments.previews, verbose = arguments.verbose
         let golden = try arguments.goldenPath.map(loadGolden)
-        let everything = CheckInputExpander.expand(arguments.paths)
+        let filtered = arguments.filter.apply(CheckInputExpander.expand(arguments.paths))
+        let everything = filtered.kept
+        try noteSkipped(filtered)
         let inputs = shard?.select(everything) ?? everything
         if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]

@@ -30,6 +30,12 @@ extension CheckCommand {
                 OptionSpec("--jobs", value: "N",
                            help: "check N files at once, 1 to 256 (default 1, or one per device with --device all on the GPU "
                                + "decoder), each FFmpeg decoder with max(1, cores/N) threads; the output order never changes"),
+                OptionSpec("--include", value: "GLOB", repeatable: true,
+                           help: "check only found files whose key matches one GLOB (* and ? within a directory, ** across "
+                               + "directories; without '/' the file name alone); files named as PATH are always checked"),
+                OptionSpec("--exclude", value: "GLOB", repeatable: true,
+                           help: "skip found files whose key matches GLOB (as --include). Sidecars found under a directory "
+                               + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
                 OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
                 OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
                 OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),

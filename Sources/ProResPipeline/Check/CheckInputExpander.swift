@@ -56,13 +56,13 @@ public enum CheckInputExpander {
             return [CheckInput(path: path, key: keyPrefix ?? tidy(path), problem: String(cString: strerror(errno)))]
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            return [entry(path: path, key: keyPrefix ?? tidy(path), mode: info.st_mode)]
+            return [entry(path: path, key: keyPrefix ?? tidy(path), mode: info.st_mode, found: keyPrefix != nil)]
         }
         var visited: Set<[UInt64]> = [[UInt64(info.st_dev), UInt64(info.st_ino)]]
         var files: [CheckInput] = []
         walk(directory: path, relative: "", visited: &visited, into: &files)
         if let keyPrefix, !keyPrefix.isEmpty {
-            files = files.map { CheckInput(path: $0.path, key: keyPrefix + "/" + $0.key, problem: $0.problem) }
+            files = files.map { CheckInput(path: $0.path, key: keyPrefix + "/" + $0.key, problem: $0.problem, found: true) }
         }
         if files.isEmpty {
             return [CheckInput(path: path, key: path, problem: "directory holds no files to check")]
@@ -89,15 +89,15 @@ public enum CheckInputExpander {
                     walk(directory: directory, relative: child + "/", visited: &visited, into: &files)
                 }
             } else {
-                files.append(entry(path: base + child, key: child, mode: info.st_mode))
+                files.append(entry(path: base + child, key: child, mode: info.st_mode, found: true))
             }
         }
     }
 
     /// Only regular files are opened: a FIFO or device could block forever.
-    private static func entry(path: String, key: String, mode: mode_t) -> CheckInput {
-        mode & S_IFMT == S_IFREG ? CheckInput(path: path, key: key)
-            : CheckInput(path: path, key: key, problem: "not a regular file")
+    private static func entry(path: String, key: String, mode: mode_t, found: Bool = false) -> CheckInput {
+        mode & S_IFMT == S_IFREG ? CheckInput(path: path, key: key, found: found)
+            : CheckInput(path: path, key: key, problem: "not a regular file", found: found)
     }
 
     /// The leading directories of a pattern that hold no wildcard, with their
