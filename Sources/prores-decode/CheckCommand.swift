@@ -34,7 +34,10 @@ enum CheckCommand: Command {
             }
         }
         // Open every output before checking: a bad path fails fast.
-        let overwrite = arguments.overwrite
+        // Reports are CI artifacts a rerun regenerates: replaced by default,
+        // atomically at the end (OutputFile writes a temporary beside each and
+        // renames it on commit); -n keeps the refusal other commands default to.
+        let overwrite = !arguments.noOverwrite
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: overwrite) }

@@ -10,8 +10,10 @@ extension CheckCommand {
                            help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
                                + "(names relative to the directory argument); verify a line with "
                                + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
-                OptionSpec("-y", "--overwrite", help: "replace existing report and golden files"),
-                .noOverwrite,
+                OptionSpec("-y", "--overwrite", help: "replace existing report, JUnit and golden files (the default for check: "
+                               + "each is written beside its path and renamed over it at the end, so a failed run keeps the old one)"),
+                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or golden file: exit 6 before "
+                               + "checking anything if one exists (contradicts -y)"),
                 .verbose("also show FFmpeg's own diagnostics, and each file's previews"),
             ]),
             OptionSection(heading: "RULES", options: [

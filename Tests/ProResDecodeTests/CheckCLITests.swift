@@ -417,18 +417,23 @@ final class CheckCLITests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("line 2"), result.stderr)
     }
 
-    func testExistingReportNeedsOverwrite() throws {
+    /// An existing report is replaced at the end, through a temporary file
+    /// beside it (nothing else left in the directory); -n refuses instead.
+    func testExistingReportIsReplacedUnlessNoOverwrite() throws {
         let dir = try makeTemporaryDirectory(self)
         let report = dir.appendingPathComponent("r.json")
         try "old".write(to: report, atomically: true, encoding: .utf8)
-        let refused = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path])
+        let refused = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path, "-n"])
         XCTAssertEqual(refused.status, 6, refused.stderr)
         XCTAssertFalse(refused.stderr.contains("PASS"), "outputs are opened before anything is checked")
         XCTAssertEqual(try String(contentsOf: report, encoding: .utf8), "old")
-        let replaced = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path, "--overwrite"])
-        XCTAssertEqual(replaced.status, 0, replaced.stderr)
-        XCTAssertEqual(try CheckFixtures.files(Data(contentsOf: report)).count, 1)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["r.json"])
+        for extra in [[], ["--overwrite"]] {
+            try "old".write(to: report, atomically: true, encoding: .utf8)
+            let replaced = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path] + extra)
+            XCTAssertEqual(replaced.status, 0, replaced.stderr)
+            XCTAssertEqual(try CheckFixtures.files(Data(contentsOf: report)).count, 1)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["r.json"])
+        }
     }
 
     func testReportToStdout() throws {
