@@ -10,7 +10,7 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck): installed by `make test` only, so `make demo` stays quick.
-TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck
+TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean

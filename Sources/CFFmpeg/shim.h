@@ -9,6 +9,7 @@
 #include <libavutil/avutil.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/md5.h>
 #include <libavutil/pixdesc.h>
 
@@ -40,6 +41,18 @@ static inline void pd_mark_callbacks_thread_safe(AVCodecContext *context) {
     #pragma clang diagnostic pop
 #else
     (void)context;
+#endif
+}
+
+/// A stream's side data of one type, or NULL. FFmpeg 6.1 moved stream side
+/// data into the codec parameters and deprecated av_stream_get_side_data.
+static inline const uint8_t *pd_stream_side_data(const AVStream *stream, enum AVPacketSideDataType type) {
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(60, 29, 100)
+    const AVPacketSideData *sd = av_packet_side_data_get(stream->codecpar->coded_side_data,
+                                                         stream->codecpar->nb_coded_side_data, type);
+    return sd ? sd->data : NULL;
+#else
+    return av_stream_get_side_data(stream, type, NULL);
 #endif
 }
 

@@ -156,7 +156,8 @@ public final class AssetReader: SampleSource {
                 frameCount: frameCount, containerName: name, trackIndex: chosen,
                 timeBase: (Int(s.time_base.num), Int(s.time_base.den)),
                 frameCountNote: overstated.map { "\($0); frame count unknown" },
-                sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream))
+                sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream),
+                masteringDisplay: HDRSideData.masteringDisplay(stream), contentLightLevel: HDRSideData.contentLightLevel(stream))
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                timestampByIndex.count == Int(avformat_index_get_entries_count(stream)) {
                 direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,

@@ -98,15 +98,11 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         let damage: String?
     }
 
-    /// A libavcodec failure in words. FFmpeg's ProRes decoder returns a bare
-    /// -1 for some refusals, which strerror calls "Operation not permitted":
-    /// nothing was forbidden, the decoder refused the frame.
-    static func words(forDecodeFailure status: Int32) -> String {
-        switch status {
-        case -1: return "the decoder refused the frame (FFmpeg gave no reason)"
-        default: return "decode error: \(FFmpegError(status))"
-        }
-    }
+    /// Why a frame has no picture, in one wording. FFmpeg's own error cannot
+    /// be pinned on a frame: one thread returns it from send_packet for the
+    /// frame just sent, frame threads return it from receive_frame frames
+    /// later (or not at all), so quoting it made reports depend on --threads.
+    static let noPicture = "the decoder produced no picture"
 
     private func runDecoder() {
         guard let codec, let picture = av_frame_alloc() else {
@@ -117,7 +113,6 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         var frame: UnsafeMutablePointer<AVFrame>? = picture
         defer { av_frame_free(&frame) }
         var inFlight: [InFlight] = []
-        var lastError = "the decoder produced no picture"
         var concealer: ConcealingDecoder?
 
         func emit(_ entry: InFlight, status: FrameStatus, surface: PixelBuffer?, codes: (Int, Int, Int)?) {
@@ -134,7 +129,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         func emitFailuresBefore(_ index: Int?) {
             while let head = inFlight.first, head.sample.index != index {
                 inFlight.removeFirst()
-                let why = [head.rejection ?? lastError, head.damage].compactMap { $0 }.joined(separator: "; ")
+                let why = [head.rejection ?? Self.noPicture, head.damage].compactMap { $0 }.joined(separator: "; ")
                 emit(head, status: .failed(why), surface: nil, codes: nil)
             }
         }
@@ -148,10 +143,8 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
             while true {
                 let status = avcodec_receive_frame(codec, picture)
                 if status == PD_AVERROR_EAGAIN || status == PD_AVERROR_EOF { return status == PD_AVERROR_EAGAIN }
-                if status < 0 {
-                    lastError = Self.words(forDecodeFailure: status)
-                    continue
-                }
+                // A failed frame: it is reported when the next picture (or the end) shows it missing.
+                if status < 0 { continue }
                 let index = Int(picture.pointee.pts)
                 guard inFlight.contains(where: { $0.sample.index == index && $0.rejection == nil }) else {
                     av_frame_unref(picture)
@@ -210,7 +203,6 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                     _ = receive()
                     continue
                 }
-                if status < 0 { lastError = Self.words(forDecodeFailure: status) }
                 break
             }
             _ = receive()

@@ -81,6 +81,7 @@ enum BenchCommand: Command {
                 reports.append(JSON.object([
                     ("input", JSON.string(input)), ("profile", JSON.string(bench.format.profileName)),
                     ("width", "\(bench.format.width)"), ("height", "\(bench.format.height)"),
+                    ("format", StreamDescription(bench.format).json),
                     ("frame_bytes", "\(bench.averageFrameBytes)"),
                     ("results", JSON.array(results.map(\.json))),
                     ("ratios", JSON.object(ratios.map { ($0.0, JSON.number($0.1, digits: 2)) })),

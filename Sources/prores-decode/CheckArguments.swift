@@ -27,6 +27,7 @@ extension CheckCommand {
         let decoderChoice: DecoderSelection.Choice?
         let device: String?
         let requireHardware: Bool
+        let filter: CheckInputFilter
 
         init(_ parsed: ParsedArguments) throws {
             paths = parsed.positionals
@@ -58,6 +59,13 @@ extension CheckCommand {
             decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
             device = parsed.string("--device")
             requireHardware = parsed.flag("--require-hardware")
+            func patterns(_ option: String) throws -> [PathPattern] {
+                try parsed.strings(option).map { text in
+                    guard let pattern = PathPattern(text) else { throw UsageError("\(option) '\(text)' is not a usable pattern") }
+                    return pattern
+                }
+            }
+            filter = CheckInputFilter(include: try patterns("--include"), exclude: try patterns("--exclude"))
         }
 
         func validate() throws {

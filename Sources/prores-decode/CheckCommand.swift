@@ -12,7 +12,9 @@ enum CheckCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
         let shard = arguments.shard, sample = arguments.sample, previews = arguments.previews, verbose = arguments.verbose
         let golden = try arguments.goldenPath.map(loadGolden)
-        let everything = CheckInputExpander.expand(arguments.paths)
+        let filtered = arguments.filter.apply(CheckInputExpander.expand(arguments.paths))
+        let everything = filtered.kept
+        try noteSkipped(filtered)
         let inputs = shard?.select(everything) ?? everything
         if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]
@@ -32,7 +34,10 @@ enum CheckCommand: Command {
             }
         }
         // Open every output before checking: a bad path fails fast.
-        let overwrite = arguments.overwrite
+        // Reports are CI artifacts a rerun regenerates: replaced by default,
+        // atomically at the end (OutputFile writes a temporary beside each and
+        // renames it on commit); -n keeps the refusal other commands default to.
+        let overwrite = !arguments.noOverwrite
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: overwrite) }

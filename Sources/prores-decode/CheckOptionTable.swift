@@ -10,8 +10,10 @@ extension CheckCommand {
                            help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
                                + "(names relative to the directory argument); verify a line with "
                                + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
-                OptionSpec("-y", "--overwrite", help: "replace existing report and golden files"),
-                .noOverwrite,
+                OptionSpec("-y", "--overwrite", help: "replace existing report, JUnit and golden files (the default for check: "
+                               + "each is written beside its path and renamed over it at the end, so a failed run keeps the old one)"),
+                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or golden file: exit 6 before "
+                               + "checking anything if one exists (contradicts -y)"),
                 .verbose("also show FFmpeg's own diagnostics, and each file's previews"),
             ]),
             OptionSection(heading: "RULES", options: [
@@ -30,6 +32,12 @@ extension CheckCommand {
                 OptionSpec("--jobs", value: "N",
                            help: "check N files at once, 1 to 256 (default 1, or one per device with --device all on the GPU "
                                + "decoder), each FFmpeg decoder with max(1, cores/N) threads; the output order never changes"),
+                OptionSpec("--include", value: "GLOB", repeatable: true,
+                           help: "check only found files whose key matches one GLOB (* and ? within a directory, ** across "
+                               + "directories; without '/' the file name alone); files named as PATH are always checked"),
+                OptionSpec("--exclude", value: "GLOB", repeatable: true,
+                           help: "skip found files whose key matches GLOB (as --include). Sidecars found under a directory "
+                               + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
                 OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
                 OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
                 OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),

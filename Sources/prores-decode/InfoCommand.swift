@@ -5,29 +5,33 @@ import ProResGPU
 import ProResPipeline
 
 
-/// `prores-decode info INPUT`: the format description,
+/// `prores-decode info INPUT...`: the format description,
 /// each colour tag with where it came from.
 enum InfoCommand: Command {
     static let spec = CommandSpec(
-        name: "info", operands: "INPUT", summary: "the format and where each colour tag came from",
+        name: "info", operands: "INPUT...", summary: "the format and where each colour tag came from",
         sections: [OptionSection(heading: "OPTIONS", options: [
             .input,
-            OptionSpec("--json", help: "print one JSON object instead of text"),
+            OptionSpec("--json", help: "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs"),
             OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
             .verbose("also show FFmpeg's own diagnostics"),
         ])],
-        about: "Prints the format description of INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
-            + "frame rate, frame count, bit depth, chroma, alpha, field order, native format, and each colour tag with its "
-            + "source (bitstream, container or fallback).")
+        about: "Prints the format description of each INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
+            + "sample aspect ratio, frame rate, time base, frame count, duration, time code, bit depth, chroma, alpha, field order, "
+            + "native format, each colour tag with its source (bitstream, container or fallback), and HDR mastering metadata. "
+            + "With --json one input prints one object and several print an array of them, in the order given; "
+            + "an input that cannot be read is reported on stderr, the others are still printed, and the exit status is that error's.")
 
     struct Arguments: CommandArguments {
-        let input: String
+        let inputs: [String]
         let json: Bool
         let track: Int?
         let verbose: Bool
 
         init(_ parsed: ParsedArguments) throws {
-            input = try parsed.input()
+            // `-i INPUT` (ffmpeg's spelling) names exactly one input.
+            inputs = parsed.positionals.count > 1 && parsed.string("-i") == nil ? parsed.positionals : [try parsed.input()]
+            if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             json = parsed.flag("--json")
             track = try parsed.integer("--track", in: 0...Int(Int32.max))
             verbose = parsed.flag("--verbose")
@@ -36,44 +40,29 @@ enum InfoCommand: Command {
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         FFmpegLog.configure(verbose: arguments.verbose)
-        let format = try openSampleSource(arguments.input, track: arguments.track).format
-        if arguments.json {
-            Console.standardOutput(json(format, path: arguments.input) + "\n")
-        } else {
-            Console.standardOutput(text(format, path: arguments.input))
+        let many = arguments.inputs.count > 1
+        var described: [String] = []
+        var failure: Error?
+        for input in arguments.inputs {
+            do {
+                let format = try openSampleSource(input, track: arguments.track).format
+                if arguments.json {
+                    described.append(StreamDescription(format, path: input).json)
+                } else {
+                    Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input))
+                    described.append(input)
+                }
+            } catch {
+                // One unreadable input must not hide what the others are.
+                guard many else { throw error }
+                Console.error(ErrorWords.render(error))
+                failure = failure ?? error
+            }
         }
-        return .success
-    }
-
-    static func json(_ f: FormatDescription, path: String) -> String {
-        let tag = ColorTags.json
-        let rate = f.frameRate.map { JSON.string("\($0.numerator)/\($0.denominator)") } ?? "null"
-        return JSON.object([
-            ("path", JSON.string(path)),
-            ("container", JSON.string(f.containerName)),
-            ("track", "\(f.trackIndex)"),
-            ("fourcc", f.profile.map { JSON.string($0.fourCC) } ?? "null"),
-            ("profile", JSON.string(f.profileName)),
-            ("width", "\(f.width)"),
-            ("height", "\(f.height)"),
-            ("frame_rate", rate),
-            ("frame_count", f.frameCount.map(String.init) ?? "null"),
-            ("bit_depth", "\(f.bitDepth)"),
-            ("chroma", JSON.string(f.chroma.rawValue)),
-            ("alpha", f.hasAlpha ? "true" : "false"),
-            ("alpha_bits", "\(f.alpha.bits)"),
-            ("field_order", JSON.string(f.fieldOrder.rawValue)),
-            ("native_format", JSON.string(f.nativeFormat.name)),
-            ("native_packed_layout", JSON.string(f.nativePackedLayout.rawValue)),
-            ("creator", JSON.string(f.creator)),
-            ("color", JSON.object([
-                ("primaries", tag(f.colorTags.primaries)),
-                ("transfer", tag(f.colorTags.transfer)),
-                ("matrix", tag(f.colorTags.matrix)),
-                ("range", f.colorTags.rangeJSON),
-            ])),
-            ("notes", JSON.array(f.notes.map(JSON.string))),
-        ])
+        if arguments.json {
+            Console.standardOutput((many ? "[" + described.joined(separator: ",\n") + "]" : described[0]) + "\n")
+        }
+        return failure.map(ExitCode.init) ?? .success
     }
 
     static func text(_ f: FormatDescription, path: String) -> String {

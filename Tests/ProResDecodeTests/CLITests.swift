@@ -430,7 +430,8 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(notes.count, 1, "hq.prores: expected one note explaining the unknown profile, got \(notes)")
         XCTAssertTrue(notes.first?.lowercased().contains("profile") ?? false, "the note should explain the profile is unknown: \(notes)")
         XCTAssertTrue(notes.first?.lowercased().contains("unknown") ?? false, "the note should say 'unknown': \(notes)")
-        XCTAssertTrue((json["profile"] as? String)?.lowercased().contains("unknown") ?? false, "profile name: \(json["profile"] ?? "missing")")
+        XCTAssertTrue(json["profile"] is NSNull, "no FourCC, no short profile name: \(json["profile"] ?? "missing")")
+        XCTAssertTrue((json["profile_name"] as? String)?.lowercased().contains("unknown") ?? false, "profile name: \(json["profile_name"] ?? "missing")")
 
         let result = try runTool(["info", Repo.fixture("hq.prores")])
         XCTAssertEqual(result.status, 0, "stderr: \(result.stderr)")

@@ -13,14 +13,12 @@ final class CheckCLITests: XCTestCase {
 
     /// Good clips, the bad corpus, an elementary stream in a subdirectory and
     /// a hidden file: the report, the JUnit XML and stderr match their
-    /// snapshots; exit 10 (some files failed). `--threads 1` because FFmpeg's
-    /// reason for the cut frame of truncated-faststart.mov depends on its
-    /// thread count.
+    /// snapshots; exit 10 (some files failed).
     func testMixedDirectoryMatchesSnapshots() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
         let out = try makeTemporaryDirectory(self)
         let report = out.appendingPathComponent("report.json"), junit = out.appendingPathComponent("junit.xml")
-        let result = try runTool(["check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq", "--threads", "1"])
+        let result = try runTool(["check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq"])
         XCTAssertEqual(result.reason, .exit)
         XCTAssertEqual(result.status, 10, "some files failed: exit 10; stderr:\n\(result.stderr)")
         XCTAssertTrue(result.stdout.isEmpty, "stdout carries data only")
@@ -419,18 +417,23 @@ final class CheckCLITests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("line 2"), result.stderr)
     }
 
-    func testExistingReportNeedsOverwrite() throws {
+    /// An existing report is replaced at the end, through a temporary file
+    /// beside it (nothing else left in the directory); -n refuses instead.
+    func testExistingReportIsReplacedUnlessNoOverwrite() throws {
         let dir = try makeTemporaryDirectory(self)
         let report = dir.appendingPathComponent("r.json")
         try "old".write(to: report, atomically: true, encoding: .utf8)
-        let refused = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path])
+        let refused = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path, "-n"])
         XCTAssertEqual(refused.status, 6, refused.stderr)
         XCTAssertFalse(refused.stderr.contains("PASS"), "outputs are opened before anything is checked")
         XCTAssertEqual(try String(contentsOf: report, encoding: .utf8), "old")
-        let replaced = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path, "--overwrite"])
-        XCTAssertEqual(replaced.status, 0, replaced.stderr)
-        XCTAssertEqual(try CheckFixtures.files(Data(contentsOf: report)).count, 1)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["r.json"])
+        for extra in [[], ["--overwrite"]] {
+            try "old".write(to: report, atomically: true, encoding: .utf8)
+            let replaced = try runTool(["check", Repo.fixture("hq.mov"), "--report", report.path] + extra)
+            XCTAssertEqual(replaced.status, 0, replaced.stderr)
+            XCTAssertEqual(try CheckFixtures.files(Data(contentsOf: report)).count, 1)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["r.json"])
+        }
     }
 
     func testReportToStdout() throws {

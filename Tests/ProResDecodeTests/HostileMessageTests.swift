@@ -66,11 +66,6 @@ final class HostileMessageTests: XCTestCase {
         XCTAssertEqual(TerminalText.escaped("\u{9B}2J \u{202E}txt"), "\\u{9B}2J \\u{202E}txt")
     }
 
-    func testABareMinusOneIsNotAPermissionProblem() {
-        XCTAssertFalse(DecodeSession.words(forDecodeFailure: -1).contains("not permitted"))
-        XCTAssertTrue(DecodeSession.words(forDecodeFailure: -1).contains("refused the frame"))
-    }
-
     /// An empty name (an unset shell variable) is a usage error: `--save ""`
     /// used to fill the current directory with EXRs.
     func testEmptyOutputNamesAreUsageErrors() throws {

@@ -19,6 +19,9 @@ public struct FormatDescription: Sendable {
     /// The first frame's time code as libavformat reports it ("01:00:00:00",
     /// ';' before the frames for drop-frame; from a `tmcd` track or MXF), nil when none.
     public let timecode: String?
+    /// HDR mastering metadata from the container's side data, nil when absent.
+    public let masteringDisplay: MasteringDisplay?
+    public let contentLightLevel: ContentLightLevel?
     /// Frame count, nil when the container does not say.
     public let frameCount: Int?
     /// Precision of the decoded samples (the native format's depth).
@@ -66,7 +69,8 @@ public struct FormatDescription: Sendable {
          frameRate: (numerator: Int, denominator: Int)?, frameCount: Int?,
          containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int),
          frameCountNote: String? = nil,
-         sampleAspectRatio: (numerator: Int, denominator: Int)? = nil, timecode: String? = nil) {
+         sampleAspectRatio: (numerator: Int, denominator: Int)? = nil, timecode: String? = nil,
+         masteringDisplay: MasteringDisplay? = nil, contentLightLevel: ContentLightLevel? = nil) {
         self.profile = profile
         self.profileNote = profileNote
         // Without a FourCC, choose the tag FFmpeg decodes at the precision the
@@ -79,6 +83,8 @@ public struct FormatDescription: Sendable {
         self.frameCount = frameCount
         self.sampleAspectRatio = sampleAspectRatio.flatMap(Self.reducedNonSquare)
         self.timecode = timecode
+        self.masteringDisplay = masteringDisplay
+        self.contentLightLevel = contentLightLevel
         bitDepth = effectiveProfile.decodedBitDepth
         chroma = header.chroma
         alpha = header.alpha

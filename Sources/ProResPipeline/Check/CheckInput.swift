@@ -18,10 +18,15 @@ public struct CheckInput: Hashable, Sendable {
     /// Why this entry cannot be checked (missing, no glob match, empty
     /// directory, not a regular file); nil for a file to open.
     public let problem: String?
+    /// Found under a directory or by a glob, rather than named itself: only
+    /// such files are filtered (`--include`, `--exclude`, sidecars), since a
+    /// file named on the command line was asked for.
+    public let found: Bool
 
-    public init(path: String, key: String, problem: String? = nil) {
+    public init(path: String, key: String, problem: String? = nil, found: Bool = false) {
         self.path = path
         self.key = key
         self.problem = problem
+        self.found = found
     }
 }

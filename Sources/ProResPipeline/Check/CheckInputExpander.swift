@@ -12,6 +12,12 @@ import ProResGPU
 ///
 /// Why sorted by path (byte order) and de-duplicated: the report, the golden
 /// file and `--shard` must not depend on readdir order or argument order.
+///
+/// Keys (golden names) are relative to the argument's root, so `dir`,
+/// `dir/`, `./dir` and `dir/*` name a clip alike: a directory's files are
+/// keyed below the directory, a glob's matches below its last directory
+/// without wildcards, and a file argument by its path with `./` and doubled
+/// slashes tidied away.
 public enum CheckInputExpander {
     public static func expand(_ arguments: [String]) -> [CheckInput] {
         var found: [CheckInput] = []
@@ -24,7 +30,8 @@ public enum CheckInputExpander {
                 if matches.isEmpty {
                     found.append(CheckInput(path: argument, key: argument, problem: "no file matches this pattern"))
                 }
-                for match in matches { found += expandExisting(match) }
+                let root = globRoot(argument)
+                for match in matches { found += expandExisting(match, keyPrefix: tidy(String(match.dropFirst(root.count)))) }
             } else {
                 found.append(CheckInput(path: argument, key: argument, problem: "no such file"))
             }
@@ -40,18 +47,23 @@ public enum CheckInputExpander {
     }
 
     /// A path that exists: a directory is walked, anything else is one entry.
-    private static func expandExisting(_ path: String) -> [CheckInput] {
+    /// `keyPrefix` is the path's own key: nil for an argument itself (its
+    /// files are keyed below it), the part below a glob's root for a match.
+    private static func expandExisting(_ path: String, keyPrefix: String? = nil) -> [CheckInput] {
         var info = stat()
         guard stat(path, &info) == 0 else {
             // A dangling symlink, or a file we may not look at.
-            return [CheckInput(path: path, key: path, problem: String(cString: strerror(errno)))]
+            return [CheckInput(path: path, key: keyPrefix ?? tidy(path), problem: String(cString: strerror(errno)))]
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            return [entry(path: path, key: path, mode: info.st_mode)]
+            return [entry(path: path, key: keyPrefix ?? tidy(path), mode: info.st_mode, found: keyPrefix != nil)]
         }
         var visited: Set<[UInt64]> = [[UInt64(info.st_dev), UInt64(info.st_ino)]]
         var files: [CheckInput] = []
         walk(directory: path, relative: "", visited: &visited, into: &files)
+        if let keyPrefix, !keyPrefix.isEmpty {
+            files = files.map { CheckInput(path: $0.path, key: keyPrefix + "/" + $0.key, problem: $0.problem, found: true) }
+        }
         if files.isEmpty {
             return [CheckInput(path: path, key: path, problem: "directory holds no files to check")]
         }
@@ -77,15 +89,30 @@ public enum CheckInputExpander {
                     walk(directory: directory, relative: child + "/", visited: &visited, into: &files)
                 }
             } else {
-                files.append(entry(path: base + child, key: child, mode: info.st_mode))
+                files.append(entry(path: base + child, key: child, mode: info.st_mode, found: true))
             }
         }
     }
 
     /// Only regular files are opened: a FIFO or device could block forever.
-    private static func entry(path: String, key: String, mode: mode_t) -> CheckInput {
-        mode & S_IFMT == S_IFREG ? CheckInput(path: path, key: key)
-            : CheckInput(path: path, key: key, problem: "not a regular file")
+    private static func entry(path: String, key: String, mode: mode_t, found: Bool = false) -> CheckInput {
+        mode & S_IFMT == S_IFREG ? CheckInput(path: path, key: key, found: found)
+            : CheckInput(path: path, key: key, problem: "not a regular file", found: found)
+    }
+
+    /// The leading directories of a pattern that hold no wildcard, with their
+    /// trailing slash: "clips/day*/a.mov" -> "clips/", "*.mov" -> "".
+    static func globRoot(_ pattern: String) -> String {
+        let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
+        let fixed = parts.dropLast().prefix { !$0.contains(where: { "*?[".contains($0) }) }
+        return fixed.isEmpty ? "" : fixed.joined(separator: "/") + "/"
+    }
+
+    /// A key without "." components or doubled slashes: "./a//b.mov" ->
+    /// "a/b.mov"; an absolute path keeps its leading slash.
+    static func tidy(_ path: String) -> String {
+        let joined = path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+        return path.hasPrefix("/") ? "/" + joined : joined
     }
 
     private static func glob(_ pattern: String) -> [String] {

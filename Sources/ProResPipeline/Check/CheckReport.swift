@@ -40,29 +40,9 @@ public enum CheckReport {
         return JSON.object(fields)
     }
 
+    /// The shared stream description (`StreamDescription`), without a path:
+    /// the file entry around it names the file.
     public static func format(_ f: FormatDescription) -> String {
-        let tag = ColorTags.json
-        return JSON.object([
-            ("profile", f.profile.map { JSON.string($0.shortName) } ?? "null"),
-            ("profile_name", JSON.string(f.profileName)),
-            ("fourcc", f.profile.map { JSON.string($0.fourCC) } ?? "null"),
-            ("container", JSON.string(f.containerName)),
-            ("width", "\(f.width)"),
-            ("height", "\(f.height)"),
-            ("fps", f.framesPerSecond.map { JSON.number($0, digits: 3) } ?? "null"),
-            ("frame_rate", f.frameRate.map { JSON.string("\($0.numerator)/\($0.denominator)") } ?? "null"),
-            ("frames", f.frameCount.map(String.init) ?? "null"),
-            ("bit_depth", "\(f.bitDepth)"),
-            ("chroma", JSON.string(f.chroma.rawValue)),
-            ("alpha", f.hasAlpha ? "true" : "false"),
-            ("alpha_bits", "\(f.alpha.bits)"),
-            ("field_order", JSON.string(f.fieldOrder.rawValue)),
-            ("native_format", JSON.string(f.nativeFormat.name)),
-            ("primaries", tag(f.colorTags.primaries)),
-            ("transfer", tag(f.colorTags.transfer)),
-            ("matrix", tag(f.colorTags.matrix)),
-            ("range", f.colorTags.rangeJSON),
-            ("notes", JSON.array(f.notes.map(JSON.string))),
-        ])
+        StreamDescription(f).json
     }
 }
