@@ -36,11 +36,17 @@ enum CheckCommand: Command {
         // Open every output before checking: a bad path fails fast.
         // Reports are CI artifacts a rerun regenerates: replaced by default,
         // atomically at the end (OutputFile writes a temporary beside each and
-        // renames it on commit); -n keeps the refusal other commands default to.
+        // renames it on commit), with a note; -n keeps the refusal other
+        // commands default to. A golden file is a reference someone made:
+        // it is replaced only with -y, like every other output.
         let overwrite = !arguments.noOverwrite
+        let replaced = [arguments.reportPath, arguments.junitPath].compactMap { $0 }.filter { path in
+            var info = stat()
+            return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        }
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
-        let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
         if let previews { try PreviewOptions.prepare(directory: previews.directory) }
         FFmpegLog.configure(verbose: verbose)
 
@@ -95,6 +101,7 @@ enum CheckCommand: Command {
             try junit.write(JUnitReport.xml(results, summary: summary))
             try junit.commit()
         }
+        for path in replaced { Console.note("check: replaced the existing \(path)") }
         return summary.failed > 0 ? .checkFailed : summary.errors > 0 ? .checkErrors : .success
     }
 

@@ -10,9 +10,10 @@ extension CheckCommand {
                            help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
                                + "(names relative to the directory argument); verify a line with "
                                + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
-                OptionSpec("-y", "--overwrite", help: "replace existing report, JUnit and golden files (the default for check: "
-                               + "each is written beside its path and renamed over it at the end, so a failed run keeps the old one)"),
-                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or golden file: exit 6 before "
+                OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file (reports and JUnit files "
+                               + "are replaced by default, with a note: each is written beside its path and renamed over it at "
+                               + "the end, so a failed run keeps the old one)"),
+                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report or JUnit file either: exit 6 before "
                                + "checking anything if one exists (contradicts -y)"),
                 .verbose("also show FFmpeg's own diagnostics, and each file's previews"),
             ]),
