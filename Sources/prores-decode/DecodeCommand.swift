@@ -45,13 +45,12 @@ enum DecodeCommand: Command {
             var sinks: [FrameSink] = []
             // Open every output before decoding: a bad path fails fast.
             if let rawPath { sinks.append(RawSink(file: try OutputFile(path: rawPath, overwrite: overwrite))) }
-            let layoutName = (output ?? .packed(format.nativePackedLayout)) == .native ? format.nativeFormat.name : (output ?? .packed(format.nativePackedLayout)).name
-            if let md5Path { sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName, algorithm: .md5)) }
+            if let md5Path { sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), format: format, algorithm: .md5)) }
             // The native frame's BLAKE3 is the analysis hash: computed where
             // the frame lives (on the GPU decoder's device), never read back.
             var analysis: (request: AnalysisRequest, sink: FrameAnalysisSink)?
             if let hashPath {
-                let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), layoutName: layoutName, algorithm: .blake3)
+                let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), format: format, algorithm: .blake3)
                 if output == .native {
                     sink.frameBytes = format.nativeFormat.tightByteCount(width: format.width, height: format.height)
                     analysis = (AnalysisRequest(hash: true, statistics: nil), sink)
