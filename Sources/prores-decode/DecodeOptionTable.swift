@@ -57,8 +57,9 @@ extension DecodeCommand {
 
         LAYOUTS (16-bit little-endian samples, rows tightly packed)
           y416    A Y' Cb Cr per pixel; Y'CbCr MSB-aligned (v << (16 - depth)),
-                  alpha widened by bit replication (opaque = 65535)
-          v216    Cb Y'0 Cr Y'1 per pixel pair, MSB-aligned
+                  alpha widened by bit replication (opaque = 65535); FFmpeg: ayuv64le
+          v216    Cb Y'0 Cr Y'1 per pixel pair, MSB-aligned; FFmpeg has no
+                  pixel format for it (the closest is native)
           native  the decoder's planar format (e.g. yuv422p10le), planes Y Cb Cr [A],
                   LSB-aligned: identical to `ffmpeg -f rawvideo`
         """)
