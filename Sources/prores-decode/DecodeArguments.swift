@@ -11,6 +11,8 @@ struct DecodeArguments: CommandArguments {
     let input: String
     let output: OutputSelection?
     let rawPath: String?
+    /// `--container`, when given; otherwise `-o`'s extension decides (`container`).
+    let forcedContainer: OutputContainer?
     let md5Path: String?
     let hashPath: String?
     let timingPath: String?
@@ -39,6 +41,7 @@ struct DecodeArguments: CommandArguments {
         input = try parsed.input()
         output = try parsed.value("--format", expected: "y416, v216 or native", OutputSelection.init(name:))
         rawPath = parsed.string("--output")
+        forcedContainer = try parsed.value("--container", expected: "raw, y4m, nut or mov", OutputContainer.init(rawValue:))
         md5Path = parsed.string("--framemd5")
         hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
@@ -71,6 +74,7 @@ struct DecodeArguments: CommandArguments {
         for (option, path) in [("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)] where path == "" {
             throw UsageError("\(option) needs a \(option == "--save" ? "directory" : "file") name, not an empty string")
         }
+        if forcedContainer != nil && rawPath == nil { throw UsageError("--container needs -o PATH") }
         if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
         if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
         if requireHardware && noHardware { throw UsageError("--require-hardware and --no-hardware contradict each other") }
@@ -93,7 +97,12 @@ struct DecodeArguments: CommandArguments {
         if input != "-", named.contains(where: { Self.isSameFile($0, FileURL.localPath(input) ?? input) }) {
             throw UsageError("an output names the input file '\(input)'")
         }
+        // Last: an output that names the input is the more basic mistake.
+        if let refusal = container.refusal { throw UsageError(refusal) }
     }
+
+    /// What `-o` is wrapped in: `--container`, else by `-o`'s extension.
+    var container: OutputContainer { forcedContainer ?? rawPath.map(OutputContainer.init(path:)) ?? .raw }
 
     /// --save reads converted frames back from the GPU, so it implies --vulkan.
     var useVulkan: Bool { vulkanFlag || savePath != nil }

@@ -15,7 +15,7 @@ enum DecodeCommand: Command {
             context: .init(device: arguments.device, validation: arguments.validation),
             referenceWhite: referenceWhite, effects: effects) : nil
         var decoder = arguments.decoder
-        let input = arguments.input, output = arguments.output, start = arguments.start, frames = arguments.frames
+        let input = arguments.input, start = arguments.start, frames = arguments.frames
         let rawPath = arguments.rawPath, md5Path = arguments.md5Path, hashPath = arguments.hashPath, timingPath = arguments.timingPath
         let quiet = arguments.quiet, overwrite = arguments.overwrite, stdoutUsers = arguments.stdoutUsers
         FFmpegLog.configure(verbose: arguments.verbose)
@@ -40,18 +40,23 @@ enum DecodeCommand: Command {
         }
         let deviceReady = monotonicNanoseconds()
         let realtime = try arguments.playback.pacingRate(for: format)
+        // A container holds only what FFmpeg can read back; decided before any output exists.
+        let container = arguments.container
+        let output = arguments.output ?? (container == .raw ? nil : container.defaultOutput(for: format))
+        if let refusal = container.refusal(holding: output ?? container.defaultOutput(for: format), of: format) {
+            throw UsageError("-o \(arguments.rawPath ?? "-"): \(refusal)")
+        }
         let run: DecodeRun
         do {
             var sinks: [FrameSink] = []
             // Open every output before decoding: a bad path fails fast.
-            if let rawPath { sinks.append(RawSink(file: try OutputFile(path: rawPath, overwrite: overwrite))) }
-            let layoutName = (output ?? .packed(format.nativePackedLayout)) == .native ? format.nativeFormat.name : (output ?? .packed(format.nativePackedLayout)).name
-            if let md5Path { sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), layoutName: layoutName, algorithm: .md5)) }
+            if let rawPath { sinks.append(try makeFrameSink(path: rawPath, container: container, format: format, overwrite: overwrite)) }
+            if let md5Path { sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), format: format, algorithm: .md5)) }
             // The native frame's BLAKE3 is the analysis hash: computed where
             // the frame lives (on the GPU decoder's device), never read back.
             var analysis: (request: AnalysisRequest, sink: FrameAnalysisSink)?
             if let hashPath {
-                let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), layoutName: layoutName, algorithm: .blake3)
+                let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), format: format, algorithm: .blake3)
                 if output == .native {
                     sink.frameBytes = format.nativeFormat.tightByteCount(width: format.width, height: format.height)
                     analysis = (AnalysisRequest(hash: true, statistics: nil), sink)
@@ -154,5 +159,15 @@ final class PendingCancellation: @unchecked Sendable {
         let cancelled = self.cancelled
         lock.unlock()
         if cancelled { run.cancel() }
+    }
+}
+
+/// `-o`'s sink: raw frames, or the frames in the container `container` names.
+private func makeFrameSink(path: String, container: OutputContainer, format: FormatDescription, overwrite: Bool) throws -> FrameSink {
+    let file = try OutputFile(path: path, overwrite: overwrite)
+    switch container {
+    case .raw: return RawSink(file: file)
+    case .y4m: return Y4MSink(file: file, format: format)
+    case .nut, .mov: return try MuxedRawSink(file: file, format: format, container: container)
     }
 }

@@ -8,8 +8,14 @@ extension DecodeCommand {
                 .input,
                 OptionSpec("--format", value: "y416|v216|native",
                            help: "output layout (default: the profile's native packed layout, v216 for 4:2:2 and y416 for 4:4:4)"),
-                OptionSpec("-o", "--output", value: "PATH|-", help: "write raw frames, concatenated"),
-                OptionSpec("--framemd5", value: "PATH|-", help: "write one line per frame: index, pts, size, md5"),
+                OptionSpec("-o", "--output", value: "PATH|-",
+                           help: "write the frames: .y4m and .nut hold the native planar frames with their size, rate and "
+                               + "aspect ratio (--format native is their default); any other name gets raw frames, concatenated"),
+                OptionSpec("--container", value: "raw|y4m|nut|mov",
+                           help: "wrap -o's frames in this container whatever its name says (mov is refused: FFmpeg 5.1 "
+                               + "cannot read raw 10/12-bit video back from QuickTime)"),
+                OptionSpec("--framemd5", value: "PATH|-",
+                           help: "write FFmpeg's framemd5 (as `ffmpeg -f framemd5 -fflags +bitexact`): md5 per frame of the bytes -o writes"),
                 OptionSpec("--framehash", value: "PATH|-",
                            help: "the same with BLAKE3-256 (b3sum's hash of the frame's bytes; with --format native, "
                                + "check's golden v2 hash)"),
@@ -51,8 +57,9 @@ extension DecodeCommand {
 
         LAYOUTS (16-bit little-endian samples, rows tightly packed)
           y416    A Y' Cb Cr per pixel; Y'CbCr MSB-aligned (v << (16 - depth)),
-                  alpha widened by bit replication (opaque = 65535)
-          v216    Cb Y'0 Cr Y'1 per pixel pair, MSB-aligned
+                  alpha widened by bit replication (opaque = 65535); FFmpeg: ayuv64le
+          v216    Cb Y'0 Cr Y'1 per pixel pair, MSB-aligned; FFmpeg has no
+                  pixel format for it (the closest is native)
           native  the decoder's planar format (e.g. yuv422p10le), planes Y Cb Cr [A],
                   LSB-aligned: identical to `ffmpeg -f rawvideo`
         """)

@@ -498,22 +498,26 @@ final class CLITests: XCTestCase {
         let lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         XCTAssertEqual(lines.last, "", "--framemd5 output should end with a newline", file: file, line: line)
         let body = lines.dropLast()
-        XCTAssertEqual(body.filter { $0.hasPrefix("#") }.count, 1, "exactly one '#' header line expected:\n\(result.stdoutText)", file: file, line: line)
-        XCTAssertTrue(body.first?.hasPrefix("#") ?? false, "the '#' header must come first:\n\(result.stdoutText)", file: file, line: line)
-        let rows = body.dropFirst()
+        // FFmpeg's framemd5 header (bitexact: no #software line), then only data.
+        XCTAssertEqual(body.prefix(9).filter { $0.hasPrefix("#") }.count, 9, "nine '#' header lines expected first:\n\(result.stdoutText)", file: file, line: line)
+        XCTAssertEqual(body.first, "#format: frame checksums", file: file, line: line)
+        XCTAssertEqual(body[8], "#stream#, dts,        pts, duration,     size, hash", file: file, line: line)
+        let rows = body.dropFirst(9)
         var md5s: [String] = []
         for (position, row) in rows.enumerated() {
             let fields = row.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard fields.count == 4 else {
-                XCTFail("stdout line '\(row)' is not 'index, pts, size, md5' (stdout must carry only data)", file: file, line: line)
+            guard fields.count == 6 else {
+                XCTFail("stdout line '\(row)' is not '0, dts, pts, duration, size, md5' (stdout must carry only data)", file: file, line: line)
                 continue
             }
-            XCTAssertEqual(Int(fields[0]), position, "frame index column: \(row)", file: file, line: line)
-            XCTAssertNotNil(Int(fields[1]), "pts column is not a number: \(row)", file: file, line: line)
-            XCTAssertEqual(Int(fields[2]), frameSize, "size column for \(clip) as \(format ?? "default"): \(row)", file: file, line: line)
-            XCTAssertTrue(fields[3].count == 32 && fields[3].allSatisfy { $0.isHexDigit && !$0.isUppercase },
+            XCTAssertEqual(fields[0], "0", "stream column: \(row)", file: file, line: line)
+            XCTAssertEqual(Int(fields[1]), position, "dts column (frames at 1/fps): \(row)", file: file, line: line)
+            XCTAssertEqual(Int(fields[2]), position, "pts column (frames at 1/fps): \(row)", file: file, line: line)
+            XCTAssertEqual(Int(fields[3]), 1, "duration column: \(row)", file: file, line: line)
+            XCTAssertEqual(Int(fields[4]), frameSize, "size column for \(clip) as \(format ?? "default"): \(row)", file: file, line: line)
+            XCTAssertTrue(fields[5].count == 32 && fields[5].allSatisfy { $0.isHexDigit && !$0.isUppercase },
                           "md5 column is not 32 lowercase hex digits: \(row)", file: file, line: line)
-            md5s.append(fields[3])
+            md5s.append(fields[5])
         }
         XCTAssertEqual(md5s, expected, "\(clip) --framemd5 - \(format ?? "default") differs from the reference", file: file, line: line)
         // The human summary is on stderr, not stdout.
@@ -544,9 +548,9 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(md5Column(result.stdoutText), Array(reference[start..<end]),
                            "\(clip) --start \(start) --frames \(count): md5s should be reference frames \(start)..<\(end)", file: file, line: line)
             let indices = result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
-                .map { Int($0.split(separator: ",")[0].trimmingCharacters(in: .whitespaces)) }
+                .map { Int($0.split(separator: ",")[2].trimmingCharacters(in: .whitespaces)) }
             XCTAssertEqual(indices, Array(start..<end).map { Optional($0) },
-                           "\(clip) --start \(start): the index column should count from the file's frame \(start)", file: file, line: line)
+                           "\(clip) --start \(start): the pts column (frames at 1/fps) should count from the file's frame \(start)", file: file, line: line)
         }
     }
 

@@ -40,9 +40,9 @@ public final class RawSink: FrameSink {
     public func abort() { file.discard() }
 }
 
-/// One line per frame: `index, pts, size, HASH` of exactly the bytes a raw
-/// output would hold for that frame (`--framemd5`: md5, `--framehash`:
-/// BLAKE3-256). Frames are hashed on every core at once (`OrderedFrameWork`),
+/// One line per frame in FFmpeg's framemd5 format (`FrameHashLines`): the
+/// hash of exactly the bytes a raw output would hold for that frame
+/// (`--framemd5`: md5, `--framehash`: BLAKE3-256, same shape). Frames are hashed on every core at once (`OrderedFrameWork`),
 /// the lines written in frame order. A BLAKE3 of the native planar frame can
 /// instead come from the run's analysis (`FrameAnalysisSink`): the GPU
 /// decoder then hashes each frame on the device and no frame is read back.
@@ -59,15 +59,17 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
     }
 
     private let file: OutputFile
+    private let lines: FrameHashLines
     private var header: String?
     private var work: OrderedFrameWork<String>!
 
-    public init(file: OutputFile, layoutName: String, algorithm: Algorithm) {
+    public init(file: OutputFile, format: FormatDescription, algorithm: Algorithm) {
         self.file = file
-        header = "#format: frame index, pts, size in bytes, \(algorithm.rawValue) of the \(layoutName) frame\n"
-        work = OrderedFrameWork(work: algorithm.hex) { [unowned self] index, pts, size, hex in
+        lines = FrameHashLines(format: format, hashName: algorithm == .md5 ? "MD5" : "BLAKE3")
+        header = lines.header
+        work = OrderedFrameWork(work: algorithm.hex) { [unowned self] _, pts, size, hex in
             try writeHeader()
-            try file.write("\(index), \(pts.map(String.init) ?? "NOPTS"), \(size), \(hex)\n")
+            try file.write(lines.line(pts: pts, size: size, hex: hex))
         }
     }
 
@@ -95,7 +97,7 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
     public func consume(index: Int, pts: Int64?, analysis: FrameAnalysis) throws {
         guard let digest = analysis.digest else { return }
         try writeHeader()
-        try file.write("\(index), \(pts.map(String.init) ?? "NOPTS"), \(frameBytes), \(digest.hex)\n")
+        try file.write(lines.line(pts: pts, size: frameBytes, hex: digest.hex))
     }
 
     public func finish() throws {
