@@ -32,7 +32,11 @@ final class GPUStage {
         var deliver: ((ConvertedFrame) throws -> Void)?
         converter = try GPUFrameConverter(context: context, kernels: device.kernels, framesInFlight: options.framesInFlight,
                                           readback: options.readback || !sinks.isEmpty, effects: options.effects) { try deliver?($0) }
-        deliver = { [unowned self] frame in
+        // Weak: a run that ends early releases the stage while the
+        // converter's completion thread may still be handing over a frame
+        // (an unowned reference trapped there: exit 134, temporaries left).
+        deliver = { [weak self] frame in
+            guard let self else { return }
             for sink in self.sinks { try sink.consume(frame) }
             try self.onConverted?(ConvertedFrameInfo(index: frame.index, readStart: frame.reference,
                                                      uploadMicroseconds: frame.uploadMicroseconds,

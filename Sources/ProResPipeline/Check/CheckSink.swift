@@ -22,7 +22,8 @@ final class CheckSink: FrameAnalysisSink, FrameSink, @unchecked Sendable {
     /// `md5`: also hash each frame's bytes with md5 (a v1 golden file).
     init(md5: Bool) {
         guard md5 else { return }
-        md5Work = OrderedFrameWork(work: MD5.hex(of:)) { [unowned self] index, _, _, hex in
+        md5Work = OrderedFrameWork(work: MD5.hex(of:)) { [weak self] index, _, _, hex in
+            guard let self else { return }
             lock.lock()
             md5List.append((index, hex))
             lock.unlock()

@@ -67,7 +67,9 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
         self.file = file
         lines = FrameHashLines(format: format, hashName: algorithm == .md5 ? "MD5" : "BLAKE3")
         header = lines.header
-        work = OrderedFrameWork(work: algorithm.hex) { [unowned self] _, pts, size, hex in
+        // Weak: the workers may still deliver while an aborted sink goes.
+        work = OrderedFrameWork(work: algorithm.hex) { [weak self] _, pts, size, hex in
+            guard let self else { return }
             try writeHeader()
             try file.write(lines.line(pts: pts, size: size, hex: hex))
         }
