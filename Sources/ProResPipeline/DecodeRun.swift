@@ -173,11 +173,13 @@ public final class DecodeRun: @unchecked Sendable {
         do {
             let report = try decodeAll()
             for sink in sinks { try sink.finish() }
+            for sink in gpuSinks { try sink.finish() }
             try separateAnalysisSink?.finish()
             try timingLog?.commit()
             return report
         } catch {
             for sink in sinks { sink.abort() }
+            for sink in gpuSinks { sink.abort() }
             separateAnalysisSink?.abort()
             timingLog?.discard()
             throw error

@@ -183,6 +183,18 @@ final class CheckGPUDecoderTests: XCTestCase {
         return stride(from: 0, to: data.count, by: size).map { data.subdata(in: $0..<min($0 + size, data.count)) }
     }
 
+    /// Where each frame of an elementary stream starts (4-byte size + 'icpf').
+    static func frameOffsets(_ bytes: Data) -> [Int] {
+        var offsets: [Int] = [], at = 0
+        while at + 8 <= bytes.count {
+            let size = bytes[bytes.startIndex + at..<bytes.startIndex + at + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard size >= 8 else { break }
+            offsets.append(at)
+            at += size
+        }
+        return offsets
+    }
+
     static func runProcess(_ path: String, _ arguments: [String]) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

@@ -3,7 +3,7 @@ import XCTest
 
 /// A GPU run that ends early (a signal while frames flow through the GPU
 /// decoder and the `--vulkan` conversion) stops cleanly: exit 9, every
-/// temporary removed, never a crash. The GPU stage used to hand frames to
+/// temporary and every frame `--save` had staged removed, never a crash. The GPU stage used to hand frames to
 /// sinks through an unowned reference that the stage's release could
 /// outlive (exit 134, "Attempted to read an unowned reference").
 final class GPUTeardownTests: XCTestCase {
@@ -36,6 +36,9 @@ final class GPUTeardownTests: XCTestCase {
                 let left = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".part") || $0.contains(".tmp") }
                 XCTAssertEqual(left, [], "\(name), round \(round): temporaries left behind")
                 XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("f.md5").path), "\(name): a partial framemd5")
+                // --save is all or nothing: the directory this run made is gone again.
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("frames").path),
+                               "\(name), \(round): frames of an interrupted --save were left")
             }
         }
         XCTAssertGreaterThan(judged, 9, "most runs must still be going when their signal arrives")
@@ -72,5 +75,40 @@ final class GPUTeardownTests: XCTestCase {
         process.waitUntilExit()
         group.wait()
         return (process.terminationStatus, process.terminationReason, String(decoding: errData.data, as: UTF8.self))
+    }
+}
+
+/// `--save` publishes its frames when the run succeeds: into a directory
+/// that already holds other files, alongside them, with no staging left;
+/// a run that fails on its input after frames were staged publishes none.
+final class SaveStagingTests: XCTestCase {
+    func testSavePublishesAllFramesAtTheEndAndLeavesNoStaging() throws {
+        let out = try makeTemporaryDirectory(self)
+        let frames = out.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: frames.appendingPathComponent("notes.txt"))
+        let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--save", frames.path, "--quiet"], timeout: 120)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted()
+        XCTAssertEqual(names, ["frame-000000.exr", "frame-000001.exr", "frame-000002.exr", "frame-000003.exr", "frame-000004.exr",
+                               "notes.txt"], "the frames beside the user's file, no staging directory")
+        XCTAssertEqual(try String(contentsOf: frames.appendingPathComponent("notes.txt"), encoding: .utf8), "mine")
+    }
+
+    /// A stream whose third frame is cut inside its header ends with exit 5
+    /// (damaged frames: the outputs of a damaged run are kept, README's
+    /// exit-code table): the two whole frames are published, nothing staged
+    /// is left. (An interrupted run publishing nothing: GPUTeardownTests.)
+    func testDamagedRunPublishesItsWholeFramesAndNoStaging() throws {
+        let out = try makeTemporaryDirectory(self)
+        let frames = out.appendingPathComponent("frames")
+        let stream = out.appendingPathComponent("cut.prores")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores")))
+        let third = CheckGPUDecoderTests.frameOffsets(bytes)[2]
+        try bytes.prefix(third + 12).write(to: stream)
+        let result = try runTool([stream.path, "--vulkan", "--save", frames.path, "--quiet"], timeout: 120)
+        XCTAssertEqual(result.status, 5, result.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted(),
+                       ["frame-000000.exr", "frame-000001.exr"], "the whole frames, and no staging directory")
     }
 }

@@ -7,10 +7,26 @@ import GPUKit
 /// Where GPU-converted frames go: `--save DIR` as EXR or PNG.
 public protocol ConvertedFrameSink: AnyObject {
     func consume(_ frame: ConvertedFrame) throws
+    /// The run succeeded: make outputs final.
+    func finish() throws
+    /// The run was aborted: leave nothing behind.
+    func abort()
+}
+
+extension ConvertedFrameSink {
+    public func finish() throws {}
+    public func abort() {}
 }
 
 /// Writes `DIR/frame-NNNNNN.exr` (N = source frame index) or `.png` through
-/// libavcodec's encoders, each under a temporary name renamed when complete.
+/// libavcodec's encoders.
+///
+/// All or nothing: the frames are written into a hidden staging directory
+/// inside DIR (`.prores-decode-save.XXXXXX`) and moved into DIR only when
+/// the run succeeds (`finish`); a run that fails or is interrupted removes
+/// the staging directory (and DIR itself when this run created it and it is
+/// empty). Without `overwrite` a frame is published with link + unlink, so
+/// a file that appeared meanwhile is never replaced.
 ///
 /// EXR: channels R, G, B, A as half floats, linear Display P3, straight
 /// alpha, ZIP16-compressed — exactly the values the GPU produced (half →
@@ -33,6 +49,11 @@ public final class FrameSaver: ConvertedFrameSink {
     /// Replace frame files already in the directory (`-y`), as `-o` replaces its file.
     public let overwrite: Bool
     public private(set) var written = 0
+    /// Where frames wait until the run succeeds; made with the first frame.
+    private var staging: URL?
+    private var staged: [String] = []
+    /// DIR did not exist before this run.
+    private let createdDirectory: Bool
 
     /// `frames`: the source indices the run will save. Without `overwrite`, a
     /// frame file among them already in the directory fails here, before
@@ -45,7 +66,8 @@ public final class FrameSaver: ConvertedFrameSink {
         self.tags = tags
         self.overwrite = overwrite
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
+        createdDirectory = !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+        if !createdDirectory {
             guard isDirectory.boolValue else { throw ProResDecodeError.output(path: directory, reason: "exists and is not a directory") }
             if !overwrite, let existing = try Self.existingFrameFile(in: directory, format: format, frames: frames) {
                 throw ProResDecodeError.outputExists(path: self.directory.appendingPathComponent(existing).path)
@@ -80,12 +102,68 @@ public final class FrameSaver: ConvertedFrameSink {
     public func consume(_ frame: ConvertedFrame) throws {
         precondition(frame.pixels.count == frame.width * frame.height * 8, "saving needs the converted pixels read back")
         let encoded = try encode(frame)
-        let path = directory.appendingPathComponent(Self.fileName(index: frame.index, format: format)).path
-        // Checked again here: a file may have appeared since the directory was listed.
-        let file = try OutputFile(path: path, overwrite: overwrite)
+        let name = Self.fileName(index: frame.index, format: format)
+        let file = try OutputFile(path: try stagingDirectory().appendingPathComponent(name).path, overwrite: false)
         try encoded.withUnsafeBytes { try file.write([$0]) }
         try file.commit()
+        staged.append(name)
         written += 1
+    }
+
+    private func stagingDirectory() throws -> URL {
+        if let staging { return staging }
+        var template = Array(directory.appendingPathComponent(".prores-decode-save.XXXXXX").path.utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw ProResDecodeError.output(path: directory.path, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
+        }
+        staging = URL(fileURLWithPath: String(cString: made))
+        return staging!
+    }
+
+    /// Moves every staged frame into DIR; on a failure, takes back the ones
+    /// already moved, so the directory holds all of this run's frames or none.
+    public func finish() throws {
+        guard let staging else { return removeCreatedDirectoryIfEmpty() }
+        var published: [String] = []
+        do {
+            for name in staged {
+                let from = staging.appendingPathComponent(name).path, to = directory.appendingPathComponent(name).path
+                if overwrite {
+                    guard rename(from, to) == 0 else { throw publishError(to) }
+                } else {
+                    // link() refuses an existing name: nothing appeared meanwhile is replaced.
+                    guard link(from, to) == 0 else {
+                        if errno == EEXIST { throw ProResDecodeError.outputExists(path: to) }
+                        throw publishError(to)
+                    }
+                    unlink(from)
+                }
+                published.append(to)
+            }
+        } catch {
+            if !overwrite { published.forEach { unlink($0) } }
+            abort()
+            throw error
+        }
+        try? FileManager.default.removeItem(at: staging)
+        self.staging = nil
+    }
+
+    public func abort() {
+        if let staging { try? FileManager.default.removeItem(at: staging) }
+        staging = nil
+        staged = []
+        removeCreatedDirectoryIfEmpty()
+    }
+
+    private func removeCreatedDirectoryIfEmpty() {
+        if createdDirectory, (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true {
+            rmdir(directory.path)
+        }
+    }
+
+    private func publishError(_ path: String) -> Error {
+        ProResDecodeError.output(path: path, reason: String(cString: strerror(errno)))
     }
 
     private func encode(_ frame: ConvertedFrame) throws -> [UInt8] {
