@@ -367,6 +367,7 @@ public final class DecodeRun: @unchecked Sendable {
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
             while options.frames.map({ read < $0 }) ?? true, let sample = try source.nextSample() {
+                try Self.checkPictureFormat(sample, against: format)
                 try session.decode(sample)
                 read += 1
             }
@@ -401,6 +402,23 @@ public final class DecodeRun: @unchecked Sendable {
                                              effects: options.gpu?.effects ?? []),
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
                       decoder: decoderName, decoderNote: decoderNote, pacing: pacing, firstFrameAt: firstFrameAt)
+    }
+}
+
+extension DecodeRun {
+    /// One run decodes one picture format: a frame whose header states
+    /// another size or chroma format (edited or spliced material) ends the
+    /// run with `decoderUnavailable` (exit 7) on either decoder, rather than
+    /// the CPU writing frames of two sizes into one output and the GPU
+    /// failing the frames. A header that does not parse is left to the
+    /// decoder (damage).
+    static func checkPictureFormat(_ sample: CompressedSample, against format: FormatDescription) throws {
+        guard let header = try? ProResFrameHeader(sample.bytes) else { return }
+        guard header.width != format.width || header.height != format.height || header.chroma != format.chroma else { return }
+        throw ProResDecodeError.decoderUnavailable(
+            "frame \(sample.index) is \(header.width)x\(header.height) \(header.chroma.rawValue), the stream "
+            + "\(format.width)x\(format.height) \(format.chroma.rawValue): one run decodes one picture size and chroma format "
+            + "(split the file where it changes)")
     }
 }
 
