@@ -96,6 +96,9 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         let rejection: String?
         /// A problem noticed in the sample that still lets it decode.
         let damage: String?
+        /// Decode it again into a pre-filled surface even if FFmpeg reports
+        /// no error (a missing second field, which it does not report).
+        var conceal = false
     }
 
     /// Why a frame has no picture, in one wording. FFmpeg's own error cannot
@@ -156,16 +159,15 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 surface?.retainUse()
                 var problems: [String] = []
                 if let damage = entry.damage { problems.append(damage) }
-                if picture.pointee.decode_error_flags != 0 {
+                if picture.pointee.decode_error_flags != 0 || entry.conceal {
                     // Redo it into a neutral-filled surface so the output is reproducible.
                     if concealer == nil { concealer = try? ConcealingDecoder(format: format) }
                     if let concealed = concealer?.decode(entry.sample) {
                         surface?.releaseUse()
                         surface = concealed
-                        problems.append("some slices could not be decoded and were concealed")
-                    } else {
-                        problems.append("some slices could not be decoded and were concealed")
                     }
+                    // A missing field is named by its own damage line.
+                    if picture.pointee.decode_error_flags != 0 { problems.append("some slices could not be decoded and were concealed") }
                 }
                 if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 { problems.append("the container marked the frame corrupt") }
                 let codes = (Int(picture.pointee.color_primaries.rawValue), Int(picture.pointee.color_trc.rawValue),
@@ -194,9 +196,12 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 emitRejectedAtHead()
                 continue
             }
-            let damage = header.frameSize > sample.bytes.count
-                ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil
-            inFlight.append(InFlight(sample: sample, sent: sent, rejection: nil, damage: damage))
+            let missingField = header.secondFieldIsMissing(in: sample.bytes)
+            let damage = [header.frameSize > sample.bytes.count
+                ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil,
+                missingField ? ProResFrameHeader.missingSecondField : nil].compactMap { $0 }.joined(separator: "; ")
+            inFlight.append(InFlight(sample: sample, sent: sent, rejection: nil, damage: damage.isEmpty ? nil : damage,
+                                     conceal: missingField))
             while true {
                 let status = packets.with(sample) { avcodec_send_packet(codec, $0) } ?? PD_AVERROR_ENOMEM
                 if status == PD_AVERROR_EAGAIN {

@@ -225,7 +225,12 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                     if let header = result.header, header.frameSize > sample.bytes.count {
                         problems.append("truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
                     }
-                    if result.damagedSlices > 0 { problems.append("some slices could not be decoded and were concealed") }
+                    // A missing field's concealed slices are named by its own line.
+                    if result.missingSecondField {
+                        problems.append(ProResFrameHeader.missingSecondField)
+                    } else if result.damagedSlices > 0 {
+                        problems.append("some slices could not be decoded and were concealed")
+                    }
                     status = problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
                 }
                 let codes = result.header.map { ($0.colorPrimaries, $0.transferCharacteristic, $0.matrixCoefficients) }

@@ -37,6 +37,8 @@ package final class GPUProResDecoder {
         let header: ProResFrameHeader?
         /// What the analysis passes measured (when asked for and decoded).
         let analysis: FrameAnalysis?
+        /// The frame ended with its first field; the second was concealed.
+        let missingSecondField: Bool
     }
 
     /// GPU time of one batch, from timestamp queries (µs).
@@ -101,7 +103,8 @@ package final class GPUProResDecoder {
         var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
-        var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?)] = []
+        var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?,
+                      missingSecondField: Bool)] = []
         var parseMicroseconds = 0.0
         var stageMicroseconds = 0.0
         init(entropySet: BindingSet, transformSet: BindingSet) {
@@ -216,7 +219,8 @@ package final class GPUProResDecoder {
             firstCoefficients.append(coefficientCount)
             switch parsed[i]! {
             case let .success(table):
-                slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames))
+                slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
+                                    table.missingSecondField))
                 if let surface = input.surface { targets.append((surface, frames * surfaceStride)) }
                 frames += 1
                 sliceCount += table.sliceCount
@@ -224,7 +228,7 @@ package final class GPUProResDecoder {
                 maxSlices = max(maxSlices, table.sliceCount)
                 maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
             case let .failure(error):
-                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil))
+                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false))
             }
         }
         if !targets.isEmpty && !cache.canImport {
@@ -338,7 +342,7 @@ package final class GPUProResDecoder {
                     sums: statisticsPass.map { $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame) })
             }
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
-                          analysis: analysis)
+                          analysis: analysis, missingSecondField: frame.missingSecondField)
         }
         let timing = try timestamps.map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)

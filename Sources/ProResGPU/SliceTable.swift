@@ -32,6 +32,8 @@ package struct SliceTable {
     package private(set) var slices: [UInt32] = []
     package private(set) var coefficientCount = 0
     private(set) var invalidSlices = 0
+    /// An interlaced frame that ends with its first field (concealed).
+    private(set) var missingSecondField = false
     private(set) var maxLog2SliceWidth = 0
 
     package var sliceCount: Int { slices.count / Self.sliceWords }
@@ -55,8 +57,17 @@ package struct SliceTable {
 
         var cursor = 8 + header.headerSize
         var remaining = bytes.count - cursor
+        var firstFieldLog2Width = 0
         for field in 0..<(interlaced ? 2 : 1) {
-            if field == 1 && remaining <= 0 { break }
+            if field == 1 && remaining <= 0 {
+                // The frame ends with its first field: the second field's
+                // slices are concealed as FFmpeg's path now conceals them
+                // (`ProResFrameHeader.secondFieldIsMissing`).
+                appendConcealedField(parity: (header.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ 1, log2Width: firstFieldLog2Width,
+                                     regionPerMb: regionPerMb)
+                missingSecondField = true
+                break
+            }
             let at = cursor
             func u8(_ offset: Int) -> Int { Int(bytes[at + offset]) }
             guard remaining >= 8 else { throw BitstreamError("invalid picture: the picture header runs past the end of the frame") }
@@ -75,6 +86,7 @@ package struct SliceTable {
                 throw BitstreamError("invalid picture: slice index of \(count) slices runs past the end of the frame")
             }
             maxLog2SliceWidth = max(maxLog2SliceWidth, log2Width)
+            if field == 0 { firstFieldLog2Width = log2Width }
             // RDD 36: the first field is the top one unless the frame says bottom first.
             let parity = (header.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ field
             var data = headerSize + count * 2
@@ -128,6 +140,32 @@ package struct SliceTable {
             }
             cursor += dataSize
             remaining -= dataSize
+        }
+    }
+
+    /// One field of slices the host rejected (valid 0): the transform writes
+    /// concealment (video black, neutral chroma, opaque) and reads nothing.
+    private mutating func appendConcealedField(parity: Int, log2Width: Int, regionPerMb: Int) {
+        typealias Entry = DecoderKernels.Slice
+        let mbWidth = (header.width + 15) >> 4, mbHeight = (header.height + 31) >> 5
+        for mbY in 0..<mbHeight {
+            var mbX = 0, log2Mbs = log2Width
+            while mbX < mbWidth {
+                while mbWidth - mbX < 1 << log2Mbs { log2Mbs -= 1 }
+                var entry = SIMD8<UInt32>(repeating: 0)
+                func set(_ field: BitField, _ value: Int) { entry[field.word] |= field.encode(value) }
+                set(Entry.bitstreamOffset, 8)
+                set(Entry.log2Macroblocks, log2Mbs)
+                set(Entry.column, mbX)
+                set(Entry.row, mbY)
+                set(Entry.fieldParity, parity)
+                set(Entry.interlaced, 1)
+                set(Entry.firstCoefficient, coefficientCount)
+                for word in 0..<Self.sliceWords { slices.append(entry[word]) }
+                coefficientCount += regionPerMb << log2Mbs
+                invalidSlices += 1
+                mbX += 1 << log2Mbs
+            }
         }
     }
 
