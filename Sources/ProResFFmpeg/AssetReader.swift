@@ -79,6 +79,9 @@ public final class AssetReader: SampleSource {
                     ? "damaged container header: a table in it claims more entries than memory allows"
                     : "damaged container header (\(FFmpegError(status)))"
             }
+            if let localPath, QuickTimeTruncation.lacksMovieIndex(path: localPath) {
+                throw ProResDecodeError.truncatedRecording(path: displayPath)
+            }
             if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) { reason = cut }
             if let said { reason += " (FFmpeg: \(said))" }
             if pipe != nil, said?.contains("moov atom not found") ?? false {

@@ -48,7 +48,7 @@ enum ExitCode: Int32, CaseIterable {
         switch error {
         case let error as ProResDecodeError:
             switch error {
-            case .inputUnreadable: self = .inputUnreadable
+            case .inputUnreadable, .truncatedRecording: self = .inputUnreadable
             case .notProRes: self = .notProRes
             case .badRequest: self = .usage
             case .decoderUnavailable: self = .decoderUnavailable

@@ -45,7 +45,7 @@ final class BadInputTests: XCTestCase {
     func testTruncatedMoovAtEnd() throws {
         let outDir = try makeTemporaryDirectory(self)
         try assertAbort([Repo.fixture("bad/truncated.mov")], outputDirectory: outDir, status: 3,
-                        mentions: ["moov atom not found", "truncated.mov"])
+                        mentions: ["truncated recording (no movie index)", "truncated.mov"])
     }
 
     func testH264IsNotProRes() throws {
@@ -55,7 +55,7 @@ final class BadInputTests: XCTestCase {
 
     func testInfoOnBadInputs() throws {
         for (file, status, mention) in [("bad/empty.mov", Int32(3), "empty"), ("bad/random.bin", 3, "not a recognised media file"),
-                                        ("bad/truncated.mov", 3, "moov atom not found"), ("bad/h264.mp4", 4, "not ProRes")] {
+                                        ("bad/truncated.mov", 3, "truncated recording (no movie index)"), ("bad/h264.mp4", 4, "not ProRes")] {
             let result = try runTool(["info", Repo.fixture(file)], timeout: 30)
             assertCleanExit(result, status: status, "info \(file)")
             assertSingleError(result, mentions: [mention], "info \(file)")

@@ -5,6 +5,10 @@
 public enum ProResDecodeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The input could not be opened or parsed as a media file at all.
     case inputUnreadable(path: String, reason: String)
+    /// A QuickTime recording that stopped before writing its movie index
+    /// (`moov`, written last unless the file was made "fast start"): its
+    /// media data is there, nothing says where the frames are.
+    case truncatedRecording(path: String)
     /// The input is a readable media file, but offers no usable ProRes video track.
     case notProRes(path: String, reason: String)
     /// A request that the input cannot satisfy (track, start frame, frame count).
@@ -25,6 +29,8 @@ public enum ProResDecodeError: Error, Equatable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case let .inputUnreadable(path, reason): return "cannot read '\(path)': \(reason)"
+        case let .truncatedRecording(path):
+            return "cannot read '\(path)': \(Self.truncatedRecordingReason)"
         case let .notProRes(path, reason): return "'\(path)' is not ProRes: \(reason)"
         case let .badRequest(request): return request.description
         case let .decoderUnavailable(message): return "decoder unavailable: \(message)"
@@ -35,6 +41,11 @@ public enum ProResDecodeError: Error, Equatable, Sendable, CustomStringConvertib
         case .interrupted: return "interrupted"
         }
     }
+}
+
+extension ProResDecodeError {
+    public static let truncatedRecordingReason =
+        "truncated recording (no movie index): the file holds media data but no 'moov' box, which a recorder writes when it stops"
 }
 
 /// A failure while reading the compressed bitstream of one frame.

@@ -58,6 +58,13 @@ public struct FileCheckResult: Sendable {
     /// Every checked frame decoded cleanly (damage-free hashes, fit for a golden file).
     public var decodedCleanly: Bool { status != .error && errors.isEmpty }
 
+    /// A file that fails before any frame: it was read, and what it holds is wrong.
+    static func failure(_ input: CheckInput, _ reason: String, seconds: Double) -> FileCheckResult {
+        FileCheckResult(input: input, status: .fail, format: nil, framesDecoded: 0, sampled: nil,
+                        errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
+                        lightNote: nil, hashes: [], seconds: seconds, failedToOpen: false)
+    }
+
     static func error(_ input: CheckInput, _ reason: String, format: FormatDescription? = nil, seconds: Double,
                       failedToOpen: Bool = false) -> FileCheckResult {
         FileCheckResult(input: input, status: .error, format: format, framesDecoded: 0, sampled: nil,

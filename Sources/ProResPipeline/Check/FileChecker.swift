@@ -50,6 +50,10 @@ enum FileChecker {
         let source: SampleSource
         do {
             source = try openSampleSource(input.path)
+        } catch ProResDecodeError.truncatedRecording {
+            // A recording cut short is a deliverable that fails, not a file
+            // that could not be checked.
+            return try timedOut(nil) ?? .failure(input, ProResDecodeError.truncatedRecordingReason, seconds: elapsed())
         } catch {
             return try timedOut(nil) ?? .error(input, describe(error), seconds: elapsed(), failedToOpen: true)
         }
