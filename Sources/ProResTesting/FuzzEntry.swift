@@ -111,7 +111,7 @@ public enum FuzzEntry {
         } catch {
             outcome.openError = error
             switch error as? ProResDecodeError {
-            case .inputUnreadable?, .notProRes?: break
+            case .inputUnreadable?, .notProRes?, .truncatedRecording?: break
             default: outcome.violations.append("openSampleSource threw an unexpected error: \(String(reflecting: error))")
             }
             if "\(error)".isEmpty { outcome.violations.append("openSampleSource threw an empty message") }
@@ -153,7 +153,8 @@ public enum FuzzEntry {
         } catch {
             outcome.runError = error
             switch error as? ProResDecodeError {
-            case .inputUnreadable?: break
+            // A picture format that changes mid-stream is refused (exit 7).
+            case .inputUnreadable?, .decoderUnavailable?: break
             default: outcome.violations.append("decoding threw an unexpected error: \(String(reflecting: error))")
             }
         }
