@@ -41,11 +41,15 @@ public final class BatchCheck: @unchecked Sendable {
     /// Why `--decoder auto` chose the CPU decoder.
     public private(set) var decoderNote: String?
 
-    /// Files in flight: `--jobs`, else 1, or one per device on the GPU.
-    /// Why not more on one device: each GPU file already parses and stages
-    /// on every core, and on the H200 (BENCHMARKS.md §6) 20 4K files took
-    /// 1.10 s in the run with one at a time, 1.23 s with two, 1.88 s with 4.
-    public var jobs: Int { options.jobs > 0 ? options.jobs : max(1, devices.count) }
+    /// Files in flight: `--jobs`, else 1, or one per device on the GPU (two
+    /// with `--previews`). Why not more on one device: each GPU file already
+    /// parses and stages on every core, and on the H200 (BENCHMARKS.md §6)
+    /// 20 4K files took 0.95 s in the run with one at a time, 1.23 s with
+    /// two, 1.78 s with 4. Previews are drawn and compressed on the CPU, one
+    /// file's while the next decodes: 25.8 s with two at once, 48.1 with one.
+    public var jobs: Int {
+        options.jobs > 0 ? options.jobs : max(1, devices.count) * (options.previews != nil && !devices.isEmpty ? 2 : 1)
+    }
 
     public var threadsPerFile: Int {
         options.threadsPerFile > 0 ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
