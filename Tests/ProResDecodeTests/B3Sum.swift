@@ -30,20 +30,8 @@ enum B3Sum {
     }
 }
 
-/// Reproducible pseudo-random bytes (SplitMix64), so a failure can be replayed.
-struct SeededBytes: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension KernelRandom {
+    /// `count` reproducible pseudo-random bytes, 8 from each draw, low byte first.
     mutating func bytes(_ count: Int) -> Data {
         var bytes = [UInt8](repeating: 0, count: count)
         var i = 0

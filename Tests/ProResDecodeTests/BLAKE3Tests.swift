@@ -10,7 +10,7 @@ final class BLAKE3Tests: XCTestCase {
                           1 << 16, (1 << 16) + 1, 3 * 1024 * 33 + 17, 1 << 20, (1 << 20) + 7, 9 * 1024 * 1024 + 333]
 
     func testRandomMessagesMatchB3sum() throws {
-        var random = SeededBytes(seed: 1)
+        var random = KernelRandom(seed: 1)
         let messages = Self.lengths.map { random.bytes($0) }
         let expected = try B3Sum.hexes(messages)
         for (message, hex) in zip(messages, expected) {
@@ -34,7 +34,7 @@ final class BLAKE3Tests: XCTestCase {
     /// A frame reaches a sink as planes or as rows: the spans form one
     /// message whatever their boundaries (empty spans included).
     func testSpansSplitAnywhereFormOneMessage() throws {
-        var random = SeededBytes(seed: 2)
+        var random = KernelRandom(seed: 2)
         for length in [0, 65, 1025, 5000, 70_000, (1 << 20) + 7] {
             let message = random.bytes(length)
             let expected = try B3Sum.hexes([message])[0]
@@ -60,7 +60,7 @@ final class BLAKE3Tests: XCTestCase {
 
     /// The GPU's split: CVs of aligned 2^k-chunk subtrees, merged by `root`.
     func testSubtreeChainingValuesMergeToTheDigest() throws {
-        var random = SeededBytes(seed: 3)
+        var random = KernelRandom(seed: 3)
         for (length, log2Chunks) in [(2048, 0), (3000, 0), (5 * 1024, 1), (128 * 1024 + 1, 7), (1000 * 1024 + 5, 7), (8 * 1024, 2)] {
             let message = random.bytes(length)
             let expected = try B3Sum.hexes([message])[0]

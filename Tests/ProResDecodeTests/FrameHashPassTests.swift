@@ -97,7 +97,7 @@ final class FrameHashPassTests: XCTestCase {
 
     func testSyntheticFramesHashAsB3sum() throws {
         let device = try Self.device.get()
-        var random = SeededBytes(seed: 7)
+        var random = KernelRandom(seed: 7)
         for test in Self.cases {
             let frames = (0..<test.frames).map { _ in randomPlanarFrame(test.format, width: test.width, height: test.height, &random) }
             let expected = try B3Sum.hexes(frames)
@@ -125,7 +125,7 @@ final class FrameHashPassTests: XCTestCase {
     // MARK: - Packing and running
 
     /// Planar samples below 2^depth, each plane tight: a frame as `--format native` writes it.
-    private func randomPlanarFrame(_ format: PlanarFormat, width: Int, height: Int, _ random: inout SeededBytes) -> Data {
+    private func randomPlanarFrame(_ format: PlanarFormat, width: Int, height: Int, _ random: inout KernelRandom) -> Data {
         let samples = (0..<format.planeCount).reduce(0) { $0 + format.planeWidth($1, width: width) * height }
         let mask = UInt16((1 << format.bitDepth) - 1)
         var bytes = [UInt8](repeating: 0, count: 2 * samples)
@@ -139,7 +139,7 @@ final class FrameHashPassTests: XCTestCase {
 
     /// `frame` in its native packed layout, as 16-bit words; where the
     /// planar frame has nothing (see the class comment), junk.
-    private func pack(_ frame: Data, _ format: PlanarFormat, width: Int, height: Int, _ random: inout SeededBytes) -> [UInt16] {
+    private func pack(_ frame: Data, _ format: PlanarFormat, width: Int, height: Int, _ random: inout KernelRandom) -> [UInt16] {
         let layout = PackedLayout.native(for: format.chroma)
         let shift = UInt16(16 - format.bitDepth)
         var planeStarts: [Int] = []
@@ -184,7 +184,7 @@ final class FrameHashPassTests: XCTestCase {
     /// frame's digest and its raw results (the workgroups' CVs).
     private func gpuHashes(_ frames: [Data], format: PlanarFormat, width: Int, height: Int,
                            device: Device) throws -> (digests: [BLAKE3Digest], results: [[SIMD8<UInt32>]]) {
-        var random = SeededBytes(seed: UInt64(width * 7919 + height))
+        var random = KernelRandom(seed: UInt64(width * 7919 + height))
         let layout = PackedLayout.native(for: format.chroma)
         let surfaceBytes = layout.bytesPerRow(width: width) * height
         let surfaceStride = (surfaceBytes + 255) / 256 * 256 + 132

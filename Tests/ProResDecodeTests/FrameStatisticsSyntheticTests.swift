@@ -9,22 +9,10 @@ import XCTest
 /// maximal and mixed, full range, the widest frame ProRes allows, and PQ/HLG
 /// near black. Each: CPU = the plain loop, GPU = CPU.
 final class FrameStatisticsSyntheticTests: XCTestCase {
-    /// A deterministic generator (SplitMix64), so a failure repeats.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A frame whose every sample is drawn from `values` (per plane).
     static func frame(_ format: PlanarFormat, _ width: Int, _ height: Int, seed: UInt64,
                       luma: [UInt16], chroma: [UInt16], alpha: [UInt16] = []) -> PlanarTestFrame {
-        var random = Seeded(state: seed)
+        var random = KernelRandom(seed: seed)
         let planes = (0..<format.planeCount).map { plane -> [UInt16] in
             let values = plane == 0 ? luma : plane == 3 ? alpha : chroma
             return (0..<format.planeWidth(plane, width: width) * height).map { _ in values.randomElement(using: &random)! }

@@ -20,7 +20,7 @@
 
 /// A seeded generator (SplitMix64), so that every failure reproduces from
 /// the seed the test prints.
-struct KernelRandom {
+struct KernelRandom: RandomNumberGenerator {
     private(set) var state: UInt64
 
     init(seed: UInt64) { state = seed }

@@ -97,13 +97,19 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
         lock.lock()
         if failure == nil { failure = CancellationError() }
         closed = true
+        dropQueuedAndUnlock()
+        workers.wait()
+    }
+
+    /// Called under `lock`, which it releases: the queued frames are given
+    /// up (their surfaces go back) and waiting submitters are woken.
+    private func dropQueuedAndUnlock() {
         let dropped = queue
         queue.removeAll()
         held -= dropped.count
         lock.broadcast()
         lock.unlock()
         dropped.forEach { $0.holder?.releaseUse() }
-        workers.wait()
     }
 
     private func run() {
@@ -112,12 +118,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
             while queue.isEmpty && !closed && failure == nil { lock.wait() }
             if queue.isEmpty || failure != nil {
                 // After a failure nothing more is worked on: let the frames go.
-                let dropped = queue
-                queue.removeAll()
-                held -= dropped.count
-                lock.broadcast()
-                lock.unlock()
-                dropped.forEach { $0.holder?.releaseUse() }
+                dropQueuedAndUnlock()
                 return
             }
             let job = queue.removeFirst()
