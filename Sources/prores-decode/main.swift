@@ -4,6 +4,8 @@ import ProResPipeline
 
 // Start-up is measured from here.
 _ = ProcessClock.start
+// Before anything else: a signal during start-up is an interruption (exit 9).
+SignalTrap.installProcessHandlers()
 
 // Writes to a closed pipe must surface as EPIPE errors, not kill us silently.
 signal(SIGPIPE, SIG_IGN)

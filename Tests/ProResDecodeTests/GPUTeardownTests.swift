@@ -60,6 +60,14 @@ final class GPUTeardownTests: XCTestCase {
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        // The delay counts from the moment the tool can hear the signal (its
+        // first statement installs the handlers): before that, the loader is
+        // still mapping the binary, and on a busy CI machine that alone can
+        // take 0.1 s.
+        let launched = Date()
+        while process.isRunning && !Self.handles(signal, pid: process.processIdentifier) && Date().timeIntervalSince(launched) < 10 {
+            usleep(1_000)
+        }
         usleep(UInt32(delay * 1_000_000))
         guard process.isRunning else {
             process.waitUntilExit()
@@ -75,6 +83,18 @@ final class GPUTeardownTests: XCTestCase {
         process.waitUntilExit()
         group.wait()
         return (process.terminationStatus, process.terminationReason, String(decoding: errData.data, as: UTF8.self))
+    }
+
+    /// Whether the kernel says `pid` catches `signal` (the SigCgt mask of
+    /// /proc/PID/status). Not SigIgn: a shell starts background jobs with
+    /// SIGINT ignored, long before the tool's handlers exist.
+    private static func handles(_ signal: Int32, pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+        let bit = UInt64(1) << UInt64(signal - 1)
+        for line in status.split(separator: "\n") where line.hasPrefix("SigCgt:") {
+            if let mask = UInt64(line.split(separator: "\t").last ?? "", radix: 16), mask & bit != 0 { return true }
+        }
+        return false
     }
 }
 
