@@ -130,6 +130,11 @@ void main() {
     barrier();
 
     uint flags = status.flags[slice];
+    // The host learns of failures from here, not from a copy of `status`
+    // after the pass: a copy is transfer work, and the next batch's first
+    // barrier would wait for it (and so for this pass) before its entropy
+    // decoding could start.
+    if (mb == 0u && gl_LocalInvocationID.x == 0u) report.flags[slice] = flags;
     bool lumaOK = sliceValid(s) != 0u && (flags & 1u) == 0u;
     bool cbOK = lumaOK && (flags & 2u) == 0u;
     bool crOK = cbOK && (flags & 4u) == 0u;

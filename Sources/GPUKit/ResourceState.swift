@@ -28,11 +28,11 @@ final class Submission: @unchecked Sendable {
 
 /// What a command must wait for before it may touch a resource.
 struct Dependency {
-    /// Stages of earlier work on the same queue (a pipeline barrier), and the
-    /// writes among them to make visible.
+    /// Stages of earlier commands in the same command buffer (a pipeline
+    /// barrier), and the writes among them to make visible.
     var stages: VkPipelineStageFlags = 0
     var writes: VkAccessFlags = 0
-    /// Earlier work on another queue (a timeline-semaphore wait).
+    /// Earlier submissions, on any queue (a timeline-semaphore wait).
     var waits: [Submission] = []
 }
 
@@ -40,6 +40,15 @@ struct Dependency {
 /// own barrier or wait (libplacebo's `vk_buf_barrier`): nothing is ordered
 /// by hand, and the order between the decoder's and the converter's work
 /// follows from the surfaces they share, not from sharing a queue.
+///
+/// Only uses within one command buffer are ordered by a pipeline barrier.
+/// A use in an earlier submission, even on the same queue, is waited for on
+/// that submission's timeline value instead: a barrier's execution scope is
+/// every earlier command of its stages on the queue, so a barrier at the
+/// start of the decoder's next batch (for buffers its slot last used three
+/// batches ago) would also wait for the previous batch's transform, and the
+/// GPU could never run one batch's entropy decoding beside another's
+/// transform. A submission the host has seen complete needs no wait.
 ///
 /// Thread-safety: all state is behind `lock`; recorders on several threads
 /// may use one buffer (the decoder writes a surface batch, the converter
@@ -65,26 +74,24 @@ final class ResourceState: @unchecked Sendable {
         defer { lock.unlock() }
         var dependency = Dependency()
         if let write = lastWrite {
-            if write.submission.queue == submission.queue {
+            if write.submission === submission {
                 let alreadyVisible = visible.contains {
                     $0.stages & stage.flags == stage.flags && ($0.by === submission || $0.by.isSubmitted)
                 }
                 if !alreadyVisible {
-                    precondition(write.submission === submission || write.submission.isSubmitted,
-                                 "a buffer was used before the command buffer that wrote it was submitted")
                     dependency.stages |= write.stage.flags
                     dependency.writes |= write.stage.writeAccess
                     visible.append((stage.flags, submission))
                 }
             } else if !write.submission.hasCompleted {
-                precondition(write.submission.isSubmitted, "a buffer was used on one queue before its write on another was submitted")
+                precondition(write.submission.isSubmitted, "a buffer was used before the command buffer that wrote it was submitted")
                 dependency.waits.append(write.submission)
             }
         }
         if writes {
             // Write after read: the reads must be done before this overwrites.
-            for read in reads where read.submission !== submission {
-                if read.submission.queue == submission.queue {
+            for read in reads {
+                if read.submission === submission {
                     dependency.stages |= read.stage.flags
                 } else if !read.submission.hasCompleted {
                     dependency.waits.append(read.submission)

@@ -97,7 +97,8 @@ package final class GPUProResDecoder {
         var deviceInput: VulkanBuffer?
         var coefficients: VulkanBuffer?
         var status: VulkanBuffer?
-        var statusHost: VulkanBuffer?
+        /// The transform's copy of `status`, host-visible.
+        var statusReport: VulkanBuffer?
         /// The analysis passes' results, host-visible.
         var results: VulkanBuffer?
         var surfaces: DeviceSurfaceBatch?
@@ -296,7 +297,7 @@ package final class GPUProResDecoder {
             cb.dispatch(transformPass, set: slot.transformSet, buffers: [
                 BufferRange(input, offset: tablesOffset, bytes: slicesBytes), BufferRange(input, offset: framesOffset, bytes: framesBytes),
                 BufferRange(slot.coefficients!, bytes: coefficientBytes), BufferRange(slot.status!, bytes: statusBytes),
-                BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes),
+                BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes), BufferRange(slot.statusReport!, bytes: statusBytes),
             ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(maxLog2)],
             groups: (DecoderKernels.transformSlicesPerRow << maxLog2, rows, frames))
             let surfaces = BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes)
@@ -314,7 +315,6 @@ package final class GPUProResDecoder {
         }
         timestamps?.mark(cb, slot: index, 4, after: .compute)
 
-        if let host = slot.statusHost { cb.copy(slot.status!, to: host, bytes: statusBytes) }
         for target in targets {
             cb.copy(slot.surfaces!.buffer, offset: target.offset, to: try cache.buffer(for: target.surface), bytes: surfaceLayout.byteCount)
         }
@@ -327,7 +327,7 @@ package final class GPUProResDecoder {
     func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
         let slot = slots[index]
         try recorder.wait(for: slot.value)
-        let status = (slot.statusHost ?? slot.status)?.mapped?.assumingMemoryBound(to: UInt32.self)
+        let status = slot.statusReport?.mapped?.assumingMemoryBound(to: UInt32.self)
         let outputs = slot.frames.map { frame -> Output in
             var damaged = frame.invalidSlices
             if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
@@ -382,9 +382,8 @@ package final class GPUProResDecoder {
         }
         if (slot.status?.size ?? 0) < status {
             let bytes = Self.align(status * 2)
-            slot.status = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination, .transferSource],
-                                           memory: discrete ? .device : .host)
-            slot.statusHost = discrete ? try VulkanBuffer(context, size: bytes, usage: .transferDestination, memory: .host) : nil
+            slot.status = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination], memory: .device)
+            slot.statusReport = try VulkanBuffer(context, size: bytes, usage: .storage, memory: .hostReadback)
         }
         // A batch a consumer still reads (a frame held on the GPU) is not
         // overwritten: the slot takes another, made when none is free. Every
