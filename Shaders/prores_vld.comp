@@ -227,8 +227,12 @@ void decodeAlpha(inout Reader r, inout Writer w, uint count, uint bits) {
 }
 
 void main() {
-    uint frame = gl_WorkGroupID.z;
-    uint component = gl_WorkGroupID.y;
+    // Components are the slowest-varying dimension, the longest first (alpha,
+    // then Y' with twice a 4:2:2 chroma component's coefficients): GPUs start
+    // workgroups in index order, so the short ones run last and fill in
+    // beside the stragglers instead of the other way round.
+    uint frame = gl_WorkGroupID.y;
+    uint component = gl_NumWorkGroups.z == 4u ? (gl_WorkGroupID.z + 3u) & 3u : gl_WorkGroupID.z;
     uint firstSlice = frameFirstSlice(frame);
     uint sliceCount = frameSliceCount(frame);
     uint alphaBits = frameAlphaBits(frame);

@@ -291,7 +291,7 @@ package final class GPUProResDecoder {
                 BufferRange(input, bytes: max(4, bitstreamBytes)), BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
                 BufferRange(input, offset: framesOffset, bytes: framesBytes), BufferRange(slot.coefficients!, bytes: coefficientBytes),
                 BufferRange(slot.status!, bytes: statusBytes),
-            ], groups: (entropyPass.interface.groups(covering: maxSlices), format.hasAlpha ? 4 : 3, frames))
+            ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
             timestamps?.mark(cb, slot: index, 3, after: .compute)
             let rows = (maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
             cb.dispatch(transformPass, set: slot.transformSet, buffers: [

@@ -9,7 +9,7 @@
 /// Bindings, push constants and defines are the decoder's own
 /// (`DecoderKernels.entropy` / `.transform`); dispatch sizes as in
 /// `GPUProResDecoder.encode`: entropy (ceil(slices per frame / 64),
-/// components, frames), transform (SLICES_PER_ROW << log2MaxMbs,
+/// frames, components), transform (SLICES_PER_ROW << log2MaxMbs,
 /// ceil(slices per frame / SLICES_PER_ROW), frames).
 /// Every buffer here is host-visible, so that the test can fill the outputs
 /// with a sentinel first and see any write outside what it expects.
@@ -54,19 +54,23 @@ final class KernelHarness {
         var slicesPerRow = 32
     }
 
-    /// Runs prores_idct.comp alone; returns the whole surface buffer.
-    func runTransformPass(_ pass: TransformPass) throws -> [UInt64] {
+    /// Runs prores_idct.comp alone; returns the whole surface buffer and
+    /// the status words the pass reported back (a sentinel where it wrote none).
+    func runTransformPass(_ pass: TransformPass) throws -> (surface: [UInt64], report: [UInt32]) {
         let kernel = try self.kernel(DecoderKernels.transform(chroma444: pass.chroma444, depth: pass.depth12 ? 12 : 10,
                                                               slicesPerRow: pass.slicesPerRow))
         let slices = try upload(pass.slices), frames = try upload(pass.frames)
         let coefficients = try upload(pass.coefficients), status = try upload(pass.status)
         let surface = try upload([UInt64](repeating: pass.surfaceFill, count: pass.surfaceUnits))
+        let report = try upload([UInt32](repeating: Self.reportSentinel, count: max(1, pass.status.count)))
         let push: [PushValue] = [.uint(pass.width), .uint(pass.height), .uint(pass.unitsPerRow), .uint(pass.log2MaxMbs)]
         let rows = (pass.maxSlicesPerFrame + pass.slicesPerRow - 1) / pass.slicesPerRow
-        try dispatch(kernel, buffers: [slices, frames, coefficients, status, surface], push: push,
+        try dispatch(kernel, buffers: [slices, frames, coefficients, status, surface, report], push: push,
                      groups: (pass.slicesPerRow << pass.log2MaxMbs, rows, pass.frameCount))
-        return download(surface, as: UInt64.self, count: pass.surfaceUnits)
+        return (download(surface, as: UInt64.self, count: pass.surfaceUnits), download(report, as: UInt32.self, count: pass.status.count))
     }
+
+    static let reportSentinel: UInt32 = 0xDEAD_BEEF
 
     struct EntropyPass {
         var chroma444: Bool
@@ -96,7 +100,7 @@ final class KernelHarness {
         let coefficients = try upload([Int16](repeating: pass.coefficientFill, count: pass.coefficientCount))
         let status = try upload([UInt32](repeating: 0, count: max(1, sliceCount)))
         try dispatch(kernel, buffers: [bitstream, slices, frames, coefficients, status], push: [],
-                     groups: ((pass.maxSlicesPerFrame + 63) / 64, pass.components, pass.frameCount))
+                     groups: ((pass.maxSlicesPerFrame + 63) / 64, pass.frameCount, pass.components))
         return (download(coefficients, as: Int16.self, count: pass.coefficientCount), download(status, as: UInt32.self, count: sliceCount))
     }
 
