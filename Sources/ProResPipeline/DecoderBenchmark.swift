@@ -51,11 +51,15 @@ public struct DecoderBenchmark {
         /// upload, entropy (VLD), transform (IDCT + store), readback from
         /// timestamp queries, each batch's time divided by its frames.
         public let stages: [(name: String, percentiles: Percentiles)]
+        /// CPU time of every thread of the process during the timed run
+        /// (getrusage), divided by the frames: what a frame costs the host.
+        public let cpuMicrosecondsPerFrame: Double
         public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
         public var text: String {
             var text = "\(path.rawValue): \(engine)\(batch.map { ", \($0) frames a batch" } ?? ""): "
-                + "\(frames) frames in \(JSON.number(seconds, digits: 3)) s = \(JSON.number(framesPerSecond, digits: 1)) fps\n"
+                + "\(frames) frames in \(JSON.number(seconds, digits: 3)) s = \(JSON.number(framesPerSecond, digits: 1)) fps, "
+                + "host CPU \(JSON.number(cpuMicrosecondsPerFrame, digits: 1)) µs/frame (all threads)\n"
             text += "  stage (µs/frame)     p50        p95        p99\n"
             for (name, p) in stages {
                 text += "  " + name.padding(12) + [p.p50, p.p95, p.p99].map { JSON.number($0, digits: 1).leftPadding(11) }.joined() + "\n"
@@ -68,6 +72,7 @@ public struct DecoderBenchmark {
                 ("decoder", JSON.string(path.rawValue)), ("engine", JSON.string(engine)),
                 ("frames", "\(frames)"), ("seconds", JSON.number(seconds, digits: 4)),
                 ("fps", JSON.number(framesPerSecond, digits: 1)), ("batch", batch.map { "\($0)" } ?? "null"),
+                ("cpu_us_per_frame", JSON.number(cpuMicrosecondsPerFrame, digits: 1)),
                 ("stages_us", JSON.object(stages.map { ($0.name, JSON.object([("p50", JSON.number($0.percentiles.p50, digits: 1)),
                                                                              ("p95", JSON.number($0.percentiles.p95, digits: 1)),
                                                                              ("p99", JSON.number($0.percentiles.p99, digits: 1))])) })),
@@ -116,7 +121,7 @@ public struct DecoderBenchmark {
     /// steady state is measured, not the first batches' allocations.
     private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
                                                  _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
-        throws -> (session: Session, seconds: Double, latencies: [Double]) {
+        throws -> (session: Session, seconds: Double, cpuSeconds: Double, latencies: [Double]) {
         var latencies: [Double] = []
         var failures = 0
         let lock = NSLock()
@@ -131,29 +136,38 @@ public struct DecoderBenchmark {
         try warmUp.finish()
         latencies.removeAll()
         let timed = try make(handler)
-        let start = monotonicNanoseconds()
+        let start = monotonicNanoseconds(), cpuStart = Self.processCPUSeconds()
         for i in 0..<options.frames {
             try timed.decode(sample(i))
             progress?(i + 1, options.frames)
         }
         try timed.finish()
-        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9, cpuSeconds = Self.processCPUSeconds() - cpuStart
         if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(name)")) }
-        return (timed, seconds, latencies)
+        return (timed, seconds, cpuSeconds, latencies)
+    }
+
+    /// User + system time of all the process's threads so far.
+    private static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let user = usage.ru_utime, system = usage.ru_stime
+        return Double(user.tv_sec + system.tv_sec) + Double(user.tv_usec + system.tv_usec) / 1e6
     }
 
     private func runCPU() throws -> Result {
-        let (_, seconds, latencies) = try measure("CPU", warmFrames: { _ in 2 * options.threads }) { (handler) -> DecodeSession in
+        let (_, seconds, cpuSeconds, latencies) = try measure("CPU", warmFrames: { _ in 2 * options.threads }) { (handler) -> DecodeSession in
             try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
         }
         return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
-                      batch: nil, stages: [("decode", Percentiles(latencies)!)])
+                      batch: nil, stages: [("decode", Percentiles(latencies)!)],
+                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames))
     }
 
     private func runGPU(readback: Bool) throws -> Result {
         let context = try VulkanContext(options: .init(device: options.device, validation: options.validation))
         let compiler = try ShaderCompiler()
-        let (timed, seconds, latencies) = try measure("GPU", warmFrames: { 2 * $0.framesPerBatch }) { handler in
+        let (timed, seconds, cpuSeconds, latencies) = try measure("GPU", warmFrames: { 2 * $0.framesPerBatch }) { handler in
             try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: compiler),
                                  configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
                                                       expectedFrameBytes: largestFrameBytes),
@@ -176,6 +190,7 @@ public struct DecoderBenchmark {
         stage("gpu_total") { $0.upload + $0.zeroFill + $0.entropy + $0.transform + $0.readback }
         let queues = context.transferQueue != nil ? ", uploads on a transfer queue" : ""
         return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))\(queues)",
-                      frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages)
+                      frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages,
+                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames))
     }
 }

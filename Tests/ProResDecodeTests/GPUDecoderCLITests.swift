@@ -96,6 +96,8 @@ final class GPUDecoderCLITests: XCTestCase {
             for path in results {
                 XCTAssertEqual(path["frames"] as? Int, 12)
                 XCTAssertGreaterThan(path["fps"] as? Double ?? 0, 0)
+                // Decoding costs the host something on every path (lavapipe's GPU is the CPU).
+                XCTAssertGreaterThan(path["cpu_us_per_frame"] as? Double ?? 0, 0, "the host's CPU time per frame")
             }
             let gpuStages = try XCTUnwrap(results[1]["stages_us"] as? [String: Any])
             XCTAssertEqual(Set(gpuStages.keys), ["decode", "cpu_parse", "cpu_stage", "upload", "zero_fill", "entropy", "transform", "gpu_total"])

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Issue #14's table, ON the lent GPU machine: the GPU decoder before (bundle
+# A) and after (bundle B) on the same clips in one call, interleaved A B A B,
+# then B's batch sizes, then B's bit-exactness on every clip it timed and on
+# the fixtures (GPU decoder against FFmpeg's software decoder, per-frame
+# BLAKE3 of the native frames).
+#
+#   scripts/device-decoder.sh DIST_A DIST_B LOGDIR
+#
+# Clips (bundled ffmpeg, prores_ks, testsrc2 with temporal grain unless
+# noted) go to CLIPDIR: 1080p 422 HQ, 4K 422 HQ, 4K 4444 XQ without alpha,
+# 8K (8192x4320) 422 HQ, and device-run.sh's 4K 4444 with a 16-bit alpha
+# (no grain). Environment: FRAMES (bench frames, 1200), ROUNDS (2),
+# BATCHES ("8 16 32 64"), SKIP_CLIPS ("" or names to leave out).
+set -u
+A=$1 B=$2 LOGDIR=${3:-/tmp/decoder}
+CLIPDIR=${CLIPDIR:-/tmp/prores-decoder}
+FRAMES=${FRAMES:-1200}
+ROUNDS=${ROUNDS:-2}
+BATCHES=${BATCHES:-8 16 32 64}
+mkdir -p "$LOGDIR" "$CLIPDIR"
+export SWIFT_BACKTRACE=enable=no
+log() { echo "$*" | tee -a "$LOGDIR/decoder.txt"; }
+
+for side in A B; do
+  dist=${!side}
+  mkdir -p "/tmp/dec-$side"
+  gunzip -c "$dist/prores-decode.gz" >"/tmp/dec-$side/prores-decode" && chmod +x "/tmp/dec-$side/prores-decode"
+  rm -rf "/tmp/dec-$side/Shaders" && cp -r "$dist/Shaders" "/tmp/dec-$side/"
+  log "$side: $(grep -m1 '^source' "$dist/MANIFEST.txt") $(grep -m1 '^built' "$dist/MANIFEST.txt")"
+done
+FF=$B/ffmpeg
+grain="noise=alls=24:allf=t+u"
+alpha="geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip((X+Y/4+N*40)*65535/(W+H/4),0,65535)'"
+gen() { # NAME SIZE FRAMES PIXFMT FILTER ENCODER-ARGS...
+  local name=$1 size=$2 frames=$3 pix=$4 filter=$5; shift 5
+  local out=$CLIPDIR/$name.mov
+  [ -s "$out" ] || "$FF" -nostdin -v error -y -f lavfi -i "testsrc2=size=$size:rate=25,format=$pix" -vf "$filter" \
+    -frames:v "$frames" -c:v prores_ks "$@" -vendor apl0 "$out.tmp.mov" && mv "$out.tmp.mov" "$out"
+  [ -s "$out" ] && log "clip $name: $frames frames, $(( $(stat -c %s "$out") / frames / 1000 )) kB/frame"
+}
+t0=$(date +%s)
+gen 1080p-hq 1920x1080 48 yuv422p10le "$grain" -profile:v hq
+gen 4k-hq 3840x2160 48 yuv422p10le "$grain" -profile:v hq
+gen 4k-xq 3840x2160 24 yuv444p10le "$grain" -profile:v 4444xq
+gen 8k-hq 8192x4320 12 yuv422p10le "$grain" -profile:v hq
+gen 4k-4444-alpha 3840x2160 24 yuva444p10le "$alpha" -profile:v 4444 -alpha_bits 16
+log "clips made in $(( $(date +%s) - t0 )) s"
+CLIPS=$(for c in 1080p-hq 4k-hq 4k-xq 8k-hq 4k-4444-alpha; do case " ${SKIP_CLIPS:-} " in *" $c "*) ;; *) echo $c;; esac; done)
+
+bench() { # SIDE CLIP [ARGS...] -> one line: fps, batch, host CPU, stage p50s
+  local side=$1 clip=$2; shift 2
+  local json
+  json=$(timeout 120 "/tmp/dec-$side/prores-decode" bench "$CLIPDIR/$clip.mov" --decoders gpu --frames "$FRAMES" --json "$@" 2>"$LOGDIR/bench-err.txt")
+  echo "$json" >>"$LOGDIR/bench-$side.json"
+  local fps batch cpu stages
+  fps=$(echo "$json" | grep -o '"fps":[0-9.]*' | head -1 | cut -d: -f2)
+  batch=$(echo "$json" | grep -o '"batch":[0-9]*' | head -1 | cut -d: -f2)
+  cpu=$(echo "$json" | grep -o '"cpu_us_per_frame":[0-9.]*' | head -1 | cut -d: -f2)
+  stages=$(for s in cpu_parse cpu_stage upload entropy transform gpu_total; do
+    printf '%s=%s ' "$s" "$(echo "$json" | grep -o "\"$s\":{\"p50\":[0-9.]*" | head -1 | grep -o '[0-9.]*$')"; done)
+  echo "fps=${fps:-FAILED} batch=${batch:-?} host_cpu_us=${cpu:-n/a} $stages"
+}
+
+for round in $(seq "$ROUNDS"); do
+  for side in A B; do
+    for clip in $CLIPS; do log "round $round $side $clip $(bench "$side" "$clip")"; done
+  done
+done
+for clip in 1080p-hq 4k-hq 8k-hq; do
+  case " $CLIPS " in *" $clip "*) ;; *) continue;; esac
+  for batch in $BATCHES; do log "batch $batch B $clip $(bench B "$clip" --batch "$batch")"; done
+done
+
+# From a file, whole process (page cache): 1,200 frames of 4K HQ, the clip looped.
+LONG=$CLIPDIR/4k-hq-x25.mov
+[ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop 24 -i "$CLIPDIR/4k-hq.mov" -c copy "$LONG"
+cat "$LONG" >/dev/null
+TIMEFORMAT=%R
+for side in A B A B; do
+  wall=$( { time timeout 120 "/tmp/dec-$side/prores-decode" "$LONG" --decoder gpu --quiet --json >"$LOGDIR/file-$side.json" 2>&1; } 2>&1 )
+  log "file $side 4k-hq x25 (1200 frames) --decoder gpu: wall ${wall}s $(grep -o '"fps":[0-9.]*' "$LOGDIR/file-$side.json" | head -1)"
+done
+
+# Bit-exactness of B: GPU against FFmpeg's decoder (the CPU path), per-frame
+# BLAKE3 of the native frames, on every clip above, the encoder matrix and
+# every fixture.
+# The encoder matrix (every profile, slice width, matrix, alpha, interlacing).
+"$B/prores-variants.sh" "$CLIPDIR/matrix" "$FF" >/dev/null 2>"$LOGDIR/matrix-err.txt" || log "encoder matrix: $(tail -1 "$LOGDIR/matrix-err.txt")"
+exact=0 inexact=0
+for f in $(for c in $CLIPS; do echo "$CLIPDIR/$c.mov"; done) "$CLIPDIR"/matrix/*.mov "$B"/Fixtures/*.mov "$B"/Fixtures/*.mxf "$B"/Fixtures/*.prores; do
+  [ -s "$f" ] || continue
+  gpu=$(timeout 120 /tmp/dec-B/prores-decode "$f" --decoder gpu --framehash - --quiet 2>"$LOGDIR/exact-err.txt"); g=$?
+  if [ $g -ne 0 ] && grep -q "GPU decoder" "$LOGDIR/exact-err.txt"; then log "exact $(basename "$f"): not for the GPU decoder ($(head -1 "$LOGDIR/exact-err.txt"))"; continue; fi
+  cpu=$(timeout 120 /tmp/dec-B/prores-decode "$f" --decoder cpu --framehash - --quiet 2>/dev/null); c=$?
+  if [ "$gpu" = "$cpu" ] && [ $g -eq $c ] && [ -n "$gpu" ]; then exact=$((exact + 1)); else inexact=$((inexact + 1)); log "exact $(basename "$f"): DIFFERS (exit gpu $g cpu $c)"; fi
+done
+log "bit-exact on this GPU: $exact clips identical, $inexact differ"
