@@ -176,10 +176,17 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     private func runSubmit() {
         defer { submitted.close() }
+        let slots = freeSlots.queued
         while true {
-            let samples = input.popBatch(limit: decoder.framesPerBatch)
-            if samples.isEmpty { return }
+            // A slot first, then the batch: samples that arrive while the
+            // GPU is busy join the batch instead of waiting for the next one.
+            // While another batch is in flight the batch waits to be full
+            // (the GPU has work; small batches leave it idle later); with
+            // none, it takes what has arrived, so a slow source still gets
+            // each frame at once. Completions `wake` the input to re-ask.
             guard let slot = freeSlots.pop() else { return }
+            let samples = input.popBatch(limit: decoder.framesPerBatch) { [freeSlots] in freeSlots.queued < slots - 1 }
+            if samples.isEmpty { return }
             var surfaces: [PixelBuffer?] = []
             do {
                 for _ in samples { surfaces.append(readback ? try surfacePool.makeBuffer() : nil) }
@@ -241,6 +248,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             }
             // The batch's host surfaces are filled: the slot may take the next one.
             if !freeSlots.push(batch.slot) { return }
+            input.wake()
         }
     }
 

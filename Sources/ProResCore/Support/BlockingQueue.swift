@@ -46,11 +46,14 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
 
     /// Blocks until an element arrives, then also takes up to `limit - 1`
     /// more that are already queued; empty once closed and drained. A batch
-    /// grows with the backlog instead of waiting for stragglers.
-    package func popBatch(limit: Int) -> [Element] {
+    /// grows with the backlog instead of waiting for stragglers, except
+    /// while `waitForFullBatch` says so (the GPU still has other work: a
+    /// fuller batch costs no latency then, and small batches waste it). It
+    /// is asked under the queue's lock, again after each push and `wake`.
+    package func popBatch(limit: Int, waitForFullBatch: () -> Bool = { false }) -> [Element] {
         condition.lock()
         defer { condition.unlock() }
-        while count == 0 && !closed { condition.wait() }
+        while !closed && (count == 0 || (count < min(limit, ring.count) && waitForFullBatch())) { condition.wait() }
         var batch: [Element] = []
         while count > 0 && batch.count < limit {
             batch.append(ring[head].take()!)
@@ -59,6 +62,20 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
         }
         condition.broadcast()
         return batch
+    }
+
+    /// Wakes a consumer waiting in `popBatch`, to ask its condition again.
+    package func wake() {
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The elements queued now.
+    package var queued: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return count
     }
 
     /// No more pushes; consumers drain what is left, then see nil.

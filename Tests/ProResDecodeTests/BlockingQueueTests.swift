@@ -1,0 +1,59 @@
+import Foundation
+@testable import ProResCore
+import XCTest
+
+/// `popBatch`: a batch takes the backlog at once, except while its caller
+/// says to wait for a full one (the GPU decoder, while another batch is in
+/// flight); `wake` makes it ask again.
+final class BlockingQueueTests: XCTestCase {
+    func testABatchTakesTheBacklogWithoutWaiting() {
+        let queue = BlockingQueue<Int>(capacity: 8)
+        for i in 0..<3 { queue.push(i) }
+        XCTAssertEqual(queue.popBatch(limit: 4), [0, 1, 2])
+    }
+
+    func testABatchWaitsToBeFullWhileAskedAndTakesWhatIsThereOnceWoken() {
+        let queue = BlockingQueue<Int>(capacity: 8)
+        let busy = LockedFlag(true)
+        let popped = DispatchSemaphore(value: 0)
+        let result = LockedBox<[Int]>([])
+        for i in 0..<2 { queue.push(i) }
+        Thread.detachNewThread {
+            result.value = queue.popBatch(limit: 4) { busy.value }
+            popped.signal()
+        }
+        queue.push(2)
+        XCTAssertEqual(popped.wait(timeout: .now() + 0.3), .timedOut, "3 of 4 while busy: still waiting")
+        busy.value = false
+        queue.wake()
+        XCTAssertEqual(popped.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(result.value, [0, 1, 2], "no longer busy: the three that were there")
+
+        busy.value = true
+        for i in 3..<8 { queue.push(i) }
+        XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [3, 4, 5, 6], "a full batch does not wait")
+        queue.close()
+        XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [7], "a closed queue gives up what is left")
+        XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [])
+    }
+}
+
+private final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Bool
+    init(_ value: Bool) { stored = value }
+    var value: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
+
+private final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
