@@ -30,6 +30,10 @@ for side in A B; do
   log "$side: $(grep -m1 '^source' "$dist/MANIFEST.txt") $(grep -m1 '^built' "$dist/MANIFEST.txt")"
 done
 FF=$B/ffmpeg
+# The NVIDIA ICD where the loader does not find it by itself.
+NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if ! /tmp/dec-B/prores-decode devices 2>/dev/null | grep -qi nvidia && [ -f "$NVIDIA_ICD" ]; then export VK_DRIVER_FILES=$NVIDIA_ICD; fi
+log "device: $(/tmp/dec-B/prores-decode devices 2>&1 | grep -i -m1 nvidia)"
 grain="noise=alls=24:allf=t+u"
 alpha="geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip((X+Y/4+N*40)*65535/(W+H/4),0,65535)'"
 gen() { # NAME SIZE FRAMES PIXFMT FILTER ENCODER-ARGS...
