@@ -9,9 +9,12 @@
 #
 # Clips (bundled ffmpeg, prores_ks, testsrc2 with temporal grain unless
 # noted) go to CLIPDIR: 1080p 422 HQ, 4K 422 HQ, 4K 4444 XQ without alpha,
-# 8K (8192x4320) 422 HQ, and device-run.sh's 4K 4444 with a 16-bit alpha
-# (no grain). Environment: FRAMES (bench frames, 1200), ROUNDS (2),
-# BATCHES ("8 16 32 64"), SKIP_CLIPS ("" or names to leave out).
+# 8K (8192x4320) 422 HQ, and a 4K 4444 with a 16-bit alpha (no grain).
+# Environment: FRAMES (bench frames, 1200), ROUNDS (2), BATCHES ("8 16 32
+# 64"), SKIP_CLIPS (names to leave out), SKIP_AB=1, SKIP_FILE=1,
+# SKIP_EXACT=1, and VARIANTS: directories of shader variants (same host
+# interface) timed against B's own Shaders with B's binary, interleaved;
+# the exactness check then also runs each variant.
 set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/decoder}
 CLIPDIR=${CLIPDIR:-/tmp/prores-decoder}
@@ -35,7 +38,7 @@ NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if ! /tmp/dec-B/prores-decode devices 2>/dev/null | grep -qi nvidia && [ -f "$NVIDIA_ICD" ]; then export VK_DRIVER_FILES=$NVIDIA_ICD; fi
 log "device: $(/tmp/dec-B/prores-decode devices 2>&1 | grep -i -m1 nvidia)"
 grain="noise=alls=24:allf=t+u"
-alpha="geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip((X+Y/4+N*40)*65535/(W+H/4),0,65535)'"
+alpha="geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='clip(1023*X/W+256*(Y/H-0.5)+8*N,0,1023)'"  # device-run.sh's
 gen() { # NAME SIZE FRAMES PIXFMT FILTER ENCODER-ARGS...
   local name=$1 size=$2 frames=$3 pix=$4 filter=$5; shift 5
   local out=$CLIPDIR/$name.mov
@@ -44,13 +47,14 @@ gen() { # NAME SIZE FRAMES PIXFMT FILTER ENCODER-ARGS...
   [ -s "$out" ] && log "clip $name: $frames frames, $(( $(stat -c %s "$out") / frames / 1000 )) kB/frame"
 }
 t0=$(date +%s)
-gen 1080p-hq 1920x1080 48 yuv422p10le "$grain" -profile:v hq
-gen 4k-hq 3840x2160 48 yuv422p10le "$grain" -profile:v hq
-gen 4k-xq 3840x2160 24 yuv444p10le "$grain" -profile:v 4444xq
-gen 8k-hq 8192x4320 12 yuv422p10le "$grain" -profile:v hq
-gen 4k-4444-alpha 3840x2160 24 yuva444p10le "$alpha" -profile:v 4444 -alpha_bits 16
+want() { case " ${SKIP_CLIPS:-} " in *" $1 "*) return 1;; esac; }
+want 1080p-hq && gen 1080p-hq 1920x1080 48 yuv422p10le "$grain" -profile:v hq
+want 4k-hq && gen 4k-hq 3840x2160 48 yuv422p10le "$grain" -profile:v hq
+want 4k-xq && gen 4k-xq 3840x2160 24 yuv444p10le "$grain" -profile:v 4444xq
+want 8k-hq && gen 8k-hq 8192x4320 12 yuv422p10le "$grain" -profile:v hq
+want 4k-4444-alpha && gen 4k-4444-alpha 3840x2160 24 yuva444p10le "$alpha" -profile:v 4444 -alpha_bits 16
 log "clips made in $(( $(date +%s) - t0 )) s"
-CLIPS=$(for c in 1080p-hq 4k-hq 4k-xq 8k-hq 4k-4444-alpha; do case " ${SKIP_CLIPS:-} " in *" $c "*) ;; *) echo $c;; esac; done)
+CLIPS=$(for c in 1080p-hq 4k-hq 4k-xq 8k-hq 4k-4444-alpha; do case " ${SKIP_CLIPS:-} " in *" $c "*) ;; *) printf '%s ' $c;; esac; done)
 
 bench() { # SIDE CLIP [ARGS...] -> one line: fps, batch, host CPU, stage p50s
   local side=$1 clip=$2; shift 2
@@ -58,7 +62,7 @@ bench() { # SIDE CLIP [ARGS...] -> one line: fps, batch, host CPU, stage p50s
   json=$(timeout 120 "/tmp/dec-$side/prores-decode" bench "$CLIPDIR/$clip.mov" --decoders gpu --frames "$FRAMES" --json "$@" 2>"$LOGDIR/bench-err.txt")
   echo "$json" >>"$LOGDIR/bench-$side.json"
   local fps batch cpu stages
-  fps=$(echo "$json" | grep -o '"fps":[0-9.]*' | head -1 | cut -d: -f2)
+  fps=$(echo "$json" | grep -o '"decoder":"gpu"[^{]*"fps":[0-9.]*' | grep -o '"fps":[0-9.]*' | head -1 | cut -d: -f2)
   batch=$(echo "$json" | grep -o '"batch":[0-9]*' | head -1 | cut -d: -f2)
   cpu=$(echo "$json" | grep -o '"cpu_us_per_frame":[0-9.]*' | head -1 | cut -d: -f2)
   stages=$(for s in cpu_parse cpu_stage upload entropy transform gpu_total; do
@@ -66,9 +70,17 @@ bench() { # SIDE CLIP [ARGS...] -> one line: fps, batch, host CPU, stage p50s
   echo "fps=${fps:-FAILED} batch=${batch:-?} host_cpu_us=${cpu:-n/a} $stages"
 }
 
-for round in $(seq "$ROUNDS"); do
+[ -n "${SKIP_AB:-}" ] || for round in $(seq "$ROUNDS"); do
   for side in A B; do
     for clip in $CLIPS; do log "round $round $side $clip $(bench "$side" "$clip")"; done
+  done
+done
+for variant in ${VARIANTS:-}; do
+  for round in $(seq "$ROUNDS"); do
+    for clip in $CLIPS; do
+      log "round $round B $clip $(bench B "$clip")"
+      log "round $round B+$(basename "$variant") $clip $(PRORES_DECODE_SHADERS=$variant bench B "$clip")"
+    done
   done
 done
 for clip in 1080p-hq 4k-hq 8k-hq; do
@@ -77,20 +89,25 @@ for clip in 1080p-hq 4k-hq 8k-hq; do
 done
 
 # From a file, whole process (page cache): 1,200 frames of 4K HQ, the clip looped.
+[ -n "${SKIP_FILE:-}" ] || {
 LONG=$CLIPDIR/4k-hq-x25.mov
 [ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop 24 -i "$CLIPDIR/4k-hq.mov" -c copy "$LONG"
 cat "$LONG" >/dev/null
 TIMEFORMAT=%R
 for side in A B A B; do
   wall=$( { time timeout 120 "/tmp/dec-$side/prores-decode" "$LONG" --decoder gpu --quiet --json >"$LOGDIR/file-$side.json" 2>&1; } 2>&1 )
-  log "file $side 4k-hq x25 (1200 frames) --decoder gpu: wall ${wall}s $(grep -o '"fps":[0-9.]*' "$LOGDIR/file-$side.json" | head -1)"
+  log "file $side 4k-hq x25 (1200 frames) --decoder gpu: wall ${wall}s $(grep -o '"fps":[0-9.]*' "$LOGDIR/file-$side.json" | tail -1)"
 done
+}
 
 # Bit-exactness of B: GPU against FFmpeg's decoder (the CPU path), per-frame
 # BLAKE3 of the native frames, on every clip above, the encoder matrix and
 # every fixture.
+[ -n "${SKIP_EXACT:-}" ] && exit 0
 # The encoder matrix (every profile, slice width, matrix, alpha, interlacing).
 "$B/prores-variants.sh" "$CLIPDIR/matrix" "$FF" >/dev/null 2>"$LOGDIR/matrix-err.txt" || log "encoder matrix: $(tail -1 "$LOGDIR/matrix-err.txt")"
+for shaders in ${EXACT_SHADERS:-$B/Shaders ${VARIANTS:-}}; do
+export PRORES_DECODE_SHADERS=$shaders
 exact=0 inexact=0
 for f in $(for c in $CLIPS; do echo "$CLIPDIR/$c.mov"; done) "$CLIPDIR"/matrix/*.mov "$B"/Fixtures/*.mov "$B"/Fixtures/*.mxf "$B"/Fixtures/*.prores; do
   [ -s "$f" ] || continue
@@ -99,4 +116,5 @@ for f in $(for c in $CLIPS; do echo "$CLIPDIR/$c.mov"; done) "$CLIPDIR"/matrix/*
   cpu=$(timeout 120 /tmp/dec-B/prores-decode "$f" --decoder cpu --framehash - --quiet 2>/dev/null); c=$?
   if [ "$gpu" = "$cpu" ] && [ $g -eq $c ] && [ -n "$gpu" ]; then exact=$((exact + 1)); else inexact=$((inexact + 1)); log "exact $(basename "$f"): DIFFERS (exit gpu $g cpu $c)"; fi
 done
-log "bit-exact on this GPU: $exact clips identical, $inexact differ"
+log "bit-exact on this GPU ($(basename "$shaders")): $exact clips identical, $inexact differ"
+done
