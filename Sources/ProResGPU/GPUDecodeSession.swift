@@ -48,28 +48,31 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let handler: FrameOutputHandler
     private let input: BlockingQueue<CompressedSample>
     private let freeSlots: BlockingQueue<Int>
+    /// Batches parsed, waiting for a slot.
+    private let parsed: BlockingQueue<Batch>
     private let submitted: BlockingQueue<Batch>
     private let output: BlockingQueue<DecodedFrame>
     private let threads = SessionThreads()
     private let timingLock = NSLock()
     private var timings: [GPUProResDecoder.BatchTiming] = []
 
-    /// A submitted batch. It owns one use of each host surface until that
-    /// surface is handed to its frame (`take`): a batch dropped on the way
-    /// (a failed session drains its queues) gives its surfaces back.
-    // @unchecked: passed from the submit thread to the completion thread
-    // through a queue; one thread at a time touches it.
+    /// A batch, parsed, then submitted. It owns one use of each host
+    /// surface until that surface is handed to its frame (`take`): a batch
+    /// dropped on the way (a failed session drains its queues) gives its
+    /// surfaces back.
+    // @unchecked: passed from the parse thread to the submit thread to the
+    // completion thread through queues; one thread at a time touches it.
     private final class Batch: @unchecked Sendable {
-        let slot: Int
         let samples: [CompressedSample]
         private var surfaces: [PixelBuffer?]
-        let submitted: UInt64
+        let prepared: GPUProResDecoder.PreparedBatch
+        var slot = 0
+        var submitted: UInt64 = 0
 
-        init(slot: Int, samples: [CompressedSample], surfaces: [PixelBuffer?], submitted: UInt64) {
-            self.slot = slot
+        init(samples: [CompressedSample], surfaces: [PixelBuffer?], prepared: GPUProResDecoder.PreparedBatch) {
             self.samples = samples
             self.surfaces = surfaces
-            self.submitted = submitted
+            self.prepared = prepared
         }
 
         /// Frame i's surface, with its use, now the caller's.
@@ -124,8 +127,10 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         input = BlockingQueue(capacity: 2 * decoder.framesPerBatch)
         freeSlots = BlockingQueue(capacity: configuration.slots)
         for slot in 0..<configuration.slots { freeSlots.push(slot) }
+        parsed = BlockingQueue(capacity: 1)
         submitted = BlockingQueue(capacity: configuration.slots)
         output = BlockingQueue(capacity: decoder.framesPerBatch + 2)
+        threads.start("prores-decode.gpu-parse") { [self] in runParse() }
         threads.start("prores-decode.gpu-submit") { [self] in runSubmit() }
         threads.start("prores-decode.gpu-complete") { [self] in runCompletions() }
         threads.start("prores-decode.output") { [self] in runOutput() }
@@ -169,34 +174,52 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private func fail(_ error: Error) {
         threads.record(error)
         input.closeAndDrain()
+        parsed.closeAndDrain()
         freeSlots.closeAndDrain()
         submitted.closeAndDrain()
         output.closeAndDrain()
     }
 
-    private func runSubmit() {
-        defer { submitted.close() }
+    /// Forms batches and parses them, one batch ahead of the submit
+    /// thread: parsing (compute) then overlaps the previous batch's staging
+    /// (memory bandwidth). While the GPU has work (a slot taken or a parsed
+    /// batch waiting) a batch waits to be full, since small batches leave it
+    /// idle later; with none it takes what has arrived, so a slow source
+    /// still gets each frame at once. Completions `wake` the input to re-ask.
+    private func runParse() {
+        defer { parsed.close() }
         let slots = freeSlots.queued
         while true {
-            // A slot first, then the batch: samples that arrive while the
-            // GPU is busy join the batch instead of waiting for the next one.
-            // While another batch is in flight the batch waits to be full
-            // (the GPU has work; small batches leave it idle later); with
-            // none, it takes what has arrived, so a slow source still gets
-            // each frame at once. Completions `wake` the input to re-ask.
-            guard let slot = freeSlots.pop() else { return }
-            let samples = input.popBatch(limit: decoder.framesPerBatch) { [freeSlots] in freeSlots.queued < slots - 1 }
+            let samples = input.popBatch(limit: decoder.framesPerBatch) { [freeSlots, parsed] in
+                freeSlots.queued < slots || parsed.queued > 0
+            }
             if samples.isEmpty { return }
             var surfaces: [PixelBuffer?] = []
             do {
                 for _ in samples { surfaces.append(readback ? try surfacePool.makeBuffer() : nil) }
-                let inputs = zip(samples, surfaces).map { GPUProResDecoder.Input(bytes: $0.bytes, surface: $1) }
-                let now = monotonicNanoseconds()
-                try decoder.encode(slot: slot, inputs)
-                // A batch the queue refuses (the session failed) gives its surfaces back.
-                if !submitted.push(Batch(slot: slot, samples: samples, surfaces: surfaces, submitted: now)) { return }
             } catch {
                 surfaces.forEach { $0?.releaseUse() }
+                fail(error)
+                return
+            }
+            let inputs = zip(samples, surfaces).map { GPUProResDecoder.Input(bytes: $0.bytes, surface: $1) }
+            // A batch the queue refuses (the session failed) gives its surfaces back.
+            if !parsed.push(Batch(samples: samples, surfaces: surfaces, prepared: decoder.prepare(inputs))) { return }
+        }
+    }
+
+    /// Stages each parsed batch into a free slot and submits it.
+    private func runSubmit() {
+        defer { submitted.close() }
+        while let batch = parsed.pop() {
+            input.wake()  // the parse thread may be waiting for the GPU to have less work
+            guard let slot = freeSlots.pop() else { return }
+            do {
+                batch.slot = slot
+                batch.submitted = monotonicNanoseconds()
+                try decoder.encode(slot: slot, batch.prepared)
+                if !submitted.push(batch) { return }
+            } catch {
                 fail(error)
                 return
             }

@@ -104,8 +104,7 @@ package final class GPUProResDecoder {
         var surfaces: DeviceSurfaceBatch?
         var value: UInt64 = 0
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
-        var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?,
-                      missingSecondField: Bool)] = []
+        var frames: [FrameEntry] = []
         var parseMicroseconds = 0.0
         var stageMicroseconds = 0.0
         init(entropySet: BindingSet, transformSet: BindingSet) {
@@ -193,12 +192,29 @@ package final class GPUProResDecoder {
         slots.removeAll()
     }
 
-    /// Parses `inputs` (at most `framesPerBatch`), copies them into slot
-    /// `index`'s staging memory and submits their decoding. The slot must be
-    /// free (`complete` was called for its previous batch).
-    func encode(slot index: Int, _ inputs: [Input]) throws {
+    /// What became of one input frame once parsed; `surface` is its place
+    /// in the batch's surfaces (nil when it failed).
+    typealias FrameEntry = (failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?,
+                            missingSecondField: Bool)
+
+    /// A batch parsed and laid out but not yet staged. Preparing needs no
+    /// slot, so the session parses the next batch on its own thread while
+    /// this one is staged: parsing is compute and staging memory bandwidth,
+    /// and on the H200 host each took about as long as the GPU's work.
+    struct PreparedBatch {
+        fileprivate let inputs: [Input]
+        fileprivate let parsed: [Result<SliceTable, Error>]
+        fileprivate let frames: [FrameEntry]
+        fileprivate let offsets: [Int], firstSlices: [Int], firstCoefficients: [Int]
+        fileprivate let bitstreamBytes: Int, sliceCount: Int, coefficientCount: Int
+        fileprivate let decodedFrames: Int, maxSlices: Int, maxLog2: Int
+        fileprivate let targets: [(surface: PixelBuffer, offset: Int)]
+        fileprivate let parseMicroseconds: Double
+    }
+
+    /// Parses `inputs` (at most `framesPerBatch`) on all cores and lays the batch out.
+    func prepare(_ inputs: [Input]) -> PreparedBatch {
         precondition(inputs.count <= framesPerBatch)
-        let slot = slots[index]
         let geometry = SliceTable.Geometry(width: format.width, height: format.height, chroma: format.chroma)
 
         // Frames parse independently: on all cores.
@@ -207,11 +223,10 @@ package final class GPUProResDecoder {
         parsed.withUnsafeMutableBufferPointer { results in
             parallelFor(inputs.count) { i in results[i] = Result { try SliceTable(frame: inputs[i].bytes, geometry: geometry) } }
         }
-        slot.parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
+        let parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
         // Layout: the bitstream (each frame padded), then slice and frame tables.
-        var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = []
+        var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = [], entries: [FrameEntry] = []
         var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
-        slot.frames = []
         var targets: [(surface: PixelBuffer, offset: Int)] = []
         for (i, input) in inputs.enumerated() {
             offsets.append(bitstreamBytes)
@@ -220,8 +235,8 @@ package final class GPUProResDecoder {
             firstCoefficients.append(coefficientCount)
             switch parsed[i]! {
             case let .success(table):
-                slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
-                                    table.missingSecondField))
+                entries.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
+                                table.missingSecondField))
                 if let surface = input.surface { targets.append((surface, frames * surfaceStride)) }
                 frames += 1
                 sliceCount += table.sliceCount
@@ -229,9 +244,26 @@ package final class GPUProResDecoder {
                 maxSlices = max(maxSlices, table.sliceCount)
                 maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
             case let .failure(error):
-                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false))
+                entries.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false))
             }
         }
+        return PreparedBatch(inputs: inputs, parsed: parsed.map { $0! }, frames: entries, offsets: offsets, firstSlices: firstSlices,
+                             firstCoefficients: firstCoefficients, bitstreamBytes: bitstreamBytes, sliceCount: sliceCount,
+                             coefficientCount: coefficientCount, decodedFrames: frames, maxSlices: maxSlices, maxLog2: maxLog2,
+                             targets: targets, parseMicroseconds: parseMicroseconds)
+    }
+
+    /// Copies a prepared batch into slot `index`'s staging memory and
+    /// submits its decoding. The slot must be free (`complete` was called
+    /// for its previous batch).
+    func encode(slot index: Int, _ batch: PreparedBatch) throws {
+        let slot = slots[index]
+        let inputs = batch.inputs, parsed = batch.parsed, offsets = batch.offsets, targets = batch.targets
+        let firstSlices = batch.firstSlices, firstCoefficients = batch.firstCoefficients
+        let bitstreamBytes = batch.bitstreamBytes, sliceCount = batch.sliceCount, coefficientCount = batch.coefficientCount
+        let frames = batch.decodedFrames, maxSlices = batch.maxSlices, maxLog2 = batch.maxLog2
+        slot.frames = batch.frames
+        slot.parseMicroseconds = batch.parseMicroseconds
         if !targets.isEmpty && !cache.canImport {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
         }
@@ -253,7 +285,7 @@ package final class GPUProResDecoder {
             destination.copyMemory(from: input.bytes.baseAddress!, byteCount: input.bytes.count)
             (destination + input.bytes.count).initializeMemory(as: UInt8.self, repeating: 0,
                                                                count: Self.paddedSize(input.bytes.count) - input.bytes.count)
-            if case let .success(table) = parsed[i]!, let frame = slot.frames[i].surface {
+            if case let .success(table) = parsed[i], let frame = slot.frames[i].surface {
                 table.write(slices: sliceWords + firstSlices[i] * SliceTable.sliceWords, frame: frameWords + frame * SliceTable.frameWords,
                             frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
                             firstCoefficient: firstCoefficients[i], surfaceOffset: frame * surfaceStride / 8)
