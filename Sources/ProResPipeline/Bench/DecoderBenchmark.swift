@@ -51,6 +51,9 @@ public struct DecoderBenchmark {
         /// upload, entropy (VLD), transform (IDCT + store), readback from
         /// timestamp queries, each batch's time divided by its frames.
         public let stages: [(name: String, percentiles: Percentiles)]
+        /// Each timed frame's decode latency (µs), in the order frames came
+        /// out: the timeline of `bench --html`/`--svg` (8 bytes a frame).
+        public let latencies: [Double]
         public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
         public var text: String {
@@ -147,7 +150,7 @@ public struct DecoderBenchmark {
             try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
         }
         return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
-                      batch: nil, stages: [("decode", Percentiles(latencies)!)])
+                      batch: nil, stages: [("decode", Percentiles(latencies)!)], latencies: latencies)
     }
 
     private func runGPU(readback: Bool) throws -> Result {
@@ -176,6 +179,6 @@ public struct DecoderBenchmark {
         stage("gpu_total") { $0.upload + $0.zeroFill + $0.entropy + $0.transform + $0.readback }
         let queues = context.transferQueue != nil ? ", uploads on a transfer queue" : ""
         return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))\(queues)",
-                      frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages)
+                      frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages, latencies: latencies)
     }
 }
