@@ -55,9 +55,9 @@ public struct BarChart: Sendable {
             svg.text("text", [("x", SVGWriter.number(left - 6)), ("y", SVGWriter.number(y + groupHeight / 2 + 4)), ("text-anchor", "end")],
                      group.label)
             for (i, value) in group.values.enumerated() {
-                let length = value.isFinite ? xs(value) - left : 0
-                svg.rect(x: left, y: y + 1, width: length, height: Self.bar - 2, fill: ChartPalette.series(i))
-                svg.text("text", [("x", SVGWriter.number(left + length + 4)), ("y", SVGWriter.number(y + Self.bar - 3)), ("font-size", "10")],
+                let length = value.isFinite ? xs(value) - left : 0, top = y + Double(i) * Self.bar
+                svg.rect(x: left, y: top + 1, width: length, height: Self.bar - 2, fill: ChartPalette.series(i))
+                svg.text("text", [("x", SVGWriter.number(left + length + 4)), ("y", SVGWriter.number(top + Self.bar - 3)), ("font-size", "10")],
                          value.isFinite ? JSON.number(value, digits: value < 10 ? 2 : 1) : "–")
             }
             y += groupHeight + Self.gap

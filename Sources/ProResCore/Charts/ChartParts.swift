@@ -5,12 +5,15 @@ public struct ChartAxis: Sendable {
     /// Forced domain ends; nil: from the data (and, for y, rounded out to ticks).
     public var lower: Double?
     public var upper: Double?
+    /// Ticks only on whole numbers (frame indices).
+    public var wholeNumbers: Bool
 
-    public init(_ label: String, unit: String, lower: Double? = nil, upper: Double? = nil) {
+    public init(_ label: String, unit: String, lower: Double? = nil, upper: Double? = nil, wholeNumbers: Bool = false) {
         self.label = label
         self.unit = unit
         self.lower = lower
         self.upper = upper
+        self.wholeNumbers = wholeNumbers
     }
 
     /// "luma (code value)", or the label alone without a unit.

@@ -117,11 +117,20 @@ public struct LineChart: Sendable {
         let columns = Int(plotRight - plotLeft)
         for s in series where s.style == .area { drawArea(&svg, Self.thinned(s, xs, columns: columns), xs, ys) }
         for s in series where s.style == .line { drawLine(&svg, Self.thinned(s, xs, columns: columns), xs, ys) }
+        // A label that would overlap one already placed moves to the other end
+        // (p95 and p99 are often a few pixels apart), then above or below it.
+        var placed: [(y: Double, atRight: Bool)] = []
         for rule in rules {
             let py = ys(rule.value)
             svg.line(x1: plotLeft, y1: py, x2: plotRight, y2: py, stroke: rule.colour, width: 1.2, dashed: true)
-            svg.text("text", [("x", SVGWriter.number(plotRight - 2)), ("y", SVGWriter.number(py - 3)), ("text-anchor", "end"),
-                              ("fill", rule.colour), ("font-size", "10")], rule.name)
+            var labelY = py - 3, atRight = true
+            for _ in 0..<4 {
+                guard let clash = placed.first(where: { $0.atRight == atRight && abs($0.y - labelY) < 11 }) else { break }
+                if atRight { atRight = false } else { labelY = clash.y + 11; atRight = true }
+            }
+            placed.append((labelY, atRight))
+            svg.text("text", [("x", SVGWriter.number(atRight ? plotRight - 2 : plotLeft + 2)), ("y", SVGWriter.number(labelY)),
+                              ("text-anchor", atRight ? "end" : "start"), ("fill", rule.colour), ("font-size", "10")], rule.name)
         }
         svg.element("rect", [("x", SVGWriter.number(plotLeft)), ("y", SVGWriter.number(plotTop)),
                              ("width", SVGWriter.number(plotRight - plotLeft)), ("height", SVGWriter.number(plotBottom - plotTop)),
@@ -133,7 +142,8 @@ public struct LineChart: Sendable {
 
         // The x axis under the lanes.
         let axisTop = plotBottom + 4 + Double(bands.count) * Self.lane
-        let xStep = ChartScale.tickStep(span: xHigh - xLow, count: max(2, columns / 80))
+        let step = ChartScale.tickStep(span: xHigh - xLow, count: max(2, columns / 80))
+        let xStep = x.wholeNumbers ? max(1, step) : step
         for value in xs.ticks(step: xStep) {
             let px = xs(value)
             svg.line(x1: px, y1: axisTop, x2: px, y2: axisTop + 4, stroke: "#888888")

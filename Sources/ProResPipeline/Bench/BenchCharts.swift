@@ -26,13 +26,13 @@ public enum BenchCharts {
             let fps = BarChart(title: "Throughput", axis: ChartAxis("decoded", unit: "frames per second"),
                                seriesNames: decoders.map(\.rawValue),
                                groups: runs.map { run in
-                                   (run.input, decoders.map { d in run.results.first { $0.path == d }?.framesPerSecond ?? .nan })
+                                   (name(run.input), decoders.map { d in run.results.first { $0.path == d }?.framesPerSecond ?? .nan })
                                })
             charts.append((fps.svg, fps.height))
         }
         for run in runs {
             for result in run.results {
-                let stages = BarChart(title: "\(run.input): \(result.path.rawValue) stages",
+                let stages = BarChart(title: "\(name(run.input)): \(result.path.rawValue) stages",
                                       axis: ChartAxis("time per frame", unit: "µs"), seriesNames: ["p50", "p95", "p99"],
                                       groups: result.stages.map { ($0.name, [$0.percentiles.p50, $0.percentiles.p95, $0.percentiles.p99]) })
                 charts.append((stages.svg, stages.height))
@@ -54,9 +54,12 @@ public enum BenchCharts {
                 rules.append(ChartRule("\(result.path.rawValue) p99 \(JSON.number(p.p99, digits: 0)) µs", colour: colour, value: p.p99))
             }
         }
-        return LineChart(title: "\(run.input): decode latency per frame", x: ChartAxis("frame", unit: "output order"),
+        return LineChart(title: "\(name(run.input)): decode latency per frame", x: ChartAxis("frame", unit: "output order", wholeNumbers: true),
                          y: ChartAxis("latency", unit: "µs", lower: 0), series: series, rules: rules)
     }
+
+    /// An input's file name: chart labels have little room (the page's tables give the path).
+    static func name(_ input: String) -> String { input.split(separator: "/").last.map(String.init) ?? input }
 
     /// Decoders in the order they first ran, one colour each across charts.
     static func orderedDecoders(_ runs: [BenchRun]) -> [DecoderBenchmark.Path] {

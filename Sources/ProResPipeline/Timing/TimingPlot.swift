@@ -42,7 +42,8 @@ public enum TimingPlot {
             bands.append(ChartBand(name, colour: colour, runs: band))
         }
         let first = log.frames.map(\.index).min() ?? 0, last = log.frames.map(\.index).max() ?? 0
-        let chart = LineChart(title: title, x: ChartAxis("frame", unit: "index", lower: Double(first) - 0.5, upper: Double(last) + 0.5),
+        let chart = LineChart(title: title, x: ChartAxis("frame", unit: "index", lower: Double(first) - 0.5, upper: Double(last) + 0.5,
+                                                          wholeNumbers: true),
                               y: ChartAxis("time per frame", unit: "µs", lower: 0), series: series, bands: bands, rules: rules,
                               width: 900, plotHeight: 300)
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + chart.svg + "\n"

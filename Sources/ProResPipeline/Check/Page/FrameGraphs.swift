@@ -5,7 +5,7 @@ import ProResCore
 /// not decoded, missing, black and frozen frames marked along the frame axis.
 enum FrameGraphs {
     static func svgs(_ series: FrameSeries, statistics: FrameStatistics?, bitDepth: Int, sampled: Bool) -> [String] {
-        let x = ChartAxis("frame", unit: "index", lower: -0.5, upper: Double(max(0, series.lastFrame)) + 0.5)
+        let x = ChartAxis("frame", unit: "index", lower: -0.5, upper: Double(max(0, series.lastFrame)) + 0.5, wholeNumbers: true)
         let frames = series.frames.map(Double.init)
         // A line joins neighbouring frames only, so a gap (a damaged frame)
         // shows; with --sample every checked frame is joined to the next.
