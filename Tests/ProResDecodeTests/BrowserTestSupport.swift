@@ -17,8 +17,8 @@ enum Chromium {
     }
 
     /// The DOM after load, and the browser's log.
-    static func dumpDOM(_ file: URL) throws -> (dom: String, log: String) {
-        let run = try run(["--dump-dom", file.absoluteString])
+    static func dumpDOM(_ file: URL, extra: [String] = []) throws -> (dom: String, log: String) {
+        let run = try run(extra + ["--dump-dom", file.absoluteString])
         XCTAssertEqual(run.status, 0, "chromium --dump-dom failed: \(run.stderr.suffix(2000))")
         return (run.text, run.stderr)
     }

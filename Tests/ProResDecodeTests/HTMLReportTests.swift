@@ -67,10 +67,54 @@ final class HTMLReportTests: XCTestCase {
         // Luma for each of the 5 read files; light for pq.mov; alpha for 4444.mov.
         XCTAssertEqual(shape.svgs, 7, "per-frame graphs")
 
+        // The status filter with JavaScript off: each filter link's anchor in
+        // a sandboxed iframe (scripts blocked, same origin so the harness can
+        // read it), each section's computed display read back.
+        let filters = ["", "only-fail", "only-error", "only-pass"]
+        let harness = moved.appendingPathComponent("harness.html")
+        try Self.filterHarness(page: "check.html", anchors: filters).write(to: harness, atomically: true, encoding: .utf8)
+        let (shown, harnessLog) = try Chromium.dumpDOM(harness, extra: ["--allow-file-access-from-files", "--virtual-time-budget=10000"])
+        XCTAssertEqual(Chromium.consoleMessages(harnessLog).filter { !$0.contains("Blocked script execution") }, [],
+                       "nothing but the page's script being blocked, as asked")
+        let statuses = shape.sections.compactMap(\.status)
+        for anchor in filters {
+            let visible = anchor.isEmpty ? statuses : statuses.filter { "only-" + $0 == anchor }
+            XCTAssertTrue(shown.contains("#\(anchor): \(visible.joined(separator: ",")) inputs 0;"),
+                          "#\(anchor) shows only \(visible) without script: \(shown.components(separatedBy: "<pre id=\"out\">").last?.prefix(400) ?? "")")
+        }
+
         let png = dir.appendingPathComponent("check.png")
         let shotLog = try Chromium.screenshot(movedPage, to: png)
         XCTAssertEqual(Chromium.consoleMessages(shotLog), [])
         XCTAssertGreaterThan(try Chromium.distinctColours(png), 8, "the screenshot is not blank")
+    }
+
+    /// A page of sandboxed iframes (`allow-same-origin` only: the framed
+    /// page's scripts do not run), one per anchor; once all have loaded it
+    /// writes `#ANCHOR: status,status inputs N;` per frame into `<pre id="out">`:
+    /// the statuses of the sections displayed, and how many inputs the page's
+    /// own script added (0 when scripts are off).
+    static func filterHarness(page: String, anchors: [String]) -> String {
+        let frames = anchors.map { "<iframe sandbox=\"allow-same-origin\" data-anchor=\"\($0)\" src=\"\(page)#\($0)\"></iframe>" }
+        return """
+            <!DOCTYPE html><html><body><pre id="out">waiting</pre>
+            \(frames.joined(separator: "\n"))
+            <script>
+            var frames = document.querySelectorAll('iframe'), loaded = 0;
+            frames.forEach(function (frame) { frame.addEventListener('load', function () {
+              if (++loaded < frames.length) return;
+              var lines = [];
+              frames.forEach(function (f) {
+                var d = f.contentDocument, shown = [];
+                d.querySelectorAll('section').forEach(function (s) {
+                  if (getComputedStyle(s).display !== 'none') shown.push(s.getAttribute('data-status'));
+                });
+                lines.push('#' + f.getAttribute('data-anchor') + ': ' + shown.join(',') + ' inputs ' + d.querySelectorAll('input').length + ';');
+              });
+              document.getElementById('out').textContent = lines.join('\\n');
+            }); });
+            </script></body></html>
+            """
     }
 
     /// File names are text: whatever they hold, the page gets no element
