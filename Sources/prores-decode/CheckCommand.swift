@@ -55,7 +55,8 @@ enum CheckCommand: Command {
         let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
                                                                        rules: arguments.rules, golden: golden,
                                                                        threadsPerFile: arguments.threads, previews: previews,
-                                                                       decoder: arguments.decoder))
+                                                                       decoder: arguments.decoder,
+                                                                       keepsFrameSeries: arguments.htmlPath != nil))
         // Files, not frames: a file's frame count is not known before it opens.
         let progress = ProgressLine.onTerminal(unit: "file", total: inputs.count, rateUnit: nil)
         let reported = ReportedCount()

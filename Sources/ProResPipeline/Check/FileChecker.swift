@@ -122,7 +122,7 @@ enum FileChecker {
                                      sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
                                      statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
-        result.series = series
+        if options.keepsFrameSeries { result.series = series }
         return result
     }
 
