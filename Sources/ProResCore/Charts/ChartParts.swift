@@ -63,11 +63,15 @@ public struct ChartBand: Sendable {
     public var name: String
     public var colour: String
     public var runs: [ClosedRange<Double>]
+    /// Also shade the plot above the runs; false for a band that only
+    /// informs (frames on a contact sheet), so problems stand out.
+    public var shadesPlot: Bool
 
-    public init(_ name: String, colour: String, runs: [ClosedRange<Double>]) {
+    public init(_ name: String, colour: String, runs: [ClosedRange<Double>], shadesPlot: Bool = true) {
         self.name = name
         self.colour = colour
         self.runs = runs
+        self.shadesPlot = shadesPlot
     }
 }
 

@@ -108,7 +108,9 @@ public struct LineChart: Sendable {
                               ("font-size", "9")], band.name)
             svg.rect(x: plotLeft, y: laneTop, width: plotRight - plotLeft, height: Self.lane - 3, fill: "#f2f2f2")
             for span in Self.pixelSpans(band.runs, xs) {
-                svg.rect(x: span.0, y: plotTop, width: span.1 - span.0, height: plotBottom - plotTop, fill: band.colour, opacity: 0.14)
+                if band.shadesPlot {
+                    svg.rect(x: span.0, y: plotTop, width: span.1 - span.0, height: plotBottom - plotTop, fill: band.colour, opacity: 0.14)
+                }
                 svg.rect(x: span.0, y: laneTop, width: span.1 - span.0, height: Self.lane - 3, fill: band.colour)
             }
         }

@@ -27,7 +27,10 @@ enum FileSection {
         html += previews(r, pageDirectory: pageDirectory)
         if let series = r.series, let format = r.format, series.lastFrame >= 0 {
             html += "<h3>Per frame</h3>\n"
-            html += FrameGraphs.svgs(series, statistics: r.statistics, bitDepth: format.nativeFormat.bitDepth, sampled: r.sampled != nil)
+            var previewed: [Int] = []
+            if case let .written(_, _, sheetFrames, _)? = r.previews { previewed = sheetFrames }
+            html += FrameGraphs.svgs(series, statistics: r.statistics, bitDepth: format.nativeFormat.bitDepth, sampled: r.sampled != nil,
+                                     previewed: previewed)
                 .map { $0 + "\n" }.joined()
         }
         return html + "</section>\n"

@@ -4,7 +4,8 @@ import ProResCore
 /// light (HDR only), alpha coverage (alpha only), each with the damaged,
 /// not decoded, missing, black and frozen frames marked along the frame axis.
 enum FrameGraphs {
-    static func svgs(_ series: FrameSeries, statistics: FrameStatistics?, bitDepth: Int, sampled: Bool) -> [String] {
+    /// `previewed`: the frames on the contact sheet, marked on the luma graph.
+    static func svgs(_ series: FrameSeries, statistics: FrameStatistics?, bitDepth: Int, sampled: Bool, previewed: [Int]) -> [String] {
         let x = ChartAxis("frame", unit: "index", lower: -0.5, upper: Double(max(0, series.lastFrame)) + 0.5, wholeNumbers: true)
         let frames = series.frames.map(Double.init)
         // A line joins neighbouring frames only, so a gap (a damaged frame)
@@ -17,7 +18,9 @@ enum FrameGraphs {
                 ChartSeries("max", colour: ChartPalette.orange, x: frames, y: series.lumaMax.map(Double.init), breakAbove: breakAbove),
                 ChartSeries("mean", colour: ChartPalette.black, x: frames, y: series.lumaMean.map(Double.init), breakAbove: breakAbove),
                 ChartSeries("min", colour: ChartPalette.blue, x: frames, y: series.lumaMin.map(Double.init), breakAbove: breakAbove),
-            ], bands: bands)]
+            ], bands: bands + (previewed.isEmpty ? [] : [ChartBand("on the sheet", colour: ChartPalette.bluishGreen,
+                                                                    runs: previewed.map { Double($0)...Double($0) },
+                                                                    shadesPlot: false)]))]
         if let peak = series.peakNits, let average = series.averageNits {
             charts.append(LineChart(
                 title: "Light (PQ/HLG)", x: x, y: ChartAxis("light", unit: "nits", lower: 0),
