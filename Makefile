@@ -9,8 +9,9 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
                mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc
 # The independent readers the tests check our outputs with (b3sum, exrheader,
-# oiiotool, pngcheck): installed by `make test` only, so `make demo` stays quick.
-TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema
+# oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts):
+# installed by `make test` only, so `make demo` stays quick.
+TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean

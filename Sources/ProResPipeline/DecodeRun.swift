@@ -394,7 +394,7 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
-        if let pacing { try self.timingLog?.write(JSON.object([("realtime", pacing.json)]) + "\n") }
+        if let pacing { try self.timingLog?.write(pacing.timingLogLine + "\n") }
         let timings = ledger.timings
         return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, frames: timings.map { ($0.index, $0.status) }, shortfall: shortfall,

@@ -20,6 +20,10 @@ enum BenchCommand: Command {
                            + "storage buffers are smaller)"),
             .device,
             OptionSpec("--json", help: "print one JSON array, an object per input, instead of text"),
+            OptionSpec("--html", value: "FILE", help: "also write a page: per input the decoders' fps and per-stage p50/p95/p99, "
+                           + "then charts of fps, stages and each frame's decode latency (one offline file, inline SVG)"),
+            OptionSpec("--svg", value: "FILE", help: "also write those charts as one SVG document"),
+            .overwrite, .noOverwrite,
             OptionSpec("--validate", help: "enable the Khronos validation layer on the GPU decoders"),
         ])],
         about: "Reads up to --frames samples of each INPUT into memory, then decodes --frames frames with each decoder in "
@@ -30,6 +34,10 @@ enum BenchCommand: Command {
         let decoders: [DecoderBenchmark.Path]
         let options: DecoderBenchmark.Options
         let json: Bool
+        let htmlPath: String?
+        let svgPath: String?
+        let overwrite: Bool
+        let noOverwrite: Bool
 
         init(_ parsed: ParsedArguments) throws {
             guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
@@ -49,13 +57,29 @@ enum BenchCommand: Command {
                                                framesPerBatch: try parsed.integer("--batch", in: 1...256),
                                                validation: parsed.flag("--validate"))
             json = parsed.flag("--json")
+            htmlPath = parsed.string("--html")
+            svgPath = parsed.string("--svg")
+            overwrite = parsed.flag("--overwrite")
+            noOverwrite = parsed.flag("--no-overwrite")
+        }
+
+        func validate() throws {
+            if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
+            for (option, path) in [("--html", htmlPath), ("--svg", svgPath)] where path?.isEmpty == true {
+                throw UsageError("\(option) needs a file name")
+            }
+            if let htmlPath, htmlPath == svgPath { throw UsageError("--html and --svg name the same file") }
         }
     }
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         let options = arguments.options, paths = arguments.decoders
         FFmpegLog.configure(verbose: false)
+        // Opened first, so a path that cannot be written fails before the benchmark runs.
+        let html = try arguments.htmlPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
+        let svg = try arguments.svgPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
         var reports: [String] = []
+        var runs: [BenchRun] = []
         for input in arguments.inputs {
             var bench = try DecoderBenchmark(input: input, options: options)
             var results: [DecoderBenchmark.Result] = []
@@ -73,6 +97,7 @@ enum BenchCommand: Command {
                 results.append(result)
                 if !arguments.json { Console.standardOutput(result.text) }
             }
+            runs.append(BenchRun(input: input, format: bench.format, frameBytes: bench.averageFrameBytes, results: results))
             let cpu = results.first { $0.path == .cpu }
             let ratios = results.filter { $0.path != .cpu }.compactMap { result -> (String, Double)? in
                 cpu.map { ("\(result.path.rawValue)/cpu", result.framesPerSecond / $0.framesPerSecond) }
@@ -91,6 +116,14 @@ enum BenchCommand: Command {
             }
         }
         if arguments.json { Console.standardOutput(JSON.array(reports) + "\n") }
+        if let html {
+            try html.write(BenchPage.html(runs))
+            try html.commit()
+        }
+        if let svg {
+            try svg.write(BenchCharts.svgDocument(runs))
+            try svg.commit()
+        }
         return .success
     }
 }

@@ -19,6 +19,7 @@ extension CheckCommand {
         let previewFrames: Int?
         let reportPath: String?
         let junitPath: String?
+        let htmlPath: String?
         let goldenPath: String?
         let writeGoldenPath: String?
         let overwrite: Bool
@@ -51,6 +52,7 @@ extension CheckCommand {
             if previewsPath?.isEmpty == true { throw UsageError("--previews needs a directory") }
             reportPath = parsed.string("--report")
             junitPath = parsed.string("--junit")
+            htmlPath = parsed.string("--html")
             goldenPath = parsed.string("--golden")
             writeGoldenPath = parsed.string("--write-golden")
             overwrite = parsed.flag("--overwrite")
@@ -76,7 +78,7 @@ extension CheckCommand {
             if decoderChoice == .cpu, device != nil { throw UsageError("--device needs the GPU decoder, not --decoder cpu") }
             if device?.isEmpty == true { throw UsageError("--device needs a device index, name or 'all'") }
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
-            let outputs = [("--report", reportPath), ("--junit", junitPath), ("--write-golden", writeGoldenPath)]
+            let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
             let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
             if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
             let named = outputs.compactMap(\.1).filter { $0 != "-" }

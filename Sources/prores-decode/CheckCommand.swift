@@ -7,7 +7,7 @@ import ProResPipeline
 
 /// `prores-decode check PATH... [options]`: batch QC for CI. Every file is
 /// decoded (or sampled), judged pass / fail / error, and reported on stderr
-/// and, if asked, as JSON, JUnit XML and a golden md5 file.
+/// and, if asked, as JSON, JUnit XML, an HTML page and a golden md5 file.
 enum CheckCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
         let shard = arguments.shard, sample = arguments.sample, previews = arguments.previews, verbose = arguments.verbose
@@ -40,12 +40,13 @@ enum CheckCommand: Command {
         // commands default to. A golden file is a reference someone made:
         // it is replaced only with -y, like every other output.
         let overwrite = !arguments.noOverwrite
-        let replaced = [arguments.reportPath, arguments.junitPath].compactMap { $0 }.filter { path in
+        let replaced = [arguments.reportPath, arguments.junitPath, arguments.htmlPath].compactMap { $0 }.filter { path in
             var info = stat()
             return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         }
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let html = try arguments.htmlPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
         if let previews { try PreviewOptions.prepare(directory: previews.directory) }
         FFmpegLog.configure(verbose: verbose)
@@ -54,7 +55,8 @@ enum CheckCommand: Command {
         let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
                                                                        rules: arguments.rules, golden: golden,
                                                                        threadsPerFile: arguments.threads, previews: previews,
-                                                                       decoder: arguments.decoder))
+                                                                       decoder: arguments.decoder,
+                                                                       keepsFrameSeries: arguments.htmlPath != nil))
         // Files, not frames: a file's frame count is not known before it opens.
         let progress = ProgressLine.onTerminal(unit: "file", total: inputs.count, rateUnit: nil)
         let reported = ReportedCount()
@@ -100,6 +102,13 @@ enum CheckCommand: Command {
         if let junit {
             try junit.write(JUnitReport.xml(results, summary: summary))
             try junit.commit()
+        }
+        if let html, let path = arguments.htmlPath {
+            // Previews are linked relative to the page: stdout's page is read from here.
+            let directory = path == "-" ? "." : (path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ".")
+            try html.write(CheckPage.html(results, summary: summary, decoder: batch.decoderDescription,
+                                          pageDirectory: directory.isEmpty ? "/" : directory))
+            try html.commit()
         }
         for path in replaced { Console.note("check: replaced the existing \(path)") }
         return summary.failed > 0 ? .checkFailed : summary.errors > 0 ? .checkErrors : .success

@@ -6,14 +6,19 @@ extension CheckCommand {
             OptionSection(heading: "REPORTS", options: [
                 OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...}}"#),
                 OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
+                OptionSpec("--html", value: "FILE|-",
+                           help: "a page to look at: summary, then per file (failures first) the verdict and why, the format "
+                               + "with each colour tag's source, statistics, --previews pictures (linked relative to FILE's "
+                               + "directory: move them together) and per-frame graphs with damaged, black and frozen frames marked; "
+                               + "one offline file, inline CSS and SVG, readable without JavaScript"),
                 OptionSpec("--write-golden", value: "FILE|-",
                            help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
                                + "(names relative to the directory argument); verify a line with "
                                + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
-                OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file (reports and JUnit files "
+                OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file (reports, JUnit and HTML files "
                                + "are replaced by default, with a note: each is written beside its path and renamed over it at "
                                + "the end, so a failed run keeps the old one)"),
-                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report or JUnit file either: exit 6 before "
+                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either: exit 6 before "
                                + "checking anything if one exists (contradicts -y)"),
                 .verbose("also show FFmpeg's own diagnostics, and each file's previews"),
             ]),

@@ -88,6 +88,7 @@ final class FramePacerTests: XCTestCase {
         XCTAssertEqual(report.presentedFrames, [0, 1, 2, 3, 5, 6, 7])
         XCTAssertEqual(report.droppedFrames, [4])
         XCTAssertEqual(report.late, 1)
+        XCTAssertEqual(report.lateFrames, [4...4], "the frame due at the late tick")
         XCTAssertEqual(report.ticks, 8)
     }
 
@@ -116,6 +117,7 @@ final class FramePacerTests: XCTestCase {
         let report = run(arrivals)
         XCTAssertEqual(report.presentedFrames, [0, 1, 2, 4, 5])
         XCTAssertEqual(report.late, 1)
+        XCTAssertEqual(report.lateFrames, [3...3])
         XCTAssertEqual(report.dropped, 0)
     }
 
@@ -127,6 +129,7 @@ final class FramePacerTests: XCTestCase {
         XCTAssertEqual(report.presentedFrames, [0, 1, 2, 5, 6, 7], "tick 5 shows frame 5; 3 and 4 are superseded")
         XCTAssertEqual(report.droppedFrames, [3, 4])
         XCTAssertEqual(report.late, 2, "ticks 3 and 4 were missed")
+        XCTAssertEqual(report.lateFrames, [3...4], "one run")
         XCTAssertEqual(report.ticks, 8)
         XCTAssertEqual(report.jitter?.max, 90_000, "microseconds")
         XCTAssertEqual(report.jitter?.p50, 0)
@@ -136,6 +139,7 @@ final class FramePacerTests: XCTestCase {
         let report = run(steady(5), firstIndex: 100)
         XCTAssertEqual(report.presentedFrames, Array(100..<105))
         XCTAssertEqual(report.late, 0)
+        XCTAssertEqual(report.lateFrames, [])
     }
 
     func testAShortInputStartsWithoutAFullPreroll() {

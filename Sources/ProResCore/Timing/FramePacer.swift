@@ -92,6 +92,7 @@ public final class FramePacer: @unchecked Sendable {
         let start = clock.now()
         var tick = 0, late = 0
         var presented: [Int] = [], dropped: [Int] = [], jitter: [Double] = []
+        var lateFrames = FrameRanges()
         while true {
             condition.lock()
             let done = cancelled || (finished && queue.isEmpty)
@@ -104,6 +105,7 @@ public final class FramePacer: @unchecked Sendable {
             let reached = rate.ticks(in: woke - start)
             if reached > tick {
                 late += reached - tick
+                for missed in tick..<reached { lateFrames.add(firstIndex + missed) }
                 tick = reached
             }
             condition.lock()
@@ -116,10 +118,12 @@ public final class FramePacer: @unchecked Sendable {
                 dropped += due.dropLast()
             } else {
                 late += 1
+                lateFrames.add(firstIndex + tick)
             }
             tick += 1
         }
         return PacingReport(rate: rate, ticks: tick, presentedFrames: presented, droppedFrames: dropped, late: late,
+                            lateFrames: lateFrames.runs,
                             jitter: Percentiles(jitter))
     }
 }

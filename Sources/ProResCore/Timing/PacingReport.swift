@@ -14,6 +14,9 @@ public struct PacingReport: Sendable {
     public let droppedFrames: [Int]
     /// Ticks at which no new frame was ready: the previous frame stayed.
     public let late: Int
+    /// The frames due at late ticks (tick k is frame `firstIndex` + k's),
+    /// as inclusive runs: where playback stuttered, for `plot`.
+    public let lateFrames: [ClosedRange<Int>]
     /// Microseconds from each tick's host time to the presenter waking for it.
     public let jitter: Percentiles?
 
@@ -27,6 +30,17 @@ public struct PacingReport: Sendable {
                      ("jitter_us", jitter.map { j in
                          JSON.object([("p50", JSON.number(j.p50)), ("p99", JSON.number(j.p99)), ("max", JSON.number(j.max))])
                      } ?? "null")])
+    }
+
+    /// The timing log's last line, `{"realtime":{…}}`: the summary's object
+    /// with the late and dropped frames as runs, `[[first,last],…]`, so a
+    /// plot can mark them.
+    public var timingLogLine: String {
+        func runs(_ runs: [ClosedRange<Int>]) -> String { JSON.array(runs.map { "[\($0.lowerBound),\($0.upperBound)]" }) }
+        var dropped = FrameRanges()
+        for index in droppedFrames.sorted() { dropped.add(index) }
+        let fields = String(json.dropLast()) + ",\"late_frames\":" + runs(lateFrames) + ",\"dropped_frames\":" + runs(dropped.runs) + "}"
+        return JSON.object([("realtime", fields)])
     }
 
     /// One line for the run summary on stderr.

@@ -21,12 +21,15 @@ public struct CheckOptions: Sendable {
     public var previews: PreviewOptions?
     /// `--decoder`, `--device` (`all`: every hardware GPU), `--require-hardware`.
     public var decoder: DecoderSelection
+    /// Keep each file's per-frame numbers (`FrameSeries`) for a page
+    /// (`--html`); without it nothing per frame outlives the file's check.
+    public var keepsFrameSeries: Bool
 
     public static let defaultTimeout = 600.0
 
     public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],
                 golden: GoldenFile? = nil, threadsPerFile: Int = 0, previews: PreviewOptions? = nil,
-                decoder: DecoderSelection = .init(choice: .cpu)) {
+                decoder: DecoderSelection = .init(choice: .cpu), keepsFrameSeries: Bool = false) {
         self.sample = sample
         self.jobs = jobs
         self.timeout = timeout
@@ -35,5 +38,6 @@ public struct CheckOptions: Sendable {
         self.threadsPerFile = threadsPerFile
         self.previews = previews
         self.decoder = decoder
+        self.keepsFrameSeries = keepsFrameSeries
     }
 }

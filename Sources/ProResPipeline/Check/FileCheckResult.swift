@@ -47,6 +47,9 @@ public struct FileCheckResult: Sendable {
     public internal(set) var decoder: String? = nil
     /// With `--previews`: what was made (nil without it). Never affects `status`.
     public internal(set) var previews: PreviewOutcome? = nil
+    /// Per-frame numbers for the check page (`CheckOptions.keepsFrameSeries`);
+    /// nil without it or when the file could not be checked.
+    public internal(set) var series: FrameSeries? = nil
 
     /// Every reason this file did not pass, file-level first.
     public var problems: [String] {

@@ -101,7 +101,15 @@ enum FileChecker {
         let damaged = Set(report.damaged.map(\.index))
         var statistics = FrameStatistics(bitDepth: format.nativeFormat.bitDepth, range: format.colorTags.range.value,
                                          hasAlpha: format.nativeFormat.hasAlpha, measuresLight: light != nil)
-        for frame in sink.measurements where !damaged.contains(frame.index) { statistics.add(frame) }
+        var series = FrameSeries(light: light != nil, alpha: format.nativeFormat.hasAlpha)
+        for frame in sink.measurements where !damaged.contains(frame.index) {
+            statistics.add(frame)
+            series.add(frame)
+        }
+        for index in damaged.sorted() { series.damaged.add(index) }
+        for index in Set(report.failed.map(\.index)).sorted() { series.notDecoded.add(index) }
+        series.missing = missing
+        series.frameCount = format.frameCount
 
         let frameCount = sampled == nil ? report.framesRead : format.frameCount
         let facts = ExpectRule.Facts(format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits)
@@ -114,6 +122,7 @@ enum FileChecker {
                                      sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
                                      statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
+        if options.keepsFrameSeries { result.series = series }
         return result
     }
 

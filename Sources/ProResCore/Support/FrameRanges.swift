@@ -1,14 +1,9 @@
-import ProResCore
-import ProResFFmpeg
-import GPUKit
-import ProResGPU
-
 /// Frame indices kept as inclusive runs, [[first, last], ...].
 ///
 /// Why runs: black or frozen frames come in stretches (a slate, a freeze
-/// frame); an hour of black is one pair in a report, not 90 000 numbers.
-/// Only truly consecutive indices merge, so with `--sample` a run never
-/// claims a frame that was not checked.
+/// frame), late frames too (a stall); an hour of black is one pair in a
+/// report, not 90 000 numbers. Only truly consecutive indices merge, so
+/// with `--sample` a run never claims a frame that was not checked.
 public struct FrameRanges: Equatable, Sendable {
     public private(set) var runs: [ClosedRange<Int>] = []
     public private(set) var count = 0

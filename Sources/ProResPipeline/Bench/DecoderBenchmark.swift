@@ -54,6 +54,9 @@ public struct DecoderBenchmark {
         /// CPU time of every thread of the process during the timed run
         /// (getrusage), divided by the frames: what a frame costs the host.
         public let cpuMicrosecondsPerFrame: Double
+        /// Each timed frame's decode latency (µs), in the order frames came
+        /// out: the timeline of `bench --html`/`--svg` (8 bytes a frame).
+        public let latencies: [Double]
         public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
         public var text: String {
@@ -161,7 +164,7 @@ public struct DecoderBenchmark {
         }
         return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
                       batch: nil, stages: [("decode", Percentiles(latencies)!)],
-                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames))
+                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies)
     }
 
     private func runGPU(readback: Bool) throws -> Result {
@@ -191,6 +194,6 @@ public struct DecoderBenchmark {
         let queues = context.transferQueue != nil ? ", uploads on a transfer queue" : ""
         return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))\(queues)",
                       frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages,
-                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames))
+                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies)
     }
 }

@@ -1,9 +1,5 @@
-import ProResCore
-import ProResFFmpeg
-import GPUKit
-import ProResGPU
-
-/// Text made safe for XML 1.0 attribute values and character data.
+/// Text made safe for XML 1.0 attribute values and character data, and so
+/// for HTML and SVG too (the JUnit report, the check page, charts).
 ///
 /// Why more than the five entities: XML 1.0 forbids most control characters
 /// even as references (`&#1;` is invalid), and file names and FFmpeg messages

@@ -1,0 +1,64 @@
+import Foundation
+import ProResCore
+import ProResPipeline
+
+/// `prores-decode plot TIMING.jsonl -o FILE.svg`: a `--timing` log drawn as
+/// one SVG chart (`TimingPlot`), written atomically.
+enum PlotCommand: Command {
+    static let spec = CommandSpec(
+        name: "plot", operands: "TIMING.jsonl", summary: "draw a --timing log as an SVG chart",
+        sections: [OptionSection(heading: "OPTIONS", options: [
+            OptionSpec("-o", "--output", value: "FILE.svg|-", help: "where the SVG goes (required; - for stdout)"),
+            OptionSpec("--title", value: "TEXT", help: "the chart's title (default: the log's file name)"),
+            .overwrite, .noOverwrite,
+        ])],
+        about: "Reads a log written by --timing (- reads stdin) and draws each frame's stages stacked (demux, decode, pack, "
+            + "output, then the GPU stages when there are any), its latency as a line, the latency's p50, p95 and p99 as dashed "
+            + "lines, and damaged, failed and, with --realtime, late and dropped frames marked under the frame axis.")
+
+    struct Arguments: CommandArguments {
+        let log: String
+        let output: String
+        let title: String?
+        let overwrite: Bool
+        let noOverwrite: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            log = try parsed.single("a --timing log to plot")
+            guard let output = parsed.string("--output") else { throw UsageError("plot needs -o FILE.svg (or -o - for stdout)") }
+            self.output = output
+            title = parsed.string("--title")
+            overwrite = parsed.flag("--overwrite")
+            noOverwrite = parsed.flag("--no-overwrite")
+        }
+
+        func validate() throws {
+            if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
+            if output.isEmpty { throw UsageError("-o needs a file name") }
+        }
+    }
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        let out = try OutputFile(path: arguments.output, overwrite: arguments.overwrite)
+        let data: Data
+        if arguments.log == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            var info = stat()
+            guard stat(arguments.log, &info) == 0 else { throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "no such file") }
+            guard let read = FileManager.default.contents(atPath: arguments.log) else {
+                throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "cannot be read")
+            }
+            data = read
+        }
+        let name = arguments.log == "-" ? "stdin" : arguments.log
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ProResDecodeError.inputUnreadable(path: name, reason: "not UTF-8 text")
+        }
+        let log = try TimingLog(parsing: text, path: name)
+        let title = arguments.title ?? "Timing: " + (name as NSString).lastPathComponent
+        try out.write(TimingPlot.svg(log, title: title))
+        try out.commit()
+        return .success
+    }
+}
