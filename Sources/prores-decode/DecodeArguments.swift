@@ -122,6 +122,6 @@ struct DecodeArguments: CommandArguments {
 
     private static func isSameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
-        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+        return PathBytes.withCString(a, { stat($0, &sa) }) == 0 && PathBytes.withCString(b, { stat($0, &sb) }) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 }

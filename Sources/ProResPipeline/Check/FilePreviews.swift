@@ -69,7 +69,7 @@ enum FilePreviews {
             try sheetFile.commit()
             do { try frameFile.commit() } catch {
                 // Listed means written: take the sheet back rather than report half a pair.
-                unlink(sheetPath)
+                _ = PathBytes.withCString(sheetPath) { unlink($0) }
                 throw error
             }
         } catch {
