@@ -122,7 +122,7 @@ enum CheckCommand: Command {
     static func previewNote(_ result: FileCheckResult) -> String? {
         switch result.previews {
         case nil, .skipped?: return nil
-        case let .written(sheet, frame, _, _)?: return "previews: \(sheet), \(frame)"
+        case let .written(sheet, frame, _, _, _)?: return "previews: \(sheet), \(frame)"
         case let .failed(reason)?: return "previews: none: \(reason)"
         }
     }

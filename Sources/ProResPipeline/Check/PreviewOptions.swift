@@ -75,20 +75,22 @@ public enum PreviewOutcome: Equatable, Sendable {
     /// The file could not be checked (status `error`): nothing to show.
     case skipped
     /// Both PNGs written; `sheetFrames` are the source frame indices on the
-    /// sheet in reading order, `fullFrame` the one shown at full size.
-    case written(sheet: String, frame: String, sheetFrames: [Int], fullFrame: Int)
+    /// sheet in reading order, `damagedFrames` those of them shown marked
+    /// (concealed), `fullFrame` the one shown at full size.
+    case written(sheet: String, frame: String, sheetFrames: [Int], damagedFrames: [Int], fullFrame: Int)
     /// No previews, and why (no Vulkan device, a write error, ...). The
     /// file's verdict is the same as without `--previews`.
     case failed(String)
 
-    /// `null`, `{"sheet":…,"frame":…,"sheet_frames":[…],"frame_index":N}` or `{"error":…}`.
+    /// `null`, `{"sheet":…,"frame":…,"sheet_frames":[…],"sheet_damaged":[…],"frame_index":N}` or `{"error":…}`.
     public var json: String {
         switch self {
         case .skipped:
             return "null"
-        case let .written(sheet, frame, sheetFrames, fullFrame):
+        case let .written(sheet, frame, sheetFrames, damagedFrames, fullFrame):
             return JSON.object([("sheet", JSON.string(PathBytes.reportText(sheet))), ("frame", JSON.string(PathBytes.reportText(frame))),
-                                ("sheet_frames", JSON.array(sheetFrames.map(String.init))), ("frame_index", "\(fullFrame)")])
+                                ("sheet_frames", JSON.array(sheetFrames.map(String.init))),
+                                ("sheet_damaged", JSON.array(damagedFrames.map(String.init))), ("frame_index", "\(fullFrame)")])
         case let .failed(reason):
             return JSON.object([("error", JSON.string(reason))])
         }
