@@ -97,8 +97,6 @@ struct DecodeArguments: CommandArguments {
         if input != "-", named.contains(where: { Self.isSameFile($0, FileURL.localPath(input) ?? input) }) {
             throw UsageError("an output names the input file '\(input)'")
         }
-        // Last: an output that names the input is the more basic mistake.
-        if let refusal = container.refusal { throw UsageError(refusal) }
     }
 
     /// What `-o` is wrapped in: `--container`, else by `-o`'s extension.

@@ -121,6 +121,15 @@ public final class OutputFile {
     }
 
     private var displayName: String { path == "-" ? "stdout" : path }
+
+    /// Whether `seek` works: a regular file (its temporary), not a pipe or a device.
+    public var isSeekable: Bool { !closed && lseek(fd, 0, SEEK_CUR) >= 0 }
+
+    /// lseek(2) for a muxer that goes back to fill in sizes (QuickTime);
+    /// the new offset, or -1.
+    public func seek(to offset: Int64, whence: Int32) -> Int64 {
+        Int64(lseek(fd, off_t(offset), whence))
+    }
 }
 
 /// Temporary outputs still being written, so an interrupt can remove them.
