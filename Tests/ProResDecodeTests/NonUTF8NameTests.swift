@@ -31,6 +31,9 @@ final class NonUTF8NameTests: XCTestCase {
         let info = try runBytes(["info", path(clip)])
         XCTAssertEqual(info.status, 0, info.stderr)
         XCTAssertTrue(info.stdout.contains("clip\\xFF.mov"), info.stdout)
+        let infoJSON = try runBytes(["info", "--json", path(clip)])
+        let described = try JSONSerialization.jsonObject(with: Data(infoJSON.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual((described?["path"] as? String)?.hasSuffix("/clip\\xFF.mov"), true, infoJSON.stdout)
 
         let missing = try runBytes([path(name("gone", 0xFA, ".mov"))])
         XCTAssertEqual(missing.status, 3)
@@ -53,7 +56,8 @@ final class NonUTF8NameTests: XCTestCase {
         XCTAssertEqual(mkdir(cString(path(clips)), 0o755), 0)
         try copyFixture("hq.mov", to: path(clips) + Array("/".utf8) + name("clip", 0xFF, ".mov"))
         let report = path(Array("report.json".utf8)), golden = path(Array("golden.txt".utf8))
-        let written = try runBytes(["check", path(clips), "--report", report, "--write-golden", golden])
+        let previews = path(name("previews", 0xF7, ""))
+        let written = try runBytes(["check", path(clips), "--report", report, "--write-golden", golden, "--previews", previews])
         XCTAssertEqual(written.status, 0, written.stderr)
         XCTAssertTrue(written.stderr.contains("PASS ") && written.stderr.contains("clips\\xF8/clip\\xFF.mov"), written.stderr)
 
@@ -61,6 +65,9 @@ final class NonUTF8NameTests: XCTestCase {
         let file = try XCTUnwrap((json?["files"] as? [[String: Any]])?.first)
         XCTAssertEqual(file["key"] as? String, "clip\\xFF.mov")
         XCTAssertEqual((file["path"] as? String)?.hasSuffix("clips\\xF8/clip\\xFF.mov"), true, "\(file)")
+        let made = file["previews"] as? [String: Any]
+        XCTAssertEqual((made?["sheet"] as? String)?.hasSuffix("previews\\xF7/clip\\xFF.mov.sheet.png"), true, "\(String(describing: made))")
+        XCTAssertEqual(try listing(previews), [name("clip", 0xFF, ".mov.frame.png"), name("clip", 0xFF, ".mov.sheet.png")])
         let lines = String(decoding: try contents(golden), as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
         XCTAssertEqual(lines.count, 5)
         XCTAssertTrue(lines.allSatisfy { $0.hasSuffix(" clip\\xFF.mov") }, "\(lines)")
