@@ -29,14 +29,14 @@ public enum V210Packing {
                     var at = row * rowBytes
                     for group in stride(from: 0, to: width, by: 6) {
                         let h = group / 2
-                        let words = [c(cb, h) | y(group) << 10 | c(cr, h) << 20,
-                                     y(group + 1) | c(cb, h + 1) << 10 | y(group + 2) << 20,
-                                     c(cr, h + 1) | y(group + 3) << 10 | c(cb, h + 2) << 20,
-                                     y(group + 4) | c(cr, h + 2) << 10 | y(group + 5) << 20]
-                        for word in words {
+                        func store(_ word: UInt32) {
                             destination.storeBytes(of: word.littleEndian, toByteOffset: at, as: UInt32.self)
                             at += 4
                         }
+                        store(c(cb, h) | y(group) << 10 | c(cr, h) << 20)
+                        store(y(group + 1) | c(cb, h + 1) << 10 | y(group + 2) << 20)
+                        store(c(cr, h + 1) | y(group + 3) << 10 | c(cb, h + 2) << 20)
+                        store(y(group + 4) | c(cr, h + 2) << 10 | y(group + 5) << 20)
                     }
                 }
             }

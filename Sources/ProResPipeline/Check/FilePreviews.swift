@@ -29,7 +29,7 @@ import ProResGPU
 enum FilePreviews {
     /// `clean`: the frame indices the check decoded cleanly, ascending;
     /// `damaged`: those it delivered concealed, ascending.
-    static func make(_ input: CheckInput, clean: [Int], damaged: [Int] = [], options: PreviewOptions, decoder: DecoderSelection,
+    static func make(_ input: CheckInput, clean: [Int], damaged: [Int], options: PreviewOptions, decoder: DecoderSelection,
                      threads: Int, cancellation: CheckCancellation) throws -> PreviewOutcome {
         guard !clean.isEmpty else { return .failed("no frame decoded cleanly") }
         let chosenClean = FrameSampling.indices(count: clean.count, samples: options.frames).map { clean[$0] }
