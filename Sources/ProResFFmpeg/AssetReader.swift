@@ -34,7 +34,7 @@ public final class AssetReader: SampleSource {
     /// `localPath`: the file behind `url`, when it is one, for direct reads.
     convenience init(url: String, displayPath: String, track: Int?, localPath: String? = nil) throws {
         try self.init(open: { context in
-            avformat_open_input(&context, url, nil, nil)
+            PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, nil) }
         }, displayPath: displayPath, track: track, pipe: nil, localPath: localPath)
     }
 

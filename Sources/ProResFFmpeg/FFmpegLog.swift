@@ -62,7 +62,8 @@ public enum FFmpegLog {
         state.lock.unlock()
         if verbose, !shown.isEmpty {
             let prefix = "ffmpeg: " + (context.map { $0 + ": " } ?? "")
-            FileHandle.standardError.write(Data(shown.map { prefix + $0 + "\n" }.joined().utf8))
+            // Escaped like every message: a file name's bytes, FFmpeg's quotes of the data.
+            FileHandle.standardError.write(Data(shown.map { TerminalText.escaped(prefix + $0) + "\n" }.joined().utf8))
         }
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import ProResCore
 
 /// Finds a QuickTime/MP4 file's top-level box that runs past the end of the
 /// file. libavformat reads a MOV cut inside its `moov` as a movie with a
@@ -13,7 +14,7 @@ enum QuickTimeTruncation {
     /// stopped, the disk filled). The walk ends at a box "to the end of the
     /// file" or one that runs past it.
     static func lacksMovieIndex(path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var info = stat()
@@ -41,7 +42,7 @@ enum QuickTimeTruncation {
     /// Words naming the first truncated box of the regular file at `path`,
     /// or nil when it is not a QuickTime file or no box is cut.
     static func describe(path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()

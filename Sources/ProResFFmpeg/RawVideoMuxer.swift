@@ -1,15 +1,21 @@
 import CFFmpeg
 import ProResCore
 
-/// Native planar frames into a libavformat container (NUT) as codec
-/// rawvideo, the way `ffmpeg -c:v rawvideo` writes them: the pixel format's
-/// own tag, frame rate, SAR, field order, colour tags and time code. The
-/// bytes go to `write` (the caller's `OutputFile`, so its temporary-name
-/// rule holds), never to a path libavformat opens itself.
+/// Native planar frames into a libavformat container: NUT as codec
+/// rawvideo, the way `ffmpeg -c:v rawvideo` writes them (the pixel format's
+/// own tag), QuickTime ("mov") as v210 (`V210Packing`), the way `ffmpeg -c:v
+/// v210` writes them; with frame rate, SAR, field order, colour tags and time
+/// code. The bytes go to `write` (the caller's `OutputFile`, so its
+/// temporary-name rule holds), never to a path libavformat opens itself;
+/// `seek` for a muxer that seeks back (QuickTime).
 public final class RawVideoMuxer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let stream: UnsafeMutablePointer<AVStream>
     private let write: ([UInt8]) throws -> Void
+    private let seek: ((Int64, Int32) -> Int64)?
+    /// QuickTime: frames repacked as v210.
+    private let packsV210: Bool
+    private let width: Int, height: Int
     private let sourceTimeBase: AVRational
     private let fallbackRate: AVRational
     private var written: Int64 = 0
@@ -17,10 +23,15 @@ public final class RawVideoMuxer {
     private var writeError: Error?
     private let errorPath: String
 
-    /// `formatName`: libavformat's muxer ("nut"). `errorPath` names the output in errors.
-    public init(formatName: String, format: FormatDescription, errorPath: String, write: @escaping ([UInt8]) throws -> Void) throws {
+    /// `formatName`: libavformat's muxer ("nut", "mov"). `errorPath` names the output in errors.
+    public init(formatName: String, format: FormatDescription, errorPath: String, write: @escaping ([UInt8]) throws -> Void,
+                seek: ((Int64, Int32) -> Int64)? = nil) throws {
         self.write = write
+        self.seek = seek
         self.errorPath = errorPath
+        packsV210 = formatName == "mov"
+        width = format.width
+        height = format.height
         var made: UnsafeMutablePointer<AVFormatContext>?
         let status = avformat_alloc_output_context2(&made, nil, formatName, nil)
         guard status >= 0, let made, let stream = avformat_new_stream(made, nil) else {
@@ -56,8 +67,14 @@ public final class RawVideoMuxer {
         let parameters = stream.pointee.codecpar!
         let pixelFormat = format.nativeFormat.avPixelFormat
         parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-        parameters.pointee.codec_id = AV_CODEC_ID_RAWVIDEO
-        parameters.pointee.codec_tag = avcodec_pix_fmt_to_codec_tag(pixelFormat)
+        if packsV210 {
+            parameters.pointee.codec_id = AV_CODEC_ID_V210
+            parameters.pointee.codec_tag = Self.tag("v210")
+            parameters.pointee.bits_per_coded_sample = 20  // what FFmpeg's v210 encoder says
+        } else {
+            parameters.pointee.codec_id = AV_CODEC_ID_RAWVIDEO
+            parameters.pointee.codec_tag = avcodec_pix_fmt_to_codec_tag(pixelFormat)
+        }
         parameters.pointee.format = pixelFormat.rawValue
         parameters.pointee.width = Int32(format.width)
         parameters.pointee.height = Int32(format.height)
@@ -69,7 +86,8 @@ public final class RawVideoMuxer {
         case .topFieldFirst: AV_FIELD_TT
         case .bottomFieldFirst: AV_FIELD_BB
         }
-        // Stored where the container has a field for them (NUT in FFmpeg 5.1 has none).
+        // Stored where the container has a field for them: QuickTime's colr
+        // (primaries, transfer, matrix; no range); NUT in FFmpeg 5.1 has none.
         let tags = format.colorTags
         parameters.pointee.color_primaries = AVColorPrimaries(rawValue: numericCast(tags.primaries.value.code))
         parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: numericCast(tags.transfer.value.code))
@@ -85,10 +103,15 @@ public final class RawVideoMuxer {
         let size = 1 << 16
         guard let buffer = av_malloc(size) else { throw FFmpegError(PD_AVERROR_ENOMEM) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
+        let seeker: (@convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64)? = seek == nil ? nil : { opaque, offset, whence in
+            let muxer = Unmanaged<RawVideoMuxer>.fromOpaque(opaque!).takeUnretainedValue()
+            // AVSEEK_SIZE asks for the size, which a file being written need not tell.
+            return whence & 0x10000 != 0 ? -1 : muxer.seek!(offset, whence)
+        }
         guard let io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, opaque, nil, { opaque, bytes, count in
             let muxer = Unmanaged<RawVideoMuxer>.fromOpaque(opaque!).takeUnretainedValue()
             return muxer.accept(bytes!, Int(count))
-        }, nil) else {
+        }, seeker) else {
             av_free(buffer)
             throw FFmpegError(PD_AVERROR_ENOMEM)
         }
@@ -110,6 +133,15 @@ public final class RawVideoMuxer {
     /// time base; frames without one follow the last.
     public func writeFrame(pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
         guard let context else { return }
+        if packsV210 {
+            let planar = spans.reduce(into: [UInt8]()) { $0.append(contentsOf: $1) }
+            let packed = V210Packing.pack(planar, width: width, height: height)
+            return try packed.withUnsafeBytes { try writePacket(pts: pts, spans: [$0], context: context) }
+        }
+        try writePacket(pts: pts, spans: spans, context: context)
+    }
+
+    private func writePacket(pts: Int64?, spans: [UnsafeRawBufferPointer], context: UnsafeMutablePointer<AVFormatContext>) throws {
         let size = spans.reduce(0) { $0 + $1.count }
         guard let packet = av_packet_alloc() else { throw FFmpegError(PD_AVERROR_ENOMEM) }
         var owned: UnsafeMutablePointer<AVPacket>? = packet
@@ -137,6 +169,10 @@ public final class RawVideoMuxer {
         avio_flush(context.pointee.pb)
         if let writeError { throw writeError }
         release()
+    }
+
+    private static func tag(_ fourCC: String) -> UInt32 {
+        fourCC.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     private func check(_ status: Int32, _ what: String) throws {

@@ -38,7 +38,7 @@ public func openSampleSource(_ input: String, track: Int? = nil) throws -> Sampl
 /// says whether it is a regular file (which can be read by offset).
 private func openLocalFile(_ path: String) throws -> (fd: Int32, regular: Bool) {
     var info = stat()
-    guard stat(path, &info) == 0 else {
+    guard PathBytes.withCString(path, { stat($0, &info) }) == 0 else {
         let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
         throw ProResDecodeError.inputUnreadable(path: path, reason: reason)
     }
@@ -48,7 +48,7 @@ private func openLocalFile(_ path: String) throws -> (fd: Int32, regular: Bool) 
     if info.st_mode & S_IFMT == S_IFREG && info.st_size == 0 {
         throw ProResDecodeError.inputUnreadable(path: path, reason: "file is empty")
     }
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
     guard fd >= 0 else {
         throw ProResDecodeError.inputUnreadable(path: path, reason: String(cString: strerror(errno)))
     }

@@ -50,7 +50,7 @@ final class SampleTableReader: @unchecked Sendable {
           leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = 8) {
         guard let name = context.pointee.iformat.map({ String(cString: $0.pointee.name) }),
               name.split(separator: ",").contains("mov") else { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }

@@ -42,7 +42,7 @@ enum CheckCommand: Command {
         let overwrite = !arguments.noOverwrite
         let replaced = [arguments.reportPath, arguments.junitPath, arguments.htmlPath].compactMap { $0 }.filter { path in
             var info = stat()
-            return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            return path != "-" && PathBytes.withCString(path, { stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFREG
         }
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
@@ -131,7 +131,7 @@ enum CheckCommand: Command {
     static func previewNote(_ result: FileCheckResult) -> String? {
         switch result.previews {
         case nil, .skipped?: return nil
-        case let .written(sheet, frame, _, _)?: return "previews: \(sheet), \(frame)"
+        case let .written(sheet, frame, _, _, _)?: return "previews: \(sheet), \(frame)"
         case let .failed(reason)?: return "previews: none: \(reason)"
         }
     }
@@ -145,11 +145,13 @@ enum CheckCommand: Command {
             }
             text = read
         } else {
-            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                var info = stat()
-                let reason = stat(path, &info) != 0 ? "no such file" : "not readable as UTF-8 text"
+            let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+            let bytes = fd < 0 ? nil : FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+            guard let bytes, let read = String(data: bytes, encoding: .utf8) else {
+                let reason = fd < 0 ? (errno == ENOENT ? "no such file" : String(cString: strerror(errno))) : "not readable as UTF-8 text"
                 throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(reason)")
             }
+            text = read
         }
         do { return try GoldenFile(parsing: text) } catch {
             throw ProResDecodeError.inputUnreadable(path: path == "-" ? "stdin" : path, reason: "golden file: \(error)")

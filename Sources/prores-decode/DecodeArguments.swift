@@ -97,8 +97,6 @@ struct DecodeArguments: CommandArguments {
         if input != "-", named.contains(where: { Self.isSameFile($0, FileURL.localPath(input) ?? input) }) {
             throw UsageError("an output names the input file '\(input)'")
         }
-        // Last: an output that names the input is the more basic mistake.
-        if let refusal = container.refusal { throw UsageError(refusal) }
     }
 
     /// What `-o` is wrapped in: `--container`, else by `-o`'s extension.
@@ -122,6 +120,6 @@ struct DecodeArguments: CommandArguments {
 
     private static func isSameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
-        return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+        return PathBytes.withCString(a, { stat($0, &sa) }) == 0 && PathBytes.withCString(b, { stat($0, &sb) }) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 }

@@ -9,11 +9,11 @@ extension DecodeCommand {
                 OptionSpec("--format", value: "y416|v216|native",
                            help: "output layout (default: the profile's native packed layout, v216 for 4:2:2 and y416 for 4:4:4)"),
                 OptionSpec("-o", "--output", value: "PATH|-",
-                           help: "write the frames: .y4m and .nut hold the native planar frames with their size, rate and "
-                               + "aspect ratio (--format native is their default); any other name gets raw frames, concatenated"),
+                           help: "write the frames: .y4m, .nut and .mov hold the native planar frames with their size, rate and "
+                               + "aspect ratio (--format native is their default; .mov as v210, 4:2:2 only); "
+                               + "any other name gets raw frames, concatenated"),
                 OptionSpec("--container", value: "raw|y4m|nut|mov",
-                           help: "wrap -o's frames in this container whatever its name says (mov is refused: FFmpeg 5.1 "
-                               + "cannot read raw 10/12-bit video back from QuickTime)"),
+                           help: "wrap -o's frames in this container whatever its name says"),
                 OptionSpec("--framemd5", value: "PATH|-",
                            help: "write FFmpeg's framemd5 (as `ffmpeg -f framemd5 -fflags +bitexact`): md5 per frame of the bytes -o writes"),
                 OptionSpec("--framehash", value: "PATH|-",

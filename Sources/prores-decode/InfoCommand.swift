@@ -69,7 +69,7 @@ enum InfoCommand: Command {
         func tag(_ t: Tagged<ColorCode>) -> String { "\(t.value.displayName) (\(t.source.rawValue))" }
         let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" } ?? "unknown"
         var lines = [
-            "file:         \(path)",
+            "file:         \(TerminalText.escaped(path))",
             "container:    \(f.containerName), track \(f.trackIndex)",
             "profile:      \(f.profileName)\(f.profile.map { " [\($0.fourCC)]" } ?? "")",
             "size:         \(f.width)x\(f.height)",

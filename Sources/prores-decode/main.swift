@@ -12,7 +12,10 @@ signal(SIGPIPE, SIG_IGN)
 
 let status: ExitCode
 do {
-    status = try CommandLineTool.run(Array(CommandLine.arguments.dropFirst()))
+    // The raw argv, not CommandLine.arguments: that decodes lossily, and a
+    // file name that is not UTF-8 would name another file (PathBytes).
+    let arguments = (1..<Int(CommandLine.argc)).map { PathBytes.string(cString: CommandLine.unsafeArgv[$0]!) }
+    status = try CommandLineTool.run(arguments)
 } catch {
     // An output opened before the one that failed may still be held by a
     // sink (a hashing thread keeps it alive past the throw): its temporary

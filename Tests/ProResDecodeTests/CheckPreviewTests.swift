@@ -152,7 +152,7 @@ final class CheckPreviewTests: XCTestCase {
     /// The mixed directory of the snapshot test, with --previews: the JSON
     /// report without its "previews" fields, the JUnit XML and stderr are
     /// the snapshots byte for byte. Files that could not be checked get
-    /// `"previews": null` and no PNG; damaged frames are left off the sheet.
+    /// `"previews": null` and no PNG; damaged frames are on the sheet, marked.
     func testBrokenFilesGetNoPreviewsAndNothingElseChanges() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
         let out = try makeTemporaryDirectory(self), previews = try makeTemporaryDirectory(self)
@@ -177,20 +177,60 @@ final class CheckPreviewTests: XCTestCase {
             let base = key.replacingOccurrences(of: "/", with: "__")
             XCTAssertEqual(made["sheet"] as? String, previews.path + "/" + base + ".sheet.png")
             expectedPNGs += [base + ".frame.png", base + ".sheet.png"]
-            let frames: [Int]
+            var frames: [Int], damaged: [Int] = []
             switch key {
-            case "bad/corrupt-slice.mov": frames = [0, 1, 3, 4]  // frame 2 damaged
+            case "bad/corrupt-slice.mov": (frames, damaged) = ([0, 1, 3, 4], [2])  // frame 2 damaged: on the sheet, marked
             case "bad/bad-header.mov": frames = [0, 2, 3, 4]  // frame 1 not decoded
             case "bad/truncated-faststart.mov": frames = [0, 1]  // frame 2 cut, 3 and 4 missing
             default: frames = [0, 1, 2, 3, 4]
             }
-            XCTAssertEqual(made["sheet_frames"] as? [Int], frames, key)
-            XCTAssertEqual(made["frame_index"] as? Int, frames[frames.count / 2], key)
+            XCTAssertEqual(made["sheet_frames"] as? [Int], (frames + damaged).sorted(), key)
+            XCTAssertEqual(made["sheet_damaged"] as? [Int], damaged, key)
+            XCTAssertEqual(made["frame_index"] as? Int, frames[frames.count / 2], "\(key): the full frame is a clean one")
         }
         XCTAssertEqual(expectedPNGs.count, 16, "8 files were read")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted(), expectedPNGs.sorted())
         let truncated = try PNGPixels(previews.appendingPathComponent("bad__truncated-faststart.mov.sheet.png").path)
         XCTAssertEqual([truncated.width, truncated.height], [2 * 192 + 8, 112], "two thumbnails, one row")
+    }
+
+    /// A damaged frame's concealed picture is on the contact sheet with the
+    /// mark (a red border and red diagonal bands), with either decoder; the
+    /// clean frames' tiles carry no mark. Pixels read back by ffmpeg.
+    func testDamagedFramesAreMarkedOnTheSheet() throws {
+        for decoder in ["cpu", "gpu"] {
+            let previews = try makeTemporaryDirectory(self)
+            let result = try runTool(["check", Repo.fixture("bad/corrupt-slice.mov"), "--decoder", decoder, "--report", "-",
+                                      "--previews", previews.path], environment: Self.validation)
+            XCTAssertEqual(result.status, 10, "a FAIL: \(result.stderr)")
+            let file = try XCTUnwrap(try CheckFixtures.files(result.stdout).first)
+            let made = try XCTUnwrap(file["previews"] as? [String: Any], "\(decoder): \(String(describing: file["previews"]))")
+            XCTAssertEqual(made["sheet_frames"] as? [Int], [0, 1, 2, 3, 4], decoder)
+            XCTAssertEqual(made["sheet_damaged"] as? [Int], [2], decoder)
+            let sheet = try PNGPixels(made["sheet"] as! String)
+            // 3 columns of 192 × 112 thumbnails, 8 pixels apart; frame 2 is the third tile.
+            XCTAssertEqual([sheet.width, sheet.height], [3 * 192 + 2 * 8, 2 * 112 + 8], decoder)
+            let red: [UInt16] = [0xFFFF, 0, 0]
+            for (tile, (left, top)) in [(0, 0), (200, 0), (400, 0), (0, 120), (200, 120)].enumerated() {
+                var border = 0, bands = 0, elsewhere = 0
+                for y in 0..<112 {
+                    for x in 0..<192 {
+                        let isRed = sheet[left + x, top + y].rgb == red
+                        if min(x, y, 191 - x, 111 - y) < 4 { border += isRed ? 1 : 0 }
+                        else if (x + y) % 16 < 3 { bands += isRed ? 1 : 0 }
+                        else { elsewhere += isRed ? 1 : 0 }
+                    }
+                }
+                let borderPixels = 192 * 112 - 184 * 104
+                if tile == 2 {
+                    XCTAssertEqual(border, borderPixels, "\(decoder): the damaged tile's whole border is red")
+                    XCTAssertGreaterThan(bands, 184 * 104 * 3 / 16 - 200, "\(decoder): the damaged tile's bands are red")
+                    XCTAssertLessThan(elsewhere, 184 * 104 / 2, "\(decoder): the concealed picture shows between the bands")
+                } else {
+                    XCTAssertEqual(border + bands, 0, "\(decoder): tile \(tile) (a clean frame) carries no mark")
+                }
+            }
+        }
     }
 
     /// No Vulkan driver: the same verdicts, exit status and report (but for

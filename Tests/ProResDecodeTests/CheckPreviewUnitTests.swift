@@ -120,7 +120,7 @@ final class CheckPreviewUnitTests: XCTestCase {
                                                                               gpu: .init(context: .init(validation: true))))
         let result = try XCTUnwrap(try BatchCheck(inputs: [input], options: options).run().first)
         XCTAssertEqual(result.status, .pass)
-        guard case let .written(sheetPath, framePath, frames, full)? = result.previews else {
+        guard case let .written(sheetPath, framePath, frames, _, full)? = result.previews else {
             return XCTFail("no previews: \(String(describing: result.previews))")
         }
         XCTAssertEqual(sheetPath, out.path + "/clips__4444.mov.sheet.png")

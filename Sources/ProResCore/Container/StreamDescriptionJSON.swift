@@ -10,7 +10,7 @@ public extension StreamDescription {
             JSON.object([("value", JSON.string(t.value)), ("code", "\(t.code)"), ("source", JSON.string(t.source))])
         }
         var fields: [(String, String)] = [("schema", JSON.string(schema))]
-        if let path { fields.append(("path", JSON.string(path))) }
+        if let path { fields.append(("path", JSON.string(PathBytes.reportText(path)))) }
         fields += [
             ("container", JSON.string(container)),
             ("track", "\(track)"),

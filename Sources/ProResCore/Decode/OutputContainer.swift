@@ -3,7 +3,11 @@
 /// the decoder's native planar format, the one FFmpeg has a pixel format
 /// for that its own readers take back (ffmpeg 5.1 checked: y416 would be
 /// `ayuv64le`, byte for byte, but NUT has no tag for it and reads it back as
-/// rgb555le; v216 has no FFmpeg pixel format at all).
+/// rgb555le; v216 has no FFmpeg pixel format at all). QuickTime holds the
+/// native 4:2:2 10-bit frames repacked losslessly as v210; FFmpeg 5.1's mov
+/// muxer has no uncompressed layout for 12-bit 4:4:4(4) that it reads back
+/// (it tags raw planar video `Y3[11][12]`, which its reader does not know;
+/// v410 is 10-bit), so those are refused rather than rounded.
 public enum OutputContainer: String, CaseIterable, Sendable {
     /// Frames concatenated, nothing else (today's `-o`).
     case raw
@@ -11,7 +15,7 @@ public enum OutputContainer: String, CaseIterable, Sendable {
     case y4m
     /// NUT through libavformat, codec rawvideo.
     case nut
-    /// QuickTime: accepted as a name so the refusal can say why.
+    /// QuickTime through libavformat: 4:2:2 10-bit as v210 (even widths).
     case mov
 
     /// By extension (case-insensitive); stdout and unknown names are raw.
@@ -26,13 +30,6 @@ public enum OutputContainer: String, CaseIterable, Sendable {
         }
     }
 
-    /// Why this container can never be written; nil when it can.
-    public var refusal: String? {
-        guard self == .mov else { return nil }
-        return "QuickTime (.mov) cannot hold raw 10/12-bit planar video that FFmpeg 5.1 reads back "
-            + "(it writes tags such as Y3[10][10] its own reader does not know); write .nut or .y4m, or raw with --container raw"
-    }
-
     /// The layout a run writes when `--format` is not given.
     public func defaultOutput(for format: FormatDescription) -> OutputSelection {
         self == .raw ? .packed(format.nativePackedLayout) : .native
@@ -40,7 +37,6 @@ public enum OutputContainer: String, CaseIterable, Sendable {
 
     /// Why this container cannot hold `output` of `format`; nil when it can.
     public func refusal(holding output: OutputSelection, of format: FormatDescription) -> String? {
-        if let refusal { return refusal }
         if self == .raw { return nil }
         switch output {
         case .packed(.v216):
@@ -52,7 +48,22 @@ public enum OutputContainer: String, CaseIterable, Sendable {
             if self == .y4m && format.nativeFormat.hasAlpha {
                 return "y4m cannot hold \(format.nativeFormat.name): its only alpha format is 8-bit (yuva444p); write .nut, or raw"
             }
+            if self == .mov { return movRefusal(format) }
             return nil
         }
+    }
+
+    /// QuickTime holds v210 only: 4:2:2 10-bit, even widths.
+    private func movRefusal(_ format: FormatDescription) -> String? {
+        let native = format.nativeFormat
+        if native.chroma != .c422 || native.bitDepth != 10 {
+            return "QuickTime (.mov) cannot hold \(native.name) losslessly: FFmpeg 5.1's mov muxer has no uncompressed "
+                + "\(native.bitDepth)-bit 4:4:4 layout its reader takes back (v410 is 10-bit); write .nut, or raw"
+        }
+        if format.width % 2 != 0 {
+            return "QuickTime (.mov) holds 4:2:2 10-bit as v210, which FFmpeg 5.1 takes at even widths only (this is \(format.width) wide); "
+                + "write .nut or .y4m, or raw"
+        }
+        return nil
     }
 }

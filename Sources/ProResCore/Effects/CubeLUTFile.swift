@@ -9,7 +9,7 @@ enum CubeLUTFile {
 
     static func read(_ path: String) throws -> [UInt8] {
         func fail(_ why: String) -> CubeLUTError { CubeLUTError(path: path, line: nil, message: why) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw fail(errno == ENOENT ? "no such file" : String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()

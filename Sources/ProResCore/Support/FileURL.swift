@@ -30,7 +30,7 @@ public enum FileURL {
         }
         // A NUL cannot be in a path; the C calls would cut the name there.
         guard !bytes.contains(0) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        return PathBytes.string(bytes)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -43,7 +43,7 @@ public enum CheckInputExpander {
 
     private static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return PathBytes.withCString(path, { lstat($0, &info) }) == 0
     }
 
     /// A path that exists: a directory is walked, anything else is one entry.
@@ -51,7 +51,7 @@ public enum CheckInputExpander {
     /// files are keyed below it), the part below a glob's root for a match.
     private static func expandExisting(_ path: String, keyPrefix: String? = nil) -> [CheckInput] {
         var info = stat()
-        guard stat(path, &info) == 0 else {
+        guard PathBytes.withCString(path, { stat($0, &info) }) == 0 else {
             // A dangling symlink, or a file we may not look at.
             return [CheckInput(path: path, key: keyPrefix ?? tidy(path), problem: String(cString: strerror(errno)))]
         }
@@ -72,14 +72,14 @@ public enum CheckInputExpander {
 
     private static func walk(directory: String, relative: String, visited: inout Set<[UInt64]>, into files: inout [CheckInput]) {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base + relative) else {
+        guard let names = Directories.names(base + relative) else {
             files.append(CheckInput(path: base + relative, key: relative, problem: "cannot list the directory"))
             return
         }
         for name in names where !name.hasPrefix(".") {
             let child = relative + name
             var info = stat()
-            guard stat(base + child, &info) == 0 else {
+            guard PathBytes.withCString(base + child, { stat($0, &info) }) == 0 else {
                 files.append(CheckInput(path: base + child, key: child, problem: String(cString: strerror(errno))))
                 continue
             }
@@ -118,7 +118,7 @@ public enum CheckInputExpander {
     private static func glob(_ pattern: String) -> [String] {
         var result = glob_t()
         defer { globfree(&result) }
-        guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
-        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { String(cString: $0) } }
+        guard PathBytes.withCString(pattern, { Glibc.glob($0, 0, nil, &result) }) == 0 else { return [] }
+        return (0..<Int(result.gl_pathc)).compactMap { result.gl_pathv[$0].map { PathBytes.string(cString: $0) } }
     }
 }

@@ -21,8 +21,8 @@ public enum CheckReport {
             stats = "null"
         }
         var fields = [
-            ("path", JSON.string(r.input.path)),
-            ("key", JSON.string(r.input.key)),
+            ("path", JSON.string(PathBytes.reportText(r.input.path))),
+            ("key", JSON.string(PathBytes.reportText(r.input.key))),
             ("status", JSON.string(r.status.rawValue)),
             ("reason", r.problems.first.map(JSON.string) ?? "null"),
             ("frames", "\(r.framesDecoded)"),

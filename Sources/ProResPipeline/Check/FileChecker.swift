@@ -25,9 +25,10 @@ enum FileChecker {
                 result.previews = .skipped
             } else {
                 let damaged = Set(result.errors.compactMap(\.frame))
-                let clean = result.hashes.map(\.index).filter { !damaged.contains($0) }
-                result.previews = try FilePreviews.make(input, clean: clean, options: previews, decoder: decoder, threads: threads,
-                                                        cancellation: cancellation)
+                let delivered = result.hashes.map(\.index)
+                result.previews = try FilePreviews.make(input, clean: delivered.filter { !damaged.contains($0) },
+                                                        damaged: delivered.filter(damaged.contains), options: previews,
+                                                        decoder: decoder, threads: threads, cancellation: cancellation)
             }
         }
         return result

@@ -9,8 +9,11 @@ import ProResGPU
 /// Which frames: K (`--preview-frames`) evenly spaced among the frames the
 /// check decoded cleanly (`FrameSampling` over that list, so the first and
 /// last clean frames are included; with `--sample` only sampled frames
-/// qualify). The full frame is the middle one of those, `chosen[chosen.count / 2]`
-/// (the later of the two middle ones for an even count).
+/// qualify), and up to K of the damaged frames it delivered (concealed;
+/// evenly spaced the same way), all on the sheet in frame order, the damaged
+/// ones marked (PreviewRenderer): a damaged file's previews show what is
+/// wrong, not only what is right. The full frame is the middle clean one,
+/// `chosen[chosen.count / 2]` (the later of the two middle ones for an even count).
 ///
 /// How: a second, short `DecodeRun` over just those frames, packed to the
 /// profile's native y416/v216 and converted by `GPUFrameConverter` to
@@ -24,13 +27,17 @@ import ProResGPU
 /// the `--timeout` running out) becomes `.failed(reason)`; only an interrupt
 /// of the whole batch escapes.
 enum FilePreviews {
-    /// `clean`: the frame indices the check decoded cleanly, ascending.
-    static func make(_ input: CheckInput, clean: [Int], options: PreviewOptions, decoder: DecoderSelection, threads: Int,
-                     cancellation: CheckCancellation) throws -> PreviewOutcome {
+    /// `clean`: the frame indices the check decoded cleanly, ascending;
+    /// `damaged`: those it delivered concealed, ascending.
+    static func make(_ input: CheckInput, clean: [Int], damaged: [Int], options: PreviewOptions, decoder: DecoderSelection,
+                     threads: Int, cancellation: CheckCancellation) throws -> PreviewOutcome {
         guard !clean.isEmpty else { return .failed("no frame decoded cleanly") }
-        let chosen = FrameSampling.indices(count: clean.count, samples: options.frames).map { clean[$0] }
+        let chosenClean = FrameSampling.indices(count: clean.count, samples: options.frames).map { clean[$0] }
+        let chosenDamaged = damaged.isEmpty ? [] : FrameSampling.indices(count: damaged.count, samples: options.frames).map { damaged[$0] }
+        let chosen = (chosenClean + chosenDamaged).sorted()
         var format: FormatDescription?
-        let collector = PreviewCollector(thumbnailWidth: options.thumbnailWidth, middle: chosen[chosen.count / 2])
+        let collector = PreviewCollector(thumbnailWidth: options.thumbnailWidth, middle: chosenClean[chosenClean.count / 2],
+                                         damaged: Set(chosenDamaged))
         do {
             let source = try openSampleSource(input.path)
             format = source.format
@@ -54,7 +61,8 @@ enum FilePreviews {
 
         let sheetPath = options.sheetPath(key: input.key), framePath = options.framePath(key: input.key)
         do {
-            let sheet = PreviewRenderer.sheet(collector.thumbnails.map(\.image), columns: options.columns)
+            let marked = Set(collector.thumbnails.indices.filter { collector.damaged.contains(collector.thumbnails[$0].index) })
+            let sheet = PreviewRenderer.sheet(collector.thumbnails.map(\.image), columns: options.columns, marked: marked)
             let sheetBytes = try tags.taggedPNG(StillImageEncoder.png16(sheet.samples, width: sheet.width, height: sheet.height, channels: 3,
                                                                         errorPath: sheetPath), errorPath: sheetPath)
             let frame = PreviewRenderer.frame(full.image)
@@ -69,12 +77,14 @@ enum FilePreviews {
             try sheetFile.commit()
             do { try frameFile.commit() } catch {
                 // Listed means written: take the sheet back rather than report half a pair.
-                unlink(sheetPath)
+                _ = PathBytes.withCString(sheetPath) { unlink($0) }
                 throw error
             }
         } catch {
             return .failed("\(error)")
         }
-        return .written(sheet: sheetPath, frame: framePath, sheetFrames: collector.thumbnails.map(\.index), fullFrame: full.index)
+        let sheetFrames = collector.thumbnails.map(\.index)
+        return .written(sheet: sheetPath, frame: framePath, sheetFrames: sheetFrames,
+                        damagedFrames: sheetFrames.filter(collector.damaged.contains), fullFrame: full.index)
     }
 }

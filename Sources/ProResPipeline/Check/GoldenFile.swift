@@ -9,7 +9,7 @@ import ProResGPU
 /// so it diffs well under version control. KEY is the file's path relative to
 /// the directory argument it was found under (or the path as given), and runs
 /// to the end of the line; `\` and line breaks in it are escaped as `\\`,
-/// `\n`, `\r`.
+/// `\n`, `\r`, and a byte of a file name that is not UTF-8 as `\xHH`.
 ///
 /// HASH is of the native planar frame: exactly the bytes
 /// `prores-decode KEY --format native -o -` writes for that frame.
@@ -112,29 +112,26 @@ public struct GoldenFile: Equatable, Sendable {
         return first.map { .mismatch(frame: $0.frame, reason: $0.reason) } ?? .match
     }
 
+    /// PathBytes' report text (`\\`, `\xHH` for a byte that is not UTF-8),
+    /// and line breaks as `\n`, `\r` so a key stays on its line.
     private static func escape(_ key: String) -> String {
-        key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
-            .replacingOccurrences(of: "\r", with: "\\r")
+        PathBytes.reportText(key).replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
     }
 
     private static func unescape(_ field: Substring) -> String? {
+        // `\n`, `\r` are line breaks; `\\` and `\xHH` go on to PathBytes.
         var out = ""
-        var escaping = false
-        for character in field {
-            if escaping {
-                switch character {
-                case "\\": out.append("\\")
-                case "n": out.append("\n")
-                case "r": out.append("\r")
-                default: return nil
-                }
-                escaping = false
-            } else if character == "\\" {
-                escaping = true
-            } else {
-                out.append(character)
+        var scalars = field.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            guard scalar == "\\" else { out.unicodeScalars.append(scalar); continue }
+            switch scalars.popFirst() {
+            case "\\": out += "\\\\"
+            case "n": out += "\n"
+            case "r": out += "\r"
+            case "x": out += "\\x"
+            default: return nil
             }
         }
-        return escaping ? nil : out
+        return PathBytes.fromReportText(out)
     }
 }

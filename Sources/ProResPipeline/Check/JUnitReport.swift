@@ -18,7 +18,7 @@ public enum JUnitReport {
                 + " errors=\"\(summary.errors)\" skipped=\"0\" time=\"\(JSON.number(summary.seconds, digits: 3))\">",
         ]
         for r in results {
-            let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(r.input.path))\""
+            let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(PathBytes.reportText(r.input.path)))\""
                 + " time=\"\(JSON.number(r.seconds, digits: 3))\""
             let element: String
             switch r.status {

@@ -55,16 +55,16 @@ public struct PreviewOptions: Sendable {
     /// (and its parents) if missing: a bad DIR fails before anything is checked.
     public static func prepare(directory: String) throws {
         var info = stat()
-        if stat(directory, &info) == 0 {
+        if PathBytes.withCString(directory, { stat($0, &info) }) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw ProResDecodeError.previewDirectory(path: directory, reason: "exists and is not a directory")
             }
         } else {
-            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw ProResDecodeError.previewDirectory(path: directory, reason: "cannot create the directory (\(error.localizedDescription))")
+            if let failure = Directories.create(directory) {
+                throw ProResDecodeError.previewDirectory(path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
             }
         }
-        guard access(directory, W_OK | X_OK) == 0 else {
+        guard PathBytes.withCString(directory, { access($0, W_OK | X_OK) }) == 0 else {
             throw ProResDecodeError.previewDirectory(path: directory, reason: String(cString: strerror(errno)))
         }
     }
@@ -75,20 +75,22 @@ public enum PreviewOutcome: Equatable, Sendable {
     /// The file could not be checked (status `error`): nothing to show.
     case skipped
     /// Both PNGs written; `sheetFrames` are the source frame indices on the
-    /// sheet in reading order, `fullFrame` the one shown at full size.
-    case written(sheet: String, frame: String, sheetFrames: [Int], fullFrame: Int)
+    /// sheet in reading order, `damagedFrames` those of them shown marked
+    /// (concealed), `fullFrame` the one shown at full size.
+    case written(sheet: String, frame: String, sheetFrames: [Int], damagedFrames: [Int], fullFrame: Int)
     /// No previews, and why (no Vulkan device, a write error, ...). The
     /// file's verdict is the same as without `--previews`.
     case failed(String)
 
-    /// `null`, `{"sheet":…,"frame":…,"sheet_frames":[…],"frame_index":N}` or `{"error":…}`.
+    /// `null`, `{"sheet":…,"frame":…,"sheet_frames":[…],"sheet_damaged":[…],"frame_index":N}` or `{"error":…}`.
     public var json: String {
         switch self {
         case .skipped:
             return "null"
-        case let .written(sheet, frame, sheetFrames, fullFrame):
-            return JSON.object([("sheet", JSON.string(sheet)), ("frame", JSON.string(frame)),
-                                ("sheet_frames", JSON.array(sheetFrames.map(String.init))), ("frame_index", "\(fullFrame)")])
+        case let .written(sheet, frame, sheetFrames, damagedFrames, fullFrame):
+            return JSON.object([("sheet", JSON.string(PathBytes.reportText(sheet))), ("frame", JSON.string(PathBytes.reportText(frame))),
+                                ("sheet_frames", JSON.array(sheetFrames.map(String.init))),
+                                ("sheet_damaged", JSON.array(damagedFrames.map(String.init))), ("frame_index", "\(fullFrame)")])
         case let .failed(reason):
             return JSON.object([("error", JSON.string(reason))])
         }

@@ -24,12 +24,21 @@ import ProResGPU
 /// each in a cell as large as the largest thumbnail (top-left aligned),
 /// cells `gap` = 8 pixels apart, no outer margin; the gaps and empty cells
 /// are opaque grey 0x2020 (sRGB 0.125).
+///
+/// A damaged frame (concealed pixels) is shown marked, so no one mistakes it
+/// for a clean one: over its thumbnail, a `markBorder` = 4-pixel border and
+/// diagonal bands (thumbnail pixels with (x + y) mod 16 < 3) in opaque pure
+/// red, codes (65535, 0, 0); the concealed picture shows between the bands.
 enum PreviewRenderer {
     static let checkerSize = 8
     static let checkerLightCode: UInt16 = 0xCCCC
     static let checkerDarkCode: UInt16 = 0x9999
     static let gap = 8
     static let backgroundCode: UInt16 = 0x2020
+    static let markBorder = 4
+    static let markBandPeriod = 16
+    static let markBandWidth = 3
+    static let markCode: [UInt16] = [0xFFFF, 0, 0]
 
     /// An RGB picture ready for the PNG encoder: 3 samples a pixel.
     struct Canvas {
@@ -77,8 +86,9 @@ enum PreviewRenderer {
         return canvas
     }
 
-    /// The contact sheet of `thumbnails` (at least one).
-    static func sheet(_ thumbnails: [PreviewImage], columns: Int) -> Canvas {
+    /// The contact sheet of `thumbnails` (at least one); those at positions
+    /// in `marked` (damaged frames) get the mark.
+    static func sheet(_ thumbnails: [PreviewImage], columns: Int, marked: Set<Int> = []) -> Canvas {
         precondition(!thumbnails.isEmpty && columns >= 1)
         let across = min(columns, thumbnails.count)
         let down = (thumbnails.count + across - 1) / across
@@ -88,8 +98,23 @@ enum PreviewRenderer {
         for (n, thumbnail) in thumbnails.enumerated() {
             let origin = cellOrigin(n, count: thumbnails.count, columns: columns, cellWidth: cellWidth, cellHeight: cellHeight)
             draw(thumbnail, into: &canvas, left: origin.x, top: origin.y)
+            if marked.contains(n) { mark(width: thumbnail.width, height: thumbnail.height, into: &canvas, left: origin.x, top: origin.y) }
         }
         return canvas
+    }
+
+    /// Whether a thumbnail's pixel (x, y) is painted by the damage mark.
+    static func isMarked(x: Int, y: Int, width: Int, height: Int) -> Bool {
+        min(x, y, width - 1 - x, height - 1 - y) < markBorder || (x + y) % markBandPeriod < markBandWidth
+    }
+
+    private static func mark(width: Int, height: Int, into canvas: inout Canvas, left: Int, top: Int) {
+        for y in 0..<height {
+            for x in 0..<width where isMarked(x: x, y: y, width: width, height: height) {
+                let o = ((top + y) * canvas.width + left + x) * 3
+                canvas.samples.replaceSubrange(o..<o + 3, with: markCode)
+            }
+        }
     }
 
     /// Where a thumbnail's top-left corner lies on a sheet made by `sheet`.

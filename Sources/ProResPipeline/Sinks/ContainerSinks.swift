@@ -52,17 +52,25 @@ public final class Y4MSink: FrameSink {
     public func abort() { file.discard() }
 }
 
-/// NUT through libavformat (`-o out.nut`): codec rawvideo, the native
-/// planar format, frame rate, SAR, field order and time code.
+/// NUT or QuickTime through libavformat (`-o out.nut`, `out.mov`): the
+/// native planar frames (NUT: codec rawvideo; QuickTime: v210), frame rate,
+/// SAR, field order and time code; QuickTime also the colour tags (`colr`).
+/// QuickTime writes its index last and fills in sizes by seeking back, so
+/// it needs a file, not a pipe.
 public final class MuxedRawSink: FrameSink {
     private let file: OutputFile
     private let muxer: RawVideoMuxer
 
     public init(file: OutputFile, format: FormatDescription, container: OutputContainer) throws {
         self.file = file
-        muxer = try RawVideoMuxer(formatName: container.rawValue, format: format, errorPath: file.path) { bytes in
-            try bytes.withUnsafeBytes { try file.write([$0]) }
+        let seeks = container == .mov
+        if seeks && !file.isSeekable {
+            throw ProResDecodeError.output(path: file.path == "-" ? "stdout" : file.path,
+                                           reason: "QuickTime needs a file it can seek in, not a pipe; write .nut or .y4m to a pipe")
         }
+        muxer = try RawVideoMuxer(formatName: container.rawValue, format: format, errorPath: file.path, write: { bytes in
+            try bytes.withUnsafeBytes { try file.write([$0]) }
+        }, seek: seeks ? { file.seek(to: $0, whence: $1) } : nil)
     }
 
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {

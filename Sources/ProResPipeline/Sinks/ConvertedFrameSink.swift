@@ -43,14 +43,15 @@ extension ConvertedFrameSink {
 public final class FrameSaver: ConvertedFrameSink {
     public enum Format: String, CaseIterable, Sendable { case exr, png }
 
-    public let directory: URL
+    /// DIR, byte-exact (PathBytes): every call below goes through its bytes.
+    public let directory: String
     public let format: Format
     public let tags: ImageFileTags
     /// Replace frame files already in the directory (`-y`), as `-o` replaces its file.
     public let overwrite: Bool
     public private(set) var written = 0
     /// Where frames wait until the run succeeds; made with the first frame.
-    private var staging: URL?
+    private var staging: String?
     private var staged: [String] = []
     /// DIR did not exist before this run.
     private let createdDirectory: Bool
@@ -61,29 +62,26 @@ public final class FrameSaver: ConvertedFrameSink {
     /// directory rewritten.
     public init(directory: String, format: Format, tags: ImageFileTags = ImageFileTags(), overwrite: Bool,
                 frames: Range<Int> = 0..<Int.max) throws {
-        self.directory = URL(fileURLWithPath: directory)
+        self.directory = directory
         self.format = format
         self.tags = tags
         self.overwrite = overwrite
-        var isDirectory: ObjCBool = false
-        createdDirectory = !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+        var info = stat()
+        createdDirectory = PathBytes.withCString(directory, { stat($0, &info) }) != 0
         if !createdDirectory {
-            guard isDirectory.boolValue else { throw ProResDecodeError.output(path: directory, reason: "exists and is not a directory") }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw ProResDecodeError.output(path: directory, reason: "exists and is not a directory") }
             if !overwrite, let existing = try Self.existingFrameFile(in: directory, format: format, frames: frames) {
-                throw ProResDecodeError.outputExists(path: self.directory.appendingPathComponent(existing).path)
+                throw ProResDecodeError.outputExists(path: Self.join(directory, existing))
             }
-        } else {
-            do { try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true) } catch {
-                throw ProResDecodeError.output(path: directory, reason: "cannot create the directory (\(error.localizedDescription))")
-            }
+        } else if let failure = Directories.create(directory) {
+            throw ProResDecodeError.output(path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
         }
     }
 
     /// The first (by name) `frame-NNNNNN.EXT` in `directory` whose index is in `frames`.
     static func existingFrameFile(in directory: String, format: Format, frames: Range<Int>) throws -> String? {
-        let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
-            throw ProResDecodeError.output(path: directory, reason: "cannot list the directory (\(error.localizedDescription))")
+        guard let names = Directories.names(directory) else {
+            throw ProResDecodeError.output(path: directory, reason: "cannot list the directory (\(String(cString: strerror(errno))))")
         }
         let suffix = "." + format.rawValue
         return names.sorted().first { name in
@@ -103,21 +101,25 @@ public final class FrameSaver: ConvertedFrameSink {
         precondition(frame.pixels.count == frame.width * frame.height * 8, "saving needs the converted pixels read back")
         let encoded = try encode(frame)
         let name = Self.fileName(index: frame.index, format: format)
-        let file = try OutputFile(path: try stagingDirectory().appendingPathComponent(name).path, overwrite: false)
+        let file = try OutputFile(path: Self.join(try stagingDirectory(), name), overwrite: false)
         try encoded.withUnsafeBytes { try file.write([$0]) }
         try file.commit()
         staged.append(name)
         written += 1
     }
 
-    private func stagingDirectory() throws -> URL {
+    private func stagingDirectory() throws -> String {
         if let staging { return staging }
-        var template = Array(directory.appendingPathComponent(".prores-decode-save.XXXXXX").path.utf8CString)
+        var template = PathBytes.bytes(Self.join(directory, ".prores-decode-save.XXXXXX")).map { CChar(bitPattern: $0) } + [0]
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw ProResDecodeError.output(path: directory.path, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
+            throw ProResDecodeError.output(path: directory, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
         }
-        staging = URL(fileURLWithPath: String(cString: made))
+        staging = PathBytes.string(cString: made)
         return staging!
+    }
+
+    private static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     /// Moves every staged frame into DIR; on a failure, takes back the ones
@@ -127,38 +129,39 @@ public final class FrameSaver: ConvertedFrameSink {
         var published: [String] = []
         do {
             for name in staged {
-                let from = staging.appendingPathComponent(name).path, to = directory.appendingPathComponent(name).path
-                if overwrite {
-                    guard rename(from, to) == 0 else { throw publishError(to) }
-                } else {
-                    // link() refuses an existing name: nothing appeared meanwhile is replaced.
-                    guard link(from, to) == 0 else {
-                        if errno == EEXIST { throw ProResDecodeError.outputExists(path: to) }
-                        throw publishError(to)
+                let from = Self.join(staging, name), to = Self.join(directory, name)
+                let moved = PathBytes.withCString(from) { source in
+                    PathBytes.withCString(to) { target in
+                        // link() refuses an existing name: nothing appeared meanwhile is replaced.
+                        overwrite ? rename(source, target) : link(source, target)
                     }
-                    unlink(from)
                 }
+                guard moved == 0 else {
+                    if errno == EEXIST && !overwrite { throw ProResDecodeError.outputExists(path: to) }
+                    throw publishError(to)
+                }
+                if !overwrite { _ = PathBytes.withCString(from) { unlink($0) } }
                 published.append(to)
             }
         } catch {
-            if !overwrite { published.forEach { unlink($0) } }
+            if !overwrite { published.forEach { path in _ = PathBytes.withCString(path) { unlink($0) } } }
             abort()
             throw error
         }
-        try? FileManager.default.removeItem(at: staging)
+        Directories.removeFlat(staging)
         self.staging = nil
     }
 
     public func abort() {
-        if let staging { try? FileManager.default.removeItem(at: staging) }
+        if let staging { Directories.removeFlat(staging) }
         staging = nil
         staged = []
         removeCreatedDirectoryIfEmpty()
     }
 
     private func removeCreatedDirectoryIfEmpty() {
-        if createdDirectory, (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true {
-            rmdir(directory.path)
+        if createdDirectory, Directories.names(directory)?.isEmpty == true {
+            _ = PathBytes.withCString(directory) { rmdir($0) }
         }
     }
 
@@ -169,11 +172,11 @@ public final class FrameSaver: ConvertedFrameSink {
     private func encode(_ frame: ConvertedFrame) throws -> [UInt8] {
         let isEXR = format == .exr
         let encoded = try StillImageEncoder.encode(isEXR ? .exrHalfGBRA : .pngRGBA64, width: frame.width, height: frame.height,
-                                                   errorPath: directory.path) { planes in
+                                                   errorPath: directory) { planes in
             if isEXR { fillPlanarFloat(planes, frame) } else { fillPreview(planes[0], frame) }
         }
-        return isEXR ? try tags.taggedEXR(encoded, frameIndex: frame.index, errorPath: directory.path)
-            : try tags.taggedPNG(encoded, errorPath: directory.path)
+        return isEXR ? try tags.taggedEXR(encoded, frameIndex: frame.index, errorPath: directory)
+            : try tags.taggedPNG(encoded, errorPath: directory)
     }
 
     /// GBRA float32 planes (FFmpeg's planar order: G, B, R, A).

@@ -24,7 +24,7 @@ public final class OutputFile {
             return
         }
         var info = stat()
-        if stat(path, &info) == 0 {
+        if PathBytes.withCString(path, { stat($0, &info) }) == 0 {
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 throw ProResDecodeError.output(path: path, reason: "is a directory")
@@ -34,18 +34,20 @@ public final class OutputFile {
                 }
             default:
                 // A device or pipe: nothing there to lose, and renaming onto it would be wrong.
-                fd = open(path, O_WRONLY | O_CLOEXEC)
+                fd = PathBytes.withCString(path) { open($0, O_WRONLY | O_CLOEXEC) }
                 guard fd >= 0 else { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno))) }
                 temporaryPath = nil
                 return
             }
         }
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        var template = Array("\(directory)/.\(url.lastPathComponent).XXXXXX.part".utf8CString)
+        // Byte-exact (PathBytes): the name may not be UTF-8.
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { path[...$0] } ?? ""
+        let name = slash.map { path[path.index(after: $0)...] } ?? path[...]
+        var template = PathBytes.bytes("\(directory).\(name).XXXXXX.part").map { CChar(bitPattern: $0) } + [0]
         fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
         guard fd >= 0 else { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno))) }
-        let temporary = String(cString: template)
+        let temporary = template.withUnsafeBufferPointer { PathBytes.string(cString: $0.baseAddress!) }
         temporaryPath = temporary
         TemporaryFiles.shared.register(temporary)
         // mkstemp makes 0600 files; give the result ordinary permissions.
@@ -97,9 +99,9 @@ public final class OutputFile {
             if closeStatus != 0 { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno))) }
             return
         }
-        if closeStatus != 0 || rename(temporaryPath, path) != 0 {
+        if closeStatus != 0 || PathBytes.withCString(temporaryPath, { from in PathBytes.withCString(path) { rename(from, $0) } }) != 0 {
             let reason = String(cString: strerror(errno))
-            unlink(temporaryPath)
+            _ = PathBytes.withCString(temporaryPath) { unlink($0) }
             TemporaryFiles.shared.unregister(temporaryPath)
             throw ProResDecodeError.output(path: path, reason: reason)
         }
@@ -113,12 +115,21 @@ public final class OutputFile {
         if fd == STDOUT_FILENO { return }
         close(fd)
         if let temporaryPath {
-            unlink(temporaryPath)
+            _ = PathBytes.withCString(temporaryPath) { unlink($0) }
             TemporaryFiles.shared.unregister(temporaryPath)
         }
     }
 
     private var displayName: String { path == "-" ? "stdout" : path }
+
+    /// Whether `seek` works: a regular file (its temporary), not a pipe or a device.
+    public var isSeekable: Bool { !closed && lseek(fd, 0, SEEK_CUR) >= 0 }
+
+    /// lseek(2) for a muxer that goes back to fill in sizes (QuickTime);
+    /// the new offset, or -1.
+    public func seek(to offset: Int64, whence: Int32) -> Int64 {
+        Int64(lseek(fd, off_t(offset), whence))
+    }
 }
 
 /// Temporary outputs still being written, so an interrupt can remove them.
@@ -133,7 +144,7 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// Unlinks every registered file (used on SIGINT/SIGTERM/SIGHUP).
     public func removeAll() {
         lock.lock()
-        for path in paths { unlink(path) }
+        for path in paths { _ = PathBytes.withCString(path) { unlink($0) } }
         paths.removeAll()
         lock.unlock()
     }
