@@ -83,21 +83,26 @@ enum FileSection {
     }
 
     /// The contact sheet and middle frame, referenced relative to the page.
-    /// The sheet shows clean frames only; the caption names the damaged ones left out.
+    /// The sheet marks its damaged (concealed) frames in red; the caption
+    /// names them, and the frames that could not be shown at all.
     private static func previews(_ r: FileCheckResult, pageDirectory: String) -> String {
         switch r.previews {
         case nil, .skipped?:
             return ""
         case let .failed(reason)?:
             return "<h3>Previews</h3>\n<p class=\"note\">none: \(e(reason))</p>\n"
-        case let .written(sheet, frame, sheetFrames, fullFrame)?:
-            let left = (r.series?.damaged.runs ?? []) + (r.series?.notDecoded.runs ?? [])
-            let leftOut = left.isEmpty ? "" : "; not shown (damaged or not decoded): "
-                + left.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+        case let .written(sheet, frame, sheetFrames, damagedFrames, fullFrame)?:
+            func list(_ runs: [ClosedRange<Int>]) -> String {
+                runs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+            }
+            let marked = damagedFrames.isEmpty ? "" : "; marked in red (damaged, concealed): "
+                + damagedFrames.map(String.init).joined(separator: ", ")
+            let notDecoded = r.series?.notDecoded.runs ?? []
+            let leftOut = notDecoded.isEmpty ? "" : "; not shown (not decoded): " + list(notDecoded)
             func src(_ path: String) -> String { e(RelativePath.urlReference(RelativePath.from(directory: pageDirectory, to: path))) }
             return "<h3>Previews</h3>\n"
                 + "<figure><img src=\"\(src(sheet))\" alt=\"contact sheet\" loading=\"lazy\">"
-                + "<figcaption>contact sheet: frames \(sheetFrames.map(String.init).joined(separator: ", "))\(e(leftOut))</figcaption></figure>\n"
+                + "<figcaption>contact sheet: frames \(sheetFrames.map(String.init).joined(separator: ", "))\(e(marked + leftOut))</figcaption></figure>\n"
                 + "<figure><img src=\"\(src(frame))\" alt=\"frame \(fullFrame)\" loading=\"lazy\">"
                 + "<figcaption>frame \(fullFrame), the middle one</figcaption></figure>\n"
         }
