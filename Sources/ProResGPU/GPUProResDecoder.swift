@@ -155,7 +155,11 @@ package final class GPUProResDecoder {
                                                        + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
         }
         // The slice table numbers a batch's frames in its `frame` field.
-        framesPerBatch = max(1, min(requested ?? 16, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
+        let chosen = requested ?? DecoderBatchSize.frames(
+            frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
+            largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slotCount,
+            hostCores: ProcessInfo.processInfo.activeProcessorCount)
+        framesPerBatch = max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
 
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
         transformPass = try kernels.kernel(DecoderKernels.transform(format))

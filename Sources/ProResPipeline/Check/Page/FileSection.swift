@@ -28,7 +28,7 @@ enum FileSection {
         if let series = r.series, let format = r.format, series.lastFrame >= 0 {
             html += "<h3>Per frame</h3>\n"
             var previewed: [Int] = []
-            if case let .written(_, _, sheetFrames, _)? = r.previews { previewed = sheetFrames }
+            if case let .written(_, _, sheetFrames, _, _)? = r.previews { previewed = sheetFrames }
             html += FrameGraphs.svgs(series, statistics: r.statistics, bitDepth: format.nativeFormat.bitDepth, sampled: r.sampled != nil,
                                      previewed: previewed)
                 .map { $0 + "\n" }.joined()

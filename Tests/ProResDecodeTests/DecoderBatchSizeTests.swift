@@ -1,0 +1,36 @@
+@testable import ProResGPU
+import XCTest
+
+/// The GPU decoder's batch size from the frame and the device (sizes worked
+/// out by hand from the packed layouts: v216 is 4 bytes a pixel).
+final class DecoderBatchSizeTests: XCTestCase {
+    private let h200 = UInt64(139) << 30
+
+    private func frames(width: Int, height: Int, cores: Int = 16, range: Int = 1 << 31, heap: UInt64? = nil) -> Int {
+        let output = width * height * 4, coefficients = width * height * 2 * 2
+        return DecoderBatchSize.frames(frameOutputBytes: output, frameWorkBytes: coefficients + 2 * output,
+                                       largestBindingFrames: range / max(output, coefficients), deviceLocalBytes: heap ?? h200,
+                                       slots: 3, hostCores: cores)
+    }
+
+    func testSmallFramesGetMoreOfThemUntilTheBatchIsAQuarterGigabyte() {
+        XCTAssertEqual(frames(width: 1920, height: 1080), 32, "8.29 MB a frame: 16 make 133 MB, 32 make 265 MB (over 250)")
+        XCTAssertEqual(frames(width: 3840, height: 2160), 16, "33 MB a frame: 16 make 531 MB")
+        XCTAssertEqual(frames(width: 640, height: 360), 64, "at most 64")
+    }
+
+    func testEveryHostCoreGetsAFrame() {
+        XCTAssertEqual(frames(width: 3840, height: 2160, cores: 2), 16)
+        XCTAssertEqual(frames(width: 3840, height: 2160, cores: 24), 24)
+    }
+
+    func testTheDeviceLimitsWin() {
+        // 8K: 141.6 MB of coefficients a frame; a 2 GiB binding holds 15.
+        XCTAssertEqual(frames(width: 8192, height: 4320), 15)
+        // lavapipe's 128 MiB storage buffers: 134,217,728 / 33,177,600 bytes of a 4K frame's coefficients = 4.05.
+        XCTAssertEqual(frames(width: 3840, height: 2160, range: 128 << 20), 4)
+        // A 4 GiB device: a quarter of it for 3 slots of 4K frames (99.5 MB each) holds 3 a slot.
+        XCTAssertEqual(frames(width: 3840, height: 2160, heap: 4 << 30), 3)
+        XCTAssertEqual(frames(width: 3840, height: 2160, range: 1000, heap: 1000), 1, "never less than one")
+    }
+}
