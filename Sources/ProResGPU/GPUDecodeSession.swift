@@ -64,19 +64,21 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     // completion thread through queues; one thread at a time touches it.
     private final class Batch: @unchecked Sendable {
         let samples: [CompressedSample]
-        private var surfaces: [PixelBuffer?]
+        /// Host surfaces, made once the batch has a slot (none while it
+        /// waits for one: at 4K each is 33 MB).
+        var surfaces: [PixelBuffer?] = []
         let prepared: GPUProResDecoder.PreparedBatch
         var slot = 0
         var submitted: UInt64 = 0
 
-        init(samples: [CompressedSample], surfaces: [PixelBuffer?], prepared: GPUProResDecoder.PreparedBatch) {
+        init(samples: [CompressedSample], prepared: GPUProResDecoder.PreparedBatch) {
             self.samples = samples
-            self.surfaces = surfaces
             self.prepared = prepared
         }
 
         /// Frame i's surface, with its use, now the caller's.
         func take(_ i: Int) -> PixelBuffer? {
+            guard i < surfaces.count else { return nil }  // no host surfaces (frames stay on the GPU)
             defer { surfaces[i] = nil }
             return surfaces[i]
         }
@@ -194,17 +196,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 freeSlots.queued < slots || parsed.queued > 0
             }
             if samples.isEmpty { return }
-            var surfaces: [PixelBuffer?] = []
-            do {
-                for _ in samples { surfaces.append(readback ? try surfacePool.makeBuffer() : nil) }
-            } catch {
-                surfaces.forEach { $0?.releaseUse() }
-                fail(error)
-                return
-            }
-            let inputs = zip(samples, surfaces).map { GPUProResDecoder.Input(bytes: $0.bytes, surface: $1) }
-            // A batch the queue refuses (the session failed) gives its surfaces back.
-            if !parsed.push(Batch(samples: samples, surfaces: surfaces, prepared: decoder.prepare(inputs))) { return }
+            let inputs = samples.map { GPUProResDecoder.Input(bytes: $0.bytes) }
+            if !parsed.push(Batch(samples: samples, prepared: decoder.prepare(inputs))) { return }
         }
     }
 
@@ -216,8 +209,10 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             guard let slot = freeSlots.pop() else { return }
             do {
                 batch.slot = slot
+                // A batch dropped on the way (the session failed) gives its surfaces back.
+                if readback { for _ in batch.samples { batch.surfaces.append(try surfacePool.makeBuffer()) } }
                 batch.submitted = monotonicNanoseconds()
-                try decoder.encode(slot: slot, batch.prepared)
+                try decoder.encode(slot: slot, batch.prepared, hostSurfaces: batch.surfaces)
                 if !submitted.push(batch) { return }
             } catch {
                 fail(error)

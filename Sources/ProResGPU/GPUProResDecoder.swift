@@ -19,11 +19,9 @@ import ProResCore
 /// imported into Vulkan (the texture cache) and filled by DMA, never by the
 /// CPU.
 package final class GPUProResDecoder {
-    /// One frame handed to `encode`.
+    /// One frame handed to `prepare`: its compressed bytes.
     struct Input {
         let bytes: UnsafeRawBufferPointer
-        /// Host surface to receive the decoded frame; nil keeps it on the GPU.
-        let surface: PixelBuffer?
     }
 
     /// What became of one frame of a batch, once its GPU work completed.
@@ -212,7 +210,8 @@ package final class GPUProResDecoder {
         fileprivate let offsets: [Int], firstSlices: [Int], firstCoefficients: [Int]
         fileprivate let bitstreamBytes: Int, sliceCount: Int, coefficientCount: Int
         fileprivate let decodedFrames: Int, maxSlices: Int, maxLog2: Int
-        fileprivate let targets: [(surface: PixelBuffer, offset: Int)]
+        /// Per input: where its decoded frame starts in the batch's surfaces (nil when it failed).
+        fileprivate let surfaceOffsets: [Int?]
         fileprivate let parseMicroseconds: Double
     }
 
@@ -231,7 +230,7 @@ package final class GPUProResDecoder {
         // Layout: the bitstream (each frame padded), then slice and frame tables.
         var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = [], entries: [FrameEntry] = []
         var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
-        var targets: [(surface: PixelBuffer, offset: Int)] = []
+        var surfaceOffsets: [Int?] = []
         for (i, input) in inputs.enumerated() {
             offsets.append(bitstreamBytes)
             bitstreamBytes += Self.paddedSize(input.bytes.count)
@@ -241,7 +240,7 @@ package final class GPUProResDecoder {
             case let .success(table):
                 entries.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
                                 table.missingSecondField))
-                if let surface = input.surface { targets.append((surface, frames * surfaceStride)) }
+                surfaceOffsets.append(frames * surfaceStride)
                 frames += 1
                 sliceCount += table.sliceCount
                 coefficientCount += table.coefficientCount
@@ -249,20 +248,25 @@ package final class GPUProResDecoder {
                 maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
             case let .failure(error):
                 entries.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false))
+                surfaceOffsets.append(nil)
             }
         }
         return PreparedBatch(inputs: inputs, parsed: parsed.map { $0! }, frames: entries, offsets: offsets, firstSlices: firstSlices,
                              firstCoefficients: firstCoefficients, bitstreamBytes: bitstreamBytes, sliceCount: sliceCount,
                              coefficientCount: coefficientCount, decodedFrames: frames, maxSlices: maxSlices, maxLog2: maxLog2,
-                             targets: targets, parseMicroseconds: parseMicroseconds)
+                             surfaceOffsets: surfaceOffsets, parseMicroseconds: parseMicroseconds)
     }
 
     /// Copies a prepared batch into slot `index`'s staging memory and
-    /// submits its decoding. The slot must be free (`complete` was called
-    /// for its previous batch).
-    func encode(slot index: Int, _ batch: PreparedBatch) throws {
+    /// submits its decoding; `hostSurfaces` (one per input, or none) receive
+    /// the decoded frames. The slot must be free (`complete` was called for
+    /// its previous batch).
+    func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = []) throws {
         let slot = slots[index]
-        let inputs = batch.inputs, parsed = batch.parsed, offsets = batch.offsets, targets = batch.targets
+        let inputs = batch.inputs, parsed = batch.parsed, offsets = batch.offsets
+        let targets = zip(hostSurfaces, batch.surfaceOffsets).compactMap { surface, offset in
+            surface.flatMap { surface in offset.map { (surface: surface, offset: $0) } }
+        }
         let firstSlices = batch.firstSlices, firstCoefficients = batch.firstCoefficients
         let bitstreamBytes = batch.bitstreamBytes, sliceCount = batch.sliceCount, coefficientCount = batch.coefficientCount
         let frames = batch.decodedFrames, maxSlices = batch.maxSlices, maxLog2 = batch.maxLog2
