@@ -196,6 +196,13 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 emitRejectedAtHead()
                 continue
             }
+            // The GPU decoder fails such a frame in the same words; FFmpeg
+            // would decode slices from inside the index, its own way.
+            if let why = header.pictureLayoutMismatch(in: sample.bytes) {
+                inFlight.append(InFlight(sample: sample, sent: sent, rejection: why, damage: nil))
+                emitRejectedAtHead()
+                continue
+            }
             let missingField = header.secondFieldIsMissing(in: sample.bytes)
             let damage = [header.frameSize > sample.bytes.count
                 ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil,

@@ -51,6 +51,8 @@ package struct SliceTable {
             throw BitstreamError("invalid picture: \(header.width)x\(header.height) \(header.chroma.rawValue) differs from the stream's "
                                  + "\(geometry.width)x\(geometry.height) \(geometry.chroma.rawValue); the GPU decoder needs one geometry a session")
         }
+        // FFmpeg's path fails such a frame before decoding, in these words.
+        if let why = header.pictureLayoutMismatch(in: bytes) { throw BitstreamError(why) }
         let interlaced = header.fieldOrder != .progressive
         let regionPerMb = Self.coefficientsPerMacroblock(geometry.chroma, alpha: header.alpha != .none)
         slices.reserveCapacity(Self.sliceWords * ((header.width + 127) >> 7) * ((header.height + 15) >> 4))
