@@ -47,13 +47,18 @@ public enum OptionFuzzEntry {
             }
             rest = rest[(at + 1)...]
         }
-        // The last --frames given wins; every --effect is kept, in order.
-        let frames = arguments.indices.filter { arguments[$0] == "--frames" && $0 + 1 < arguments.count }
-        if let last = frames.last, !arguments.contains("--"), !arguments.contains(where: { $0.hasPrefix("--frames=") }),
-           parsed.string("--frames") != arguments[last + 1] {
-            violations.append("--frames is '\(parsed.string("--frames") ?? "nil")', the last given '\(arguments[last + 1])'")
+        // Each value the parser returns was given for its option, in either spelling.
+        func given(_ name: String, _ value: String) -> Bool {
+            arguments.contains(name + "=" + value) || zip(arguments, arguments.dropFirst()).contains { $0 == (name, value) }
         }
-        if parsed.strings("--effect").count > arguments.count { violations.append("more effects than arguments") }
+        for (name, spellings) in [("--frames", ["--frames"]), ("--rate", ["--rate"]), ("-o", ["-o", "--output"])] {
+            if let value = parsed.string(name), !spellings.contains(where: { given($0, value) }) {
+                violations.append("\(name) is '\(value)', which was not given for it")
+            }
+        }
+        for value in parsed.strings("--effect") where !given("--effect", value) {
+            violations.append("--effect '\(value)' was not given")
+        }
         for name in ["--frames", "--start"] {
             do { _ = try parsed.integer(name, in: 1...Int.max) } catch let error as UsageError {
                 if error.description.isEmpty { violations.append("an empty usage error for \(name)") }
