@@ -139,6 +139,8 @@ def main():
     # Frame 2 of a progressive clip says "interlaced, top field first": its
     # one picture's slice index then does not add up to the picture.
     write("interlace-claim.mov", patch_frame_headers(bytearray(mov), [2], 12, 0x0C, 0x04))
+    # ...and the reverse: frame 2 of an interlaced clip says "progressive".
+    write("progressive-claim.mov", patch_frame_headers(read("interlaced-tff.mov"), [2], 12, 0x0C, 0x00))
     # Every frame of a 4:2:2 clip says 4:4:4: a 4:4:4 stream whose slices
     # hold half the chroma blocks the header promises.
     write("chroma-444-claim.mov", patch_frame_headers(bytearray(mov), range(5), 12, 0xC0, 0xC0))

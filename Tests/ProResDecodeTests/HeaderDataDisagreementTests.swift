@@ -19,27 +19,32 @@ final class HeaderDataDisagreementTests: XCTestCase {
         return (result, lines)
     }
 
-    /// BLAKE3 of each native frame of hq.mov as the `ffmpeg` CLI decodes it:
+    /// BLAKE3 of each native frame of `clip` as the `ffmpeg` CLI decodes it:
     /// the independent expectation for frames a lie does not touch.
-    private func ffmpegHashes(pixelFormat: String = "yuv422p10le") throws -> [String] {
-        let raw = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture("hq.mov"),
-                                                                         "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"])
+    private func ffmpegHashes(_ clip: String = "hq.mov") throws -> [String] {
+        let raw = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture(clip),
+                                                                         "-f", "rawvideo", "-pix_fmt", "yuv422p10le", "-"])
         let frameBytes = raw.count / 5
         return try B3Sum.hexes((0..<5).map { raw[($0 * frameBytes)..<(($0 + 1) * frameBytes)] })
     }
 
-    /// Frame 2 of a progressive clip claims "interlaced": its one picture's
-    /// slice index does not add up, so both decoders fail that frame in the
-    /// same words (FFmpeg would decode slices from inside the index).
-    func testInterlacingClaimedOverProgressiveDataFailsTheFrameOnBoth() throws {
-        let expected = try ffmpegHashes()
-        for decoder in Self.decoders {
-            let (result, hashes) = try frameHashes("interlace-claim.mov", decoder)
-            Hostile.assertExit(result, 5, "\(decoder)")
-            XCTAssertTrue(result.stderr.contains("frame 2 not decoded: invalid picture: picture 1 has 12281 bytes, but its index and "
-                                                 + "the 8 slices of an interlaced 192x112 frame take 8743 (the frame header disagrees "
-                                                 + "with the data)"), "\(decoder): \(result.stderr)")
-            XCTAssertEqual(hashes, [0, 1, 3, 4].map { "\($0) \(expected[$0])" }, "\(decoder)")
+    /// Frame 2 of a progressive clip claims "interlaced" (and of an
+    /// interlaced one "progressive"): its picture's slice index does not add
+    /// up, so both decoders fail that frame in the same words (FFmpeg would
+    /// decode slices from inside the index).
+    func testInterlacingTheDataDoesNotHaveFailsTheFrameOnBoth() throws {
+        let cases = [("interlace-claim.mov", "hq.mov", "picture 1 has 12281 bytes, but its index and the 8 slices of an interlaced"),
+                     ("progressive-claim.mov", "interlaced-tff.mov", "picture 1 has 7091 bytes, but its index and the 14 slices of a progressive")]
+        for (fixture, clean, words) in cases {
+            let expected = try ffmpegHashes(clean)
+            for decoder in Self.decoders {
+                let (result, hashes) = try frameHashes(fixture, decoder)
+                Hostile.assertExit(result, 5, "\(fixture) \(decoder)")
+                XCTAssertTrue(result.stderr.contains("frame 2 not decoded: invalid picture: \(words) 192x112 frame take "),
+                              "\(fixture) \(decoder): \(result.stderr)")
+                XCTAssertTrue(result.stderr.contains("(the frame header disagrees with the data)"), result.stderr)
+                XCTAssertEqual(hashes, [0, 1, 3, 4].map { "\($0) \(expected[$0])" }, "\(fixture) \(decoder)")
+            }
         }
     }
 
@@ -115,7 +120,7 @@ final class HeaderDataDisagreementTests: XCTestCase {
 
     /// `check` reaches the same verdicts on both decoders, several files at once.
     func testCheckGivesTheSameVerdictsOnBothDecoders() throws {
-        let files = ["interlace-claim.mov", "chroma-444-claim.mov", "alpha-claim.mov", "timescale-0.mov", "stts-delta-0.mov"]
+        let files = ["interlace-claim.mov", "progressive-claim.mov", "chroma-444-claim.mov", "alpha-claim.mov", "timescale-0.mov", "stts-delta-0.mov"]
             .map(Hostile.fixture)
         var verdicts: [[String]] = []
         for decoder in [["--decoder", "cpu", "--jobs", "2", "--threads", "2"], ["--decoder", "gpu", "--jobs", "2"]] {
