@@ -3,9 +3,10 @@ import ProResOptions
 
 /// The command-line parsing an untrusted argument vector meets: the strict
 /// option parser (`ParsedArguments`) against a table with every kind of
-/// option the tool's tables declare, its value conversions, and `--rate`'s
-/// `FrameRate(parsing:)` with the tick arithmetic a rate feeds (which once
-/// trapped on a rate that passed validation). The fuzz target's `options`
+/// option the tool's tables declare, its value conversions, `--effect`'s
+/// grammar (`EffectParser`), and `--rate`'s `FrameRate(parsing:)` with the
+/// tick arithmetic a rate feeds (which once trapped on a rate that passed
+/// validation). The fuzz target's `options`
 /// mode and `FuzzSeedReplayTests` call it.
 ///
 /// Input: the arguments, separated by NUL bytes (as in /proc/PID/cmdline),
@@ -65,6 +66,11 @@ public enum OptionFuzzEntry {
             } catch { violations.append("\(name) threw a \(type(of: error))") }
         }
         if let text = parsed.string("--rate") { violations += checkRate(text) }
+        // `--effect SPEC` grammar (a LUT reads a file: not from fuzzed paths).
+        for spec in parsed.strings("--effect") where !spec.hasPrefix("lut:") {
+            do { _ = try EffectParser.parse(spec, referenceWhite: 203) } catch ProResDecodeError.badRequest {
+            } catch { violations.append("--effect '\(spec)' threw \(String(reflecting: error)), not a usage error") }
+        }
         do { _ = try parsed.input() } catch {}
         return violations
     }
