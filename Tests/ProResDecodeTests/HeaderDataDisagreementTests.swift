@@ -73,6 +73,23 @@ final class HeaderDataDisagreementTests: XCTestCase {
             let theirs = reference[(frame * 2 * luma)..<(frame * 2 * luma + luma)]
             XCTAssert(ours.elementsEqual(theirs), "frame \(frame): the luma differs from FFmpeg's decode of the clean clip")
         }
+        // The chroma: FFmpeg's own decode of the damaged clip where its
+        // slices decoded, neutral (512) where they were concealed (FFmpeg's
+        // CLI leaves those as its buffers held them).
+        let damaged = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "quiet", "-i", Hostile.fixture("chroma-444-claim.mov"),
+                                                                             "-f", "rawvideo", "-pix_fmt", "yuv444p10le", "-"])
+        XCTAssertEqual(damaged.count, outputs[0].count)
+        let ours = [UInt8](outputs[0]), theirs = [UInt8](damaged)
+        var concealed = 0
+        for frame in 0..<5 {
+            for at in stride(from: frame * 3 * luma + luma, to: (frame + 1) * 3 * luma, by: 2) {
+                let sample = Int(ours[at]) | Int(ours[at + 1]) << 8
+                if ours[at] == theirs[at] && ours[at + 1] == theirs[at + 1] { continue }
+                concealed += 1
+                if sample != 512 { XCTFail("frame \(frame) byte \(at): \(sample) is neither FFmpeg's nor neutral chroma"); return }
+            }
+        }
+        XCTAssertGreaterThan(concealed, 0, "some chroma was concealed")
     }
 
     /// Frame 2 of a 4:2:2 clip without alpha claims an alpha channel:
