@@ -146,6 +146,9 @@ def main():
     write("chroma-444-claim.mov", patch_frame_headers(bytearray(mov), range(5), 12, 0xC0, 0xC0))
     # Frame 2 of a 4:2:2 clip without alpha says "8-bit alpha".
     write("alpha-claim.mov", patch_frame_headers(bytearray(mov), [2], 17, 0x0F, 0x01))
+    # Every frame of a 4:4:4 clip without alpha says "8-bit alpha": an alpha
+    # stream whose slices carry no alpha bytes.
+    write("alpha-data-missing.mov", patch_frame_headers(read("4444-noalpha.mov"), range(5), 17, 0x0F, 0x01))
 
     # A faststart MOV cut inside its moov.
     faststart = os.path.join(OUT, ".faststart.mov")

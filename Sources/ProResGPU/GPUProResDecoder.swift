@@ -39,6 +39,8 @@ package final class GPUProResDecoder {
         let analysis: FrameAnalysis?
         /// The frame ended with its first field; the second was concealed.
         let missingSecondField: Bool
+        /// Alpha promised, but some slices carry none (made opaque).
+        let missingAlpha: Bool
     }
 
     /// GPU time of one batch, from timestamp queries (µs).
@@ -104,7 +106,7 @@ package final class GPUProResDecoder {
         var value: UInt64 = 0
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
         var frames: [(failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?,
-                      missingSecondField: Bool)] = []
+                      missingSecondField: Bool, missingAlpha: Bool)] = []
         var parseMicroseconds = 0.0
         var stageMicroseconds = 0.0
         init(entropySet: BindingSet, transformSet: BindingSet) {
@@ -220,7 +222,7 @@ package final class GPUProResDecoder {
             switch parsed[i]! {
             case let .success(table):
                 slot.frames.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
-                                    table.missingSecondField))
+                                    table.missingSecondField, table.missingAlpha))
                 if let surface = input.surface { targets.append((surface, frames * surfaceStride)) }
                 frames += 1
                 sliceCount += table.sliceCount
@@ -228,7 +230,7 @@ package final class GPUProResDecoder {
                 maxSlices = max(maxSlices, table.sliceCount)
                 maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
             case let .failure(error):
-                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false))
+                slot.frames.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false, false))
             }
         }
         if !targets.isEmpty && !cache.canImport {
@@ -342,7 +344,7 @@ package final class GPUProResDecoder {
                     sums: statisticsPass.map { $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame) })
             }
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
-                          analysis: analysis, missingSecondField: frame.missingSecondField)
+                          analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha)
         }
         let timing = try timestamps.map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)

@@ -34,6 +34,8 @@ package struct SliceTable {
     private(set) var invalidSlices = 0
     /// An interlaced frame that ends with its first field (concealed).
     private(set) var missingSecondField = false
+    /// Alpha promised, but a slice carries none (its alpha comes out opaque).
+    private(set) var missingAlpha = false
     private(set) var maxLog2SliceWidth = 0
 
     package var sliceCount: Int { slices.count / Self.sliceWords }
@@ -53,6 +55,7 @@ package struct SliceTable {
         }
         // FFmpeg's path fails such a frame before decoding, in these words.
         if let why = header.pictureLayoutMismatch(in: bytes) { throw BitstreamError(why) }
+        missingAlpha = header.alphaIsMissing(in: bytes)
         let interlaced = header.fieldOrder != .progressive
         let regionPerMb = Self.coefficientsPerMacroblock(geometry.chroma, alpha: header.alpha != .none)
         slices.reserveCapacity(Self.sliceWords * ((header.width + 127) >> 7) * ((header.height + 15) >> 4))

@@ -107,6 +107,37 @@ final class HeaderDataDisagreementTests: XCTestCase {
         }
     }
 
+    /// Every frame of a 4:4:4 clip without alpha claims 8-bit alpha: its
+    /// slices carry no alpha bytes. FFmpeg leaves that alpha unwritten (the
+    /// CPU path gave zero, the GPU opaque); both now make it opaque and
+    /// report each frame damaged. Y'CbCr is FFmpeg's decode of the clean clip.
+    func testAlphaPromisedButNotCarriedIsOpaqueOnBoth() throws {
+        var outputs: [Data] = []
+        for decoder in Self.decoders {
+            let result = try runTool([Hostile.fixture("alpha-data-missing.mov"), "--format", "native", "-o", "-", "--quiet"] + decoder,
+                                     timeout: 120)
+            Hostile.assertExit(result, 5, "\(decoder)")
+            for frame in 0..<5 {
+                XCTAssertTrue(result.stderr.contains("frame \(frame) damaged: the frame header promises an alpha channel some slices "
+                                                     + "do not carry; their alpha was made opaque"), "\(decoder): \(result.stderr)")
+            }
+            outputs.append(result.stdout)
+        }
+        for (n, output) in outputs.enumerated().dropFirst() { XCTAssertEqual(output, outputs[0], "\(Self.decoders[n]) differs from the first") }
+        let reference = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture("4444-noalpha.mov"),
+                                                                               "-f", "rawvideo", "-pix_fmt", "yuv444p12le", "-"])
+        let plane = 192 * 112 * 2
+        XCTAssertEqual(outputs[0].count, 5 * 4 * plane, "five yuva444p12le frames")
+        for frame in 0..<5 {
+            let ours = outputs[0][(frame * 4 * plane)..<(frame * 4 * plane + 3 * plane)]
+            let theirs = reference[(frame * 3 * plane)..<((frame + 1) * 3 * plane)]
+            XCTAssert(ours.elementsEqual(theirs), "frame \(frame): Y'CbCr differs from FFmpeg's decode of the clean clip")
+            let alpha = [UInt8](outputs[0][(frame * 4 * plane + 3 * plane)..<((frame + 1) * 4 * plane)])
+            XCTAssert(stride(from: 0, to: alpha.count, by: 2).allSatisfy { Int(alpha[$0]) | Int(alpha[$0 + 1]) << 8 == 4095 },
+                      "frame \(frame): the alpha is not opaque (4095)")
+        }
+    }
+
     /// A media timescale of 0 is refused as a damaged header (exit 3) on
     /// both: FFmpeg assumed 1 and its edit list then discarded 4 of 5
     /// frames, which the CPU path honoured and the GPU path did not.
@@ -137,7 +168,8 @@ final class HeaderDataDisagreementTests: XCTestCase {
 
     /// `check` reaches the same verdicts on both decoders, several files at once.
     func testCheckGivesTheSameVerdictsOnBothDecoders() throws {
-        let files = ["interlace-claim.mov", "progressive-claim.mov", "chroma-444-claim.mov", "alpha-claim.mov", "timescale-0.mov", "stts-delta-0.mov"]
+        let files = ["interlace-claim.mov", "progressive-claim.mov", "chroma-444-claim.mov", "alpha-claim.mov", "alpha-data-missing.mov",
+                     "timescale-0.mov", "stts-delta-0.mov"]
             .map(Hostile.fixture)
         var verdicts: [[String]] = []
         for decoder in [["--decoder", "cpu", "--jobs", "2", "--threads", "2"], ["--decoder", "gpu", "--jobs", "2"]] {

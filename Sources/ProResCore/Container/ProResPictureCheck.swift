@@ -36,3 +36,41 @@ extension ProResFrameHeader {
         return nil
     }
 }
+
+extension ProResFrameHeader {
+    /// A frame whose header promises an alpha channel while a slice of it
+    /// carries no alpha bytes. FFmpeg then leaves that slice's alpha as the
+    /// surface held it (stale, or zero) and the GPU decoder made it opaque;
+    /// both now make it opaque (FFmpeg's path by concealing the frame into
+    /// a pre-filled surface) and report the frame damaged. Only consistent
+    /// pictures are looked at (`pictureLayoutMismatch` fails the others).
+    public func alphaIsMissing(in bytes: UnsafeRawBufferPointer) -> Bool {
+        guard alpha != .none, pictureLayoutMismatch(in: bytes) == nil else { return false }
+        let columns = macroblockColumns
+        var cursor = pictureOffset
+        for _ in 0..<pictures {
+            guard bytes.count - cursor >= 8 else { return false }
+            func u8(_ offset: Int) -> Int { Int(bytes[offset]) }
+            func u16(_ offset: Int) -> Int { Int(bytes[offset]) << 8 | Int(bytes[offset + 1]) }
+            let headerBytes = u8(cursor) >> 3
+            let dataSize = u16(cursor + 1) << 16 | u16(cursor + 3)
+            let log2Width = u8(cursor + 7) >> 4
+            let count = macroblockRowsPerPicture * ((columns >> log2Width) + (columns & ((1 << log2Width) - 1)).nonzeroBitCount)
+            var slice = cursor + headerBytes + 2 * count
+            for index in 0..<count {
+                let size = u16(cursor + headerBytes + 2 * index)
+                defer { slice += size }
+                guard size >= 6, slice + 8 <= bytes.count else { continue }  // the decoders' own damage
+                let sliceHeader = u8(slice) >> 3
+                let y = u16(slice + 2), u = u16(slice + 4)
+                let v = sliceHeader > 7 ? u16(slice + 6) : size - y - u - sliceHeader
+                if v >= 0, size - sliceHeader - y - u - v <= 0 { return true }
+            }
+            cursor += dataSize
+        }
+        return false
+    }
+
+    /// The damage a frame with `alphaIsMissing` is reported with.
+    public static let missingAlpha = "the frame header promises an alpha channel some slices do not carry; their alpha was made opaque"
+}
