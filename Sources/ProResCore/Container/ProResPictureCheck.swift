@@ -55,7 +55,10 @@ extension ProResFrameHeader {
             let headerBytes = u8(cursor) >> 3
             let dataSize = u16(cursor + 1) << 16 | u16(cursor + 3)
             let log2Width = u8(cursor + 7) >> 4
+            // The pictures `pictureLayoutMismatch` left unjudged are not read either.
+            guard headerBytes >= 8, dataSize <= bytes.count - cursor, log2Width <= 3 else { return false }
             let count = macroblockRowsPerPicture * ((columns >> log2Width) + (columns & ((1 << log2Width) - 1)).nonzeroBitCount)
+            guard headerBytes + 2 * count <= dataSize else { return false }
             var slice = cursor + headerBytes + 2 * count
             for index in 0..<count {
                 let size = u16(cursor + headerBytes + 2 * index)
