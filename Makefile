@@ -76,11 +76,14 @@ clean:
 bundle: deps
 	scripts/build-bundle.sh
 
-# libFuzzer + AddressSanitizer over our bitstream and container parsing
-# (FuzzEntry) for FUZZ_SECONDS; not part of `make test`. Seeds come from
-# Fixtures/, the learned corpus stays in .build/fuzz/corpus; a crash is saved
-# as Fixtures/fuzz/crash-* (replayed by FuzzRegressionTests) and fails the target.
+# libFuzzer + AddressSanitizer for FUZZ_SECONDS in all, shared by its three
+# targets (decode: any bytes through FuzzEntry; tables: MOV/MXF sample
+# tables; options: argument vectors and --rate); FUZZ_TARGETS="decode" picks.
+# Not part of `make test` (FuzzSeedReplayTests replays the seeds there).
+# Seeds come from Fixtures/, the learned corpora stay in .build/fuzz/corpus/;
+# a crash is saved as Fixtures/fuzz/[TARGET/]crash-* (replayed by the tests)
+# and fails the target.
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz
 fuzz: deps
-	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) scripts/fuzz.sh

@@ -11,6 +11,8 @@ import PackageDescription
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
 //   ProResFFmpeg  ← CFFmpeg: readers, CPU session, still images, MD5
 //   ProResCore               formats, surfaces, colour, timing (no C)
+//   ProResOptions            option tables and their strict parser (no C,
+//                            no dependency: the fuzz target reaches it)
 //
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
@@ -38,19 +40,23 @@ let package = Package(
         // libshaderc from its static archives (see the module map).
         .systemLibrary(name: "CShaderc", providers: [.apt(["libshaderc-dev", "glslang-dev", "spirv-tools"])]),
         .target(name: "ProResCore", swiftSettings: swift6),
+        .target(name: "ProResOptions", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
-        .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResFFmpeg", "ProResGPU", "ProResPipeline"], swiftSettings: swift6),
-        .executableTarget(name: "prores-decode", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
+        .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
+                swiftSettings: swift6),
+        .executableTarget(name: "prores-decode",
+                          dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
                          swiftSettings: swift6),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address); built plainly it replays inputs.
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
         .testTarget(
             name: "ProResDecodeTests",
-            dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting", "prores-decode"]
+            dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting",
+                           "prores-decode"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -77,6 +77,27 @@ def find_box(data, path):
     return start - 8
 
 
+def prores_frames(data):
+    """Offsets of the ProRes frames in a MOV's mdat (found by 'icpf')."""
+    at, found = 0, []
+    while True:
+        at = data.find(b"icpf", at)
+        if at < 0:
+            return found
+        found.append(at - 4)
+        at += 4
+
+
+def patch_frame_headers(data, frames, offset, mask, value):
+    """Rewrites the bits `mask` of frame-header byte `offset` (after
+    frame_size, 'icpf' and header_size: RDD 36 §5.1) of the given frames."""
+    starts = prores_frames(data)
+    for n in frames:
+        at = starts[n] + 8 + offset
+        data[at] = (data[at] & ~mask & 0xFF) | value
+    return data
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     mxf = read("hq.mxf")
@@ -100,6 +121,34 @@ def main():
     bad = bytearray(mov)
     bad[stts + 12:stts + 16] = struct.pack(">I", 1 << 30)
     write("stts-count.mov", bad)
+
+    # A media timescale of 0 (mdhd), and sample durations of 0 (stts).
+    mdhd = find_box(mov, ["moov", "trak", "mdia", "mdhd"])
+    bad = bytearray(mov)
+    assert bad[mdhd + 8] == 0, "mdhd version 0"
+    bad[mdhd + 20:mdhd + 24] = struct.pack(">I", 0)
+    write("timescale-0.mov", bad)
+    bad = bytearray(mov)
+    for entry in range(struct.unpack(">I", bad[stts + 12:stts + 16])[0]):
+        bad[stts + 20 + 8 * entry:stts + 24 + 8 * entry] = struct.pack(">I", 0)
+    write("stts-delta-0.mov", bad)
+
+    # Frame headers that disagree with the data under them (byte 12 of the
+    # frame header holds chroma_format (bits 7-6) and interlace_mode (bits
+    # 3-2), byte 17 alpha_channel_type (bits 3-0)).
+    # Frame 2 of a progressive clip says "interlaced, top field first": its
+    # one picture's slice index then does not add up to the picture.
+    write("interlace-claim.mov", patch_frame_headers(bytearray(mov), [2], 12, 0x0C, 0x04))
+    # ...and the reverse: frame 2 of an interlaced clip says "progressive".
+    write("progressive-claim.mov", patch_frame_headers(read("interlaced-tff.mov"), [2], 12, 0x0C, 0x00))
+    # Every frame of a 4:2:2 clip says 4:4:4: a 4:4:4 stream whose slices
+    # hold half the chroma blocks the header promises.
+    write("chroma-444-claim.mov", patch_frame_headers(bytearray(mov), range(5), 12, 0xC0, 0xC0))
+    # Frame 2 of a 4:2:2 clip without alpha says "8-bit alpha".
+    write("alpha-claim.mov", patch_frame_headers(bytearray(mov), [2], 17, 0x0F, 0x01))
+    # Every frame of a 4:4:4 clip without alpha says "8-bit alpha": an alpha
+    # stream whose slices carry no alpha bytes.
+    write("alpha-data-missing.mov", patch_frame_headers(read("4444-noalpha.mov"), range(5), 17, 0x0F, 0x01))
 
     # A faststart MOV cut inside its moov.
     faststart = os.path.join(OUT, ".faststart.mov")

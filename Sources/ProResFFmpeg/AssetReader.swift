@@ -97,6 +97,14 @@ public final class AssetReader: SampleSource {
         // are ours to release if anything below throws.
         var leading: [ReadPacket] = []
         do {
+            // A QuickTime media timescale of 0 gives no sample a time: FFmpeg
+            // assumes 1 tick a second, so the edit list (in the movie's
+            // timescale) keeps about one frame and discards the rest, which
+            // one decoder honours and another may not. Refused as damage.
+            if headerComplaint?.hasPrefix("Invalid mdhd time scale 0") ?? false {
+                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "damaged container header: "
+                    + "the video track's media timescale (mdhd) is 0, so its frames have no times")
+            }
             // The container's own colour tags, captured before stream probing
             // lets the decoder overwrite them with the frame header's.
             let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }

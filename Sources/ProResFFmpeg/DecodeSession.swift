@@ -97,7 +97,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         /// A problem noticed in the sample that still lets it decode.
         let damage: String?
         /// Decode it again into a pre-filled surface even if FFmpeg reports
-        /// no error (a missing second field, which it does not report).
+        /// no error (a missing second field or alpha, which it does not report).
         var conceal = false
     }
 
@@ -166,7 +166,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                         surface?.releaseUse()
                         surface = concealed
                     }
-                    // A missing field is named by its own damage line.
+                    // A missing field or alpha is named by its own damage line.
                     if picture.pointee.decode_error_flags != 0 { problems.append("some slices could not be decoded and were concealed") }
                 }
                 if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 { problems.append("the container marked the frame corrupt") }
@@ -196,12 +196,21 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 emitRejectedAtHead()
                 continue
             }
+            // The GPU decoder fails such a frame in the same words; FFmpeg
+            // would decode slices from inside the index, its own way.
+            if let why = header.pictureLayoutMismatch(in: sample.bytes) {
+                inFlight.append(InFlight(sample: sample, sent: sent, rejection: why, damage: nil))
+                emitRejectedAtHead()
+                continue
+            }
             let missingField = header.secondFieldIsMissing(in: sample.bytes)
+            let missingAlpha = header.alphaIsMissing(in: sample.bytes)
             let damage = [header.frameSize > sample.bytes.count
                 ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil,
-                missingField ? ProResFrameHeader.missingSecondField : nil].compactMap { $0 }.joined(separator: "; ")
+                missingField ? ProResFrameHeader.missingSecondField : nil,
+                missingAlpha ? ProResFrameHeader.missingAlpha : nil].compactMap { $0 }.joined(separator: "; ")
             inFlight.append(InFlight(sample: sample, sent: sent, rejection: nil, damage: damage.isEmpty ? nil : damage,
-                                     conceal: missingField))
+                                     conceal: missingField || missingAlpha))
             while true {
                 let status = packets.with(sample) { avcodec_send_packet(codec, $0) } ?? PD_AVERROR_ENOMEM
                 if status == PD_AVERROR_EAGAIN {

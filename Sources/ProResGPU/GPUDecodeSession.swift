@@ -250,10 +250,11 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                     if let header = result.header, header.frameSize > sample.bytes.count {
                         problems.append("truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
                     }
-                    // A missing field's concealed slices are named by its own line.
-                    if result.missingSecondField {
-                        problems.append(ProResFrameHeader.missingSecondField)
-                    } else if result.damagedSlices > 0 {
+                    // A missing field's concealed slices are named by its own line;
+                    // the order is the CPU session's.
+                    if result.missingSecondField { problems.append(ProResFrameHeader.missingSecondField) }
+                    if result.missingAlpha { problems.append(ProResFrameHeader.missingAlpha) }
+                    if !result.missingSecondField && result.damagedSlices > 0 {
                         problems.append("some slices could not be decoded and were concealed")
                     }
                     status = problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))

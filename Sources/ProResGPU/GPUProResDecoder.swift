@@ -37,6 +37,8 @@ package final class GPUProResDecoder {
         let analysis: FrameAnalysis?
         /// The frame ended with its first field; the second was concealed.
         let missingSecondField: Bool
+        /// Alpha promised, but some slices carry none (made opaque).
+        let missingAlpha: Bool
     }
 
     /// GPU time of one batch, from timestamp queries (µs).
@@ -197,7 +199,7 @@ package final class GPUProResDecoder {
     /// What became of one input frame once parsed; `surface` is its place
     /// in the batch's surfaces (nil when it failed).
     typealias FrameEntry = (failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?,
-                            missingSecondField: Bool)
+                            missingSecondField: Bool, missingAlpha: Bool)
 
     /// A batch parsed and laid out but not yet staged. Preparing needs no
     /// slot, so the session parses the next batch on its own thread while
@@ -239,7 +241,7 @@ package final class GPUProResDecoder {
             switch parsed[i]! {
             case let .success(table):
                 entries.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
-                                table.missingSecondField))
+                                table.missingSecondField, table.missingAlpha))
                 surfaceOffsets.append(frames * surfaceStride)
                 frames += 1
                 sliceCount += table.sliceCount
@@ -247,7 +249,7 @@ package final class GPUProResDecoder {
                 maxSlices = max(maxSlices, table.sliceCount)
                 maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
             case let .failure(error):
-                entries.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false))
+                entries.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false, false))
                 surfaceOffsets.append(nil)
             }
         }
@@ -382,7 +384,7 @@ package final class GPUProResDecoder {
                     sums: statisticsPass.map { $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame) })
             }
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
-                          analysis: analysis, missingSecondField: frame.missingSecondField)
+                          analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha)
         }
         let timing = try timestamps.map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)

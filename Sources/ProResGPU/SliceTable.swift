@@ -34,6 +34,8 @@ package struct SliceTable {
     private(set) var invalidSlices = 0
     /// An interlaced frame that ends with its first field (concealed).
     private(set) var missingSecondField = false
+    /// Alpha promised, but a slice carries none (its alpha comes out opaque).
+    private(set) var missingAlpha = false
     private(set) var maxLog2SliceWidth = 0
 
     package var sliceCount: Int { slices.count / Self.sliceWords }
@@ -51,6 +53,9 @@ package struct SliceTable {
             throw BitstreamError("invalid picture: \(header.width)x\(header.height) \(header.chroma.rawValue) differs from the stream's "
                                  + "\(geometry.width)x\(geometry.height) \(geometry.chroma.rawValue); the GPU decoder needs one geometry a session")
         }
+        // FFmpeg's path fails such a frame before decoding, in these words.
+        if let why = header.pictureLayoutMismatch(in: bytes) { throw BitstreamError(why) }
+        missingAlpha = header.alphaIsMissing(in: bytes)
         let interlaced = header.fieldOrder != .progressive
         let regionPerMb = Self.coefficientsPerMacroblock(geometry.chroma, alpha: header.alpha != .none)
         slices.reserveCapacity(Self.sliceWords * ((header.width + 127) >> 7) * ((header.height + 15) >> 4))

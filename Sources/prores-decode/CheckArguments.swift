@@ -3,6 +3,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 extension CheckCommand {
     /// `check PATH... [options]` read from the command line: each value

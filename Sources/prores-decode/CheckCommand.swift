@@ -4,6 +4,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 /// `prores-decode check PATH... [options]`: batch QC for CI. Every file is
 /// decoded (or sampled), judged pass / fail / error, and reported on stderr

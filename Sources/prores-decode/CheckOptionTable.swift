@@ -1,3 +1,5 @@
+import ProResOptions
+
 /// `check`'s table: every option, its help, and the prose around them.
 extension CheckCommand {
     static let spec = CommandSpec(

@@ -1,4 +1,5 @@
 import ProResPipeline
+import ProResOptions
 
 extension CheckCommand {
     /// Says on stderr what was left out, so a skipped file is never a

@@ -3,6 +3,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 /// A command's arguments, read from the parsed command line in two steps
 /// (as swift-argument-parser's `validate()`): the initialiser converts each

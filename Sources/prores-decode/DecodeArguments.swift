@@ -4,6 +4,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 /// `prores-decode INPUT [options]` read from the command line: each value
 /// checked on its own, then every rule between options in `validate()`.

@@ -4,6 +4,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 /// `prores-decode INPUT [options]`: decode to raw frames, frame checksums and
 /// timing.

@@ -1,3 +1,5 @@
+import ProResOptions
+
 /// Decoding's table: every option of `prores-decode INPUT`, its help, and the
 /// prose of the main help that follows the options.
 extension DecodeCommand {

@@ -3,6 +3,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 
 /// `prores-decode devices`: every Vulkan device with the facts that

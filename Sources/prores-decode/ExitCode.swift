@@ -3,6 +3,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 
 /// The documented exit codes (README.md, `--help`). All are below 124 so they
@@ -32,9 +33,9 @@ enum ExitCode: Int32, CaseIterable {
         case .usage: return "usage error: unknown or malformed option, impossible request (--start past the end, --track out of range)"
         case .inputUnreadable: return "input missing, unreadable, empty, or not a media file"
         case .notProRes: return "input readable but has no usable ProRes video track (or no valid ProRes frame header)"
-        case .damagedFrames: return "some frames were damaged, undecodable or missing (truncated input); the rest of the output is complete and kept, and each bad frame is listed on stderr"
+        case .damagedFrames: return "some frames were damaged, undecodable or missing (truncated input, a frame header the data contradicts); the rest of the output is complete and kept, and each bad frame is listed on stderr"
         case .outputFailed: return "an output could not be written (nothing partial is left)"
-        case .decoderUnavailable: return "the decoder could not be set up"
+        case .decoderUnavailable: return "the decoder could not be set up, or the picture size, chroma format or alpha channel changed mid-stream (nothing partial is left)"
         case .vulkanUnavailable: return "--vulkan/devices/roofline: no Vulkan loader, no usable device, a missing feature, or a shader that would not compile"
         case .interrupted: return "interrupted by SIGINT/SIGTERM/SIGHUP (nothing partial is left)"
         case .checkFailed: return "check: at least one file failed"

@@ -1,3 +1,5 @@
+import ProResOptions
+
 /// Lays command tables out as the text people read: help screens and usage
 /// lines, all at one width, so no help text is wrapped by hand.
 enum HelpFormatter {

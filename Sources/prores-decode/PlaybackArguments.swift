@@ -3,6 +3,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 /// `--effect SPEC` (repeatable) and `--realtime [--rate FPS]`: what the
 /// decode command runs on the converted frames, and how it presents them.

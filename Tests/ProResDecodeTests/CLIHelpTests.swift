@@ -1,5 +1,6 @@
 import Foundation
 @testable import prores_decode
+import ProResOptions
 import XCTest
 
 /// The CLI's parsing, every `--help`, the exit-code lists and README.md's usage

@@ -10,12 +10,13 @@ final class LayeringTests: XCTestCase {
     /// A target imports only those below it.
     static let allowed: [String: Set<String>] = [
         "ProResCore": [],
+        "ProResOptions": [],
         "ProResFFmpeg": ["ProResCore", "CFFmpeg"],
         "GPUKit": ["ProResCore", "CVulkan", "CShaderc"],
         "ProResGPU": ["ProResCore", "GPUKit"],
         "ProResPipeline": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"],
-        "ProResTesting": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
-        "prores-decode": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
+        "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
+        "prores-decode": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
         "prores-decode-fuzz": ["ProResCore", "ProResTesting"],
     ]
     /// What any target may import: the platform's own modules.

@@ -9,7 +9,7 @@ final class StreamChangeTests: XCTestCase {
     func testSizeAndChromaChangesStopBothDecodersWithExit7() throws {
         let dir = try makeTemporaryDirectory(self)
         let head = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores")))  // 5 frames, 192x112 4:2:2
-        for (clip, change) in [("odd-size.mov", "187x101 4:2:2"), ("4444.mov", "192x112 4:4:4")] {
+        for (clip, change) in [("odd-size.mov", "187x101 4:2:2"), ("4444.mov", "192x112 4:4:4 with alpha")] {
             // The clip's ProRes frames as they are in the file (ffmpeg copies the packets).
             let tail = dir.appendingPathComponent("\(clip).prores")
             _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Repo.fixture(clip), "-c:v", "copy",

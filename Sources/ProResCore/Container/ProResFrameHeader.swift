@@ -105,10 +105,10 @@ public struct ProResFrameHeader: Equatable, Sendable {
     /// Where the first picture header starts, relative to the frame start.
     public var pictureOffset: Int { 8 + headerSize }
 
-    private var macroblockColumns: Int { (width + 15) >> 4 }
+    var macroblockColumns: Int { (width + 15) >> 4 }
     /// Macroblock rows of one picture: the frame, or one field.
-    private var macroblockRowsPerPicture: Int { fieldOrder == .progressive ? (height + 15) >> 4 : (height + 31) >> 5 }
-    private var pictures: Int { fieldOrder == .progressive ? 1 : 2 }
+    var macroblockRowsPerPicture: Int { fieldOrder == .progressive ? (height + 15) >> 4 : (height + 31) >> 5 }
+    var pictures: Int { fieldOrder == .progressive ? 1 : 2 }
 
     /// The fewest bytes a decodable frame of this size takes: the first
     /// picture's 8-byte header and a 2-byte index entry for each of its

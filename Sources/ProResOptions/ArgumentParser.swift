@@ -1,13 +1,8 @@
-import ProResCore
-import ProResFFmpeg
-import GPUKit
-import ProResGPU
-import ProResPipeline
 
 /// A command-line mistake; printed as one line, exit code 2.
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct UsageError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Strict parsing against a command's option table: unknown options, missing
@@ -15,8 +10,8 @@ struct UsageError: Error, CustomStringConvertible {
 /// given twice keeps its last value, as ffmpeg and most tools do (a script
 /// can append an override); a repeatable one keeps every value. `-` is an
 /// argument (stdin/stdout), and `--` ends the options.
-struct ParsedArguments {
-    private(set) var positionals: [String] = []
+package struct ParsedArguments {
+    package private(set) var positionals: [String] = []
     private let byName: [String: OptionSpec]
     /// Where a usage error sends the user: `(see prores-decode check --help)`.
     private let helpHint: String
@@ -25,11 +20,11 @@ struct ParsedArguments {
 
     /// `--help` or `-h` before any `--`, wherever it stands: asking for help
     /// wins over every other mistake on the line.
-    static func asksForHelp(_ arguments: [String]) -> Bool {
+    package static func asksForHelp(_ arguments: [String]) -> Bool {
         arguments.prefix { $0 != "--" }.contains { $0 == "--help" || $0 == "-h" }
     }
 
-    init(_ arguments: [String], for command: CommandSpec) throws {
+    package init(_ arguments: [String], for command: CommandSpec) throws {
         var byName: [String: OptionSpec] = [:]
         for option in command.options {
             for name in option.names {
@@ -74,43 +69,43 @@ struct ParsedArguments {
         return option.key
     }
 
-    func flag(_ name: String) -> Bool { flags.contains(key(name)) }
+    package func flag(_ name: String) -> Bool { flags.contains(key(name)) }
 
-    func string(_ name: String) -> String? { values[key(name)]?.first }
+    package func string(_ name: String) -> String? { values[key(name)]?.first }
 
     /// Every value of a repeatable option, in the order given.
-    func strings(_ name: String) -> [String] { values[key(name)] ?? [] }
+    package func strings(_ name: String) -> [String] { values[key(name)] ?? [] }
 
     /// The value converted by `convert`, or nil when the option is absent; a
     /// value it refuses is a usage error saying what was `expected`.
-    func value<T>(_ name: String, expected: String, _ convert: (String) -> T?) throws -> T? {
+    package func value<T>(_ name: String, expected: String, _ convert: (String) -> T?) throws -> T? {
         guard let text = string(name) else { return nil }
         guard let value = convert(text) else { throw UsageError("invalid value '\(text)' for \(key(name)): expected \(expected)") }
         return value
     }
 
     /// A whole number within `range`, or nil when the option is absent.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    package func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         let bound = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
         return try value(name, expected: "a whole number \(bound)") { Int($0).flatMap { range.contains($0) ? $0 : nil } }
     }
 
     /// Exactly one positional argument, named `what` in the error.
-    func single(_ what: String) throws -> String {
+    package func single(_ what: String) throws -> String {
         guard let first = positionals.first else { throw UsageError("missing \(what) \(helpHint)") }
         guard positionals.count == 1 else { throw UsageError("unexpected argument '\(positionals[1])'") }
         return first
     }
 
     /// The one input: the INPUT argument or `-i INPUT` (ffmpeg's spelling), not both.
-    func input() throws -> String {
+    package func input() throws -> String {
         guard let flagged = string("-i") else { return try single("input file") }
         if let first = positionals.first { throw UsageError("two inputs: '\(first)' and -i '\(flagged)'") }
         return flagged
     }
 
     /// No positional arguments at all.
-    func none() throws {
+    package func none() throws {
         if let first = positionals.first { throw UsageError("unexpected argument '\(first)'") }
     }
 }
