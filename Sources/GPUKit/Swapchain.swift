@@ -55,9 +55,10 @@ public final class Swapchain {
 
     /// Shows one frame. `record` writes the staging buffer it returns,
     /// `extent` pixels of `format.pixels` rows tightly packed, into the
-    /// command buffer given. Returns when the frame was queued for the
+    /// command buffer given; `slot` (below `framesInFlight`) names the
+    /// frame in flight, whose earlier use has completed (for binding sets). Returns when the frame was queued for the
     /// display, or, with VK_KHR_present_wait, when it was shown.
-    public func present(_ record: (CommandBuffer, (width: Int, height: Int)) throws -> VulkanBuffer) throws {
+    public func present(_ record: (CommandBuffer, (width: Int, height: Int), _ slot: Int) throws -> VulkanBuffer) throws {
         if outOfDate { try remake() }
         try recorder.wait(for: submitted[slot])
         var index: UInt32 = 0
@@ -68,7 +69,7 @@ public final class Swapchain {
         }
         if result != VK_SUBOPTIMAL_KHR { try check(result, "vkAcquireNextImageKHR") }
         let cb = try recorder.begin(slot)
-        let staging = try record(cb, extent)
+        let staging = try record(cb, extent, slot)
         cb.copy(staging, toSwapchainImage: images[Int(index)], width: extent.width, height: extent.height, functions.vkCmdCopyBufferToImage)
         submitted[slot] = try recorder.submit(cb, swapchainImage: (acquired[slot], rendered[Int(index)]))
         slot = (slot + 1) % submitted.count

@@ -47,9 +47,13 @@ public final class DecodeRun: @unchecked Sendable {
         public var readback: Bool
         /// `--effect` passes on every converted frame, in order.
         public var effects: [Effect]
+        /// The device to convert on when the decoder brings none: `play`'s,
+        /// made for presenting, so frames reach its window where they are.
+        public var device: GPUDevice?
 
         public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
-                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = []) {
+                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = [], device: GPUDevice? = nil) {
+            self.device = device
             self.context = context
             self.referenceWhite = referenceWhite
             self.framesInFlight = framesInFlight
@@ -238,7 +242,7 @@ public final class DecodeRun: @unchecked Sendable {
             // GPU stage alone.
             let handedOver = UncheckedSendable((gpuSinks, decoderDevice))
             return Deferred("prores-decode.gpu-setup") { () throws -> GPUStage in
-                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1)
+                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1 ?? gpuOptions.device)
                 stage.onConverted = { converted in
                     guard var timing = ledger.converted(converted.index) else { return }
                     timing.gpuUpload = converted.uploadMicroseconds
