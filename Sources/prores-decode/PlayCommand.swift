@@ -21,36 +21,35 @@ enum PlayCommand: Command {
             windowSize = WindowSize.initial(frame: (format.width, format.height), screen: screen)
             return windowSize
         }
-        // The surface and swapchain go before the window they show in.
-        return try withExtendedLifetime(window) {
-            let context = try VulkanContext(options: .init(device: arguments.device, validation: arguments.validation, presentation: true))
+        // The surface and swapchain go before the window they show in, and
+        // before the validation layer's messages are counted.
+        let context = try VulkanContext(options: .init(device: arguments.device, validation: arguments.validation, presentation: true))
+        let (outcome, choice) = try withExtendedLifetime(window) { () throws -> (PlaySession.Outcome, DisplayColourChoice) in
             let device = try GPUDevice(context: context)
             let surface = try PresentationSurface(context: context, connection: window.connectionHandle, window: window.windowHandle)
             let presenter = try FramePresenter(device: device, surface: surface, size: windowSize, referenceWhite: arguments.referenceWhite,
                                                mastering: format.masteringDisplay, contentLight: format.contentLightLevel)
-            let choice = presenter.choice
             if arguments.verbose {
-                Console.note("display: \(choice.path.rawValue) in \(choice.format) (\(choice.reason)); pacing by "
-                    + (presenter.knowsWhenShown ? "VK_KHR_present_wait" : "the clock (no VK_KHR_present_wait)"))
+                Console.note("display: \(presenter.choice.path.rawValue) in \(presenter.choice.format) (\(presenter.choice.reason)); "
+                    + "pacing by " + (presenter.knowsWhenShown ? "VK_KHR_present_wait" : "the clock (no VK_KHR_present_wait)"))
             }
             let session = PlaySession(source: source, format: format, name: name, rate: rate, arguments: arguments, effects: effects,
                                       device: device, presenter: presenter, window: window)
-            let outcome = try session.run()
-            let messages = context.validation?.messages ?? []
-            for message in messages { Console.warning("validation: \(message)") }
-            let summary = JSON.object([
-                ("input", JSON.string(arguments.input)), ("decoder", JSON.string(outcome.decoder)),
-                ("display", JSON.object([("path", JSON.string(choice.path.rawValue)), ("format", JSON.string(choice.format.description))])),
-                ("presented", "\(outcome.presented)"),
-                ("validation_messages", "\(messages.count)"),
-                ("realtime", outcome.pacing?.json ?? "null"),
-            ])
-            if arguments.json {
-                Console.standardOutput(summary + "\n")
-            } else {
-                Console.write("play: \(outcome.presented) frames presented" + (outcome.pacing.map { "; " + $0.text } ?? "") + "\n")
-            }
-            return .success
+            return (try session.run(), presenter.choice)
         }
+        let messages = context.validation?.messages ?? []
+        let summary = JSON.object([
+            ("input", JSON.string(arguments.input)), ("decoder", JSON.string(outcome.decoder)),
+            ("display", JSON.object([("path", JSON.string(choice.path.rawValue)), ("format", JSON.string(choice.format.description))])),
+            ("presented", "\(outcome.presented)"),
+            ("validation_messages", "\(messages.count)"),
+            ("realtime", outcome.pacing?.json ?? "null"),
+        ])
+        if arguments.json {
+            Console.standardOutput(summary + "\n")
+        } else {
+            Console.write("play: \(outcome.presented) frames presented" + (outcome.pacing.map { "; " + $0.text } ?? "") + "\n")
+        }
+        return .success
     }
 }
