@@ -10,8 +10,10 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc \
                libxcb1-dev
 # The independent readers the tests check our outputs with (b3sum, exrheader,
-# oiiotool, pngcheck): installed by `make test` only, so `make demo` stays quick.
-TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema
+# oiiotool, pngcheck; for `play`: an X server, xdotool, xwd and numpy):
+# installed by `make test` only, so `make demo` stays quick.
+TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema \
+                xvfb xdotool x11-apps python3-numpy
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean
