@@ -33,7 +33,7 @@ enum PlayCommand: Command {
                 Console.note("display: \(presenter.choice.path.rawValue) in \(presenter.choice.format) (\(presenter.choice.reason)); "
                     + "pacing by " + (presenter.knowsWhenShown ? "VK_KHR_present_wait" : "the clock (no VK_KHR_present_wait)"))
             }
-            let session = PlaySession(source: source, format: format, name: name, rate: rate, arguments: arguments, effects: effects,
+            let session = try PlaySession(source: source, format: format, name: name, rate: rate, arguments: arguments, effects: effects,
                                       device: device, presenter: presenter, window: window)
             return (try session.run(), presenter.choice)
         }
@@ -41,14 +41,15 @@ enum PlayCommand: Command {
         let summary = JSON.object([
             ("input", JSON.string(arguments.input)), ("decoder", JSON.string(outcome.decoder)),
             ("display", JSON.object([("path", JSON.string(choice.path.rawValue)), ("format", JSON.string(choice.format.description))])),
-            ("presented", "\(outcome.presented)"),
+            ("presented", "\(outcome.presented)"), ("skipped_late", "\(outcome.skippedLate)"),
             ("validation_messages", "\(messages.count)"),
             ("realtime", outcome.pacing?.json ?? "null"),
         ])
         if arguments.json {
             Console.standardOutput(summary + "\n")
         } else {
-            Console.write("play: \(outcome.presented) frames presented" + (outcome.pacing.map { "; " + $0.text } ?? "") + "\n")
+            Console.write("play: \(outcome.presented) frames presented, \(outcome.skippedLate) skipped before decoding (late)"
+                + (outcome.pacing.map { "; " + $0.text } ?? "") + "\n")
         }
         return .success
     }

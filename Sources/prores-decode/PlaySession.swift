@@ -16,6 +16,8 @@ final class PlaySession {
         let decoder: String
         /// The last run played at the clock (nil if only paused frames were shown).
         let pacing: PacingReport?
+        /// Frames skipped before decoding, their tick gone, over every run.
+        let skippedLate: Int
     }
 
     private let source: SampleSource
@@ -33,10 +35,11 @@ final class PlaySession {
     private let end: Int
     private var hud: Bool
     private var pacing: PacingReport?
+    private var skippedLate = 0
     private var decoder = "cpu"
 
     init(source: SampleSource, format: FormatDescription, name: String, rate: FrameRate, arguments: PlayCommand.Arguments,
-         effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window) {
+         effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window) throws {
         self.source = source
         self.name = name
         self.rate = rate
@@ -50,7 +53,7 @@ final class PlaySession {
         end = min(available, arguments.frames.map { arguments.start + $0 } ?? available)
         hud = arguments.hud
         let shown = self.shown
-        sink = PresentSink(presenter: presenter) { shown.record($0) }
+        sink = try PresentSink(presenter: presenter, context: device.context) { shown.record($0) }
     }
 
     func run() throws -> Outcome {
@@ -96,7 +99,7 @@ final class PlaySession {
 
     private enum RunEnd { case finished, paused, restart, quit }
 
-    private var outcome: Outcome { Outcome(presented: shown.count, decoder: decoder, pacing: pacing) }
+    private var outcome: Outcome { Outcome(presented: shown.count, decoder: decoder, pacing: pacing, skippedLate: skippedLate) }
 
     /// Decodes and shows `count` frames from `start` on a worker thread,
     /// watching the keys meanwhile; paced runs go at the clock's rate.
@@ -108,9 +111,16 @@ final class PlaySession {
         try source.seek(toFrame: start)
         let gpu = DecodeRun.GPUOptions(context: .init(device: arguments.device, validation: arguments.validation),
                                        referenceWhite: arguments.referenceWhite, effects: effects, device: device)
-        let run = try DecodeRun(source: source, options: .init(start: start, frames: count, gpu: gpu, decoder: selection,
-                                                                realtime: paced ? rate : nil),
-                                sinks: [], gpuSinks: [sink])
+        var options = DecodeRun.Options(start: start, frames: count, gpu: gpu, decoder: selection, realtime: paced ? rate : nil)
+        // Playing, the window shows what the pacer presents, at its tick, and
+        // a frame already too late is not decoded at all.
+        let sink = self.sink
+        sink.paced = paced
+        if paced {
+            options.present = { @Sendable index in sink.present(index) }
+            options.skipLateFrames = true
+        }
+        let run = try DecodeRun(source: source, options: options, sinks: [], gpuSinks: [sink])
         decoder = run.decoderName
         let worker = Deferred("prores-decode.play") { try run.run() }
         var ending = RunEnd.finished
@@ -131,9 +141,11 @@ final class PlaySession {
         do {
             let report = try worker.get()
             if paced { pacing = report.pacing }
+            skippedLate += report.skippedLate.count
         } catch ProResDecodeError.interrupted where ending != .finished {
             // Stopped by a key: what was shown stays on screen.
         }
+        if let failure = sink.takeFailure() { throw failure }
         return ending
     }
 
