@@ -116,6 +116,10 @@ public final class X11Window {
                 events.append(.resized(width: Int(size.0), height: Int(size.1)))
             case XCB_EXPOSE:
                 events.append(.exposed)
+            case XCB_DESTROY_NOTIFY:
+                // Destroyed by another client (xdotool windowclose, xkill's
+                // gentler cousins): as good as closed.
+                events.append(.close)
             case XCB_CLIENT_MESSAGE:
                 let isDelete = event.withMemoryRebound(to: xcb_client_message_event_t.self, capacity: 1) {
                     pd_xcb_is_delete($0, atoms.protocols, atoms.deleteWindow) != 0

@@ -144,10 +144,19 @@ final class PlaySession {
             skippedLate += report.skippedLate.count
         } catch ProResDecodeError.interrupted where ending != .finished {
             // Stopped by a key: what was shown stays on screen.
+        } catch where ending == .quit || windowClosed() {
+            // The window went while a frame was on its way to it: quit, as asked.
+            return .quit
         }
-        if let failure = sink.takeFailure() { throw failure }
+        if let failure = sink.takeFailure() {
+            if ending == .quit || windowClosed() { return .quit }
+            throw failure
+        }
         return ending
     }
+
+    /// Whether the window was closed (a present to it may have failed first).
+    private func windowClosed() -> Bool { window.pendingEvents().contains(.close) }
 
     /// Space while playing pauses, unless another key already ended the run.
     private func paused(_ ending: RunEnd) -> Bool { ending == .finished }

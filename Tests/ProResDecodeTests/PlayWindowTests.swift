@@ -33,6 +33,27 @@ final class PlayWindowTests: XCTestCase {
         XCTAssertEqual(realtime["presented"] as? Int, 10, "\(realtime)")
     }
 
+    /// Playing in a loop with the HUD in the title; h hides it; destroying
+    /// the window quits with exit 0.
+    func testHUDLoopAndClose() throws {
+        let xvfb = try XvfbServer(self)
+        let player = try startPlayer(["play", Repo.fixture("pq.mov"), "--loop", "--frames", "2", "--hud", "--json"], on: xvfb)
+        let window = try findWindow("pq.mov", on: xvfb)
+        func title() throws -> String {
+            try xvfb.client(["xdotool", "getwindowname", window]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try waitFor("the HUD in the title") { try title().contains("  frame ") ? true : nil }
+        _ = try xvfb.client(["xdotool", "key", "--window", window, "h"])
+        _ = try waitFor("the plain title after h") { try title() == "prores-decode — pq.mov" ? true : nil }
+        usleep(300_000)  // a few more ticks: past the end of the two frames, so it loops
+        _ = try xvfb.client(["xdotool", "windowclose", window])
+        let (status, stdout, stderr) = try waitForExit(player)
+        XCTAssertEqual(status, 0, stderr)
+        XCTAssertFalse(stderr.contains("alidation"), stderr)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: stdout) as? [String: Any], stderr)
+        XCTAssertGreaterThan(summary["presented"] as? Int ?? 0, 2, "it looped")
+    }
+
     func testNoDisplayIsItsOwnExitCode() throws {
         let run = try runTool(["play", Repo.fixture("pq.mov")], environment: ["DISPLAY": ""])
         XCTAssertEqual(run.status, 14, run.stderr)
@@ -47,20 +68,8 @@ final class PlayWindowTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         let previews = try (1...2).map { try preview(fixture, frame: $0, in: directory) }
 
-        let player = Process()
-        player.executableURL = Repo.executable
-        player.arguments = ["play", Repo.fixture(fixture), "--paused", "--start", "1"]
-        player.environment = ProcessInfo.processInfo.environment.merging(Self.validation.merging(["DISPLAY": xvfb.display]) { $1 }) { $1 }
-        let errors = Pipe()
-        player.standardError = errors
-        player.standardOutput = FileHandle.nullDevice
-        try player.run()
-        addTeardownBlock { if player.isRunning { player.terminate() } }
-
-        let window = try waitFor("the window of \(fixture)") { () -> String? in
-            let search = try xvfb.client(["xdotool", "search", "--name", "prores-decode — \(fixture)"])
-            return search.text.split(separator: "\n").first.map(String.init)
-        }
+        let player = try startPlayer(["play", Repo.fixture(fixture), "--paused", "--start", "1"], on: xvfb)
+        let window = try findWindow(fixture, on: xvfb)
         let shot = directory.appendingPathComponent("shot.xwd").path
         func matches(_ preview: String) throws -> Double {
             let grab = try xvfb.client(["xwd", "-silent", "-id", window, "-out", shot])
@@ -78,10 +87,39 @@ final class PlayWindowTests: XCTestCase {
         // xdotool's own status is not checked: the window may be gone
         // (the player quit on the press) before it sends the release.
         _ = try xvfb.client(["xdotool", "key", "--window", window, "q"])
-        _ = try waitFor("the player to exit after q") { player.isRunning ? nil : true }
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(player.terminationStatus, 0, "\(player.terminationReason == .uncaughtSignal ? "signal" : "exit") \(stderr)", file: file, line: line)
+        let (status, _, stderr) = try waitForExit(player)
+        XCTAssertEqual(status, 0, stderr, file: file, line: line)
         XCTAssertFalse(stderr.contains("alidation"), stderr, file: file, line: line)
+    }
+
+    /// `prores-decode ARGUMENTS` on `xvfb` with the validation layer on; its
+    /// output is read by `waitForExit`.
+    private func startPlayer(_ arguments: [String], on xvfb: XvfbServer) throws -> Process {
+        let player = Process()
+        player.executableURL = Repo.executable
+        player.arguments = arguments
+        player.environment = ProcessInfo.processInfo.environment.merging(Self.validation.merging(["DISPLAY": xvfb.display]) { $1 }) { $1 }
+        player.standardError = Pipe()
+        player.standardOutput = Pipe()
+        try player.run()
+        addTeardownBlock { if player.isRunning { player.terminate() } }
+        return player
+    }
+
+    /// The window whose title starts `prores-decode — NAME`.
+    private func findWindow(_ name: String, on xvfb: XvfbServer) throws -> String {
+        try waitFor("the window of \(name)") { () -> String? in
+            let search = try xvfb.client(["xdotool", "search", "--name", "prores-decode — \(name)"])
+            return search.text.split(separator: "\n").first.map(String.init)
+        }
+    }
+
+    /// Waits for the player to end (its output is small: the pipes cannot fill).
+    private func waitForExit(_ player: Process) throws -> (status: Int32, stdout: Data, stderr: String) {
+        _ = try waitFor("the player to exit") { player.isRunning ? nil : true }
+        let stdout = (player.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: (player.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (player.terminationReason == .uncaughtSignal ? -player.terminationStatus : player.terminationStatus, stdout, stderr)
     }
 
     /// The `--save-format png` preview of one frame (our decoder's CPU path).
