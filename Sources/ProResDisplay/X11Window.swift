@@ -24,8 +24,8 @@ public final class X11Window {
         let protocols, deleteWindow, state, fullscreen, netName, utf8: xcb_atom_t
     }
 
-    /// Opens `$DISPLAY` and maps a window of `width` × `height` pixels.
-    /// `size(screen)` picks the client size once the screen is known.
+    /// Opens `$DISPLAY` and maps the window; `size(screen)` picks its client
+    /// size once the screen's is known.
     public init(title: String, fullscreen: Bool, size: ((width: Int, height: Int)) -> (width: Int, height: Int)) throws {
         guard let display = getenv("DISPLAY").map({ String(cString: $0) }), !display.isEmpty else {
             throw DisplayError.noDisplay("DISPLAY is not set")

@@ -30,6 +30,8 @@ final class PlaySession {
     private let sink: PresentSink
     private let shown = ShownFrames()
     private let path: DisplayColourPath
+    /// The clip's own start time code (`tmcd`, MXF), else 00:00:00:00 at the rounded rate.
+    private let startTimecode: SMPTETimecode?
     private let first: Int
     /// One past the last frame to play.
     private let end: Int
@@ -52,6 +54,9 @@ final class PlaySession {
         let available = format.frameCount ?? Int.max
         end = min(available, arguments.frames.map { arguments.start + $0 } ?? available)
         hud = arguments.hud
+        startTimecode = format.frameRate.flatMap { rate in format.timecode.flatMap { SMPTETimecode($0, rate: rate) } }
+            ?? SMPTETimecode(hours: 0, minutes: 0, seconds: 0, frames: 0, framesPerSecond: max(1, Int(rate.framesPerSecond.rounded())),
+                             dropFrame: false)
         let shown = self.shown
         sink = try PresentSink(presenter: presenter, context: device.context) { shown.record($0) }
     }
@@ -165,7 +170,7 @@ final class PlaySession {
     private func updateTitle() {
         var title = "prores-decode — \(name)"
         if hud, let index = shown.last {
-            title += "  frame \(index)  \(Timecode.text(frame: index, rate: rate))  \(rate) fps  dropped \(pacing?.dropped ?? 0)  "
+            title += "  frame \(index)  \(startTimecode?.advanced(by: index).text ?? "")  \(rate) fps  dropped \(pacing?.dropped ?? 0)  "
                 + "\(decoder)  \(path.rawValue)"
         }
         if title != lastTitle {
@@ -200,14 +205,5 @@ final class ShownFrames: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return total
-    }
-}
-
-/// HH:MM:SS:FF of a frame at a rate (non-drop, frames counted at the rounded rate).
-enum Timecode {
-    static func text(frame: Int, rate: FrameRate) -> String {
-        let perSecond = max(1, Int(rate.framesPerSecond.rounded()))
-        let seconds = frame / perSecond
-        return String(format: "%02d:%02d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60, frame % perSecond)
     }
 }
