@@ -25,6 +25,8 @@ public final class Swapchain {
     private var outOfDate = false
     /// The size the window asks for where the surface leaves it to us.
     private var wanted: (width: Int, height: Int)
+    /// Sent again with every remade swapchain (it belongs to the swapchain).
+    private var hdrMetadata: VkHdrMetadataEXT?
 
     public init(surface: PresentationSurface, format: SurfaceFormat, size: (width: Int, height: Int), framesInFlight: Int = 2) throws {
         guard let functions = surface.context.vk.swapchain else { preconditionFailure("the context was not made for presenting") }
@@ -95,8 +97,7 @@ public final class Swapchain {
     /// cd/m²) and the content light levels; nothing where unsupported.
     public func setHDRMetadata(red: (Double, Double), green: (Double, Double), blue: (Double, Double), white: (Double, Double),
                                minLuminance: Double, maxLuminance: Double, maxCLL: Double, maxFALL: Double) {
-        guard let set = functions.vkSetHdrMetadataEXT else { return }
-        var chain = swapchain
+        guard functions.vkSetHdrMetadataEXT != nil else { return }
         func xy(_ p: (Double, Double)) -> VkXYColorEXT { VkXYColorEXT(x: Float(p.0), y: Float(p.1)) }
         var metadata = VkHdrMetadataEXT()
         metadata.sType = VK_STRUCTURE_TYPE_HDR_METADATA_EXT
@@ -108,6 +109,13 @@ public final class Swapchain {
         metadata.maxLuminance = Float(maxLuminance)
         metadata.maxContentLightLevel = Float(maxCLL)
         metadata.maxFrameAverageLightLevel = Float(maxFALL)
+        hdrMetadata = metadata
+        sendHDRMetadata()
+    }
+
+    private func sendHDRMetadata() {
+        guard let set = functions.vkSetHdrMetadataEXT, var metadata = hdrMetadata else { return }
+        var chain = swapchain
         set(context.device, 1, &chain, &metadata)
     }
 
@@ -193,6 +201,7 @@ public final class Swapchain {
         while rendered.count < images.count { rendered.append(try makeSemaphore()) }
         extent = (Int(width), Int(height))
         outOfDate = false
+        sendHDRMetadata()
     }
 
     private func makeSemaphore() throws -> VkSemaphore {
