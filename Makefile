@@ -7,11 +7,14 @@ BIN          = .build/$(CONFIG)/prores-decode
 DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
-               mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc
+               mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc \
+               libxcb1-dev
 # The independent readers the tests check our outputs with (b3sum, exrheader,
-# oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts):
-# installed by `make test` only, so `make demo` stays quick.
-TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium
+# oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
+# for `play`: an X server, xdotool, xwd and numpy): installed by `make test`
+# only, so `make demo` stays quick.
+TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium \
+                xvfb xdotool x11-apps python3-numpy
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean

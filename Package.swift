@@ -7,6 +7,7 @@ import PackageDescription
 //   prores-decode (CLI)      words, exit codes, options
 //   ProResTesting            fuzz entry, test doubles
 //   ProResPipeline           decode run, sinks, check, bench
+//   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
 //   ProResFFmpeg  ← CFFmpeg: readers, CPU session, still images, MD5
@@ -39,16 +40,20 @@ let package = Package(
         .systemLibrary(name: "CVulkan", providers: [.apt(["libvulkan-dev"])]),
         // libshaderc from its static archives (see the module map).
         .systemLibrary(name: "CShaderc", providers: [.apt(["libshaderc-dev", "glslang-dev", "spirv-tools"])]),
+        // libxcb: the `play` window (headers from libxcb1-dev).
+        .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
         .target(name: "ProResCore", swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
+        .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
                 swiftSettings: swift6),
         .executableTarget(name: "prores-decode",
-                          dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
+                          dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                                         "ProResDisplay"],
                          swiftSettings: swift6),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address); built plainly it replays inputs.
@@ -56,7 +61,7 @@ let package = Package(
         .testTarget(
             name: "ProResDecodeTests",
             dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting",
-                           "prores-decode"]
+                           "ProResDisplay", "prores-decode"]
         ),
     ],
     swiftLanguageModes: [.v5]

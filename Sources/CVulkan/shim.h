@@ -21,4 +21,18 @@ static inline uint32_t pd_vk_make_api_version(uint32_t major, uint32_t minor, ui
     return VK_MAKE_API_VERSION(0, major, minor, patch);
 }
 
+// VK_KHR_xcb_surface without <vulkan/vulkan_xcb.h>, which needs xcb's own
+// headers: the connection and window reach GPUKit as an opaque pointer and
+// a 32-bit id (the layout of VkXcbSurfaceCreateInfoKHR, field for field),
+// so xcb stays behind its own shim (CXCB, ProResDisplay).
+typedef struct PDXcbSurfaceCreateInfo {
+    VkStructureType sType;
+    const void *pNext;
+    VkFlags flags;
+    void *connection;
+    uint32_t window;
+} PDXcbSurfaceCreateInfo;
+typedef VkResult (VKAPI_PTR *PD_PFN_vkCreateXcbSurfaceKHR)(VkInstance instance, const PDXcbSurfaceCreateInfo *info,
+                                                            const VkAllocationCallbacks *allocator, VkSurfaceKHR *surface);
+
 #endif

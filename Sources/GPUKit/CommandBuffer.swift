@@ -65,6 +65,42 @@ public final class CommandBuffer {
         vk.vkCmdDispatch(raw, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
     }
 
+    /// Copies `buffer` (rows of `width` pixels, tightly packed) into a
+    /// swapchain image. The image is the presentation engine's between
+    /// frames, so it is not a tracked resource: its layout goes from
+    /// undefined (the old contents are not needed) to transfer destination
+    /// and on to presentable here, the one place that knows; the buffer's
+    /// barrier is derived as for any other use.
+    func copy(_ buffer: VulkanBuffer, toSwapchainImage image: VkImage, width: Int, height: Int,
+              _ copyToImage: PFN_vkCmdCopyBufferToImage) {
+        access([(buffer, false)], at: .transfer)
+        kept.append(buffer)
+        var transition = VkImageMemoryBarrier()
+        transition.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
+        transition.srcQueueFamilyIndex = PD_VK_QUEUE_FAMILY_IGNORED
+        transition.dstQueueFamilyIndex = PD_VK_QUEUE_FAMILY_IGNORED
+        transition.image = image
+        transition.subresourceRange = VkImageSubresourceRange(aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, baseMipLevel: 0,
+                                                              levelCount: 1, baseArrayLayer: 0, layerCount: 1)
+        transition.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        transition.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+        transition.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        // From the transfer stage: the acquire semaphore is waited for there.
+        vk.vkCmdPipelineBarrier(raw, PipelineStage.transfer.flags, PipelineStage.transfer.flags, 0, 0, nil, 0, nil, 1, &transition)
+        var region = VkBufferImageCopy()
+        region.imageSubresource = VkImageSubresourceLayers(aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0,
+                                                           baseArrayLayer: 0, layerCount: 1)
+        region.imageExtent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
+        copyToImage(raw, buffer.buffer, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
+        transition.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+        transition.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR
+        transition.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+        transition.dstAccessMask = 0
+        // The present waits on a semaphore, which makes the write available.
+        vk.vkCmdPipelineBarrier(raw, PipelineStage.transfer.flags, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT.rawValue, 0, 0, nil, 0, nil,
+                                1, &transition)
+    }
+
     /// Records `uses` at `stage`: one barrier for whatever earlier work on
     /// this queue they depend on, waits for work on other queues.
     private func access(_ uses: [(buffer: VulkanBuffer, writes: Bool)], at stage: PipelineStage) {

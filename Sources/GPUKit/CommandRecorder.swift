@@ -96,13 +96,24 @@ public final class CommandRecorder: @unchecked Sendable {
     /// the work on other queues that wrote or read what it uses.
     @discardableResult
     public func submit(_ commands: CommandBuffer) throws -> UInt64 {
+        try submit(commands, swapchainImage: nil)
+    }
+
+    /// As `submit`; `swapchainImage`, for a frame written into a swapchain
+    /// image: the binary semaphore its acquisition signals (waited for at
+    /// the transfer stage, where the image is first written) and the one
+    /// the present waits for (signalled too).
+    @discardableResult
+    func submit(_ commands: CommandBuffer, swapchainImage: (acquired: VkSemaphore, rendered: VkSemaphore)?) throws -> UInt64 {
         precondition(commands.recorder === self)
         commands.makeWritesVisibleToHost()
         let vk = context.vk
         var cb: VkCommandBuffer? = commands.raw
         try check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer")
-        var value = submittedValue + 1
-        var semaphore = timeline
+        let value = submittedValue + 1
+        var signalSemaphores: [VkSemaphore?] = [timeline] + (swapchainImage.map { [$0.rendered] } ?? [])
+        // A binary semaphore's value is ignored, but the arrays must match.
+        var signalValues = [value] + (swapchainImage.map { _ in [0] } ?? [])
         // One wait per other timeline: its latest value implies the earlier ones.
         var latest: [ObjectIdentifier: (recorder: CommandRecorder, value: UInt64, stages: VkPipelineStageFlags)] = [:]
         for (submission, stage) in commands.waits {
@@ -111,20 +122,20 @@ public final class CommandRecorder: @unchecked Sendable {
             let known = latest[key]
             latest[key] = (recorder, max(known?.value ?? 0, submission.value), (known?.stages ?? 0) | stage.flags)
         }
-        var waitSemaphores: [VkSemaphore?] = latest.values.map(\.recorder.timeline)
-        var waitValues = latest.values.map(\.value)
-        var waitStages = latest.values.map(\.stages)
+        var waitSemaphores: [VkSemaphore?] = latest.values.map(\.recorder.timeline) + (swapchainImage.map { [$0.acquired] } ?? [])
+        let waitValues = latest.values.map(\.value) + (swapchainImage.map { _ in [0] } ?? [])
+        var waitStages = latest.values.map(\.stages) + (swapchainImage.map { _ in [PipelineStage.transfer.flags] } ?? [])
         var timelineInfo = VkTimelineSemaphoreSubmitInfo()
         timelineInfo.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO
-        timelineInfo.signalSemaphoreValueCount = 1
+        timelineInfo.signalSemaphoreValueCount = UInt32(signalValues.count)
         timelineInfo.waitSemaphoreValueCount = UInt32(waitValues.count)
-        let status: VkResult = withUnsafePointer(to: &value) { valuePointer in
-            timelineInfo.pSignalSemaphoreValues = valuePointer
+        let status: VkResult = signalValues.withUnsafeMutableBufferPointer { valuePointer in
+            timelineInfo.pSignalSemaphoreValues = UnsafePointer(valuePointer.baseAddress)
             return waitValues.withUnsafeBufferPointer { waitValuePointer in
                 timelineInfo.pWaitSemaphoreValues = waitValuePointer.baseAddress
                 return withUnsafePointer(to: &timelineInfo) { timelinePointer in
                     withUnsafePointer(to: &cb) { bufferPointer in
-                        withUnsafePointer(to: &semaphore) { semaphorePointer in
+                        signalSemaphores.withUnsafeMutableBufferPointer { semaphorePointer in
                             waitSemaphores.withUnsafeMutableBufferPointer { waitPointer in
                                 waitStages.withUnsafeMutableBufferPointer { stagePointer in
                                     var submit = VkSubmitInfo()
@@ -132,8 +143,8 @@ public final class CommandRecorder: @unchecked Sendable {
                                     submit.pNext = UnsafeRawPointer(timelinePointer)
                                     submit.commandBufferCount = 1
                                     submit.pCommandBuffers = bufferPointer
-                                    submit.signalSemaphoreCount = 1
-                                    submit.pSignalSemaphores = semaphorePointer
+                                    submit.signalSemaphoreCount = UInt32(semaphorePointer.count)
+                                    submit.pSignalSemaphores = UnsafePointer(semaphorePointer.baseAddress)
                                     submit.waitSemaphoreCount = UInt32(waitPointer.count)
                                     submit.pWaitSemaphores = UnsafePointer(waitPointer.baseAddress)
                                     submit.pWaitDstStageMask = UnsafePointer(stagePointer.baseAddress)

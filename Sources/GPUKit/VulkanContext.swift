@@ -27,6 +27,8 @@ public final class VulkanContext: @unchecked Sendable {
     let timestampValidBits: UInt32
     /// Messages from the validation layer, when it is enabled.
     public let validation: ValidationLog?
+    /// What a context made for presenting (`Options.presentation`) enabled.
+    public let presentation: Presentation?
     private var messenger: VkDebugUtilsMessengerEXT?
 
     /// Serialises queue submissions (vkQueueSubmit needs external sync).
@@ -40,24 +42,40 @@ public final class VulkanContext: @unchecked Sendable {
         /// Use a transfer-only queue where the device has one
         /// (`PRORES_DECODE_TRANSFER_QUEUE=0` turns it off, for comparisons).
         public var transferQueue: Bool
+        /// Enable window presentation (`play`): the surface extensions on the
+        /// instance, VK_KHR_swapchain on the device. Off, nothing changes.
+        public var presentation: Bool
 
         public init(device: String? = nil, validation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "1",
-                    transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0") {
+                    transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0",
+                    presentation: Bool = false) {
             self.device = device
             self.validation = validation
             self.transferQueue = transferQueue
+            self.presentation = presentation
         }
+    }
+
+    /// The optional presentation extensions that were offered and enabled.
+    public struct Presentation: Sendable {
+        /// VK_EXT_swapchain_colorspace: surfaces may offer HDR and extended colour spaces.
+        public let colorSpaces: Bool
+        /// VK_KHR_present_id + VK_KHR_present_wait: the host learns when a frame was shown.
+        public let presentWait: Bool
+        /// VK_EXT_hdr_metadata: mastering metadata can go with PQ frames.
+        public let hdrMetadata: Bool
     }
 
     /// Lists every physical device without creating a logical one.
     public static func devices() throws -> [VulkanDeviceInfo] {
-        let (instance, vki, _, _) = try makeInstance(validation: false)
+        let (instance, vki, _, _, _) = try makeInstance(validation: false, presentation: false)
         defer { vki.vkDestroyInstance(instance, nil) }
         return try physicalDevices(instance, vki).enumerated().map { try describe($1, index: $0, vki) }
     }
 
     public init(options: Options = .init()) throws {
-        let (instance, vki, validation, messenger) = try Self.makeInstance(validation: options.validation)
+        let (instance, vki, validation, messenger, colorSpaces) = try Self.makeInstance(validation: options.validation,
+                                                                                         presentation: options.presentation)
         self.instance = instance
         self.vki = vki
         self.validation = validation
@@ -100,6 +118,23 @@ public final class VulkanContext: @unchecked Sendable {
             transferTimestampValidBits = transfer.map { families[$0].timestampValidBits } ?? 0
 
             var extensions: [String] = []
+            let presentFeatures = PresentFeatures()
+            defer { withExtendedLifetime(presentFeatures) {} }
+            if options.presentation {
+                let offered = Self.deviceExtensions(physical, vki)
+                guard offered.contains("VK_KHR_swapchain") else {
+                    throw VulkanError.noPresentation("\(deviceInfo.name) offers no VK_KHR_swapchain")
+                }
+                extensions.append("VK_KHR_swapchain")
+                let presentWait = offered.contains("VK_KHR_present_id") && offered.contains("VK_KHR_present_wait")
+                    && presentFeatures.supported(physical, vki)
+                if presentWait { extensions += ["VK_KHR_present_id", "VK_KHR_present_wait"] }
+                let hdrMetadata = colorSpaces && offered.contains("VK_EXT_hdr_metadata")
+                if hdrMetadata { extensions.append("VK_EXT_hdr_metadata") }
+                presentation = Presentation(colorSpaces: colorSpaces, presentWait: presentWait, hdrMetadata: hdrMetadata)
+            } else {
+                presentation = nil
+            }
             if deviceInfo.hostMemoryImport {
                 extensions += ["VK_KHR_external_memory", "VK_EXT_external_memory_host"]
             }
@@ -122,6 +157,7 @@ public final class VulkanContext: @unchecked Sendable {
             var features11 = VkPhysicalDeviceVulkan11Features()
             features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
             features11.storageBuffer16BitAccess = VkBool32(deviceInfo.storage16Bit ? VK_TRUE : VK_FALSE)
+            if presentation?.presentWait == true { features11.pNext = presentFeatures.chain }
             var device: VkDevice?
             let result: VkResult = withUnsafePointer(to: &priority) { priorityPointer in
                 queueInfo.pQueuePriorities = priorityPointer
@@ -150,7 +186,7 @@ public final class VulkanContext: @unchecked Sendable {
             }
             try check(result, "vkCreateDevice(\(deviceInfo.name))")
             self.device = device!
-            vk = try VulkanDeviceFunctions(instance: vki, device: device!)
+            vk = try VulkanDeviceFunctions(instance: vki, device: device!, presentation: presentation)
             var queue: VkQueue?
             vk.vkGetDeviceQueue(device, family, 0, &queue)
             computeQueue = queue!
@@ -184,7 +220,10 @@ public final class VulkanContext: @unchecked Sendable {
 
     // MARK: - Instance
 
-    private static func makeInstance(validation wantValidation: Bool) throws -> (VkInstance, VulkanInstanceFunctions, ValidationLog?, VkDebugUtilsMessengerEXT?) {
+    /// The instance; with `presentation`, the surface extensions too, and
+    /// whether VK_EXT_swapchain_colorspace was offered (and so enabled).
+    private static func makeInstance(validation wantValidation: Bool, presentation: Bool) throws
+        -> (VkInstance, VulkanInstanceFunctions, ValidationLog?, VkDebugUtilsMessengerEXT?, Bool) {
         let loader = try VulkanLoader.shared.get()
         var version: UInt32 = 0
         _ = loader.vkEnumerateInstanceVersion(&version)
@@ -203,6 +242,19 @@ public final class VulkanContext: @unchecked Sendable {
             }
             layers = ["VK_LAYER_KHRONOS_validation"]
             extensions = ["VK_EXT_debug_utils"]
+        }
+        var colorSpaces = false
+        if presentation {
+            var count: UInt32 = 0
+            _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, nil)
+            var available = [VkExtensionProperties](repeating: .init(), count: Int(count))
+            _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, &available)
+            let offered = Set(available.map { string(fromCArray: $0.extensionName) })
+            for needed in ["VK_KHR_surface", "VK_KHR_xcb_surface"] where !offered.contains(needed) {
+                throw VulkanError.noPresentation("the Vulkan loader offers no \(needed)")
+            }
+            colorSpaces = offered.contains("VK_EXT_swapchain_colorspace")
+            extensions += ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : [])
         }
         var instance: VkInstance?
         let result: VkResult = "prores-decode".withCString { appName in
@@ -230,11 +282,19 @@ public final class VulkanContext: @unchecked Sendable {
             throw VulkanError.noDevice("no Vulkan driver is installed (VK_ERROR_INCOMPATIBLE_DRIVER); on a machine without a GPU install mesa-vulkan-drivers for lavapipe")
         }
         try check(result, "vkCreateInstance")
-        let vki = try VulkanInstanceFunctions(loader: loader, instance: instance!)
-        guard wantValidation else { return (instance!, vki, nil, nil) }
+        let vki = try VulkanInstanceFunctions(loader: loader, instance: instance!, presentation: presentation)
+        guard wantValidation else { return (instance!, vki, nil, nil, colorSpaces) }
         let log = ValidationLog()
         let messenger = try log.attach(instance: instance!, vki)
-        return (instance!, vki, log, messenger)
+        return (instance!, vki, log, messenger, colorSpaces)
+    }
+
+    static func deviceExtensions(_ physical: VkPhysicalDevice, _ vki: VulkanInstanceFunctions) -> Set<String> {
+        var count: UInt32 = 0
+        _ = vki.vkEnumerateDeviceExtensionProperties(physical, nil, &count, nil)
+        var extensions = [VkExtensionProperties](repeating: .init(), count: Int(count))
+        _ = vki.vkEnumerateDeviceExtensionProperties(physical, nil, &count, &extensions)
+        return Set(extensions.map { string(fromCArray: $0.extensionName) })
     }
 
     /// A queue family of copies only: a discrete GPU's DMA engines.

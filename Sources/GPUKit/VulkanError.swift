@@ -18,6 +18,9 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A shader failed to compile; the message carries numbered source lines.
     case shaderCompilation(String)
     case outOfMemory(String)
+    /// Frames cannot be shown in a window: no surface extension, no
+    /// swapchain, or a queue that cannot present to the window.
+    case noPresentation(String)
 
     public var description: String {
         switch self {
@@ -31,6 +34,7 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .call(name, result): return "\(name) failed: \(VulkanError.name(of: result))"
         case let .shaderCompilation(message): return "shader compilation failed: \(message)"
         case let .outOfMemory(what): return "out of GPU memory: \(what)"
+        case let .noPresentation(why): return "cannot present to a window: \(why)"
         }
     }
 

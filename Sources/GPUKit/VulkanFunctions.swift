@@ -51,8 +51,20 @@ struct VulkanInstanceFunctions {
     let vkGetDeviceProcAddr: PFN_vkGetDeviceProcAddr
     let vkCreateDebugUtilsMessengerEXT: PFN_vkCreateDebugUtilsMessengerEXT?
     let vkDestroyDebugUtilsMessengerEXT: PFN_vkDestroyDebugUtilsMessengerEXT?
+    /// Present only on an instance made for presenting (`Options.presentation`).
+    let surface: SurfaceFunctions?
 
-    init(loader: VulkanLoader, instance: VkInstance) throws {
+    /// VK_KHR_surface and VK_KHR_xcb_surface.
+    struct SurfaceFunctions {
+        let vkCreateXcbSurfaceKHR: PD_PFN_vkCreateXcbSurfaceKHR
+        let vkDestroySurfaceKHR: PFN_vkDestroySurfaceKHR
+        let vkGetPhysicalDeviceSurfaceSupportKHR: PFN_vkGetPhysicalDeviceSurfaceSupportKHR
+        let vkGetPhysicalDeviceSurfaceCapabilitiesKHR: PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR
+        let vkGetPhysicalDeviceSurfaceFormatsKHR: PFN_vkGetPhysicalDeviceSurfaceFormatsKHR
+        let vkGetPhysicalDeviceSurfacePresentModesKHR: PFN_vkGetPhysicalDeviceSurfacePresentModesKHR
+    }
+
+    init(loader: VulkanLoader, instance: VkInstance, presentation: Bool = false) throws {
         func load<T>(_ name: String) throws -> T {
             guard let f = loader.getInstanceProcAddr(instance, name) else { throw VulkanError.missingFunction(name) }
             return unsafeBitCast(f, to: T.self)
@@ -71,6 +83,16 @@ struct VulkanInstanceFunctions {
         vkGetDeviceProcAddr = try load("vkGetDeviceProcAddr")
         vkCreateDebugUtilsMessengerEXT = optional("vkCreateDebugUtilsMessengerEXT")
         vkDestroyDebugUtilsMessengerEXT = optional("vkDestroyDebugUtilsMessengerEXT")
+        if presentation {
+            surface = SurfaceFunctions(
+                vkCreateXcbSurfaceKHR: try load("vkCreateXcbSurfaceKHR"), vkDestroySurfaceKHR: try load("vkDestroySurfaceKHR"),
+                vkGetPhysicalDeviceSurfaceSupportKHR: try load("vkGetPhysicalDeviceSurfaceSupportKHR"),
+                vkGetPhysicalDeviceSurfaceCapabilitiesKHR: try load("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"),
+                vkGetPhysicalDeviceSurfaceFormatsKHR: try load("vkGetPhysicalDeviceSurfaceFormatsKHR"),
+                vkGetPhysicalDeviceSurfacePresentModesKHR: try load("vkGetPhysicalDeviceSurfacePresentModesKHR"))
+        } else {
+            surface = nil
+        }
     }
 }
 
@@ -127,8 +149,22 @@ package struct VulkanDeviceFunctions {
     let vkDestroySemaphore: PFN_vkDestroySemaphore
     let vkWaitSemaphores: PFN_vkWaitSemaphores
     let vkGetSemaphoreCounterValue: PFN_vkGetSemaphoreCounterValue
+    /// Present only on a device made for presenting.
+    let swapchain: SwapchainFunctions?
 
-    init(instance: VulkanInstanceFunctions, device: VkDevice) throws {
+    /// VK_KHR_swapchain, with VK_KHR_present_wait and VK_EXT_hdr_metadata where enabled.
+    struct SwapchainFunctions {
+        let vkCreateSwapchainKHR: PFN_vkCreateSwapchainKHR
+        let vkDestroySwapchainKHR: PFN_vkDestroySwapchainKHR
+        let vkGetSwapchainImagesKHR: PFN_vkGetSwapchainImagesKHR
+        let vkAcquireNextImageKHR: PFN_vkAcquireNextImageKHR
+        let vkQueuePresentKHR: PFN_vkQueuePresentKHR
+        let vkCmdCopyBufferToImage: PFN_vkCmdCopyBufferToImage
+        let vkWaitForPresentKHR: PFN_vkWaitForPresentKHR?
+        let vkSetHdrMetadataEXT: PFN_vkSetHdrMetadataEXT?
+    }
+
+    init(instance: VulkanInstanceFunctions, device: VkDevice, presentation: VulkanContext.Presentation? = nil) throws {
         func load<T>(_ name: String) throws -> T {
             guard let f = instance.vkGetDeviceProcAddr(device, name) else { throw VulkanError.missingFunction(name) }
             return unsafeBitCast(f, to: T.self)
@@ -186,5 +222,15 @@ package struct VulkanDeviceFunctions {
         vkDestroySemaphore = try load("vkDestroySemaphore")
         vkWaitSemaphores = try load("vkWaitSemaphores")
         vkGetSemaphoreCounterValue = try load("vkGetSemaphoreCounterValue")
+        if let presentation {
+            swapchain = SwapchainFunctions(
+                vkCreateSwapchainKHR: try load("vkCreateSwapchainKHR"), vkDestroySwapchainKHR: try load("vkDestroySwapchainKHR"),
+                vkGetSwapchainImagesKHR: try load("vkGetSwapchainImagesKHR"), vkAcquireNextImageKHR: try load("vkAcquireNextImageKHR"),
+                vkQueuePresentKHR: try load("vkQueuePresentKHR"), vkCmdCopyBufferToImage: try load("vkCmdCopyBufferToImage"),
+                vkWaitForPresentKHR: presentation.presentWait ? try load("vkWaitForPresentKHR") : nil,
+                vkSetHdrMetadataEXT: presentation.hdrMetadata ? try load("vkSetHdrMetadataEXT") : nil)
+        } else {
+            swapchain = nil
+        }
     }
 }

@@ -12,6 +12,10 @@ public struct ConvertedFrame {
     public let height: Int
     /// Valid only during the handler call: the buffer is reused afterwards.
     public let pixels: UnsafeRawBufferPointer
+    /// The same frame where the GPU wrote it (device memory), for passes
+    /// recorded during the handler call (`play`'s present pass): their reads
+    /// order the buffer's reuse after them.
+    public let device: VulkanBuffer
     /// GPU time of the upload (device copy; 0 when the GPU reads host memory
     /// directly) and of the conversion, from timestamp queries.
     public let uploadMicroseconds: Double?

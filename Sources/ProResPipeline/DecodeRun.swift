@@ -22,6 +22,13 @@ public final class DecodeRun: @unchecked Sendable {
         /// on the device with the GPU decoder, else from the native planar
         /// bytes on every core.
         public var analysis: AnalysisRequest?
+        /// With `realtime`: called at each tick with the frame presented
+        /// then, on the pacer's thread (`play` shows it).
+        public var present: (@Sendable (Int) -> Void)?
+        /// With `realtime`: a frame whose tick already passed when it would
+        /// be decoded is skipped instead (a player that cannot keep up);
+        /// off, every frame reaches every sink (`--realtime` outputs).
+        public var skipLateFrames = false
 
         /// `output` nil picks the profile's native packed layout.
         public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
@@ -47,9 +54,13 @@ public final class DecodeRun: @unchecked Sendable {
         public var readback: Bool
         /// `--effect` passes on every converted frame, in order.
         public var effects: [Effect]
+        /// The device to convert on when the decoder brings none: `play`'s,
+        /// made for presenting, so frames reach its window where they are.
+        public var device: GPUDevice?
 
         public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
-                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = []) {
+                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = [], device: GPUDevice? = nil) {
+            self.device = device
             self.context = context
             self.referenceWhite = referenceWhite
             self.framesInFlight = framesInFlight
@@ -92,6 +103,8 @@ public final class DecodeRun: @unchecked Sendable {
         public let pacing: PacingReport?
         /// When the first frame came out of the decoder (monotonic ns; `ProcessClock`).
         public let firstFrameAt: UInt64?
+        /// Frames skipped before decoding because their tick had passed (`skipLateFrames`).
+        public var skippedLate: [Int] = []
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }
@@ -198,6 +211,7 @@ public final class DecodeRun: @unchecked Sendable {
         // --realtime: a finished frame goes to the presenter, which runs on
         // its own thread from now on and waits for its preroll.
         let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start) }
+        pacer?.onPresent = options.present
         let presenter = pacer.map { pacer in Deferred("prores-decode.presenter") { pacer.run() } }
         lock.lock()
         self.pacer = pacer
@@ -238,7 +252,7 @@ public final class DecodeRun: @unchecked Sendable {
             // GPU stage alone.
             let handedOver = UncheckedSendable((gpuSinks, decoderDevice))
             return Deferred("prores-decode.gpu-setup") { () throws -> GPUStage in
-                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1)
+                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1 ?? gpuOptions.device)
                 stage.onConverted = { converted in
                     guard var timing = ledger.converted(converted.index) else { return }
                     timing.gpuUpload = converted.uploadMicroseconds
@@ -363,13 +377,18 @@ public final class DecodeRun: @unchecked Sendable {
         if stopEarly { throw ProResDecodeError.interrupted }
 
         var read = 0
+        var skippedLate: [Int] = []
         var pacing: PacingReport?
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
             while options.frames.map({ read < $0 }) ?? true, let sample = try source.nextSample() {
+                read += 1
+                if options.skipLateFrames, pacer?.hasMissedItsTick(sample.index) == true {
+                    skippedLate.append(sample.index)
+                    continue
+                }
                 try Self.checkPictureFormat(sample, against: format)
                 try session.decode(sample)
-                read += 1
             }
             try session.finish()
             try cpuAnalysis?.finish()
@@ -396,12 +415,14 @@ public final class DecodeRun: @unchecked Sendable {
         let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
         if let pacing { try self.timingLog?.write(pacing.timingLogLine + "\n") }
         let timings = ledger.timings
-        return Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
+        var report = Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
                       damaged: damaged, failed: failed, frames: timings.map { ($0.index, $0.status) }, shortfall: shortfall,
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
                                              effects: options.gpu?.effects ?? []),
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
                       decoder: decoderName, decoderNote: decoderNote, pacing: pacing, firstFrameAt: firstFrameAt)
+        report.skippedLate = skippedLate
+        return report
     }
 }
 

@@ -31,7 +31,7 @@ final class GPUStage {
         self.sinks = sinks
         var deliver: ((ConvertedFrame) throws -> Void)?
         converter = try GPUFrameConverter(context: context, kernels: device.kernels, framesInFlight: options.framesInFlight,
-                                          readback: options.readback || !sinks.isEmpty, effects: options.effects) { try deliver?($0) }
+                                          readback: options.readback || sinks.contains { $0.readsPixels }, effects: options.effects) { try deliver?($0) }
         // Weak: a run that ends early releases the stage while the
         // converter's completion thread may still be handing over a frame
         // (an unowned reference trapped there: exit 134, temporaries left).

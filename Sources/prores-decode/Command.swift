@@ -49,7 +49,7 @@ enum CommandLineTool {
     /// Every command, in the order the main help and README.md list them;
     /// decoding, which has no word of its own, takes whatever else comes.
     static let commands: [any Command.Type] = [DecodeCommand.self, InfoCommand.self, DevicesCommand.self, CheckCommand.self,
-                                               RooflineCommand.self, BenchCommand.self, PlotCommand.self]
+                                               PlayCommand.self, RooflineCommand.self, BenchCommand.self, PlotCommand.self]
 
     static func run(_ arguments: [String]) throws -> ExitCode {
         switch arguments.first {

@@ -1,6 +1,7 @@
 import ProResCore
 import GPUKit
 import ProResPipeline
+import ProResDisplay
 
 /// The CLI's words for an error: the library describes problems as data in
 /// words that name no option; here the cases that concern a command-line
@@ -13,6 +14,7 @@ enum ErrorWords {
         case let error as ProResDecodeError: return render(error)
         case let error as VulkanError: return render(error)
         case let error as ExpectRule.ParseError: return render(error)
+        case let DisplayError.noDisplay(why): return "play: no display: \(why)"
         default: return "\(error)"
         }
     }

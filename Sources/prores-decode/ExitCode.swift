@@ -3,6 +3,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResDisplay
 import ProResOptions
 
 
@@ -23,6 +24,7 @@ enum ExitCode: Int32, CaseIterable {
     case checkErrors = 11
     case badEffectFile = 12
     case hardwareUnavailable = 13
+    case noDisplay = 14
 
     /// What the code means, worded as README.md's exit-code table words it
     /// (a test holds the two, and `--help`, to the same text).
@@ -42,6 +44,7 @@ enum ExitCode: Int32, CaseIterable {
         case .checkErrors: return "check: no file failed, but at least one could not be checked"
         case .badEffectFile: return "--effect lut:FILE.cube: the file is missing, unreadable or malformed (one line with the file and line number; nothing is written)"
         case .hardwareUnavailable: return "--require-hardware: no hardware Vulkan device can decode the input (lavapipe is not hardware)"
+        case .noDisplay: return "play: no display to show frames on (DISPLAY unset, no X server, or no Vulkan surface or queue that can present to it)"
         }
     }
 
@@ -58,6 +61,7 @@ enum ExitCode: Int32, CaseIterable {
             case .interrupted: self = .interrupted
             }
         case is UsageError: self = .usage
+        case is DisplayError, VulkanError.noPresentation: self = .noDisplay
         case is VulkanError: self = .vulkanUnavailable
         case is CubeLUTError: self = .badEffectFile
         default: self = .internalError

@@ -80,6 +80,36 @@ final class FramePacerTests: XCTestCase {
         XCTAssertEqual(report.jitter?.max, 0, "the simulated clock wakes exactly on time")
     }
 
+    /// `play` shows what the pacer presents, when it presents it.
+    func testOnPresentSeesEachPresentedFrameAtItsTick() {
+        let clock = ScriptedClock()
+        let pacer = FramePacer(rate: rate, firstIndex: 0, capacity: 3, clock: clock)
+        var seen: [(index: Int, at: UInt64)] = []
+        pacer.onPresent = { [unowned clock] in seen.append(($0, clock.now())) }
+        for i in 0..<3 { pacer.push(i) }
+        clock.at(170) { pacer.push(4) }  // frame 3 never comes; 4 is 10 ms late
+        clock.at(171, pacer.finish)
+        let report = pacer.run()
+        XCTAssertEqual(seen.map(\.index), report.presentedFrames)
+        XCTAssertEqual(seen.map(\.index), [0, 1, 2, 4])
+        XCTAssertEqual(seen.map(\.at), [0, 40, 80, 200].map { UInt64($0) * 1_000_000 })
+    }
+
+    /// A frame whose tick has passed is worth skipping before decoding; not
+    /// before playback starts, and not a frame still ahead of the clock.
+    func testMissedTicksAreKnownOnceThePacerRuns() {
+        let clock = ScriptedClock()
+        let pacer = FramePacer(rate: rate, firstIndex: 10, capacity: 1, clock: clock)
+        XCTAssertFalse(pacer.hasMissedItsTick(10), "before playback nothing is late")
+        var answers: [Bool] = []
+        pacer.push(10)
+        clock.at(50) { answers = [pacer.hasMissedItsTick(10), pacer.hasMissedItsTick(11), pacer.hasMissedItsTick(12)] }
+        clock.at(60, pacer.finish)
+        _ = pacer.run()
+        // At 50 ms: frame 10's tick (0 ms) and 11's (40 ms) have come, 12's (80 ms) is ahead.
+        XCTAssertEqual(answers, [true, true, false])
+    }
+
     func testAFrameLateForItsTickIsSupersededAndDropped() {
         // Frame 4 comes 10 ms after its tick (160 ms); the rest follow it closely.
         let arrivals: [Double?] = [-1, -1, -1, 5, 170, 180, 185, 205]

@@ -15,7 +15,7 @@ final class KernelInterfaceTests: XCTestCase {
     /// Every push block a kernel of ours uses.
     static let pushBlocks: [PushLayout] = [
         ConversionKernel.push, DecoderKernels.transformPush, MatrixEffectKernel.push, ChromaKeyKernel.push, LUTKernel.push,
-        VulkanRoofline.copyKernel.push, FrameHashKernel.push, FrameStatisticsKernel.push,
+        VulkanRoofline.copyKernel.push, FrameHashKernel.push, FrameStatisticsKernel.push, PresentKernel.interface.push,
     ]
 
     func testEveryPushBlockReadsBackAsPacked() throws {

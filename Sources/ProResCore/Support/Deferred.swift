@@ -18,6 +18,13 @@ package final class Deferred<Value>: @unchecked Sendable {
         }, finished: { [done] in done.signal() })
     }
 
+    /// Waits up to `milliseconds` for the value; true once it is there.
+    package func isReady(waitingUpTo milliseconds: Int) -> Bool {
+        guard done.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return false }
+        done.signal()  // as in `get`: later callers pass straight through
+        return true
+    }
+
     package func get() throws -> Value {
         lock.lock()
         if let result {

@@ -35,6 +35,11 @@ public final class FramePacer: @unchecked Sendable {
     private var queue: [Int] = []
     private var finished = false
     private var cancelled = false
+    /// Host time of tick 0, once playback started.
+    private var startedAt: UInt64?
+    /// Called on the presenter's thread with each frame it presents, at its
+    /// tick (`play` shows it then); nil for bookkeeping alone (`--realtime`).
+    public var onPresent: ((Int) -> Void)?
 
     public static let defaultCapacity = 3
 
@@ -76,6 +81,17 @@ public final class FramePacer: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether frame `index`'s tick has already come, so that a frame not
+    /// yet decoded can only be late or dropped: a player skips it before
+    /// decoding. False until playback starts.
+    public func hasMissedItsTick(_ index: Int) -> Bool {
+        condition.lock()
+        let start = startedAt
+        condition.unlock()
+        guard let start else { return false }
+        return rate.ticks(in: clock.now() - start) >= index - firstIndex
+    }
+
     /// Frames waiting for their tick.
     public var waiting: Int {
         condition.lock()
@@ -90,6 +106,9 @@ public final class FramePacer: @unchecked Sendable {
         while queue.count < capacity && !finished && !cancelled { condition.wait() }
         condition.unlock()
         let start = clock.now()
+        condition.lock()
+        startedAt = start
+        condition.unlock()
         var tick = 0, late = 0
         var presented: [Int] = [], dropped: [Int] = [], jitter: [Double] = []
         var lateFrames = FrameRanges()
@@ -114,6 +133,7 @@ public final class FramePacer: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
             if let newest = due.last {
+                onPresent?(newest)
                 presented.append(newest)
                 dropped += due.dropLast()
             } else {

@@ -11,9 +11,12 @@ public protocol ConvertedFrameSink: AnyObject {
     func finish() throws
     /// The run was aborted: leave nothing behind.
     func abort()
+    /// Whether the sink reads `pixels` on the host (else they are not read back).
+    var readsPixels: Bool { get }
 }
 
 extension ConvertedFrameSink {
+    public var readsPixels: Bool { true }
     public func finish() throws {}
     public func abort() {}
 }

@@ -1,0 +1,51 @@
+import Foundation
+import ProResCore
+import GPUKit
+import ProResGPU
+import ProResPipeline
+
+extension PlayCommand {
+    struct Arguments: CommandArguments {
+        let input: String
+        let start: Int
+        let frames: Int?
+        let paused: Bool
+        let loop: Bool
+        let rate: FrameRate?
+        let fullscreen: Bool
+        let hud: Bool
+        let json: Bool
+        let verbose: Bool
+        let decoderChoice: DecoderSelection.Choice
+        let device: String?
+        let effectSpecs: [String]
+        let referenceWhite: Double
+        let validationFlag: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            input = try parsed.input()
+            start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
+            frames = try parsed.integer("--frames", in: 1...Int.max)
+            paused = parsed.flag("--paused")
+            loop = parsed.flag("--loop")
+            if let text = parsed.string("--rate"), let problem = FrameRate.problem(parsing: text) {
+                throw UsageError("invalid value '\(text)' for --rate: \(problem)")
+            }
+            rate = try parsed.value("--rate", expected: "frames per second from 1 to 1000 (25, 29.97 or 30000/1001)", FrameRate.init(parsing:))
+            fullscreen = parsed.flag("--fullscreen")
+            hud = parsed.flag("--hud")
+            json = parsed.flag("--json")
+            verbose = parsed.flag("--verbose")
+            decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:)) ?? .auto
+            device = parsed.string("--device")
+            effectSpecs = parsed.strings("--effect")
+            referenceWhite = try parsed.value("--reference-white", expected: "nits between 0 and 10000") { text in
+                Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 10000 ? $0 : nil }
+            } ?? TransferFunction.defaultReferenceWhite
+            validationFlag = parsed.flag("--validate")
+        }
+
+        /// --validate, or PRORES_DECODE_VALIDATION=1 in the environment.
+        var validation: Bool { validationFlag || VulkanContext.Options().validation }
+    }
+}
