@@ -3,6 +3,7 @@ import ProResCore
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 
 extension PlayCommand {
     struct Arguments: CommandArguments {

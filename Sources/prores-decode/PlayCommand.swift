@@ -4,6 +4,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 import ProResDisplay
 
 /// `prores-decode play INPUT`: the clip in a window, paced by the clock.

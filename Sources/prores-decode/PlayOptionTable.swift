@@ -1,3 +1,5 @@
+import ProResOptions
+
 /// `play`'s table: every option, its help, and the prose around them.
 extension PlayCommand {
     static let spec = CommandSpec(

@@ -4,6 +4,7 @@ import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
+import ProResOptions
 import ProResDisplay
 
 /// The player's state machine: plays runs of frames through a `DecodeRun`
