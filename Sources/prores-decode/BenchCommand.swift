@@ -17,7 +17,10 @@ enum BenchCommand: Command {
             OptionSpec("--frames", value: "N", help: "frames each decoder decodes, the clip looped, 1 to 1000000 (default 240)"),
             OptionSpec("--threads", value: "N", help: "FFmpeg threads for cpu, 1 to 256 (default: one per core)"),
             OptionSpec("--batch", value: "N", help: "frames per GPU batch, 1 to 256 (default: from the frame size and the device's limits)"),
-            .device,
+            OptionSpec("--device", value: "N|NAME|all|N,N...",
+                       help: "Vulkan device(s) for gpu and gpu-host: its index in the devices list, or part of its name; all: "
+                           + "every hardware GPU at once, batches spread over them; a comma list: those devices (default: a "
+                           + "discrete GPU, else an integrated one, else Mesa lavapipe)"),
             .verbose("also say where each GPU's session threads run (pinned to its NUMA node, or why not)"),
             OptionSpec("--json", help: "print one JSON array, an object per input, instead of text"),
             OptionSpec("--html", value: "FILE", help: "also write a page: per input the decoders' fps and per-stage p50/p95/p99, "
@@ -66,6 +69,7 @@ enum BenchCommand: Command {
         }
 
         func validate() throws {
+            try OptionSpec.checkDeviceList(options.device)
             if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
             for (option, path) in [("--html", htmlPath), ("--svg", svgPath)] where path?.isEmpty == true {
                 throw UsageError("\(option) needs a file name")

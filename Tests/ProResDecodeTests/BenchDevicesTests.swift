@@ -5,8 +5,8 @@ import XCTest
 /// `--json` (one device here: lavapipe, or the one GPU) and what a selector
 /// matching nothing does.
 final class BenchDevicesTests: XCTestCase {
-    private func gpuResult(_ device: String) throws -> [String: Any] {
-        let result = try runTool(["bench", Repo.fixture("hq.mov"), "--device", device, "--decoders", "gpu", "--frames", "12", "--json"],
+    private func gpuResult(_ device: String, _ extra: [String] = []) throws -> [String: Any] {
+        let result = try runTool(["bench", Repo.fixture("hq.mov"), "--device", device, "--decoders", "gpu", "--frames", "12", "--json"] + extra,
                                  timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderr)
         let reports = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
@@ -26,6 +26,22 @@ final class BenchDevicesTests: XCTestCase {
             XCTAssertGreaterThan(devices[0]["fps"] as? Double ?? 0, 0, selector)
             // The existing keys stay.
             for key in ["decoder", "engine", "seconds", "fps", "batch", "cpu_us_per_frame", "stages_us"] { XCTAssertNotNil(gpu[key], key) }
+        }
+    }
+
+    /// A list makes a session per entry, in its order: naming the one
+    /// device twice (by index and by name) drives two sessions on it, the
+    /// path several GPUs take. Small batches so that both get some.
+    func testAListDrivesASessionPerEntry() throws {
+        let gpu = try gpuResult("0,llvmpipe", ["--batch", "2"])
+        XCTAssertEqual(gpu["frames"] as? Int, 12)
+        let devices = try XCTUnwrap(gpu["devices"] as? [[String: Any]])
+        XCTAssertEqual(devices.count, 2)
+        XCTAssertEqual(devices.compactMap { $0["frames"] as? Int }.reduce(0, +), 12, "every frame decoded once: \(devices)")
+        XCTAssertTrue(devices.allSatisfy { ($0["frames"] as? Int ?? -1) % 2 == 0 }, "whole batches of 2: \(devices)")
+        for bad in ["0,0", "0,", ",llvmpipe"] {
+            let result = try runTool(["bench", Repo.fixture("hq.mov"), "--device", bad, "--decoders", "gpu", "--frames", "2"])
+            XCTAssertEqual(result.status, 2, "\(bad): \(result.stderr)")
         }
     }
 
