@@ -126,9 +126,8 @@ public struct DecoderBenchmark {
     }
 
     /// Warms a session up on `warmFrames` frames, then times a fresh one on
-    /// `options.frames`; every frame must decode cleanly. The GPU sessions
-    /// allocate their buffers when made, before the clock starts: the
-    /// steady state is measured, not the first batches' allocations.
+    /// `options.frames`; every frame must decode cleanly (the CPU path; the
+    /// GPU paths, on one device or several, are `runGPU`).
     private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
                                                  _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
         throws -> (session: Session, seconds: Double, cpuSeconds: Double, latencies: [Double]) {

@@ -88,7 +88,8 @@ extension DecoderBenchmark {
                                                       expectedFrameBytes: largestFrameBytes, cpus: device.placement.cpus),
                                  outputHandler: handler)
         }
-        // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts.
+        // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts:
+        // they allocate their buffers when made, so the steady state is timed, not the first allocations.
         for device in devices {
             let warmUp = try makeSession(device)
             for i in 0..<min(options.frames, 2 * warmUp.framesPerBatch) { try warmUp.decode(sample(i)) }
@@ -100,12 +101,12 @@ extension DecoderBenchmark {
         let group = DispatchGroup()
         let outcomes = SessionOutcomes(count: sessions.count)
         let start = monotonicNanoseconds(), cpuStart = Self.processCPUSeconds()
+        // Shared by the feeders: the clip's samples are read-only once loaded.
         let samples = UncheckedSendable(sample)
         for (index, session) in sessions.enumerated() {
             group.enter()
-            let session = UncheckedSendable(session)
             startWorkerThread("prores-decode.bench-feed", {
-                outcomes.set(index, Swift.Result { try dispenser.feed(session.value, samples.value) })
+                outcomes.set(index, Swift.Result { try dispenser.feed(session, samples.value) })
             }, finished: group.leave)
         }
         group.wait()
