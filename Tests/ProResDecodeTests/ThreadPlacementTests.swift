@@ -70,6 +70,21 @@ final class ThreadPlacementTests: XCTestCase {
         XCTAssertEqual(PCIAddress(domain: 0x10001, bus: 2, device: 3, function: 1).description, "10001:02:03.1")
     }
 
+    /// What the kernel says the thread may run on, read independently of
+    /// the code under test (/proc's view of the calling thread).
+    private static func allowedCPUs() -> String? {
+        let status = try? String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)
+        return status?.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") }?
+            .dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
+    }
+
+    func testRunsOnAThreadPinnedToTheCPUsGiven() throws {
+        let cpu = try XCTUnwrap(CPUList.parse(try XCTUnwrap(Self.allowedCPUs()))?.last)
+        XCTAssertEqual(try onPinnedThread([cpu]) { Self.allowedCPUs() }, "\(cpu)")
+        XCTAssertEqual(try onPinnedThread(nil) { Self.allowedCPUs() }, Self.allowedCPUs(), "nil: the calling thread, unchanged")
+        XCTAssertThrowsError(try onPinnedThread([cpu]) { throw CocoaError(.userCancelled) })
+    }
+
     /// Pinning the calling thread to the CPUs it may already use succeeds
     /// (and changes nothing); to a CPU that cannot exist it is refused.
     func testPinsTheCallingThread() throws {

@@ -19,3 +19,29 @@ private let schedSetAffinity: SchedSetAffinity? = {
     guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "sched_setaffinity") else { return nil }
     return unsafeBitCast(symbol, to: SchedSetAffinity.self)
 }()
+
+/// Runs `body` on a new thread pinned to `cpus` and returns its result;
+/// with nil, on the calling thread. Memory that `body` allocates and first
+/// touches (a session's pinned staging buffers) then comes from the node
+/// of those CPUs under Linux's default first-touch policy.
+package func onPinnedThread<T>(_ cpus: [Int]?, _ body: () throws -> T) throws -> T {
+    guard let cpus else { return try body() }
+    return try withoutActuallyEscaping(body) { body in
+        // Handed to one thread and read back after it ended (the semaphore orders the accesses).
+        let box = UncheckedSendable(PinnedCall(body))
+        let done = DispatchSemaphore(value: 0)
+        startWorkerThread("prores-decode.pinned", {
+            _ = pinCurrentThread(to: cpus)
+            box.value.run()
+        }, finished: { done.signal() })
+        done.wait()
+        return try box.value.result!.get()
+    }
+}
+
+private final class PinnedCall<T> {
+    let body: () throws -> T
+    var result: Result<T, Error>?
+    init(_ body: @escaping () throws -> T) { self.body = body }
+    func run() { result = Result { try body() } }
+}

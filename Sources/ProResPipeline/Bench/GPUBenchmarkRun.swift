@@ -82,11 +82,12 @@ extension DecoderBenchmark {
             if !frame.status.isOK { failures += 1 }
             lock.unlock()
         }
+        // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
-            try GPUDecodeSession(format: format, context: device.context, kernels: device.kernels,
+            try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, context: device.context, kernels: device.kernels,
                                  configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
                                                       expectedFrameBytes: largestFrameBytes, cpus: device.placement.cpus),
-                                 outputHandler: handler)
+                                 outputHandler: handler) }
         }
         // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts:
         // they allocate their buffers when made, so the steady state is timed, not the first allocations.
