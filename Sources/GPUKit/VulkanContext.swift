@@ -343,6 +343,15 @@ public final class VulkanContext: @unchecked Sendable {
         var extensions = [VkExtensionProperties](repeating: .init(), count: Int(extensionCount))
         _ = vki.vkEnumerateDeviceExtensionProperties(physical, nil, &extensionCount, &extensions)
         let extensionNames = Set(extensions.map { string(fromCArray: $0.extensionName) })
+        var pciAddress: PCIAddress?
+        if extensionNames.contains("VK_EXT_pci_bus_info") {
+            var pci = VkPhysicalDevicePCIBusInfoPropertiesEXT()
+            pci.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT
+            var pciProps = VkPhysicalDeviceProperties2()
+            pciProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+            withUnsafeMutablePointer(to: &pci) { pciProps.pNext = UnsafeMutableRawPointer($0); vki.vkGetPhysicalDeviceProperties2(physical, &pciProps) }
+            pciAddress = PCIAddress(domain: pci.pciDomain, bus: pci.pciBus, device: pci.pciDevice, function: pci.pciFunction)
+        }
         var memory = VkPhysicalDeviceMemoryProperties()
         vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory)
         let heaps = withUnsafeBytes(of: memory.memoryHeaps) { Array($0.bindMemory(to: VkMemoryHeap.self).prefix(Int(memory.memoryHeapCount))) }
@@ -365,7 +374,7 @@ public final class VulkanContext: @unchecked Sendable {
             hostMemoryImport: extensionNames.contains("VK_EXT_external_memory_host"),
             separateTransferQueue: families.contains(where: isTransferOnly),
             storage16Bit: features11.storageBuffer16BitAccess != 0,
-            hostQueryReset: features12.hostQueryReset != 0)
+            hostQueryReset: features12.hostQueryReset != 0, pciAddress: pciAddress)
     }
 }
 

@@ -37,6 +37,9 @@ public struct VulkanDeviceInfo: Sendable {
     public let storage16Bit: Bool
     /// Query pools reset from the host (lets a transfer queue take timestamps).
     public let hostQueryReset: Bool
+    /// Where it sits on the PCI bus, when the driver offers
+    /// VK_EXT_pci_bus_info (lavapipe does not): finds its NUMA node.
+    public let pciAddress: PCIAddress?
 
     /// Lavapipe and other CPU implementations are not hardware.
     public var isHardware: Bool { kind == .discrete || kind == .integrated || kind == .virtual }

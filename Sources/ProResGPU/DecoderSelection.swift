@@ -44,6 +44,13 @@ public struct DecoderSelection: Sendable, Equatable {
     /// `--device all`: every hardware GPU of the machine.
     public static let allDevices = "all"
 
+    /// `--device 0,1` (`check`, `bench`): several selectors, each an index
+    /// or part of a name; nil for one selector or `all`.
+    public static func deviceList(_ device: String?) -> [String]? {
+        guard let device, device.contains(",") else { return nil }
+        return device.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
+
     public func resolve(for format: FormatDescription) throws -> Resolved {
         if choice != .cpu, let reason = GPUProResDecoder.unsupportedReason(format) {
             guard choice == .gpu else { return .cpu(reason: "the GPU decoder cannot: \(reason)", fellBack: false) }
@@ -63,15 +70,15 @@ public struct DecoderSelection: Sendable, Equatable {
     }
 
     /// The devices this selection decodes on, made now, whatever the
-    /// stream: one, or with `--device all` every hardware GPU (for
-    /// `--decoder gpu` on a machine without one, the default device). Empty
-    /// when it decodes on the CPU.
+    /// stream: one, each of a list in its order, or with `--device all`
+    /// every hardware GPU (for `--decoder gpu` on a machine without one, the
+    /// default device). Empty when it decodes on the CPU.
     public func makeDevices(limit: Int = .max) throws -> [GPUDevice] {
         switch choice {
         case .cpu:
             return []
         case .gpu:
-            var selectors: [String?] = [device == Self.allDevices ? nil : device]
+            var selectors: [String?] = Self.deviceList(device) ?? [device == Self.allDevices ? nil : device]
             if device == Self.allDevices {
                 let hardware = ((try? VulkanContext.devices()) ?? []).filter(\.isHardware)
                 if !hardware.isEmpty { selectors = hardware.prefix(limit).map { "\($0.index)" } }
@@ -87,12 +94,15 @@ public struct DecoderSelection: Sendable, Equatable {
     public func automaticDevices(limit: Int = .max) -> (devices: [GPUDevice], reason: String?, fellBack: Bool) {
         // Listing devices needs only an instance: cheap enough for every run.
         guard let devices = try? VulkanContext.devices() else { return ([], "no Vulkan loader or driver", false) }
-        let hardware = devices.filter { $0.isHardware && (device == nil || device == Self.allDevices || $0.matches(device!)) }
+        let wanted = Self.deviceList(device)
+        let hardware = devices.filter { info in
+            info.isHardware && (device == nil || device == Self.allDevices || (wanted ?? [device!]).contains { info.matches($0) })
+        }
         guard !hardware.isEmpty else {
             return ([], "no hardware Vulkan device (\(devices.map(\.name).joined(separator: ", ")))", false)
         }
         var made: [GPUDevice] = [], firstError: Error?
-        for info in (device == Self.allDevices ? hardware : [hardware[0]]).prefix(limit) {
+        for info in (device == Self.allDevices || wanted != nil ? hardware : [hardware[0]]).prefix(limit) {
             do { made.append(try GPUDevice(context: VulkanContext(options: .init(device: "\(info.index)", validation: validation)))) } catch {
                 firstError = firstError ?? error
             }

@@ -28,10 +28,15 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         public var expectedFrameBytes: Int?
         /// Measure every frame on the device (`check`): `DecodedFrame.analysis`.
         public var analysis: AnalysisRequest?
+        /// The CPUs the session's own threads (parse, submit, completion,
+        /// output) run on; nil leaves them to the scheduler. A session on a
+        /// `GPUDevice` takes the device's `placement` when this is nil.
+        public var cpus: [Int]?
 
         public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true, deviceSurfaces: Bool = false,
-                    expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil) {
+                    expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil) {
             self.analysis = analysis
+            self.cpus = cpus
             self.framesPerBatch = framesPerBatch
             self.slots = slots
             self.readback = readback
@@ -99,6 +104,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     /// back when this session ends cleanly.
     public convenience init(format: FormatDescription, device: GPUDevice, configuration: Configuration = .init(),
                             outputHandler: @escaping FrameOutputHandler) throws {
+        var configuration = configuration
+        if configuration.cpus == nil { configuration.cpus = device.placement.cpus }
         let key = Self.reuseKey(format, configuration)
         let decoder = try device.takeDecoder(key) ?? GPUProResDecoder(
             context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
@@ -132,10 +139,18 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         parsed = BlockingQueue(capacity: 1)
         submitted = BlockingQueue(capacity: configuration.slots)
         output = BlockingQueue(capacity: decoder.framesPerBatch + 2)
-        threads.start("prores-decode.gpu-parse") { [self] in runParse() }
-        threads.start("prores-decode.gpu-submit") { [self] in runSubmit() }
-        threads.start("prores-decode.gpu-complete") { [self] in runCompletions() }
-        threads.start("prores-decode.output") { [self] in runOutput() }
+        // Pinning is best effort: a refused mask leaves the thread where it was.
+        let cpus = configuration.cpus
+        func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
+            threads.start(name) {
+                if let cpus { _ = pinCurrentThread(to: cpus) }
+                body()
+            }
+        }
+        start("prores-decode.gpu-parse") { [self] in runParse() }
+        start("prores-decode.gpu-submit") { [self] in runSubmit() }
+        start("prores-decode.gpu-complete") { [self] in runCompletions() }
+        start("prores-decode.output") { [self] in runOutput() }
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import Foundation
 import GPUKit
+import ProResCore
 
 /// A Vulkan device ready for decoding: its context and the kernels compiled
 /// on it. Made once and shared by every run on that device (`check`'s files
@@ -10,6 +11,9 @@ import GPUKit
 public final class GPUDevice: @unchecked Sendable, Equatable {
     public let context: VulkanContext
     public let kernels: KernelCache
+    /// Where its sessions' threads run: the CPUs of its NUMA node on a
+    /// host of several, else wherever the scheduler puts them.
+    public let placement: ThreadPlacement
 
     private let lock = NSLock()
     /// Decoders whose session ended cleanly, by `GPUDecodeSession.reuseKey`:
@@ -22,6 +26,7 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
     public init(context: VulkanContext) throws {
         self.context = context
         kernels = KernelCache(context: context, compiler: try ShaderCompiler())
+        placement = ThreadPlacement.forDevice(at: context.info.pciAddress)
     }
 
     func takeDecoder(_ key: String) -> GPUProResDecoder? {

@@ -17,9 +17,12 @@ enum BenchCommand: Command {
                            + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces"),
             OptionSpec("--frames", value: "N", help: "frames each decoder decodes, the clip looped, 1 to 1000000 (default 240)"),
             OptionSpec("--threads", value: "N", help: "FFmpeg threads for cpu, 1 to 256 (default: one per core)"),
-            OptionSpec("--batch", value: "N", help: "frames per GPU batch, 1 to 256 (default 16, fewer when the device's "
-                           + "storage buffers are smaller)"),
-            .device,
+            OptionSpec("--batch", value: "N", help: "frames per GPU batch, 1 to 256 (default: from the frame size and the device's limits)"),
+            OptionSpec("--device", value: "N|NAME|all|N,N...",
+                       help: "Vulkan device(s) for gpu and gpu-host: its index in the devices list, or part of its name; all: "
+                           + "every hardware GPU at once, batches spread over them; a comma list: those devices (default: a "
+                           + "discrete GPU, else an integrated one, else Mesa lavapipe)"),
+            .verbose("also say where each GPU's session threads run (pinned to its NUMA node, or why not)"),
             OptionSpec("--json", help: "print one JSON array, an object per input, instead of text"),
             OptionSpec("--html", value: "FILE", help: "also write a page: per input the decoders' fps and per-stage p50/p95/p99, "
                            + "then charts of fps, stages and each frame's decode latency (one offline file, inline SVG)"),
@@ -39,6 +42,7 @@ enum BenchCommand: Command {
         let svgPath: String?
         let overwrite: Bool
         let noOverwrite: Bool
+        let verbose: Bool
 
         init(_ parsed: ParsedArguments) throws {
             guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
@@ -62,9 +66,11 @@ enum BenchCommand: Command {
             svgPath = parsed.string("--svg")
             overwrite = parsed.flag("--overwrite")
             noOverwrite = parsed.flag("--no-overwrite")
+            verbose = parsed.flag("--verbose")
         }
 
         func validate() throws {
+            try OptionSpec.checkDeviceList(options.device)
             if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
             for (option, path) in [("--html", htmlPath), ("--svg", svgPath)] where path?.isEmpty == true {
                 throw UsageError("\(option) needs a file name")
@@ -97,6 +103,11 @@ enum BenchCommand: Command {
                 progress?.clear()
                 results.append(result)
                 if !arguments.json { Console.standardOutput(result.text) }
+                if arguments.verbose {
+                    for (index, device) in result.devices.enumerated() {
+                        Console.note("bench: \(path.rawValue) device \(index) (\(device.name)): \(device.placement.summary)")
+                    }
+                }
             }
             runs.append(BenchRun(input: input, format: bench.format, frameBytes: bench.averageFrameBytes, results: results))
             let cpu = results.first { $0.path == .cpu }

@@ -78,6 +78,7 @@ extension CheckCommand {
             }
             if decoderChoice == .cpu, device != nil { throw UsageError("--device needs the GPU decoder, not --decoder cpu") }
             if device?.isEmpty == true { throw UsageError("--device needs a device index, name or 'all'") }
+            try OptionSpec.checkDeviceList(device)
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
             let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
             let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)

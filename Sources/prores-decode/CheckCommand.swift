@@ -71,6 +71,11 @@ enum CheckCommand: Command {
         defer { withExtendedLifetime(trap) {} }
         try batch.prepareDevices()
         if verbose { Console.note("check: decoder \(batch.decoderDescription)\(batch.decoderNote.map { " (\($0))" } ?? ""), \(batch.jobs) files at once") }
+        if verbose {
+            for (index, device) in batch.devices.enumerated() {
+                Console.note("check: device \(index) (\(device.context.info.name)): \(device.placement.summary)")
+            }
+        }
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
         let results: [FileCheckResult]
         do { results = try batch.run() } catch { progress?.clear(); throw error }

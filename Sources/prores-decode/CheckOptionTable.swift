@@ -54,10 +54,10 @@ extension CheckCommand {
                 OptionSpec("--decoder", value: "cpu|gpu|auto",
                            help: "cpu: FFmpeg; gpu: our Vulkan compute decoder (bit-exact with FFmpeg), on any Vulkan device; "
                                + "auto (default): gpu on a hardware GPU, else cpu. Verdicts, statistics and hashes are the same"),
-                OptionSpec("--device", value: "N|NAME|all",
+                OptionSpec("--device", value: "N|NAME|all|N,N...",
                            help: "Vulkan device for the GPU decoder: its index in the devices list, or part of its name; "
-                               + "all: every hardware GPU, files spread over them (default: a discrete GPU, else an integrated "
-                               + "one, else Mesa lavapipe)"),
+                               + "all: every hardware GPU, files spread over them; a comma list: those devices (default: a "
+                               + "discrete GPU, else an integrated one, else Mesa lavapipe)"),
                 OptionSpec("--require-hardware", help: "the GPU decoder on a hardware GPU, or exit 13 before checking anything"),
             ]),
             OptionSection(heading: "PREVIEWS", options: [

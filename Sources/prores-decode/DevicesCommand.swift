@@ -16,7 +16,8 @@ enum DevicesCommand: Command {
         ])],
         about: "Lists every Vulkan device on stdout with the facts that decide whether and how it is used: its index and "
             + "name (for --device), type, whether it is hardware, driver, memory, subgroup size, and the features the GPU "
-            + "paths rely on.")
+            + "paths rely on; its PCI address, where the driver gives one, and the CPUs its decode sessions' threads are "
+            + "pinned to (those of its NUMA node, on a host of several).")
 
     struct Arguments: CommandArguments {
         let json: Bool
@@ -39,6 +40,7 @@ enum DevicesCommand: Command {
                    device-local memory \(d.deviceLocalBytes / (1 << 20)) MiB, storage buffers up to \(d.maxStorageBufferRange / (1 << 20)) MiB
                    subgroup \(d.subgroupSize), push constants \(d.maxPushConstantsSize) B, timestamp period \(d.timestampPeriodNanoseconds) ns
                    timeline semaphores \(d.timelineSemaphores ? "yes" : "no"), host memory import \(d.hostMemoryImport ? "yes" : "no"), transfer-only queue \(d.separateTransferQueue ? "yes" : "no"), 16-bit storage \(d.storage16Bit ? "yes" : "no")
+                   PCI \(d.pciAddress.map { "\($0)" } ?? "address not given"), \(ThreadPlacement.forDevice(at: d.pciAddress).summary)
 
                 """)
             }
@@ -58,6 +60,9 @@ enum DevicesCommand: Command {
             ("host_memory_import", d.hostMemoryImport ? "true" : "false"),
             ("transfer_queue", d.separateTransferQueue ? "true" : "false"),
             ("storage_16bit", d.storage16Bit ? "true" : "false"),
+            ("pci_address", d.pciAddress.map { JSON.string("\($0)") } ?? "null"),
+            // Where a decode session's threads would run on this host (NUMA placement).
+            ("thread_cpus", ThreadPlacement.forDevice(at: d.pciAddress).cpus.map { JSON.string(CPUList.format($0)) } ?? "null"),
         ])
     }
 }

@@ -97,6 +97,21 @@ final class CheckGPUDecoderTests: XCTestCase {
         XCTAssertEqual(contradiction.status, 2, contradiction.stderr)
     }
 
+    /// `--device 0,llvmpipe`: one device per entry (the one lavapipe twice
+    /// here), files spread over them, each device's thread placement said
+    /// with `--verbose`; an empty or repeated entry is a usage error.
+    func testADeviceListSpreadsFilesOverEachEntry() throws {
+        let result = try runTool(["check", Repo.fixture("hq.mov"), Repo.fixture("422.mov"), "--decoder", "gpu",
+                                  "--device", "0,llvmpipe", "--verbose"], timeout: 120)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("check: device 0 (") && result.stderr.contains("check: device 1 ("), result.stderr)
+        XCTAssertTrue(result.stderr.contains("threads not pinned"), result.stderr)
+        for bad in ["0,0", "0,"] {
+            let refused = try runTool(["check", Repo.fixture("hq.mov"), "--decoder", "gpu", "--device", bad])
+            XCTAssertEqual(refused.status, 2, "\(bad): \(refused.stderr)")
+        }
+    }
+
     /// `--framehash` lines are b3sum's hashes of the frames `-o` writes, on
     /// both decoders, native (hashed on the device by the GPU decoder) and
     /// packed; `--framemd5` agrees across decoders.

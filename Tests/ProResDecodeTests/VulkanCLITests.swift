@@ -99,7 +99,11 @@ final class VulkanCLITests: XCTestCase {
             for key in ["name", "type", "driver", "device_local_bytes", "timeline_semaphores", "host_memory_import", "subgroup_size"] {
                 XCTAssertNotNil(device[key], "devices --json lacks \(key)")
             }
-            if (device["driver"] as? String) == "llvmpipe" { XCTAssertEqual(device["hardware"] as? Bool, false) }
+            if (device["driver"] as? String) == "llvmpipe" {
+                XCTAssertEqual(device["hardware"] as? Bool, false)
+                // Lavapipe offers no VK_EXT_pci_bus_info, so no NUMA placement either.
+                XCTAssertTrue(device["pci_address"] is NSNull && device["thread_cpus"] is NSNull, "\(device)")
+            }
         }
     }
 

@@ -1,8 +1,6 @@
 import Foundation
 import ProResCore
 import ProResFFmpeg
-import GPUKit
-import ProResGPU
 
 /// `prores-decode bench`: the CPU and GPU decoders on the same frames, in
 /// one process, as ratios. Samples are read into memory first (demuxing is
@@ -57,6 +55,9 @@ public struct DecoderBenchmark {
         /// Each timed frame's decode latency (µs), in the order frames came
         /// out: the timeline of `bench --html`/`--svg` (8 bytes a frame).
         public let latencies: [Double]
+        /// The GPU paths' devices, each one's frames and rate (one entry
+        /// with a single device; empty for the CPU).
+        public let devices: [DeviceShare]
         public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
         public var text: String {
@@ -66,6 +67,11 @@ public struct DecoderBenchmark {
             text += "  stage (µs/frame)     p50        p95        p99\n"
             for (name, p) in stages {
                 text += "  " + name.padding(12) + [p.p50, p.p95, p.p99].map { JSON.number($0, digits: 1).leftPadding(11) }.joined() + "\n"
+            }
+            if devices.count > 1 {
+                for (index, device) in devices.enumerated() {
+                    text += "  device \(index): \(device.name): \(device.frames) frames, \(JSON.number(device.framesPerSecond, digits: 1)) fps\n"
+                }
             }
             return text
         }
@@ -79,6 +85,7 @@ public struct DecoderBenchmark {
                 ("stages_us", JSON.object(stages.map { ($0.name, JSON.object([("p50", JSON.number($0.percentiles.p50, digits: 1)),
                                                                              ("p95", JSON.number($0.percentiles.p95, digits: 1)),
                                                                              ("p99", JSON.number($0.percentiles.p99, digits: 1))])) })),
+                ("devices", JSON.array(devices.map(\.json))),
             ])
         }
     }
@@ -104,7 +111,7 @@ public struct DecoderBenchmark {
 
     public var clipFrames: Int { samples.count }
     public var averageFrameBytes: Int { samples.reduce(0) { $0 + $1.bytes.count } / samples.count }
-    private var largestFrameBytes: Int { samples.map(\.bytes.count).max() ?? 0 }
+    var largestFrameBytes: Int { samples.map(\.bytes.count).max() ?? 0 }
 
     public func run(_ path: Path) throws -> Result {
         switch path {
@@ -114,14 +121,13 @@ public struct DecoderBenchmark {
     }
 
     /// The i-th sample of the loop, sharing the packet's bytes (no copy).
-    private func sample(_ i: Int) -> CompressedSample {
+    func sample(_ i: Int) -> CompressedSample {
         samples[i % samples.count].renumbered(as: i, readStart: monotonicNanoseconds())
     }
 
     /// Warms a session up on `warmFrames` frames, then times a fresh one on
-    /// `options.frames`; every frame must decode cleanly. The GPU sessions
-    /// allocate their buffers when made, before the clock starts: the
-    /// steady state is measured, not the first batches' allocations.
+    /// `options.frames`; every frame must decode cleanly (the CPU path; the
+    /// GPU paths, on one device or several, are `runGPU`).
     private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
                                                  _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
         throws -> (session: Session, seconds: Double, cpuSeconds: Double, latencies: [Double]) {
@@ -151,7 +157,7 @@ public struct DecoderBenchmark {
     }
 
     /// User + system time of all the process's threads so far.
-    private static func processCPUSeconds() -> Double {
+    static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let user = usage.ru_utime, system = usage.ru_stime
@@ -164,36 +170,6 @@ public struct DecoderBenchmark {
         }
         return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
                       batch: nil, stages: [("decode", Percentiles(latencies)!)],
-                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies)
-    }
-
-    private func runGPU(readback: Bool) throws -> Result {
-        let context = try VulkanContext(options: .init(device: options.device, validation: options.validation))
-        let compiler = try ShaderCompiler()
-        let (timed, seconds, cpuSeconds, latencies) = try measure("GPU", warmFrames: { 2 * $0.framesPerBatch }) { handler in
-            try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: compiler),
-                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
-                                                      expectedFrameBytes: largestFrameBytes),
-                                 outputHandler: handler)
-        }
-        var stages: [(String, Percentiles)] = [("decode", Percentiles(latencies)!)]
-        let batches = timed.batchTimings
-        // Each batch's time shared out among its frames.
-        func stage(_ name: String, _ value: (GPUProResDecoder.BatchTiming) -> Double) {
-            if let percentiles = Percentiles(batches.map { value($0) / Double(max(1, $0.frames)) }) { stages.append((name, percentiles)) }
-        }
-        stage("cpu_parse") { $0.parse }
-        stage("cpu_stage") { $0.stage }
-        stage("upload") { $0.upload }
-        stage("zero_fill") { $0.zeroFill }
-        stage("entropy") { $0.entropy }
-        stage("transform") { $0.transform }
-        if readback { stage("readback") { $0.readback } }
-        // Busy time summed over the stages; the upload overlaps the rest when it has its own queue.
-        stage("gpu_total") { $0.upload + $0.zeroFill + $0.entropy + $0.transform + $0.readback }
-        let queues = context.transferQueue != nil ? ", uploads on a transfer queue" : ""
-        return Result(path: readback ? .gpuHost : .gpu, engine: "\(context.info.name) (\(context.info.kind.rawValue))\(queues)",
-                      frames: options.frames, seconds: seconds, batch: timed.framesPerBatch, stages: stages,
-                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies)
+                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: [])
     }
 }

@@ -112,6 +112,9 @@ public final class BatchCheck: @unchecked Sendable {
     }
 
     private func work(device: GPUDevice?) {
+        // On the device's NUMA node (where it has one): the file's reading and the session's
+        // staging memory, first touched by this thread when the session is made, are then local to it.
+        if let cpus = device?.placement.cpus { _ = pinCurrentThread(to: cpus) }
         let retryOpenFailures = min(jobs, inputs.count) > 1
         while true {
             lock.lock()
