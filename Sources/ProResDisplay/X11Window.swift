@@ -10,6 +10,8 @@ import Glibc
 /// is thread-safe, so the Vulkan presentation on another thread may share
 /// the connection.
 public final class X11Window {
+    /// libxcb's functions (dlopen'd: see the shim).
+    private let xcb: pd_xcb_functions
     private let connection: OpaquePointer
     private let window: xcb_window_t
     private let root: xcb_window_t
@@ -30,52 +32,54 @@ public final class X11Window {
         guard let display = getenv("DISPLAY").map({ String(cString: $0) }), !display.isEmpty else {
             throw DisplayError.noDisplay("DISPLAY is not set")
         }
+        xcb = try XCBLibrary.functions.get()
+        let xcb = self.xcb
         var screenNumber: Int32 = 0
-        guard let c = xcb_connect(nil, &screenNumber), xcb_connection_has_error(c) == 0 else {
+        guard let c = xcb.xcb_connect!(nil, &screenNumber), xcb.xcb_connection_has_error!(c) == 0 else {
             throw DisplayError.noDisplay("cannot connect to the X server at DISPLAY=\(display)")
         }
         connection = c
-        var screens = xcb_setup_roots_iterator(xcb_get_setup(c))
-        for _ in 0..<screenNumber { xcb_screen_next(&screens) }
+        var screens = xcb.xcb_setup_roots_iterator!(xcb.xcb_get_setup!(c))
+        for _ in 0..<screenNumber { xcb.xcb_screen_next!(&screens) }
         let screen = screens.data.pointee
         root = screen.root
         screenSize = (Int(screen.width_in_pixels), Int(screen.height_in_pixels))
         let clientSize = size(screenSize)
         func atom(_ name: String) -> xcb_atom_t {
-            let cookie = xcb_intern_atom(c, 0, UInt16(name.utf8.count), name)
-            guard let reply = xcb_intern_atom_reply(c, cookie, nil) else { return 0 }
+            let cookie = xcb.xcb_intern_atom!(c, 0, UInt16(name.utf8.count), name)
+            guard let reply = xcb.xcb_intern_atom_reply!(c, cookie, nil) else { return 0 }
             defer { free(reply) }
             return reply.pointee.atom
         }
         atoms = Atoms(protocols: atom("WM_PROTOCOLS"), deleteWindow: atom("WM_DELETE_WINDOW"), state: atom("_NET_WM_STATE"),
                       fullscreen: atom("_NET_WM_STATE_FULLSCREEN"), netName: atom("_NET_WM_NAME"), utf8: atom("UTF8_STRING"))
-        (minKeycode, keysyms) = Self.keyboardMapping(c)
+        (minKeycode, keysyms) = Self.keyboardMapping(xcb, c)
 
-        window = xcb_generate_id(c)
+        window = xcb.xcb_generate_id!(c)
         let events = XCB_EVENT_MASK_KEY_PRESS.rawValue | XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue | XCB_EVENT_MASK_EXPOSURE.rawValue
         let values: [UInt32] = [screen.black_pixel, events]
-        xcb_create_window(c, UInt8(XCB_COPY_FROM_PARENT), window, root, 0, 0, UInt16(clientSize.width), UInt16(clientSize.height), 0,
+        xcb.xcb_create_window!(c, UInt8(XCB_COPY_FROM_PARENT), window, root, 0, 0, UInt16(clientSize.width), UInt16(clientSize.height), 0,
                           UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), screen.root_visual,
                           XCB_CW_BACK_PIXEL.rawValue | XCB_CW_EVENT_MASK.rawValue, values)
         var deleteWindow = atoms.deleteWindow
-        xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.protocols, XCB_ATOM_ATOM.rawValue, 32, 1, &deleteWindow)
+        xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.protocols, XCB_ATOM_ATOM.rawValue, 32, 1, &deleteWindow)
         let windowClass = Array("prores-decode\0prores-decode\0".utf8)
-        xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_CLASS.rawValue, XCB_ATOM_STRING.rawValue, 8,
+        xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_CLASS.rawValue, XCB_ATOM_STRING.rawValue, 8,
                             UInt32(windowClass.count), windowClass)
         isFullscreen = fullscreen
         if fullscreen {
             // Before mapping, the state is a property the window manager reads.
             var state = atoms.fullscreen
-            xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.state, XCB_ATOM_ATOM.rawValue, 32, 1, &state)
+            xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.state, XCB_ATOM_ATOM.rawValue, 32, 1, &state)
         }
         setTitle(title)
-        xcb_map_window(c, window)
-        xcb_flush(c)
+        xcb.xcb_map_window!(c, window)
+        xcb.xcb_flush!(c)
     }
 
     deinit {
-        xcb_destroy_window(connection, window)
-        xcb_disconnect(connection)
+        xcb.xcb_destroy_window!(connection, window)
+        xcb.xcb_disconnect!(connection)
     }
 
     /// The xcb_connection_t and xcb_window_t, for the Vulkan surface only.
@@ -85,26 +89,26 @@ public final class X11Window {
     /// WM_NAME and _NET_WM_NAME, both UTF-8: xdotool and window managers read one or the other.
     public func setTitle(_ title: String) {
         let utf8 = Array(title.utf8)
-        xcb_change_property(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_NAME.rawValue, atoms.utf8, 8,
+        xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_NAME.rawValue, atoms.utf8, 8,
                             UInt32(utf8.count), utf8)
-        xcb_change_property(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.netName, atoms.utf8, 8,
+        xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.netName, atoms.utf8, 8,
                             UInt32(utf8.count), utf8)
-        xcb_flush(connection)
+        xcb.xcb_flush!(connection)
     }
 
     /// Asks the window manager to toggle fullscreen (EWMH); without a
     /// window manager nothing changes on screen.
     public func toggleFullscreen() {
         isFullscreen.toggle()
-        pd_xcb_request_state(connection, root, window, atoms.state, atoms.fullscreen, isFullscreen ? 1 : 0)
-        xcb_flush(connection)
+        withUnsafePointer(to: xcb) { pd_xcb_request_state($0, connection, root, window, atoms.state, atoms.fullscreen, isFullscreen ? 1 : 0) }
+        xcb.xcb_flush!(connection)
     }
 
     /// The events waiting now, without blocking; a lost connection closes.
     public func pendingEvents() -> [WindowEvent] {
-        guard xcb_connection_has_error(connection) == 0 else { return [.close] }
+        guard xcb.xcb_connection_has_error!(connection) == 0 else { return [.close] }
         var events: [WindowEvent] = []
-        while let event = xcb_poll_for_event(connection) {
+        while let event = xcb.xcb_poll_for_event!(connection) {
             defer { free(event) }
             switch Int32(pd_xcb_event_type(event)) {
             case XCB_KEY_PRESS:
@@ -133,17 +137,29 @@ public final class X11Window {
     }
 
     /// The unshifted keysym of every keycode, read once.
-    private static func keyboardMapping(_ c: OpaquePointer) -> (UInt8, [UInt32]) {
-        let setup = xcb_get_setup(c)!.pointee
+    private static func keyboardMapping(_ xcb: pd_xcb_functions, _ c: OpaquePointer) -> (UInt8, [UInt32]) {
+        let setup = xcb.xcb_get_setup!(c)!.pointee
         let count = UInt8(Int(setup.max_keycode) - Int(setup.min_keycode) + 1)
-        guard let reply = xcb_get_keyboard_mapping_reply(c, xcb_get_keyboard_mapping(c, setup.min_keycode, count), nil) else {
+        guard let reply = xcb.xcb_get_keyboard_mapping_reply!(c, xcb.xcb_get_keyboard_mapping!(c, setup.min_keycode, count), nil) else {
             return (setup.min_keycode, [])
         }
         defer { free(reply) }
         let perKeycode = Int(reply.pointee.keysyms_per_keycode)
-        let all = xcb_get_keyboard_mapping_keysyms(reply)!
-        let total = Int(xcb_get_keyboard_mapping_keysyms_length(reply))
+        let all = xcb.xcb_get_keyboard_mapping_keysyms!(reply)!
+        let total = Int(xcb.xcb_get_keyboard_mapping_keysyms_length!(reply))
         let firstColumn = perKeycode == 0 ? [] : stride(from: 0, to: total, by: perKeycode).map { all[$0] }
         return (setup.min_keycode, firstColumn)
     }
+}
+
+/// libxcb, opened the first time a window is made: the tool must start
+/// where it is not installed (a headless server), as it does without a
+/// Vulkan loader. A missing library is "no display" to `play`.
+private enum XCBLibrary {
+    // nonisolated(unsafe): written once by the lazy initialiser, then only read.
+    nonisolated(unsafe) static let functions: Result<pd_xcb_functions, DisplayError> = {
+        var table = pd_xcb_functions()
+        if let failure = pd_xcb_load(&table) { return .failure(.noDisplay(String(cString: failure))) }
+        return .success(table)
+    }()
 }
