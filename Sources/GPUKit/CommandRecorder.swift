@@ -23,6 +23,11 @@ public final class CommandRecorder: @unchecked Sendable {
     /// Each slot's last submission, which keeps what it uses alive until the
     /// slot is begun again (after its work completed) or the recorder goes.
     private var submitted: [Int: CommandBuffer] = [:]
+    /// Other recorders' submissions that wait on this timeline, the latest
+    /// value of each: the semaphore may not be destroyed while one of them
+    /// is pending (weak: a recorder that went had waited for its own work).
+    private let waitersLock = NSLock()
+    private var waiters: [ObjectIdentifier: (recorder: WeakRecorder, value: UInt64)] = [:]
 
     public init(context: VulkanContext, count: Int, queue kind: Queue = .compute) throws {
         self.context = context
@@ -66,6 +71,10 @@ public final class CommandRecorder: @unchecked Sendable {
     deinit {
         let vk = context.vk, device = context.device
         if submittedValue > 0 { try? wait(for: submittedValue) }
+        waitersLock.lock()
+        let pending = waiters.values
+        waitersLock.unlock()
+        for (waiter, value) in pending { try? waiter.recorder?.wait(for: value) }
         submitted = [:]
         vk.vkDestroySemaphore(device, timeline, nil)
         vk.vkDestroyCommandPool(device, pool, nil)
@@ -159,10 +168,18 @@ public final class CommandRecorder: @unchecked Sendable {
             }
         }
         try check(status, "vkQueueSubmit")
+        for other in latest.values.map(\.recorder) where other !== self { other.noteWaiter(self, value: value) }
         submittedValue = value
         commands.submission.value = value
         submitted[commands.slot] = commands
         return value
+    }
+
+    /// `waiter`'s submission `value` waits on this recorder's timeline.
+    private func noteWaiter(_ waiter: CommandRecorder, value: UInt64) {
+        waitersLock.lock()
+        waiters[ObjectIdentifier(waiter)] = (WeakRecorder(waiter), value)
+        waitersLock.unlock()
     }
 
     /// A batch the GPU has not finished in this long is reported, not waited
@@ -190,4 +207,9 @@ public final class CommandRecorder: @unchecked Sendable {
         completed = max(completed, value)
         completedLock.unlock()
     }
+}
+
+private struct WeakRecorder {
+    weak var recorder: CommandRecorder?
+    init(_ recorder: CommandRecorder) { self.recorder = recorder }
 }
