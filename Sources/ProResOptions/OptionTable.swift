@@ -1,4 +1,3 @@
-import ProResGPU
 
 /// One option a command accepts, declared once: the parser, the command's
 /// `--help`, the main help and README.md's usage block are all made from it.
@@ -92,13 +91,6 @@ extension OptionSpec {
     package static let quiet = OptionSpec("-q", "--quiet", help: "no progress line, warnings or summary on stderr")
     /// `-i INPUT`: ffmpeg's input flag, for the commands that take one INPUT.
     package static let input = OptionSpec("-i", value: "INPUT", help: "the input, as ffmpeg takes it (instead of the INPUT argument)")
-
-    /// `--device` where several GPUs can be driven at once (`check`, `bench`): a list must name each device once.
-    static func checkDeviceList(_ device: String?) throws {
-        guard let list = DecoderSelection.deviceList(device) else { return }
-        if list.contains(where: \.isEmpty) { throw UsageError("--device '\(device!)' has an empty entry: expected N,N,... or names") }
-        if Set(list).count != list.count { throw UsageError("--device '\(device!)' names a device twice") }
-    }
 
     /// `--device`, the same for every command that uses the GPU.
     package static let device = OptionSpec("--device", value: "N|NAME",
