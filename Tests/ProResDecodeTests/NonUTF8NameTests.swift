@@ -77,6 +77,18 @@ final class NonUTF8NameTests: XCTestCase {
         XCTAssertFalse(verified.stderr.contains("not in the golden"), verified.stderr)
     }
 
+    /// A name inside a message (a report's reason, a page's text) reads
+    /// `\xFF` like the name fields, never the private-use character that
+    /// carries the byte in memory.
+    func testMessagesInReportsShowTheByteAsTheNameFieldsDo() throws {
+        let message = "cannot read '" + PathBytes.string(Array("clip".utf8) + [0xFF] + Array(".mov".utf8)) + "'"
+        let json = JSON.string(message)
+        XCTAssertEqual(json, #""cannot read 'clip\\xFF.mov'""#)
+        let decoded = try JSONSerialization.jsonObject(with: Data(("[" + json + "]").utf8)) as? [String]
+        XCTAssertEqual(decoded, [#"cannot read 'clip\xFF.mov'"#], "what a JSON reader sees")
+        XCTAssertEqual(XMLText.escape(message), "cannot read &apos;clip\\xFF.mov&apos;")
+    }
+
     func testPathBytesRoundTripsEveryName() {
         let names: [[UInt8]] = [[0xFF], Array("a\\b".utf8), [0xC3, 0xA9], [0xC3], [0xED, 0xA0, 0x80], [0xF4, 0x8F, 0xBE, 0x80],
                                 Array("x".utf8) + [0xE2, 0x82], Array("é∂".utf8)]

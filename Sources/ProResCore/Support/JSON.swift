@@ -13,6 +13,11 @@ public enum JSON {
             case _ where scalar.value < 0x20:
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case _ where PathBytes.escapedByte(scalar) != nil:
+                // A file name's byte that is not UTF-8, inside a message: the
+                // `\xFF` that paths get (PathBytes.reportText), not the
+                // private-use character that carries it in memory.
+                out += "\\\\x" + String(PathBytes.escapedByte(scalar)!, radix: 16, uppercase: true)
             default: out.unicodeScalars.append(scalar)
             }
         }
