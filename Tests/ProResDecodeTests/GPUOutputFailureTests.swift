@@ -50,6 +50,9 @@ final class GPUOutputFailureTests: XCTestCase {
             Hostile.assertExit(result, 6, name)
             XCTAssertEqual(Hostile.errorLines(result).count, 1, "\(name): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("No space left on device"), "\(name): \(result.stderr)")
+            // The error names the file as the user asked for it, not the hidden staging directory.
+            XCTAssertTrue(result.stderr.contains("'\(disk.path)/\(output)"), "\(name): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains(".prores-decode-save"), "\(name): \(result.stderr)")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk.path), ["filler"],
                            "\(name): \(output) or a temporary was left on the full disk")
         }

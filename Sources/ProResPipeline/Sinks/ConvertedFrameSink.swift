@@ -104,9 +104,14 @@ public final class FrameSaver: ConvertedFrameSink {
         precondition(frame.pixels.count == frame.width * frame.height * 8, "saving needs the converted pixels read back")
         let encoded = try encode(frame)
         let name = Self.fileName(index: frame.index, format: format)
-        let file = try OutputFile(path: Self.join(try stagingDirectory(), name), overwrite: false)
-        try encoded.withUnsafeBytes { try file.write([$0]) }
-        try file.commit()
+        do {
+            let file = try OutputFile(path: Self.join(try stagingDirectory(), name), overwrite: false)
+            try encoded.withUnsafeBytes { try file.write([$0]) }
+            try file.commit()
+        } catch let ProResDecodeError.output(_, reason) {
+            // Named as the user will look for it, not by the hidden staging directory.
+            throw ProResDecodeError.output(path: Self.join(directory, name), reason: reason)
+        }
         staged.append(name)
         written += 1
     }
