@@ -92,6 +92,7 @@ struct DecodeArguments: CommandArguments {
             }
         }
         try playback.validate(vulkan: useVulkan)
+        try OptionSpec.checkSingleDevice(device)
         if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
         let named = [rawPath, md5Path, hashPath, timingPath].compactMap { $0 }.filter { $0 != "-" }
         if Set(named).count < named.count { throw UsageError("two outputs name the same file") }

@@ -39,6 +39,7 @@ extension PlayCommand {
             verbose = parsed.flag("--verbose")
             decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:)) ?? .auto
             device = parsed.string("--device")
+            try OptionSpec.checkSingleDevice(device)
             effectSpecs = parsed.strings("--effect")
             referenceWhite = try parsed.value("--reference-white", expected: "nits between 0 and 10000") { text in
                 Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 10000 ? $0 : nil }

@@ -61,4 +61,15 @@ final class BenchDevicesTests: XCTestCase {
         XCTAssertEqual(result.stderr.split(separator: "\n").filter { $0.contains("error:") }.count, 1, result.stderr)
         XCTAssertTrue(result.stderr.split(separator: "\n").last?.hasPrefix("prores-decode: error: no usable Vulkan device") == true, result.stderr)
     }
+
+    /// Decoding one stream, and `play`, use one device: a list is a usage
+    /// error naming why, not quietly its first entry.
+    func testCommandsOfOneDeviceRefuseAList() throws {
+        for arguments in [[Repo.fixture("hq.mov"), "--decoder", "gpu", "--device", "0,llvmpipe"],
+                          ["play", Repo.fixture("hq.mov"), "--device", "0,1"]] {
+            let result = try runTool(arguments)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("lists several devices"), result.stderr)
+        }
+    }
 }
