@@ -178,6 +178,9 @@ public final class CommandRecorder: @unchecked Sendable {
     /// `waiter`'s submission `value` waits on this recorder's timeline.
     private func noteWaiter(_ waiter: CommandRecorder, value: UInt64) {
         waitersLock.lock()
+        // Recorders that went had waited for their work: forget them, so a
+        // decoder reused over thousands of files keeps a short list.
+        waiters = waiters.filter { $0.value.recorder.recorder != nil }
         waiters[ObjectIdentifier(waiter)] = (WeakRecorder(waiter), value)
         waitersLock.unlock()
     }
