@@ -61,8 +61,9 @@ final class ResourceState: @unchecked Sendable {
 
     private let lock = NSLock()
     private var lastWrite: Use?
-    /// Stages to which `lastWrite` was made visible on its queue, and by which submission.
-    private var visible: [(stages: VkPipelineStageFlags, by: Submission)] = []
+    /// Stages to which `lastWrite` was made visible by a barrier in its own
+    /// command buffer (the only place barriers go).
+    private var visible: VkPipelineStageFlags = 0
     /// The latest read per recorder and stage since `lastWrite` (a later
     /// value of a recorder's timeline implies the earlier ones).
     private var reads: [Use] = []
@@ -75,13 +76,10 @@ final class ResourceState: @unchecked Sendable {
         var dependency = Dependency()
         if let write = lastWrite {
             if write.submission === submission {
-                let alreadyVisible = visible.contains {
-                    $0.stages & stage.flags == stage.flags && ($0.by === submission || $0.by.isSubmitted)
-                }
-                if !alreadyVisible {
+                if visible & stage.flags != stage.flags {
                     dependency.stages |= write.stage.flags
                     dependency.writes |= write.stage.writeAccess
-                    visible.append((stage.flags, submission))
+                    visible |= stage.flags
                 }
             } else if !write.submission.hasCompleted {
                 precondition(write.submission.isSubmitted, "a buffer was used before the command buffer that wrote it was submitted")
@@ -98,7 +96,7 @@ final class ResourceState: @unchecked Sendable {
                 }
             }
             lastWrite = Use(submission: submission, stage: stage)
-            visible = []
+            visible = 0
             reads = []
         } else {
             reads.removeAll { $0.submission.recorder === submission.recorder && $0.stage == stage }
