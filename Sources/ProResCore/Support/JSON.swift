@@ -17,7 +17,7 @@ public enum JSON {
                 // A file name's byte that is not UTF-8, inside a message: the
                 // `\xFF` that paths get (PathBytes.reportText), not the
                 // private-use character that carries it in memory.
-                out += "\\\\x" + String(PathBytes.escapedByte(scalar)!, radix: 16, uppercase: true)
+                out += "\\" + PathBytes.escapedText(scalar)!
             default: out.unicodeScalars.append(scalar)
             }
         }

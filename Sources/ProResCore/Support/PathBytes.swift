@@ -22,6 +22,12 @@ public enum PathBytes {
         scalar.value >= escapeBase + 0x80 ? UInt8(scalar.value - escapeBase) : nil
     }
 
+    /// `\xFF` for a scalar that stands for a byte, as people and reports
+    /// see it; nil for any other scalar.
+    public static func escapedText(_ scalar: Unicode.Scalar) -> String? {
+        escapedByte(scalar).map { "\\x" + String($0, radix: 16, uppercase: true) }
+    }
+
     /// A name's bytes as a String, invalid UTF-8 kept as escape scalars.
     public static func string<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let bytes = Array(bytes)
@@ -71,8 +77,8 @@ public enum PathBytes {
     public static func reportText(_ path: String) -> String {
         var out = ""
         for scalar in path.unicodeScalars {
-            if let byte = escapedByte(scalar) {
-                out += "\\x" + String(byte, radix: 16, uppercase: true)
+            if let escaped = escapedText(scalar) {
+                out += escaped
             } else if scalar == "\\" {
                 out += "\\\\"
             } else {

@@ -13,7 +13,7 @@ public enum TerminalText {
         out.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {
             guard needsEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
-            if let byte = PathBytes.escapedByte(scalar) { out += "\\x" + String(byte, radix: 16, uppercase: true); continue }
+            if let escaped = PathBytes.escapedText(scalar) { out += escaped; continue }
             let hex = String(scalar.value, radix: 16, uppercase: true)
             out += scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{\(hex)}"
         }

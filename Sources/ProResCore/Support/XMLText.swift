@@ -22,7 +22,7 @@ public enum XMLText {
             case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value):
                 out += "\u{FFFD}"
             case _ where PathBytes.escapedByte(scalar) != nil:
-                out += "\\x" + String(PathBytes.escapedByte(scalar)!, radix: 16, uppercase: true)  // a name's byte that is not UTF-8
+                out += PathBytes.escapedText(scalar)!  // a name's byte that is not UTF-8
             default: out.unicodeScalars.append(scalar)
             }
         }
