@@ -53,6 +53,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let handler: FrameOutputHandler
     private let input: BlockingQueue<CompressedSample>
     private let freeSlots: BlockingQueue<Int>
+    private let slotCount: Int
     /// Batches parsed, waiting for a slot.
     private let parsed: BlockingQueue<Batch>
     private let submitted: BlockingQueue<Batch>
@@ -134,8 +135,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
         handler = outputHandler
         input = BlockingQueue(capacity: 2 * decoder.framesPerBatch)
-        freeSlots = BlockingQueue(capacity: configuration.slots)
-        for slot in 0..<configuration.slots { freeSlots.push(slot) }
+        slotCount = configuration.slots
+        freeSlots = BlockingQueue(capacity: slotCount)
+        for slot in 0..<slotCount { freeSlots.push(slot) }
         parsed = BlockingQueue(capacity: 1)
         submitted = BlockingQueue(capacity: configuration.slots)
         output = BlockingQueue(capacity: decoder.framesPerBatch + 2)
@@ -205,14 +207,12 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     /// still gets each frame at once. Completions `wake` the input to re-ask.
     private func runParse() {
         defer { parsed.close() }
-        let slots = freeSlots.queued
         while true {
-            let samples = input.popBatch(limit: decoder.framesPerBatch) { [freeSlots, parsed] in
-                freeSlots.queued < slots || parsed.queued > 0
+            let samples = input.popBatch(limit: decoder.framesPerBatch) { [freeSlots, parsed, slotCount] in
+                freeSlots.queued < slotCount || parsed.queued > 0
             }
             if samples.isEmpty { return }
-            let inputs = samples.map { GPUProResDecoder.Input(bytes: $0.bytes) }
-            if !parsed.push(Batch(samples: samples, prepared: decoder.prepare(inputs))) { return }
+            if !parsed.push(Batch(samples: samples, prepared: decoder.prepare(samples.map(\.bytes)))) { return }
         }
     }
 

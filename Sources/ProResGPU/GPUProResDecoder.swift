@@ -19,11 +19,6 @@ import ProResCore
 /// imported into Vulkan (the texture cache) and filled by DMA, never by the
 /// CPU.
 package final class GPUProResDecoder {
-    /// One frame handed to `prepare`: its compressed bytes.
-    struct Input {
-        let bytes: UnsafeRawBufferPointer
-    }
-
     /// What became of one frame of a batch, once its GPU work completed.
     struct Output {
         /// Set when the frame could not be decoded at all.
@@ -206,7 +201,8 @@ package final class GPUProResDecoder {
     /// this one is staged: parsing is compute and staging memory bandwidth,
     /// and on the H200 host each took about as long as the GPU's work.
     struct PreparedBatch {
-        fileprivate let inputs: [Input]
+        /// Each frame's compressed bytes.
+        fileprivate let compressed: [UnsafeRawBufferPointer]
         fileprivate let parsed: [Result<SliceTable, Error>]
         fileprivate let frames: [FrameEntry]
         fileprivate let offsets: [Int], firstSlices: [Int], firstCoefficients: [Int]
@@ -217,25 +213,25 @@ package final class GPUProResDecoder {
         fileprivate let parseMicroseconds: Double
     }
 
-    /// Parses `inputs` (at most `framesPerBatch`) on all cores and lays the batch out.
-    func prepare(_ inputs: [Input]) -> PreparedBatch {
-        precondition(inputs.count <= framesPerBatch)
+    /// Parses the `compressed` frames (at most `framesPerBatch`) on all cores and lays the batch out.
+    func prepare(_ compressed: [UnsafeRawBufferPointer]) -> PreparedBatch {
+        precondition(compressed.count <= framesPerBatch)
         let geometry = SliceTable.Geometry(width: format.width, height: format.height, chroma: format.chroma)
 
         // Frames parse independently: on all cores.
         let parseStart = monotonicNanoseconds()
-        var parsed = [Result<SliceTable, Error>?](repeating: nil, count: inputs.count)
+        var parsed = [Result<SliceTable, Error>?](repeating: nil, count: compressed.count)
         parsed.withUnsafeMutableBufferPointer { results in
-            parallelFor(inputs.count) { i in results[i] = Result { try SliceTable(frame: inputs[i].bytes, geometry: geometry) } }
+            parallelFor(compressed.count) { i in results[i] = Result { try SliceTable(frame: compressed[i], geometry: geometry) } }
         }
         let parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
         // Layout: the bitstream (each frame padded), then slice and frame tables.
         var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = [], entries: [FrameEntry] = []
         var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
         var surfaceOffsets: [Int?] = []
-        for (i, input) in inputs.enumerated() {
+        for (i, bytes) in compressed.enumerated() {
             offsets.append(bitstreamBytes)
-            bitstreamBytes += Self.paddedSize(input.bytes.count)
+            bitstreamBytes += Self.paddedSize(bytes.count)
             firstSlices.append(sliceCount)
             firstCoefficients.append(coefficientCount)
             switch parsed[i]! {
@@ -253,7 +249,7 @@ package final class GPUProResDecoder {
                 surfaceOffsets.append(nil)
             }
         }
-        return PreparedBatch(inputs: inputs, parsed: parsed.map { $0! }, frames: entries, offsets: offsets, firstSlices: firstSlices,
+        return PreparedBatch(compressed: compressed, parsed: parsed.map { $0! }, frames: entries, offsets: offsets, firstSlices: firstSlices,
                              firstCoefficients: firstCoefficients, bitstreamBytes: bitstreamBytes, sliceCount: sliceCount,
                              coefficientCount: coefficientCount, decodedFrames: frames, maxSlices: maxSlices, maxLog2: maxLog2,
                              surfaceOffsets: surfaceOffsets, parseMicroseconds: parseMicroseconds)
@@ -265,7 +261,7 @@ package final class GPUProResDecoder {
     /// its previous batch).
     func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = []) throws {
         let slot = slots[index]
-        let inputs = batch.inputs, parsed = batch.parsed, offsets = batch.offsets
+        let compressed = batch.compressed, parsed = batch.parsed, offsets = batch.offsets
         let targets = zip(hostSurfaces, batch.surfaceOffsets).compactMap { surface, offset in
             surface.flatMap { surface in offset.map { (surface: surface, offset: $0) } }
         }
@@ -289,12 +285,11 @@ package final class GPUProResDecoder {
         let surfaceStride = self.surfaceStride
         // The one copy of the compressed bytes, on all cores; each frame
         // writes only its own span of the staging memory and its table entries.
-        parallelFor(inputs.count) { i in
-            let input = inputs[i]
+        parallelFor(compressed.count) { i in
+            let bytes = compressed[i]
             let destination = mapped + offsets[i]
-            destination.copyMemory(from: input.bytes.baseAddress!, byteCount: input.bytes.count)
-            (destination + input.bytes.count).initializeMemory(as: UInt8.self, repeating: 0,
-                                                               count: Self.paddedSize(input.bytes.count) - input.bytes.count)
+            destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            (destination + bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.paddedSize(bytes.count) - bytes.count)
             if case let .success(table) = parsed[i], let frame = slot.frames[i].surface {
                 table.write(slices: sliceWords + firstSlices[i] * SliceTable.sliceWords, frame: frameWords + frame * SliceTable.frameWords,
                             frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
