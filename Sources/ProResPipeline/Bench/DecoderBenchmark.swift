@@ -131,20 +131,12 @@ public struct DecoderBenchmark {
     private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
                                                  _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
         throws -> (session: Session, seconds: Double, cpuSeconds: Double, latencies: [Double]) {
-        var latencies: [Double] = []
-        var failures = 0
-        let lock = NSLock()
-        let handler: DecodeSession.OutputHandler = { frame in
-            lock.lock()
-            latencies.append(Double(frame.decodeNanoseconds) / 1000)
-            if !frame.status.isOK { failures += 1 }
-            lock.unlock()
-        }
-        let warmUp = try make(handler)
+        let outcomes = FrameOutcomes()
+        let warmUp = try make(outcomes.record)
         for i in 0..<min(options.frames, warmFrames(warmUp)) { try warmUp.decode(sample(i)) }
         try warmUp.finish()
-        latencies.removeAll()
-        let timed = try make(handler)
+        outcomes.reset()
+        let timed = try make(outcomes.record)
         let start = monotonicNanoseconds(), cpuStart = Self.processCPUSeconds()
         for i in 0..<options.frames {
             try timed.decode(sample(i))
@@ -152,8 +144,7 @@ public struct DecoderBenchmark {
         }
         try timed.finish()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9, cpuSeconds = Self.processCPUSeconds() - cpuStart
-        if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(name)")) }
-        return (timed, seconds, cpuSeconds, latencies)
+        return (timed, seconds, cpuSeconds, try outcomes.latencies(on: name))
     }
 
     /// User + system time of all the process's threads so far.
@@ -171,5 +162,36 @@ public struct DecoderBenchmark {
         return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
                       batch: nil, stages: [("decode", Percentiles(latencies)!)],
                       cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: [])
+    }
+}
+
+/// Every timed frame's decode latency (µs), in the order frames came out,
+/// and how many did not decode cleanly: the output handler of each bench path.
+final class FrameOutcomes: @unchecked Sendable {  // @unchecked: both fields under `lock`
+    private let lock = NSLock()
+    private var values: [Double] = []
+    private var failures = 0
+
+    func record(_ frame: DecodedFrame) {
+        lock.lock()
+        values.append(Double(frame.decodeNanoseconds) / 1000)
+        if !frame.status.isOK { failures += 1 }
+        lock.unlock()
+    }
+
+    /// Forgets the warm-up's frames.
+    func reset() {
+        lock.lock()
+        values.removeAll()
+        failures = 0
+        lock.unlock()
+    }
+
+    /// The latencies; an error when any frame did not decode cleanly on `engine`.
+    func latencies(on engine: String) throws -> [Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(engine)")) }
+        return values
     }
 }

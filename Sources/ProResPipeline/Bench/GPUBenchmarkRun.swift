@@ -73,21 +73,13 @@ extension DecoderBenchmark {
     /// `BatchDispenser`, one clock for the aggregate.
     func runGPU(readback: Bool) throws -> Result {
         let devices = try DecoderSelection(choice: .gpu, device: options.device, validation: options.validation).makeDevices()
-        var latencies: [Double] = []
-        var failures = 0
-        let lock = NSLock()
-        let handler: FrameOutputHandler = { frame in
-            lock.lock()
-            latencies.append(Double(frame.decodeNanoseconds) / 1000)
-            if !frame.status.isOK { failures += 1 }
-            lock.unlock()
-        }
+        let outcomes = FrameOutcomes()
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
             try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, context: device.context, kernels: device.kernels,
                                  configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
                                                       expectedFrameBytes: largestFrameBytes, cpus: device.placement.cpus),
-                                 outputHandler: handler) }
+                                 outputHandler: outcomes.record) }
         }
         // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts:
         // they allocate their buffers when made, so the steady state is timed, not the first allocations.
@@ -96,29 +88,29 @@ extension DecoderBenchmark {
             for i in 0..<min(options.frames, 2 * warmUp.framesPerBatch) { try warmUp.decode(sample(i)) }
             try warmUp.finish()
         }
-        latencies.removeAll()
+        outcomes.reset()
         let sessions = try devices.map(makeSession)
         let dispenser = BatchDispenser(total: options.frames, progress: progress)
         let group = DispatchGroup()
-        let outcomes = SessionOutcomes(count: sessions.count)
+        let shareOutcomes = SessionOutcomes(count: sessions.count)
         let start = monotonicNanoseconds(), cpuStart = Self.processCPUSeconds()
         // Shared by the feeders: the clip's samples are read-only once loaded.
         let samples = UncheckedSendable(sample)
         for (index, session) in sessions.enumerated() {
             group.enter()
             startWorkerThread("prores-decode.bench-feed", {
-                outcomes.set(index, Swift.Result { try dispenser.feed(session, samples.value) })
+                shareOutcomes.set(index, Swift.Result { try dispenser.feed(session, samples.value) })
             }, finished: group.leave)
         }
         group.wait()
         let end = monotonicNanoseconds()
         let seconds = Double(end - start) / 1e9, cpuSeconds = Self.processCPUSeconds() - cpuStart
-        let shares = try zip(devices, outcomes.results).map { device, outcome in
+        let shares = try zip(devices, shareOutcomes.results).map { device, outcome in
             let (frames, finished) = try outcome.get()
             return DeviceShare(name: device.context.info.name, frames: frames, seconds: Double(finished - start) / 1e9,
                                placement: device.placement)
         }
-        if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the GPU")) }
+        let latencies = try outcomes.latencies(on: "GPU")
         return Result(path: readback ? .gpuHost : .gpu, engine: Self.engine(devices), frames: options.frames, seconds: seconds,
                       batch: sessions[0].framesPerBatch, stages: Self.gpuStages(latencies, sessions.flatMap { $0.batchTimings }, readback: readback),
                       cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: shares)
