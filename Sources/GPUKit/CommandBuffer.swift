@@ -36,6 +36,16 @@ public final class CommandBuffer {
         vk.vkCmdCopyBuffer(raw, source.buffer, destination.buffer, 1, &region)
     }
 
+    /// Copies each region's `bytes` from `source` to `destination` (one command).
+    public func copy(_ source: VulkanBuffer, to destination: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)]) {
+        guard !regions.isEmpty else { return }
+        access([(source, false), (destination, true)], at: .transfer)
+        kept += [source, destination]
+        let copies = regions.map { VkBufferCopy(srcOffset: VkDeviceSize($0.source), dstOffset: VkDeviceSize($0.destination),
+                                                size: VkDeviceSize($0.bytes)) }
+        copies.withUnsafeBufferPointer { vk.vkCmdCopyBuffer(raw, source.buffer, destination.buffer, UInt32($0.count), $0.baseAddress) }
+    }
+
     /// Sets the first `bytes` of `buffer` (a multiple of 4) to `value` in every word.
     public func fill(_ buffer: VulkanBuffer, bytes: Int, with value: UInt32 = 0) {
         access([(buffer, true)], at: .transfer)

@@ -9,7 +9,9 @@ import Foundation
 /// Thread-safety: one thread records and submits at a time (each user owns
 /// its recorder); `wait(for:)` and `completedValue` may be called from any.
 public final class CommandRecorder: @unchecked Sendable {
-    public enum Queue: Sendable { case compute, transfer }
+    /// `secondCompute`: the context's second compute queue, or the first
+    /// where it has none (the same family either way).
+    public enum Queue: Sendable { case compute, secondCompute, transfer }
 
     let context: VulkanContext
     let queueKind: Queue
@@ -33,8 +35,13 @@ public final class CommandRecorder: @unchecked Sendable {
         self.context = context
         queueKind = kind
         let vk = context.vk, device = context.device
-        guard kind == .compute || context.transferQueue != nil else { preconditionFailure("the context has no transfer queue") }
-        queue = kind == .transfer ? context.transferQueue! : context.computeQueue
+        switch kind {
+        case .compute: queue = context.computeQueue
+        case .secondCompute: queue = context.secondComputeQueue ?? context.computeQueue
+        case .transfer:
+            guard let transfer = context.transferQueue else { preconditionFailure("the context has no transfer queue") }
+            queue = transfer
+        }
         var poolInfo = VkCommandPoolCreateInfo()
         poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
         poolInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue

@@ -64,7 +64,9 @@ public final class VulkanBuffer: @unchecked Sendable {
     /// Wraps host memory we own (a pooled surface) without copying it,
     /// through VK_EXT_external_memory_host. `size` must be a multiple of the
     /// device's import alignment and `pointer` aligned to it.
-    public init(_ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: BufferUsage) throws {
+    /// `sharedWithTransferQueue` as for a buffer of our own.
+    public init(_ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: BufferUsage,
+                sharedWithTransferQueue: Bool = false) throws {
         let usage = usage.rawValue
         self.context = context
         self.size = size
@@ -76,7 +78,8 @@ public final class VulkanBuffer: @unchecked Sendable {
         external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO
         external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT.rawValue
         let buffer: VkBuffer? = try withUnsafePointer(to: &external) {
-            try Self.createBuffer(context, size: size, usage: usage, next: UnsafeRawPointer($0), what: "imported, \(size) bytes")
+            try Self.createBuffer(context, size: size, usage: usage, next: UnsafeRawPointer($0), what: "imported, \(size) bytes",
+                                  transferQueue: sharedWithTransferQueue)
         }
         var pointerProperties = VkMemoryHostPointerPropertiesEXT()
         pointerProperties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT

@@ -14,6 +14,11 @@ public final class VulkanContext: @unchecked Sendable {
     package let vk: VulkanDeviceFunctions
     let computeQueue: VkQueue
     let computeFamily: UInt32
+    /// A second queue of the compute family, when it has one: work
+    /// submitted there may run beside the first queue's (NVIDIA runs the
+    /// queues of a family on separate hardware channels), where consecutive
+    /// submissions to one queue were seen not to overlap.
+    package let secondComputeQueue: VkQueue?
     /// A queue of a transfer-only family (a DMA engine of a discrete GPU),
     /// when there is one: copies submitted there run beside the compute
     /// work instead of between it.
@@ -42,14 +47,19 @@ public final class VulkanContext: @unchecked Sendable {
         /// Use a transfer-only queue where the device has one
         /// (`PRORES_DECODE_TRANSFER_QUEUE=0` turns it off, for comparisons).
         public var transferQueue: Bool
+        /// Use a second compute queue where the compute family has one
+        /// (`PRORES_DECODE_SECOND_COMPUTE_QUEUE=0` turns it off, for comparisons).
+        public var secondComputeQueue: Bool
         /// Enable window presentation (`play`): the surface extensions on the
         /// instance, VK_KHR_swapchain on the device. Off, nothing changes.
         public var presentation: Bool
 
         public init(device: String? = nil, validation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "1",
                     transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0",
+                    secondComputeQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_SECOND_COMPUTE_QUEUE"] != "0",
                     presentation: Bool = false) {
             self.device = device
+            self.secondComputeQueue = secondComputeQueue
             self.validation = validation
             self.transferQueue = transferQueue
             self.presentation = presentation
@@ -112,6 +122,7 @@ public final class VulkanContext: @unchecked Sendable {
             let family = UInt32(compute)
             computeFamily = family
             timestampValidBits = families[compute].timestampValidBits
+            let computeQueues = options.secondComputeQueue && families[compute].queueCount >= 2 ? 2 : 1
             // Only a discrete GPU copies between host and device memory.
             let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex(where: Self.isTransferOnly) : nil
             transferFamily = transfer.map(UInt32.init)
@@ -145,11 +156,10 @@ public final class VulkanContext: @unchecked Sendable {
             withUnsafeMutablePointer(to: &hostProps) { props2.pNext = UnsafeMutableRawPointer($0) ; vki.vkGetPhysicalDeviceProperties2(physical, &props2) }
             minImportedHostPointerAlignment = deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
 
-            var priority: Float = 1
-            let queueInfos = [family] + (transferFamily.map { [$0] } ?? [])
+            var priorities: [Float] = [1, 1]
+            let queueInfos = [(family, computeQueues)] + (transferFamily.map { [($0, 1)] } ?? [])
             var queueInfo = VkDeviceQueueCreateInfo()
             queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
-            queueInfo.queueCount = 1
             var features12 = VkPhysicalDeviceVulkan12Features()
             features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
             features12.timelineSemaphore = VkBool32(VK_TRUE)
@@ -159,11 +169,12 @@ public final class VulkanContext: @unchecked Sendable {
             features11.storageBuffer16BitAccess = VkBool32(deviceInfo.storage16Bit ? VK_TRUE : VK_FALSE)
             if presentation?.presentWait == true { features11.pNext = presentFeatures.chain }
             var device: VkDevice?
-            let result: VkResult = withUnsafePointer(to: &priority) { priorityPointer in
-                queueInfo.pQueuePriorities = priorityPointer
-                let infos = queueInfos.map { family -> VkDeviceQueueCreateInfo in
+            let result: VkResult = priorities.withUnsafeMutableBufferPointer { priorityPointer in
+                queueInfo.pQueuePriorities = UnsafePointer(priorityPointer.baseAddress)
+                let infos = queueInfos.map { family, count -> VkDeviceQueueCreateInfo in
                     var info = queueInfo
                     info.queueFamilyIndex = family
+                    info.queueCount = UInt32(count)
                     return info
                 }
                 return infos.withUnsafeBufferPointer { queuePointer in
@@ -190,6 +201,13 @@ public final class VulkanContext: @unchecked Sendable {
             var queue: VkQueue?
             vk.vkGetDeviceQueue(device, family, 0, &queue)
             computeQueue = queue!
+            if computeQueues == 2 {
+                var second: VkQueue?
+                vk.vkGetDeviceQueue(device, family, 1, &second)
+                secondComputeQueue = second
+            } else {
+                secondComputeQueue = nil
+            }
             if let transferFamily {
                 var transfer: VkQueue?
                 vk.vkGetDeviceQueue(device, transferFamily, 0, &transfer)

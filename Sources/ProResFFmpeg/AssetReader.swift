@@ -174,7 +174,14 @@ public final class AssetReader: SampleSource {
                 direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,
                                            leading: leading.map(\.packet))
             }
-            pending = leading.map(makeSample)
+            if direct != nil {
+                // Read again from the file, into sample memory like every later frame (a GPU decoder then
+                // uploads all of them in place); the table reader checked that they are the same bytes.
+                leading.forEach { freePacket($0.packet) }
+                nextIndex = 0
+            } else {
+                pending = leading.map(makeSample)
+            }
         } catch {
             leading.forEach { freePacket($0.packet) }
             // From a pipe a MOV with its moov last cannot seek back to its

@@ -4,9 +4,10 @@ import Glibc
 import ProResCore
 
 /// Reads a MOV/MP4 track's samples straight from the file by its sample
-/// table, several at once: pread(2) of each sample into a pooled buffer
-/// that becomes the packet's own, `readAhead` samples ahead of the consumer
-/// on worker threads. libavformat reads one packet at a time, copying it out
+/// table, several at once: pread(2) of each sample into a block of
+/// `SampleMemory` (which a GPU decoder imports and uploads from without a
+/// copy) that becomes the packet's own, `readAhead` samples ahead of the
+/// consumer on worker threads. libavformat reads one packet at a time, copying it out
 /// of its I/O buffer into fresh memory; on the lent H200 host that capped
 /// decoding a 4K HQ file at ~1,500 fps, a quarter of the GPU decoder's rate.
 ///
@@ -32,7 +33,8 @@ final class SampleTableReader: @unchecked Sendable {
     private let fd: Int32
     private let entries: [Entry]
     private let streamIndex: Int32
-    private let pool: OpaquePointer
+    /// The block size: the largest sample and its padding.
+    private let blockBytes: Int
     private let displayPath: String
     private let readAhead: Int
     /// Reads in flight, by sample index; touched by the consumer's thread only.
@@ -73,10 +75,9 @@ final class SampleTableReader: @unchecked Sendable {
             guard p.pos == entry.offset, Int(p.size) == entry.size, p.dts == entry.timestamp,
                   p.pts == PD_AV_NOPTS_VALUE || p.pts == entry.timestamp else { close(fd); return nil }
         }
-        guard let pool = av_buffer_pool_init(largest + Self.padding, nil) else { close(fd); return nil }
         self.fd = fd
         self.entries = entries
-        self.pool = pool
+        blockBytes = largest + Self.padding
         self.displayPath = displayPath
         self.readAhead = max(1, readAhead)
         streamIndex = stream.pointee.index
@@ -85,9 +86,6 @@ final class SampleTableReader: @unchecked Sendable {
     deinit {
         discardReadAhead()
         close(fd)
-        // Buffers still held by packets return to the pool, which is freed after the last one.
-        var pool: OpaquePointer? = self.pool
-        av_buffer_pool_uninit(&pool)
     }
 
     /// Sample `index` as a packet owning a pooled buffer, having started the
@@ -126,7 +124,15 @@ final class SampleTableReader: @unchecked Sendable {
     private func read(_ index: Int) throws -> UnsafeMutablePointer<AVPacket> {
         let entry = entries[index]
         guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
-        guard let buffer = av_buffer_pool_get(pool) else {
+        guard let block = SampleMemory.shared.allocate(bytes: blockBytes) else {
+            freePacket(packet)
+            throw ProResDecodeError.decoderUnavailable("out of memory")
+        }
+        // The packet's buffer owns the block; freeing it returns the block.
+        let owner = Unmanaged.passRetained(block).toOpaque()
+        guard let buffer = av_buffer_create(block.pointer.assumingMemoryBound(to: UInt8.self), block.capacity,
+                                            { opaque, _ in Unmanaged<SampleMemory.Block>.fromOpaque(opaque!).release() }, owner, 0) else {
+            Unmanaged<SampleMemory.Block>.fromOpaque(owner).release()
             freePacket(packet)
             throw ProResDecodeError.decoderUnavailable("out of memory")
         }

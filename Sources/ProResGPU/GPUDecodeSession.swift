@@ -32,9 +32,19 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// output) run on; nil leaves them to the scheduler. A session on a
         /// `GPUDevice` takes the device's `placement` when this is nil.
         public var cpus: [Int]?
+        /// How compressed bytes reach the device; nil: `PRORES_DECODE_UPLOAD`,
+        /// else the fastest the device has.
+        public var upload: UploadPath?
 
-        public init(framesPerBatch: Int? = nil, slots: Int = 3, readback: Bool = true, deviceSurfaces: Bool = false,
-                    expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil) {
+        /// Batches in flight: one being staged by the host, one uploading,
+        /// one entropy decoding and one being transformed, each on its own
+        /// engine. `PRORES_DECODE_SLOTS` overrides it, for measurements.
+        public static let defaultSlots = ProcessInfo.processInfo.environment["PRORES_DECODE_SLOTS"].flatMap(Int.init).map { max(2, min($0, 8)) } ?? 4
+
+        public init(framesPerBatch: Int? = nil, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
+                    expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
+                    upload: UploadPath? = nil) {
+            self.upload = upload
             self.analysis = analysis
             self.cpus = cpus
             self.framesPerBatch = framesPerBatch
@@ -97,7 +107,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         try self.init(format: format, decoder: GPUProResDecoder(
             context: context, kernels: kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis), configuration: configuration, outputHandler: outputHandler)
+            analysis: configuration.analysis, upload: configuration.upload), configuration: configuration, outputHandler: outputHandler)
     }
 
     /// On a shared device: the decoder (and its buffers) of an earlier
@@ -111,7 +121,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         let decoder = try device.takeDecoder(key) ?? GPUProResDecoder(
             context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis)
+            analysis: configuration.analysis, upload: configuration.upload)
         try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler)
         reuse = (device, key)
     }
@@ -123,13 +133,15 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         let analysis = configuration.analysis.map { "hash \($0.hash) stats \($0.statistics.map { "\($0.range) \($0.light != nil)" } ?? "-")" }
         return "\(format.width)x\(format.height) \(format.chroma) alpha \(format.hasAlpha) \(format.fieldOrder) "
             + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
-            + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis")"
+            + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis") "
+            + "upload \(configuration.upload?.rawValue ?? "auto")"
     }
 
     private init(format: FormatDescription, decoder: GPUProResDecoder, configuration: Configuration,
                  outputHandler: @escaping FrameOutputHandler) throws {
         self.format = format
         self.decoder = decoder
+        uploadsBefore = (decoder.uploadedInPlace, decoder.staged)
         readback = configuration.readback
         deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
@@ -167,6 +179,12 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private var finishedCleanly = false
 
     public var framesPerBatch: Int { decoder.framesPerBatch }
+    /// The decoder's upload path, and this session's frames so far uploaded in place and staged.
+    package var uploads: (path: UploadPath, inPlace: Int, staged: Int) {
+        (decoder.upload, decoder.uploadedInPlace - uploadsBefore.inPlace, decoder.staged - uploadsBefore.staged)
+    }
+    /// The decoder's counts when this session took it (a decoder serves one session at a time).
+    private let uploadsBefore: (inPlace: Int, staged: Int)
 
     public func decode(_ sample: CompressedSample) throws {
         try threads.feed(sample, to: input)

@@ -67,16 +67,29 @@ package final class GPUProResDecoder {
     private let statisticsPass: FrameStatisticsPass?
     /// Where the statistics' results start in a slot's results buffer.
     private let statisticsResultsOffset: Int
+    /// The uploads' copy (without a transfer queue), zeroing and entropy decoding.
     private let recorder: CommandRecorder
+    /// The transform and what reads its surfaces, on the second compute queue.
+    private let transforms: CommandRecorder
     /// Submissions to the transfer queue (the uploads), where there is one.
     private let uploads: CommandRecorder?
     private let cache: TextureCache
-    /// Per slot: start, uploaded (on this queue), zeroed, entropy decoded,
-    /// transformed, copied back.
+    /// Per slot: start, uploaded (on this queue), zeroed, entropy decoded.
     private let timestamps: TimestampQueries?
+    /// Per slot, on the transforms' queue: start, transformed, copied back.
+    private let transformTimestamps: TimestampQueries?
     /// Per slot, on the transfer queue: start, uploaded.
     private let uploadTimestamps: TimestampQueries?
     private var slots: [Slot] = []
+    /// How compressed bytes reach the GPU.
+    let upload: UploadPath
+    /// Sample-memory regions imported so far, by base address (nil: the
+    /// device refused one). Regions stay mapped for the process's life, so
+    /// an import never outlives its memory.
+    private var imports: [UnsafeRawPointer: VulkanBuffer?] = [:]
+    /// Frames uploaded from imported sample memory, and staged (read once
+    /// the batches are done: only the submitting thread writes them).
+    package private(set) var uploadedInPlace = 0, staged = 0
     /// Every surface batch made so far: each slot's, and those still read
     /// by a consumer. Bounded by the frames in flight.
     private var surfaceBatches: [DeviceSurfaceBatch] = []
@@ -128,7 +141,8 @@ package final class GPUProResDecoder {
     /// of up to that size, instead of during the first batches.
     /// `analysis`: measure every decoded frame on the device (`check`).
     init(context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
-         framesPerBatch requested: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil) throws {
+         framesPerBatch requested: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
+         upload requestedUpload: UploadPath? = nil) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
         guard context.info.storage16Bit else {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
@@ -159,9 +173,11 @@ package final class GPUProResDecoder {
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
         transformPass = try kernels.kernel(DecoderKernels.transform(format))
         recorder = try CommandRecorder(context: context, count: slotCount)
+        transforms = try CommandRecorder(context: context, count: slotCount, queue: .secondCompute)
         // A transfer queue exists only on a discrete GPU, the one kind that uploads.
         uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
+        upload = UploadPath(requestedUpload, sharesHostMemory: context.sharesHostMemory, canImport: cache.canImport)
         let planar = format.nativeFormat, packed = format.nativePackedLayout, batch = framesPerBatch
         let hashPass = analysis?.hash == true
             ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount)
@@ -181,13 +197,14 @@ package final class GPUProResDecoder {
                 slot.results = try VulkanBuffer(context, size: max(16, resultsBytes), usage: .storage, memory: .hostReadback)
             }
         }
-        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 6)
+        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 4)
+        transformTimestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 3, queue: .secondCompute)
         uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
     }
 
     deinit {
-        for slot in slots where slot.value > 0 { try? recorder.wait(for: slot.value) }
+        for slot in slots where slot.value > 0 { try? transforms.wait(for: slot.value) }
         slots.removeAll()
     }
 
@@ -279,17 +296,24 @@ package final class GPUProResDecoder {
         let framesOffset = tablesOffset + Self.align(slicesBytes)
         let inputBytes = framesOffset + Self.align(framesBytes)
         if (slot.staging?.size ?? 0) < inputBytes { try makeStaging(slot, bytes: inputBytes * 5 / 4) }
+        // Frames read into imported sample memory are uploaded from where
+        // they lie; the others are staged.
+        let sources = try compressed.map { upload == .fromSampleMemory ? try importedSource($0) : nil }
+        uploadedInPlace += sources.filter { $0 != nil }.count
+        staged += sources.filter { $0 == nil }.count
         let mapped = slot.staging!.mapped!
         let sliceWords = (mapped + tablesOffset).assumingMemoryBound(to: UInt32.self)
         let frameWords = (mapped + framesOffset).assumingMemoryBound(to: UInt32.self)
         let surfaceStride = self.surfaceStride
-        // The one copy of the compressed bytes, on all cores; each frame
+        // At most one copy of the compressed bytes, on all cores; each frame
         // writes only its own span of the staging memory and its table entries.
         parallelFor(compressed.count) { i in
             let bytes = compressed[i]
-            let destination = mapped + offsets[i]
-            destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-            (destination + bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.paddedSize(bytes.count) - bytes.count)
+            if sources[i] == nil {
+                let destination = mapped + offsets[i]
+                destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                (destination + bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.paddedSize(bytes.count) - bytes.count)
+            }
             if case let .success(table) = parsed[i], let frame = slot.frames[i].surface {
                 table.write(slices: sliceWords + firstSlices[i] * SliceTable.sliceWords, frame: frameWords + frame * SliceTable.frameWords,
                             frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
@@ -304,32 +328,60 @@ package final class GPUProResDecoder {
         try ensureWorkBuffers(slot, coefficients: coefficientBytes, status: statusBytes)
         let input = slot.deviceInput ?? slot.staging!
 
+        // What the upload copies: the tables and staged frames from the
+        // staging memory, the other frames with their zero padding (which
+        // every sample carries) from their imported memory.
+        var staged: [(source: Int, destination: Int, bytes: Int)] = [(tablesOffset, tablesOffset, inputBytes - tablesOffset)]
+        var imported: [ObjectIdentifier: (buffer: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)])] = [:]
+        for (i, source) in sources.enumerated() {
+            if let source {
+                imported[ObjectIdentifier(source.buffer), default: (source.buffer, [])].regions
+                    .append((source.offset, offsets[i], compressed[i].count + CompressedSample.padding))
+            } else {
+                staged.append((offsets[i], offsets[i], Self.paddedSize(compressed[i].count)))
+            }
+        }
+        func recordUpload(_ cb: CommandBuffer, to device: VulkanBuffer) {
+            cb.copy(slot.staging!, to: device, regions: staged)
+            for (buffer, regions) in imported.values { cb.copy(buffer, to: device, regions: regions) }
+        }
+
         // The upload: on the transfer queue, whose copy the compute work
         // waits for only where it first reads the bytes (derived from the
         // buffer's last write); else first in the compute command buffer.
         if let device = slot.deviceInput, let uploads {
             let upload = try uploads.begin(index)
             uploadTimestamps?.start(upload, slot: index)
-            upload.copy(slot.staging!, to: device, bytes: inputBytes)
+            recordUpload(upload, to: device)
             uploadTimestamps?.mark(upload, slot: index, 1, after: .transfer)
             try uploads.submit(upload)
         }
-        let cb = try recorder.begin(index)
-        timestamps?.start(cb, slot: index)
-        if let device = slot.deviceInput, uploads == nil { cb.copy(slot.staging!, to: device, bytes: inputBytes) }
-        timestamps?.mark(cb, slot: index, 1, after: .transfer)
+        // Entropy decoding on the compute queue, then the transform and
+        // what reads its surfaces on the second one, which waits for the
+        // coefficients alone: the next batch's entropy pass (latency-bound,
+        // serial within a slice) then runs beside this batch's transform
+        // (memory-bound) instead of after it.
+        let entropy = try recorder.begin(index)
+        timestamps?.start(entropy, slot: index)
+        if let device = slot.deviceInput, uploads == nil { recordUpload(entropy, to: device) }
+        timestamps?.mark(entropy, slot: index, 1, after: .transfer)
         // The coefficients need no zeroing: the entropy pass writes every
         // coefficient the transform reads.
-        cb.fill(slot.status!, bytes: statusBytes)
-        timestamps?.mark(cb, slot: index, 2, after: .transfer)
-
+        entropy.fill(slot.status!, bytes: statusBytes)
+        timestamps?.mark(entropy, slot: index, 2, after: .transfer)
         if frames > 0 {
-            cb.dispatch(entropyPass, set: slot.entropySet, buffers: [
+            entropy.dispatch(entropyPass, set: slot.entropySet, buffers: [
                 BufferRange(input, bytes: max(4, bitstreamBytes)), BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
                 BufferRange(input, offset: framesOffset, bytes: framesBytes), BufferRange(slot.coefficients!, bytes: coefficientBytes),
                 BufferRange(slot.status!, bytes: statusBytes),
             ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
-            timestamps?.mark(cb, slot: index, 3, after: .compute)
+        }
+        timestamps?.mark(entropy, slot: index, 3, after: .compute)
+        try recorder.submit(entropy)
+
+        let cb = try transforms.begin(index)
+        transformTimestamps?.start(cb, slot: index)
+        if frames > 0 {
             let rows = (maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
             cb.dispatch(transformPass, set: slot.transformSet, buffers: [
                 BufferRange(input, offset: tablesOffset, bytes: slicesBytes), BufferRange(input, offset: framesOffset, bytes: framesBytes),
@@ -347,23 +399,21 @@ package final class GPUProResDecoder {
                                       results: BufferRange(results, offset: statisticsResultsOffset,
                                                            bytes: frames * statisticsPass.resultBytesPerFrame))
             }
-        } else {
-            timestamps?.mark(cb, slot: index, 3, after: .compute)
         }
-        timestamps?.mark(cb, slot: index, 4, after: .compute)
+        transformTimestamps?.mark(cb, slot: index, 1, after: .compute)
 
         for target in targets {
             cb.copy(slot.surfaces!.buffer, offset: target.offset, to: try cache.buffer(for: target.surface), bytes: surfaceLayout.byteCount)
         }
-        timestamps?.mark(cb, slot: index, 5, after: .transfer)
-        slot.value = try recorder.submit(cb)
+        transformTimestamps?.mark(cb, slot: index, 2, after: .transfer)
+        slot.value = try transforms.submit(cb)
     }
 
     /// Waits for slot `index`'s batch and says what became of each frame;
     /// `deviceSurfaces` hands out each decoded frame's device-local surface.
     func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
         let slot = slots[index]
-        try recorder.wait(for: slot.value)
+        try transforms.wait(for: slot.value)
         let status = slot.statusReport?.mapped?.assumingMemoryBound(to: UInt32.self)
         let outputs = slot.frames.map { frame -> Output in
             var damaged = frame.invalidSlices
@@ -383,9 +433,10 @@ package final class GPUProResDecoder {
         }
         let timing = try timestamps.map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)
+            let later = try transformTimestamps?.spans(slot: index) ?? [0, 0]
             let upload = try uploadTimestamps.map { try $0.spans(slot: index)[0] } ?? spans[0]
             return BatchTiming(frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds,
-                               upload: upload, zeroFill: spans[1], entropy: spans[2], transform: spans[3], readback: spans[4])
+                               upload: upload, zeroFill: spans[1], entropy: spans[2], transform: later[0], readback: later[1])
         }
         return (outputs, timing)
     }
@@ -400,6 +451,24 @@ package final class GPUProResDecoder {
         try ensureWorkBuffers(slot, coefficients: framesPerBatch * coefficientsPerFrame * 2, status: framesPerBatch * macroblocksPerFrame * 4)
     }
 
+    /// Where `bytes` lie in imported sample memory (imported on first use),
+    /// or nil: not memory of `SampleMemory`, or a region the device would not import.
+    private func importedSource(_ bytes: UnsafeRawBufferPointer) throws -> (buffer: VulkanBuffer, offset: Int)? {
+        guard let base = bytes.baseAddress, let region = SampleMemory.shared.region(containing: base) else { return nil }
+        let offset = base - region.base
+        guard offset + bytes.count + CompressedSample.padding <= region.size else { return nil }
+        if let buffer = imports[region.base] { return buffer.map { ($0, offset) } }
+        let alignment = context.minImportedHostPointerAlignment
+        var buffer: VulkanBuffer?
+        if Int(bitPattern: region.base) % alignment == 0, region.size % alignment == 0 {
+            // A refused import (pinned memory exhausted, say) leaves the region's frames staged.
+            buffer = try? VulkanBuffer(context, importing: UnsafeMutableRawPointer(mutating: region.base), size: region.size,
+                                       usage: .transferSource, sharedWithTransferQueue: uploads != nil)
+        }
+        imports[region.base] = .some(buffer)
+        return buffer.map { ($0, offset) }
+    }
+
     private func makeStaging(_ slot: Slot, bytes: Int) throws {
         slot.staging = try VulkanBuffer(context, size: Self.align(bytes), usage: [.storage, .transferSource], memory: .host,
                                         sharedWithTransferQueue: uploads != nil)
@@ -407,8 +476,7 @@ package final class GPUProResDecoder {
     }
 
     private func ensureWorkBuffers(_ slot: Slot, coefficients: Int, status: Int) throws {
-        let discrete = !context.sharesHostMemory
-        if discrete, (slot.deviceInput?.size ?? 0) < slot.staging!.size {
+        if upload != .direct, (slot.deviceInput?.size ?? 0) < slot.staging!.size {
             slot.deviceInput = try VulkanBuffer(context, size: slot.staging!.size, usage: [.storage, .transferDestination], memory: .device,
                                                 sharedWithTransferQueue: uploads != nil)
         }

@@ -34,15 +34,17 @@ final class GPUDecoderTests: XCTestCase {
         return frames
     }
 
-    private func gpuFrames(_ path: String, framesPerBatch: Int? = nil) throws -> [(FrameStatus, [UInt8])] {
+    private func gpuFrames(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil,
+                           uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in }) throws -> [(FrameStatus, [UInt8])] {
         let source = try openSampleSource(path)
         var frames: [(FrameStatus, [UInt8])] = []
         let session = try GPUDecodeSession(format: source.format, context: try Self.context.get(), kernels: KernelCache(context: try Self.context.get(), compiler: try Self.compiler.get()),
-                                           configuration: .init(framesPerBatch: framesPerBatch)) { frame in
+                                           configuration: .init(framesPerBatch: framesPerBatch, upload: upload)) { frame in
             frames.append((frame.status, frame.pixelBuffer.map { $0.visibleSpans().flatMap { Array($0) } } ?? []))
         }
         while let sample = try source.nextSample() { try session.decode(sample) }
         try session.finish()
+        uploads(session.uploads)
         return frames
     }
 
@@ -62,10 +64,12 @@ final class GPUDecoderTests: XCTestCase {
     }
 
     /// Decodes `path` with both decoders and fails on any byte that differs.
-    private func assertBitExact(_ path: String, framesPerBatch: Int? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertBitExact(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil,
+                                uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
+                                file: StaticString = #filePath, line: UInt = #line) throws {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let cpu = try cpuFrames(path)
-        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch)
+        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch, upload: upload, uploads: uploads)
         XCTAssertEqual(cpu.count, gpu.count, name, file: file, line: line)
         XCTAssertGreaterThan(cpu.count, 0, name, file: file, line: line)
         let format = try openSampleSource(path).format
@@ -87,6 +91,32 @@ final class GPUDecoderTests: XCTestCase {
     /// offsets through the tables than the default batch of up to 16.
     func testBatchSizesDoNotChangeTheOutput() throws {
         for batch in [1, 2] { try assertBitExact(Repo.fixture("4444.mov"), framesPerBatch: batch) }
+    }
+
+    /// A discrete GPU's two upload paths, run on lavapipe (which would read
+    /// the staging memory in place): every frame staged by the CPU, and
+    /// every frame of a MOV file DMA'd from the reader's imported blocks;
+    /// MXF goes through libavformat's packets, so its frames are staged.
+    func testUploadPathsDecodeTheSame() throws {
+        try XCTSkipUnless(try Self.context.get().info.hostMemoryImport, "the device cannot import host memory")
+        for clip in ["hq.mov", "4444-alpha8.mov", "interlaced-bff.mov", "odd-size.mov", "hq.mxf"] {
+            let frames = try openSampleSource(Repo.fixture(clip)).format.frameCount ?? 0
+            try assertBitExact(Repo.fixture(clip), upload: .copy) { uploads in
+                XCTAssertEqual(uploads.path, .copy, clip)
+                XCTAssertEqual(uploads.inPlace, 0, clip)
+            }
+            try assertBitExact(Repo.fixture(clip), framesPerBatch: 2, upload: .fromSampleMemory) { uploads in
+                XCTAssertEqual(uploads.path, .fromSampleMemory, clip)
+                XCTAssertGreaterThan(uploads.inPlace + uploads.staged, 0, clip)
+                if clip.hasSuffix(".mov") {
+                    XCTAssertEqual(uploads.staged, 0, clip)
+                    XCTAssertEqual(uploads.inPlace, frames, clip)
+                } else {
+                    XCTAssertEqual(uploads.inPlace, 0, clip)
+                }
+            }
+        }
+        XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
     }
 
     /// The encoder-variant matrix of scripts/prores-variants.sh (prores_ks

@@ -76,16 +76,18 @@ extension DecoderBenchmark {
         let outcomes = FrameOutcomes()
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
-            try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, context: device.context, kernels: device.kernels,
+            try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, device: device,
                                  configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
                                                       expectedFrameBytes: largestFrameBytes, cpus: device.placement.cpus),
                                  outputHandler: outcomes.record) }
         }
-        // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts:
-        // they allocate their buffers when made, so the steady state is timed, not the first allocations.
+        // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts.
+        // They take the warm-up's decoder, whose buffers and imports of the clip's sample memory
+        // are made, so the steady state is timed, not the first allocations.
         for device in devices {
             let warmUp = try makeSession(device)
-            for i in 0..<min(options.frames, 2 * warmUp.framesPerBatch) { try warmUp.decode(sample(i)) }
+            // Every sample of the clip once, so that all its memory is imported.
+            for i in 0..<min(options.frames, max(2 * warmUp.framesPerBatch, clipFrames)) { try warmUp.decode(sample(i)) }
             try warmUp.finish()
         }
         outcomes.reset()
@@ -111,17 +113,27 @@ extension DecoderBenchmark {
                                placement: device.placement)
         }
         let latencies = try outcomes.latencies(on: "GPU")
-        return Result(path: readback ? .gpuHost : .gpu, engine: Self.engine(devices), frames: options.frames, seconds: seconds,
+        return Result(path: readback ? .gpuHost : .gpu, engine: Self.engine(devices, sessions), frames: options.frames, seconds: seconds,
                       batch: sessions[0].framesPerBatch, stages: Self.gpuStages(latencies, sessions.flatMap { $0.batchTimings }, readback: readback),
                       cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: shares)
     }
 
-    /// "NVIDIA H200 (discrete GPU), uploads on a transfer queue", or with
-    /// several devices their count and each one's name.
-    private static func engine(_ devices: [GPUDevice]) -> String {
+    /// "NVIDIA H200 (discrete GPU), uploads on a transfer queue, 1200 of
+    /// 1200 in place, transforms on a second compute queue", or with several
+    /// devices their count and each one's name.
+    private static func engine(_ devices: [GPUDevice], _ sessions: [GPUDecodeSession]) -> String {
         let names = devices.map { "\($0.context.info.name) (\($0.context.info.kind.rawValue))" }
-        let queues = devices.allSatisfy { $0.context.transferQueue != nil } ? ", uploads on a transfer queue" : ""
-        return (devices.count == 1 ? names[0] : "\(devices.count) devices: " + names.joined(separator: ", ")) + queues
+        var notes: [String] = []
+        if devices.allSatisfy({ $0.context.transferQueue != nil }) { notes.append("uploads on a transfer queue") }
+        let uploads = sessions.map(\.uploads)
+        if uploads.contains(where: { $0.path == .fromSampleMemory }) {
+            notes.append("\(uploads.reduce(0) { $0 + $1.inPlace }) of \(uploads.reduce(0) { $0 + $1.inPlace + $1.staged }) frames uploaded in place")
+        } else if let path = uploads.first?.path {
+            notes.append(path == .copy ? "every frame staged" : "read in place (shared memory)")
+        }
+        if devices.allSatisfy({ $0.context.secondComputeQueue != nil }) { notes.append("transforms on a second compute queue") }
+        return (devices.count == 1 ? names[0] : "\(devices.count) devices: " + names.joined(separator: ", "))
+            + notes.map { ", " + $0 }.joined()
     }
 
     /// Decode latency, then each batch's stage times shared out among its frames.

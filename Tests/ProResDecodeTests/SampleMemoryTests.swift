@@ -1,0 +1,38 @@
+@testable import ProResCore
+import XCTest
+
+final class SampleMemoryTests: XCTestCase {
+    func testSizeClassesArePagesWithAtMostAnEighthUnused() {
+        XCTAssertEqual(SampleMemory.sizeClass(1), 4096)
+        XCTAssertEqual(SampleMemory.sizeClass(4096), 4096)
+        XCTAssertEqual(SampleMemory.sizeClass(4097), 8192)
+        for bytes in stride(from: 1, to: 40 << 20, by: 7_919) {
+            let size = SampleMemory.sizeClass(bytes)
+            XCTAssertGreaterThanOrEqual(size, bytes)
+            XCTAssertEqual(size % 4096, 0)
+            if bytes > 8 * 4096 { XCTAssertLessThanOrEqual(Double(size), Double(bytes) * 1.125 + 4096, "\(bytes)") }
+        }
+    }
+
+    func testBlocksArePageAlignedInsideTheirRegionAndReused() throws {
+        let memory = SampleMemory()
+        var block: SampleMemory.Block? = try XCTUnwrap(memory.allocate(bytes: 3_000_000))
+        let first = block!.pointer
+        XCTAssertEqual(Int(bitPattern: first) % 4096, 0)
+        XCTAssertGreaterThanOrEqual(block!.capacity, 3_000_000)
+        let region = try XCTUnwrap(memory.region(containing: first + 2_999_999))
+        XCTAssertLessThanOrEqual(region.base, UnsafeRawPointer(first))
+        XCTAssertGreaterThanOrEqual(region.size, SampleMemory.minimumRegionBytes)
+        // Writable all through.
+        block!.pointer.initializeMemory(as: UInt8.self, repeating: 0xA5, count: block!.capacity)
+        let others = (0..<40).compactMap { _ in memory.allocate(bytes: 3_000_000) }
+        XCTAssertEqual(Set(others.map(\.pointer)).count, 40)
+        XCTAssertFalse(others.contains { $0.pointer == first })
+        for other in others { XCTAssertNotNil(memory.region(containing: other.pointer)) }
+        block = nil
+        XCTAssertEqual(memory.allocate(bytes: 2_900_000)?.pointer, first, "a freed block of the class is reused")
+        let heap = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+        defer { heap.deallocate() }
+        XCTAssertNil(memory.region(containing: heap))
+    }
+}
