@@ -14,7 +14,10 @@
 # 64"), SKIP_CLIPS (names to leave out), SKIP_AB=1, SKIP_FILE=1,
 # SKIP_EXACT=1, and VARIANTS: directories of shader variants (same host
 # interface) timed against B's own Shaders with B's binary, interleaved;
-# the exactness check then also runs each variant.
+# the exactness check then also runs each variant. ENVS: settings of B's
+# environment (NAME=VALUE, several joined by commas), each timed against
+# plain B, interleaved; the exactness check runs each too. HTML=FILE: a
+# `bench --html` page of the 4K HQ clip (cpu, gpu, gpu-host).
 set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/decoder}
 CLIPDIR=${CLIPDIR:-/tmp/prores-decoder}
@@ -83,6 +86,16 @@ for variant in ${VARIANTS:-}; do
     done
   done
 done
+for setting in ${ENVS:-}; do
+  for round in $(seq "$ROUNDS"); do
+    for clip in $CLIPS; do
+      log "round $round B $clip $(bench B "$clip")"
+      log "round $round B+$setting $clip $(export $(echo "$setting" | tr , ' '); bench B "$clip")"
+    done
+  done
+done
+[ -z "${HTML:-}" ] || timeout 300 /tmp/dec-B/prores-decode bench "$CLIPDIR/4k-hq.mov" --decoders cpu,gpu,gpu-host --frames "$FRAMES" \
+  --html "$HTML" >"$LOGDIR/bench-html.txt" 2>&1 || log "bench --html failed: $(tail -1 "$LOGDIR/bench-html.txt")"
 for clip in 1080p-hq 4k-hq 8k-hq; do
   case " $CLIPS " in *" $clip "*) ;; *) continue;; esac
   for batch in $BATCHES; do log "batch $batch B $clip $(bench B "$clip" --batch "$batch")"; done
@@ -94,10 +107,14 @@ LONG=$CLIPDIR/4k-hq-x25.mov
 [ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop 24 -i "$CLIPDIR/4k-hq.mov" -c copy "$LONG"
 cat "$LONG" >/dev/null
 TIMEFORMAT=%R
-for side in A B A B; do
-  wall=$( { time timeout 120 "/tmp/dec-$side/prores-decode" "$LONG" --decoder gpu --quiet --json >"$LOGDIR/file-$side.json" 2>&1; } 2>&1 )
-  log "file $side 4k-hq x25 (1200 frames) --decoder gpu: wall ${wall}s $(grep -o '"fps":[0-9.]*' "$LOGDIR/file-$side.json" | tail -1)"
-done
+filerun() { # LABEL SIDE SETTING
+  local wall
+  wall=$( { time ( [ -z "$3" ] || export $(echo "$3" | tr , ' ')
+    timeout 120 "/tmp/dec-$2/prores-decode" "$LONG" --decoder gpu --quiet --json >"$LOGDIR/file.json" 2>&1 ); } 2>&1 )
+  log "file $1 4k-hq x25 (1200 frames) --decoder gpu: wall ${wall}s $(grep -o '"fps":[0-9.]*' "$LOGDIR/file.json" | tail -1)"
+}
+for side in A B A B; do filerun "$side" "$side" ""; done
+for setting in ${ENVS:-}; do for round in 1 2; do filerun B B ""; filerun "B+$setting" B "$setting"; done; done
 }
 
 # Bit-exactness of B: GPU against FFmpeg's decoder (the CPU path), per-frame
@@ -106,15 +123,20 @@ done
 [ -n "${SKIP_EXACT:-}" ] && exit 0
 # The encoder matrix (every profile, slice width, matrix, alpha, interlacing).
 "$B/prores-variants.sh" "$CLIPDIR/matrix" "$FF" >/dev/null 2>"$LOGDIR/matrix-err.txt" || log "encoder matrix: $(tail -1 "$LOGDIR/matrix-err.txt")"
+for setting in "" ${ENVS:-}; do
 for shaders in ${EXACT_SHADERS:-$B/Shaders ${VARIANTS:-}}; do
 export PRORES_DECODE_SHADERS=$shaders
 exact=0 inexact=0
 for f in $(for c in $CLIPS; do echo "$CLIPDIR/$c.mov"; done) "$CLIPDIR"/matrix/*.mov "$B"/Fixtures/*.mov "$B"/Fixtures/*.mxf "$B"/Fixtures/*.prores; do
   [ -s "$f" ] || continue
-  gpu=$(timeout 120 /tmp/dec-B/prores-decode "$f" --decoder gpu --framehash - --quiet 2>"$LOGDIR/exact-err.txt"); g=$?
+  gpu=$(env $(echo "$setting" | tr , ' ') timeout 120 /tmp/dec-B/prores-decode "$f" --decoder gpu --framehash - --quiet 2>"$LOGDIR/exact-err.txt"); g=$?
   if [ $g -ne 0 ] && grep -q "GPU decoder" "$LOGDIR/exact-err.txt"; then log "exact $(basename "$f"): not for the GPU decoder ($(head -1 "$LOGDIR/exact-err.txt"))"; continue; fi
-  cpu=$(timeout 120 /tmp/dec-B/prores-decode "$f" --decoder cpu --framehash - --quiet 2>/dev/null); c=$?
+  # FFmpeg's hashes, once per clip whatever the setting.
+  key=$(echo "$f" | md5sum | cut -c1-16)
+  [ -f "/tmp/cpu-hash-$key" ] || { timeout 120 /tmp/dec-B/prores-decode "$f" --decoder cpu --framehash - --quiet >"/tmp/cpu-hash-$key" 2>/dev/null; echo $? >"/tmp/cpu-exit-$key"; }
+  cpu=$(cat "/tmp/cpu-hash-$key"); c=$(cat "/tmp/cpu-exit-$key")
   if [ "$gpu" = "$cpu" ] && [ $g -eq $c ] && [ -n "$gpu" ]; then exact=$((exact + 1)); else inexact=$((inexact + 1)); log "exact $(basename "$f"): DIFFERS (exit gpu $g cpu $c)"; fi
 done
-log "bit-exact on this GPU ($(basename "$shaders")): $exact clips identical, $inexact differ"
+log "bit-exact on this GPU ($(basename "$shaders")${setting:+, $setting}): $exact clips identical, $inexact differ"
+done
 done
