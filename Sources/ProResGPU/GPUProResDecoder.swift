@@ -295,22 +295,37 @@ package final class GPUProResDecoder {
         let slicesBytes = max(4, sliceCount * SliceTable.sliceWords * 4), framesBytes = max(4, frames * SliceTable.frameWords * 4)
         let framesOffset = tablesOffset + Self.align(slicesBytes)
         let inputBytes = framesOffset + Self.align(framesBytes)
-        if (slot.staging?.size ?? 0) < inputBytes { try makeStaging(slot, bytes: inputBytes * 5 / 4) }
         // Frames read into imported sample memory are uploaded from where
         // they lie; the others are staged.
         let sources = try compressed.map { upload == .fromSampleMemory ? try importedSource($0) : nil }
         uploadedInPlace += sources.filter { $0 != nil }.count
         staged += sources.filter { $0 == nil }.count
+        // The staging memory: where the shaders read it in place, the
+        // input's own layout; else the tables first, then the staged frames
+        // (so that uploading in place needs only a little pinned memory).
+        let inPlace = upload == .direct
+        let stagedTables = inPlace ? tablesOffset : 0
+        var stagedOffsets = [Int?](repeating: nil, count: compressed.count)
+        var stagingBytes = inPlace ? inputBytes : inputBytes - tablesOffset
+        for i in compressed.indices where sources[i] == nil {
+            if inPlace {
+                stagedOffsets[i] = offsets[i]
+            } else {
+                stagedOffsets[i] = stagingBytes
+                stagingBytes += Self.paddedSize(compressed[i].count)
+            }
+        }
+        if (slot.staging?.size ?? 0) < stagingBytes { try makeStaging(slot, bytes: stagingBytes * 5 / 4) }
         let mapped = slot.staging!.mapped!
-        let sliceWords = (mapped + tablesOffset).assumingMemoryBound(to: UInt32.self)
-        let frameWords = (mapped + framesOffset).assumingMemoryBound(to: UInt32.self)
+        let sliceWords = (mapped + stagedTables).assumingMemoryBound(to: UInt32.self)
+        let frameWords = (mapped + stagedTables + (framesOffset - tablesOffset)).assumingMemoryBound(to: UInt32.self)
         let surfaceStride = self.surfaceStride
         // At most one copy of the compressed bytes, on all cores; each frame
         // writes only its own span of the staging memory and its table entries.
         parallelFor(compressed.count) { i in
             let bytes = compressed[i]
-            if sources[i] == nil {
-                let destination = mapped + offsets[i]
+            if let stagedOffset = stagedOffsets[i] {
+                let destination = mapped + stagedOffset
                 destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
                 (destination + bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.paddedSize(bytes.count) - bytes.count)
             }
@@ -325,20 +340,20 @@ package final class GPUProResDecoder {
         let coefficientBytes = max(4, coefficientCount * 2)  // 16-bit; regions are multiples of 64
         let statusBytes = max(4, sliceCount * 4)
         let surfaceBytes = max(8, frames * surfaceStride)
-        try ensureWorkBuffers(slot, coefficients: coefficientBytes, status: statusBytes)
+        try ensureWorkBuffers(slot, input: inputBytes, coefficients: coefficientBytes, status: statusBytes)
         let input = slot.deviceInput ?? slot.staging!
 
         // What the upload copies: the tables and staged frames from the
         // staging memory, the other frames with their zero padding (which
         // every sample carries) from their imported memory.
-        var staged: [(source: Int, destination: Int, bytes: Int)] = [(tablesOffset, tablesOffset, inputBytes - tablesOffset)]
+        var staged: [(source: Int, destination: Int, bytes: Int)] = [(stagedTables, tablesOffset, inputBytes - tablesOffset)]
         var imported: [ObjectIdentifier: (buffer: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)])] = [:]
         for (i, source) in sources.enumerated() {
             if let source {
                 imported[ObjectIdentifier(source.buffer), default: (source.buffer, [])].regions
                     .append((source.offset, offsets[i], compressed[i].count + CompressedSample.padding))
-            } else {
-                staged.append((offsets[i], offsets[i], Self.paddedSize(compressed[i].count)))
+            } else if let stagedOffset = stagedOffsets[i] {
+                staged.append((stagedOffset, offsets[i], Self.paddedSize(compressed[i].count)))
             }
         }
         func recordUpload(_ cb: CommandBuffer, to device: VulkanBuffer) {
@@ -447,8 +462,11 @@ package final class GPUProResDecoder {
     private func reserve(_ slot: Slot, frameBytes: Int) throws {
         let tables = Self.align(framesPerBatch * macroblocksPerFrame * SliceTable.sliceWords * 4)
             + Self.align(framesPerBatch * SliceTable.frameWords * 4)
-        try makeStaging(slot, bytes: (Self.align(framesPerBatch * Self.paddedSize(frameBytes)) + tables) * 5 / 4)
-        try ensureWorkBuffers(slot, coefficients: framesPerBatch * coefficientsPerFrame * 2, status: framesPerBatch * macroblocksPerFrame * 4)
+        let input = Self.align(framesPerBatch * Self.paddedSize(frameBytes)) + tables
+        // Uploading in place, only the tables are staged (frames of other memory grow it when they come).
+        try makeStaging(slot, bytes: (upload == .fromSampleMemory ? tables : input) * 5 / 4)
+        try ensureWorkBuffers(slot, input: input, coefficients: framesPerBatch * coefficientsPerFrame * 2,
+                              status: framesPerBatch * macroblocksPerFrame * 4)
     }
 
     /// Where `bytes` lie in imported sample memory (imported on first use),
@@ -470,15 +488,18 @@ package final class GPUProResDecoder {
     }
 
     private func makeStaging(_ slot: Slot, bytes: Int) throws {
+        slot.staging = nil
         slot.staging = try VulkanBuffer(context, size: Self.align(bytes), usage: [.storage, .transferSource], memory: .host,
                                         sharedWithTransferQueue: uploads != nil)
-        slot.deviceInput = nil
     }
 
-    private func ensureWorkBuffers(_ slot: Slot, coefficients: Int, status: Int) throws {
-        if upload != .direct, (slot.deviceInput?.size ?? 0) < slot.staging!.size {
-            slot.deviceInput = try VulkanBuffer(context, size: slot.staging!.size, usage: [.storage, .transferDestination], memory: .device,
-                                                sharedWithTransferQueue: uploads != nil)
+    /// `input`: the bytes the shaders read (bitstream and tables), which a
+    /// device that does not read the staging memory in place has in its own.
+    private func ensureWorkBuffers(_ slot: Slot, input: Int, coefficients: Int, status: Int) throws {
+        if upload != .direct, (slot.deviceInput?.size ?? 0) < input {
+            slot.deviceInput = nil
+            slot.deviceInput = try VulkanBuffer(context, size: Self.align(input * 5 / 4), usage: [.storage, .transferDestination],
+                                                memory: .device, sharedWithTransferQueue: uploads != nil)
         }
         if (slot.coefficients?.size ?? 0) < coefficients {
             slot.coefficients = nil
