@@ -16,7 +16,8 @@
 # interface) timed against B's own Shaders with B's binary, interleaved;
 # the exactness check then also runs each variant. ENVS: settings of B's
 # environment (NAME=VALUE, several joined by commas), each timed against
-# plain B, interleaved; the exactness check runs each too. HTML=FILE: a
+# plain B, interleaved; EXACT_ENVS (same form, default none): settings the
+# exactness check runs besides B's defaults. HTML=FILE: a
 # `bench --html` page of the 4K HQ clip (cpu, gpu, gpu-host).
 set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/decoder}
@@ -123,7 +124,7 @@ for setting in ${ENVS:-}; do for round in 1 2; do filerun B B ""; filerun "B+$se
 [ -n "${SKIP_EXACT:-}" ] && exit 0
 # The encoder matrix (every profile, slice width, matrix, alpha, interlacing).
 "$B/prores-variants.sh" "$CLIPDIR/matrix" "$FF" >/dev/null 2>"$LOGDIR/matrix-err.txt" || log "encoder matrix: $(tail -1 "$LOGDIR/matrix-err.txt")"
-for setting in "" ${ENVS:-}; do
+for setting in "" ${EXACT_ENVS:-}; do
 for shaders in ${EXACT_SHADERS:-$B/Shaders ${VARIANTS:-}}; do
 export PRORES_DECODE_SHADERS=$shaders
 exact=0 inexact=0
