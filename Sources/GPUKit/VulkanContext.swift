@@ -14,11 +14,17 @@ public final class VulkanContext: @unchecked Sendable {
     package let vk: VulkanDeviceFunctions
     let computeQueue: VkQueue
     let computeFamily: UInt32
-    /// A second queue of the compute family, when it has one: work
-    /// submitted there may run beside the first queue's (NVIDIA runs the
-    /// queues of a family on separate hardware channels), where consecutive
-    /// submissions to one queue were seen not to overlap.
+    /// A second queue of the compute family, when asked for and the family
+    /// has one: work submitted there may run beside the first queue's (the
+    /// decoder's transforms beside its next entropy pass). Off by default:
+    /// on the H200 the two queues' work was time-sliced, not overlapped, and
+    /// the decoder 4–20% slower (BENCHMARKS.md §7); GPUs with concurrent
+    /// compute queues may gain.
     package let secondComputeQueue: VkQueue?
+    /// `Options.secondComputeQueue`: the work meant for a second queue gets
+    /// its own submissions, on the first queue where there is no second
+    /// (so a one-queue device, such as CI's lavapipe, runs that path too).
+    package let splitsComputeSubmissions: Bool
     /// A queue of a transfer-only family (a DMA engine of a discrete GPU),
     /// when there is one: copies submitted there run beside the compute
     /// work instead of between it.
@@ -47,8 +53,8 @@ public final class VulkanContext: @unchecked Sendable {
         /// Use a transfer-only queue where the device has one
         /// (`PRORES_DECODE_TRANSFER_QUEUE=0` turns it off, for comparisons).
         public var transferQueue: Bool
-        /// Use a second compute queue where the compute family has one
-        /// (`PRORES_DECODE_SECOND_COMPUTE_QUEUE=0` turns it off, for comparisons).
+        /// Open a second compute queue where the compute family has one
+        /// (`PRORES_DECODE_SECOND_COMPUTE_QUEUE=1`; see `secondComputeQueue`).
         public var secondComputeQueue: Bool
         /// Enable window presentation (`play`): the surface extensions on the
         /// instance, VK_KHR_swapchain on the device. Off, nothing changes.
@@ -56,7 +62,7 @@ public final class VulkanContext: @unchecked Sendable {
 
         public init(device: String? = nil, validation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "1",
                     transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0",
-                    secondComputeQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_SECOND_COMPUTE_QUEUE"] != "0",
+                    secondComputeQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_SECOND_COMPUTE_QUEUE"] == "1",
                     presentation: Bool = false) {
             self.device = device
             self.secondComputeQueue = secondComputeQueue
@@ -123,6 +129,7 @@ public final class VulkanContext: @unchecked Sendable {
             computeFamily = family
             timestampValidBits = families[compute].timestampValidBits
             let computeQueues = options.secondComputeQueue && families[compute].queueCount >= 2 ? 2 : 1
+            splitsComputeSubmissions = options.secondComputeQueue
             // Only a discrete GPU copies between host and device memory.
             let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex(where: Self.isTransferOnly) : nil
             transferFamily = transfer.map(UInt32.init)
