@@ -38,16 +38,15 @@ public final class TimestampQueries {
 
     deinit { context.vk.vkDestroyQueryPool(context.device, pool, nil) }
 
-    /// Resets `slot`'s queries and writes its start mark (query 0), once
-    /// `stage` of the work before it in `cb` is done (nothing before: the
-    /// top). The slot's previous results must have been read.
-    public func start(_ cb: CommandBuffer, slot: Int, after stage: PipelineStage = .top) {
+    /// Resets `slot`'s queries and writes its start mark (query 0). The
+    /// slot's previous results must have been read.
+    public func start(_ cb: CommandBuffer, slot: Int) {
         if resetOnHost {
             context.vk.vkResetQueryPool!(context.device, pool, UInt32(slot * perSlot), UInt32(perSlot))
         } else {
             context.vk.vkCmdResetQueryPool(cb.raw, pool, UInt32(slot * perSlot), UInt32(perSlot))
         }
-        mark(cb, slot: slot, 0, after: stage)
+        mark(cb, slot: slot, 0, after: .top)
     }
 
     /// Writes query `index` of `slot` once `stage` of the work before it is done.

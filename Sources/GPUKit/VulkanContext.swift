@@ -21,10 +21,6 @@ public final class VulkanContext: @unchecked Sendable {
     /// the decoder 4–20% slower (BENCHMARKS.md §7); GPUs with concurrent
     /// compute queues may gain.
     package let secondComputeQueue: VkQueue?
-    /// `Options.secondComputeQueue`: the work meant for a second queue gets
-    /// its own submissions, on the first queue where there is no second
-    /// (so a one-queue device, such as CI's lavapipe, runs that path too).
-    package let splitsComputeSubmissions: Bool
     /// A queue of a transfer-only family (a DMA engine of a discrete GPU),
     /// when there is one: copies submitted there run beside the compute
     /// work instead of between it.
@@ -129,7 +125,6 @@ public final class VulkanContext: @unchecked Sendable {
             computeFamily = family
             timestampValidBits = families[compute].timestampValidBits
             let computeQueues = options.secondComputeQueue && families[compute].queueCount >= 2 ? 2 : 1
-            splitsComputeSubmissions = options.secondComputeQueue
             // Only a discrete GPU copies between host and device memory.
             let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex(where: Self.isTransferOnly) : nil
             transferFamily = transfer.map(UInt32.init)

@@ -69,10 +69,9 @@ package final class GPUProResDecoder {
     private let statisticsResultsOffset: Int
     /// The uploads' copy (without a transfer queue), zeroing and entropy decoding.
     private let recorder: CommandRecorder
-    /// The transform and what reads its surfaces, where the context was
-    /// asked for a second compute queue (else they follow in the entropy's
-    /// command buffer).
-    private let transforms: CommandRecorder?
+    /// The transform and what reads its surfaces: on the context's second
+    /// compute queue when it has one, else on the first, after the entropy.
+    private let transforms: CommandRecorder
     /// Submissions to the transfer queue (the uploads), where there is one.
     private let uploads: CommandRecorder?
     private let cache: TextureCache
@@ -175,7 +174,7 @@ package final class GPUProResDecoder {
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
         transformPass = try kernels.kernel(DecoderKernels.transform(format))
         recorder = try CommandRecorder(context: context, count: slotCount)
-        transforms = context.splitsComputeSubmissions ? try CommandRecorder(context: context, count: slotCount, queue: .secondCompute) : nil
+        transforms = try CommandRecorder(context: context, count: slotCount, queue: .secondCompute)
         // A transfer queue exists only on a discrete GPU, the one kind that uploads.
         uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
@@ -206,7 +205,7 @@ package final class GPUProResDecoder {
     }
 
     deinit {
-        for slot in slots where slot.value > 0 { try? (transforms ?? recorder).wait(for: slot.value) }
+        for slot in slots where slot.value > 0 { try? transforms.wait(for: slot.value) }
         slots.removeAll()
     }
 
@@ -373,10 +372,10 @@ package final class GPUProResDecoder {
             uploadTimestamps?.mark(upload, slot: index, 1, after: .transfer)
             try uploads.submit(upload)
         }
-        // Entropy decoding, then the transform and what reads its surfaces:
-        // in one command buffer, or with a second compute queue in a
-        // submission there that waits for the coefficients alone, so that
-        // the next batch's entropy pass may run beside this batch's transform.
+        // Entropy decoding, then the transform and what reads its surfaces
+        // in a submission of its own, which waits for the coefficients alone
+        // (on a second compute queue when asked for, where the next batch's
+        // entropy pass may run beside this batch's transform).
         let entropy = try recorder.begin(index)
         timestamps?.start(entropy, slot: index)
         if let device = slot.deviceInput, uploads == nil { recordUpload(entropy, to: device) }
@@ -393,15 +392,9 @@ package final class GPUProResDecoder {
             ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
         }
         timestamps?.mark(entropy, slot: index, 3, after: .compute)
-        let cb: CommandBuffer
-        if let transforms {
-            try recorder.submit(entropy)
-            cb = try transforms.begin(index)
-        } else {
-            cb = entropy
-        }
-        // In the entropy's command buffer, the span starts when its work is done.
-        transformTimestamps?.start(cb, slot: index, after: transforms == nil ? .compute : .top)
+        try recorder.submit(entropy)
+        let cb = try transforms.begin(index)
+        transformTimestamps?.start(cb, slot: index)
         if frames > 0 {
             let rows = (maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
             cb.dispatch(transformPass, set: slot.transformSet, buffers: [
@@ -427,14 +420,14 @@ package final class GPUProResDecoder {
             cb.copy(slot.surfaces!.buffer, offset: target.offset, to: try cache.buffer(for: target.surface), bytes: surfaceLayout.byteCount)
         }
         transformTimestamps?.mark(cb, slot: index, 2, after: .transfer)
-        slot.value = try (transforms ?? recorder).submit(cb)
+        slot.value = try transforms.submit(cb)
     }
 
     /// Waits for slot `index`'s batch and says what became of each frame;
     /// `deviceSurfaces` hands out each decoded frame's device-local surface.
     func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
         let slot = slots[index]
-        try (transforms ?? recorder).wait(for: slot.value)
+        try transforms.wait(for: slot.value)
         let status = slot.statusReport?.mapped?.assumingMemoryBound(to: UInt32.self)
         let outputs = slot.frames.map { frame -> Output in
             var damaged = frame.invalidSlices

@@ -34,11 +34,11 @@ final class GPUDecoderTests: XCTestCase {
         return frames
     }
 
-    private func gpuFrames(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, context: VulkanContext? = nil,
+    private func gpuFrames(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil,
                            uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in }) throws -> [(FrameStatus, [UInt8])] {
         let source = try openSampleSource(path)
         var frames: [(FrameStatus, [UInt8])] = []
-        let context = try context ?? Self.context.get()
+        let context = try Self.context.get()
         let session = try GPUDecodeSession(format: source.format, context: context, kernels: KernelCache(context: context, compiler: try Self.compiler.get()),
                                            configuration: .init(framesPerBatch: framesPerBatch, upload: upload)) { frame in
             frames.append((frame.status, frame.pixelBuffer.map { $0.visibleSpans().flatMap { Array($0) } } ?? []))
@@ -65,12 +65,12 @@ final class GPUDecoderTests: XCTestCase {
     }
 
     /// Decodes `path` with both decoders and fails on any byte that differs.
-    private func assertBitExact(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, context: VulkanContext? = nil,
+    private func assertBitExact(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil,
                                 uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
                                 file: StaticString = #filePath, line: UInt = #line) throws {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let cpu = try cpuFrames(path)
-        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch, upload: upload, context: context, uploads: uploads)
+        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch, upload: upload, uploads: uploads)
         XCTAssertEqual(cpu.count, gpu.count, name, file: file, line: line)
         XCTAssertGreaterThan(cpu.count, 0, name, file: file, line: line)
         let format = try openSampleSource(path).format
@@ -118,20 +118,6 @@ final class GPUDecoderTests: XCTestCase {
             }
         }
         XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
-    }
-
-    /// Transforms in submissions of their own (for a second compute queue;
-    /// lavapipe has one, so they go to the same queue): ordered after their
-    /// batch's entropy pass by timeline waits alone, across batch sizes and
-    /// both upload paths.
-    func testTransformsInTheirOwnSubmissionsDecodeTheSame() throws {
-        let context = try VulkanContext(options: .init(validation: true, secondComputeQueue: true))
-        XCTAssertTrue(context.splitsComputeSubmissions)
-        for clip in ["hq.mov", "4444-alpha8.mov", "interlaced-tff.mov"] {
-            try assertBitExact(Repo.fixture(clip), framesPerBatch: 1, context: context)
-            try assertBitExact(Repo.fixture(clip), framesPerBatch: 2, upload: .fromSampleMemory, context: context)
-        }
-        XCTAssertEqual(context.validation?.messages ?? [], [])
     }
 
     /// The encoder-variant matrix of scripts/prores-variants.sh (prores_ks
