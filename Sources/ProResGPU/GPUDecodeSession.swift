@@ -35,6 +35,11 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// How compressed bytes reach the device; nil: `PRORES_DECODE_UPLOAD`,
         /// else the fastest the device has.
         public var upload: UploadPath?
+        /// While another batch is parsed and waiting, hold each batch's
+        /// transform and record it beside the next batch's entropy pass, in
+        /// one command buffer, so that the GPU may run the two together.
+        /// Off until measured on a GPU (`PRORES_DECODE_OVERLAP=1` turns it on).
+        public var overlapTransforms: Bool
 
         /// Batches in flight: one being staged by the host, one uploading,
         /// one entropy decoding and one being transformed, each on its own
@@ -43,8 +48,10 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
         public init(framesPerBatch: Int? = nil, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
                     expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
-                    upload: UploadPath? = nil) {
+                    upload: UploadPath? = nil,
+                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] == "1") {
             self.upload = upload
+            self.overlapTransforms = overlapTransforms
             self.analysis = analysis
             self.cpus = cpus
             self.framesPerBatch = framesPerBatch
@@ -58,6 +65,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     public let format: FormatDescription
     private let decoder: GPUProResDecoder
     private let readback: Bool
+    private let overlapTransforms: Bool
     private let deviceSurfaces: Bool
     private let surfacePool: PixelBufferPool
     private let handler: FrameOutputHandler
@@ -134,7 +142,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         return "\(format.width)x\(format.height) \(format.chroma) alpha \(format.hasAlpha) \(format.fieldOrder) "
             + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
             + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis") "
-            + "upload \(configuration.upload?.rawValue ?? "auto")"
+            + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms)"
     }
 
     private init(format: FormatDescription, decoder: GPUProResDecoder, configuration: Configuration,
@@ -142,7 +150,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         self.format = format
         self.decoder = decoder
         uploadsBefore = (decoder.uploadedInPlace, decoder.staged)
+        heldBefore = decoder.heldTransforms
         readback = configuration.readback
+        overlapTransforms = configuration.overlapTransforms
         deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
         handler = outputHandler
@@ -185,6 +195,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     }
     /// The decoder's counts when this session took it (a decoder serves one session at a time).
     private let uploadsBefore: (inPlace: Int, staged: Int)
+    private let heldBefore: Int
+    /// Batches whose transform went beside the next batch's entropy pass (`overlapTransforms`).
+    package var heldTransforms: Int { decoder.heldTransforms - heldBefore }
 
     public func decode(_ sample: CompressedSample) throws {
         try threads.feed(sample, to: input)
@@ -234,9 +247,14 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         }
     }
 
-    /// Stages each parsed batch into a free slot and submits it.
+    /// Stages each parsed batch into a free slot and submits it. With
+    /// `overlapTransforms`, a batch followed by one already parsed is held
+    /// (its transform goes into that next batch's command buffer) and
+    /// handed to the completion thread once that is submitted; with nothing
+    /// waiting, nothing is held, so a slow source still gets every frame.
     private func runSubmit() {
         defer { submitted.close() }
+        var held: Batch?
         while let batch = parsed.pop() {
             input.wake()  // the parse thread may be waiting for the GPU to have less work
             guard let slot = freeSlots.pop() else { return }
@@ -245,12 +263,22 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 // A batch dropped on the way (the session failed) gives its surfaces back.
                 if readback { for _ in batch.samples { batch.surfaces.append(try surfacePool.makeBuffer()) } }
                 batch.submitted = monotonicNanoseconds()
-                try decoder.encode(slot: slot, batch.prepared, hostSurfaces: batch.surfaces)
-                if !submitted.push(batch) { return }
+                let hold = overlapTransforms && parsed.queued > 0
+                try decoder.encode(slot: slot, batch.prepared, hostSurfaces: batch.surfaces, holdTransform: hold)
+                if let previous = held, !submitted.push(previous) { return }
+                held = nil
+                if hold { held = batch } else if !submitted.push(batch) { return }
             } catch {
                 fail(error)
                 return
             }
+        }
+        guard let held else { return }
+        do {
+            try decoder.releaseHeldTransform()
+            _ = submitted.push(held)
+        } catch {
+            fail(error)
         }
     }
 

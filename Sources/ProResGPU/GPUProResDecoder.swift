@@ -82,6 +82,9 @@ package final class GPUProResDecoder {
     /// Per slot, on the transfer queue: start, uploaded.
     private let uploadTimestamps: TimestampQueries?
     private var slots: [Slot] = []
+    /// A batch whose entropy pass is submitted and whose transform waits for
+    /// the next batch's command buffer (`encode(holdTransform:)`).
+    private var heldTransform: TransformWork?
     /// How compressed bytes reach the GPU.
     let upload: UploadPath
     /// Sample-memory regions imported so far, by base address (nil: the
@@ -91,6 +94,8 @@ package final class GPUProResDecoder {
     /// Frames uploaded from imported sample memory, and staged (read once
     /// the batches are done: only the submitting thread writes them).
     package private(set) var uploadedInPlace = 0, staged = 0
+    /// Batches whose transform was held for the next batch's command buffer.
+    package private(set) var heldTransforms = 0
     /// Every surface batch made so far: each slot's, and those still read
     /// by a consumer. Bounded by the frames in flight.
     private var surfaceBatches: [DeviceSurfaceBatch] = []
@@ -111,7 +116,8 @@ package final class GPUProResDecoder {
         /// The analysis passes' results, host-visible.
         var results: VulkanBuffer?
         var surfaces: DeviceSurfaceBatch?
-        var value: UInt64 = 0
+        /// The submission that completes the slot's batch: its transform's.
+        var completion: (recorder: CommandRecorder, value: UInt64)?
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
         var frames: [FrameEntry] = []
         var parseMicroseconds = 0.0
@@ -205,7 +211,7 @@ package final class GPUProResDecoder {
     }
 
     deinit {
-        for slot in slots where slot.value > 0 { try? transforms.wait(for: slot.value) }
+        for slot in slots { if let (recorder, value) = slot.completion { try? recorder.wait(for: value) } }
         slots.removeAll()
     }
 
@@ -277,7 +283,12 @@ package final class GPUProResDecoder {
     /// submits its decoding; `hostSurfaces` (one per input, or none) receive
     /// the decoded frames. The slot must be free (`complete` was called for
     /// its previous batch).
-    func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = []) throws {
+    /// `holdTransform`: leave this batch's transform to be recorded beside
+    /// the next batch's entropy pass (the next `encode`, or
+    /// `releaseHeldTransform`). Returns the slot of the batch held before,
+    /// which this submission completes.
+    @discardableResult
+    func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = [], holdTransform: Bool = false) throws -> Int? {
         let slot = slots[index]
         let compressed = batch.compressed, parsed = batch.parsed, offsets = batch.offsets
         let targets = zip(hostSurfaces, batch.surfaceOffsets).compactMap { surface, offset in
@@ -391,43 +402,103 @@ package final class GPUProResDecoder {
                 BufferRange(slot.status!, bytes: statusBytes),
             ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
         }
+        // A held batch's transform goes here, beside this entropy pass: they
+        // touch different slots' buffers, so nothing orders one after the
+        // other, and the GPU may run them together (the end marks below come
+        // after both, since a timestamp after a stage waits for that stage).
+        let released = heldTransform
+        if let released {
+            transformTimestamps?.start(entropy, slot: released.slot)
+            recordTransform(released, into: entropy)
+        }
+        heldTransform = nil
         timestamps?.mark(entropy, slot: index, 3, after: .compute)
-        try recorder.submit(entropy)
-        let cb = try transforms.begin(index)
-        transformTimestamps?.start(cb, slot: index)
-        if frames > 0 {
-            let rows = (maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
+        if let released { markTransform(released, in: entropy) }
+        let work = TransformWork(slot: index, input: input, targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) },
+                                 frames: frames, maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
+                                 slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
+                                 coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes)
+        let entropyValue = try recorder.submit(entropy)
+        if let released { slots[released.slot].completion = (recorder, entropyValue) }
+        slot.completion = nil
+        if holdTransform {
+            heldTransform = work
+            heldTransforms += 1
+        } else {
+            let cb = try transforms.begin(index)
+            transformTimestamps?.start(cb, slot: index)
+            recordTransform(work, into: cb)
+            markTransform(work, in: cb)
+            slot.completion = (transforms, try transforms.submit(cb))
+        }
+        return released?.slot
+    }
+
+    /// Submits the held batch's transform on its own (the session has no
+    /// next batch to put it beside); nil when none was held.
+    func releaseHeldTransform() throws -> Int? {
+        guard let work = heldTransform else { return nil }
+        heldTransform = nil
+        let cb = try transforms.begin(work.slot)
+        transformTimestamps?.start(cb, slot: work.slot)
+        recordTransform(work, into: cb)
+        markTransform(work, in: cb)
+        slots[work.slot].completion = (transforms, try transforms.submit(cb))
+        return work.slot
+    }
+
+    /// What a batch's transform needs once its entropy pass is recorded.
+    private struct TransformWork {
+        let slot: Int
+        let input: VulkanBuffer
+        /// Host surfaces (imported) and where each frame starts in the batch's surfaces.
+        let targets: [(buffer: VulkanBuffer, offset: Int)]
+        let frames: Int, maxSlices: Int, maxLog2: Int
+        let tablesOffset: Int, slicesBytes: Int, framesOffset: Int, framesBytes: Int
+        let coefficientBytes: Int, statusBytes: Int, surfaceBytes: Int
+    }
+
+    /// The transform, the passes that read its surfaces and the copies into host surfaces.
+    private func recordTransform(_ work: TransformWork, into cb: CommandBuffer) {
+        let slot = slots[work.slot], index = work.slot
+        if work.frames > 0 {
+            let rows = (work.maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
             cb.dispatch(transformPass, set: slot.transformSet, buffers: [
-                BufferRange(input, offset: tablesOffset, bytes: slicesBytes), BufferRange(input, offset: framesOffset, bytes: framesBytes),
-                BufferRange(slot.coefficients!, bytes: coefficientBytes), BufferRange(slot.status!, bytes: statusBytes),
-                BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes), BufferRange(slot.statusReport!, bytes: statusBytes),
-            ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(maxLog2)],
-            groups: (DecoderKernels.transformSlicesPerRow << maxLog2, rows, frames))
-            let surfaces = BufferRange(slot.surfaces!.buffer, bytes: surfaceBytes)
+                BufferRange(work.input, offset: work.tablesOffset, bytes: work.slicesBytes),
+                BufferRange(work.input, offset: work.framesOffset, bytes: work.framesBytes),
+                BufferRange(slot.coefficients!, bytes: work.coefficientBytes), BufferRange(slot.status!, bytes: work.statusBytes),
+                BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes), BufferRange(slot.statusReport!, bytes: work.statusBytes),
+            ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(work.maxLog2)],
+            groups: (DecoderKernels.transformSlicesPerRow << work.maxLog2, rows, work.frames))
+            let surfaces = BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes)
             if let hashPass, let results = slot.results {
-                hashPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: frames,
-                                results: BufferRange(results, bytes: frames * hashPass.resultBytesPerFrame))
+                hashPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
+                                results: BufferRange(results, bytes: work.frames * hashPass.resultBytesPerFrame))
             }
             if let statisticsPass, let results = slot.results {
-                statisticsPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: frames,
+                statisticsPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
                                       results: BufferRange(results, offset: statisticsResultsOffset,
-                                                           bytes: frames * statisticsPass.resultBytesPerFrame))
+                                                           bytes: work.frames * statisticsPass.resultBytesPerFrame))
             }
         }
-        transformTimestamps?.mark(cb, slot: index, 1, after: .compute)
+    }
 
-        for target in targets {
-            cb.copy(slot.surfaces!.buffer, offset: target.offset, to: try cache.buffer(for: target.surface), bytes: surfaceLayout.byteCount)
+    /// The transform's marks and its copies into host surfaces (after the
+    /// mark that closes the transform's span, which they would otherwise join).
+    private func markTransform(_ work: TransformWork, in cb: CommandBuffer) {
+        let slot = slots[work.slot]
+        transformTimestamps?.mark(cb, slot: work.slot, 1, after: .compute)
+        for target in work.targets {
+            cb.copy(slot.surfaces!.buffer, offset: target.offset, to: target.buffer, bytes: surfaceLayout.byteCount)
         }
-        transformTimestamps?.mark(cb, slot: index, 2, after: .transfer)
-        slot.value = try transforms.submit(cb)
+        transformTimestamps?.mark(cb, slot: work.slot, 2, after: .transfer)
     }
 
     /// Waits for slot `index`'s batch and says what became of each frame;
     /// `deviceSurfaces` hands out each decoded frame's device-local surface.
     func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
         let slot = slots[index]
-        try transforms.wait(for: slot.value)
+        if let (recorder, value) = slot.completion { try recorder.wait(for: value) }
         let status = slot.statusReport?.mapped?.assumingMemoryBound(to: UInt32.self)
         let outputs = slot.frames.map { frame -> Output in
             var damaged = frame.invalidSlices

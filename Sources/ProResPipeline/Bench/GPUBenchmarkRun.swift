@@ -132,6 +132,8 @@ extension DecoderBenchmark {
             notes.append(path == .copy ? "every frame staged" : "read in place (shared memory)")
         }
         if devices.allSatisfy({ $0.context.secondComputeQueue != nil }) { notes.append("transforms on a second compute queue") }
+        let held = sessions.reduce(0) { $0 + $1.heldTransforms }
+        if held > 0 { notes.append("\(held) transforms beside the next batch's entropy pass") }
         return (devices.count == 1 ? names[0] : "\(devices.count) devices: " + names.joined(separator: ", "))
             + notes.map { ", " + $0 }.joined()
     }
