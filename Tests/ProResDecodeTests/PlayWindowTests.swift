@@ -38,7 +38,7 @@ final class PlayWindowTests: XCTestCase {
     func testHUDLoopAndClose() throws {
         let xvfb = try XvfbServer(self)
         let player = try startPlayer(["play", Repo.fixture("pq.mov"), "--loop", "--frames", "2", "--hud", "--json"], on: xvfb)
-        let window = try findWindow("pq.mov", on: xvfb)
+        let window = try findWindow("pq.mov", on: xvfb, player: player)
         func title() throws -> String {
             try xvfb.client(["xdotool", "getwindowname", window]).text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -69,7 +69,7 @@ final class PlayWindowTests: XCTestCase {
         let previews = try (1...2).map { try preview(fixture, frame: $0, in: directory) }
 
         let player = try startPlayer(["play", Repo.fixture(fixture), "--paused", "--start", "1"], on: xvfb)
-        let window = try findWindow(fixture, on: xvfb)
+        let window = try findWindow(fixture, on: xvfb, player: player)
         let shot = directory.appendingPathComponent("shot.xwd").path
         func matches(_ preview: String) throws -> Double {
             let grab = try xvfb.client(["xwd", "-silent", "-id", window, "-out", shot])
@@ -106,9 +106,14 @@ final class PlayWindowTests: XCTestCase {
         return player
     }
 
-    /// The window whose title starts `prores-decode — NAME`.
-    private func findWindow(_ name: String, on xvfb: XvfbServer) throws -> String {
+    /// The window whose title starts `prores-decode — NAME`; a player that
+    /// exits first fails the test with what it said.
+    private func findWindow(_ name: String, on xvfb: XvfbServer, player: Process) throws -> String {
         try waitFor("the window of \(name)") { () -> String? in
+            if !player.isRunning {
+                let (status, _, stderr) = try waitForExit(player)
+                throw ExternalToolMissing(description: "the player exited (\(status)) before its window appeared: \(stderr)")
+            }
             let search = try xvfb.client(["xdotool", "search", "--name", "prores-decode — \(name)"])
             return search.text.split(separator: "\n").first.map(String.init)
         }
@@ -130,9 +135,11 @@ final class PlayWindowTests: XCTestCase {
         return out.appendingPathComponent(String(format: "frame-%06d.png", frame)).path
     }
 
-    /// Polls `probe` for up to 20 s; fails the test if it never answers.
+    /// Polls `probe` for up to 60 s; fails the test if it never answers.
+    /// (A guard against a hang, not a speed limit: on a loaded 2-core CI
+    /// machine lavapipe's first window once took more than 20 s.)
     private func waitFor<T>(_ what: String, _ probe: () throws -> T?) throws -> T {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         repeat {
             if let value = try probe() { return value }
             usleep(100_000)
