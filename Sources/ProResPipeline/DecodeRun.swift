@@ -30,7 +30,9 @@ public final class DecodeRun: @unchecked Sendable {
         /// off, every frame reaches every sink (`--realtime` outputs).
         public var skipLateFrames = false
 
-        /// `output` nil picks the profile's native packed layout.
+        /// `output` nil picks the profile's native packed layout, or, for
+        /// the CPU decoder when nothing reads the frames (no sink, GPU stage
+        /// or analysis), the decoder's own planar frames (`native`).
         public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
                     decoder: DecoderSelection = .init(choice: .cpu), realtime: FrameRate? = nil, analysis: AnalysisRequest? = nil) {
             self.analysis = analysis
@@ -138,19 +140,30 @@ public final class DecodeRun: @unchecked Sendable {
         self.analysisSink = analysisSink
         self.source = source
         self.options = options
-        self.output = options.output ?? .packed(source.format.nativePackedLayout)
+        let requested = options.output ?? .packed(source.format.nativePackedLayout)
         self.sinks = sinks
         self.gpuSinks = gpuSinks
         self.timingLog = timingLog
-        if options.gpu != nil, output == .native {
+        if options.gpu != nil, requested == .native {
             throw ProResDecodeError.badRequest(.conversionNeedsPackedLayout)
         }
         if options.gpu == nil, !gpuSinks.isEmpty {
             throw ProResDecodeError.badRequest(.saveNeedsConversion)
         }
-        precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || output == .native),
+        precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || requested == .native),
                      "an analysis needs its sink and the native planar output")
         decoder = try options.decoder.resolve(for: source.format)
+        // Nothing reads the frames (no sink, no GPU stage, no analysis): the
+        // CPU decoder's stay as FFmpeg made them, as `ffmpeg -f null` leaves
+        // them. Packing them anyway was a pass over every frame on all
+        // cores, competing with FFmpeg's frame threads: why long runs lost
+        // to the CLI (BENCHMARKS.md §1). A layout asked for is still
+        // packed, so that pass can be timed on its own.
+        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, case .cpu = decoder {
+            output = .native
+        } else {
+            output = requested
+        }
         switch decoder {
         case let .cpu(reason, fellBack):
             decoderName = "cpu"

@@ -53,7 +53,8 @@ extension DecodeCommand {
             PlaybackArguments.section,
         ],
         epilogue: """
-        With no -o/--framemd5/--framehash the frames are decoded and discarded (a benchmark run).
+        With no -o/--framemd5/--framehash the frames are decoded and discarded (a benchmark run);
+        without --format either, the CPU decoder's frames are not packed (nothing reads them).
         Outputs appear only when complete: they are written under a temporary name
         and renamed; an aborted run leaves nothing behind.
 
