@@ -11,13 +11,16 @@ import ProResCore
 /// slot (buffers, descriptor sets, command buffer), reused without any
 /// per-frame Vulkan object creation.
 ///
-/// The CPU parses frame and picture headers (`SliceTable`) and copies the
-/// compressed bytes once, into the slot's mapped staging buffer; a discrete
-/// GPU then takes them with one DMA copy, on its transfer queue where it has
-/// one, so that a batch's upload runs while the previous batch is being
-/// decoded. Host surfaces, when asked for, are
-/// imported into Vulkan (the texture cache) and filled by DMA, never by the
-/// CPU.
+/// The CPU parses frame and picture headers (`SliceTable`) and writes the
+/// slice and frame tables into the slot's mapped staging buffer. A discrete
+/// GPU takes the compressed bytes by DMA, on its transfer queue where it has
+/// one (so that a batch's upload runs while the previous batch is being
+/// decoded): straight from the sample memory the file reader put them in,
+/// whose regions are imported once (`UploadPath.fromSampleMemory`), or from
+/// the staging buffer for frames in other memory, which the CPU copies
+/// there. A device that shares the host's memory reads the staging buffer
+/// in place. Host surfaces, when asked for, are imported into Vulkan (the
+/// texture cache) and filled by DMA, never by the CPU.
 package final class GPUProResDecoder {
     /// What became of one frame of a batch, once its GPU work completed.
     struct Output {
