@@ -62,38 +62,38 @@ package final class GPUProResDecoder {
     let surfaceLayout: SurfaceLayout
     let framesPerBatch: Int
 
-    private let entropyPass: Kernel
-    private let transformPass: Kernel
+    let entropyPass: Kernel
+    let transformPass: Kernel
     /// `check`'s measurements, recorded after the transform on the batch's
     /// surfaces; a few bytes a frame come back (`Slot.results`).
-    private let hashPass: FrameHashPass?
-    private let statisticsPass: FrameStatisticsPass?
+    let hashPass: FrameHashPass?
+    let statisticsPass: FrameStatisticsPass?
     /// Where the statistics' results start in a slot's results buffer.
-    private let statisticsResultsOffset: Int
+    let statisticsResultsOffset: Int
     /// The uploads' copy (without a transfer queue), zeroing and entropy decoding.
-    private let recorder: CommandRecorder
+    let recorder: CommandRecorder
     /// The transform and what reads its surfaces: on the context's second
     /// compute queue when it has one, else on the first, after the entropy.
-    private let transforms: CommandRecorder
+    let transforms: CommandRecorder
     /// Submissions to the transfer queue (the uploads), where there is one.
-    private let uploads: CommandRecorder?
-    private let cache: TextureCache
+    let uploads: CommandRecorder?
+    let cache: TextureCache
     /// Per slot: start, uploaded (on this queue), zeroed, entropy decoded.
-    private let timestamps: TimestampQueries?
+    let timestamps: TimestampQueries?
     /// Per slot, where the transforms run: start, transformed, copied back.
-    private let transformTimestamps: TimestampQueries?
+    let transformTimestamps: TimestampQueries?
     /// Per slot, on the transfer queue: start, uploaded.
-    private let uploadTimestamps: TimestampQueries?
-    private var slots: [Slot] = []
+    let uploadTimestamps: TimestampQueries?
+    var slots: [Slot] = []
     /// A batch whose entropy pass is submitted and whose transform waits for
     /// the next batch's command buffer (`encode(holdTransform:)`).
-    private var heldTransform: TransformWork?
+    var heldTransform: TransformWork?
     /// How compressed bytes reach the GPU.
     let upload: UploadPath
     /// Sample-memory regions imported so far, by base address (nil: the
     /// device refused one). Regions stay mapped for the process's life, so
     /// an import never outlives its memory.
-    private var imports: [UnsafeRawPointer: VulkanBuffer?] = [:]
+    var imports: [UnsafeRawPointer: VulkanBuffer?] = [:]
     /// Frames uploaded from imported sample memory, and staged (read once
     /// the batches are done: only the submitting thread writes them).
     package private(set) var uploadedInPlace = 0, staged = 0
@@ -101,13 +101,13 @@ package final class GPUProResDecoder {
     package private(set) var heldTransforms = 0
     /// Every surface batch made so far: each slot's, and those still read
     /// by a consumer. Bounded by the frames in flight.
-    private var surfaceBatches: [DeviceSurfaceBatch] = []
-    private let surfaceStride: Int
-    private let coefficientsPerFrame: Int
+    var surfaceBatches: [DeviceSurfaceBatch] = []
+    let surfaceStride: Int
+    let coefficientsPerFrame: Int
     /// The most slices a frame can have (one macroblock each).
-    private let macroblocksPerFrame: Int
+    let macroblocksPerFrame: Int
 
-    private final class Slot {
+    final class Slot {
         let entropySet: BindingSet
         let transformSet: BindingSet
         var staging: VulkanBuffer?
@@ -137,7 +137,7 @@ package final class GPUProResDecoder {
     static let framePadding = 64
 
     /// A frame's room in the bitstream buffer: its bytes, the padding, word-aligned.
-    private static func paddedSize(_ bytes: Int) -> Int { (bytes + framePadding + 3) & ~3 }
+    static func paddedSize(_ bytes: Int) -> Int { (bytes + framePadding + 3) & ~3 }
 
     /// Whether this decoder handles the stream; nil if it does, else why not.
     static func unsupportedReason(_ format: FormatDescription) -> String? {
@@ -229,15 +229,15 @@ package final class GPUProResDecoder {
     /// and on the H200 host each took about as long as the GPU's work.
     struct PreparedBatch {
         /// Each frame's compressed bytes.
-        fileprivate let compressed: [UnsafeRawBufferPointer]
-        fileprivate let parsed: [Result<SliceTable, Error>]
-        fileprivate let frames: [FrameEntry]
-        fileprivate let offsets: [Int], firstSlices: [Int], firstCoefficients: [Int]
-        fileprivate let bitstreamBytes: Int, sliceCount: Int, coefficientCount: Int
-        fileprivate let decodedFrames: Int, maxSlices: Int, maxLog2: Int
+        let compressed: [UnsafeRawBufferPointer]
+        let parsed: [Result<SliceTable, Error>]
+        let frames: [FrameEntry]
+        let offsets: [Int], firstSlices: [Int], firstCoefficients: [Int]
+        let bitstreamBytes: Int, sliceCount: Int, coefficientCount: Int
+        let decodedFrames: Int, maxSlices: Int, maxLog2: Int
         /// Per input: where its decoded frame starts in the batch's surfaces (nil when it failed).
-        fileprivate let surfaceOffsets: [Int?]
-        fileprivate let parseMicroseconds: Double
+        let surfaceOffsets: [Int?]
+        let parseMicroseconds: Double
     }
 
     /// Parses the `compressed` frames (at most `framesPerBatch`) on all cores and lays the batch out.
@@ -437,66 +437,6 @@ package final class GPUProResDecoder {
         return released?.slot
     }
 
-    /// Submits the held batch's transform on its own (the session has no
-    /// next batch to put it beside); nil when none was held.
-    func releaseHeldTransform() throws -> Int? {
-        guard let work = heldTransform else { return nil }
-        heldTransform = nil
-        let cb = try transforms.begin(work.slot)
-        transformTimestamps?.start(cb, slot: work.slot)
-        recordTransform(work, into: cb)
-        markTransform(work, in: cb)
-        slots[work.slot].completion = (transforms, try transforms.submit(cb))
-        return work.slot
-    }
-
-    /// What a batch's transform needs once its entropy pass is recorded.
-    private struct TransformWork {
-        let slot: Int
-        let input: VulkanBuffer
-        /// Host surfaces (imported) and where each frame starts in the batch's surfaces.
-        let targets: [(buffer: VulkanBuffer, offset: Int)]
-        let frames: Int, maxSlices: Int, maxLog2: Int
-        let tablesOffset: Int, slicesBytes: Int, framesOffset: Int, framesBytes: Int
-        let coefficientBytes: Int, statusBytes: Int, surfaceBytes: Int
-    }
-
-    /// The transform, the passes that read its surfaces and the copies into host surfaces.
-    private func recordTransform(_ work: TransformWork, into cb: CommandBuffer) {
-        let slot = slots[work.slot], index = work.slot
-        if work.frames > 0 {
-            let rows = (work.maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
-            cb.dispatch(transformPass, set: slot.transformSet, buffers: [
-                BufferRange(work.input, offset: work.tablesOffset, bytes: work.slicesBytes),
-                BufferRange(work.input, offset: work.framesOffset, bytes: work.framesBytes),
-                BufferRange(slot.coefficients!, bytes: work.coefficientBytes), BufferRange(slot.status!, bytes: work.statusBytes),
-                BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes), BufferRange(slot.statusReport!, bytes: work.statusBytes),
-            ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(work.maxLog2)],
-            groups: (DecoderKernels.transformSlicesPerRow << work.maxLog2, rows, work.frames))
-            let surfaces = BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes)
-            if let hashPass, let results = slot.results {
-                hashPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
-                                results: BufferRange(results, bytes: work.frames * hashPass.resultBytesPerFrame))
-            }
-            if let statisticsPass, let results = slot.results {
-                statisticsPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
-                                      results: BufferRange(results, offset: statisticsResultsOffset,
-                                                           bytes: work.frames * statisticsPass.resultBytesPerFrame))
-            }
-        }
-    }
-
-    /// The transform's marks and its copies into host surfaces (after the
-    /// mark that closes the transform's span, which they would otherwise join).
-    private func markTransform(_ work: TransformWork, in cb: CommandBuffer) {
-        let slot = slots[work.slot]
-        transformTimestamps?.mark(cb, slot: work.slot, 1, after: .compute)
-        for target in work.targets {
-            cb.copy(slot.surfaces!.buffer, offset: target.offset, to: target.buffer, bytes: surfaceLayout.byteCount)
-        }
-        transformTimestamps?.mark(cb, slot: work.slot, 2, after: .transfer)
-    }
-
     /// Waits for slot `index`'s batch and says what became of each frame;
     /// `deviceSurfaces` hands out each decoded frame's device-local surface.
     func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
@@ -529,74 +469,5 @@ package final class GPUProResDecoder {
         return (outputs, timing)
     }
 
-    private static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
-
-    /// Allocates `slot`'s buffers for a full batch of frames of up to `frameBytes`.
-    private func reserve(_ slot: Slot, frameBytes: Int) throws {
-        let tables = Self.align(framesPerBatch * macroblocksPerFrame * SliceTable.sliceWords * 4)
-            + Self.align(framesPerBatch * SliceTable.frameWords * 4)
-        let input = Self.align(framesPerBatch * Self.paddedSize(frameBytes)) + tables
-        // Uploading in place, only the tables are staged (frames of other memory grow it when they come).
-        try makeStaging(slot, bytes: (upload == .fromSampleMemory ? tables : input) * 5 / 4)
-        try ensureWorkBuffers(slot, input: input, coefficients: framesPerBatch * coefficientsPerFrame * 2,
-                              status: framesPerBatch * macroblocksPerFrame * 4)
-    }
-
-    /// Where `bytes` lie in imported sample memory (imported on first use),
-    /// or nil: not memory of `SampleMemory`, or a region the device would not import.
-    private func importedSource(_ bytes: UnsafeRawBufferPointer) throws -> (buffer: VulkanBuffer, offset: Int)? {
-        guard let base = bytes.baseAddress, let region = SampleMemory.shared.region(containing: base) else { return nil }
-        let offset = base - region.base
-        guard offset + bytes.count + CompressedSample.padding <= region.size else { return nil }
-        if let buffer = imports[region.base] { return buffer.map { ($0, offset) } }
-        let alignment = context.minImportedHostPointerAlignment
-        var buffer: VulkanBuffer?
-        if Int(bitPattern: region.base) % alignment == 0, region.size % alignment == 0 {
-            // A refused import (pinned memory exhausted, say) leaves the region's frames staged.
-            buffer = try? VulkanBuffer(context, importing: UnsafeMutableRawPointer(mutating: region.base), size: region.size,
-                                       usage: .transferSource, sharedWithTransferQueue: uploads != nil)
-        }
-        imports[region.base] = .some(buffer)
-        return buffer.map { ($0, offset) }
-    }
-
-    private func makeStaging(_ slot: Slot, bytes: Int) throws {
-        slot.staging = nil
-        slot.staging = try VulkanBuffer(context, size: Self.align(bytes), usage: [.storage, .transferSource], memory: .host,
-                                        sharedWithTransferQueue: uploads != nil)
-    }
-
-    /// `input`: the bytes the shaders read (bitstream and tables), which a
-    /// device that does not read the staging memory in place has in its own.
-    private func ensureWorkBuffers(_ slot: Slot, input: Int, coefficients: Int, status: Int) throws {
-        if upload != .direct, (slot.deviceInput?.size ?? 0) < input {
-            slot.deviceInput = nil
-            slot.deviceInput = try VulkanBuffer(context, size: Self.align(input * 5 / 4), usage: [.storage, .transferDestination],
-                                                memory: .device, sharedWithTransferQueue: uploads != nil)
-        }
-        if (slot.coefficients?.size ?? 0) < coefficients {
-            slot.coefficients = nil
-            slot.coefficients = try VulkanBuffer(context, size: max(coefficients, framesPerBatch * coefficientsPerFrame * 2),
-                                                 usage: .storage, memory: .device)
-        }
-        if (slot.status?.size ?? 0) < status {
-            let bytes = Self.align(status * 2)
-            slot.status = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination], memory: .device)
-            slot.statusReport = try VulkanBuffer(context, size: bytes, usage: .storage, memory: .hostReadback)
-        }
-        // A batch a consumer still reads (a frame held on the GPU) is not
-        // overwritten: the slot takes another, made when none is free. Every
-        // batch holds `framesPerBatch` frames, so any free one will do.
-        if slot.surfaces?.inUse ?? true {
-            let taken = Set(slots.compactMap { $0.surfaces.map(ObjectIdentifier.init) })
-            if let free = surfaceBatches.first(where: { !$0.inUse && !taken.contains(ObjectIdentifier($0)) }) {
-                slot.surfaces = free
-            } else {
-                let made = DeviceSurfaceBatch(buffer: try VulkanBuffer(context, size: framesPerBatch * surfaceStride,
-                                                                       usage: [.storage, .transferSource], memory: .device))
-                surfaceBatches.append(made)
-                slot.surfaces = made
-            }
-        }
-    }
+    static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
 }
