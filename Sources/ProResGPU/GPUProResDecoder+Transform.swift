@@ -6,16 +6,20 @@ import ProResCore
 /// (`encode(holdTransform:)`).
 extension GPUProResDecoder {
     /// Submits the held batch's transform on its own (the session has no
-    /// next batch to put it beside); nil when none was held.
-    func releaseHeldTransform() throws -> Int? {
-        guard let work = heldTransform else { return nil }
+    /// next batch to put it beside), if one is held.
+    func releaseHeldTransform() throws {
+        guard let work = heldTransform else { return }
         heldTransform = nil
+        try submitAlone(work)
+    }
+
+    /// `work`'s transform in a submission of its own, which completes its slot.
+    func submitAlone(_ work: TransformWork) throws {
         let cb = try transforms.begin(work.slot)
         transformTimestamps?.start(cb, slot: work.slot)
         recordTransform(work, into: cb)
         markTransform(work, in: cb)
         slots[work.slot].completion = (transforms, try transforms.submit(cb))
-        return work.slot
     }
 
     /// What a batch's transform needs once its entropy pass is recorded.

@@ -288,10 +288,9 @@ package final class GPUProResDecoder {
     /// its previous batch).
     /// `holdTransform`: leave this batch's transform to be recorded beside
     /// the next batch's entropy pass (the next `encode`, or
-    /// `releaseHeldTransform`). Returns the slot of the batch held before,
-    /// which this submission completes.
-    @discardableResult
-    func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = [], holdTransform: Bool = false) throws -> Int? {
+    /// `releaseHeldTransform`); this submission completes the batch held
+    /// before, if any.
+    func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = [], holdTransform: Bool = false) throws {
         let slot = slots[index]
         let compressed = batch.compressed, parsed = batch.parsed, offsets = batch.offsets
         let targets = zip(hostSurfaces, batch.surfaceOffsets).compactMap { surface, offset in
@@ -428,13 +427,8 @@ package final class GPUProResDecoder {
             heldTransform = work
             heldTransforms += 1
         } else {
-            let cb = try transforms.begin(index)
-            transformTimestamps?.start(cb, slot: index)
-            recordTransform(work, into: cb)
-            markTransform(work, in: cb)
-            slot.completion = (transforms, try transforms.submit(cb))
+            try submitAlone(work)
         }
-        return released?.slot
     }
 
     /// Waits for slot `index`'s batch and says what became of each frame;
