@@ -30,10 +30,7 @@ public final class CommandBuffer {
     /// Copies `bytes` from `source` to `destination`.
     public func copy(_ source: VulkanBuffer, offset sourceOffset: Int = 0, to destination: VulkanBuffer,
                      offset destinationOffset: Int = 0, bytes: Int) {
-        access([(source, false), (destination, true)], at: .transfer)
-        kept += [source, destination]
-        var region = VkBufferCopy(srcOffset: VkDeviceSize(sourceOffset), dstOffset: VkDeviceSize(destinationOffset), size: VkDeviceSize(bytes))
-        vk.vkCmdCopyBuffer(raw, source.buffer, destination.buffer, 1, &region)
+        copy(source, to: destination, regions: [(sourceOffset, destinationOffset, bytes)])
     }
 
     /// Copies each region's `bytes` from `source` to `destination` (one command).
