@@ -38,14 +38,9 @@ final class SamplePacket {
         if let source = sample.packet {
             guard av_packet_ref(packet, source) >= 0 else { return nil }
         } else {
-            let owner = Unmanaged.passRetained(sample).toOpaque()
             let data = UnsafeMutablePointer(mutating: sample.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
-            guard let buffer = av_buffer_create(data, sample.bytes.count + CompressedSample.padding,
-                                                { opaque, _ in Unmanaged<CompressedSample>.fromOpaque(opaque!).release() },
-                                                owner, Int32(AV_BUFFER_FLAG_READONLY)) else {
-                Unmanaged<CompressedSample>.fromOpaque(owner).release()
-                return nil
-            }
+            guard let buffer = makeBuffer(data, bytes: sample.bytes.count + CompressedSample.padding, keeping: sample,
+                                          flags: Int32(AV_BUFFER_FLAG_READONLY)) else { return nil }
             packet.pointee.buf = buffer
             packet.pointee.data = data
             packet.pointee.size = Int32(sample.bytes.count)
@@ -53,6 +48,19 @@ final class SamplePacket {
         packet.pointee.pts = Int64(sample.index)
         return body(packet)
     }
+}
+
+/// An AVBuffer over `data` that holds `owner` (which keeps the bytes alive)
+/// until libav* frees the buffer; nil when it cannot be made.
+func makeBuffer(_ data: UnsafeMutablePointer<UInt8>?, bytes: Int, keeping owner: AnyObject,
+                flags: Int32 = 0) -> UnsafeMutablePointer<AVBufferRef>? {
+    let retained = Unmanaged.passRetained(owner).toOpaque()
+    guard let buffer = av_buffer_create(data, bytes, { opaque, _ in Unmanaged<AnyObject>.fromOpaque(opaque!).release() },
+                                        retained, flags) else {
+        Unmanaged<AnyObject>.fromOpaque(retained).release()
+        return nil
+    }
+    return buffer
 }
 
 func freePacket(_ packet: UnsafeMutablePointer<AVPacket>) {

@@ -129,10 +129,7 @@ final class SampleTableReader: @unchecked Sendable {
             throw ProResDecodeError.decoderUnavailable("out of memory")
         }
         // The packet's buffer owns the block; freeing it returns the block.
-        let owner = Unmanaged.passRetained(block).toOpaque()
-        guard let buffer = av_buffer_create(block.pointer.assumingMemoryBound(to: UInt8.self), block.capacity,
-                                            { opaque, _ in Unmanaged<SampleMemory.Block>.fromOpaque(opaque!).release() }, owner, 0) else {
-            Unmanaged<SampleMemory.Block>.fromOpaque(owner).release()
+        guard let buffer = makeBuffer(block.pointer.assumingMemoryBound(to: UInt8.self), bytes: block.capacity, keeping: block) else {
             freePacket(packet)
             throw ProResDecodeError.decoderUnavailable("out of memory")
         }
