@@ -55,7 +55,7 @@ public final class SampleMemory: @unchecked Sendable {
         let capacity = Self.sizeClass(bytes)
         lock.lock()
         defer { lock.unlock() }
-        if free[capacity]?.isEmpty == false, let pointer = free[capacity]?.popLast() {
+        if let pointer = free[capacity]?.popLast() {
             return Block(pointer: pointer, capacity: capacity, owner: self)
         }
         let blocks = max(1, (Self.minimumRegionBytes + capacity - 1) / capacity)
