@@ -79,22 +79,16 @@ bench() { # SIDE CLIP [ARGS...] -> one line: fps, batch, host CPU, stage p50s
     for clip in $CLIPS; do log "round $round $side $clip $(bench "$side" "$clip")"; done
   done
 done
-for variant in ${VARIANTS:-}; do
+against_b() { # LABEL SETTING: B with SETTING (NAME=VALUE, commas join several) against plain B, interleaved
   for round in $(seq "$ROUNDS"); do
     for clip in $CLIPS; do
       log "round $round B $clip $(bench B "$clip")"
-      log "round $round B+$(basename "$variant") $clip $(PRORES_DECODE_SHADERS=$variant bench B "$clip")"
+      log "round $round B+$1 $clip $(export $(echo "$2" | tr , ' '); bench B "$clip")"
     done
   done
-done
-for setting in ${ENVS:-}; do
-  for round in $(seq "$ROUNDS"); do
-    for clip in $CLIPS; do
-      log "round $round B $clip $(bench B "$clip")"
-      log "round $round B+$setting $clip $(export $(echo "$setting" | tr , ' '); bench B "$clip")"
-    done
-  done
-done
+}
+for variant in ${VARIANTS:-}; do against_b "$(basename "$variant")" "PRORES_DECODE_SHADERS=$variant"; done
+for setting in ${ENVS:-}; do against_b "$setting" "$setting"; done
 [ -z "${HTML:-}" ] || timeout 300 /tmp/dec-B/prores-decode bench "$CLIPDIR/4k-hq.mov" --decoders cpu,gpu,gpu-host --frames "$FRAMES" \
   --html "$HTML" >"$LOGDIR/bench-html.txt" 2>&1 || log "bench --html failed: $(tail -1 "$LOGDIR/bench-html.txt")"
 for clip in 1080p-hq 4k-hq 8k-hq; do
