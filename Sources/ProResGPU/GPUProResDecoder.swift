@@ -151,7 +151,7 @@ package final class GPUProResDecoder {
     /// of up to that size, instead of during the first batches.
     /// `analysis`: measure every decoded frame on the device (`check`).
     init(context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
-         framesPerBatch requested: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
+         framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
          upload requestedUpload: UploadPath? = nil) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
         guard context.info.storage16Bit else {
@@ -177,7 +177,7 @@ package final class GPUProResDecoder {
         let chosen = requested ?? DecoderBatchSize.frames(
             frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
             largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slotCount,
-            hostCores: ProcessInfo.processInfo.activeProcessorCount)
+            hostCores: ProcessInfo.processInfo.activeProcessorCount, streamFrames: expectedFrames ?? format.frameCount)
         framesPerBatch = max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
 
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))

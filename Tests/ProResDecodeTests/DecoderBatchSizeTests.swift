@@ -6,22 +6,32 @@ import XCTest
 final class DecoderBatchSizeTests: XCTestCase {
     private let h200 = UInt64(139) << 30
 
-    private func frames(width: Int, height: Int, cores: Int = 16, range: Int = 1 << 31, heap: UInt64? = nil) -> Int {
-        let output = width * height * 4, coefficients = width * height * 2 * 2
+    /// 4:2:2 (v216, 2 coefficients a pixel) or 4:4:4 with alpha (y416, 4).
+    private func frames(width: Int, height: Int, chroma444: Bool = false, cores: Int = 16, range: Int = 1 << 31,
+                        heap: UInt64? = nil, stream: Int? = nil) -> Int {
+        let output = width * height * (chroma444 ? 8 : 4), coefficients = width * height * (chroma444 ? 4 : 2) * 2
         return DecoderBatchSize.frames(frameOutputBytes: output, frameWorkBytes: coefficients + 2 * output,
                                        largestBindingFrames: range / max(output, coefficients), deviceLocalBytes: heap ?? h200,
-                                       slots: 3, hostCores: cores)
+                                       slots: 3, hostCores: cores, streamFrames: stream)
     }
 
-    func testSmallFramesGetMoreOfThemUntilTheBatchIsAQuarterGigabyte() {
-        XCTAssertEqual(frames(width: 1920, height: 1080), 32, "8.29 MB a frame: 16 make 133 MB, 32 make 265 MB (over 250)")
-        XCTAssertEqual(frames(width: 3840, height: 2160), 16, "33 MB a frame: 16 make 531 MB")
-        XCTAssertEqual(frames(width: 640, height: 360), 64, "at most 64")
+    func testFramesDoubleUntilTheBatchWritesAGigabyte() {
+        XCTAssertEqual(frames(width: 3840, height: 2160), 32, "33.2 MB a frame: 16 make 531 MB, 32 make 1.06 GB")
+        XCTAssertEqual(frames(width: 3840, height: 2160, chroma444: true), 16, "66.4 MB a frame: 16 make 1.06 GB")
+        XCTAssertEqual(frames(width: 1920, height: 1080), 32, "8.29 MB a frame: at most 32")
+        XCTAssertEqual(frames(width: 640, height: 360), 32, "at most 32")
     }
 
     func testEveryHostCoreGetsAFrame() {
-        XCTAssertEqual(frames(width: 3840, height: 2160, cores: 2), 16)
-        XCTAssertEqual(frames(width: 3840, height: 2160, cores: 24), 24)
+        XCTAssertEqual(frames(width: 3840, height: 2160, chroma444: true, cores: 2), 16, "never fewer than 16")
+        XCTAssertEqual(frames(width: 3840, height: 2160, chroma444: true, cores: 24), 24)
+    }
+
+    func testAShortStreamKeepsBatchesThatFillThePipeline() {
+        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 48), 16, "48 / (2 × 3 slots) = 8, below the floor of 16")
+        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 120), 20, "120 / 6")
+        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 1200), 32)
+        XCTAssertEqual(frames(width: 3840, height: 2160, cores: 24, stream: 48), 24, "the floor is the host's cores")
     }
 
     func testTheDeviceLimitsWin() {

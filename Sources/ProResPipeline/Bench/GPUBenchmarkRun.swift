@@ -77,7 +77,7 @@ extension DecoderBenchmark {
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
             try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, device: device,
-                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback,
+                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback, expectedFrames: options.frames,
                                                       expectedFrameBytes: largestFrameBytes, cpus: device.placement.cpus),
                                  outputHandler: outcomes.record) }
         }
