@@ -11,9 +11,13 @@ import GPUKit
 /// holds back only frames already decoded.
 public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     public struct Configuration: Sendable {
-        /// Frames per dispatch; nil lets the decoder choose (up to 16, fewer
-        /// when a batch would exceed the device's storage-buffer range).
+        /// Frames per dispatch; nil lets the decoder choose
+        /// (`DecoderBatchSize`: from the frame size, the stream's length and
+        /// the device's limits).
         public var framesPerBatch: Int?
+        /// Frames the session will decode, when the caller knows better than
+        /// the container (a benchmark loops a clip); nil: the container's count.
+        public var expectedFrames: Int?
         /// Batches in flight.
         public var slots: Int
         /// Copy each frame into a host surface (for sinks); false leaves the
@@ -38,7 +42,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// While another batch is parsed and waiting, hold each batch's
         /// transform and record it beside the next batch's entropy pass, in
         /// one command buffer, so that the GPU may run the two together.
-        /// Off until measured on a GPU (`PRORES_DECODE_OVERLAP=1` turns it on).
+        /// On by default: on the H200 it saved a submission per batch
+        /// (4K 422 HQ 6,960 → 7,100 fps; no profile slower), bit-exact on
+        /// every clip (BENCHMARKS.md §7). `PRORES_DECODE_OVERLAP=0` turns it off.
         public var overlapTransforms: Bool
 
         /// Batches in flight: one being staged by the host, one uploading,
@@ -47,14 +53,15 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         public static let defaultSlots = ProcessInfo.processInfo.environment["PRORES_DECODE_SLOTS"].flatMap(Int.init).map { max(2, min($0, 8)) } ?? 4
 
         public init(framesPerBatch: Int? = nil, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
-                    expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
+                    expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
                     upload: UploadPath? = nil,
-                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] == "1") {
+                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] != "0") {
             self.upload = upload
             self.overlapTransforms = overlapTransforms
             self.analysis = analysis
             self.cpus = cpus
             self.framesPerBatch = framesPerBatch
+            self.expectedFrames = expectedFrames
             self.slots = slots
             self.readback = readback
             self.deviceSurfaces = deviceSurfaces
@@ -114,7 +121,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                             configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler) throws {
         try self.init(format: format, decoder: GPUProResDecoder(
             context: context, kernels: kernels, format: format, slots: configuration.slots,
-            framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
+            framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
+            expectedFrameBytes: configuration.expectedFrameBytes,
             analysis: configuration.analysis, upload: configuration.upload), configuration: configuration, outputHandler: outputHandler)
     }
 
@@ -128,7 +136,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         let key = Self.reuseKey(format, configuration)
         let decoder = try device.takeDecoder(key) ?? GPUProResDecoder(
             context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
-            framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
+            framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
+            expectedFrameBytes: configuration.expectedFrameBytes,
             analysis: configuration.analysis, upload: configuration.upload)
         try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler)
         reuse = (device, key)
