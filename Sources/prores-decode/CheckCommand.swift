@@ -58,6 +58,7 @@ enum CheckCommand: Command {
                                                                        threadsPerFile: arguments.threads, previews: previews,
                                                                        decoder: arguments.decoder,
                                                                        keepsFrameSeries: arguments.htmlPath != nil))
+        KeptUntilExit.keep(batch)
         // Files, not frames: a file's frame count is not known before it opens.
         let progress = ProgressLine.onTerminal(unit: "file", total: inputs.count, rateUnit: nil)
         let reported = ReportedCount()

@@ -38,6 +38,7 @@ enum DecodeCommand: Command {
         if let earlyDevice {
             // `auto` without a device resolves again, to say why.
             decoder.shared = try earlyDevice.get()
+            decoder.shared.map(KeptUntilExit.keep)
         }
         let deviceReady = monotonicNanoseconds()
         let realtime = try arguments.playback.pacingRate(for: format)
