@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Issue #11's whole-process jobs, ON the lent GPU machine, for two bundles
+# in one call, interleaved A B A B: `check --decoder gpu` over device-check.sh's
+# folder (16 4K 422 HQ files of 48 frames, 4 4K 4444 XQ of 24), and one
+# 1,920-frame 4K HQ file decoded plain, with --vulkan and with --framehash;
+# then --framemd5 and check --previews once each. Every line gives the wall
+# time, fps of wall time and (for single files) the run's own fps and its
+# start-up. A's GPU check writes the golden file both then verify, so the
+# two bundles' hashes are compared on every frame too.
+#
+#   scripts/device-jobs-ab.sh DIST_A DIST_B LOGDIR
+#
+# Environment: CLIPDIR (/tmp/prores-check, shared with device-check.sh),
+# ROUNDS (2), SIZE (3840x2160), SKIP_PREVIEWS_A=1, SKIP_MD5=1.
+set -u
+A=$1 B=$2 LOGDIR=${3:-/tmp/jobs}
+CLIPDIR=${CLIPDIR:-/tmp/prores-check}
+ROUNDS=${ROUNDS:-2}
+SIZE=${SIZE:-3840x2160}
+mkdir -p "$LOGDIR" "$CLIPDIR"
+export SWIFT_BACKTRACE=enable=no
+log() { echo "$*" | tee -a "$LOGDIR/jobs.txt"; }
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+
+for side in A B; do
+  dist=${!side}
+  mkdir -p "/tmp/jobs-$side"
+  gunzip -c "$dist/prores-decode.gz" >"/tmp/jobs-$side/prores-decode" && chmod +x "/tmp/jobs-$side/prores-decode"
+  rm -rf "/tmp/jobs-$side/Shaders" && cp -r "$dist/Shaders" "/tmp/jobs-$side/"
+  log "$side: $(grep -m1 '^built' "$dist/MANIFEST.txt")"
+done
+FF=$B/ffmpeg
+NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if ! /tmp/jobs-B/prores-decode devices 2>/dev/null | grep -qi nvidia && [ -f "$NVIDIA_ICD" ]; then export VK_DRIVER_FILES=$NVIDIA_ICD; fi
+log "device: $(/tmp/jobs-B/prores-decode devices 2>&1 | grep -i -m1 nvidia)"
+
+# The folder, exactly as device-check.sh makes it.
+DIR=$CLIPDIR/folder
+mkdir -p "$DIR"
+gen() { # out frames graph args...
+  local out=$1 n=$2 graph=$3; shift 3
+  [ -s "$out" ] || "$FF" -nostdin -hide_banner -v error -y -f lavfi -i "$graph" -frames:v "$n" "$@" "$out.tmp.mov" && mv "$out.tmp.mov" "$out" 2>/dev/null
+}
+t0=$(now)
+pids=()
+for seed in 1 2 3 4; do
+  gen "$CLIPDIR/hq-$seed.mov" 48 "testsrc2=size=$SIZE:rate=25,format=yuv422p10le,noise=alls=24:allf=t+u:all_seed=$seed,format=yuv422p10le" \
+    -c:v prores_ks -profile:v hq -vendor apl0 &
+  pids+=($!)
+done
+gen "$CLIPDIR/xq.mov" 24 "testsrc2=size=$SIZE:rate=25,format=yuva444p10le,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='255*X/W'" \
+  -c:v prores_ks -profile:v 4444xq -alpha_bits 16 -vendor apl0 &
+pids+=($!)
+wait "${pids[@]}"
+for seed in 1 2 3 4; do for copy in a b c d; do ln -f "$CLIPDIR/hq-$seed.mov" "$DIR/hq-$seed$copy.mov"; done; done
+for copy in a b c d; do ln -f "$CLIPDIR/xq.mov" "$DIR/xq-$copy.mov"; done
+FRAMES=$((16 * 48 + 4 * 24))
+LONG=$CLIPDIR/hq-x40.mov
+[ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop 39 -i "$CLIPDIR/hq-1.mov" -c copy "$LONG"
+log "folder: $(ls "$DIR" | wc -l) files, $FRAMES frames; long file 1920 frames (made in $(secs "$t0" "$(now)") s)"
+
+check() { # side label args...
+  local side=$1 label=$2; shift 2
+  local t=$(now)
+  "/tmp/jobs-$side/prores-decode" check "$DIR" "$@" >"$LOGDIR/check-$side-$label.stderr" 2>&1
+  local rc=$? s=$(secs "$t" "$(now)")
+  log "check $side $label: exit $rc, wall $s s = $(ratio "$FRAMES" "$s") fps ($(tail -1 "$LOGDIR/check-$side-$label.stderr"))"
+}
+row() { # side label args...
+  local side=$1 label=$2; shift 2
+  local t=$(now)
+  "/tmp/jobs-$side/prores-decode" "$LONG" --decoder gpu --quiet --json "$@" >"$LOGDIR/row-$side-$label.json" 2>"$LOGDIR/row-$side-$label.stderr"
+  local rc=$? s=$(secs "$t" "$(now)")
+  local json=$(tail -1 "$LOGDIR/row-$side-$label.json")
+  log "1920 frames $side $label: exit $rc, wall $s s = $(ratio 1920 "$s") fps; in run $(echo "$json" | grep -o '"fps":[0-9.]*' | head -1); $(echo "$json" | grep -o '"startup_ms":{[^}]*}'); $(echo "$json" | grep -o '"first_frame_ms":[0-9.]*')"
+}
+# Warm the driver's shader cache for both, and write the golden file (A's hashes, B verifies them).
+/tmp/jobs-A/prores-decode check "$DIR" --decoder gpu --write-golden "$LOGDIR/golden-A.txt" --overwrite >/dev/null 2>&1
+/tmp/jobs-B/prores-decode check "$DIR" --decoder gpu --golden "$LOGDIR/golden-A.txt" >/dev/null 2>&1 \
+  && log "B's hashes equal A's on all $FRAMES frames" || log "FAIL: B's hashes differ from A's (or B's check failed)"
+for side in A B; do "/tmp/jobs-$side/prores-decode" "$LONG" --decoder gpu --vulkan --quiet >/dev/null 2>&1; done
+for round in $(seq "$ROUNDS"); do
+  for side in A B; do
+    check $side gpu --decoder gpu --golden "$LOGDIR/golden-A.txt"
+    row $side plain
+    row $side vulkan --vulkan
+    row $side framehash --format native --framehash /dev/null
+  done
+done
+if [ -z "${SKIP_MD5:-}" ]; then for side in A B; do row $side framemd5 --framemd5 /dev/null; done; fi
+for side in A B; do
+  [ "$side" = A ] && [ -n "${SKIP_PREVIEWS_A:-}" ] && continue
+  check $side previews --decoder gpu --golden "$LOGDIR/golden-A.txt" --previews "$CLIPDIR/previews-$side" --overwrite
+done
+ls -la "$CLIPDIR/previews-B" 2>/dev/null | head -5 | tee -a "$LOGDIR/jobs.txt"
