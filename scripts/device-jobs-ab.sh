@@ -11,7 +11,7 @@
 #   scripts/device-jobs-ab.sh DIST_A DIST_B LOGDIR
 #
 # Environment: CLIPDIR (/tmp/prores-check, shared with device-check.sh),
-# ROUNDS (2), SIZE (3840x2160), SKIP_PREVIEWS_A=1, SKIP_MD5=1.
+# ROUNDS (2), SIZE (3840x2160), SKIP_PREVIEWS_A=1, SKIP_PREVIEWS=1, SKIP_MD5=1.
 set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/jobs}
 CLIPDIR=${CLIPDIR:-/tmp/prores-check}
@@ -91,6 +91,7 @@ for round in $(seq "$ROUNDS"); do
 done
 if [ -z "${SKIP_MD5:-}" ]; then for side in A B; do row $side framemd5 --framemd5 /dev/null; done; fi
 for side in A B; do
+  [ -n "${SKIP_PREVIEWS:-}" ] && continue
   [ "$side" = A ] && [ -n "${SKIP_PREVIEWS_A:-}" ] && continue
   check $side previews --decoder gpu --golden "$LOGDIR/golden-A.txt" --previews "$CLIPDIR/previews-$side" --overwrite
 done
