@@ -40,6 +40,10 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// one command buffer, so that the GPU may run the two together.
         /// Off until measured on a GPU (`PRORES_DECODE_OVERLAP=1` turns it on).
         public var overlapTransforms: Bool
+        /// A workgroup per macroblock or per slice in the transform pass;
+        /// `PRORES_DECODE_TRANSFORM` (`slice`, `macroblock`) chooses, for
+        /// measurements, else a workgroup per macroblock.
+        public var transform: TransformOrganisation
 
         /// Batches in flight: one being staged by the host, one uploading,
         /// one entropy decoding and one being transformed, each on its own
@@ -49,8 +53,10 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         public init(framesPerBatch: Int? = nil, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
                     expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
                     upload: UploadPath? = nil,
-                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] == "1") {
+                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] == "1",
+                    transform: TransformOrganisation = .init()) {
             self.upload = upload
+            self.transform = transform
             self.overlapTransforms = overlapTransforms
             self.analysis = analysis
             self.cpus = cpus
@@ -115,7 +121,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         try self.init(format: format, decoder: GPUProResDecoder(
             context: context, kernels: kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis, upload: configuration.upload), configuration: configuration, outputHandler: outputHandler)
+            analysis: configuration.analysis, upload: configuration.upload, transform: configuration.transform),
+            configuration: configuration, outputHandler: outputHandler)
     }
 
     /// On a shared device: the decoder (and its buffers) of an earlier
@@ -129,7 +136,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         let decoder = try device.takeDecoder(key) ?? GPUProResDecoder(
             context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis, upload: configuration.upload)
+            analysis: configuration.analysis, upload: configuration.upload, transform: configuration.transform)
         try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler)
         reuse = (device, key)
     }
@@ -142,7 +149,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         return "\(format.width)x\(format.height) \(format.chroma) alpha \(format.hasAlpha) \(format.fieldOrder) "
             + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
             + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis") "
-            + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms)"
+            + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms) "
+            + "transform \(configuration.transform.rawValue)"
     }
 
     private init(format: FormatDescription, decoder: GPUProResDecoder, configuration: Configuration,
