@@ -206,6 +206,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let heldBefore: Int
     /// Batches whose transform went beside the next batch's entropy pass (`overlapTransforms`).
     package var heldTransforms: Int { decoder.heldTransforms - heldBefore }
+    /// The transform pass's organisation (`Configuration.transform`).
+    package var transform: TransformOrganisation { decoder.transformOrganisation }
 
     public func decode(_ sample: CompressedSample) throws {
         try threads.feed(sample, to: input)
