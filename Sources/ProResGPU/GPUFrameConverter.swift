@@ -178,6 +178,18 @@ public final class GPUFrameConverter: @unchecked Sendable {
         for slot in slots { try waitUntilFree(slot) }
     }
 
+    /// Hands no more frames to the handler and waits until the GPU (and a
+    /// handler call under way) is done with every frame in flight. A run
+    /// being torn down calls it before its sinks discard what they wrote,
+    /// so that no frame reaches a sink after that (a `--save` directory
+    /// made again after its removal, say).
+    public func cancel() {
+        slotCondition.lock()
+        defer { slotCondition.unlock() }
+        if failure == nil { failure = ProResDecodeError.interrupted }
+        while slots.contains(where: { $0.job != nil }) { slotCondition.wait() }
+    }
+
     /// Blocks while the GPU (and the handler) still own `slot`.
     private func waitUntilFree(_ slot: Slot) throws {
         slotCondition.lock()

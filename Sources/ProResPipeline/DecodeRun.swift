@@ -414,6 +414,8 @@ public final class DecodeRun: @unchecked Sendable {
             pacer?.cancel()
             session.cancel()
             try? session.finish()
+            // Frames already converting must not reach the sinks after run() aborts them.
+            if let stage = try? gpuStage?.get() { stage.cancel() }
             lock.lock()
             let wasCancelled = cancelled
             lock.unlock()

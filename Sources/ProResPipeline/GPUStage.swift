@@ -55,6 +55,9 @@ final class GPUStage {
     /// Finishes every frame in flight.
     func drain() throws { try converter.finish() }
 
+    /// Stops delivering frames; returns once none is in flight.
+    func cancel() { converter.cancel() }
+
     var report: DecodeRun.GPUReport {
         DecodeRun.GPUReport(device: context.info, importedSurfaces: converter.importedSurfaces,
                             copiedFrames: converter.copiedFrames, colorFallbacks: resolver.fallbacks,
