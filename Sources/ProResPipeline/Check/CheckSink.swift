@@ -21,7 +21,8 @@ final class CheckSink: FrameAnalysisSink, FrameSink, @unchecked Sendable {
     /// `md5`: also hash each frame's bytes with md5 (a v1 golden file).
     init(md5: Bool) {
         guard md5 else { return }
-        md5Work = OrderedFrameWork(batch: MD5Batch.lanes, work: MD5Batch.hex(of:)) { [weak self] index, _, _, hex in
+        let hashing = FrameHashSink.Algorithm.md5
+        md5Work = OrderedFrameWork(batch: hashing.batch, work: hashing.hex) { [weak self] index, _, _, hex in
             guard let self else { return }
             lock.lock()
             md5List.append((index, hex))
