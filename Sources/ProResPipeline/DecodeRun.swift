@@ -285,8 +285,8 @@ public final class DecodeRun: @unchecked Sendable {
         // Frames the CPU decoder made are measured on every core, in order.
         let analysisSink = self.analysisSink
         let cpuAnalysis = options.analysis.map { request in
-            OrderedFrameWork<FrameAnalysis>(work: { spans in
-                FrameAnalysis(planar: spans, format: format.nativeFormat, width: format.width, height: format.height, request: request)
+            OrderedFrameWork<FrameAnalysis>(work: { frames in
+                frames.map { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
             }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
         }
         defer { cpuAnalysis?.cancel() }

@@ -313,7 +313,7 @@ public enum FuzzEntry {
     }
 
     /// Reads every visible byte it is given, in Swift (so AddressSanitizer
-    /// sees the reads; `MD5` hashes in uninstrumented libavutil).
+    /// sees every read, whichever sink a real run would use).
     private final class HashingSink: FrameSink, @unchecked Sendable {
         private(set) var indices: [Int] = []
         private(set) var violations: [String] = []

@@ -1,6 +1,5 @@
 import Foundation
 import ProResCore
-import ProResFFmpeg
 
 /// What a check keeps of each frame: its `FrameAnalysis` (BLAKE3-256 and
 /// picture sums: from the GPU decoder's device passes, or measured from the
@@ -22,7 +21,8 @@ final class CheckSink: FrameAnalysisSink, FrameSink, @unchecked Sendable {
     /// `md5`: also hash each frame's bytes with md5 (a v1 golden file).
     init(md5: Bool) {
         guard md5 else { return }
-        md5Work = OrderedFrameWork(work: MD5.hex(of:)) { [weak self] index, _, _, hex in
+        let hashing = FrameHashSink.Algorithm.md5
+        md5Work = OrderedFrameWork(batch: hashing.batch, work: hashing.hex) { [weak self] index, _, _, hex in
             guard let self else { return }
             lock.lock()
             md5List.append((index, hex))

@@ -50,10 +50,16 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
     public enum Algorithm: String, Sendable {
         case md5, blake3
 
-        var hex: ([UnsafeRawBufferPointer]) -> String {
+        /// Frames hashed together by one worker: md5 puts up to eight in
+        /// SIMD lanes side by side (`MD5Batch`); BLAKE3 is parallel within a frame.
+        var batch: Int { self == .md5 ? MD5Batch.lanes : 1 }
+
+        /// A frame alone goes to libavutil's md5, 1.2–1.5× faster than one
+        /// lane of ours: the CPU decoder's frames come one at a time.
+        var hex: ([[UnsafeRawBufferPointer]]) -> [String] {
             switch self {
-            case .md5: return MD5.hex(of:)
-            case .blake3: return { BLAKE3.hash($0, parallel: false).hex }
+            case .md5: return { $0.count == 1 ? [MD5.hex(of: $0[0])] : MD5Batch.hex(of: $0) }
+            case .blake3: return { $0.map { BLAKE3.hash($0, parallel: false).hex } }
             }
         }
     }
@@ -68,7 +74,7 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
         lines = FrameHashLines(format: format, hashName: algorithm == .md5 ? "MD5" : "BLAKE3")
         header = lines.header
         // Weak: the workers may still deliver while an aborted sink goes.
-        work = OrderedFrameWork(work: algorithm.hex) { [weak self] _, pts, size, hex in
+        work = OrderedFrameWork(batch: algorithm.batch, work: algorithm.hex) { [weak self] _, pts, size, hex in
             guard let self else { return }
             try writeHeader()
             try file.write(lines.line(pts: pts, size: size, hex: hex))

@@ -5,6 +5,10 @@ import ProResCore
 /// on in frame order: what lets `--framemd5` keep up with the GPU decoder,
 /// whose frames arrive far faster than one core can hash them.
 ///
+/// A worker takes up to `batch` queued frames at once (md5 hashes several
+/// frames side by side, one per SIMD lane), but never waits for more than
+/// are queued: a short queue means the hashing keeps up anyway.
+///
 /// Each submitted frame holds a use of its surface until its work is done,
 /// so at most `depth` frames are held; `submit` waits when that many are.
 /// Results are delivered, in submission order, by whichever worker finishes
@@ -19,11 +23,12 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
         let pts: Int64?
         let spans: [UnsafeRawBufferPointer]
         let holder: PixelBuffer?
-        /// Bytes copied when there is no surface to hold.
-        let copy: [UInt8]?
+        /// Bytes copied when there is no surface to hold (`spans` point into them).
+        let copy: CopiedFrame?
     }
 
-    private let work: ([UnsafeRawBufferPointer]) -> Result
+    private let work: ([[UnsafeRawBufferPointer]]) -> [Result]
+    private let batch: Int
     private let deliver: (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void
     private let depth: Int
     private let lock = NSCondition()
@@ -41,13 +46,17 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
 
     /// The worker threads start with the first frame: a run whose frames
     /// never come this way (the GPU decoder measured them) costs nothing.
-    init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil,
-         work: @escaping ([UnsafeRawBufferPointer]) -> Result,
+    /// `work` gets 1...`batch` frames and returns one result for each. The
+    /// default depth lets half the workers take a full batch while the
+    /// decoder fills the queue again.
+    init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil, batch: Int = 1,
+         work: @escaping ([[UnsafeRawBufferPointer]]) -> [Result],
          deliver: @escaping (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void) {
         self.work = work
         self.deliver = deliver
+        self.batch = max(1, batch)
         workerCount = max(1, count)
-        self.depth = depth ?? 2 * workerCount
+        self.depth = depth ?? max(2, self.batch / 2) * workerCount
     }
 
     /// Under `lock`.
@@ -65,8 +74,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     /// Queues one frame. `holder`: the surface behind `spans`, held until the
     /// work is done; without one the bytes are copied first.
     func submit(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
-        var copy: [UInt8]?
-        if holder == nil { copy = spans.reduce(into: [UInt8]()) { $0.append(contentsOf: $1) } }
+        let copy = holder == nil ? CopiedFrame(spans) : nil
         lock.lock()
         defer { lock.unlock() }
         while held >= depth && failure == nil && !closed { lock.wait() }
@@ -75,7 +83,8 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
         startWorkers()
         holder?.retainUse()
         held += 1
-        queue.append(Job(sequence: submitted, index: index, pts: pts, spans: spans, holder: holder, copy: copy))
+        queue.append(Job(sequence: submitted, index: index, pts: pts, spans: copy.map { [$0.bytes] } ?? spans,
+                         holder: holder, copy: copy))
         submitted += 1
         lock.broadcast()
     }
@@ -121,20 +130,17 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
                 dropQueuedAndUnlock()
                 return
             }
-            let job = queue.removeFirst()
+            let jobs = Array(queue.prefix(batch))
+            queue.removeFirst(jobs.count)
             lock.unlock()
 
-            let bytes = job.spans.reduce(0) { $0 + $1.count }
-            let result: Result
-            if let copy = job.copy {
-                result = copy.withUnsafeBytes { work([$0]) }
-            } else {
-                result = work(job.spans)
-            }
-            job.holder?.releaseUse()
+            let results = work(jobs.map(\.spans))
+            jobs.forEach { $0.holder?.releaseUse() }
             lock.lock()
-            held -= 1
-            done[job.sequence] = (job.index, job.pts, bytes, result)
+            held -= jobs.count
+            for (job, result) in zip(jobs, results) {
+                done[job.sequence] = (job.index, job.pts, job.spans.reduce(0) { $0 + $1.count }, result)
+            }
             lock.broadcast()
             lock.unlock()
             deliverReady()
@@ -160,4 +166,22 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
             }
         }
     }
+}
+
+/// A frame's bytes copied into one allocation, freed with the last job
+/// that points into it.
+private final class CopiedFrame: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ spans: [UnsafeRawBufferPointer]) {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: spans.reduce(0) { $0 + $1.count }, alignment: 64)
+        var offset = 0
+        for span in spans where span.count > 0 {
+            UnsafeMutableRawBufferPointer(rebasing: memory[offset..<offset + span.count]).copyMemory(from: span)
+            offset += span.count
+        }
+        bytes = UnsafeRawBufferPointer(memory)
+    }
+
+    deinit { bytes.deallocate() }
 }
