@@ -8,7 +8,7 @@ DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
                mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc \
-               libxcb1-dev
+               libxcb1-dev zlib1g-dev
 # (libxcb1-dev: xcb's headers; the library itself is opened by `play` at run time.)
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;

@@ -10,7 +10,7 @@ import PackageDescription
 //   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
-//   ProResFFmpeg  ← CFFmpeg: readers, CPU session, still images, MD5
+//   ProResFFmpeg  ← CFFmpeg, CZlib: readers, CPU session, still images, MD5
 //   ProResCore               formats, surfaces, colour, timing (no C)
 //   ProResOptions            option tables and their strict parser (no C,
 //                            no dependency: the fuzz target reaches it)
@@ -36,6 +36,8 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
         ),
+        // zlib: the deflate streams of the PNGs written on every core.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The Vulkan headers only: the loader is opened with dlopen at run time.
         .systemLibrary(name: "CVulkan", providers: [.apt(["libvulkan-dev"])]),
         // libshaderc from its static archives (see the module map).
@@ -44,7 +46,7 @@ let package = Package(
         .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
         .target(name: "ProResCore", swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
-        .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg"], swiftSettings: swift6),
+        .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),

@@ -2,7 +2,8 @@ import CFFmpeg
 import ProResCore
 
 /// One picture through a libavcodec image encoder (PNG, EXR), returned as the
-/// encoded file's bytes. Shared by `FrameSaver` and `check --previews`.
+/// encoded file's bytes (`FrameSaver`); `png16`, for `check --previews`,
+/// through our own `PNGEncoder`, which compresses on every core.
 public enum StillImageEncoder {
     /// What is encoded, and the planes `fill` is handed.
     public enum Kind {
@@ -10,8 +11,6 @@ public enum StillImageEncoder {
         case exrHalfGBRA
         /// 16-bit PNG from one plane of big-endian RGBA samples.
         case pngRGBA64
-        /// 16-bit PNG from one plane of big-endian RGB samples.
-        case pngRGB48
 
         fileprivate var settings: (codec: AVCodecID, name: String, pixelFormat: AVPixelFormat, options: [(String, String)]) {
             switch self {
@@ -19,7 +18,6 @@ public enum StillImageEncoder {
             // zlib level 3 rather than FFmpeg's default: a 4K 16-bit PNG (50 MB
             // of samples) compresses several times faster, a few % larger.
             case .pngRGBA64: return (AV_CODEC_ID_PNG, "png", AV_PIX_FMT_RGBA64BE, [("compression_level", "3")])
-            case .pngRGB48: return (AV_CODEC_ID_PNG, "png", AV_PIX_FMT_RGB48BE, [("compression_level", "3")])
             }
         }
     }
@@ -76,24 +74,10 @@ public enum StillImageEncoder {
         return Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
     }
 
-    /// A 16-bit PNG (RGB48BE for 3 channels, RGBA64BE for 4) from samples
-    /// interleaved per pixel, row after row with no padding.
+    /// A 16-bit PNG (RGB for 3 channels, RGBA for 4) from samples
+    /// interleaved per pixel, row after row with no padding, compressed on
+    /// every core (`PNGEncoder`).
     public static func png16(_ samples: [UInt16], width: Int, height: Int, channels: Int, errorPath: String) throws -> [UInt8] {
-        precondition((channels == 3 || channels == 4) && samples.count == width * height * channels)
-        return try encode(channels == 3 ? .pngRGB48 : .pngRGBA64, width: width, height: height, errorPath: errorPath) { planes in
-            let stride = planes[0].bytesPerRow
-            let base = planes[0].base.assumingMemoryBound(to: UInt8.self)
-            let rowSamples = width * channels
-            samples.withUnsafeBufferPointer { source in
-                for y in 0..<height {
-                    let row = base + y * stride
-                    for i in 0..<rowSamples {
-                        let code = source[y * rowSamples + i]
-                        row[2 * i] = UInt8(code >> 8)
-                        row[2 * i + 1] = UInt8(code & 0xFF)
-                    }
-                }
-            }
-        }
+        try PNGEncoder.encode16(samples, width: width, height: height, channels: channels, errorPath: errorPath)
     }
 }

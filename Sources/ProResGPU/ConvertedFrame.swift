@@ -16,6 +16,9 @@ public struct ConvertedFrame {
     /// recorded during the handler call (`play`'s present pass): their reads
     /// order the buffer's reuse after them.
     public let device: VulkanBuffer
+    /// The device's context and kernels, for those passes.
+    public let context: VulkanContext
+    public let kernels: KernelCache
     /// GPU time of the upload (device copy; 0 when the GPU reads host memory
     /// directly) and of the conversion, from timestamp queries.
     public let uploadMicroseconds: Double?

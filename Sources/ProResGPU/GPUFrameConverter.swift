@@ -236,7 +236,7 @@ public final class GPUFrameConverter: @unchecked Sendable {
         let source = readback ? (slot.readback ?? slot.output)?.mapped : nil
         let pixels = UnsafeRawBufferPointer(start: source, count: source == nil ? 0 : job.width * job.height * 8)
         try handler(ConvertedFrame(index: job.index, pts: job.pts, reference: job.reference, width: job.width, height: job.height, pixels: pixels,
-                                   device: slot.output!,
+                                   device: slot.output!, context: context, kernels: kernels,
                                    uploadMicroseconds: upload, convertMicroseconds: convert, effectMicroseconds: effectTimes,
                                    gpuWallMicroseconds: Double(done - job.submitted) / 1000))
     }

@@ -86,6 +86,21 @@ final class CheckPreviewUnitTests: XCTestCase {
         XCTAssertEqual(codes(.nan, .infinity, -.infinity, .nan, light).count, 3)
     }
 
+    /// The full frame's fast path (opaque pixels below the roll-off, from a
+    /// table) gives exactly `shade`'s codes, and so does every other pixel.
+    func testFrameCodesAreShadesCodes() {
+        let values: [Float] = [0, 0.001, 0.0031, 0.2, 0.5, 0.74, 0.75, 0.7502, 1, 3, -0.1, .nan]
+        var pixels: [[Float]] = []
+        for r in values { for g in [Float(0.3), 0.75, 2] { for a in [Float(1), 0.5, 0] { pixels.append([r, g, 0.1, a]) } } }
+        let source = image(pixels.count, 1, pixels)
+        let frame = PreviewRenderer.frame(source)
+        for (x, p) in pixels.enumerated() {
+            let shaded = PreviewRenderer.shade(r: Double(Float16(p[0])), g: Double(Float16(p[1])), b: Double(Float16(p[2])),
+                                               a: Double(Float16(p[3])), checker: PreviewRenderer.checker(x: x, y: 0))
+            XCTAssertEqual(Array(frame.samples[3 * x..<3 * x + 3]), [shaded.0, shaded.1, shaded.2], "pixel \(p)")
+        }
+    }
+
     func testSheetLayout() {
         let tile = image(2, 1, [[0, 0, 0, 1], [0, 0, 0, 1]])
         let sheet = PreviewRenderer.sheet([tile, tile, tile, tile], columns: 3)

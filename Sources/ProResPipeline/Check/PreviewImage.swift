@@ -31,15 +31,15 @@ struct PreviewImage {
     /// Every half float's value, by bit pattern.
     static let halfValues: [Float] = (0...0xFFFF).map { Float(Float16(bitPattern: UInt16($0))) }
 
-    /// A copy of the frame's pixels (valid only during the sink's call).
-    init(_ frame: ConvertedFrame) {
-        let count = frame.width * frame.height * 4
-        precondition(frame.pixels.count == count * 2, "previews need the converted pixels read back")
-        width = frame.width
-        height = frame.height
+    /// A copy of `bytes`: width × height RGBA16F pixels as the GPU wrote them.
+    init(width: Int, height: Int, copying bytes: UnsafeRawBufferPointer) {
+        let count = width * height * 4
+        precondition(bytes.count == count * 2, "a \(width)x\(height) RGBA16F picture is \(count * 2) bytes, not \(bytes.count)")
+        self.width = width
+        self.height = height
         // The GPU wrote little-endian IEEE halves; so does every host we build for.
         samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialised in
-            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: frame.pixels)
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
             initialised = count
         }
     }
@@ -55,16 +55,22 @@ struct PreviewImage {
         max(1, Int((Double(height) * Double(targetWidth) / Double(width)).rounded()))
     }
 
+    /// The size of the thumbnail `downscaled(toWidth: targetWidth)` makes.
+    static func thumbnailSize(width: Int, height: Int, forWidth targetWidth: Int) -> (width: Int, height: Int) {
+        (targetWidth, min(height, scaledHeight(width: width, height: height, forWidth: targetWidth)))
+    }
+
     /// A box filter to `targetWidth` (≤ width) and the height that keeps the
     /// aspect: each output pixel is the area-weighted mean of the source
     /// pixels its footprint covers (fractional edges weigh by the fraction
     /// covered), on linear values in Double. Colour is averaged premultiplied
     /// by alpha (a transparent pixel's colour does not bleed into its
     /// neighbours), then divided by the mean alpha again. The same size
-    /// returns the picture unchanged.
+    /// returns the picture unchanged. The reference for the device's
+    /// `PreviewThumbnailPass`, which previews use.
     func downscaled(toWidth targetWidth: Int) -> PreviewImage {
         precondition(targetWidth >= 1 && targetWidth <= width, "thumbnails are never enlarged")
-        let targetHeight = min(height, Self.scaledHeight(width: width, height: height, forWidth: targetWidth))
+        let targetHeight = Self.thumbnailSize(width: width, height: height, forWidth: targetWidth).height
         if targetWidth == width && targetHeight == height { return self }
         let columns = Self.boxWeights(source: width, target: targetWidth)
         let rows = Self.boxWeights(source: height, target: targetHeight)

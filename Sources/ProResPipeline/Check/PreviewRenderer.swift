@@ -123,23 +123,43 @@ enum PreviewRenderer {
         return ((n % across) * (cellWidth + gap), (n / across) * (cellHeight + gap))
     }
 
+    /// The codes of an opaque channel by its half float's bit pattern, from
+    /// `shade` itself: valid where all three channels are at most 0.75 (below
+    /// the roll-off, each channel's code depends on its own value only, and
+    /// with alpha 1 the checker weighs exactly 0).
+    private static let opaqueCodes: [UInt16] = PreviewImage.halfValues.map { shade(r: Double($0), g: 0, b: 0, a: 1, checker: 0).0 }
+
     /// Rows on every core: a 4K frame is 8 million pixels, each with its
-    /// sRGB curve (a `pow`), which took seconds a preview on one core.
+    /// sRGB curve (a `pow`), which took seconds a preview on one core. Opaque
+    /// pixels below the roll-off, most of a picture, take their codes from
+    /// `opaqueCodes`, the same numbers without the `pow`s.
     private static func draw(_ image: PreviewImage, into canvas: inout Canvas, left: Int, top: Int) {
-        let canvasWidth = canvas.width
+        let canvasWidth = canvas.width, width = image.width
+        let opaque = Float16(1).bitPattern
         canvas.samples.withUnsafeMutableBufferPointer { out in
-            // Each row writes only its own span of the canvas.
-            let target = UncheckedSendable(out)
-            parallelFor(image.height) { y in
-                let out = target.value
-                for x in 0..<image.width {
-                    let (r, g, b) = shade(r: image.value(x: x, y: y, channel: 0), g: image.value(x: x, y: y, channel: 1),
-                                          b: image.value(x: x, y: y, channel: 2), a: image.value(x: x, y: y, channel: 3),
-                                          checker: checker(x: x, y: y))
-                    let o = ((top + y) * canvasWidth + left + x) * 3
-                    out[o] = r
-                    out[o + 1] = g
-                    out[o + 2] = b
+            image.samples.withUnsafeBufferPointer { samples in
+                PreviewImage.halfValues.withUnsafeBufferPointer { half in
+                    opaqueCodes.withUnsafeBufferPointer { codes in
+                        // Each row writes only its own span of the canvas.
+                        let target = UncheckedSendable((out, samples, half, codes))
+                        parallelFor(image.height) { y in
+                            let (out, samples, half, codes) = target.value
+                            for x in 0..<width {
+                                let p = (y * width + x) * 4
+                                let (r, g, b) = (Int(samples[p]), Int(samples[p + 1]), Int(samples[p + 2]))
+                                let o = ((top + y) * canvasWidth + left + x) * 3
+                                // NaN fails the comparisons and takes `shade`, like any other case.
+                                if samples[p + 3] == opaque, half[r] <= 0.75, half[g] <= 0.75, half[b] <= 0.75 {
+                                    out[o] = codes[r]
+                                    out[o + 1] = codes[g]
+                                    out[o + 2] = codes[b]
+                                } else {
+                                    (out[o], out[o + 1], out[o + 2]) = shade(r: Double(half[r]), g: Double(half[g]), b: Double(half[b]),
+                                                                             a: Double(half[Int(samples[p + 3])]), checker: checker(x: x, y: y))
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
