@@ -36,8 +36,11 @@ let package = Package(
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
         ),
-        // zlib: the deflate streams of the PNGs written on every core.
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // zlib: the deflate streams of the PNGs written on every core. No
+        // pkg-config: its -L of the system library directory would come
+        // first on the bundle's link line and pick FFmpeg's shared
+        // libraries over the static ones (scripts/build-bundle.sh).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The Vulkan headers only: the loader is opened with dlopen at run time.
         .systemLibrary(name: "CVulkan", providers: [.apt(["libvulkan-dev"])]),
         // libshaderc from its static archives (see the module map).
