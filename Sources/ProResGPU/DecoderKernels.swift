@@ -53,19 +53,9 @@ enum DecoderKernels {
                                         arrays: [lumaMatrix, chromaMatrix])
     }
 
-    /// The transform's workgroups in a dispatch row: this many slices (by
-    /// macroblock: the macroblocks of this many slices, each slice's side by
-    /// side, as they read the same region).
+    /// The transform's workgroups in a dispatch row: the macroblocks of this
+    /// many slices, each slice's side by side (they read the same region).
     static let transformSlicesPerRow = 32
-
-    /// The transform's dispatch: `maxSlices` (the most in one frame of the
-    /// batch) in rows of `slicesPerRow`, `frames` deep; a workgroup per
-    /// macroblock of the widest slice, or per slice.
-    static func transformGroups(_ organisation: TransformOrganisation, maxSlices: Int, log2MaxMbs: Int, frames: Int,
-                                slicesPerRow: Int = transformSlicesPerRow) -> (x: Int, y: Int, z: Int) {
-        let rows = (maxSlices + slicesPerRow - 1) / slicesPerRow
-        return (organisation == .slice ? slicesPerRow : slicesPerRow << log2MaxMbs, rows, frames)
-    }
 
     /// What both passes know about the stream when they are compiled: the
     /// same facts reach both by the same mechanism.
@@ -77,8 +67,8 @@ enum DecoderKernels {
         entropy(chroma444: format.chroma == .c444, depth: format.bitDepth)
     }
 
-    static func transform(_ format: FormatDescription, _ organisation: TransformOrganisation) -> KernelInterface {
-        transform(chroma444: format.chroma == .c444, depth: format.bitDepth, organisation: organisation)
+    static func transform(_ format: FormatDescription) -> KernelInterface {
+        transform(chroma444: format.chroma == .c444, depth: format.bitDepth)
     }
 
     /// Entropy decoding (`prores_vld.comp`): one invocation per slice and component.
@@ -92,9 +82,7 @@ enum DecoderKernels {
         ], tables: [Slice.layout, Frame.layout])
     }
 
-    /// Dequantisation + IDCT + packing: one workgroup per macroblock
-    /// (`prores_idct.comp`) or per slice (`prores_idct_slice.comp`), the
-    /// same interface (the slice organisation reads no `log2MaxMbs`).
+    /// Dequantisation + IDCT + packing (`prores_idct.comp`): one workgroup per macroblock.
     static let transformPush = PushLayout(blockName: "TransformParameters", fields: [
         ("width", .uint, "visible pixels"),
         ("height", .uint, "visible rows"),
@@ -103,9 +91,8 @@ enum DecoderKernels {
     ])
 
     /// `slicesPerRow`: workgroup rows narrower than the decoder's, for tests.
-    static func transform(chroma444: Bool, depth: Int, slicesPerRow: Int = transformSlicesPerRow,
-                          organisation: TransformOrganisation = .macroblock) -> KernelInterface {
-        KernelInterface(shader: organisation == .slice ? "prores_idct_slice.comp" : "prores_idct.comp",
+    static func transform(chroma444: Bool, depth: Int, slicesPerRow: Int = transformSlicesPerRow) -> KernelInterface {
+        KernelInterface(shader: "prores_idct.comp",
                         defines: streamFacts(chroma444: chroma444, depth: depth) + [("SLICES_PER_ROW", "\(slicesPerRow)u")], bindings: [
             BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
             BufferBinding("frames", .read, "uint words[]", "frame table"),

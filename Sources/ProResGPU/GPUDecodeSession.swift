@@ -46,10 +46,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// (4K 422 HQ 6,960 → 7,100 fps; no profile slower), bit-exact on
         /// every clip (BENCHMARKS.md §7). `PRORES_DECODE_OVERLAP=0` turns it off.
         public var overlapTransforms: Bool
-        /// A workgroup per macroblock or per slice in the transform pass;
-        /// `PRORES_DECODE_TRANSFORM` (`slice`, `macroblock`) chooses, for
-        /// measurements, else a workgroup per macroblock.
-        public var transform: TransformOrganisation
 
         /// Batches in flight: one being staged by the host, one uploading,
         /// one entropy decoding and one being transformed, each on its own
@@ -59,10 +55,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         public init(framesPerBatch: Int? = nil, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
                     expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
                     upload: UploadPath? = nil,
-                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] != "0",
-                    transform: TransformOrganisation = .init()) {
+                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] != "0") {
             self.upload = upload
-            self.transform = transform
             self.overlapTransforms = overlapTransforms
             self.analysis = analysis
             self.cpus = cpus
@@ -129,8 +123,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             context: context, kernels: kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
             expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis, upload: configuration.upload, transform: configuration.transform),
-            configuration: configuration, outputHandler: outputHandler)
+            analysis: configuration.analysis, upload: configuration.upload), configuration: configuration, outputHandler: outputHandler)
     }
 
     /// On a shared device: the decoder (and its buffers) of an earlier
@@ -145,7 +138,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
             expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis, upload: configuration.upload, transform: configuration.transform)
+            analysis: configuration.analysis, upload: configuration.upload)
         try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler)
         reuse = (device, key)
     }
@@ -164,8 +157,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         try device.prepare(reuseKey(format, configuration)) {
             try GPUProResDecoder(context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
                                  framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
-                                 expectedFrameBytes: frameBytes, analysis: configuration.analysis, upload: configuration.upload,
-                                 transform: configuration.transform)
+                                 expectedFrameBytes: frameBytes, analysis: configuration.analysis, upload: configuration.upload)
         }
     }
 
@@ -177,8 +169,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         return "\(format.width)x\(format.height) \(format.chroma) alpha \(format.hasAlpha) \(format.fieldOrder) "
             + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
             + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis") "
-            + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms) "
-            + "transform \(configuration.transform.rawValue)"
+            + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms)"
     }
 
     private init(format: FormatDescription, decoder: GPUProResDecoder, configuration: Configuration,
@@ -234,8 +225,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let heldBefore: Int
     /// Batches whose transform went beside the next batch's entropy pass (`overlapTransforms`).
     package var heldTransforms: Int { decoder.heldTransforms - heldBefore }
-    /// The transform pass's organisation (`Configuration.transform`).
-    package var transform: TransformOrganisation { decoder.transformOrganisation }
 
     public func decode(_ sample: CompressedSample) throws {
         try threads.feed(sample, to: input)

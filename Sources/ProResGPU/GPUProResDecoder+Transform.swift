@@ -37,14 +37,14 @@ extension GPUProResDecoder {
     func recordTransform(_ work: TransformWork, into cb: CommandBuffer) {
         let slot = slots[work.slot], index = work.slot
         if work.frames > 0 {
+            let rows = (work.maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
             cb.dispatch(transformPass, set: slot.transformSet, buffers: [
                 BufferRange(work.input, offset: work.tablesOffset, bytes: work.slicesBytes),
                 BufferRange(work.input, offset: work.framesOffset, bytes: work.framesBytes),
                 BufferRange(slot.coefficients!, bytes: work.coefficientBytes), BufferRange(slot.status!, bytes: work.statusBytes),
                 BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes), BufferRange(slot.statusReport!, bytes: work.statusBytes),
             ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(work.maxLog2)],
-            groups: DecoderKernels.transformGroups(transformOrganisation, maxSlices: work.maxSlices, log2MaxMbs: work.maxLog2,
-                                                   frames: work.frames))
+            groups: (DecoderKernels.transformSlicesPerRow << work.maxLog2, rows, work.frames))
             let surfaces = BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes)
             if let hashPass, let results = slot.results {
                 hashPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,

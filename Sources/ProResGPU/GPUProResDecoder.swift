@@ -64,8 +64,6 @@ package final class GPUProResDecoder {
 
     let entropyPass: Kernel
     let transformPass: Kernel
-    /// Which of the transform's shaders `transformPass` is, for its dispatch.
-    let transformOrganisation: TransformOrganisation
     /// `check`'s measurements, recorded after the transform on the batch's
     /// surfaces; a few bytes a frame come back (`Slot.results`).
     let hashPass: FrameHashPass?
@@ -154,7 +152,7 @@ package final class GPUProResDecoder {
     /// `analysis`: measure every decoded frame on the device (`check`).
     init(context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
          framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
-         upload requestedUpload: UploadPath? = nil, transform organisation: TransformOrganisation = .macroblock) throws {
+         upload requestedUpload: UploadPath? = nil) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
         guard context.info.storage16Bit else {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
@@ -183,8 +181,7 @@ package final class GPUProResDecoder {
         framesPerBatch = max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
 
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
-        transformPass = try kernels.kernel(DecoderKernels.transform(format, organisation))
-        transformOrganisation = organisation
+        transformPass = try kernels.kernel(DecoderKernels.transform(format))
         recorder = try CommandRecorder(context: context, count: slotCount)
         transforms = try CommandRecorder(context: context, count: slotCount, queue: .secondCompute)
         // A transfer queue exists only on a discrete GPU, the one kind that uploads.

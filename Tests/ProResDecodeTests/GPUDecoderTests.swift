@@ -35,7 +35,6 @@ final class GPUDecoderTests: XCTestCase {
     }
 
     private func gpuFrames(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, overlap: Bool = false,
-                           transform: TransformOrganisation = .init(),
                            uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
                            held: (Int) -> Void = { _ in }) throws -> [(FrameStatus, [UInt8])] {
         let source = try openSampleSource(path)
@@ -43,7 +42,7 @@ final class GPUDecoderTests: XCTestCase {
         let context = try Self.context.get()
         let session = try GPUDecodeSession(format: source.format, context: context, kernels: KernelCache(context: context, compiler: try Self.compiler.get()),
                                            configuration: .init(framesPerBatch: framesPerBatch, upload: upload,
-                                                                overlapTransforms: overlap, transform: transform)) { frame in
+                                                                overlapTransforms: overlap)) { frame in
             frames.append((frame.status, frame.pixelBuffer.map { $0.visibleSpans().flatMap { Array($0) } } ?? []))
         }
         while let sample = try source.nextSample() { try session.decode(sample) }
@@ -70,13 +69,11 @@ final class GPUDecoderTests: XCTestCase {
 
     /// Decodes `path` with both decoders and fails on any byte that differs.
     private func assertBitExact(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, overlap: Bool = false,
-                                transform: TransformOrganisation = .init(),
                                 uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
                                 held: (Int) -> Void = { _ in }, file: StaticString = #filePath, line: UInt = #line) throws {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let cpu = try cpuFrames(path)
-        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch, upload: upload, overlap: overlap, transform: transform,
-                                uploads: uploads, held: held)
+        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch, upload: upload, overlap: overlap, uploads: uploads, held: held)
         XCTAssertEqual(cpu.count, gpu.count, name, file: file, line: line)
         XCTAssertGreaterThan(cpu.count, 0, name, file: file, line: line)
         let format = try openSampleSource(path).format
@@ -140,22 +137,6 @@ final class GPUDecoderTests: XCTestCase {
         XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
     }
 
-    /// Both organisations of the transform pass (`PRORES_DECODE_TRANSFORM`),
-    /// whatever the environment chose: 4:2:2 10-bit, 4:4:4 12-bit with 16-
-    /// and 8-bit alpha and without, both field orders, odd sizes (picture
-    /// edges in the last slices), slices of one macroblock (slices1.mov) and
-    /// of every width down to one at the ends of rows, one-frame batches.
-    func testBothTransformOrganisationsDecodeTheSame() throws {
-        for transform in TransformOrganisation.allCases {
-            for clip in ["hq.mov", "4444.mov", "4444-alpha8.mov", "4444-noalpha.mov", "interlaced-tff.mov", "interlaced-bff.mov",
-                         "odd-size.mov", "odd-size-444.mov", "slices1.mov", "proxy.mov"] {
-                try assertBitExact(Repo.fixture(clip), transform: transform)
-            }
-            try assertBitExact(Repo.fixture("4444xq.mov"), framesPerBatch: 1, transform: transform)
-        }
-        XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
-    }
-
     /// The encoder-variant matrix of scripts/prores-variants.sh (prores_ks
     /// and prores_aw: every profile, slice width, quantisation matrix, alpha
     /// depth, field order, odd sizes, extreme bit rates), made by the ffmpeg CLI.
@@ -198,8 +179,7 @@ final class GPUDecoderDamageTests: XCTestCase {
         return CompressedSample(packet: packet, index: index, format: format, readStart: 0, demuxNanoseconds: 0)
     }
 
-    private func decode(_ frames: [[UInt8]], format: FormatDescription, gpu context: VulkanContext?,
-                        transform: TransformOrganisation = .init()) throws -> [(FrameStatus, [UInt8])] {
+    private func decode(_ frames: [[UInt8]], format: FormatDescription, gpu context: VulkanContext?) throws -> [(FrameStatus, [UInt8])] {
         var out: [(FrameStatus, [UInt8])] = []
         let layout = format.nativePackedLayout
         let handler: DecodeSession.OutputHandler = { frame in
@@ -210,8 +190,7 @@ final class GPUDecoderDamageTests: XCTestCase {
             out.append((frame.status, packed.visibleSpans().flatMap { Array($0) }))
         }
         let session: FrameDecoding = try context.map {
-            try GPUDecodeSession(format: format, context: $0, kernels: KernelCache(context: $0, compiler: try ShaderCompiler(cacheDirectory: nil)),
-                                 configuration: .init(transform: transform), outputHandler: handler)
+            try GPUDecodeSession(format: format, context: $0, kernels: KernelCache(context: $0, compiler: try ShaderCompiler(cacheDirectory: nil)), outputHandler: handler)
         } ?? DecodeSession(format: format, configuration: .init(threads: 1), outputHandler: handler)
         for (i, bytes) in frames.enumerated() { try session.decode(packet(bytes, index: i, format: format)) }
         try session.finish()
@@ -227,20 +206,17 @@ final class GPUDecoderDamageTests: XCTestCase {
     }
 
     /// Decodes `damaged` with FFmpeg (the reference) and with the GPU
-    /// decoder, its transform in both organisations: the same status and
-    /// the same pixels, frame by frame.
+    /// decoder: the same status and the same pixels, frame by frame.
     private func assertGPUMatchesCPU(_ damaged: [[UInt8]], format: FormatDescription, context: VulkanContext, clip: String,
                                      statuses: inout [String: Int]) throws {
         let cpu = try decode(damaged, format: format, gpu: nil)
+        let gpu = try decode(damaged, format: format, gpu: context)
         XCTAssertEqual(cpu.count, damaged.count, clip)
-        for (c, _) in cpu { statuses[kind(c), default: 0] += 1 }
-        for transform in TransformOrganisation.allCases {
-            let gpu = try decode(damaged, format: format, gpu: context, transform: transform)
-            XCTAssertEqual(gpu.count, damaged.count, clip)
-            for (i, (c, g)) in zip(cpu, gpu).enumerated() {
-                XCTAssertEqual(kind(c.0), kind(g.0), "\(clip) damaged frame \(i) by \(transform.rawValue): cpu \(c.0), gpu \(g.0)")
-                XCTAssert(c.1 == g.1, "\(clip) damaged frame \(i) (\(c.0)) by \(transform.rawValue): the pixels differ")
-            }
+        XCTAssertEqual(gpu.count, damaged.count, clip)
+        for (i, (c, g)) in zip(cpu, gpu).enumerated() {
+            statuses[kind(c.0), default: 0] += 1
+            XCTAssertEqual(kind(c.0), kind(g.0), "\(clip) damaged frame \(i): cpu \(c.0), gpu \(g.0)")
+            XCTAssert(c.1 == g.1, "\(clip) damaged frame \(i) (\(c.0)): the pixels differ")
         }
     }
 

@@ -9,7 +9,8 @@
 /// Bindings, push constants and defines are the decoder's own
 /// (`DecoderKernels.entropy` / `.transform`); dispatch sizes as in
 /// `GPUProResDecoder.encode`: entropy (ceil(slices per frame / 64),
-/// frames, components), transform `DecoderKernels.transformGroups`.
+/// frames, components), transform (SLICES_PER_ROW << log2MaxMbs,
+/// ceil(slices per frame / SLICES_PER_ROW), frames).
 /// Every buffer here is host-visible, so that the test can fill the outputs
 /// with a sentinel first and see any write outside what it expects.
 final class KernelHarness {
@@ -51,23 +52,21 @@ final class KernelHarness {
         var surfaceUnits: Int
         var surfaceFill: UInt64
         var slicesPerRow = 32
-        var organisation = TransformOrganisation.macroblock
     }
 
-    /// Runs the transform pass (prores_idct.comp or prores_idct_slice.comp) alone; returns the whole surface buffer and
+    /// Runs prores_idct.comp alone; returns the whole surface buffer and
     /// the status words the pass reported back (a sentinel where it wrote none).
     func runTransformPass(_ pass: TransformPass) throws -> (surface: [UInt64], report: [UInt32]) {
         let kernel = try self.kernel(DecoderKernels.transform(chroma444: pass.chroma444, depth: pass.depth12 ? 12 : 10,
-                                                              slicesPerRow: pass.slicesPerRow, organisation: pass.organisation))
+                                                              slicesPerRow: pass.slicesPerRow))
         let slices = try upload(pass.slices), frames = try upload(pass.frames)
         let coefficients = try upload(pass.coefficients), status = try upload(pass.status)
         let surface = try upload([UInt64](repeating: pass.surfaceFill, count: pass.surfaceUnits))
         let report = try upload([UInt32](repeating: Self.reportSentinel, count: max(1, pass.status.count)))
         let push: [PushValue] = [.uint(pass.width), .uint(pass.height), .uint(pass.unitsPerRow), .uint(pass.log2MaxMbs)]
+        let rows = (pass.maxSlicesPerFrame + pass.slicesPerRow - 1) / pass.slicesPerRow
         try dispatch(kernel, buffers: [slices, frames, coefficients, status, surface, report], push: push,
-                     groups: DecoderKernels.transformGroups(pass.organisation, maxSlices: pass.maxSlicesPerFrame,
-                                                            log2MaxMbs: pass.log2MaxMbs, frames: pass.frameCount,
-                                                            slicesPerRow: pass.slicesPerRow))
+                     groups: (pass.slicesPerRow << pass.log2MaxMbs, rows, pass.frameCount))
         return (download(surface, as: UInt64.self, count: pass.surfaceUnits), download(report, as: UInt32.self, count: pass.status.count))
     }
 

@@ -11,9 +11,7 @@ import XCTest
 // (KernelReference.swift, ProResTestEncoder.swift), so that a failure names
 // the frame, slice, macroblock, block and sample.
 //
-// TransformKernelTests: the transform pass alone, in both organisations
-//   (prores_idct.comp, a workgroup per macroblock, and prores_idct_slice.comp,
-//   a workgroup per slice, on the same inputs), on coefficient buffers
+// TransformKernelTests: prores_idct.comp alone, on coefficient buffers
 //   filled here (coded order, random gaps between slice regions), with the
 //   slice and frame tables written here from SliceTable's documented layout;
 //   every 16-bit sample of the surface (and the gaps around each frame)
@@ -274,16 +272,7 @@ final class TransformKernelTests: XCTestCase {
 
     // MARK: Harness
 
-    /// `c` in both organisations of the pass, each on the same inputs.
     private func run(_ c: Case, file: StaticString = #filePath, line: UInt = #line) throws {
-        for organisation in TransformOrganisation.allCases {
-            var named = c
-            named.name += " by \(organisation.rawValue)"
-            try run(named, organisation: organisation, file: file, line: line)
-        }
-    }
-
-    private func run(_ c: Case, organisation: TransformOrganisation, file: StaticString, line: UInt) throws {
         let seed = KernelTestSeed.seed(c.seed)
         var rng = KernelRandom(seed: seed)
         let started = Date()
@@ -305,8 +294,7 @@ final class TransformKernelTests: XCTestCase {
         }
 
         let harness = try KernelHarness.shared.get()
-        var batch = Self.batch(frames, depth: c.depth, rng: &rng, slicesPerRow: c.slicesPerRow)
-        batch.pass.organisation = organisation
+        let batch = Self.batch(frames, depth: c.depth, rng: &rng, slicesPerRow: c.slicesPerRow)
         let (got, report) = try harness.runTransformPass(batch.pass)
         XCTAssertEqual(report, batch.pass.status, "[\(c.name)] every slice's status words, reported back as given", file: file, line: line)
         let planes = frames.map { ReferenceDecoder.planes($0, depth: c.depth) }
@@ -696,16 +684,7 @@ final class EntropyKernelTests: XCTestCase {
 
     // MARK: Harness
 
-    /// `c` in both organisations of the pass, each on the same inputs.
     private func run(_ c: Case, file: StaticString = #filePath, line: UInt = #line) throws {
-        for organisation in TransformOrganisation.allCases {
-            var named = c
-            named.name += " by \(organisation.rawValue)"
-            try run(named, organisation: organisation, file: file, line: line)
-        }
-    }
-
-    private func run(_ c: Case, organisation: TransformOrganisation, file: StaticString, line: UInt) throws {
         let seed = KernelTestSeed.seed(c.seed)
         var rng = KernelRandom(seed: seed)
         let started = Date()

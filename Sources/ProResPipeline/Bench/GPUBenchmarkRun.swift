@@ -134,7 +134,6 @@ extension DecoderBenchmark {
         if devices.allSatisfy({ $0.context.secondComputeQueue != nil }) { notes.append("transforms on a second compute queue") }
         let held = sessions.reduce(0) { $0 + $1.heldTransforms }
         if held > 0 { notes.append("\(held) transforms beside the next batch's entropy pass") }
-        if sessions.contains(where: { $0.transform == .slice }) { notes.append("a transform workgroup per slice") }
         return (devices.count == 1 ? names[0] : "\(devices.count) devices: " + names.joined(separator: ", "))
             + notes.map { ", " + $0 }.joined()
     }
