@@ -255,12 +255,12 @@ public final class DecodeRun: @unchecked Sendable {
             // The GPU decoder hands over a batch of frames at once, and their
             // conversions queue behind the next batch's decoding: with only
             // a few frames in flight the converter waits out each batch. As
-            // many as two of its largest batches (32 frames), within an
-            // eighth of the device's memory.
-            if let decoderDevice {
-                let converted = UInt64(max(1, format.width * format.height * 8))
-                let fitting = Int(min(decoderDevice.context.info.deviceLocalBytes / 8 / converted, 64))
-                adjusted.framesInFlight = max(adjusted.framesInFlight, fitting)
+            // many as two batches of 4K, within 2 GiB of converted frames
+            // (64, tried on the H200 together with 32-frame batches, went
+            // with a slower 1,920-frame --vulkan run; 32 until timed alone).
+            if decoderDevice != nil {
+                let converted = max(1, format.width * format.height * 8)
+                adjusted.framesInFlight = max(adjusted.framesInFlight, min(32, (2 << 30) / converted))
             }
             let gpuOptions = adjusted
             // The sinks and context are used by the set-up thread, then by the

@@ -12,7 +12,8 @@ final class CheckPreparedDecoderTests: XCTestCase {
         let inputs = clips.enumerated().map { CheckInput(path: Repo.fixture($0.element), key: "\($0.offset)/\($0.element)") }
         let options = CheckOptions(threadsPerFile: 1, decoder: .init(choice: .gpu, validation: true))
         let batch = BatchCheck(inputs: inputs, options: options)
-        batch.smallestDeviceForPreparing = prepareAhead ? 0 : .max
+        batch.preparesAhead = prepareAhead
+        batch.smallestDeviceForPreparing = 0
         let results = try batch.run()
         XCTAssertEqual(batch.devices.first?.context.validation?.messages ?? [], [])
         return (results, batch.decodersPreparedAhead)

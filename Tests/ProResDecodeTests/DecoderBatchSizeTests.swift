@@ -15,10 +15,16 @@ final class DecoderBatchSizeTests: XCTestCase {
                                        slots: 3, hostCores: cores, streamFrames: stream)
     }
 
-    func testFramesDoubleUntilTheBatchWritesAGigabyte() {
-        XCTAssertEqual(frames(width: 3840, height: 2160), 32, "33.2 MB a frame: 16 make 531 MB, 32 make 1.06 GB")
-        XCTAssertEqual(frames(width: 3840, height: 2160, chroma444: true), 16, "66.4 MB a frame: 16 make 1.06 GB")
-        XCTAssertEqual(frames(width: 1920, height: 1080), 32, "8.29 MB a frame: at most 32")
+    func testALongStreamDoublesUntilTheBatchWritesAGigabyte() {
+        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 20_000), 32, "33.2 MB a frame: 16 make 531 MB, 32 make 1.06 GB")
+        XCTAssertEqual(frames(width: 3840, height: 2160, chroma444: true, stream: 20_000), 16, "66.4 MB a frame: 16 make 1.06 GB")
+        XCTAssertEqual(frames(width: 640, height: 360, stream: 20_000), 32, "at most 32")
+    }
+
+    func testOtherwiseBatchesStopAtAQuarterGigabyte() {
+        XCTAssertEqual(frames(width: 3840, height: 2160), 16, "no length known: 16 make 531 MB")
+        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 1920), 16, "1,920 frames: below the long-stream mark")
+        XCTAssertEqual(frames(width: 1920, height: 1080, stream: 1200), 32, "8.29 MB a frame: 16 make 133 MB, 32 make 265 MB")
         XCTAssertEqual(frames(width: 640, height: 360), 32, "at most 32")
     }
 
@@ -28,10 +34,9 @@ final class DecoderBatchSizeTests: XCTestCase {
     }
 
     func testAShortStreamKeepsBatchesThatFillThePipeline() {
-        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 48), 16, "48 / (2 × 3 slots) = 8, below the floor of 16")
-        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 120), 20, "120 / 6")
-        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 1200), 32)
-        XCTAssertEqual(frames(width: 3840, height: 2160, cores: 24, stream: 48), 24, "the floor is the host's cores")
+        XCTAssertEqual(frames(width: 1920, height: 1080, stream: 48), 16, "48 / (2 × 3 slots) = 8, below the floor of 16")
+        XCTAssertEqual(frames(width: 1920, height: 1080, stream: 120), 20, "120 / 6")
+        XCTAssertEqual(frames(width: 1920, height: 1080, cores: 24, stream: 48), 24, "the floor is the host's cores")
     }
 
     func testTheDeviceLimitsWin() {

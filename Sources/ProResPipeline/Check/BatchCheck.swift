@@ -87,7 +87,7 @@ public final class BatchCheck: @unchecked Sendable {
         try prepareDevices()
         let workers = max(1, min(jobs, inputs.count))
         let group = DispatchGroup()
-        if !devices.isEmpty && inputs.count > 1 {
+        if preparesAhead && !devices.isEmpty && inputs.count > 1 {
             group.enter()
             startWorkerThread("prores-decode.check-ahead", { [self] in prepareDecodersAhead() }, finished: group.leave)
         }
@@ -112,6 +112,13 @@ public final class BatchCheck: @unchecked Sendable {
     /// Kinds of file (geometry, chroma, alpha, colour tags) whose decoders
     /// are made ahead, at most: each holds every slot's buffers.
     static let kindsPreparedAhead = 3
+    /// Off unless `PRORES_DECODE_CHECK_AHEAD=1`: on the H200 a bundle with
+    /// it (and other changes) checked the 20-file folder slower (1.19–1.22 s
+    /// in the run against 0.96–0.99), and it is the likeliest cause: it
+    /// makes every slot of a kind's decoder up front (~9.5 GB for the 4K
+    /// 4444 XQ kind, where the files' own sessions make the ~4.7 GB their
+    /// batches use) while the files decode. To be timed alone.
+    var preparesAhead = ProcessInfo.processInfo.environment["PRORES_DECODE_CHECK_AHEAD"] == "1"
     /// Devices with less local memory keep it for the files being checked
     /// (tests lower it, to run the preparation on lavapipe's 2 GiB).
     var smallestDeviceForPreparing: UInt64 = 16 << 30
