@@ -22,7 +22,6 @@ public enum FFmpegLog {
         var lastErrors: [pthread_t: String] = [:]
         var lines: [pthread_t: FFmpegLogLines] = [:]
         var contexts: [pthread_t: String] = [:]
-        var silenced: Set<pthread_t> = []
     }
 
     public static func configure(verbose: Bool) {
@@ -52,10 +51,6 @@ public enum FFmpegLog {
         state.lock.lock()
         let verbose = state.verbose
         let context = state.contexts[thread]
-        if state.silenced.contains(thread) {
-            state.lock.unlock()
-            return
-        }
         let complete = state.lines[thread, default: FFmpegLogLines()].append(piece, level: level)
         var shown: [String] = []
         for line in complete {
@@ -84,24 +79,6 @@ public enum FFmpegLog {
             state.lock.lock()
             state.contexts[thread] = outer
             state.lock.unlock()
-        }
-        return try body()
-    }
-
-    /// Runs `body` with nothing FFmpeg logs on this thread shown or kept:
-    /// for opening a file again for a look ahead (`check` preparing decoders),
-    /// whose problems are reported once, by the file's own check.
-    public static func silently<T>(_ body: () throws -> T) rethrows -> T {
-        let thread = pthread_self()
-        state.lock.lock()
-        let inserted = state.silenced.insert(thread).inserted
-        state.lock.unlock()
-        defer {
-            if inserted {
-                state.lock.lock()
-                state.silenced.remove(thread)
-                state.lock.unlock()
-            }
         }
         return try body()
     }

@@ -143,24 +143,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         reuse = (device, key)
     }
 
-    /// Makes, away from the caller's critical path, the decoder that a
-    /// session of `format` and `configuration` on `device` would take, with
-    /// every slot's buffers made for frames of up to `frameBytes`, and
-    /// leaves it with the device for that session (which waits for it if it
-    /// comes first). `check` prepares the kinds of the files ahead while a
-    /// file decodes: a decoder's buffers take longer to make than a short
-    /// file takes to decode. Returns whether it made one (false: the
-    /// device has one for that kind, or is making it).
-    @discardableResult
-    public static func prepareDecoder(format: FormatDescription, device: GPUDevice, configuration: Configuration,
-                                      frameBytes: Int) throws -> Bool {
-        try device.prepare(reuseKey(format, configuration)) {
-            try GPUProResDecoder(context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
-                                 framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
-                                 expectedFrameBytes: frameBytes, analysis: configuration.analysis, upload: configuration.upload)
-        }
-    }
-
     /// What a decoder's buffers and passes depend on: geometry, layout,
     /// batching and the analysis (whose light pass depends on the colour tags).
     static func reuseKey(_ format: FormatDescription, _ configuration: Configuration) -> String {

@@ -367,8 +367,8 @@ public final class DecodeRun: @unchecked Sendable {
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
             do {
                 session = try GPUDecodeSession(format: format, device: device,
-                                               configuration: Self.gpuConfiguration(hostBytes: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
-                                                                                    analysis: options.analysis),
+                                               configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
+                                                                    analysis: options.analysis),
                                                outputHandler: handler)
             } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
                 // `auto` means the best decoder that works: FFmpeg when ours cannot start.
@@ -463,13 +463,6 @@ extension DecodeRun {
             "frame \(sample.index) is \(words(header.width, header.height, header.chroma, alpha)), the stream "
             + "\(words(format.width, format.height, format.chroma, format.hasAlpha)): one run decodes one picture size, "
             + "chroma format and alpha channel (split the file where it changes)")
-    }
-
-    /// The GPU decoder session a run makes: host copies only for sinks that
-    /// need the bytes; `--vulkan` reads the device-local surfaces. One place,
-    /// because `check` prepares the same decoders ahead of its files.
-    static func gpuConfiguration(hostBytes: Bool, deviceSurfaces: Bool, analysis: AnalysisRequest?) -> GPUDecodeSession.Configuration {
-        .init(readback: hostBytes, deviceSurfaces: deviceSurfaces, analysis: analysis)
     }
 }
 

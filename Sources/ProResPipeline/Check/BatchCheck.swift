@@ -87,10 +87,6 @@ public final class BatchCheck: @unchecked Sendable {
         try prepareDevices()
         let workers = max(1, min(jobs, inputs.count))
         let group = DispatchGroup()
-        if preparesAhead && !devices.isEmpty && inputs.count > 1 {
-            group.enter()
-            startWorkerThread("prores-decode.check-ahead", { [self] in prepareDecodersAhead() }, finished: group.leave)
-        }
         for worker in 0..<workers {
             group.enter()
             let device = devices.isEmpty ? nil : devices[worker % devices.count]
@@ -107,57 +103,6 @@ public final class BatchCheck: @unchecked Sendable {
         }
         if isInterrupted { throw ProResDecodeError.interrupted }
         return results.map { $0! }
-    }
-
-    /// Kinds of file (geometry, chroma, alpha, colour tags) whose decoders
-    /// are made ahead, at most: each holds every slot's buffers.
-    static let kindsPreparedAhead = 3
-    /// Off unless `PRORES_DECODE_CHECK_AHEAD=1`: on the H200 a bundle with
-    /// it (and other changes) checked the 20-file folder slower (1.19–1.22 s
-    /// in the run against 0.96–0.99), and it is the likeliest cause: it
-    /// makes every slot of a kind's decoder up front (~9.5 GB for the 4K
-    /// 4444 XQ kind, where the files' own sessions make the ~4.7 GB their
-    /// batches use) while the files decode. To be timed alone.
-    var preparesAhead = ProcessInfo.processInfo.environment["PRORES_DECODE_CHECK_AHEAD"] == "1"
-    /// Devices with less local memory keep it for the files being checked
-    /// (tests lower it, to run the preparation on lavapipe's 2 GiB).
-    var smallestDeviceForPreparing: UInt64 = 16 << 30
-
-    /// Decoders made ahead of the files that used them (on every device).
-    public var decodersPreparedAhead: Int { devices.reduce(0) { $0 + $1.preparedDecodersTaken } }
-
-    /// Makes the decoders of the kinds of file still to come, one kind after
-    /// another, while the workers check the files before them: a decoder's
-    /// buffers (several GB at 4K) take longer to make than a short file takes
-    /// to decode (on the H200, ~170 ms against ~22 ms for 48 frames of 4K
-    /// HQ), and a folder of two kinds paid that twice in a row. A session of
-    /// a kind being made waits for it rather than making its own.
-    private func prepareDecodersAhead() {
-        guard devices.allSatisfy({ $0.context.info.deviceLocalBytes >= smallestDeviceForPreparing }) else { return }
-        var kinds = Set<String>()
-        var index = 0
-        while kinds.count < Self.kindsPreparedAhead {
-            lock.lock()
-            index = max(index, next)
-            let stop = interrupted || index >= inputs.count
-            lock.unlock()
-            if stop { return }
-            defer { index += 1 }
-            let input = inputs[index]
-            guard input.problem == nil, let (source, first) = FFmpegLog.silently({ () -> (SampleSource, CompressedSample)? in
-                guard let source = try? openSampleSource(input.path), let first = try? source.nextSample() else { return nil }
-                return (source, first)
-            }) else { continue }
-            let format = source.format
-            let configuration = FileChecker.gpuConfiguration(format, options: options)
-            let kind = "\(format.width)x\(format.height) \(format.chroma) \(format.hasAlpha) \(format.fieldOrder) \(format.colorTags)"
-            guard kinds.insert(kind).inserted else { continue }
-            // Room for frames a quarter larger than the first; a larger one grows the buffers.
-            for device in devices {
-                _ = try? GPUDecodeSession.prepareDecoder(format: format, device: device, configuration: configuration,
-                                                         frameBytes: first.bytes.count * 5 / 4)
-            }
-        }
     }
 
     private var isInterrupted: Bool {

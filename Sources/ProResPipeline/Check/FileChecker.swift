@@ -34,25 +34,6 @@ enum FileChecker {
         return result
     }
 
-    /// What every frame of `format` is measured for: its hash, and its
-    /// statistics, with light levels when its transfer has them.
-    static func analysis(_ format: FormatDescription) -> (request: AnalysisRequest, light: LightLevelMeter?, lightNote: String?) {
-        var light: LightLevelMeter?, lightNote: String?
-        do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
-            lightNote = "no light level: \(error)"
-        }
-        return (AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light)), light, lightNote)
-    }
-
-    /// Hashes and statistics are measured where the frame lives; only a v1
-    /// (md5) golden file needs the frames' bytes on the host.
-    static func needsHostBytes(_ options: CheckOptions) -> Bool { options.golden?.algorithm == .md5 }
-
-    /// The GPU session the check of a file of `format` makes (`DecodeRun`'s).
-    static func gpuConfiguration(_ format: FormatDescription, options: CheckOptions) -> GPUDecodeSession.Configuration {
-        DecodeRun.gpuConfiguration(hostBytes: needsHostBytes(options), deviceSurfaces: false, analysis: analysis(format).request)
-    }
-
     /// The check itself: the same with or without `--previews`.
     private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                 cancellation: CheckCancellation) throws -> FileCheckResult {
@@ -82,9 +63,15 @@ enum FileChecker {
 
         var sampled: [Int]?
         if let n = options.sample, let count = format.frameCount { sampled = FrameSampling.indices(count: count, samples: n) }
-        let (request, light, lightNote) = analysis(format)
-        let needsMD5 = needsHostBytes(options)
+        var light: LightLevelMeter?, lightNote: String?
+        do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
+            lightNote = "no light level: \(error)"
+        }
+        // Hashes and statistics are measured where the frame lives; only a v1
+        // (md5) golden file needs the frames' bytes on the host.
+        let needsMD5 = options.golden?.algorithm == .md5
         let sink = CheckSink(md5: needsMD5)
+        let request = AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light))
         let report: DecodeRun.Report
         do {
             let run = try DecodeRun(source: sampled.map { SampledSource(source, frames: $0) } ?? source,
