@@ -41,8 +41,11 @@ struct KernelRandom: RandomNumberGenerator {
 
     mutating func int(_ range: Range<Int>) -> Int { int(range.lowerBound...range.upperBound - 1) }
 
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
     /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < p }
+    mutating func chance(_ p: Double) -> Bool { unit() < p }
 
     mutating func pick<T>(_ values: [T]) -> T { values[int(0..<values.count)] }
 }

@@ -29,26 +29,12 @@ final class PNGEncoderTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         let path = directory.appendingPathComponent("t.png").path
         try Data(png).write(to: URL(fileURLWithPath: path))
-        let check = try Self.run(["pngcheck", path])
-        XCTAssertEqual(check.status, 0, String(decoding: check.output, as: UTF8.self))
-        let raw = try Self.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", channels == 3 ? "rgb48be" : "rgba64be", "-"])
-        XCTAssertEqual(raw.status, 0)
-        let decoded = raw.output.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(UInt16.init(bigEndian:)) }
+        let check = try runExternal(["pngcheck", path])
+        XCTAssertEqual(check.status, 0, check.text)
+        let raw = try runExternal(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", channels == 3 ? "rgb48be" : "rgba64be", "-"])
+        XCTAssertEqual(raw.status, 0, raw.stderr)
+        let decoded = raw.stdout.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(UInt16.init(bigEndian:)) }
         XCTAssertEqual(decoded.count, samples.count)
         XCTAssertTrue(decoded == samples, "\(width)x\(height)x\(channels): the decoded samples differ")
-    }
-
-    /// Runs a tool found on PATH; a missing tool fails the test (status 127 from env).
-    private static func run(_ arguments: [String]) throws -> (status: Int32, output: Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, data)
     }
 }

@@ -16,7 +16,7 @@ final class PreviewThumbnailPassTests: XCTestCase {
     /// Colours from −0.25 to 4 (negatives are out-of-gamut, above 1 HDR),
     /// alpha 0, 1, in between and just outside [0, 1] (clamped by the filter).
     lazy var source: [Float16] = {
-        var generator = SplitMix64(seed: 11)
+        var generator = KernelRandom(seed: 11)
         return (0..<width * height).flatMap { i -> [Float16] in
             let colour = (0..<3).map { _ in Float16(Float(generator.unit()) * 4.25 - 0.25) }
             let alphas: [Float] = [0, 1, 1, Float(generator.unit()), 1.25, -0.5]
@@ -85,19 +85,4 @@ final class PreviewThumbnailPassTests: XCTestCase {
         }
         return out
     }
-}
-
-/// A small deterministic generator (SplitMix64), so the picture is the same on every run.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// In [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
