@@ -284,9 +284,10 @@ cp -r "$PACKAGE_DIR"/Fixtures/ref/. "$DIST/Fixtures/ref/"
 [ -d "$PACKAGE_DIR/Shaders" ] && cp -r "$PACKAGE_DIR/Shaders" "$DIST/Shaders"
 cp "$ROOT/scripts/device-run.sh" "$DIST/bench-device.sh"
 cp "$ROOT/scripts/device-check.sh" "$DIST/device-check.sh"
+cp "$ROOT/scripts/check-folder.sh" "$DIST/check-folder.sh"
 cp "$ROOT/scripts/prores-variants.sh" "$DIST/prores-variants.sh"
 cp "$ROOT/scripts/bench-effects.sh" "$DIST/bench-effects.sh"
-chmod +x "$DIST/bench-device.sh" "$DIST/device-check.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
+chmod +x "$DIST/bench-device.sh" "$DIST/device-check.sh" "$DIST/check-folder.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
 
 # --- checks: what the GPU machine must provide ---------------------------------
 # glibc's libraries, libstdc++/libgcc_s, libz (not even that, here) and, later, the Vulkan loader.

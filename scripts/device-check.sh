@@ -48,26 +48,8 @@ TIMEFORMAT=%R
 
 # --- 1. the folder ---------------------------------------------------------------
 DIR=$CLIPDIR/folder
-mkdir -p "$DIR"
-gen() { # out frames graph args...
-  local out=$1 n=$2 graph=$3; shift 3
-  [ -s "$out" ] || "$FF" -hide_banner -v error -y -f lavfi -i "$graph" -frames:v "$n" "$@" "$out.tmp.mov" && mv "$out.tmp.mov" "$out" 2>/dev/null
-  [ -s "$out" ] || fail "cannot make $out"
-}
 t0=$(now)
-# (`wait` with no operand would also wait for the tee above: name the jobs.)
-jobs_=()
-for seed in 1 2 3 4; do
-  gen "$CLIPDIR/hq-$seed.mov" 48 "testsrc2=size=$SIZE:rate=25,format=yuv422p10le,noise=alls=24:allf=t+u:all_seed=$seed,format=yuv422p10le" \
-    -c:v prores_ks -profile:v hq -vendor apl0 &
-  jobs_+=($!)
-done
-gen "$CLIPDIR/xq.mov" 24 "testsrc2=size=$SIZE:rate=25,format=yuva444p10le,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='255*X/W'" \
-  -c:v prores_ks -profile:v 4444xq -alpha_bits 16 -vendor apl0 &
-jobs_+=($!)
-wait "${jobs_[@]}"
-for seed in 1 2 3 4; do for copy in a b c d; do ln -f "$CLIPDIR/hq-$seed.mov" "$DIR/hq-$seed$copy.mov"; done; done
-for copy in a b c d; do ln -f "$CLIPDIR/xq.mov" "$DIR/xq-$copy.mov"; done
+./check-folder.sh "$FF" "$CLIPDIR" "$SIZE" || fail "cannot make the folder"
 FRAMES=$((16 * 48 + 4 * 24))
 echo "folder: $(ls "$DIR" | wc -l) files, $FRAMES frames, $(du -sh "$DIR" | cut -f1) (made in $(secs "$t0" "$(now)") s)"
 NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -124,8 +106,7 @@ t=$(now); "$PD" check "$CLIPDIR/hq-1.mov" --decoder gpu --golden "$LOGDIR/one.v1
 echo "v1 golden (ffmpeg framemd5) on the GPU decoder: exit $rc in $(secs "$t" "$(now)") s: $(tail -1 "$LOGDIR/v1.stderr")"
 
 # --- 4. one long file ---------------------------------------------------------------------
-LONG=$CLIPDIR/hq-x40.mov
-[ -s "$LONG" ] || "$FF" -v error -y -stream_loop 39 -i "$CLIPDIR/hq-1.mov" -c copy "$LONG"
+LONG=$CLIPDIR/hq-x40.mov  # made by check-folder.sh
 row() { # label args...
   local label=$1; shift
   local t=$(now)

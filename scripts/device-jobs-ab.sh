@@ -36,29 +36,12 @@ NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if ! /tmp/jobs-B/prores-decode devices 2>/dev/null | grep -qi nvidia && [ -f "$NVIDIA_ICD" ]; then export VK_DRIVER_FILES=$NVIDIA_ICD; fi
 log "device: $(/tmp/jobs-B/prores-decode devices 2>&1 | grep -i -m1 nvidia)"
 
-# The folder, exactly as device-check.sh makes it.
+# The folder device-check.sh times, and the 1,920-frame file.
 DIR=$CLIPDIR/folder
-mkdir -p "$DIR"
-gen() { # out frames graph args...
-  local out=$1 n=$2 graph=$3; shift 3
-  [ -s "$out" ] || "$FF" -nostdin -hide_banner -v error -y -f lavfi -i "$graph" -frames:v "$n" "$@" "$out.tmp.mov" && mv "$out.tmp.mov" "$out" 2>/dev/null
-}
 t0=$(now)
-pids=()
-for seed in 1 2 3 4; do
-  gen "$CLIPDIR/hq-$seed.mov" 48 "testsrc2=size=$SIZE:rate=25,format=yuv422p10le,noise=alls=24:allf=t+u:all_seed=$seed,format=yuv422p10le" \
-    -c:v prores_ks -profile:v hq -vendor apl0 &
-  pids+=($!)
-done
-gen "$CLIPDIR/xq.mov" 24 "testsrc2=size=$SIZE:rate=25,format=yuva444p10le,geq=lum='lum(X,Y)':cb='cb(X,Y)':cr='cr(X,Y)':a='255*X/W'" \
-  -c:v prores_ks -profile:v 4444xq -alpha_bits 16 -vendor apl0 &
-pids+=($!)
-wait "${pids[@]}"
-for seed in 1 2 3 4; do for copy in a b c d; do ln -f "$CLIPDIR/hq-$seed.mov" "$DIR/hq-$seed$copy.mov"; done; done
-for copy in a b c d; do ln -f "$CLIPDIR/xq.mov" "$DIR/xq-$copy.mov"; done
+bash "$(dirname "$0")/check-folder.sh" "$FF" "$CLIPDIR" "$SIZE" | tee -a "$LOGDIR/jobs.txt"
 FRAMES=$((16 * 48 + 4 * 24))
 LONG=$CLIPDIR/hq-x40.mov
-[ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop 39 -i "$CLIPDIR/hq-1.mov" -c copy "$LONG"
 log "folder: $(ls "$DIR" | wc -l) files, $FRAMES frames; long file 1920 frames (made in $(secs "$t0" "$(now)") s)"
 
 check() { # side label args...
