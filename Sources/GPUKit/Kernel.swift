@@ -1,5 +1,6 @@
 import CVulkan
 import Foundation
+import ProResCore
 
 /// A compute shader built from its `KernelInterface`: the pipeline, its
 /// layout, and the binding sets to dispatch it with. The only way GPU work
@@ -191,7 +192,7 @@ public final class KernelCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let made = kernels[interface.variantKey] { return made }
-        let made = try Kernel(context: context, compiler: compiler, interface: interface)
+        let made = try Trace.span("kernel built") { try Kernel(context: context, compiler: compiler, interface: interface) }
         kernels[interface.variantKey] = made
         return made
     }

@@ -143,7 +143,8 @@ public final class VulkanBuffer: @unchecked Sendable {
         let vk = context.vk
         var memory: VkDeviceMemory?
         do {
-            try check(vk.vkAllocateMemory(context.device, &allocate, nil, &memory), "vkAllocateMemory(\(what))")
+            let result = Trace.span("memory allocated") { vk.vkAllocateMemory(context.device, &allocate, nil, &memory) }
+            try check(result, "vkAllocateMemory(\(what))")
             try check(vk.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory(\(what))")
         } catch {
             vk.vkFreeMemory(context.device, memory, nil)

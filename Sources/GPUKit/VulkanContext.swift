@@ -86,14 +86,16 @@ public final class VulkanContext: @unchecked Sendable {
     }
 
     public init(options: Options = .init()) throws {
-        let (instance, vki, validation, messenger, colorSpaces) = try Self.makeInstance(validation: options.validation,
-                                                                                         presentation: options.presentation)
+        let (instance, vki, validation, messenger, colorSpaces) = try Trace.span("vulkan instance") { try Self.makeInstance(validation: options.validation,
+                                                                                         presentation: options.presentation) }
         self.instance = instance
         self.vki = vki
         self.validation = validation
         self.messenger = messenger
         do {
-            let candidates = try Self.physicalDevices(instance, vki).enumerated().map { ($1, try Self.describe($1, index: $0, vki)) }
+            let candidates = try Trace.span("vulkan devices enumerated") {
+                try Self.physicalDevices(instance, vki).enumerated().map { ($1, try Self.describe($1, index: $0, vki)) }
+            }
             guard !candidates.isEmpty else { throw VulkanError.noDevice("the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)") }
             let chosen: (VkPhysicalDevice, VulkanDeviceInfo)
             if let selector = options.device {
@@ -191,7 +193,7 @@ public final class VulkanContext: @unchecked Sendable {
                                 create.pQueueCreateInfos = queuePointer.baseAddress
                                 create.enabledExtensionCount = UInt32(extensions.count)
                                 create.ppEnabledExtensionNames = names
-                                return vki.vkCreateDevice(physical, &create, nil, &device)
+                                return Trace.span("vulkan device") { vki.vkCreateDevice(physical, &create, nil, &device) }
                             }
                         }
                     }

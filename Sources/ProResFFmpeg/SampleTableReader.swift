@@ -102,7 +102,7 @@ final class SampleTableReader: @unchecked Sendable {
             }
         }
         let read = pending.removeValue(forKey: index)!
-        read.done.wait()
+        Trace.span("wait for sample read") { read.done.wait() }
         return try read.result!.get()
     }
 
@@ -122,6 +122,10 @@ final class SampleTableReader: @unchecked Sendable {
     }
 
     private func read(_ index: Int) throws -> UnsafeMutablePointer<AVPacket> {
+        try Trace.span("read sample") { try readUntraced(index) }
+    }
+
+    private func readUntraced(_ index: Int) throws -> UnsafeMutablePointer<AVPacket> {
         let entry = entries[index]
         guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
         guard let block = SampleMemory.shared.allocate(bytes: blockBytes) else {

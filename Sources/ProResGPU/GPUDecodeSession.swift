@@ -134,11 +134,12 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         var configuration = configuration
         if configuration.cpus == nil { configuration.cpus = device.placement.cpus }
         let key = Self.reuseKey(format, configuration)
-        let decoder = try device.takeDecoder(key) ?? GPUProResDecoder(
-            context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
-            framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
-            expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis, upload: configuration.upload)
+        let decoder = try device.takeDecoder(key) ?? Trace.span("decoder made") {
+            try GPUProResDecoder(context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
+                                 framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
+                                 expectedFrameBytes: configuration.expectedFrameBytes,
+                                 analysis: configuration.analysis, upload: configuration.upload)
+        }
         try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler)
         reuse = (device, key)
     }
@@ -252,7 +253,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 freeSlots.queued < slotCount || parsed.queued > 0
             }
             if samples.isEmpty { return }
-            if !parsed.push(Batch(samples: samples, prepared: decoder.prepare(samples.map(\.bytes)))) { return }
+            let prepared = Trace.span("batch parsed") { decoder.prepare(samples.map(\.bytes)) }
+            if !parsed.push(Batch(samples: samples, prepared: prepared)) { return }
         }
     }
 
@@ -266,14 +268,16 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         var held: Batch?
         while let batch = parsed.pop() {
             input.wake()  // the parse thread may be waiting for the GPU to have less work
-            guard let slot = freeSlots.pop() else { return }
+            guard let slot = Trace.span("wait for a free slot", { freeSlots.pop() }) else { return }
             do {
                 batch.slot = slot
                 // A batch dropped on the way (the session failed) gives its surfaces back.
                 if readback { for _ in batch.samples { batch.surfaces.append(try surfacePool.makeBuffer()) } }
                 batch.submitted = monotonicNanoseconds()
                 let hold = overlapTransforms && parsed.queued > 0
-                try decoder.encode(slot: slot, batch.prepared, hostSurfaces: batch.surfaces, holdTransform: hold)
+                try Trace.span("batch staged and submitted") {
+                    try decoder.encode(slot: slot, batch.prepared, hostSurfaces: batch.surfaces, holdTransform: hold)
+                }
                 if let previous = held, !submitted.push(previous) { return }
                 held = nil
                 if hold { held = batch } else if !submitted.push(batch) { return }
@@ -296,7 +300,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         while let batch = submitted.pop() {
             let outcome: (outputs: [GPUProResDecoder.Output], timing: GPUProResDecoder.BatchTiming?)
             do {
-                outcome = try decoder.complete(slot: batch.slot, deviceSurfaces: deviceSurfaces)
+                outcome = try Trace.span("wait for batch on GPU") { try decoder.complete(slot: batch.slot, deviceSurfaces: deviceSurfaces) }
             } catch {
                 fail(error)
                 return
@@ -343,7 +347,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     private func runOutput() {
         while let frame = output.pop() {
-            do { try handler(frame) } catch { fail(error) }
+            do { try Trace.span("frame handler") { try handler(frame) } } catch { fail(error) }
         }
     }
 }

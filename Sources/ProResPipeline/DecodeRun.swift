@@ -366,10 +366,10 @@ public final class DecodeRun: @unchecked Sendable {
         case let .gpu(device):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
             do {
-                session = try GPUDecodeSession(format: format, device: device,
+                session = try Trace.span("session made") { try GPUDecodeSession(format: format, device: device,
                                                configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
                                                                     analysis: options.analysis),
-                                               outputHandler: handler)
+                                               outputHandler: handler) }
             } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
                 // `auto` means the best decoder that works: FFmpeg when ours cannot start.
                 session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
@@ -396,16 +396,16 @@ public final class DecodeRun: @unchecked Sendable {
         var pacing: PacingReport?
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
-            while options.frames.map({ read < $0 }) ?? true, let sample = try source.nextSample() {
+            while options.frames.map({ read < $0 }) ?? true, let sample = try Trace.span("next sample", { try source.nextSample() }) {
                 read += 1
                 if options.skipLateFrames, pacer?.hasMissedItsTick(sample.index) == true {
                     skippedLate.append(sample.index)
                     continue
                 }
                 try Self.checkPictureFormat(sample, against: format)
-                try session.decode(sample)
+                try Trace.span("sample queued") { try session.decode(sample) }
             }
-            try session.finish()
+            try Trace.span("session finished") { try session.finish() }
             try cpuAnalysis?.finish()
             try gpuStage?.get().drain()
             pacer?.finish()

@@ -32,12 +32,12 @@ enum DecodeCommand: Command {
         let earlyDevice = decoder.choice == .cpu ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
             selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
         }
-        let source = try openSampleSource(input, track: arguments.track)
+        let source = try Trace.span("source opened") { try openSampleSource(input, track: arguments.track) }
         let opened = monotonicNanoseconds()
         let format = source.format
         if let earlyDevice {
             // `auto` without a device resolves again, to say why.
-            decoder.shared = try earlyDevice.get()
+            decoder.shared = try Trace.span("wait for device") { try earlyDevice.get() }
             decoder.shared.map(KeptUntilExit.keep)
         }
         let deviceReady = monotonicNanoseconds()
@@ -89,7 +89,7 @@ enum DecodeCommand: Command {
 
         let report: DecodeRun.Report
         do {
-            report = try run.run()
+            report = try Trace.span("decode run") { try run.run() }
         } catch {
             progress?.clear()
             throw error

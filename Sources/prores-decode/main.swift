@@ -24,4 +24,5 @@ do {
     Console.error(ErrorWords.render(error))
     status = ExitCode(error)
 }
+if let warning = Trace.write() { Console.warning(warning) }
 exit(status.rawValue)

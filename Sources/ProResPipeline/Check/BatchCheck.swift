@@ -122,7 +122,7 @@ public final class BatchCheck: @unchecked Sendable {
             let index = next
             next += 1
             lock.unlock()
-            guard let result = try? checkOne(index, device: device) else { return }
+            guard let result = try? Trace.span("file checked", { try checkOne(index, device: device) }) else { return }
             store(index, result, final: !(retryOpenFailures && result.failedToOpen))
         }
     }

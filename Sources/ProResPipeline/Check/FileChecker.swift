@@ -50,7 +50,7 @@ enum FileChecker {
 
         let source: SampleSource
         do {
-            source = try openSampleSource(input.path)
+            source = try Trace.span("source opened") { try openSampleSource(input.path) }
         } catch ProResDecodeError.truncatedRecording {
             // A recording cut short is a deliverable that fails, not a file
             // that could not be checked.
@@ -78,7 +78,7 @@ enum FileChecker {
                                     options: .init(output: .native, threads: threads, decoder: decoder, analysis: request),
                                     sinks: needsMD5 ? [sink] : [], analysisSink: sink)
             cancellation.attach(run)
-            report = try run.run()
+            report = try Trace.span("decode run") { try run.run() }
         } catch {
             return try timedOut(format) ?? .error(input, describe(error), format: format, seconds: elapsed())
         }

@@ -1,0 +1,93 @@
+import Foundation
+import Glibc
+
+/// Spans of named work on every thread, for finding what a whole run waits
+/// on (the reader, the parse or submit thread, the GPU, a sink): per-frame
+/// stage times say how long each stage took, not which one the others
+/// waited for. Off unless `PRORES_DECODE_TRACE` names a file; then every
+/// span is kept in memory and `write()` (called by the CLI before it exits)
+/// writes them in the Chrome trace-event format, which chrome://tracing and
+/// Perfetto show as a timeline and `scripts/trace-summary.py` sums up.
+/// Off, a span costs one load of a constant.
+public enum Trace {
+    private struct Span {
+        let name: StaticString
+        let thread: UInt64
+        let start: UInt64
+        let end: UInt64
+    }
+
+    /// Where `write()` puts the trace; nil: tracing is off.
+    public static let path: String? = ProcessInfo.processInfo.environment["PRORES_DECODE_TRACE"].flatMap { $0.isEmpty ? nil : $0 }
+    public static var isEnabled: Bool { path != nil }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var spans: [Span] = []
+    /// Each thread's name, as it was when the thread first recorded a span.
+    nonisolated(unsafe) private static var threadNames: [UInt64: String] = [:]
+
+    /// The start of a span (0 when tracing is off).
+    @inline(__always)
+    public static func begin() -> UInt64 { isEnabled ? monotonicNanoseconds() : 0 }
+
+    /// Ends the span that `begin()` started on this thread.
+    @inline(__always)
+    public static func end(_ name: StaticString, since start: UInt64) {
+        guard isEnabled else { return }
+        record(name, start: start, end: monotonicNanoseconds())
+    }
+
+    /// `body`, as one span.
+    @inline(__always)
+    public static func span<T>(_ name: StaticString, _ body: () throws -> T) rethrows -> T {
+        guard isEnabled else { return try body() }
+        let start = monotonicNanoseconds()
+        defer { record(name, start: start, end: monotonicNanoseconds()) }
+        return try body()
+    }
+
+    private static func record(_ name: StaticString, start: UInt64, end: UInt64) {
+        let thread = UInt64(pthread_self())
+        let span = Span(name: name, thread: thread, start: start, end: end)
+        lock.lock()
+        spans.append(span)
+        let named = threadNames[thread] != nil
+        lock.unlock()
+        guard !named else { return }
+        // Foundation's name for the thread, else the kernel's (threads
+        // Foundation did not start: the main thread, the global queue's).
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "thread"
+        let name = Thread.current.name.flatMap { $0.isEmpty ? nil : $0 } ?? comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        lock.lock()
+        threadNames[thread] = name
+        lock.unlock()
+    }
+
+    /// Writes the spans so far to `path`, times in µs from process start
+    /// (`ProcessClock.start`); a trace that cannot be written is a warning
+    /// returned, never a failed run.
+    public static func write() -> String? {
+        guard let path else { return nil }
+        lock.lock()
+        let taken = spans, names = threadNames
+        lock.unlock()
+        var text = "{\"traceEvents\":[\n"
+        for (thread, name) in names.sorted(by: { $0.key < $1.key }) {
+            text += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":\(thread),\"args\":{\"name\":\(JSON.string(name))}},\n"
+        }
+        for (i, span) in taken.enumerated() {
+            let start = Double(Int64(bitPattern: span.start &- ProcessClock.start)) / 1000
+            let duration = Double(span.end &- span.start) / 1000
+            text += "{\"name\":\"\(span.name)\",\"ph\":\"X\",\"pid\":1,\"tid\":\(span.thread),"
+                + "\"ts\":\(JSON.number(start, digits: 1)),\"dur\":\(JSON.number(duration, digits: 1))}"
+            text += i + 1 < taken.count ? ",\n" : "\n"
+        }
+        text += "]}\n"
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return nil
+        } catch {
+            return "PRORES_DECODE_TRACE: cannot write \(path): \(error.localizedDescription)"
+        }
+    }
+}

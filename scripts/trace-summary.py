@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Sums up a PRORES_DECODE_TRACE file (Chrome trace events): per thread
+kind, each span's count, total and share of the traced time; then the first
+and last time each span ran, so what waited on what shows.
+
+    scripts/trace-summary.py TRACE.json [--timeline]
+
+Threads are grouped by name with trailing digits dropped (the reader's
+pool threads are one line). A span inside another on the same thread is
+counted in both (they are nested, not added)."""
+import json
+import re
+import sys
+from collections import defaultdict
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    events = json.load(open(sys.argv[1]))["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M"}
+    spans = [e for e in events if e.get("ph") == "X"]
+    if not spans:
+        sys.exit("no spans in the trace")
+    start = min(e["ts"] for e in spans)
+    end = max(e["ts"] + e["dur"] for e in spans)
+    total = end - start
+    print(f"traced: {start / 1000:.1f} ms to {end / 1000:.1f} ms after process start ({total / 1000:.1f} ms)")
+    groups = defaultdict(lambda: defaultdict(list))
+    threads = defaultdict(set)
+    for e in spans:
+        kind = re.sub(r"[-.]?\d+$", "", names.get(e["tid"], "thread"))
+        groups[kind][e["name"]].append(e)
+        threads[kind].add(e["tid"])
+    for kind in sorted(groups):
+        print(f"\n{kind} ({len(threads[kind])} thread{'s' if len(threads[kind]) > 1 else ''})")
+        rows = sorted(groups[kind].items(), key=lambda item: -sum(e["dur"] for e in item[1]))
+        for name, es in rows:
+            busy = sum(e["dur"] for e in es)
+            first = min(e["ts"] for e in es) / 1000
+            last = max(e["ts"] + e["dur"] for e in es) / 1000
+            print(f"  {name:32} {len(es):6}x {busy / 1000:9.1f} ms {100 * busy / total:6.1f}%"
+                  f"  mean {busy / len(es):8.1f} µs  from {first:8.1f} to {last:8.1f} ms")
+    if "--timeline" in sys.argv:
+        print("\ntimeline (ms from process start):")
+        for e in sorted(spans, key=lambda e: e["ts"]):
+            print(f"  {e['ts'] / 1000:9.2f} +{e['dur'] / 1000:8.2f}  {names.get(e['tid'], e['tid'])}: {e['name']}")
+
+
+if __name__ == "__main__":
+    main()
