@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where issue #11's whole-process jobs spend their time, ON the lent GPU
-# machine: each job (1,920 frames of 4K HQ decoded plain, with --vulkan and
-# with --framehash; check of the 20-file folder) runs twice untimed by the
+# machine: each job (1,920 frames of 4K HQ decoded plain, with --vulkan,
+# --framehash and --framemd5; check of the 20-file folder) runs twice untimed by the
 # trace, then once with PRORES_DECODE_TRACE, whose timeline and summary
 # (scripts/trace-summary.py) land in LOGDIR. Then start-up alone: `devices`,
 # and the loader's view of the drivers it loads.
@@ -9,12 +9,14 @@
 #   scripts/device-trace.sh DIST LOGDIR
 #
 # Environment: CLIPDIR (/tmp/prores-check, shared with device-check.sh),
-# SIZE (3840x2160), JOBS ("plain vulkan framehash check").
+# SIZE (3840x2160), JOBS ("plain vulkan framehash framemd5 check"),
+# ENVS: settings (NAME=VALUE, several joined by commas) each job then runs
+# with, ROUNDS times, interleaved with the defaults (X=0), untraced.
 set -u
 D=$1 LOGDIR=${2:-/tmp/trace}
 CLIPDIR=${CLIPDIR:-/tmp/prores-check}
 SIZE=${SIZE:-3840x2160}
-JOBS=${JOBS:-plain vulkan framehash check}
+JOBS=${JOBS:-plain vulkan framehash framemd5 check}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$LOGDIR" /tmp/trace-bin
 export SWIFT_BACKTRACE=enable=no
@@ -31,12 +33,14 @@ if ! $PD devices 2>/dev/null | grep -qi nvidia && [ -f "$NVIDIA_ICD" ]; then exp
 log "device: $($PD devices 2>&1 | grep -i -m1 nvidia)"
 bash "$HERE/check-folder.sh" "$D/ffmpeg" "$CLIPDIR" "$SIZE" | tee -a "$LOGDIR/trace.txt"
 LONG=$CLIPDIR/hq-x40.mov
+export PD LONG CLIPDIR
 
 job() { # name
   case $1 in
     plain) $PD "$LONG" --decoder gpu --quiet --json ;;
     vulkan) $PD "$LONG" --decoder gpu --vulkan --quiet --json ;;
     framehash) $PD "$LONG" --decoder gpu --format native --framehash /dev/null --quiet --json ;;
+    framemd5) $PD "$LONG" --decoder gpu --framemd5 /dev/null --quiet --json ;;
     check) $PD check "$CLIPDIR/folder" --decoder gpu ;;
   esac
 }
@@ -49,6 +53,17 @@ for name in $JOBS; do
   t=$(now); PRORES_DECODE_TRACE=$LOGDIR/$name.trace.json job "$name" >"$LOGDIR/$name-traced.out" 2>&1; rc=$?
   log "$name traced: exit $rc, wall $(secs "$t" "$(now)") s"
   python3 "$HERE/trace-summary.py" "$LOGDIR/$name.trace.json" >"$LOGDIR/$name.summary.txt" 2>&1 || log "no summary for $name"
+done
+
+# Settings against the defaults, interleaved.
+for name in $JOBS; do
+  [ -z "${ENVS:-}" ] && break
+  for round in $(seq "${ROUNDS:-2}"); do
+    for setting in X=0 $ENVS; do
+      t=$(now); env ${setting//,/ } bash -c "$(declare -f job); job $name" >"$LOGDIR/env.out" 2>&1; rc=$?
+      log "$name $setting: exit $rc, wall $(secs "$t" "$(now)") s; $(grep -o '"fps":[0-9.]*' "$LOGDIR/env.out" | head -1) $(grep -o '"device_ready":[0-9.]*' "$LOGDIR/env.out") $(grep -o '"first_frame_ms":[0-9.]*' "$LOGDIR/env.out")$(tail -1 "$LOGDIR/env.out" | grep TOTAL)"
+    done
+  done
 done
 
 # Start-up alone: the process, instance and device without decoding.
