@@ -40,12 +40,6 @@ final class SampleTableReader: @unchecked Sendable {
     /// Reads in flight, by sample index; touched by the consumer's thread only.
     private var pending: [Int: Pending] = [:]
 
-    /// Samples being read at once. On the lent H200 host one 3.8 MB read
-    /// from the page cache took ~0.95 ms; with 8 at once the reader, not the
-    /// GPU, set the pace of a 4K HQ file (6,500 fps; PRORES_DECODE_TRACE).
-    /// `PRORES_DECODE_READ_AHEAD` overrides it, for measurements.
-    static let defaultReadAhead = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_AHEAD"].flatMap(Int.init).map { max(1, min($0, 64)) } ?? 8
-
     /// The largest sample read this way; a table claiming more is not trusted.
     private static let maxSampleBytes = 1 << 30
     private static let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
@@ -55,7 +49,7 @@ final class SampleTableReader: @unchecked Sendable {
     /// nil when the track cannot be read this way (see the type's comment);
     /// `leading`: the packets libavformat read so far, samples 0 onwards.
     init?(path: String, displayPath: String, context: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
-          leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = SampleTableReader.defaultReadAhead) {
+          leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = 8) {
         guard let name = context.pointee.iformat.map({ String(cString: $0.pointee.name) }),
               name.split(separator: ",").contains("mov") else { return nil }
         let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }

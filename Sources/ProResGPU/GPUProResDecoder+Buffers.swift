@@ -40,20 +40,6 @@ extension GPUProResDecoder {
                                         sharedWithTransferQueue: uploads != nil)
     }
 
-    /// Gives `slot` the buffers made for it in the background, where it has none yet.
-    func install(_ buffers: SlotReservation.Buffers, into slot: Slot) {
-        if slot.coefficients == nil { slot.coefficients = buffers.coefficients }
-        if slot.status == nil {
-            slot.status = buffers.status
-            slot.statusReport = buffers.statusReport
-        }
-        if slot.surfaces == nil {
-            let made = DeviceSurfaceBatch(buffer: buffers.surfaces)
-            surfaceBatches.append(made)
-            slot.surfaces = made
-        }
-    }
-
     /// `input`: the bytes the shaders read (bitstream and tables), which a
     /// device that does not read the staging memory in place has in its own.
     func ensureWorkBuffers(_ slot: Slot, input: Int, coefficients: Int, status: Int) throws {

@@ -90,9 +90,6 @@ package final class GPUProResDecoder {
     var heldTransform: TransformWork?
     /// How compressed bytes reach the GPU.
     let upload: UploadPath
-    /// The slots' large buffers, being made in the background (nil when
-    /// `reserve` made them up front, or `PRORES_DECODE_RESERVE=off`).
-    var reservation: SlotReservation?
     /// Sample-memory regions imported so far, by base address (nil: the
     /// device refused one). Regions stay mapped for the process's life, so
     /// an import never outlives its memory.
@@ -213,19 +210,10 @@ package final class GPUProResDecoder {
         timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 4)
         transformTimestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 3, queue: .secondCompute)
         uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
-        if let expectedFrameBytes {
-            for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) }
-        } else {
-            // Only the slots the stream will fill; a longer one makes the rest when first used.
-            let batches = (expectedFrames ?? format.frameCount).map { ($0 + batch - 1) / batch } ?? slotCount
-            reservation = SlotReservation(context: context, slots: min(slotCount, max(1, batches)),
-                                          coefficientBytes: batch * coefficientsPerFrame * 2,
-                                          statusBytes: Self.align(batch * macroblocksPerFrame * 4 * 2), surfaceBytes: batch * surfaceStride)
-        }
+        if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
     }
 
     deinit {
-        reservation?.waitForAll()
         for slot in slots { if let (recorder, value) = slot.completion { try? recorder.wait(for: value) } }
         slots.removeAll()
     }
@@ -366,7 +354,6 @@ package final class GPUProResDecoder {
         let coefficientBytes = max(4, coefficientCount * 2)  // 16-bit; regions are multiples of 64
         let statusBytes = max(4, sliceCount * 4)
         let surfaceBytes = max(8, frames * surfaceStride)
-        if let buffers = reservation?.take(index) { install(buffers, into: slot) }
         try ensureWorkBuffers(slot, input: inputBytes, coefficients: coefficientBytes, status: statusBytes)
         let input = slot.deviceInput ?? slot.staging!
 
