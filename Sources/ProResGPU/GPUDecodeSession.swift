@@ -244,12 +244,21 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     /// thread: parsing (compute) then overlaps the previous batch's staging
     /// (memory bandwidth). While the GPU has work (a slot taken or a parsed
     /// batch waiting) a batch waits to be full, since small batches leave it
-    /// idle later; with none it takes what has arrived, so a slow source
-    /// still gets each frame at once. Completions `wake` the input to re-ask.
+    /// idle later; with none it waits at most `batchPatience` for the rest,
+    /// then takes what has arrived, so a slow source still gets each frame
+    /// soon. Completions `wake` the input to re-ask.
+    ///
+    /// Why the patience: a file's first frames arrive ~0.15 ms apart, and
+    /// taking them as they came split a file's start into several small
+    /// batches, each in a slot of its own whose buffers (over a gigabyte at
+    /// 4K, ~18 ms a gigabyte to allocate on the H200) were made for it: the
+    /// first file of each kind in `check` filled four slots with 48 frames
+    /// (BENCHMARKS.md §6, sixth session).
+    static let batchPatience = 0.008
     private func runParse() {
         defer { parsed.close() }
         while true {
-            let samples = input.popBatch(limit: decoder.framesPerBatch) { [freeSlots, parsed, slotCount] in
+            let samples = input.popBatch(limit: decoder.framesPerBatch, patience: Self.batchPatience) { [freeSlots, parsed, slotCount] in
                 freeSlots.queued < slotCount || parsed.queued > 0
             }
             if samples.isEmpty { return }

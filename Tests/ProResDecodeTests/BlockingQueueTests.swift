@@ -4,7 +4,8 @@ import XCTest
 
 /// `popBatch`: a batch takes the backlog at once, except while its caller
 /// says to wait for a full one (the GPU decoder, while another batch is in
-/// flight); `wake` makes it ask again.
+/// flight); `wake` makes it ask again; a patient batch waits a while for
+/// the rest.
 final class BlockingQueueTests: XCTestCase {
     func testABatchTakesTheBacklogWithoutWaiting() {
         let queue = BlockingQueue<Int>(capacity: 8)
@@ -35,6 +36,29 @@ final class BlockingQueueTests: XCTestCase {
         queue.close()
         XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [7], "a closed queue gives up what is left")
         XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [])
+    }
+
+    func testAPatientBatchWaitsForTheRestThenTakesWhatCame() {
+        let queue = BlockingQueue<Int>(capacity: 8)
+        let popped = DispatchSemaphore(value: 0)
+        let result = LockedBox<[Int]>([])
+        queue.push(0)
+        Thread.detachNewThread {
+            result.value = queue.popBatch(limit: 4, patience: 600)
+            popped.signal()
+        }
+        queue.push(1)
+        queue.push(2)
+        XCTAssertEqual(popped.wait(timeout: .now() + 0.3), .timedOut, "3 of 4 with patience left: still waiting")
+        queue.push(3)
+        XCTAssertEqual(popped.wait(timeout: .now() + 10), .success, "full: taken at once, patience or not")
+        XCTAssertEqual(result.value, [0, 1, 2, 3])
+
+        queue.push(4)
+        XCTAssertEqual(queue.popBatch(limit: 4, patience: 0.05), [4], "patience spent: what came")
+        queue.push(5)
+        queue.close()
+        XCTAssertEqual(queue.popBatch(limit: 4, patience: 600), [5], "a closed queue does not wait")
     }
 }
 

@@ -50,10 +50,27 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
     /// while `waitForFullBatch` says so (the GPU still has other work: a
     /// fuller batch costs no latency then, and small batches waste it). It
     /// is asked under the queue's lock, again after each push and `wake`.
-    package func popBatch(limit: Int, waitForFullBatch: () -> Bool = { false }) -> [Element] {
+    /// Otherwise a batch that is not full still waits up to `patience`
+    /// seconds from when its first element is there, for the rest.
+    package func popBatch(limit: Int, patience: Double = 0, waitForFullBatch: () -> Bool = { false }) -> [Element] {
         condition.lock()
         defer { condition.unlock() }
-        while !closed && (count == 0 || (count < min(limit, ring.count) && waitForFullBatch())) { condition.wait() }
+        var deadline: Date?
+        while !closed {
+            if count == 0 {
+                condition.wait()
+            } else if count >= min(limit, ring.count) {
+                break
+            } else if waitForFullBatch() {
+                condition.wait()
+            } else if patience > 0 {
+                let until = deadline ?? Date(timeIntervalSinceNow: patience)
+                deadline = until
+                if !condition.wait(until: until) { break }
+            } else {
+                break
+            }
+        }
         var batch: [Element] = []
         while count > 0 && batch.count < limit {
             batch.append(ring[head].take()!)
