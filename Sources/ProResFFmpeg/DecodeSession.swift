@@ -33,14 +33,16 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
     private let input: BlockingQueue<CompressedSample>
     private let output: BlockingQueue<DecodedFrame>
     private let handler: OutputHandler
+    private let idleHandler: OutputIdleHandler?
     private let threads = SessionThreads()
     private var finished = false
 
     public init(format: FormatDescription, configuration: Configuration = .init(),
-                outputHandler: @escaping OutputHandler) throws {
+                outputHandler: @escaping OutputHandler, outputIdleHandler: OutputIdleHandler? = nil) throws {
         self.format = format
         self.configuration = configuration
         self.handler = outputHandler
+        idleHandler = outputIdleHandler
         input = BlockingQueue(capacity: max(1, configuration.threads))
         output = BlockingQueue(capacity: max(1, configuration.maximumFramesInFlight))
         codec = try allocator.openDecoder(for: format, threads: configuration.threads)
@@ -84,7 +86,10 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
 
     private func runOutput() {
         while let frame = output.pop() {
-            do { try handler(frame) } catch { fail(error) }
+            do {
+                try handler(frame)
+                if output.queued == 0 { try idleHandler?() }
+            } catch { fail(error) }
         }
     }
 

@@ -20,12 +20,13 @@ public struct ConvertedFrame {
     public let context: VulkanContext
     public let kernels: KernelCache
     /// GPU time of the upload (device copy; 0 when the GPU reads host memory
-    /// directly) and of the conversion, from timestamp queries.
+    /// directly) and of the conversion, from timestamp queries: those of the
+    /// frame's submission, divided by its frames (the GPU runs them together).
     public let uploadMicroseconds: Double?
     public let convertMicroseconds: Double?
     /// GPU time of each `--effect` pass, in order (empty without effects or timestamps).
     public let effectMicroseconds: [Double]
-    /// Host time from submission until the GPU work was seen complete.
+    /// Host time from the submission (the frame's group's) until the GPU work was seen complete.
     public let gpuWallMicroseconds: Double
 
     /// One channel of one pixel as a Float (0 R, 1 G, 2 B, 3 A).

@@ -76,6 +76,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let deviceSurfaces: Bool
     private let surfacePool: PixelBufferPool
     private let handler: FrameOutputHandler
+    private let idleHandler: OutputIdleHandler?
     private let input: BlockingQueue<CompressedSample>
     private let freeSlots: BlockingQueue<Int>
     private let slotCount: Int
@@ -118,19 +119,21 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     }
 
     public convenience init(format: FormatDescription, context: VulkanContext, kernels: KernelCache,
-                            configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler) throws {
+                            configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler,
+                            outputIdleHandler: OutputIdleHandler? = nil) throws {
         try self.init(format: format, decoder: GPUProResDecoder(
             context: context, kernels: kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
             expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis, upload: configuration.upload), configuration: configuration, outputHandler: outputHandler)
+            analysis: configuration.analysis, upload: configuration.upload), configuration: configuration, outputHandler: outputHandler,
+            outputIdleHandler: outputIdleHandler)
     }
 
     /// On a shared device: the decoder (and its buffers) of an earlier
     /// session of the same geometry is taken when there is one, and given
     /// back when this session ends cleanly.
     public convenience init(format: FormatDescription, device: GPUDevice, configuration: Configuration = .init(),
-                            outputHandler: @escaping FrameOutputHandler) throws {
+                            outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil) throws {
         var configuration = configuration
         if configuration.cpus == nil { configuration.cpus = device.placement.cpus }
         let key = Self.reuseKey(format, configuration)
@@ -140,7 +143,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                                  expectedFrameBytes: configuration.expectedFrameBytes,
                                  analysis: configuration.analysis, upload: configuration.upload)
         }
-        try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler)
+        try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler,
+                      outputIdleHandler: outputIdleHandler)
         reuse = (device, key)
     }
 
@@ -156,7 +160,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     }
 
     private init(format: FormatDescription, decoder: GPUProResDecoder, configuration: Configuration,
-                 outputHandler: @escaping FrameOutputHandler) throws {
+                 outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler?) throws {
         self.format = format
         self.decoder = decoder
         uploadsBefore = (decoder.uploadedInPlace, decoder.staged)
@@ -166,6 +170,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
         handler = outputHandler
+        idleHandler = outputIdleHandler
         input = BlockingQueue(capacity: 2 * decoder.framesPerBatch)
         slotCount = configuration.slots
         freeSlots = BlockingQueue(capacity: slotCount)
@@ -320,6 +325,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 timingLock.unlock()
             }
             let now = monotonicNanoseconds()
+            var frames: [DecodedFrame] = []
             for (i, sample) in batch.samples.enumerated() {
                 let result = outcome.outputs[i]
                 var surface = batch.take(i)
@@ -346,8 +352,11 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
                 let frame = DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
                                          deviceSurface: result.deviceSurface, analysis: result.analysis, colorCodes: codes, readStart: sample.readStart,
                                          demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - batch.submitted)
-                if !output.push(frame) { return }
+                frames.append(frame)
             }
+            // Together: the output thread sees the batch's frames queued
+            // behind one another, and its consumer may group their work.
+            if !output.push(contentsOf: frames) { return }
             // The batch's host surfaces are filled: the slot may take the next one.
             if !freeSlots.push(batch.slot) { return }
             input.wake()
@@ -356,7 +365,10 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     private func runOutput() {
         while let frame = output.pop() {
-            do { try Trace.span("frame handler") { try handler(frame) } } catch { fail(error) }
+            do {
+                try Trace.span("frame handler") { try handler(frame) }
+                if output.queued == 0 { try idleHandler?() }
+            } catch { fail(error) }
         }
     }
 }

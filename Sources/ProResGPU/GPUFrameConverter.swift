@@ -6,48 +6,121 @@ import GPUKit
 /// GPU, several frames in flight. Each frame's source surface holds one extra
 /// use until the timeline semaphore says the GPU finished reading it, exactly
 /// like an IOSurface's use count, so the pool cannot recycle it early.
+/// Frames go to the GPU in groups, one command buffer and one submission
+/// each: `record` holds a frame, `flush` submits what is held (the producer
+/// calls it when it has nothing more queued), or once it holds
+/// `framesPerSubmission` frames. `submit` is `record` then `flush`: one
+/// frame per submission.
 /// A completion thread waits for the GPU, runs the handler (in submission
 /// order) and hands surfaces back, so neither the submitter nor the pool ever
 /// waits for a frame it is not itself blocked on.
-// @unchecked: `submit` and `finish` come from one thread; what the completion
-// thread shares with it (each slot's job, `failure`) is under `slotCondition`.
+// @unchecked: `record`, `flush` and `finish` come from one thread; what the
+// completion thread and `cancel` share with it (each slot's job, the frames
+// held, `failure`) is under `slotCondition`.
 public final class GPUFrameConverter: @unchecked Sendable {
     public typealias Handler = (ConvertedFrame) throws -> Void
+
+    /// A frame held for its group's submission, with its slot's buffers ready.
+    private struct Held {
+        let slot: Slot
+        let input: ConverterInput
+        /// Where the shader reads the surface.
+        let source: (buffer: VulkanBuffer, offset: Int)
+        /// The imported host surface, when it is copied to `source` first (a discrete GPU).
+        let hostCopy: VulkanBuffer?
+        let layout: PackedLayout
+        let parameters: ConversionParameters
+        let spec: ConversionSpec?
+        let index: Int
+        let pts: Int64?
+        let reference: UInt64
+
+        var surfaceLayout: SurfaceLayout { input.layout }
+        var width: Int { surfaceLayout.width }
+        var height: Int { surfaceLayout.height }
+        var outputBytes: Int { width * height * 8 }
+    }
+
+    /// One submission's frames: they complete together and share its GPU time.
+    private final class Group {
+        /// The slot whose command buffer and timestamp queries the group used.
+        let firstSlot: Int
+        let frames: Int
+        let value: UInt64
+        let submitted: UInt64
+        private var spans: [Double]?
+        private var spansRead = false
+
+        init(firstSlot: Int, frames: Int, value: UInt64, submitted: UInt64) {
+            self.firstSlot = firstSlot
+            self.frames = frames
+            self.value = value
+            self.submitted = submitted
+        }
+
+        /// Each span of the group's timestamps shared evenly by its frames.
+        /// Read once, by the completion thread, as the group's first frame is
+        /// delivered: its first slot (and queries) cannot be reused before.
+        func spansPerFrame(_ timestamps: TimestampQueries?) -> [Double]? {
+            if !spansRead {
+                spansRead = true
+                // A timing that cannot be read leaves the frames untimed, not failed.
+                spans = (try? timestamps?.spans(slot: firstSlot))?.map { $0 / Double(frames) }
+            }
+            return spans
+        }
+    }
 
     private struct Job {
         let index: Int
         let pts: Int64?
         let reference: UInt64
         let input: ConverterInput
-        let value: UInt64
         let width: Int
         let height: Int
-        let submitted: UInt64
+        let group: Group
     }
 
     private final class Slot {
+        let index: Int
         let bindingSet: BindingSet
         var output: VulkanBuffer?
         var readback: VulkanBuffer?
         var deviceInput: VulkanBuffer?
         var job: Job?
-        init(bindingSet: BindingSet) {
+        init(index: Int, bindingSet: BindingSet) {
+            self.index = index
             self.bindingSet = bindingSet
         }
     }
+
+    /// Frames a group holds at most when the caller does not say:
+    /// `PRORES_DECODE_CONVERT_GROUP` (1: one frame per submission, as before
+    /// grouping), else half the frames in flight, so that one group is
+    /// recorded while the one before runs.
+    public static let framesPerSubmissionSetting = ProcessInfo.processInfo.environment["PRORES_DECODE_CONVERT_GROUP"].flatMap(Int.init)
 
     public let context: VulkanContext
     /// Shader variants by (layout, two pixels per invocation), made on first use.
     private let kernels: KernelCache
     private let cache: TextureCache
     private let effects: EffectChain?
-    /// Per frame: start, after the upload, after the conversion, after each effect.
+    /// Per group, in its first slot's queries: start, after the uploads,
+    /// after the conversions, after each effect.
     private let timestamps: TimestampQueries?
     private let handler: Handler
     private let readback: Bool
+    /// One command buffer per slot; a group records into its first slot's,
+    /// whose last submission (a group that began there) completed before
+    /// that slot was free.
     private let recorder: CommandRecorder
     private var slots: [Slot] = []
     private var next = 0
+    public let framesPerSubmission: Int
+    /// Frames recorded, not yet submitted.
+    private var held: [Held] = []
+    /// Submissions so far (written by the submitting thread).
+    public private(set) var submissions = 0
     private let completions: BlockingQueue<Slot>
     private let slotCondition = NSCondition()
     private var failure: Error?
@@ -56,11 +129,15 @@ public final class GPUFrameConverter: @unchecked Sendable {
     /// `readback` false skips copying results back to the host (a benchmark
     /// run on a discrete GPU); the handler then sees an empty `pixels`.
     /// `effects` run on every converted frame, in order, before the handler sees it.
-    public init(context: VulkanContext, kernels: KernelCache, framesInFlight: Int = 3,
+    /// `framesPerSubmission`: the most frames `record` groups into one
+    /// submission (at most `framesInFlight`); nil: `framesPerSubmissionSetting`.
+    public init(context: VulkanContext, kernels: KernelCache, framesInFlight: Int = 3, framesPerSubmission: Int? = nil,
                 readback: Bool = true, effects: [Effect] = [], handler: @escaping Handler) throws {
         self.context = context
         self.handler = handler
         self.readback = readback
+        let group = framesPerSubmission ?? Self.framesPerSubmissionSetting ?? (framesInFlight + 1) / 2
+        self.framesPerSubmission = max(1, min(group, framesInFlight))
         completions = BlockingQueue(capacity: framesInFlight)
         self.kernels = kernels
         cache = TextureCache(context: context)
@@ -71,15 +148,22 @@ public final class GPUFrameConverter: @unchecked Sendable {
 
         // Every variant has the same two bindings: one set of binding sets serves all.
         let sets = try kernel(.y416, pairs: true).makeBindingSets(framesInFlight)
-        slots = sets.map(Slot.init)
+        slots = sets.enumerated().map { Slot(index: $0.offset, bindingSet: $0.element) }
+        // The thread must not own the converter: `deinit` is what ends it
+        // (closing the queue, then waiting for it). An `unowned` capture
+        // took a strong reference for the whole loop, so no converter was
+        // ever freed, and one freed before its thread started trapped.
+        // (So the handler must not release the converter's last reference.)
+        let converter = UncountedReference(self)
         completionThread.enter()
-        startWorkerThread("prores-decode.gpu-completion", { [unowned self] in runCompletions() }, finished: completionThread.leave)
+        startWorkerThread("prores-decode.gpu-completion", { converter.use { $0.runCompletions() } }, finished: completionThread.leave)
     }
 
     deinit {
         // Whatever is still in flight must finish before its memory goes away.
         completions.close()
         completionThread.wait()
+        for frame in held { frame.input.releaseUse() }
         slots.removeAll()
     }
 
@@ -92,7 +176,7 @@ public final class GPUFrameConverter: @unchecked Sendable {
     public var importedSurfaces: Int { cache.importedCount }
     public var copiedFrames: Int { cache.copies }
 
-    /// Queues the conversion of `surface` (a packed y416 or v216 surface).
+    /// Converts `surface` (a packed y416 or v216 surface) in a submission of its own.
     /// Blocks only when every slot is busy, finishing the oldest frame first.
     /// `spec`, the description `parameters` came from, is needed by effects
     /// that read the source's Y'CbCr (the chroma key).
@@ -103,13 +187,27 @@ public final class GPUFrameConverter: @unchecked Sendable {
 
     public func submit(_ input: ConverterInput, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
                        spec: ConversionSpec? = nil) throws {
+        try record(input, parameters: parameters, index: index, pts: pts, reference: reference, spec: spec)
+        try flush()
+    }
+
+    /// Holds the conversion of `input` for the next submission, which
+    /// `flush` makes (or this call, once the group is full). Blocks only when
+    /// the next slot is busy, until its frame went through the handler.
+    public func record(_ input: ConverterInput, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
+                       spec: ConversionSpec? = nil) throws {
         let surfaceLayout = input.layout
         guard case let .packed(layout) = surfaceLayout.content else {
             preconditionFailure("the GPU converter reads y416 or v216 surfaces")
         }
+        // The held frames' slots are the ones before `next`, and a group is
+        // smaller than the ring: this waits for a frame already submitted.
+        // Holding the group meanwhile costs the GPU nothing while a group
+        // is at most half the ring: it is submitted before the completion
+        // thread has delivered every frame ahead of it.
         let slot = slots[next]
-        next = (next + 1) % slots.count
         try waitUntilFree(slot)
+        next = (next + 1) % slots.count
 
         let width = surfaceLayout.width, height = surfaceLayout.height
         let sourceBytes = surfaceLayout.byteCount
@@ -126,68 +224,113 @@ public final class GPUFrameConverter: @unchecked Sendable {
             slot.output = try VulkanBuffer(context, size: outputSize, usage: [.storage, .transferSource], memory: .deviceMappedWhenShared)
             slot.readback = nil
         }
-        let output = slot.output!
-        if readback, output.mapped == nil, slot.readback == nil {
+        if readback, slot.output!.mapped == nil, slot.readback == nil {
             slot.readback = try VulkanBuffer(context, size: outputSize, usage: .transferDestination, memory: .hostReadback)
         }
-        let shaderInput: (buffer: VulkanBuffer, offset: Int)
+        let source: (buffer: VulkanBuffer, offset: Int)
         switch input {
-        case .host: shaderInput = (copiesToDevice ? slot.deviceInput! : hostSource!, 0)
-        case let .device(surface): shaderInput = (surface.buffer, surface.offset)
+        case .host: source = (copiesToDevice ? slot.deviceInput! : hostSource!, 0)
+        case let .device(surface): source = (surface.buffer, surface.offset)
         }
-
-        let pairs = width % 2 == 0
-        let kernel = try self.kernel(layout, pairs: pairs)
-        let slotIndex = slots.firstIndex { $0 === slot }!
-        let cb = try recorder.begin(slotIndex)
-        timestamps?.start(cb, slot: slotIndex)
-        if copiesToDevice { cb.copy(hostSource!, to: shaderInput.buffer, bytes: sourceBytes) }
-        timestamps?.mark(cb, slot: slotIndex, 1, after: .transfer)
-        let invocationsPerRow = pairs ? width / 2 : width
-        cb.dispatch(kernel, set: slot.bindingSet,
-                    buffers: [BufferRange(shaderInput.buffer, offset: shaderInput.offset, bytes: sourceBytes), BufferRange(output, bytes: outputSize)],
-                    push: ConversionKernel.values(parameters, width: width, height: height, layout: layout,
-                                                  sourceBytesPerRow: surfaceLayout.planes[0].bytesPerRow),
-                    groups: (kernel.interface.groups(covering: invocationsPerRow), height, 1))
-        timestamps?.mark(cb, slot: slotIndex, 2, after: .compute)
-        try effects?.record(cb, slot: slotIndex, frame: EffectChain.Frame(
-            output: output, source: shaderInput.buffer, sourceOffset: shaderInput.offset, sourceBytes: sourceBytes, layout: layout,
-            sourceBytesPerRow: surfaceLayout.planes[0].bytesPerRow, width: width, height: height, spec: spec),
-            timestamps: timestamps.map { ($0, 3) })
-        if readback, let target = slot.readback { cb.copy(output, to: target, bytes: outputSize) }
-        let submitted = monotonicNanoseconds()
-        // The GPU reads the surface from now on: hold a use until it is done.
+        // The GPU reads the surface once the group is submitted: hold a use until it is done.
         input.retainUse()
-        let value: UInt64
-        do {
-            value = try recorder.submit(cb)
-        } catch {
-            input.releaseUse()
-            throw error
-        }
         slotCondition.lock()
-        slot.job = Job(index: index, pts: pts, reference: reference, input: input, value: value, width: width, height: height,
-                       submitted: submitted)
+        held.append(Held(slot: slot, input: input, source: source, hostCopy: copiesToDevice ? hostSource : nil, layout: layout,
+                         parameters: parameters, spec: spec, index: index, pts: pts, reference: reference))
+        let full = held.count >= framesPerSubmission
         slotCondition.unlock()
-        completions.push(slot)
+        if full { try flush() }
     }
 
-    /// Waits until every frame in flight went through the handler; rethrows
-    /// the handler's error, if it threw.
+    /// Submits the frames held, in one command buffer; rethrows the
+    /// handler's error, if it threw, dropping them.
+    public func flush() throws {
+        slotCondition.lock()
+        let group = held
+        held = []
+        let failed = failure
+        slotCondition.unlock()
+        guard !group.isEmpty else { return }
+        let value: UInt64, submitted: UInt64
+        do {
+            if let failed { throw failed }
+            (value, submitted) = try encode(group)
+        } catch {
+            for frame in group { frame.input.releaseUse() }
+            throw error
+        }
+        submissions += 1
+        let shared = Group(firstSlot: group[0].slot.index, frames: group.count, value: value, submitted: submitted)
+        slotCondition.lock()
+        for frame in group {
+            frame.slot.job = Job(index: frame.index, pts: frame.pts, reference: frame.reference, input: frame.input,
+                                 width: frame.width, height: frame.height, group: shared)
+        }
+        slotCondition.unlock()
+        for frame in group { completions.push(frame.slot) }
+    }
+
+    /// Records `group` stage by stage (every upload, every conversion, each
+    /// effect over every frame, every readback), so that one timestamp
+    /// after each stage times the group, and submits it. Each frame writes
+    /// its own slot's buffers: the barriers derived from them order a frame's
+    /// stages and leave different frames' passes free to overlap.
+    private func encode(_ group: [Held]) throws -> (value: UInt64, submitted: UInt64) {
+        let first = group[0].slot.index
+        let cb = try recorder.begin(first)
+        timestamps?.start(cb, slot: first)
+        for frame in group {
+            if let copy = frame.hostCopy { cb.copy(copy, to: frame.source.buffer, bytes: frame.surfaceLayout.byteCount) }
+        }
+        timestamps?.mark(cb, slot: first, 1, after: .transfer)
+        for frame in group {
+            let pairs = frame.width % 2 == 0
+            let kernel = try self.kernel(frame.layout, pairs: pairs)
+            let invocationsPerRow = pairs ? frame.width / 2 : frame.width
+            let bytesPerRow = frame.surfaceLayout.planes[0].bytesPerRow
+            cb.dispatch(kernel, set: frame.slot.bindingSet,
+                        buffers: [BufferRange(frame.source.buffer, offset: frame.source.offset, bytes: frame.surfaceLayout.byteCount),
+                                  BufferRange(frame.slot.output!, bytes: frame.outputBytes)],
+                        push: ConversionKernel.values(frame.parameters, width: frame.width, height: frame.height, layout: frame.layout,
+                                                      sourceBytesPerRow: bytesPerRow),
+                        groups: (kernel.interface.groups(covering: invocationsPerRow), frame.height, 1))
+        }
+        timestamps?.mark(cb, slot: first, 2, after: .compute)
+        try effects?.record(cb, frames: group.map { frame in
+            (frame.slot.index, EffectChain.Frame(
+                output: frame.slot.output!, source: frame.source.buffer, sourceOffset: frame.source.offset,
+                sourceBytes: frame.surfaceLayout.byteCount, layout: frame.layout, sourceBytesPerRow: frame.surfaceLayout.planes[0].bytesPerRow,
+                width: frame.width, height: frame.height, spec: frame.spec))
+        }, timestamps: timestamps.map { ($0, first, 3) })
+        if readback {
+            for frame in group {
+                if let target = frame.slot.readback { cb.copy(frame.slot.output!, to: target, bytes: frame.outputBytes) }
+            }
+        }
+        let submitted = monotonicNanoseconds()
+        return (try recorder.submit(cb), submitted)
+    }
+
+    /// Submits what is held and waits until every frame in flight went
+    /// through the handler; rethrows the handler's error, if it threw.
     public func finish() throws {
+        try flush()
         for slot in slots { try waitUntilFree(slot) }
     }
 
-    /// Hands no more frames to the handler and waits until the GPU (and a
-    /// handler call under way) is done with every frame in flight. A run
-    /// being torn down calls it before its sinks discard what they wrote,
-    /// so that no frame reaches a sink after that (a `--save` directory
-    /// made again after its removal, say).
+    /// Hands no more frames to the handler, drops the frames held, and
+    /// waits until the GPU (and a handler call under way) is done with every
+    /// frame in flight. A run being torn down calls it before its sinks
+    /// discard what they wrote, so that no frame reaches a sink after that
+    /// (a `--save` directory made again after its removal, say).
     public func cancel() {
         slotCondition.lock()
-        defer { slotCondition.unlock() }
         if failure == nil { failure = ProResDecodeError.interrupted }
+        let dropped = held
+        held = []
         while slots.contains(where: { $0.job != nil }) { slotCondition.wait() }
+        slotCondition.unlock()
+        for frame in dropped { frame.input.releaseUse() }
     }
 
     /// Blocks while the GPU (and the handler) still own `slot`.
@@ -200,6 +343,8 @@ public final class GPUFrameConverter: @unchecked Sendable {
 
     /// The completion thread: slots arrive in submission order.
     private func runCompletions() {
+        // A group's frames complete together: one wait serves them all.
+        var completed: UInt64 = 0
         while let slot = completions.pop() {
             slotCondition.lock()
             let job = slot.job
@@ -208,7 +353,10 @@ public final class GPUFrameConverter: @unchecked Sendable {
             guard let job else { continue }
             var error: Error?
             do {
-                try recorder.wait(for: job.value)
+                if job.group.value > completed {
+                    try recorder.wait(for: job.group.value)
+                    completed = job.group.value
+                }
                 if !failed { try deliver(job, from: slot) }
             } catch let thrown {
                 error = thrown
@@ -227,8 +375,7 @@ public final class GPUFrameConverter: @unchecked Sendable {
     private func deliver(_ job: Job, from slot: Slot) throws {
         let done = monotonicNanoseconds()
         var upload: Double?, convert: Double?, effectTimes: [Double] = []
-        // A timing that cannot be read leaves the frame untimed, not failed.
-        if let spans = try? timestamps?.spans(slot: slots.firstIndex { $0 === slot }!) {
+        if let spans = job.group.spansPerFrame(timestamps) {
             upload = spans[0]
             convert = spans[1]
             effectTimes = Array(spans.dropFirst(2))
@@ -238,8 +385,16 @@ public final class GPUFrameConverter: @unchecked Sendable {
         try handler(ConvertedFrame(index: job.index, pts: job.pts, reference: job.reference, width: job.width, height: job.height, pixels: pixels,
                                    device: slot.output!, context: context, kernels: kernels,
                                    uploadMicroseconds: upload, convertMicroseconds: convert, effectMicroseconds: effectTimes,
-                                   gpuWallMicroseconds: Double(done - job.submitted) / 1000))
+                                   gpuWallMicroseconds: Double(done - job.group.submitted) / 1000))
     }
+}
+
+/// An object used from a thread that must not keep it alive: the object's
+/// `deinit` waits for that thread, so it is valid whenever it is used.
+private struct UncountedReference<Object: AnyObject>: @unchecked Sendable {
+    private let object: Unmanaged<Object>
+    init(_ object: Object) { self.object = .passUnretained(object) }
+    func use<Result>(_ body: (Object) -> Result) -> Result { object._withUnsafeGuaranteedRef(body) }
 }
 
 /// What the converter reads: a pooled host surface (imported through the

@@ -80,6 +80,9 @@ public final class DecodeRun: @unchecked Sendable {
         /// Substituted colour tags, each described once.
         public let colorFallbacks: [String]
         public let framesWithColorFallback: Int
+        /// Command buffers the conversions went to the GPU in (several
+        /// frames each, unless `PRORES_DECODE_CONVERT_GROUP=1`).
+        public let conversionSubmissions: Int
         public let validationMessages: [String]
     }
 
@@ -359,20 +362,25 @@ public final class DecodeRun: @unchecked Sendable {
                 try record(timing)
             }
         }
+        // The decoder has no frame queued: conversions held to share a
+        // submission go to the GPU (a GPU batch's frames share one).
+        let idle: OutputIdleHandler? = options.gpu == nil ? nil : { try gpuStage?.get().flush() }
         let session: FrameDecoding
         switch decoder {
         case .cpu:
-            session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+            session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
+                                        outputIdleHandler: idle)
         case let .gpu(device):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
             do {
                 session = try Trace.span("session made") { try GPUDecodeSession(format: format, device: device,
                                                configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
                                                                     analysis: options.analysis),
-                                               outputHandler: handler) }
+                                               outputHandler: handler, outputIdleHandler: idle) }
             } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
                 // `auto` means the best decoder that works: FFmpeg when ours cannot start.
-                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
+                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
+                                            outputIdleHandler: idle)
                 decoderName = "cpu"
                 decoderNote = "the GPU decoder could not start: \(error)"
                 decoderFellBack = true

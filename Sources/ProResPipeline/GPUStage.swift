@@ -46,11 +46,15 @@ final class GPUStage {
     }
 
     /// Converts `input`: the frame's host surface, or the GPU decoder's
-    /// device-local one.
+    /// device-local one. The conversion waits for `flush`, to share its
+    /// submission with the frames queued behind it (or until the group is full).
     func submit(_ input: ConverterInput, frame: DecodedFrame) throws {
         let (spec, parameters) = resolver.resolve(frameCodes: frame.colorCodes)
-        try converter.submit(input, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart, spec: spec)
+        try converter.record(input, parameters: parameters, index: frame.index, pts: frame.pts, reference: frame.readStart, spec: spec)
     }
+
+    /// Submits the conversions waiting: the decoder has no frame queued.
+    func flush() throws { try converter.flush() }
 
     /// Finishes every frame in flight.
     func drain() throws { try converter.finish() }
@@ -61,7 +65,7 @@ final class GPUStage {
     var report: DecodeRun.GPUReport {
         DecodeRun.GPUReport(device: context.info, importedSurfaces: converter.importedSurfaces,
                             copiedFrames: converter.copiedFrames, colorFallbacks: resolver.fallbacks,
-                            framesWithColorFallback: resolver.framesWithFallback,
+                            framesWithColorFallback: resolver.framesWithFallback, conversionSubmissions: converter.submissions,
                             validationMessages: context.validation?.messages ?? [])
     }
 }

@@ -125,6 +125,7 @@ enum DecodeCommand: Command {
                                        ("gpu", report.gpu.map { gpu in
                                            JSON.object([("device", JSON.string(gpu.device.name)), ("kind", JSON.string(gpu.device.kind.rawValue)),
                                                         ("imported_surfaces", "\(gpu.importedSurfaces)"), ("copied_frames", "\(gpu.copiedFrames)"),
+                                                        ("conversion_submissions", "\(gpu.conversionSubmissions)"),
                                                         ("color_fallbacks", JSON.array(gpu.colorFallbacks.map(JSON.string))),
                                                         ("frames_with_color_fallback", "\(gpu.framesWithColorFallback)"),
                                                         ("validation_messages", "\(gpu.validationMessages.count)")])

@@ -80,4 +80,24 @@ private final class LockedBox<T>: @unchecked Sendable {
         get { lock.lock(); defer { lock.unlock() }; return stored }
         set { lock.lock(); stored = newValue; lock.unlock() }
     }
+
+    /// `push(contentsOf:)` (a GPU batch's frames) waits for room for all of
+    /// them: a consumer never sees part of the group queued.
+    func testAGroupIsPushedWholeOnceThereIsRoomForAll() {
+        let queue = BlockingQueue<Int>(capacity: 4)
+        for i in 0..<3 { queue.push(i) }
+        let pushed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            queue.push(contentsOf: [3, 4])
+            pushed.signal()
+        }
+        XCTAssertEqual(pushed.wait(timeout: .now() + 0.3), .timedOut, "room for one of two: still waiting")
+        XCTAssertEqual(queue.queued, 3, "nothing of the group may be queued yet")
+        XCTAssertEqual(queue.pop(), 0)
+        XCTAssertEqual(pushed.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(queue.queued, 4)
+        XCTAssertEqual((0..<4).map { _ in queue.pop() }, [1, 2, 3, 4])
+        queue.close()
+        XCTAssertFalse(queue.push(contentsOf: [5]), "a closed queue takes nothing")
+    }
 }

@@ -12,3 +12,8 @@ public protocol FrameDecoding: AnyObject {
 
 /// Receives each decoded frame, in order, on the session's output thread.
 public typealias FrameOutputHandler = (DecodedFrame) throws -> Void
+
+/// Called on the session's output thread after a frame's handler when no
+/// decoded frame is queued behind it: a consumer that holds frames' work to
+/// group it with the next ones' (the `--vulkan` converter) hands it on then.
+public typealias OutputIdleHandler = () throws -> Void

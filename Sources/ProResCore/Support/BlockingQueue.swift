@@ -31,6 +31,25 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
         return true
     }
 
+    /// Pushes `elements` together, once there is room for all of them, so
+    /// that a consumer never sees only some (a GPU batch's frames); at
+    /// most the capacity. Returns false when the queue was closed and they
+    /// were not taken.
+    @discardableResult
+    package func push(contentsOf elements: [Element]) -> Bool {
+        precondition(elements.count <= ring.count)
+        condition.lock()
+        defer { condition.unlock() }
+        while count + elements.count > ring.count && !closed { condition.wait() }
+        if closed { return false }
+        for element in elements {
+            ring[(head + count) % ring.count] = element
+            count += 1
+        }
+        condition.broadcast()
+        return true
+    }
+
     /// Blocks until an element arrives; nil once the queue is closed and drained.
     package func pop() -> Element? {
         condition.lock()

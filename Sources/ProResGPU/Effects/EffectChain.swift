@@ -3,9 +3,9 @@ import ProResCore
 
 /// The `--effect` passes of one `GPUFrameConverter` (the Core Image filter
 /// chain / custom Metal kernels of Apple's pipeline). Each is a compute pass
-/// recorded into the frame's own command buffer right after the conversion,
-/// reading and writing the converted frame in place: no copy, no extra
-/// submission, and each pass timed by its own GPU timestamp. The chroma key
+/// recorded into the command buffer of the frame's submission right after
+/// the conversions, reading and writing each converted frame in place: no
+/// copy, no extra submission, and each pass timed by its own GPU timestamp. The chroma key
 /// also reads the decoded surface the conversion read (the texture cache's
 /// binding of the pooled surface, or its device copy).
 final class EffectChain {
@@ -54,20 +54,24 @@ final class EffectChain {
 
     var count: Int { effects.count }
 
-    /// Records every pass after the conversion in `cb`, each ordered after
-    /// the writes before it by the frame's own state; writes timestamp
-    /// `first + i` after pass i when `timestamps` is given.
-    func record(_ cb: CommandBuffer, slot: Int, frame: Frame, timestamps: (queries: TimestampQueries, first: Int)?) throws {
+    /// Records every pass after the conversions in `cb`, pass by pass over
+    /// the frames of one submission (`slot`: each frame's), each ordered
+    /// after the writes before it by the frame's own state; writes
+    /// timestamp `first + i` of `slot` after pass i when `timestamps` is given.
+    func record(_ cb: CommandBuffer, frames: [(slot: Int, frame: Frame)],
+                timestamps: (queries: TimestampQueries, slot: Int, first: Int)?) throws {
         if !uploaded {
             for (from, to) in staging { cb.copy(from, to: to, bytes: from.size) }
             uploaded = true
         }
         for (index, pass) in passes.enumerated() {
-            let (buffers, push) = pass.arguments(frame, table: tables[index])
-            let kernel = try self.kernel(pass, source: frame.layout)
-            cb.dispatch(kernel, set: bindingSets[slot][index], buffers: buffers, push: push,
-                        groups: (kernel.interface.groups(covering: frame.width), frame.height, 1))
-            timestamps?.queries.mark(cb, slot: slot, timestamps!.first + index, after: .compute)
+            for (slot, frame) in frames {
+                let (buffers, push) = pass.arguments(frame, table: tables[index])
+                let kernel = try self.kernel(pass, source: frame.layout)
+                cb.dispatch(kernel, set: bindingSets[slot][index], buffers: buffers, push: push,
+                            groups: (kernel.interface.groups(covering: frame.width), frame.height, 1))
+            }
+            if let timestamps { timestamps.queries.mark(cb, slot: timestamps.slot, timestamps.first + index, after: .compute) }
         }
     }
 
