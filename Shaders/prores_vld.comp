@@ -16,6 +16,9 @@
 // bits, escape codes longer than 31 bits are errors, the read position stops
 // 8 bits past the component's end, and values are stored as 16-bit integers
 // (wrapping), so damaged slices fail, or decode to garbage, as they do there.
+// An alpha sample's flag, difference and continuation bit, read one at a
+// time there, are read here in one consume: the same bits, as they are
+// merged only where no read but the last can reach that stopping point.
 //
 // The host (SliceTable) has already validated every slice header and size:
 // positions are bounded, every loop here is bounded by the block count.
@@ -26,18 +29,24 @@
 
 // Codebooks (rice order << 5 | exp-Golomb order << 2 | switch bits), chosen
 // by the previous value with compares rather than table loads: the choice is
-// on the serial path of every codeword.
-uint runCodebook(uint run) {
-    return run < 2u ? 0x06u : run < 4u ? 0x05u : run == 4u ? 0x04u : run < 9u ? 0x29u : run < 15u ? 0x28u : 0x4Cu;
+// on the serial path of every codeword. What is chosen is the codebook's
+// entry, the constants `codeword` needs worked out beforehand (bytes, low
+// first): switch bits, exp-Golomb order - switch bits (signed), rice order,
+// and the exp-Golomb value's offset from its code bits (signed).
+#define ENTRY(cb) (((cb) & 3u) | (((((cb) >> 2) & 7u) - ((cb) & 3u)) & 0xFFu) << 8 | ((cb) >> 5) << 16 \
+                   | (((((cb) & 3u) + 1u) << ((cb) >> 5)) - (1u << (((cb) >> 2) & 7u))) << 24)
+uint runEntry(uint run) {
+    return run < 2u ? ENTRY(0x06u) : run < 4u ? ENTRY(0x05u) : run == 4u ? ENTRY(0x04u)
+         : run < 9u ? ENTRY(0x29u) : run < 15u ? ENTRY(0x28u) : ENTRY(0x4Cu);
 }
-uint levelCodebook(uint level) {
-    return level == 0u ? 0x04u : level == 1u ? 0x0Au : level == 2u ? 0x05u : level == 3u ? 0x06u
-         : level == 4u ? 0x04u : level < 9u ? 0x28u : 0x4Cu;
+uint levelEntry(uint level) {
+    return level == 0u ? ENTRY(0x04u) : level == 1u ? ENTRY(0x0Au) : level == 2u ? ENTRY(0x05u) : level == 3u ? ENTRY(0x06u)
+         : level == 4u ? ENTRY(0x04u) : level < 9u ? ENTRY(0x28u) : ENTRY(0x4Cu);
 }
-uint dcCodebook(uint code) {
-    return code == 0u ? 0x04u : code < 3u ? 0x28u : code < 5u ? 0x4Du : 0x70u;
+uint dcEntry(uint code) {
+    return code == 0u ? ENTRY(0x04u) : code < 3u ? ENTRY(0x28u) : code < 5u ? ENTRY(0x4Du) : ENTRY(0x70u);
 }
-const uint FIRST_DC_CODEBOOK = 0xB8u;
+const uint FIRST_DC_ENTRY = ENTRY(0xB8u);
 const uint MAX_CODE_BITS = 31u;
 
 // Coefficients go out front to back, 16 at a time: each group of 32 bytes,
@@ -77,22 +86,19 @@ void finish(inout Writer w, uint values) {
 
 // Alpha samples are dense (every position written), so they keep groups
 // of 8: 16 cost the alpha pass 19% on the H200 (170 to 203 µs a 4K frame).
-struct AlphaWriter { uint base; uint group; uvec4 pending; };
+// Dense and in order, they need no lane selects: a sample shifts into
+// `pair` from the top, an odd one's completed pair shifts into `pending`
+// from the back, and the group's last stores it. A region holds a whole
+// number of groups (256 samples a macroblock), so the last sample stores
+// the last group.
+struct AlphaWriter { uint base; uint pair; uvec4 pending; };
 
-void putAlpha(inout AlphaWriter w, uint position, int value) {
-    uint group = position >> 3;
-    if (group != w.group) {
-        coefficients.groups[w.base + w.group] = w.pending;
-        w.group = group;
-        w.pending = uvec4(0u);
+void putAlpha(inout AlphaWriter w, uint position, uint value) {
+    w.pair = (w.pair >> 16) | (value << 16);
+    if ((position & 1u) != 0u) {
+        w.pending = uvec4(w.pending.yzw, w.pair);
+        if ((position & 7u) == 7u) coefficients.groups[w.base + (position >> 3)] = w.pending;
     }
-    uint half16 = (uint(value) & 0xFFFFu) << ((position & 1u) << 4);
-    uint word = (position >> 1) & 3u;
-    w.pending |= uvec4(word == 0u ? half16 : 0u, word == 1u ? half16 : 0u, word == 2u ? half16 : 0u, word == 3u ? half16 : 0u);
-}
-
-void finishAlpha(inout AlphaWriter w) {
-    coefficients.groups[w.base + w.group] = w.pending;
 }
 
 uint byteSwap(uint x) {
@@ -149,26 +155,25 @@ int toInt16(int v) { return (v << 16) >> 16; }
 
 // One adaptive Rice / exp-Golomb codeword from the top of `window` (32
 // bits): returns its length, 0 for an escape longer than 31 bits (an error,
-// as in FFmpeg). Both codes are evaluated and one is selected, so the
-// invocations of a subgroup do not diverge on the code type.
-uint codeword(uint window, uint codebook, out uint value) {
-    uint switchBits = codebook & 3u;
-    uint riceOrder = codebook >> 5;
-    uint expOrder = (codebook >> 2) & 7u;
-    uint q = 31u - uint(max(findMSB(window), 0));
-    bool expGolomb = q > switchBits;
-    uint bits = expGolomb ? expOrder - switchBits + (q << 1) : q + 1u + riceOrder;
+// as in FFmpeg; an all-zero window counts 32 leading zeros, longer still).
+// Both codes are evaluated and one is selected, so the invocations of a
+// subgroup do not diverge on the code type. `top` is the code's bits; a
+// Rice code's are its terminating 1, worth 1 << rice order, and suffix.
+uint codeword(uint window, uint entry, out uint value) {
+    uint q = 31u - uint(findMSB(window));
+    bool expGolomb = q > (entry & 0xFFu);
+    uint riceOrder = (entry >> 16) & 0xFFu;
+    uint bits = expGolomb ? 2u * q + uint(int(entry << 16) >> 24) : q + riceOrder + 1u;
     if (bits > MAX_CODE_BITS) { value = 0u; return 0u; }
     uint top = window >> (32u - bits);
-    value = expGolomb ? top - (1u << expOrder) + ((switchBits + 1u) << riceOrder)
-                      : (q << riceOrder) + (top & ((1u << riceOrder) - 1u));
+    value = top + (expGolomb ? uint(int(entry) >> 24) : (q - 1u) << riceOrder);
     return bits;
 }
 
 bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
     uint blocks = 1u << log2Blocks;
     uint code;
-    uint bits = codeword(r.hi, FIRST_DC_CODEBOOK, code);
+    uint bits = codeword(r.hi, FIRST_DC_ENTRY, code);
     if (bits == 0u) return false;
     consume(r, bits);
     int dc = toInt16(int(code >> 1) ^ -int(code & 1u));
@@ -176,7 +181,7 @@ bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
     code = 5u;
     int sign = 0;
     for (uint block = 1u; block < blocks; block++) {
-        bits = codeword(r.hi, dcCodebook(code), code);
+        bits = codeword(r.hi, dcEntry(code), code);
         if (bits == 0u) return false;
         consume(r, bits);
         if (code != 0u) sign ^= -int(code & 1u); else sign = 0;
@@ -197,12 +202,12 @@ bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
             uint n = min(uint(bitsLeft), cacheBits);
             if (n == 0u || (r.hi >> (32u - n)) == 0u) break;
         }
-        bits = codeword(r.hi, runCodebook(min(run, 15u)), run);
+        bits = codeword(r.hi, runEntry(min(run, 15u)), run);
         if (bits == 0u) return false;
         consume(r, bits);
         position += run + 1u;
         if (position >= maxPosition) return false;
-        bits = codeword(r.hi, levelCodebook(min(level, 9u)), level);
+        bits = codeword(r.hi, levelEntry(min(level, 9u)), level);
         if (bits == 0u) return false;
         level += 1u;
         // The sign bit follows the level in the same window.
@@ -215,46 +220,81 @@ bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
     return true;
 }
 
-uint getBits(inout Reader r, uint n) {
-    uint value = r.hi >> (32u - n);
-    consume(r, n);
-    return value;
+// Alpha samples at the decoder's precision.
+uint alphaSample(uint alpha, uint bits) {
+    return bits == 16u ? (DEPTH == 12 ? alpha >> 4 : alpha >> 6)
+                       : (DEPTH == 12 ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
+}
+
+// A run's samples go out a whole group at a time where they cover one (the
+// samples after them refill `pending` before its next store).
+void fillAlpha(inout AlphaWriter w, uint position, uint count, uint value) {
+    uint end = position + count;
+    for (; position < end && (position & 7u) != 0u; position++) putAlpha(w, position, value);
+    for (; position + 8u <= end; position += 8u) coefficients.groups[w.base + (position >> 3)] = uvec4(value | (value << 16));
+    for (; position < end; position++) putAlpha(w, position, value);
 }
 
 // Alpha (RDD 36 §7.1.2 scanned alpha): differences and run lengths, written
 // as final samples at the decoder's precision.
+//
+// FFmpeg reads a sample's flag, difference and continuation bit one at a
+// time; here they come from one window and go in one consume (at most 18
+// bits, as do a run's 4 + 11). That reads the same bits unless a read
+// before the last reaches the limit, where consume restarts the window at
+// the limit rather than where the read ended: the first read (flag, or the
+// run's 4 bits) is then consumed alone and the rest read after the restart.
+// The continuation bit is only read below sizeBits, so it never follows a
+// restart.
 void decodeAlpha(inout Reader r, inout AlphaWriter w, uint count, uint bits) {
     uint mask = (1u << bits) - 1u;
+    uint shortBits = bits == 16u ? 7u : 4u;
     uint alpha = mask;
     uint index = 0u;
-    do {
-        bool more = true;
-        do {
-            int difference;
-            if (getBits(r, 1u) != 0u) {
-                difference = int(getBits(r, bits));
-            } else {
-                int v = int(getBits(r, bits == 16u ? 7u : 4u));
-                difference = (v + 2) >> 1;
-                if ((v & 1) != 0) difference = -difference;
-            }
-            alpha = uint(int(alpha) + difference) & mask;
-            uint value = bits == 16u ? (DEPTH == 12 ? alpha >> 4 : alpha >> 6)
-                                      : (DEPTH == 12 ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
-            putAlpha(w, index, int(value));
-            index++;
-            if (index >= count) { more = false; break; }
-        } while (int(r.sizeBits) - int(r.index) > 0 && getBits(r, 1u) != 0u);
-        if (!more) break;
-        uint run = getBits(r, 4u);
-        if (run == 0u) run = getBits(r, 11u);
+    for (;;) {
+        // `done`: the bits of `window` already consumed.
+        uint window = r.hi;
+        uint done = 0u;
+        if (r.index + 1u >= r.limit) {
+            consume(r, 1u);
+            window = (window & 0x80000000u) | (r.hi >> 1);
+            done = 1u;
+        }
+        bool literal = (window >> 31) != 0u;
+        uint valueBits = literal ? bits : shortBits;
+        uint v = (window << 1) >> (32u - valueBits);
+        int magnitude = int((v + 2u) >> 1);
+        int difference = literal ? int(v) : (v & 1u) != 0u ? -magnitude : magnitude;
+        alpha = uint(int(alpha) + difference) & mask;
+        putAlpha(w, index, alphaSample(alpha, bits));
+        index++;
+        if (index >= count) break;
+        uint taken = 1u + valueBits;
+        uint pending = taken - done;
+        uint continuation = r.index + pending < r.sizeBits ? 1u : 0u;
+        bool more = continuation != 0u && ((window << taken) >> 31) != 0u;
+        consume(r, pending + continuation);
+        if (more) continue;
+
+        window = r.hi;
+        done = 0u;
+        if (r.index + 4u >= r.limit) {
+            consume(r, 4u);
+            window = (window & 0xF0000000u) | (r.hi >> 4);
+            done = 4u;
+        }
+        uint run = window >> 28;
+        taken = 4u;
+        if (run == 0u) {
+            run = (window << 4) >> 21;
+            taken = 15u;
+        }
+        consume(r, taken - done);
         run = min(run, count - index);
-        uint value = bits == 16u ? (DEPTH == 12 ? alpha >> 4 : alpha >> 6)
-                                  : (DEPTH == 12 ? (alpha << 4) | (alpha >> 4) : (alpha << 2) | (alpha >> 6));
-        for (uint i = 0u; i < run; i++) putAlpha(w, index + i, int(value));
+        fillAlpha(w, index, run, alphaSample(alpha, bits));
         index += run;
-    } while (index < count);
-    finishAlpha(w);
+        if (index >= count) break;
+    }
 }
 
 void main() {
