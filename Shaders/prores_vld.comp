@@ -55,32 +55,43 @@ const uint MAX_CODE_BITS = 31u;
 // memory system merge partial sectors (16 at a time: 103 µs a 4K HQ frame
 // on the H200; 32: 74 µs). `base` in groups of 8 values (a region starts
 // on a multiple of 64); positions only ever increase.
-struct Writer { uint base; uint group; uvec4 lo; uvec4 hi; };
+//
+// The pending group lives in shared memory, 8 words per invocation, word k
+// of invocation i at k * 64 + i (no bank conflicts): a coefficient is one
+// read-modify-write at its word instead of a compare and select per lane of
+// a register group. Each invocation only touches its own words.
+shared uint staged[8u * gl_WorkGroupSize.x];
+
+struct Writer { uint base; uint group; };
+
+uint stagedWord(uint word) { return word * gl_WorkGroupSize.x + gl_LocalInvocationIndex; }
 
 void storeSector(uint base, uint group, uvec4 lo, uvec4 hi) {
     coefficients.groups[base + 2u * group] = lo;
     coefficients.groups[base + 2u * group + 1u] = hi;
 }
 
+// Stores the pending group and clears it for the next.
+void flush(Writer w) {
+    uvec4 lo = uvec4(staged[stagedWord(0u)], staged[stagedWord(1u)], staged[stagedWord(2u)], staged[stagedWord(3u)]);
+    uvec4 hi = uvec4(staged[stagedWord(4u)], staged[stagedWord(5u)], staged[stagedWord(6u)], staged[stagedWord(7u)]);
+    storeSector(w.base, w.group, lo, hi);
+    for (uint k = 0u; k < 8u; k++) staged[stagedWord(k)] = 0u;
+}
+
 void put(inout Writer w, uint position, int value) {
     uint group = position >> 4;
     if (group != w.group) {
-        storeSector(w.base, w.group, w.lo, w.hi);
+        flush(w);
         for (uint g = w.group + 1u; g < group; g++) storeSector(w.base, g, uvec4(0u), uvec4(0u));
         w.group = group;
-        w.lo = uvec4(0u);
-        w.hi = uvec4(0u);
     }
-    uint half16 = (uint(value) & 0xFFFFu) << ((position & 1u) << 4);
-    uint word = (position >> 1) & 7u;
-    uvec4 lane = uvec4((word & 3u) == 0u ? half16 : 0u, (word & 3u) == 1u ? half16 : 0u,
-                       (word & 3u) == 2u ? half16 : 0u, (word & 3u) == 3u ? half16 : 0u);
-    if (word < 4u) w.lo |= lane; else w.hi |= lane;
+    staged[stagedWord((position >> 1) & 7u)] |= (uint(value) & 0xFFFFu) << ((position & 1u) << 4);
 }
 
 // Stores the last group and zeros up to the region's end (`values` long).
 void finish(inout Writer w, uint values) {
-    storeSector(w.base, w.group, w.lo, w.hi);
+    flush(w);
     for (uint g = w.group + 1u; g < (values >> 4); g++) storeSector(w.base, g, uvec4(0u), uvec4(0u));
 }
 
@@ -337,7 +348,8 @@ void main() {
         AlphaWriter w = AlphaWriter(base >> 3, 0u, uvec4(0u));
         decodeAlpha(r, w, 256u << log2Mbs, alphaBits == 2u ? 16u : 8u);
     } else {
-        Writer w = Writer(base >> 3, 0u, uvec4(0u), uvec4(0u));
+        Writer w = Writer(base >> 3, 0u);
+        for (uint k = 0u; k < 8u; k++) staged[stagedWord(k)] = 0u;
         ok = decodeCoefficients(r, w, component == 0u ? lumaBlocksLog2 : chromaBlocksLog2);
     }
     if (!ok) atomicOr(status.flags[slice], 1u << component);
