@@ -287,6 +287,47 @@ final class GPUDecoderDamageTests: XCTestCase {
         XCTAssertEqual(context.validation?.messages ?? [], [])
         print("component-end damage statuses: \(statuses.sorted { $0.key < $1.key })")
     }
+
+    /// Damage in the alpha component (8- and 16-bit alpha), where the GPU
+    /// reader takes a sample's flag, difference and continuation bit, or a
+    /// run's length, in one read: at its end (where FFmpeg stops reading
+    /// continuation bits and a combined read must not pass the end), in its
+    /// middle, and both. The reference is FFmpeg's decode.
+    func testFlipsInAlphaMatchTheCPUPath() throws {
+        let context = try VulkanContext(options: .init(validation: true))
+        var random = Generator(state: 0xA1FA)
+        var statuses: [String: Int] = [:]
+        var flipped = 0
+        for clip in ["4444.mov", "4444-alpha8.mov", "4444xq.mov", "odd-size-444.mov"] {
+            let source = try openSampleSource(Repo.fixture(clip))
+            var damaged: [[UInt8]] = []
+            let geometry = SliceTable.Geometry(width: source.format.width, height: source.format.height, chroma: source.format.chroma)
+            while let sample = try source.nextSample() {
+                var bytes = Array(sample.bytes)
+                let table = try bytes.withUnsafeBytes { try SliceTable(frame: $0, geometry: geometry) }
+                for slice in 0..<table.sliceCount {
+                    let entry = Array(table.slices[slice * SliceTable.sliceWords..<(slice + 1) * SliceTable.sliceWords])
+                    let sizes = [Int(entry[2] & 0xFFFF), Int(entry[2] >> 16), Int(entry[3] & 0xFFFF), Int(entry[3] >> 16)]
+                    guard sizes[3] >= 8 else { continue }
+                    let end = Int(entry[0]) + Int(entry[1] & 0xFF) + sizes.reduce(0, +)
+                    let start = end - sizes[3]
+                    var bits: [Int] = []
+                    switch slice % 3 {
+                    case 0: bits = [(end - 4) * 8 + Int(random.next() % 32)]
+                    case 1: bits = [start * 8 + Int(random.next() % UInt64(sizes[3] * 8))]
+                    default: bits = [(end - 3) * 8 + Int(random.next() % 24), start * 8 + Int(random.next() % UInt64(sizes[3] * 8))]
+                    }
+                    for bit in bits { bytes[bit / 8] ^= UInt8(1 << (bit % 8)) }
+                    flipped += 1
+                }
+                damaged.append(bytes)
+            }
+            try assertGPUMatchesCPU(damaged, format: source.format, context: context, clip: clip, statuses: &statuses)
+        }
+        XCTAssertEqual(context.validation?.messages ?? [], [])
+        XCTAssertGreaterThan(flipped, 100, "the clips must have alpha to damage")
+        print("alpha damage statuses: \(statuses.sorted { $0.key < $1.key }), \(flipped) slices damaged")
+    }
 }
 
 /// The GPU session keeps the CPU session's contract: in order, bounded
