@@ -396,23 +396,3 @@ private struct UncountedReference<Object: AnyObject>: @unchecked Sendable {
     init(_ object: Object) { self.object = .passUnretained(object) }
     func use<Result>(_ body: (Object) -> Result) -> Result { object._withUnsafeGuaranteedRef(body) }
 }
-
-/// What the converter reads: a pooled host surface (imported through the
-/// texture cache, copied to a discrete GPU's memory) or a frame the GPU
-/// decoder left in device-local memory (read in place, no copy).
-public enum ConverterInput {
-    case host(PixelBuffer)
-    case device(DeviceSurface)
-
-    var layout: SurfaceLayout {
-        switch self {
-        case let .host(surface): return surface.layout
-        case let .device(surface): return surface.layout
-        }
-    }
-
-    /// A host surface goes back to its pool only once the GPU is done with
-    /// it; a device surface is kept by the job holding it.
-    func retainUse() { if case let .host(surface) = self { surface.retainUse() } }
-    func releaseUse() { if case let .host(surface) = self { surface.releaseUse() } }
-}
