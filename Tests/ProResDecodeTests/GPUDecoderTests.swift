@@ -220,6 +220,33 @@ final class GPUDecoderDamageTests: XCTestCase {
         }
     }
 
+    /// Every frame of `clip`, each slice damaged by `damage`, which gets the
+    /// frame's bytes, the slice's index and where its components (Y', Cb,
+    /// Cr, alpha) lie in those bytes, from the slice index.
+    private func damagingEverySlice(of clip: String,
+                                    _ damage: (inout [UInt8], _ slice: Int, _ components: [Range<Int>]) -> Void) throws
+        -> (frames: [[UInt8]], format: FormatDescription) {
+        let source = try openSampleSource(Repo.fixture(clip))
+        let geometry = SliceTable.Geometry(width: source.format.width, height: source.format.height, chroma: source.format.chroma)
+        var frames: [[UInt8]] = []
+        while let sample = try source.nextSample() {
+            var bytes = Array(sample.bytes)
+            let table = try bytes.withUnsafeBytes { try SliceTable(frame: $0, geometry: geometry) }
+            for slice in 0..<table.sliceCount {
+                let entry = Array(table.slices[slice * SliceTable.sliceWords..<(slice + 1) * SliceTable.sliceWords])
+                let sizes = [Int(entry[2] & 0xFFFF), Int(entry[2] >> 16), Int(entry[3] & 0xFFFF), Int(entry[3] >> 16)]
+                var start = Int(entry[0]) + Int(entry[1] & 0xFF)
+                let components = sizes.map { size in
+                    defer { start += size }
+                    return start..<start + size
+                }
+                damage(&bytes, slice, components)
+            }
+            frames.append(bytes)
+        }
+        return (frames, source.format)
+    }
+
     func testBitFlippedFramesMatchTheCPUPath() throws {
         let context = try VulkanContext(options: .init(validation: true))
         var random = Generator(state: 0x5EED)
@@ -260,29 +287,19 @@ final class GPUDecoderDamageTests: XCTestCase {
         var random = Generator(state: 0x7A11)
         var statuses: [String: Int] = [:]
         for clip in ["hq.mov", "4444.mov", "interlaced-tff.mov", "slices1.mov", "proxy.mov"] {
-            let source = try openSampleSource(Repo.fixture(clip))
-            var damaged: [[UInt8]] = []
-            let geometry = SliceTable.Geometry(width: source.format.width, height: source.format.height, chroma: source.format.chroma)
-            while let sample = try source.nextSample() {
-                var bytes = Array(sample.bytes)
-                let table = try bytes.withUnsafeBytes { try SliceTable(frame: $0, geometry: geometry) }
-                for slice in 0..<table.sliceCount {
-                    let entry = Array(table.slices[slice * SliceTable.sliceWords..<(slice + 1) * SliceTable.sliceWords])
-                    let sizes = [Int(entry[2] & 0xFFFF), Int(entry[2] >> 16), Int(entry[3] & 0xFFFF), Int(entry[3] >> 16)]
-                    let component = Int(random.next() % 3)
-                    guard sizes[component] >= 4 else { continue }
-                    let end = Int(entry[0]) + Int(entry[1] & 0xFF) + sizes[0...component].reduce(0, +)
-                    if slice % 2 == 0 {
-                        let bit = (end - 4) * 8 + Int(random.next() % 32)
-                        bytes[bit / 8] ^= UInt8(1 << (bit % 8))
-                    } else {
-                        // Zeros, then a last 1 bit: data that has ended for FFmpeg's cache but not for a plain reader.
-                        bytes.replaceSubrange(end - 4..<end, with: [0, 0, 0, 1])
-                    }
+            let (damaged, format) = try damagingEverySlice(of: clip) { bytes, slice, components in
+                let component = Int(random.next() % 3)
+                guard components[component].count >= 4 else { return }
+                let end = components[component].upperBound
+                if slice % 2 == 0 {
+                    let bit = (end - 4) * 8 + Int(random.next() % 32)
+                    bytes[bit / 8] ^= UInt8(1 << (bit % 8))
+                } else {
+                    // Zeros, then a last 1 bit: data that has ended for FFmpeg's cache but not for a plain reader.
+                    bytes.replaceSubrange(end - 4..<end, with: [0, 0, 0, 1])
                 }
-                damaged.append(bytes)
             }
-            try assertGPUMatchesCPU(damaged, format: source.format, context: context, clip: clip, statuses: &statuses)
+            try assertGPUMatchesCPU(damaged, format: format, context: context, clip: clip, statuses: &statuses)
         }
         XCTAssertEqual(context.validation?.messages ?? [], [])
         print("component-end damage statuses: \(statuses.sorted { $0.key < $1.key })")
@@ -299,30 +316,20 @@ final class GPUDecoderDamageTests: XCTestCase {
         var statuses: [String: Int] = [:]
         var flipped = 0
         for clip in ["4444.mov", "4444-alpha8.mov", "4444xq.mov", "odd-size-444.mov"] {
-            let source = try openSampleSource(Repo.fixture(clip))
-            var damaged: [[UInt8]] = []
-            let geometry = SliceTable.Geometry(width: source.format.width, height: source.format.height, chroma: source.format.chroma)
-            while let sample = try source.nextSample() {
-                var bytes = Array(sample.bytes)
-                let table = try bytes.withUnsafeBytes { try SliceTable(frame: $0, geometry: geometry) }
-                for slice in 0..<table.sliceCount {
-                    let entry = Array(table.slices[slice * SliceTable.sliceWords..<(slice + 1) * SliceTable.sliceWords])
-                    let sizes = [Int(entry[2] & 0xFFFF), Int(entry[2] >> 16), Int(entry[3] & 0xFFFF), Int(entry[3] >> 16)]
-                    guard sizes[3] >= 8 else { continue }
-                    let end = Int(entry[0]) + Int(entry[1] & 0xFF) + sizes.reduce(0, +)
-                    let start = end - sizes[3]
-                    var bits: [Int] = []
-                    switch slice % 3 {
-                    case 0: bits = [(end - 4) * 8 + Int(random.next() % 32)]
-                    case 1: bits = [start * 8 + Int(random.next() % UInt64(sizes[3] * 8))]
-                    default: bits = [(end - 3) * 8 + Int(random.next() % 24), start * 8 + Int(random.next() % UInt64(sizes[3] * 8))]
-                    }
-                    for bit in bits { bytes[bit / 8] ^= UInt8(1 << (bit % 8)) }
-                    flipped += 1
+            let (damaged, format) = try damagingEverySlice(of: clip) { bytes, slice, components in
+                let alpha = components[3]
+                guard alpha.count >= 8 else { return }
+                let bits: [Int]
+                switch slice % 3 {
+                case 0: bits = [(alpha.upperBound - 4) * 8 + Int(random.next() % 32)]
+                case 1: bits = [alpha.lowerBound * 8 + Int(random.next() % UInt64(alpha.count * 8))]
+                default: bits = [(alpha.upperBound - 3) * 8 + Int(random.next() % 24),
+                                 alpha.lowerBound * 8 + Int(random.next() % UInt64(alpha.count * 8))]
                 }
-                damaged.append(bytes)
+                for bit in bits { bytes[bit / 8] ^= UInt8(1 << (bit % 8)) }
+                flipped += 1
             }
-            try assertGPUMatchesCPU(damaged, format: source.format, context: context, clip: clip, statuses: &statuses)
+            try assertGPUMatchesCPU(damaged, format: format, context: context, clip: clip, statuses: &statuses)
         }
         XCTAssertEqual(context.validation?.messages ?? [], [])
         XCTAssertGreaterThan(flipped, 100, "the clips must have alpha to damage")
