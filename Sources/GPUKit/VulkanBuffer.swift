@@ -11,6 +11,9 @@ public final class VulkanBuffer: @unchecked Sendable {
     // Strong: a Vulkan object must not outlive its device.
     private let context: VulkanContext
     private let ownsMapping: Bool
+    /// What the allocation counts for in the context's `MemoryLedger`.
+    private let ledgerBytes: Int
+    private let onDevice: Bool
     let state = ResourceState()
 
     /// A buffer of `size` bytes for `usage` in `memory`. `sharedWithTransferQueue`:
@@ -49,6 +52,9 @@ public final class VulkanBuffer: @unchecked Sendable {
             throw error
         }
         self.buffer = buffer!
+        ledgerBytes = Int(allocate.allocationSize)
+        onDevice = required & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue != 0
+        context.memory.allocated(ledgerBytes, onDevice: onDevice)
         let flags = context.memoryFlags(type)
         if flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue != 0 {
             var pointer: UnsafeMutableRawPointer?
@@ -113,6 +119,9 @@ public final class VulkanBuffer: @unchecked Sendable {
         self.memory = memory!
         mapped = pointer
         ownsMapping = false
+        ledgerBytes = size
+        onDevice = false
+        context.memory.allocated(size, onDevice: false)
     }
 
     private static func createBuffer(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
@@ -157,6 +166,7 @@ public final class VulkanBuffer: @unchecked Sendable {
         if ownsMapping { context.vk.vkUnmapMemory(context.device, memory) }
         context.vk.vkDestroyBuffer(context.device, buffer, nil)
         context.vk.vkFreeMemory(context.device, memory, nil)
+        context.memory.freed(ledgerBytes, onDevice: onDevice)
     }
 }
 

@@ -40,12 +40,21 @@ public final class VulkanContext: @unchecked Sendable {
 
     /// Serialises queue submissions (vkQueueSubmit needs external sync).
     let submitLock = NSLock()
+    /// The bytes this device's buffers hold.
+    public let memory = MemoryLedger()
 
     public struct Options: Sendable {
         /// `--device N|NAME`; nil picks a discrete GPU, else integrated, else lavapipe.
         public var device: String?
         /// Enable VK_LAYER_KHRONOS_validation and record every message.
         public var validation: Bool
+        /// With `validation`, the layer's synchronisation checks too: a
+        /// hazard between commands that no barrier orders. Debian 12's layer
+        /// (1.3.239) checks within each command buffer; across submissions
+        /// the waits are ours to get right (`ResourceState`), and lavapipe,
+        /// which runs submissions in order, would not show a missing one.
+        /// `PRORES_DECODE_VALIDATION=sync` turns both on.
+        public var synchronizationValidation: Bool
         /// Use a transfer-only queue where the device has one
         /// (`PRORES_DECODE_TRANSFER_QUEUE=0` turns it off, for comparisons).
         public var transferQueue: Bool
@@ -56,13 +65,16 @@ public final class VulkanContext: @unchecked Sendable {
         /// instance, VK_KHR_swapchain on the device. Off, nothing changes.
         public var presentation: Bool
 
-        public init(device: String? = nil, validation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "1",
+        public init(device: String? = nil,
+                    validation: Bool = ["1", "sync"].contains(ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"]),
+                    synchronizationValidation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "sync",
                     transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0",
                     secondComputeQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_SECOND_COMPUTE_QUEUE"] == "1",
                     presentation: Bool = false) {
             self.device = device
             self.secondComputeQueue = secondComputeQueue
             self.validation = validation
+            self.synchronizationValidation = synchronizationValidation
             self.transferQueue = transferQueue
             self.presentation = presentation
         }
@@ -86,8 +98,8 @@ public final class VulkanContext: @unchecked Sendable {
     }
 
     public init(options: Options = .init()) throws {
-        let (instance, vki, validation, messenger, colorSpaces) = try Trace.span("vulkan instance") { try Self.makeInstance(validation: options.validation,
-                                                                                         presentation: options.presentation) }
+        let (instance, vki, validation, messenger, colorSpaces) = try Trace.span("vulkan instance") { try Self.makeInstance(
+            validation: options.validation, synchronization: options.synchronizationValidation, presentation: options.presentation) }
         self.instance = instance
         self.vki = vki
         self.validation = validation
@@ -244,7 +256,7 @@ public final class VulkanContext: @unchecked Sendable {
 
     /// The instance; with `presentation`, the surface extensions too, and
     /// whether VK_EXT_swapchain_colorspace was offered (and so enabled).
-    private static func makeInstance(validation wantValidation: Bool, presentation: Bool) throws
+    private static func makeInstance(validation wantValidation: Bool, synchronization: Bool = false, presentation: Bool) throws
         -> (VkInstance, VulkanInstanceFunctions, ValidationLog?, VkDebugUtilsMessengerEXT?, Bool) {
         let loader = try VulkanLoader.shared.get()
         var version: UInt32 = 0
@@ -279,6 +291,10 @@ public final class VulkanContext: @unchecked Sendable {
             extensions += ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : [])
         }
         var instance: VkInstance?
+        var enables = [VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT]
+        var features = VkValidationFeaturesEXT()
+        features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT
+        features.enabledValidationFeatureCount = 1
         let result: VkResult = "prores-decode".withCString { appName in
             var app = VkApplicationInfo()
             app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO
@@ -295,7 +311,14 @@ public final class VulkanContext: @unchecked Sendable {
                         create.ppEnabledLayerNames = layerNames
                         create.enabledExtensionCount = UInt32(extensions.count)
                         create.ppEnabledExtensionNames = extensionNames
-                        return loader.vkCreateInstance(&create, nil, &instance)
+                        guard wantValidation && synchronization else { return loader.vkCreateInstance(&create, nil, &instance) }
+                        return enables.withUnsafeMutableBufferPointer { enabled in
+                            features.pEnabledValidationFeatures = UnsafePointer(enabled.baseAddress)
+                            return withUnsafePointer(to: &features) { chained in
+                                create.pNext = UnsafeRawPointer(chained)
+                                return loader.vkCreateInstance(&create, nil, &instance)
+                            }
+                        }
                     }
                 }
             }

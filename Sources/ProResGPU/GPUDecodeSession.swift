@@ -73,7 +73,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let decoder: GPUProResDecoder
     private let readback: Bool
     private let overlapTransforms: Bool
-    private let deviceSurfaces: Bool
     private let surfacePool: PixelBufferPool
     private let handler: FrameOutputHandler
     private let idleHandler: OutputIdleHandler?
@@ -125,7 +124,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             context: context, kernels: kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
             expectedFrameBytes: configuration.expectedFrameBytes,
-            analysis: configuration.analysis, upload: configuration.upload), configuration: configuration, outputHandler: outputHandler,
+            analysis: configuration.analysis, upload: configuration.upload, deliversSurfaces: configuration.deviceSurfaces),
+            configuration: configuration, outputHandler: outputHandler,
             outputIdleHandler: outputIdleHandler)
     }
 
@@ -141,7 +141,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             try GPUProResDecoder(context: device.context, kernels: device.kernels, format: format, slots: configuration.slots,
                                  framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
                                  expectedFrameBytes: configuration.expectedFrameBytes,
-                                 analysis: configuration.analysis, upload: configuration.upload)
+                                 analysis: configuration.analysis, upload: configuration.upload,
+                                 deliversSurfaces: configuration.deviceSurfaces)
         }
         try self.init(format: format, decoder: decoder, configuration: configuration, outputHandler: outputHandler,
                       outputIdleHandler: outputIdleHandler)
@@ -156,7 +157,8 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         return "\(format.width)x\(format.height) \(format.chroma) alpha \(format.hasAlpha) \(format.fieldOrder) "
             + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
             + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis") "
-            + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms)"
+            + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms) "
+            + "surfaces \(configuration.deviceSurfaces ? "delivered" : "kept")"
     }
 
     private init(format: FormatDescription, decoder: GPUProResDecoder, configuration: Configuration,
@@ -167,7 +169,6 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         heldBefore = decoder.heldTransforms
         readback = configuration.readback
         overlapTransforms = configuration.overlapTransforms
-        deviceSurfaces = configuration.deviceSurfaces
         surfacePool = PixelBufferPool(layout: decoder.surfaceLayout)
         handler = outputHandler
         idleHandler = outputIdleHandler
@@ -314,7 +315,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         while let batch = submitted.pop() {
             let outcome: (outputs: [GPUProResDecoder.Output], timing: GPUProResDecoder.BatchTiming?)
             do {
-                outcome = try Trace.span("wait for batch on GPU") { try decoder.complete(slot: batch.slot, deviceSurfaces: deviceSurfaces) }
+                outcome = try Trace.span("wait for batch on GPU") { try decoder.complete(slot: batch.slot) }
             } catch {
                 fail(error)
                 return

@@ -26,6 +26,9 @@ extension GPUProResDecoder {
     struct TransformWork {
         let slot: Int
         let input: VulkanBuffer
+        /// The coefficient set its entropy pass wrote, and the surfaces it writes.
+        let coefficients: VulkanBuffer
+        let surfaces: VulkanBuffer
         /// Host surfaces (imported) and where each frame starts in the batch's surfaces.
         let targets: [(buffer: VulkanBuffer, offset: Int)]
         let frames: Int, maxSlices: Int, maxLog2: Int
@@ -41,11 +44,11 @@ extension GPUProResDecoder {
             cb.dispatch(transformPass, set: slot.transformSet, buffers: [
                 BufferRange(work.input, offset: work.tablesOffset, bytes: work.slicesBytes),
                 BufferRange(work.input, offset: work.framesOffset, bytes: work.framesBytes),
-                BufferRange(slot.coefficients!, bytes: work.coefficientBytes), BufferRange(slot.status!, bytes: work.statusBytes),
-                BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes), BufferRange(slot.statusReport!, bytes: work.statusBytes),
+                BufferRange(work.coefficients, bytes: work.coefficientBytes), BufferRange(slot.status!, bytes: work.statusBytes),
+                BufferRange(work.surfaces, bytes: work.surfaceBytes), BufferRange(slot.statusReport!, bytes: work.statusBytes),
             ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(work.maxLog2)],
             groups: (DecoderKernels.transformSlicesPerRow << work.maxLog2, rows, work.frames))
-            let surfaces = BufferRange(slot.surfaces!.buffer, bytes: work.surfaceBytes)
+            let surfaces = BufferRange(work.surfaces, bytes: work.surfaceBytes)
             if let hashPass, let results = slot.results {
                 hashPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
                                 results: BufferRange(results, bytes: work.frames * hashPass.resultBytesPerFrame))
@@ -61,10 +64,9 @@ extension GPUProResDecoder {
     /// The transform's marks and its copies into host surfaces (after the
     /// mark that closes the transform's span, which they would otherwise join).
     func markTransform(_ work: TransformWork, in cb: CommandBuffer) {
-        let slot = slots[work.slot]
         transformTimestamps?.mark(cb, slot: work.slot, 1, after: .compute)
         for target in work.targets {
-            cb.copy(slot.surfaces!.buffer, offset: target.offset, to: target.buffer, bytes: surfaceLayout.byteCount)
+            cb.copy(work.surfaces, offset: target.offset, to: target.buffer, bytes: surfaceLayout.byteCount)
         }
         transformTimestamps?.mark(cb, slot: work.slot, 2, after: .transfer)
     }

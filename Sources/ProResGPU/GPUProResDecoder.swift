@@ -100,8 +100,26 @@ package final class GPUProResDecoder {
     /// Batches whose transform was held for the next batch's command buffer.
     package private(set) var heldTransforms = 0
     /// Every surface batch made so far: each slot's, and those still read
-    /// by a consumer. Bounded by the frames in flight.
+    /// by a consumer. Bounded by the frames in flight. One in all when the
+    /// frames are not handed out (`deliversSurfaces`).
     var surfaceBatches: [DeviceSurfaceBatch] = []
+    /// Whether `complete` hands out each frame's device-local surface
+    /// (`--vulkan`). When it does not, nothing outside the decoder reads a
+    /// batch's surfaces after its own submission (readback copies and
+    /// analysis passes ride in it), so every slot shares one set of
+    /// surfaces, each batch's transform waiting for the last one's readers
+    /// (`ResourceState`).
+    let deliversSurfaces: Bool
+    /// The entropy pass's output, two sets used in turn by consecutive
+    /// batches rather than one a slot: a batch's coefficients are read by
+    /// its transform, which is recorded at the latest beside the next
+    /// batch's entropy pass, so the batch after that may overwrite them
+    /// (waiting for that transform, which the GPU has by then run anyway).
+    /// At 4K 422 HQ a set is 530 MB; device memory cost ~18 ms a gigabyte to
+    /// allocate on the H200, and as much to give back at exit.
+    var coefficientSets: [VulkanBuffer?] = [nil, nil]
+    /// Batches encoded so far: which coefficient set the next one takes.
+    var encodedBatches = 0
     let surfaceStride: Int
     let coefficientsPerFrame: Int
     /// The most slices a frame can have (one macroblock each).
@@ -112,7 +130,6 @@ package final class GPUProResDecoder {
         let transformSet: BindingSet
         var staging: VulkanBuffer?
         var deviceInput: VulkanBuffer?
-        var coefficients: VulkanBuffer?
         var status: VulkanBuffer?
         /// The transform's copy of `status`, host-visible.
         var statusReport: VulkanBuffer?
@@ -150,15 +167,17 @@ package final class GPUProResDecoder {
     /// `expectedFrameBytes`: allocate every slot's buffers now, for frames
     /// of up to that size, instead of during the first batches.
     /// `analysis`: measure every decoded frame on the device (`check`).
+    /// `deliversSurfaces`: `complete` hands out each frame's device surface.
     init(context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
          framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
-         upload requestedUpload: UploadPath? = nil) throws {
+         upload requestedUpload: UploadPath? = nil, deliversSurfaces: Bool = false) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
         guard context.info.storage16Bit else {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
         }
         self.context = context
         self.format = format
+        self.deliversSurfaces = deliversSurfaces
         layout = format.nativePackedLayout
         surfaceLayout = .packed(layout, width: format.width, height: format.height)
         surfaceStride = Self.align(surfaceLayout.byteCount)
@@ -354,7 +373,9 @@ package final class GPUProResDecoder {
         let coefficientBytes = max(4, coefficientCount * 2)  // 16-bit; regions are multiples of 64
         let statusBytes = max(4, sliceCount * 4)
         let surfaceBytes = max(8, frames * surfaceStride)
-        try ensureWorkBuffers(slot, input: inputBytes, coefficients: coefficientBytes, status: statusBytes)
+        try ensureWorkBuffers(slot, input: inputBytes, status: statusBytes)
+        let coefficients = try coefficientSet(encodedBatches % coefficientSets.count, bytes: coefficientBytes)
+        encodedBatches += 1
         let input = slot.deviceInput ?? slot.staging!
 
         // What the upload copies: the tables and staged frames from the
@@ -400,7 +421,7 @@ package final class GPUProResDecoder {
         if frames > 0 {
             entropy.dispatch(entropyPass, set: slot.entropySet, buffers: [
                 BufferRange(input, bytes: max(4, bitstreamBytes)), BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
-                BufferRange(input, offset: framesOffset, bytes: framesBytes), BufferRange(slot.coefficients!, bytes: coefficientBytes),
+                BufferRange(input, offset: framesOffset, bytes: framesBytes), BufferRange(coefficients, bytes: coefficientBytes),
                 BufferRange(slot.status!, bytes: statusBytes),
             ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
         }
@@ -416,7 +437,7 @@ package final class GPUProResDecoder {
         heldTransform = nil
         timestamps?.mark(entropy, slot: index, 3, after: .compute)
         if let released { markTransform(released, in: entropy) }
-        let work = TransformWork(slot: index, input: input, targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) },
+        let work = TransformWork(slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer, targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) },
                                  frames: frames, maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
                                  slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
                                  coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes)
@@ -431,9 +452,9 @@ package final class GPUProResDecoder {
         }
     }
 
-    /// Waits for slot `index`'s batch and says what became of each frame;
-    /// `deviceSurfaces` hands out each decoded frame's device-local surface.
-    func complete(slot index: Int, deviceSurfaces: Bool = false) throws -> (outputs: [Output], timing: BatchTiming?) {
+    /// Waits for slot `index`'s batch and says what became of each frame
+    /// (with its device-local surface when the decoder `deliversSurfaces`).
+    func complete(slot index: Int) throws -> (outputs: [Output], timing: BatchTiming?) {
         let slot = slots[index]
         if let (recorder, value) = slot.completion { try recorder.wait(for: value) }
         let status = slot.statusReport?.mapped?.assumingMemoryBound(to: UInt32.self)
@@ -441,7 +462,7 @@ package final class GPUProResDecoder {
             var damaged = frame.invalidSlices
             if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
             var surface: DeviceSurface?
-            if deviceSurfaces, let place = frame.surface, let batch = slot.surfaces {
+            if deliversSurfaces, let place = frame.surface, let batch = slot.surfaces {
                 surface = DeviceSurface(batch: batch, offset: place * surfaceStride, layout: surfaceLayout)
             }
             var analysis: FrameAnalysis?

@@ -81,6 +81,11 @@ enum CheckCommand: Command {
         let results: [FileCheckResult]
         do { results = try batch.run() } catch { progress?.clear(); throw error }
         progress?.clear()
+        if verbose {
+            for (index, device) in batch.devices.enumerated() {
+                Console.note("check: device \(index): " + MemoryWords.peak(device.context.memory.peak))
+            }
+        }
         let summary = CheckSummary(results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
         let previewFailures = results.compactMap { result -> String? in
             if case let .failed(reason)? = result.previews { return "\(result.input.path): \(reason)" }

@@ -122,6 +122,12 @@ enum DecodeCommand: Command {
                                        ])),
                                        ("first_frame_ms", report.firstFrameAt.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
                                        ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))"),
+                                       // What the device's buffers held at most (MemoryLedger).
+                                       ("gpu_memory_peak_mb", decoder.shared.map { device in
+                                           let peak = device.context.memory.peak
+                                           return JSON.object([("device", JSON.number(Double(peak.device) / 1e6, digits: 1)),
+                                                               ("host", JSON.number(Double(peak.host) / 1e6, digits: 1))])
+                                       } ?? "null"),
                                        ("gpu", report.gpu.map { gpu in
                                            JSON.object([("device", JSON.string(gpu.device.name)), ("kind", JSON.string(gpu.device.kind.rawValue)),
                                                         ("imported_surfaces", "\(gpu.importedSurfaces)"), ("copied_frames", "\(gpu.copiedFrames)"),
