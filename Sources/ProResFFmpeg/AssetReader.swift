@@ -396,6 +396,12 @@ public final class AssetReader: SampleSource {
         return sample
     }
 
+    /// Only what the table reader reads (the samples after those already
+    /// demuxed); libavformat's packets are read one at a time as asked for.
+    public func prefetch(frames: Int) {
+        if let direct, pending.isEmpty { direct.prefetch(from: nextIndex, count: frames) }
+    }
+
     public func seek(toFrame target: Int) throws {
         if let count = format.frameCount, target >= count {
             throw ProResDecodeError.badRequest(.startPastEnd(start: target, frames: count, container: .track))

@@ -93,7 +93,17 @@ final class SampleTableReader: @unchecked Sendable {
     /// any other order (a seek) drops what was read ahead.
     func packet(_ index: Int) throws -> UnsafeMutablePointer<AVPacket> {
         if pending[index] == nil { discardReadAhead() }
-        for ahead in index..<min(index + readAhead, entries.count) where pending[ahead] == nil {
+        prefetch(from: index, count: readAhead)
+        let read = pending.removeValue(forKey: index)!
+        Trace.span("wait for sample read") { read.done.wait() }
+        return try read.result!.get()
+    }
+
+    /// Starts the reads of samples `index..<index + count` not yet started:
+    /// a wider window than `readAhead`, once, while the consumer is not
+    /// ready. `packet` then finds them in flight or done.
+    func prefetch(from index: Int, count: Int) {
+        for ahead in index..<min(index + count, entries.count) where pending[ahead] == nil {
             let read = Pending()
             pending[ahead] = read
             DispatchQueue.global(qos: .userInitiated).async { [self] in
@@ -101,9 +111,6 @@ final class SampleTableReader: @unchecked Sendable {
                 read.done.signal()
             }
         }
-        let read = pending.removeValue(forKey: index)!
-        Trace.span("wait for sample read") { read.done.wait() }
-        return try read.result!.get()
     }
 
     private func discardReadAhead() {

@@ -36,6 +36,9 @@ enum DecodeCommand: Command {
         let opened = monotonicNanoseconds()
         let format = source.format
         if let earlyDevice {
+            // The first batches' samples are read while the device is made
+            // (~150 ms on the H200), so the first batch is whole at once.
+            if arguments.start == 0 { source.prefetch(frames: SampleSourcePrefetch.framesBeforeTheDecoder) }
             // `auto` without a device resolves again, to say why.
             decoder.shared = try Trace.span("wait for device") { try earlyDevice.get() }
             decoder.shared.map(KeptUntilExit.keep)

@@ -8,4 +8,12 @@ public protocol SampleSource: AnyObject {
     func seek(toFrame index: Int) throws
     /// Frames the input ended short of the count it announced, if it did.
     var shortfall: String? { get }
+    /// Starts reading the next `frames` samples now, in the background,
+    /// for a consumer that is not ready yet (the GPU decoder's device is
+    /// still being made). A source that cannot does nothing.
+    func prefetch(frames: Int)
+}
+
+extension SampleSource {
+    public func prefetch(frames: Int) {}
 }

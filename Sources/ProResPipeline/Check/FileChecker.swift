@@ -8,17 +8,20 @@ import ProResGPU
 /// Never throws for anything the file does; only a batch interrupt escapes.
 enum FileChecker {
     /// `decoder`: the batch's selection, with this worker's device shared.
+    /// `opened`: the file opened ahead, while the one before was checked; a
+    /// failure there is not reported, the file is opened again here (so
+    /// that FFmpeg's reason is read on this thread, for this file alone).
     static func check(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                      cancellation: CheckCancellation) throws -> FileCheckResult {
+                      cancellation: CheckCancellation, opened: Deferred<SampleSource>? = nil) throws -> FileCheckResult {
         // With --jobs N, FFmpeg's lines from N files interleave: name the file.
         try FFmpegLog.withContext(input.path) {
-            try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation)
+            try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened)
         }
     }
 
     private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                                            cancellation: CheckCancellation) throws -> FileCheckResult {
-        var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation)
+                                            cancellation: CheckCancellation, opened: Deferred<SampleSource>?) throws -> FileCheckResult {
+        var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened)
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
             if result.status == .error {
@@ -36,7 +39,7 @@ enum FileChecker {
 
     /// The check itself: the same with or without `--previews`.
     private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                                cancellation: CheckCancellation) throws -> FileCheckResult {
+                                cancellation: CheckCancellation, opened: Deferred<SampleSource>?) throws -> FileCheckResult {
         let started = monotonicNanoseconds()
         func elapsed() -> Double { Double(monotonicNanoseconds() - started) / 1e9 }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
@@ -50,7 +53,7 @@ enum FileChecker {
 
         let source: SampleSource
         do {
-            source = try Trace.span("source opened") { try openSampleSource(input.path) }
+            source = try Trace.span("source opened") { try (try? opened?.get()) ?? openSampleSource(input.path) }
         } catch ProResDecodeError.truncatedRecording {
             // A recording cut short is a deliverable that fails, not a file
             // that could not be checked.
