@@ -18,18 +18,21 @@ public final class VulkanBuffer: @unchecked Sendable {
 
     /// A buffer of `size` bytes for `usage` in `memory`. `sharedWithTransferQueue`:
     /// the context's transfer queue uses it too (concurrent sharing, so no
-    /// ownership transfers are recorded).
+    /// ownership transfers are recorded). `dedicated`: an allocation of the
+    /// buffer's own (VkMemoryDedicatedAllocateInfo), which a driver may
+    /// place differently; `roofline` times both.
     public convenience init(_ context: VulkanContext, size: Int, usage: BufferUsage, memory: MemoryKind,
-                            sharedWithTransferQueue: Bool = false) throws {
+                            sharedWithTransferQueue: Bool = false, dedicated: Bool = false) throws {
         try self.init(context, size: size, usage: usage.rawValue, required: memory.required,
-                      preferred: memory.preferred(sharedMemory: context.sharesHostMemory), transferQueue: sharedWithTransferQueue)
+                      preferred: memory.preferred(sharedMemory: context.sharesHostMemory), transferQueue: sharedWithTransferQueue,
+                      dedicated: dedicated)
     }
 
     /// A buffer in memory with `required` properties (and `preferred` ones
     /// when possible). `transferQueue`: the context's transfer queue uses it
     /// too (concurrent sharing, so no ownership transfers are recorded).
     private init(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
-         required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0, transferQueue: Bool = false) throws {
+         required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0, transferQueue: Bool = false, dedicated: Bool = false) throws {
         self.context = context
         self.size = size
         let vk = context.vk
@@ -45,8 +48,14 @@ public final class VulkanBuffer: @unchecked Sendable {
         allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
         allocate.allocationSize = requirements.size
         allocate.memoryTypeIndex = type
+        var dedication = VkMemoryDedicatedAllocateInfo()
+        dedication.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO
+        dedication.buffer = buffer
         do {
-            memory = try Self.allocateAndBind(context, buffer!, &allocate, what: "\(requirements.size) bytes")
+            memory = try withUnsafePointer(to: &dedication) { dedicationPointer in
+                if dedicated { allocate.pNext = UnsafeRawPointer(dedicationPointer) }
+                return try Self.allocateAndBind(context, buffer!, &allocate, what: "\(requirements.size) bytes")
+            }
         } catch {
             vk.vkDestroyBuffer(context.device, buffer, nil)
             throw error

@@ -47,6 +47,7 @@ enum RooflineCommand: Command {
             result = try VulkanRoofline.measure(context: context, frames: arguments.frames) { done, _ in progress?.update(done, force: true) }
         } catch { progress?.clear(); throw error }
         progress?.clear()
+        let allocations = try AllocationTimings.measure(context: context)
         let gb = 1e9
         let rows = result.conversions.map { c -> (String, Double, Double, Double, String) in
             let bandwidth = Double(c.bytes) / (c.microseconds / 1e6)
@@ -64,6 +65,11 @@ enum RooflineCommand: Command {
                 ("upload_us", result.uploadMicroseconds.map { JSON.number($0, digits: 1) } ?? "null"),
                 ("upload_gbps", upload.map { JSON.number($0 / gb, digits: 2) } ?? "null"),
                 ("upload_of_host_to_device", zip2(upload, result.hostToDeviceBytesPerSecond).map { JSON.number($0 / $1, digits: 3) } ?? "null"),
+                ("allocations", JSON.array(allocations.map {
+                    JSON.object([("shape", JSON.string($0.label)), ("bytes", "\($0.bytes)"),
+                                 ("allocate_ms", JSON.number($0.allocateMilliseconds, digits: 2)),
+                                 ("free_ms", JSON.number($0.freeMilliseconds, digits: 2))])
+                })),
             ]) + "\n")
         } else {
             var text = "device: \(result.device)\n"
@@ -75,6 +81,10 @@ enum RooflineCommand: Command {
             }
             if let upload, let host = result.hostToDeviceBytesPerSecond {
                 text += "per-frame upload (y416, \(result.uploadBytes) bytes): \(JSON.number(upload / gb, digits: 1)) GB/s, \(JSON.number(upload / host * 100, digits: 1))% of host → device\n"
+            }
+            for row in allocations {
+                text += "allocate \(row.bytes >> 20) MiB \(row.label): \(JSON.number(row.allocateMilliseconds, digits: 2)) ms, "
+                    + "free: \(JSON.number(row.freeMilliseconds, digits: 2)) ms\n"
             }
             Console.standardOutput(text)
         }
