@@ -11,7 +11,11 @@
 #   scripts/device-jobs-ab.sh DIST_A DIST_B LOGDIR
 #
 # Environment: CLIPDIR (/tmp/prores-check, shared with device-check.sh),
-# ROUNDS (2), SIZE (3840x2160), SKIP_PREVIEWS_A=1, SKIP_PREVIEWS=1, SKIP_MD5=1.
+# ROUNDS (2), SIZE (3840x2160), SKIP_PREVIEWS_A=1, SKIP_PREVIEWS=1, SKIP_MD5=1,
+# EXTRA_CHECKS: more `check` runs of B each round, "LABEL ARGS|LABEL ARGS"
+# (say "jobs2 --jobs 2"). Lines end with what the device's buffers held at
+# most, where the bundle reports it (--json's gpu_memory_peak_mb; check's
+# --verbose note).
 set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/jobs}
 CLIPDIR=${CLIPDIR:-/tmp/prores-check}
@@ -49,7 +53,7 @@ check() { # side label args...
   local t=$(now)
   "/tmp/jobs-$side/prores-decode" check "$DIR" "$@" >"$LOGDIR/check-$side-$label.stderr" 2>&1
   local rc=$? s=$(secs "$t" "$(now)")
-  log "check $side $label: exit $rc, wall $s s = $(ratio "$FRAMES" "$s") fps ($(tail -1 "$LOGDIR/check-$side-$label.stderr"))"
+  log "check $side $label: exit $rc, wall $s s = $(ratio "$FRAMES" "$s") fps ($(tail -1 "$LOGDIR/check-$side-$label.stderr")) $(grep -o 'buffers held at most.*' "$LOGDIR/check-$side-$label.stderr" | head -1)"
 }
 row() { # side label args...
   local side=$1 label=$2; shift 2
@@ -57,7 +61,7 @@ row() { # side label args...
   "/tmp/jobs-$side/prores-decode" "$LONG" --decoder gpu --quiet --json "$@" >"$LOGDIR/row-$side-$label.json" 2>"$LOGDIR/row-$side-$label.stderr"
   local rc=$? s=$(secs "$t" "$(now)")
   local json=$(tail -1 "$LOGDIR/row-$side-$label.json")
-  log "1920 frames $side $label: exit $rc, wall $s s = $(ratio 1920 "$s") fps; in run $(echo "$json" | grep -o '"fps":[0-9.]*' | head -1); $(echo "$json" | grep -o '"startup_ms":{[^}]*}'); $(echo "$json" | grep -o '"first_frame_ms":[0-9.]*')"
+  log "1920 frames $side $label: exit $rc, wall $s s = $(ratio 1920 "$s") fps; in run $(echo "$json" | grep -o '"fps":[0-9.]*' | head -1); $(echo "$json" | grep -o '"startup_ms":{[^}]*}'); $(echo "$json" | grep -o '"first_frame_ms":[0-9.]*'); $(echo "$json" | grep -o '"gpu_memory_peak_mb":{[^}]*}')"
 }
 # Warm the driver's shader cache for both, and write the golden file (A's hashes, B verifies them).
 /tmp/jobs-A/prores-decode check "$DIR" --decoder gpu --write-golden "$LOGDIR/golden-A.txt" --overwrite >/dev/null 2>&1
@@ -66,7 +70,14 @@ row() { # side label args...
 for side in A B; do "/tmp/jobs-$side/prores-decode" "$LONG" --decoder gpu --vulkan --quiet >/dev/null 2>&1; done
 for round in $(seq "$ROUNDS"); do
   for side in A B; do
-    check $side gpu --decoder gpu --golden "$LOGDIR/golden-A.txt"
+    check $side gpu --decoder gpu --golden "$LOGDIR/golden-A.txt" --verbose
+    if [ "$side" = B ] && [ -n "${EXTRA_CHECKS:-}" ]; then
+      IFS='|' read -ra extras <<<"$EXTRA_CHECKS"
+      for extra in "${extras[@]}"; do
+        read -ra words <<<"$extra"
+        check B "${words[0]}" --decoder gpu --golden "$LOGDIR/golden-A.txt" --verbose "${words[@]:1}"
+      done
+    fi
     row $side plain
     row $side vulkan --vulkan
     row $side framehash --format native --framehash /dev/null
