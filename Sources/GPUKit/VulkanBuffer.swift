@@ -1,4 +1,5 @@
 import CVulkan
+import Foundation
 import ProResCore
 
 /// A VkBuffer with its own memory, mapped when host-visible.
@@ -19,14 +20,21 @@ public final class VulkanBuffer: @unchecked Sendable {
     /// A buffer of `size` bytes for `usage` in `memory`. `sharedWithTransferQueue`:
     /// the context's transfer queue uses it too (concurrent sharing, so no
     /// ownership transfers are recorded). `dedicated`: an allocation of the
-    /// buffer's own (VkMemoryDedicatedAllocateInfo), which a driver may
-    /// place differently; `roofline` times both.
+    /// buffer's own (VkMemoryDedicatedAllocateInfo); nil: for buffers of at
+    /// least `dedicatedFromBytes`. Why: on the H200 a gigabyte of
+    /// device-local memory took 39 ms to allocate, and 1.5 ms dedicated
+    /// (`roofline`, BENCHMARKS.md §6).
     public convenience init(_ context: VulkanContext, size: Int, usage: BufferUsage, memory: MemoryKind,
-                            sharedWithTransferQueue: Bool = false, dedicated: Bool = false) throws {
+                            sharedWithTransferQueue: Bool = false, dedicated: Bool? = nil) throws {
         try self.init(context, size: size, usage: usage.rawValue, required: memory.required,
                       preferred: memory.preferred(sharedMemory: context.sharesHostMemory), transferQueue: sharedWithTransferQueue,
-                      dedicated: dedicated)
+                      dedicated: dedicated ?? (Self.dedicatesLargeBuffers && size >= Self.dedicatedFromBytes))
     }
+
+    /// Buffers from this size get an allocation of their own by default.
+    public static let dedicatedFromBytes = 1 << 20
+    /// `PRORES_DECODE_DEDICATED=0` turns the default off, for comparisons.
+    static let dedicatesLargeBuffers = ProcessInfo.processInfo.environment["PRORES_DECODE_DEDICATED"] != "0"
 
     /// A buffer in memory with `required` properties (and `preferred` ones
     /// when possible). `transferQueue`: the context's transfer queue uses it

@@ -4,8 +4,9 @@ import ProResCore
 
 /// How long the driver takes to give and take back buffer memory, in the
 /// shapes the decoder uses. Why `roofline` measures it: on the H200 a
-/// gigabyte of device-local memory took ~18 ms to allocate (BENCHMARKS.md
-/// §6), which a short run pays at its start and again at its exit.
+/// gigabyte of device-local memory took 39 ms to allocate as a plain
+/// allocation and 1.5 ms as a dedicated one (BENCHMARKS.md §6), which a
+/// short run pays at its start.
 public enum AllocationTimings {
     public struct Row: Sendable {
         public let label: String
@@ -24,7 +25,9 @@ public enum AllocationTimings {
             ("device-local, one buffer", 1, .device, false),
             ("device-local, one dedicated buffer", 1, .device, true),
             ("device-local, 8 buffers", 8, .device, false),
+            ("device-local, 8 dedicated buffers", 8, .device, true),
             ("host-visible, one buffer", 1, .host, false),
+            ("host-visible, one dedicated buffer", 1, .host, true),
         ]
         var rows: [Row] = []
         for shape in shapes {

@@ -47,12 +47,16 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// every clip (BENCHMARKS.md §7). `PRORES_DECODE_OVERLAP=0` turns it off.
         public var overlapTransforms: Bool
 
+        /// `PRORES_DECODE_BATCH=N`: frames per batch for every session, for
+        /// measurements of whole-process jobs (`bench --batch` sets it for one run).
+        public static let batchSetting = ProcessInfo.processInfo.environment["PRORES_DECODE_BATCH"].flatMap(Int.init).map { max(1, $0) }
+
         /// Batches in flight: one being staged by the host, one uploading,
         /// one entropy decoding and one being transformed, each on its own
         /// engine. `PRORES_DECODE_SLOTS` overrides it, for measurements.
         public static let defaultSlots = ProcessInfo.processInfo.environment["PRORES_DECODE_SLOTS"].flatMap(Int.init).map { max(2, min($0, 8)) } ?? 4
 
-        public init(framesPerBatch: Int? = nil, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
+        public init(framesPerBatch: Int? = Configuration.batchSetting, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
                     expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
                     upload: UploadPath? = nil,
                     overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] != "0") {
