@@ -70,6 +70,31 @@ uint planarSample(uint frameWord, uint plane, uint row, uint column) {
 // A position in the planar stream, advanced one sample at a time.
 struct Cursor { uint plane, row, column; };
 
+// Where plane `plane`'s sample `column` lies in a packed row: word
+// stride · column + offset, bits shift..shift+15. v216 pairs are
+// Cb | Y'0 << 16, Cr | Y'1 << 16, so Y' c is word c's high half and Cb/Cr c
+// the low half of word 2c / 2c + 1; y416 pixels are A | Y' << 16, Cb | Cr << 16.
+uvec3 planeWords(uint plane) {
+#ifdef V216
+    return plane == 0u ? uvec3(1u, 0u, 16u) : uvec3(2u, plane - 1u, 0u);
+#else
+    return plane == 0u ? uvec3(2u, 0u, 16u) : plane == 1u ? uvec3(2u, 1u, 0u) : plane == 2u ? uvec3(2u, 1u, 16u) : uvec3(2u, 0u, 0u);
+#endif
+}
+
+// A whole block (32 samples) from one row of one plane, read without the
+// cursor's per-sample bookkeeping: where a chunk's blocks lie for any width
+// that is a multiple of 32 (every 4K and HD size), most of them otherwise.
+void blockFromRow(inout uint m[16], Cursor at, uint frameWord) {
+    uvec3 place = planeWords(at.plane);
+    uint first = frameWord + at.row * pc.wordsPerRow + place.x * at.column + place.y;
+    for (uint i = 0u; i < 16u; i++) {
+        uint low = (surface.words[first + place.x * 2u * i] >> place.z) & 0xFFFFu;
+        uint high = (surface.words[first + place.x * (2u * i + 1u)] >> place.z) & 0xFFFFu;
+        m[i] = (low >> (16u - DEPTH)) | ((high >> (16u - DEPTH)) << 16);
+    }
+}
+
 // The next sample; 0 past the last plane (the last block's zero padding).
 uint nextSample(inout Cursor at, uint frameWord) {
     if (at.plane >= PLANES) return 0u;
@@ -112,9 +137,19 @@ void main() {
         uint cv[8] = IV;
         for (uint block = 0u; block < blocks; block++) {
             uint m[16];
-            for (int i = 0; i < 16; i++) {
-                uint low = nextSample(at, frameWord);
-                m[i] = low | (nextSample(at, frameWord) << 16);
+            uint width = planeWidth(min(at.plane, PLANES - 1u));
+            if (at.plane < PLANES && at.column + 32u <= width) {
+                blockFromRow(m, at, frameWord);
+                at.column += 32u;
+                if (at.column == width) {
+                    at.column = 0u;
+                    if (++at.row == pc.height) { at.row = 0u; at.plane++; }
+                }
+            } else {
+                for (int i = 0; i < 16; i++) {
+                    uint low = nextSample(at, frameWord);
+                    m[i] = low | (nextSample(at, frameWord) << 16);
+                }
             }
             bool last = block == blocks - 1u;
             uint flags = (block == 0u ? CHUNK_START : 0u) | (last ? CHUNK_END : 0u) | (last && pc.chunks == 1u ? ROOT : 0u);
