@@ -6,7 +6,9 @@
 /// and win a rate: 32 frames of 4K 422 HQ decoded 7% faster in the steady
 /// state (7,457 against 6,960 fps) but made a 1,200–1,920-frame file
 /// ~0.1 s slower as a whole (the slots' buffers are twice as large, and
-/// the first batch waits for twice the frames). So a batch grows past the
+/// the first batch waits for twice the frames); with the buffers shared
+/// and allocated cheaply (seventh session) it was still 0.02–0.06 s
+/// slower for 1,920 frames (`PRORES_DECODE_BATCH=32`). So a batch grows past the
 /// floor, doubling until it writes about a gigabyte (at most 32 frames),
 /// only for a stream of at least `longStream` frames, where 7% of its
 /// decoding time outweighs 0.1 s; 1080p, whose 16-frame batches write

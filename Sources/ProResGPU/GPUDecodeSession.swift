@@ -261,7 +261,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     /// Why the patience: a file's first frames arrive ~0.15 ms apart, and
     /// taking them as they came split a file's start into several small
     /// batches, each in a slot of its own whose buffers (over a gigabyte at
-    /// 4K, ~18 ms a gigabyte to allocate on the H200) were made for it: the
+    /// 4K then, ~18 ms a gigabyte to allocate on the H200) were made for it: the
     /// first file of each kind in `check` filled four slots with 48 frames
     /// (BENCHMARKS.md §6, sixth session).
     static let batchPatience = 0.008

@@ -115,8 +115,10 @@ package final class GPUProResDecoder {
     /// its transform, which is recorded at the latest beside the next
     /// batch's entropy pass, so the batch after that may overwrite them
     /// (waiting for that transform, which the GPU has by then run anyway).
-    /// At 4K 422 HQ a set is 530 MB; device memory cost ~18 ms a gigabyte to
-    /// allocate on the H200, and as much to give back at exit.
+    /// At 4K 422 HQ a set is 530 MB; on the H200 a plain allocation of
+    /// device memory cost ~39 ms a gigabyte (a dedicated one, which every
+    /// large buffer now gets, ~2), and the kernel's taking it back at exit
+    /// grew with it (BENCHMARKS.md §6, seventh session).
     var coefficientSets: [VulkanBuffer?] = [nil, nil]
     /// Batches encoded so far: which coefficient set the next one takes.
     var encodedBatches = 0

@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import ProResCore
 import ProResPipeline
@@ -26,11 +25,4 @@ do {
     status = ExitCode(error)
 }
 if let warning = Trace.write() { Console.warning(warning) }
-// A measurement switch (BENCHMARKS.md §6): `immediate` leaves without the
-// exit handlers the loaded libraries registered (the Vulkan driver's
-// among them); the kernel still releases everything the process held.
-if ProcessInfo.processInfo.environment["PRORES_DECODE_EXIT"] == "immediate" {
-    fflush(nil)
-    _exit(status.rawValue)
-}
 exit(status.rawValue)
