@@ -99,3 +99,24 @@ final class DecoderMemoryTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(run.peakDeviceBytes, batches * (try surfaceBatchBytes()))
     }
 }
+
+/// `roofline`'s allocation timings: every shape measured twice, and the
+/// context's ledger back where it started once they are freed (it counts
+/// each allocation, dedicated or not, and its release).
+final class AllocationTimingsTests: XCTestCase {
+    func testEveryShapeIsTimedAndGivenBack() throws {
+        let context = try VulkanContext()
+        let before = context.memory.current
+        let rows = try AllocationTimings.measure(context: context)
+        XCTAssertEqual(rows.count, 12)
+        XCTAssertEqual(Set(rows.map(\.label)).count, 6)
+        for row in rows {
+            XCTAssertEqual(row.bytes, context.sharesHostMemory ? 64 << 20 : 1 << 30, row.label)
+            XCTAssertGreaterThan(row.allocateMilliseconds, 0, row.label)
+            XCTAssertGreaterThanOrEqual(row.freeMilliseconds, 0, row.label)
+        }
+        XCTAssertEqual(context.memory.current, before)
+        XCTAssertGreaterThanOrEqual(context.memory.peak.device - before.device, 64 << 20)
+        XCTAssertGreaterThanOrEqual(context.memory.peak.host - before.host, 64 << 20)
+    }
+}

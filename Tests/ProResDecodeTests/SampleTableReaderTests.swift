@@ -52,6 +52,29 @@ final class SampleTableReaderTests: XCTestCase {
         }
     }
 
+    /// Reads started early (while a device is made, or the file before is
+    /// checked) give the same samples, whether the consumer reads them all,
+    /// seeks past them or stops before them; the prefetch may reach past the end.
+    func testPrefetchedReadsGiveTheSameFrames() throws {
+        for clip in ["interlaced-bff.mov", "hq.mov", "hq.mxf"] {
+            let path = Repo.fixture(clip)
+            let reference = try samples(try openSampleSource(path))
+            let whole = try openSampleSource(path)
+            whole.prefetch(frames: 3)
+            whole.prefetch(frames: 100)
+            let read = try samples(whole)
+            XCTAssertEqual(read.map(\.index), reference.map(\.index), clip)
+            XCTAssertTrue(zip(read, reference).allSatisfy { $0.bytes == $1.bytes }, "\(clip): the bytes differ")
+            let sought = try openSampleSource(path)
+            sought.prefetch(frames: 2)
+            try sought.seek(toFrame: reference.count - 1)
+            XCTAssertEqual(try samples(sought).map(\.bytes), [reference.last!.bytes], clip)
+            let stopped = try openSampleSource(path)
+            stopped.prefetch(frames: 100)
+            XCTAssertEqual(try samples(stopped, limit: 1).map(\.bytes), [reference[0].bytes], clip)
+        }
+    }
+
     func testWhatItCannotReadExactlyStaysWithLibavformat() throws {
         for path in [Repo.fixture("hq.mxf"), Repo.fixture("bad/truncated-faststart.mov")] {
             let source = try XCTUnwrap(try openSampleSource(path) as? AssetReader, path)
