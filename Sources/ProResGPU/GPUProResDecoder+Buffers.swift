@@ -17,9 +17,15 @@ extension GPUProResDecoder {
         for set in coefficientSets.indices { _ = try coefficientSet(set, bytes: framesPerBatch * coefficientsPerFrame * 2) }
     }
 
-    /// Coefficient set `index`, grown to hold `bytes` (made for a full batch at the least).
+    /// Coefficient set `index`, grown to hold `bytes` (made for a full batch
+    /// at the least, which no batch's frames can exceed: growing is a guard).
     func coefficientSet(_ index: Int, bytes: Int) throws -> VulkanBuffer {
         if let set = coefficientSets[index], set.size >= bytes { return set }
+        // Unlike a slot's buffers, a set may still be read by a batch in
+        // flight: let every submitted batch finish before it goes.
+        if coefficientSets[index] != nil {
+            for slot in slots { if let (recorder, value) = slot.completion { try recorder.wait(for: value) } }
+        }
         coefficientSets[index] = nil
         let set = try VulkanBuffer(context, size: max(bytes, framesPerBatch * coefficientsPerFrame * 2), usage: .storage, memory: .device)
         coefficientSets[index] = set
