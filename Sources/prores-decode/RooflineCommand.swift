@@ -21,7 +21,9 @@ enum RooflineCommand: Command {
         ])],
         about: "Measures with GPU timestamps, on stdout: device memory bandwidth (a copy shader, and vkCmdCopyBuffer), "
             + "host-to-device bandwidth from imported host memory, the per-frame upload, and the conversion shader on 4K "
-            + "frames for several layouts and transfer functions, each as a share of the device-copy roofline.")
+            + "frames for several layouts and transfer functions, each as a share of the device-copy roofline; then, by the "
+            + "host's clock, how long allocating and freeing a gigabyte takes (device-local and host-visible memory, plain "
+            + "and dedicated allocations; 64 MiB where the device uses the host's memory).")
 
     struct Arguments: CommandArguments {
         let device: String?
