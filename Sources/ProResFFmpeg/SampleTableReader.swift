@@ -40,6 +40,11 @@ final class SampleTableReader: @unchecked Sendable {
     /// Reads in flight, by sample index; touched by the consumer's thread only.
     private var pending: [Int: Pending] = [:]
 
+    /// Reads in flight ahead of the consumer; `PRORES_DECODE_READ_AHEAD=N`
+    /// for measurements.
+    static let defaultReadAhead = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_AHEAD"].flatMap(Int.init)
+        .map { max(1, min($0, 256)) } ?? 8
+
     /// The largest sample read this way; a table claiming more is not trusted.
     private static let maxSampleBytes = 1 << 30
     private static let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
@@ -49,7 +54,7 @@ final class SampleTableReader: @unchecked Sendable {
     /// nil when the track cannot be read this way (see the type's comment);
     /// `leading`: the packets libavformat read so far, samples 0 onwards.
     init?(path: String, displayPath: String, context: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
-          leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = 8) {
+          leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = SampleTableReader.defaultReadAhead) {
         guard let name = context.pointee.iformat.map({ String(cString: $0.pointee.name) }),
               name.split(separator: ",").contains("mov") else { return nil }
         let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
