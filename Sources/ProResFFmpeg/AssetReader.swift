@@ -398,8 +398,15 @@ public final class AssetReader: SampleSource {
 
     /// Only what the table reader reads (the samples after those already
     /// demuxed); libavformat's packets are read one at a time as asked for.
+    /// The sample-table reader, when this track is read that way (tests).
+    var tableReader: SampleTableReader? { direct }
+    /// Reads of the table reader started and not yet handed out (tests).
+    var readsPending: Int { direct?.readsPending ?? 0 }
+
     public func prefetch(frames: Int) {
-        if let direct, pending.isEmpty { direct.prefetch(from: nextIndex, count: frames) }
+        if let direct, pending.isEmpty {
+            direct.prefetch(from: nextIndex, count: frames, maxBytes: SampleSourcePrefetch.bytesBeforeTheDecoder)
+        }
     }
 
     public func seek(toFrame target: Int) throws {

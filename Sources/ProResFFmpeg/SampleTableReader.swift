@@ -50,6 +50,8 @@ final class SampleTableReader: @unchecked Sendable {
     private static let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
 
     var count: Int { entries.count }
+    /// Reads started and not yet handed out (tests).
+    var readsPending: Int { pending.count }
 
     /// nil when the track cannot be read this way (see the type's comment);
     /// `leading`: the packets libavformat read so far, samples 0 onwards.
@@ -106,9 +108,14 @@ final class SampleTableReader: @unchecked Sendable {
 
     /// Starts the reads of samples `index..<index + count` not yet started:
     /// a wider window than `readAhead`, once, while the consumer is not
-    /// ready. `packet` then finds them in flight or done.
-    func prefetch(from index: Int, count: Int) {
-        for ahead in index..<min(index + count, entries.count) where pending[ahead] == nil {
+    /// ready. `packet` then finds them in flight or done. `maxBytes` stops
+    /// the window early (never before its first sample).
+    func prefetch(from index: Int, count: Int, maxBytes: Int = .max) {
+        var bytes = 0
+        for ahead in index..<min(index + count, entries.count) {
+            bytes += entries[ahead].size
+            if bytes > maxBytes && ahead > index { break }
+            guard pending[ahead] == nil else { continue }
             let read = Pending()
             pending[ahead] = read
             DispatchQueue.global(qos: .userInitiated).async { [self] in

@@ -38,7 +38,9 @@ enum DecodeCommand: Command {
         if let earlyDevice {
             // The first batches' samples are read while the device is made
             // (~150 ms on the H200), so the first batch is whole at once.
-            if arguments.start == 0 { source.prefetch(frames: SampleSourcePrefetch.framesBeforeTheDecoder) }
+            if arguments.start == 0 {
+                source.prefetch(frames: min(SampleSourcePrefetch.framesBeforeTheDecoder, arguments.frames ?? .max))
+            }
             // `auto` without a device resolves again, to say why.
             decoder.shared = try Trace.span("wait for device") { try earlyDevice.get() }
             decoder.shared.map(KeptUntilExit.keep)

@@ -75,6 +75,23 @@ final class SampleTableReaderTests: XCTestCase {
         }
     }
 
+    /// A prefetch stops at its byte budget, but always reads the first sample.
+    func testPrefetchStopsAtItsByteBudget() throws {
+        let path = Repo.fixture("hq.mov")
+        let count = try samples(try openSampleSource(path)).count
+        XCTAssertGreaterThan(count, 2)
+        let capped = try XCTUnwrap(try openSampleSource(path) as? AssetReader)
+        XCTAssertTrue(capped.readsDirectly)
+        XCTAssertEqual(capped.readsPending, 0)
+        capped.prefetch(frames: 100)
+        XCTAssertEqual(capped.readsPending, count, "a small file is read ahead whole")
+        let one = try XCTUnwrap(try openSampleSource(path) as? AssetReader)
+        XCTAssertEqual(one.readsPending, 0)
+        try XCTUnwrap(one.tableReader).prefetch(from: 0, count: 100, maxBytes: 1)
+        XCTAssertEqual(one.readsPending, 1)
+        XCTAssertEqual(try samples(one).count, count)
+    }
+
     func testWhatItCannotReadExactlyStaysWithLibavformat() throws {
         for path in [Repo.fixture("hq.mxf"), Repo.fixture("bad/truncated-faststart.mov")] {
             let source = try XCTUnwrap(try openSampleSource(path) as? AssetReader, path)
