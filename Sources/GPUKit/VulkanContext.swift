@@ -238,6 +238,14 @@ public final class VulkanContext: @unchecked Sendable {
         }
     }
 
+    /// Waits until the device has finished every submission (no new one
+    /// can start meanwhile: submissions take `submitLock`).
+    public func waitUntilIdle() {
+        submitLock.lock()
+        defer { submitLock.unlock() }
+        _ = vk.vkDeviceWaitIdle(device)
+    }
+
     deinit {
         _ = vk.vkDeviceWaitIdle(device)
         vk.vkDestroyDevice(device, nil)

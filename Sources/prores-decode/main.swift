@@ -25,4 +25,5 @@ do {
     status = ExitCode(error)
 }
 if let warning = Trace.write() { Console.warning(warning) }
+KeptUntilExit.quiesce()
 exit(status.rawValue)
