@@ -54,26 +54,11 @@ uint planeWidth(uint plane) {
 #endif
 }
 
-// The planar sample of `plane` at (row, column), from its 16-bit word in the
-// packed surface. y416: A, Y', Cb, Cr per pixel. v216: Cb, Y'0, Cr, Y'1 per
-// pair (an odd width's last Y'1 is never asked for: it is not in the frame).
-uint planarSample(uint frameWord, uint plane, uint row, uint column) {
-#ifdef V216
-    uint word16 = plane == 0u ? 4u * (column >> 1) + 1u + 2u * (column & 1u) : 4u * column + 2u * (plane - 1u);
-#else
-    uint word16 = 4u * column + (plane == 3u ? 0u : plane + 1u);
-#endif
-    uint word = surface.words[frameWord + row * pc.wordsPerRow + (word16 >> 1)];
-    return ((word >> (16u * (word16 & 1u))) & 0xFFFFu) >> (16u - DEPTH);
-}
-
-// A position in the planar stream, advanced one sample at a time.
-struct Cursor { uint plane, row, column; };
-
 // Where plane `plane`'s sample `column` lies in a packed row: word
 // stride · column + offset, bits shift..shift+15. v216 pairs are
 // Cb | Y'0 << 16, Cr | Y'1 << 16, so Y' c is word c's high half and Cb/Cr c
-// the low half of word 2c / 2c + 1; y416 pixels are A | Y' << 16, Cb | Cr << 16.
+// the low half of word 2c / 2c + 1 (an odd width's last Y'1 is never asked
+// for: it is not in the frame); y416 pixels are A | Y' << 16, Cb | Cr << 16.
 uvec3 planeWords(uint plane) {
 #ifdef V216
     return plane == 0u ? uvec3(1u, 0u, 16u) : uvec3(2u, plane - 1u, 0u);
@@ -82,16 +67,24 @@ uvec3 planeWords(uint plane) {
 #endif
 }
 
+// The planar sample of `plane` at (row, column), from its 16-bit word in the
+// packed surface.
+uint planarSample(uint frameWord, uint plane, uint row, uint column) {
+    uvec3 place = planeWords(plane);
+    uint word = surface.words[frameWord + row * pc.wordsPerRow + place.x * column + place.y];
+    return ((word >> place.z) & 0xFFFFu) >> (16u - DEPTH);
+}
+
+// A position in the planar stream, advanced one sample at a time.
+struct Cursor { uint plane, row, column; };
+
 // A whole block (32 samples) from one row of one plane, read without the
 // cursor's per-sample bookkeeping: where a chunk's blocks lie for any width
 // that is a multiple of 32 (every 4K and HD size), most of them otherwise.
 void blockFromRow(inout uint m[16], Cursor at, uint frameWord) {
-    uvec3 place = planeWords(at.plane);
-    uint first = frameWord + at.row * pc.wordsPerRow + place.x * at.column + place.y;
     for (uint i = 0u; i < 16u; i++) {
-        uint low = (surface.words[first + place.x * 2u * i] >> place.z) & 0xFFFFu;
-        uint high = (surface.words[first + place.x * (2u * i + 1u)] >> place.z) & 0xFFFFu;
-        m[i] = (low >> (16u - DEPTH)) | ((high >> (16u - DEPTH)) << 16);
+        uint column = at.column + 2u * i;
+        m[i] = planarSample(frameWord, at.plane, at.row, column) | (planarSample(frameWord, at.plane, at.row, column + 1u) << 16);
     }
 }
 
