@@ -4,9 +4,10 @@ import Foundation
 /// memory of the device's own (device-local allocations) and of the host
 /// (staging, readback and imported memory).
 ///
-/// Why it is kept: on the H200 each gigabyte of device-local memory cost
-/// about 18 ms to allocate and about as much again to release at exit
-/// (BENCHMARKS.md §6), so a run's peak is a cost the `--json` summary shows.
+/// Why it is kept: on the H200 a plain gigabyte of device-local memory cost
+/// ~39 ms to allocate (a dedicated one ~2), and what the kernel spends
+/// taking a process's memory back at exit grew with it (BENCHMARKS.md §6),
+/// so a run's peak is a cost the `--json` summary shows.
 ///
 /// Thread-safety: every member is behind `lock`.
 public final class MemoryLedger: @unchecked Sendable {

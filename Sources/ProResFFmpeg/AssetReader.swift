@@ -396,13 +396,11 @@ public final class AssetReader: SampleSource {
         return sample
     }
 
-    /// Only what the table reader reads (the samples after those already
-    /// demuxed); libavformat's packets are read one at a time as asked for.
     /// The sample-table reader, when this track is read that way (tests).
     var tableReader: SampleTableReader? { direct }
-    /// Reads of the table reader started and not yet handed out (tests).
-    var readsPending: Int { direct?.readsPending ?? 0 }
 
+    /// Only what the table reader reads (the samples after those already
+    /// demuxed); libavformat's packets are read one at a time as asked for.
     public func prefetch(frames: Int) {
         if let direct, pending.isEmpty {
             direct.prefetch(from: nextIndex, count: frames, maxBytes: SampleSourcePrefetch.bytesBeforeTheDecoder)

@@ -439,8 +439,8 @@ package final class GPUProResDecoder {
         heldTransform = nil
         timestamps?.mark(entropy, slot: index, 3, after: .compute)
         if let released { markTransform(released, in: entropy) }
-        let work = TransformWork(slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer, targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) },
-                                 frames: frames, maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
+        let work = TransformWork(slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer,
+                                 targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) }, frames: frames, maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
                                  slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
                                  coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes)
         let entropyValue = try recorder.submit(entropy)
