@@ -235,7 +235,13 @@ package final class GPUProResDecoder {
     }
 
     deinit {
-        for slot in slots { if let (recorder, value) = slot.completion { try? recorder.wait(for: value) } }
+        // Every submission, not only each slot's completion: a batch whose
+        // transform was held has its entropy pass submitted and no
+        // completion yet, and a session that failed never releases it.
+        // Freeing its slot under it crashed lavapipe (CI, a full disk).
+        for recorder in [recorder, transforms] + (uploads.map { [$0] } ?? []) where recorder.submittedValue > 0 {
+            try? recorder.wait(for: recorder.submittedValue)
+        }
         slots.removeAll()
     }
 
