@@ -19,8 +19,9 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
     }
 
     /// Opens FFmpeg's ProRes decoder for `format`, decoding into this
-    /// allocator's surfaces with `threads` frame/slice threads.
-    func openDecoder(for format: FormatDescription, threads: Int) throws -> UnsafeMutablePointer<AVCodecContext> {
+    /// allocator's surfaces with `threads` frame/slice threads (slice
+    /// threads only with `slicesOnly`).
+    func openDecoder(for format: FormatDescription, threads: Int, slicesOnly: Bool = false) throws -> UnsafeMutablePointer<AVCodecContext> {
         FFmpegLog.install()
         guard let decoder = avcodec_find_decoder(AV_CODEC_ID_PRORES) else {
             throw ProResDecodeError.decoderUnavailable("this FFmpeg has no ProRes decoder")
@@ -32,7 +33,7 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
         codec.pointee.width = Int32(format.width)
         codec.pointee.height = Int32(format.height)
         codec.pointee.thread_count = Int32(threads)
-        codec.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        codec.pointee.thread_type = slicesOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
         install(on: codec)
         let status = avcodec_open2(codec, decoder, nil)
         guard status >= 0 else {

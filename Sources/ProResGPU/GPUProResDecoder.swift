@@ -159,7 +159,7 @@ package final class GPUProResDecoder {
     static func paddedSize(_ bytes: Int) -> Int { (bytes + framePadding + 3) & ~3 }
 
     /// Whether this decoder handles the stream; nil if it does, else why not.
-    static func unsupportedReason(_ format: FormatDescription) -> String? {
+    package static func unsupportedReason(_ format: FormatDescription) -> String? {
         if format.chroma == .c422 && format.hasAlpha {
             return "4:2:2 with alpha has no packed layout that keeps the alpha (v216 has none)"
         }

@@ -29,6 +29,13 @@ public final class DecodeRun: @unchecked Sendable {
         /// be decoded is skipped instead (a player that cannot keep up);
         /// off, every frame reaches every sink (`--realtime` outputs).
         public var skipLateFrames = false
+        /// The GPU decoder's device while it is being made: FFmpeg decodes
+        /// the first frames on the CPU until it is ready, then the GPU
+        /// decoder takes over (`HandoverSession`), so the first frame does
+        /// not wait for the driver's start-up. `decoder` then decides, once
+        /// the device is there, as it would have with it `shared`. Not with
+        /// `gpu` (its stage needs the device first) or `realtime`.
+        package var deviceStarting: Deferred<GPUDevice?>?
 
         /// `output` nil picks the profile's native packed layout, or, for
         /// the CPU decoder when nothing reads the frames (no sink, GPU stage
@@ -110,6 +117,8 @@ public final class DecodeRun: @unchecked Sendable {
         public let firstFrameAt: UInt64?
         /// Frames skipped before decoding because their tick had passed (`skipLateFrames`).
         public var skippedLate: [Int] = []
+        /// Frames FFmpeg decoded while the GPU decoder's device started (`Options.deviceStarting`).
+        public var framesBeforeHandover = 0
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }
@@ -135,6 +144,12 @@ public final class DecodeRun: @unchecked Sendable {
     /// `auto` wanted the GPU decoder but it failed to start: worth telling.
     public private(set) var decoderFellBack = false
 
+    /// With a handover, what decodes after it, once the device is there.
+    private var handoverResolution: Deferred<DecoderSelection.Resolved>?
+    private var handoverSuccessor: Deferred<HandoverSession.Maker?>?
+    /// Whether a handover's next decoder is known: the next sample goes to it.
+    package var handoverIsDue: Bool { handoverSuccessor?.isReady(waitingUpTo: 0) ?? false }
+
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
 
@@ -155,19 +170,27 @@ public final class DecodeRun: @unchecked Sendable {
         }
         precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || requested == .native),
                      "an analysis needs its sink and the native planar output")
-        decoder = try options.decoder.resolve(for: source.format)
+        precondition(options.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
+                     "a handover needs a run whose stages need no device before the first frame")
+        // With a device still starting, the CPU decodes first and the
+        // decision is taken when the device is there (`successor`).
+        decoder = options.deviceStarting == nil ? try options.decoder.resolve(for: source.format) : .cpu(reason: nil, fellBack: false)
         // Nothing reads the frames (no sink, no GPU stage, no analysis): the
         // CPU decoder's stay as FFmpeg made them, as `ffmpeg -f null` leaves
         // them. Packing them anyway was a pass over every frame on all
         // cores, competing with FFmpeg's frame threads: why long runs lost
         // to the CLI (BENCHMARKS.md §1). A layout asked for is still
         // packed, so that pass can be timed on its own.
-        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, case .cpu = decoder {
+        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, options.deviceStarting == nil,
+           case .cpu = decoder {
             output = .native
         } else {
             output = requested
         }
         switch decoder {
+        case .cpu where options.deviceStarting != nil:
+            decoderName = "gpu (starting)"
+            decoderNote = nil
         case let .cpu(reason, fellBack):
             decoderName = "cpu"
             decoderNote = reason
@@ -287,6 +310,10 @@ public final class DecodeRun: @unchecked Sendable {
         var firstFrameAt: UInt64?
         // Frames the CPU decoder made are measured on every core, in order.
         let analysisSink = self.analysisSink
+        // A handover's first frames when nothing reads them and no layout
+        // was asked for: not packed for nothing (the GPU decoder's have no
+        // host surface then).
+        let nothingReadsFrames = options.output == nil && sinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil && analysisSink == nil
         let cpuAnalysis = options.analysis.map { request in
             OrderedFrameWork<FrameAnalysis>(work: { frames in
                 frames.map { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
@@ -307,7 +334,7 @@ public final class DecodeRun: @unchecked Sendable {
             // must not keep a use of the surface, and with it the pool.
             defer { unpacked?.releaseUse() }
             defer { packed?.releaseUse() }
-            if var surface = frame.pixelBuffer {
+            if var surface = frame.pixelBuffer, !nothingReadsFrames {
                 let spans: [UnsafeRawBufferPointer]
                 // The surface behind `spans`, for sinks that hold it.
                 let holder: PixelBuffer
@@ -366,7 +393,26 @@ public final class DecodeRun: @unchecked Sendable {
         // submission go to the GPU (a GPU batch's frames share one).
         let idle: OutputIdleHandler? = options.gpu == nil ? nil : { try gpuStage?.get().flush() }
         let session: FrameDecoding
+        var handover: HandoverSession?
         switch decoder {
+        case .cpu where options.deviceStarting != nil:
+            let first: HandoverSession.Maker = { [options] handler, idle in
+                try DecodeSession(format: format, configuration: .init(threads: options.threads, slicesOnly: true), outputHandler: handler,
+                                  outputIdleHandler: idle)
+            }
+            let starting = options.deviceStarting!, selection = options.decoder
+            let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
+                var resolving = selection
+                resolving.shared = try starting.get()
+                return try resolving.resolve(for: format)
+            }
+            handoverResolution = resolution
+            let successor = Deferred("prores-decode.handover-maker") { [self] () throws -> HandoverSession.Maker? in
+                decoderAfterHandover(format, try resolution.get())
+            }
+            handoverSuccessor = successor
+            handover = try HandoverSession(first: first, successor: successor, outputHandler: handler, outputIdleHandler: idle)
+            session = handover!
         case .cpu:
             session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
                                         outputIdleHandler: idle)
@@ -414,6 +460,18 @@ public final class DecodeRun: @unchecked Sendable {
                 try Trace.span("sample queued") { try session.decode(sample) }
             }
             try Trace.span("session finished") { try session.finish() }
+            if let handover, !handover.handedOver {
+                // FFmpeg decoded every frame: why the GPU decoder did not.
+                // Waiting for the device costs the command line nothing (it
+                // waits for it before exiting anyway).
+                decoderName = "cpu"
+                if case let .cpu(reason, fellBack)? = try? handoverResolution?.get() {
+                    decoderNote = reason
+                    decoderFellBack = fellBack
+                } else {
+                    decoderNote = "the stream ended before the GPU decoder's device was ready"
+                }
+            }
             try cpuAnalysis?.finish()
             try gpuStage?.get().drain()
             pacer?.finish()
@@ -447,7 +505,49 @@ public final class DecodeRun: @unchecked Sendable {
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
                       decoder: decoderName, decoderNote: decoderNote, pacing: pacing, firstFrameAt: firstFrameAt)
         report.skippedLate = skippedLate
+        // Counted only where the GPU decoder took over (not FFmpeg from FFmpeg).
+        if case .gpu = decoder, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
         return report
+    }
+
+    /// What decodes after the handover, chosen as `init` would have with
+    /// the device there: the GPU decoder, or FFmpeg with every thread kind
+    /// (`auto` without a hardware GPU, or a GPU decoder that cannot start).
+    /// The maker, called on the feeding thread at the handover, names the
+    /// decoder then (never, when the stream ends first: `decodeAll` names it).
+    private func decoderAfterHandover(_ format: FormatDescription, _ resolved: DecoderSelection.Resolved) -> HandoverSession.Maker {
+        let threads = options.threads
+        let cpu: HandoverSession.Maker = { handler, idle in
+            try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler, outputIdleHandler: idle)
+        }
+        switch resolved {
+        case let .cpu(reason, fellBack):
+            return { [self] handler, idle in
+                decoderName = "cpu"
+                decoderNote = reason
+                decoderFellBack = fellBack
+                return try cpu(handler, idle)
+            }
+        case let .gpu(device):
+            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, analysis: options.analysis)
+            let fallsBack = options.decoder.choice == .auto && !options.decoder.requireHardware
+            return { [self] handler, idle in
+                do {
+                    let session = try Trace.span("session made") {
+                        try GPUDecodeSession(format: format, device: device, configuration: configuration, outputHandler: handler,
+                                             outputIdleHandler: idle)
+                    }
+                    decoder = .gpu(device)
+                    decoderName = "gpu (\(device.context.info.name))"
+                    return session
+                } catch where fallsBack {
+                    decoderName = "cpu"
+                    decoderNote = "the GPU decoder could not start: \(error)"
+                    decoderFellBack = true
+                    return try cpu(handler, idle)
+                }
+            }
+        }
     }
 }
 

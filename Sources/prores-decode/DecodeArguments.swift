@@ -30,6 +30,8 @@ struct DecodeArguments: CommandArguments {
     let decoderChoice: DecoderSelection.Choice?
     let requireHardware: Bool
     let noHardware: Bool
+    /// `--no-cpu-start`: `auto`'s first frame waits for the GPU decoder's device.
+    let noCPUStart: Bool
     let vulkanFlag: Bool
     let device: String?
     let referenceWhite: Double?
@@ -58,6 +60,7 @@ struct DecodeArguments: CommandArguments {
         decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
         requireHardware = parsed.flag("--require-hardware")
         noHardware = parsed.flag("--no-hardware")
+        noCPUStart = parsed.flag("--no-cpu-start")
         vulkanFlag = parsed.flag("--vulkan")
         device = parsed.string("--device")
         savePath = parsed.string("--save")
@@ -83,6 +86,7 @@ struct DecodeArguments: CommandArguments {
             throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
         }
         if noHardware && decoderChoice == .gpu { throw UsageError("--no-hardware contradicts --decoder gpu") }
+        if noCPUStart && decoder.choice == .cpu { throw UsageError("--no-cpu-start needs --decoder auto or gpu") }
         if !useVulkan {
             if referenceWhite != nil { throw UsageError("--reference-white needs --vulkan") }
             if decoder.choice == .cpu {

@@ -29,24 +29,39 @@ enum DecodeCommand: Command {
         // The GPU decoder's device is made while the container opens: on a
         // discrete GPU, instance and device creation are most of start-up.
         let selection = decoder
+        let deviceReady = DeviceReadyTime()
         let earlyDevice = decoder.choice == .cpu ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
-            selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+            let device = selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+            device.map(KeptUntilExit.keep)
+            deviceReady.mark()
+            return device
         }
+        // However the run ends, no thread is left making a device at exit.
+        defer { _ = try? earlyDevice?.get() }
         let source = try Trace.span("source opened") { try openSampleSource(input, track: arguments.track) }
         let opened = monotonicNanoseconds()
         let format = source.format
+        let realtime = try arguments.playback.pacingRate(for: format)
+        // `auto` (the best decoder that works, frame by frame) decodes with
+        // FFmpeg while the device starts, unless the run needs the device
+        // before its first frame, or the GPU decoder cannot decode this
+        // stream anyway (the run then says why, as before). `--decoder gpu`
+        // asked for the GPU decoder on every frame.
+        var deviceStarting: Deferred<GPUDevice?>?
         if let earlyDevice {
             // The first batches' samples are read while the device is made
             // (~150 ms on the H200), so the first batch is whole at once.
             if arguments.start == 0 {
                 source.prefetch(frames: min(SampleSourcePrefetch.framesBeforeTheDecoder, arguments.frames ?? .max))
             }
-            // `auto` without a device resolves again, to say why.
-            decoder.shared = try Trace.span("wait for device") { try earlyDevice.get() }
-            decoder.shared.map(KeptUntilExit.keep)
+            if decoder.choice == .auto, !arguments.noCPUStart, gpu == nil, realtime == nil, GPUProResDecoder.unsupportedReason(format) == nil,
+               !earlyDevice.isReady(waitingUpTo: 0) {
+                deviceStarting = earlyDevice
+            } else {
+                // `auto` without a device resolves again, to say why.
+                decoder.shared = try Trace.span("wait for device") { try earlyDevice.get() }
+            }
         }
-        let deviceReady = monotonicNanoseconds()
-        let realtime = try arguments.playback.pacingRate(for: format)
         // A container holds only what FFmpeg can read back; decided before any output exists.
         let container = arguments.container
         let output = arguments.output ?? (container == .raw ? nil : container.defaultOutput(for: format))
@@ -78,9 +93,11 @@ enum DecodeCommand: Command {
                 [try FrameSaver(directory: $0, format: arguments.saveFormat ?? .exr, tags: ImageFileTags(format: format, referenceWhite: referenceWhite),
                                 overwrite: overwrite, frames: saved)]
             } ?? []
-            run = try DecodeRun(source: source, options: .init(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
-                                                                decoder: decoder, realtime: realtime, analysis: analysis?.request),
-                                sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink, timingLog: timing)
+            var options = DecodeRun.Options(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
+                                            decoder: decoder, realtime: realtime, analysis: analysis?.request)
+            options.deviceStarting = deviceStarting
+            run = try DecodeRun(source: source, options: options, sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink,
+                                timingLog: timing)
         }
         if !quiet {
             if let warning = run.output.conversionWarning(for: format) { Console.warning(warning) }
@@ -103,7 +120,9 @@ enum DecodeCommand: Command {
 
         // After the run: `auto` may have fallen back to the CPU while starting.
         if !quiet && (arguments.verbose || decoder.choice != .auto || run.decoderFellBack) {
-            Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? ""))
+            let handover = report.framesBeforeHandover > 0 && run.decoderName.hasPrefix("gpu")
+                ? "; FFmpeg decoded the first \(report.framesBeforeHandover) while its device started" : ""
+            Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? "") + handover)
         }
         if let gpu = report.gpu, !quiet {
             for note in ColourFallbackNotes.conversion(gpu.colorFallbacks, stream: format.colorTags) { Console.note(note) }
@@ -123,12 +142,13 @@ enum DecodeCommand: Command {
                                        // device made (in parallel with opening), the first frame out.
                                        ("startup_ms", JSON.object([
                                            ("source_open", JSON.number(ProcessClock.milliseconds(to: opened), digits: 1)),
-                                           ("device_ready", JSON.number(ProcessClock.milliseconds(to: deviceReady), digits: 1)),
+                                           ("device_ready", deviceReady.at.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
                                        ])),
+                                       ("frames_before_handover", "\(report.framesBeforeHandover)"),
                                        ("first_frame_ms", report.firstFrameAt.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
                                        ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))"),
                                        // What the device's buffers held at most (MemoryLedger).
-                                       ("gpu_memory_peak_mb", decoder.shared.map { device in
+                                       ("gpu_memory_peak_mb", (decoder.shared ?? (try? earlyDevice?.get()) ?? nil).map { device in
                                            let peak = device.context.memory.peak
                                            return JSON.object([("device", JSON.number(Double(peak.device) / 1e6, digits: 1)),
                                                                ("host", JSON.number(Double(peak.host) / 1e6, digits: 1))])
@@ -183,5 +203,25 @@ private func makeFrameSink(path: String, container: OutputContainer, format: For
     case .raw: return RawSink(file: file)
     case .y4m: return Y4MSink(file: file, format: format)
     case .nut, .mov: return try MuxedRawSink(file: file, format: format, container: container)
+    }
+}
+
+/// When the GPU decoder's device was ready (the JSON summary's `device_ready`),
+/// marked on the thread that made it.
+final class DeviceReadyTime: @unchecked Sendable {
+    // @unchecked: `time` is touched only under `lock`.
+    private let lock = NSLock()
+    private var time: UInt64?
+
+    func mark() {
+        lock.lock()
+        time = monotonicNanoseconds()
+        lock.unlock()
+    }
+
+    var at: UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        return time
     }
 }

@@ -38,6 +38,11 @@ extension DecodeCommand {
                                + "device; auto (default): gpu on a hardware GPU, else cpu"),
                 OptionSpec("--require-hardware", help: "the GPU decoder on a hardware GPU, or exit 13"),
                 OptionSpec("--no-hardware", help: "FFmpeg on the CPU (= --decoder cpu)"),
+                OptionSpec("--no-cpu-start",
+                           help: "with --decoder auto, wait for the GPU's device before the first frame (default: FFmpeg decodes "
+                               + "the first frames on the CPU while the device starts, ~0.2 s on a discrete GPU, then the GPU "
+                               + "decoder takes over; the same bits either way; never with --vulkan or --realtime, which need "
+                               + "the device first; --decoder gpu always waits)"),
             ]),
             OptionSection(heading: "GPU OPTIONS", options: [
                 OptionSpec("--vulkan",

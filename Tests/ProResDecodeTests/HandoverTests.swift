@@ -1,0 +1,220 @@
+import Foundation
+import XCTest
+@testable import GPUKit
+@testable import ProResCore
+@testable import ProResFFmpeg
+@testable import ProResGPU
+@testable import ProResPipeline
+
+/// FFmpeg decodes a stream's first frames while the GPU decoder's device
+/// starts, then the GPU decoder takes over (`HandoverSession`, `--decoder
+/// auto`'s default): every frame must be the one FFmpeg's CLI makes, in
+/// order, whichever decoder made it, and every way the handover can go
+/// (the device late, missing, failing; the run cancelled) must end cleanly.
+final class HandoverTests: XCTestCase {
+    /// A clip's frames over and over, renumbered: a stream long enough to hand over in.
+    /// With `holdAt`, sample `holdAt` waits until `due()` (the handover is
+    /// due): FFmpeg decodes a few tiny fixture frames faster than lavapipe
+    /// starts, so without it the stream would end first.
+    private final class LoopingSource: SampleSource {
+        let format: FormatDescription
+        private let samples: [CompressedSample]
+        private let count: Int
+        private var next = 0
+        var holdAt: Int?
+        var due: () -> Bool = { true }
+        init(_ clip: String, frames: Int) throws {
+            (format, samples) = try fixtureSamples(clip)
+            count = frames
+        }
+        func nextSample() throws -> CompressedSample? {
+            guard next < count else { return nil }
+            if next == holdAt {
+                let deadline = Date().addingTimeInterval(30)
+                while !due() && Date() < deadline { usleep(1000) }
+            }
+            defer { next += 1 }
+            return samples[next % samples.count].renumbered(as: next)
+        }
+        func seek(toFrame index: Int) throws { next = index }
+        var shortfall: String? { nil }
+    }
+
+    /// md5s of the native planar frames, and how many have arrived (read from other threads).
+    private final class CountingSink: FrameSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var md5s: [(Int, String)] = []
+        func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
+            let md5 = MD5.hex(of: spans)
+            lock.lock()
+            md5s.append((index, md5))
+            lock.unlock()
+        }
+        var frames: [(Int, String)] {
+            lock.lock()
+            defer { lock.unlock() }
+            return md5s
+        }
+        func waitForFrames(_ n: Int) {
+            let deadline = Date().addingTimeInterval(30)
+            while frames.count < n && Date() < deadline { usleep(1000) }
+        }
+        func finish() throws {}
+        func abort() {}
+    }
+
+    /// A device made only once the sink has `after` frames (FFmpeg's), so the handover falls mid-stream.
+    private func lateDevice(after: Int, sink: CountingSink) -> Deferred<GPUDevice?> {
+        Deferred("test.late-device") { () throws -> GPUDevice? in
+            sink.waitForFrames(after)
+            return try GPUDevice(context: VulkanContext(options: .init(validation: true)))
+        }
+    }
+
+    /// `holdAt`: the frame the source holds back until the handover is due.
+    private func run(_ clip: String, frames: Int, choice: DecoderSelection.Choice, sink: CountingSink,
+                     device: Deferred<GPUDevice?>, holdAt: Int? = 5) throws -> (DecodeRun, DecodeRun.Report) {
+        var options = DecodeRun.Options(output: .native, threads: 2, decoder: .init(choice: choice))
+        options.deviceStarting = device
+        let source = try LoopingSource(clip, frames: frames)
+        let run = try DecodeRun(source: source, options: options, sinks: [sink])
+        source.holdAt = holdAt
+        source.due = { [unowned run] in run.handoverIsDue }
+        return (run, try run.run())
+    }
+
+    private func assertFFmpegFrames(_ sink: CountingSink, clip: String, frames: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let reference = try ffmpegFrameMD5s(clip)
+        let got = sink.frames
+        XCTAssertEqual(got.map(\.0), Array(0..<frames), "\(clip): frames in order, each once", file: file, line: line)
+        for (index, md5) in got where md5 != reference[index % reference.count] {
+            XCTFail("\(clip) frame \(index) differs from ffmpeg's", file: file, line: line)
+        }
+    }
+
+    func testTheGPUDecoderTakesOverMidStreamWithTheSameFrames() throws {
+        for clip in ["hq.mov", "4444-alpha8.mov"] {
+            let sink = CountingSink()
+            let (run, report) = try run(clip, frames: 30, choice: .gpu, sink: sink, device: lateDevice(after: 3, sink: sink))
+            try assertFFmpegFrames(sink, clip: clip, frames: 30)
+            XCTAssertTrue(run.decoderName.hasPrefix("gpu ("), "\(clip): \(run.decoderName)")
+            XCTAssertGreaterThanOrEqual(report.framesBeforeHandover, 3, "\(clip): FFmpeg decoded while the device was made")
+            XCTAssertLessThan(report.framesBeforeHandover, 30, "\(clip): the GPU decoder decoded the rest")
+            XCTAssertTrue(report.isClean, clip)
+        }
+    }
+
+    func testAStreamThatEndsFirstIsFFmpegsAlone() throws {
+        let sink = CountingSink()
+        // The device comes once every frame is out: the stream has ended by then.
+        let device = Deferred("test.late-device") { () throws -> GPUDevice? in
+            sink.waitForFrames(12)
+            return try GPUDevice(context: VulkanContext(options: .init(validation: true)))
+        }
+        let (run, report) = try run("hq.mov", frames: 12, choice: .gpu, sink: sink, device: device, holdAt: nil)
+        try assertFFmpegFrames(sink, clip: "hq.mov", frames: 12)
+        XCTAssertEqual(run.decoderName, "cpu")
+        XCTAssertEqual(run.decoderNote, "the stream ended before the GPU decoder's device was ready")
+        XCTAssertEqual(report.framesBeforeHandover, 0, "no handover: nothing to count")
+    }
+
+    func testAutoWithoutAHardwareGPUHandsOverToFFmpegWithEveryThread() throws {
+        let sink = CountingSink()
+        // No device (auto found no hardware GPU): resolving again says why (lavapipe is not hardware).
+        let device = Deferred("test.no-device") { () throws -> GPUDevice? in
+            sink.waitForFrames(2)
+            return nil
+        }
+        let (run, report) = try run("hq.mov", frames: 20, choice: .auto, sink: sink, device: device)
+        try assertFFmpegFrames(sink, clip: "hq.mov", frames: 20)
+        XCTAssertEqual(run.decoderName, "cpu")
+        XCTAssertTrue(run.decoderNote?.contains("no hardware Vulkan device") == true, run.decoderNote ?? "no note")
+        XCTAssertEqual(report.framesBeforeHandover, 0, "FFmpeg took over from FFmpeg: no GPU handover to report")
+    }
+
+    func testADeviceThatFailsFailsTheRun() throws {
+        let sink = CountingSink()
+        let device = Deferred("test.failing-device") { () throws -> GPUDevice? in
+            sink.waitForFrames(2)
+            throw ProResDecodeError.hardwareUnavailable(.message("test: the device failed"))
+        }
+        XCTAssertThrowsError(try run("hq.mov", frames: 40, choice: .gpu, sink: sink, device: device)) { error in
+            guard case ProResDecodeError.hardwareUnavailable = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testCancellingWhileTheDeviceStartsEndsTheRun() throws {
+        let sink = CountingSink()
+        let release = DispatchSemaphore(value: 0)
+        let device = Deferred("test.slow-device") { () throws -> GPUDevice? in
+            release.wait()
+            return nil
+        }
+        defer { release.signal() }
+        var options = DecodeRun.Options(output: .native, threads: 2, decoder: .init(choice: .gpu))
+        options.deviceStarting = device
+        let run = try DecodeRun(source: try LoopingSource("hq.mov", frames: 1000), options: options, sinks: [sink])
+        let ended = DispatchSemaphore(value: 0)
+        let outcome = UncheckedSendable(Box())
+        let started = Deferred("test.run") { () throws -> Void in
+            defer { ended.signal() }
+            do { _ = try run.run() } catch { outcome.value.error = error }
+        }
+        sink.waitForFrames(2)
+        run.cancel()
+        XCTAssertEqual(ended.wait(timeout: .now() + 30), .success, "the run must end once cancelled")
+        _ = try? started.get()
+        guard case ProResDecodeError.interrupted? = outcome.value.error else { return XCTFail("\(String(describing: outcome.value.error))") }
+    }
+
+    private final class Box: @unchecked Sendable { var error: Error? }
+
+    /// The session on its own: the successor's frames wait for the first session's last.
+    func testTheSuccessorsFramesWaitForTheFirstSessionsLast() throws {
+        let (format, clip) = try fixtureSamples("hq.mov")
+        let order = CountingOrder()
+        let firstGo = DispatchSemaphore(value: 0)
+        let successor = Deferred("test.successor") { () throws -> HandoverSession.Maker? in
+            { handler, idle in try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler, outputIdleHandler: idle) }
+        }
+        XCTAssertTrue(successor.isReady(waitingUpTo: 5000))
+        // The first session's handler is slow until released: the successor's frames must not overtake it.
+        let session = try HandoverSession(first: { handler, idle in
+            try DecodeSession(format: format, configuration: .init(threads: 1, slicesOnly: true), outputHandler: { frame in
+                if frame.index == 0 { firstGo.wait() }
+                try handler(frame)
+            }, outputIdleHandler: idle)
+        }, successor: Deferred("test.not-yet") { () throws -> HandoverSession.Maker? in
+            order.waitUntilFed(1)
+            return try successor.get()
+        }, outputHandler: { order.append($0.index) })
+        for i in 0..<10 {
+            try session.decode(clip[i % clip.count].renumbered(as: i))
+            order.fed(i + 1)
+        }
+        XCTAssertTrue(session.handedOver)
+        firstGo.signal()
+        try session.finish()
+        XCTAssertEqual(order.list, Array(0..<10))
+        XCTAssertGreaterThanOrEqual(session.framesOnFirst, 1)
+        XCTAssertLessThan(session.framesOnFirst, 10)
+    }
+
+    private final class CountingOrder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var indices: [Int] = []
+        private var feeds = 0
+        func append(_ i: Int) { lock.lock(); indices.append(i); lock.unlock() }
+        func fed(_ n: Int) { lock.lock(); feeds = n; lock.unlock() }
+        func waitUntilFed(_ n: Int) {
+            while true {
+                lock.lock()
+                let done = feeds >= n
+                lock.unlock()
+                if done { return }
+                usleep(500)
+            }
+        }
+        var list: [Int] { lock.lock(); defer { lock.unlock() }; return indices }
+    }
+}
