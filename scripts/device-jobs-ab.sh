@@ -15,7 +15,10 @@
 # EXTRA_CHECKS: more `check` runs of B each round, "LABEL ARGS|LABEL ARGS"
 # (say "jobs2 --jobs 2"). Lines end with what the device's buffers held at
 # most, where the bundle reports it (--json's gpu_memory_peak_mb; check's
-# --verbose note).
+# --verbose note). HELD_ROUNDS=N: N more rounds of B while another process
+# (PyTorch, holding a CUDA context) keeps the GPU open, as nvidia-persistenced
+# would: what a process pays to bring the GPU up and down when it is the
+# GPU's only client (`nvidia-smi -q`'s persistence mode is logged first).
 set -u
 A=$1 B=$2 LOGDIR=${3:-/tmp/jobs}
 CLIPDIR=${CLIPDIR:-/tmp/prores-check}
@@ -58,16 +61,20 @@ check() { # side label args...
 row() { # side label args...
   local side=$1 label=$2; shift 2
   local t=$(now)
-  "/tmp/jobs-$side/prores-decode" "$LONG" --decoder gpu --quiet --json "$@" >"$LOGDIR/row-$side-$label.json" 2>"$LOGDIR/row-$side-$label.stderr"
+  "/tmp/jobs-$side/prores-decode" "$LONG" --quiet --json "$@" >"$LOGDIR/row-$side-$label.json" 2>"$LOGDIR/row-$side-$label.stderr"
   local rc=$? s=$(secs "$t" "$(now)")
   local json=$(tail -1 "$LOGDIR/row-$side-$label.json")
-  log "1920 frames $side $label: exit $rc, wall $s s = $(ratio 1920 "$s") fps; in run $(echo "$json" | grep -o '"fps":[0-9.]*' | head -1); $(echo "$json" | grep -o '"startup_ms":{[^}]*}'); $(echo "$json" | grep -o '"first_frame_ms":[0-9.]*'); $(echo "$json" | grep -o '"gpu_memory_peak_mb":{[^}]*}')"
+  log "1920 frames $side $label: exit $rc, wall $s s = $(ratio 1920 "$s") fps; in run $(echo "$json" | grep -o '"fps":[0-9.]*' | head -1); $(echo "$json" | grep -o '"startup_ms":{[^}]*}'); $(echo "$json" | grep -o '"first_frame_ms":[0-9.]*'); $(echo "$json" | grep -o '"frames_before_handover":[0-9]*'); $(echo "$json" | grep -o '"decoder":"[^"]*"'); $(echo "$json" | grep -o '"gpu_memory_peak_mb":{[^}]*}')"
 }
 # Warm the driver's shader cache for both, and write the golden file (A's hashes, B verifies them).
 /tmp/jobs-A/prores-decode check "$DIR" --decoder gpu --write-golden "$LOGDIR/golden-A.txt" --overwrite >/dev/null 2>&1
 /tmp/jobs-B/prores-decode check "$DIR" --decoder gpu --golden "$LOGDIR/golden-A.txt" >/dev/null 2>&1 \
   && log "B's hashes equal A's on all $FRAMES frames" || log "FAIL: B's hashes differ from A's (or B's check failed)"
 for side in A B; do "/tmp/jobs-$side/prores-decode" "$LONG" --decoder gpu --vulkan --quiet >/dev/null 2>&1; done
+# The handover's hashes: FFmpeg's first frames and the GPU decoder's rest equal the GPU decoder's alone.
+if "/tmp/jobs-B/prores-decode" "$LONG" --format native --framehash "$LOGDIR/auto.b3" --overwrite --quiet \
+   && "/tmp/jobs-B/prores-decode" "$LONG" --decoder gpu --format native --framehash "$LOGDIR/gpu.b3" --overwrite --quiet \
+   && cmp -s "$LOGDIR/auto.b3" "$LOGDIR/gpu.b3"; then log "B auto (handover) hashes equal B gpu's on all 1920 frames"; else log "FAIL: B auto's hashes differ from B gpu's"; fi
 for round in $(seq "$ROUNDS"); do
   for side in A B; do
     check $side gpu --decoder gpu --golden "$LOGDIR/golden-A.txt" --verbose
@@ -78,12 +85,33 @@ for round in $(seq "$ROUNDS"); do
         check B "${words[0]}" --decoder gpu --golden "$LOGDIR/golden-A.txt" --verbose "${words[@]:1}"
       done
     fi
-    row $side plain
-    row $side vulkan --vulkan
-    row $side framehash --format native --framehash /dev/null
+    row $side plain --decoder gpu
+    row $side vulkan --decoder gpu --vulkan
+    row $side framehash --decoder gpu --format native --framehash /dev/null
+    # The default decoder (auto): FFmpeg's first frames while the device starts, where the bundle has the handover.
+    row $side auto-framehash --format native --framehash /dev/null
   done
 done
-if [ -z "${SKIP_MD5:-}" ]; then for side in A B; do row $side framemd5 --framemd5 /dev/null; done; fi
+if [ "${HELD_ROUNDS:-0}" -gt 0 ]; then
+  log "persistence mode: $(nvidia-smi -q 2>/dev/null | grep -m1 -i 'persistence mode' | sed 's/.*: //')"
+  python3 -c 'import torch, time; torch.zeros(1, device="cuda"); print("held", flush=True); time.sleep(3600)' >"$LOGDIR/holder.txt" 2>&1 &
+  holder=$!
+  for _ in $(seq 120); do grep -q held "$LOGDIR/holder.txt" 2>/dev/null && break; sleep 0.5; done
+  if grep -q held "$LOGDIR/holder.txt"; then
+    for round in $(seq "$HELD_ROUNDS"); do
+      check B held-gpu --decoder gpu --golden "$LOGDIR/golden-A.txt" --verbose
+      row B held-plain --decoder gpu
+      row B held-vulkan --decoder gpu --vulkan
+      row B held-framehash --decoder gpu --format native --framehash /dev/null
+      t=$(now); /tmp/jobs-B/prores-decode devices >/dev/null 2>&1; log "devices B held: wall $(secs "$t" "$(now)") s"
+    done
+  else
+    log "no holder: $(tail -2 "$LOGDIR/holder.txt")"
+  fi
+  kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+  for _ in 1 2; do t=$(now); /tmp/jobs-B/prores-decode devices >/dev/null 2>&1; log "devices B alone: wall $(secs "$t" "$(now)") s"; done
+fi
+if [ -z "${SKIP_MD5:-}" ]; then for side in A B; do row $side framemd5 --decoder gpu --framemd5 /dev/null; done; fi
 for side in A B; do
   [ -n "${SKIP_PREVIEWS:-}" ] && continue
   [ "$side" = A ] && [ -n "${SKIP_PREVIEWS_A:-}" ] && continue
