@@ -23,6 +23,10 @@ public struct DecoderSelection: Sendable, Equatable {
     /// A device already made (and shared by several runs): used instead of
     /// making one from `device`.
     public var shared: GPUDevice?
+    /// That device's lanes, when consecutive runs share one decode pipeline
+    /// (`check`): a GPU run without a GPU stage joins the lane of its kind
+    /// as a stream instead of making a session of its own.
+    package var lanes: GPUDecodeLanes?
 
     public init(choice: Choice = .auto, requireHardware: Bool = false, device: String? = nil,
                 validation: Bool = VulkanContext.Options().validation, shared: GPUDevice? = nil) {

@@ -36,6 +36,11 @@ public final class DecodeRun: @unchecked Sendable {
         /// the device is there, as it would have with it `shared`. Not with
         /// `gpu` (its stage needs the device first) or `realtime`.
         package var deviceStarting: Deferred<GPUDevice?>?
+        /// Called once the run queues no more samples: after its last one,
+        /// or once its decoder stopped after a failure. `check` lets the next
+        /// file start feeding the shared decode session then
+        /// (`DecoderSelection.lanes`).
+        public var inputEnded: (@Sendable () -> Void)?
 
         /// `output` nil picks the profile's native packed layout, or, for
         /// the CPU decoder when nothing reads the frames (no sink, GPU stage
@@ -418,11 +423,18 @@ public final class DecodeRun: @unchecked Sendable {
                                         outputIdleHandler: idle)
         case let .gpu(device):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
+            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
+                                                               analysis: options.analysis)
             do {
-                session = try Trace.span("session made") { try GPUDecodeSession(format: format, device: device,
-                                               configuration: .init(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
-                                                                    analysis: options.analysis),
-                                               outputHandler: handler, outputIdleHandler: idle) }
+                session = try Trace.span("session made") { () throws -> FrameDecoding in
+                    // A run with a GPU stage (`check --previews`) keeps a session of its own.
+                    if let lanes = options.decoder.lanes, lanes.device == device, options.gpu == nil {
+                        return try lanes.stream(format: format, configuration: configuration, outputHandler: handler,
+                                                outputIdleHandler: idle)
+                    }
+                    return try GPUDecodeSession(format: format, device: device, configuration: configuration,
+                                                outputHandler: handler, outputIdleHandler: idle)
+                }
             } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
                 // `auto` means the best decoder that works: FFmpeg when ours cannot start.
                 session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
@@ -448,6 +460,14 @@ public final class DecodeRun: @unchecked Sendable {
         var read = 0
         var skippedLate: [Int] = []
         var pacing: PacingReport?
+        var inputHasEnded = false
+        func endInput() {
+            if !inputHasEnded { options.inputEnded?() }
+            inputHasEnded = true
+        }
+        // On failure not before the session stopped: the next file's clock
+        // must not run while this one's dropped frames still hold the decoder.
+        defer { endInput() }
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
             while options.frames.map({ read < $0 }) ?? true, let sample = try Trace.span("next sample", { try source.nextSample() }) {
@@ -459,6 +479,7 @@ public final class DecodeRun: @unchecked Sendable {
                 try Self.checkPictureFormat(sample, against: format)
                 try Trace.span("sample queued") { try session.decode(sample) }
             }
+            endInput()
             try Trace.span("session finished") { try session.finish() }
             if let handover, !handover.handedOver {
                 // FFmpeg decoded every frame: why the GPU decoder did not.

@@ -85,6 +85,11 @@ enum CheckCommand: Command {
             for (index, device) in batch.devices.enumerated() {
                 Console.note("check: device \(index): " + MemoryWords.peak(device.context.memory.peak))
             }
+            let shared = batch.sharedSessionStatistics
+            if shared.streams > 0 {
+                Console.note("check: shared decode session: \(shared.overlapped) of \(shared.streams) files started while the one before"
+                             + " was on the device, \(shared.mixedBatches) batches held two files' frames")
+            }
         }
         let summary = CheckSummary(results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
         let previewFailures = results.compactMap { result -> String? in

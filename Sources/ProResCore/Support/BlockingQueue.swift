@@ -21,10 +21,19 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
     /// Returns false when the queue was closed and the element was not taken.
     @discardableResult
     package func push(_ element: Element) -> Bool {
+        push(element, unless: { false })
+    }
+
+    /// As `push`, but gives up (false) once `abandon` holds: a producer
+    /// that shares the queue with others stops waiting for room when its
+    /// own work was cancelled (`GPUDecodeLane`'s streams). `abandon` is
+    /// asked under the queue's lock, again after each pop and `wake`.
+    @discardableResult
+    package func push(_ element: Element, unless abandon: () -> Bool) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while count == ring.count && !closed { condition.wait() }
-        if closed { return false }
+        while count == ring.count && !closed && !abandon() { condition.wait() }
+        if closed || abandon() { return false }
         ring[(head + count) % ring.count] = element
         count += 1
         condition.broadcast()
@@ -70,8 +79,10 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
     /// fuller batch costs no latency then, and small batches waste it). It
     /// is asked under the queue's lock, again after each push and `wake`.
     /// Otherwise a batch that is not full still waits up to `patience`
-    /// seconds from when its first element is there, for the rest.
-    package func popBatch(limit: Int, patience: Double = 0, waitForFullBatch: () -> Bool = { false }) -> [Element] {
+    /// seconds from when its first element is there, for the rest, unless
+    /// `morePending` says no more is coming soon (also asked under the lock).
+    package func popBatch(limit: Int, patience: Double = 0, morePending: () -> Bool = { true },
+                          waitForFullBatch: () -> Bool = { false }) -> [Element] {
         condition.lock()
         defer { condition.unlock() }
         var deadline: Date?
@@ -82,7 +93,7 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
                 break
             } else if waitForFullBatch() {
                 condition.wait()
-            } else if patience > 0 {
+            } else if patience > 0 && morePending() {
                 let until = deadline ?? Date(timeIntervalSinceNow: patience)
                 deadline = until
                 if !condition.wait(until: until) { break }

@@ -13,7 +13,11 @@ import ProResGPU
 ///
 /// On the GPU decoder the devices are made once, before any file, and
 /// worker w decodes on device w mod N for the whole batch: every file on a
-/// device shares its context and compiled kernels.
+/// device shares its context and compiled kernels. With one file at a time
+/// a device (the default), consecutive files share its decode session too
+/// (`DeviceFeed`, `GPUDecodeLanes`): two threads take turns, the next
+/// file's samples queued right behind the last one's, whose frames are
+/// still on the GPU and being measured.
 public final class BatchCheck: @unchecked Sendable {
     public let inputs: [CheckInput]
     public let options: CheckOptions
@@ -24,6 +28,8 @@ public final class BatchCheck: @unchecked Sendable {
     private var results: [FileCheckResult?]
     private var final: [Bool]
     private var next = 0
+    /// The device each file was checked on (nil: the CPU decoder).
+    private var devicesUsed: [GPUDevice?]
     private var delivered = 0
     private let deliveryLock = NSLock()
     private var active: [ObjectIdentifier: CheckCancellation] = [:]
@@ -34,6 +40,7 @@ public final class BatchCheck: @unchecked Sendable {
         self.options = options
         results = Array(repeating: nil, count: inputs.count)
         final = Array(repeating: false, count: inputs.count)
+        devicesUsed = Array(repeating: nil, count: inputs.count)
     }
 
     /// The devices the GPU decoder runs on (empty: the CPU decoder), made by `run()`.
@@ -86,27 +93,51 @@ public final class BatchCheck: @unchecked Sendable {
     public func run() throws -> [FileCheckResult] {
         try prepareDevices()
         let workers = max(1, min(jobs, inputs.count))
+        let sharesSessions = sharesDecodeSessions(workers: workers)
         let group = DispatchGroup()
+        var feeds: [DeviceFeed] = []
         for worker in 0..<workers {
-            group.enter()
-            let device = devices.isEmpty ? nil : devices[worker % devices.count]
+            let feed = DeviceFeed(device: devices.isEmpty ? nil : devices[worker % devices.count], sharesSession: sharesSessions)
+            feed.lanes?.streamOpened = sharedStreamOpened
+            feeds.append(feed)
             // One file at a time on a device: the next one opens and starts
             // reading while this one decodes.
-            let opensAhead = device != nil && workers == 1
-            startWorkerThread("prores-decode.check", stackSize: 8 << 20, { [self] in work(device: device, opensAhead: opensAhead) },
-                              finished: group.leave)
+            let opensAhead = feed.device != nil && workers == 1
+            // With a shared session, a second thread feeds the next file
+            // while the first one's is still on the device.
+            for _ in 0..<(feed.lanes == nil ? 1 : 2) {
+                group.enter()
+                startWorkerThread("prores-decode.check", stackSize: 8 << 20, { [self] in work(feed, opensAhead: opensAhead) },
+                                  finished: group.leave)
+            }
         }
         group.wait()
+        for feed in feeds { feed.lanes?.close() }
+        sharedSessionStatistics = feeds.compactMap { $0.lanes?.statistics }.reduce(.init(), +)
         // Open failures quote FFmpeg's last logged error, which is global:
         // with other files decoding at the same time it may be theirs. Open
-        // those files again, alone, for a reason that is truly theirs.
-        if workers > 1 {
-            for index in inputs.indices where results[index]?.failedToOpen == true && !isInterrupted {
-                store(index, try? checkOne(index, device: devices.first), final: true)
-            }
+        // those files again, alone, for a reason that is truly theirs. A
+        // file whose shared decode session failed is checked again alone too.
+        for index in inputs.indices where !isInterrupted {
+            let again = results[index]?.failedWithSharedDecoder == true || (workers > 1 && results[index]?.failedToOpen == true)
+            if again { store(index, try? checkOne(index, feed: DeviceFeed(device: devicesUsed[index], sharesSession: false)), final: true) }
         }
         if isInterrupted { throw ProResDecodeError.interrupted }
         return results.map { $0! }
+    }
+
+    /// Tests: `GPUDecodeLanes.streamOpened` for every device's shared session.
+    package var sharedStreamOpened: ((GPUDecodeStream) -> Void)?
+
+    /// What the shared decode sessions did (`PRORES_DECODE_SHARED_SESSION`),
+    /// once `run()` returned; zero without them.
+    package private(set) var sharedSessionStatistics = GPUDecodeLane.Statistics()
+
+    /// Whether consecutive files on a device share one decode session: on
+    /// the GPU decoder with one file at a time a device, without previews
+    /// (whose files take turns on the CPU), unless turned off.
+    private func sharesDecodeSessions(workers: Int) -> Bool {
+        options.sharesDecodeSessions && !devices.isEmpty && workers <= devices.count && options.previews == nil
     }
 
     private var isInterrupted: Bool {
@@ -115,22 +146,26 @@ public final class BatchCheck: @unchecked Sendable {
         return interrupted
     }
 
-    private func work(device: GPUDevice?, opensAhead: Bool) {
+    private func work(_ feed: DeviceFeed, opensAhead: Bool) {
         // On the device's NUMA node (where it has one): the file's reading and the session's
         // staging memory, first touched by this thread when the session is made, are then local to it.
-        if let cpus = device?.placement.cpus { _ = pinCurrentThread(to: cpus) }
+        if let cpus = feed.device?.placement.cpus { _ = pinCurrentThread(to: cpus) }
         let retryOpenFailures = min(jobs, inputs.count) > 1
-        var ahead: (index: Int, source: Deferred<SampleSource>)?
         while true {
+            // The turn first, then the file: a device's files feed in list order.
+            let turn = feed.takeTurn()
             lock.lock()
-            guard !interrupted, next < inputs.count else { lock.unlock(); return }
+            guard !interrupted, next < inputs.count else { lock.unlock(); turn.end(); return }
             let index = next
             next += 1
+            devicesUsed[index] = feed.device
             lock.unlock()
-            let opened = ahead?.index == index ? ahead?.source : nil
-            ahead = opensAhead ? openAhead(index + 1).map { (index + 1, $0) } : nil
-            guard let result = try? Trace.span("file checked", { try checkOne(index, device: device, opened: opened) }) else { return }
-            store(index, result, final: !(retryOpenFailures && result.failedToOpen))
+            let opened = feed.ahead?.index == index ? feed.ahead?.source : nil
+            feed.ahead = opensAhead ? openAhead(index + 1).map { (index + 1, $0) } : nil
+            let result = try? Trace.span("file checked") { try checkOne(index, feed: feed, opened: opened, inputEnded: turn.end) }
+            turn.end()
+            guard let result else { return }
+            store(index, result, final: !(retryOpenFailures && result.failedToOpen) && !result.failedWithSharedDecoder)
         }
     }
 
@@ -151,7 +186,8 @@ public final class BatchCheck: @unchecked Sendable {
     }
 
     /// Nil only when interrupted.
-    private func checkOne(_ index: Int, device: GPUDevice?, opened: Deferred<SampleSource>? = nil) throws -> FileCheckResult {
+    private func checkOne(_ index: Int, feed: DeviceFeed, opened: Deferred<SampleSource>? = nil,
+                          inputEnded: (@Sendable () -> Void)? = nil) throws -> FileCheckResult {
         let cancellation = CheckCancellation(timeout: options.timeout)
         let id = ObjectIdentifier(cancellation)
         lock.lock()
@@ -165,10 +201,11 @@ public final class BatchCheck: @unchecked Sendable {
             lock.unlock()
         }
         var decoder = options.decoder
-        decoder.shared = device
-        if device == nil { decoder.choice = .cpu }
+        decoder.shared = feed.device
+        decoder.lanes = feed.lanes
+        if feed.device == nil { decoder.choice = .cpu }
         return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threadsPerFile, cancellation: cancellation,
-                                     opened: opened)
+                                     opened: opened, inputEnded: inputEnded)
     }
 
     private func store(_ index: Int, _ result: FileCheckResult?, final isFinal: Bool) {

@@ -1,3 +1,4 @@
+import Foundation
 import ProResCore
 import ProResFFmpeg
 import GPUKit
@@ -24,6 +25,11 @@ public struct CheckOptions: Sendable {
     /// Keep each file's per-frame numbers (`FrameSeries`) for a page
     /// (`--html`); without it nothing per frame outlives the file's check.
     public var keepsFrameSeries: Bool
+    /// Consecutive files on a GPU share one decode session, so that the
+    /// next file's frames enter the pipeline while the last one's are still
+    /// in it (`BatchCheck`, `GPUDecodeLanes`). `PRORES_DECODE_SHARED_SESSION=0`
+    /// makes a session per file, for comparison.
+    public var sharesDecodeSessions = ProcessInfo.processInfo.environment["PRORES_DECODE_SHARED_SESSION"] != "0"
 
     public static let defaultTimeout = 600.0
 

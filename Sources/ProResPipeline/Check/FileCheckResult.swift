@@ -43,6 +43,10 @@ public struct FileCheckResult: Sendable {
     /// The file failed to open: with `--jobs` > 1 it is opened again alone,
     /// because FFmpeg's last logged error (quoted in the reason) is process-wide.
     let failedToOpen: Bool
+    /// The decode pipeline this file shared with others failed (a device
+    /// error, `GPULaneFailure`): it is checked again alone, so that no file
+    /// is blamed for another's failure.
+    var failedWithSharedDecoder = false
     /// Which decoder ran: "cpu" or "gpu (device)"; nil when none did.
     public internal(set) var decoder: String? = nil
     /// With `--previews`: what was made (nil without it). Never affects `status`.

@@ -11,17 +11,23 @@ enum FileChecker {
     /// `opened`: the file opened ahead, while the one before was checked; a
     /// failure there is not reported, the file is opened again here (so
     /// that FFmpeg's reason is read on this thread, for this file alone).
+    /// `inputEnded`: called once the decode queues no more of this file's
+    /// samples (`DecodeRun.Options.inputEnded`).
     static func check(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                      cancellation: CheckCancellation, opened: Deferred<SampleSource>? = nil) throws -> FileCheckResult {
+                      cancellation: CheckCancellation, opened: Deferred<SampleSource>? = nil,
+                      inputEnded: (@Sendable () -> Void)? = nil) throws -> FileCheckResult {
         // With --jobs N, FFmpeg's lines from N files interleave: name the file.
         try FFmpegLog.withContext(input.path) {
-            try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened)
+            try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
+                                    inputEnded: inputEnded)
         }
     }
 
     private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                                            cancellation: CheckCancellation, opened: Deferred<SampleSource>?) throws -> FileCheckResult {
-        var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened)
+                                            cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
+                                            inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
+        var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
+                                 inputEnded: inputEnded)
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
             if result.status == .error {
@@ -39,7 +45,8 @@ enum FileChecker {
 
     /// The check itself: the same with or without `--previews`.
     private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                                cancellation: CheckCancellation, opened: Deferred<SampleSource>?) throws -> FileCheckResult {
+                                cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
+                                inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
         let started = monotonicNanoseconds()
         func elapsed() -> Double { Double(monotonicNanoseconds() - started) / 1e9 }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
@@ -77,13 +84,18 @@ enum FileChecker {
         let request = AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light))
         let report: DecodeRun.Report
         do {
-            let run = try DecodeRun(source: sampled.map { SampledSource(source, frames: $0) } ?? source,
-                                    options: .init(output: .native, threads: threads, decoder: decoder, analysis: request),
+            var runOptions = DecodeRun.Options(output: .native, threads: threads, decoder: decoder, analysis: request)
+            runOptions.inputEnded = inputEnded
+            let run = try DecodeRun(source: sampled.map { SampledSource(source, frames: $0) } ?? source, options: runOptions,
                                     sinks: needsMD5 ? [sink] : [], analysisSink: sink)
             cancellation.attach(run)
             report = try Trace.span("decode run") { try run.run() }
         } catch {
-            return try timedOut(format) ?? .error(input, describe(error), format: format, seconds: elapsed())
+            if let stopped = try timedOut(format) { return stopped }
+            let shared = error as? GPULaneFailure
+            var result = FileCheckResult.error(input, describe(shared?.underlying ?? error), format: format, seconds: elapsed())
+            result.failedWithSharedDecoder = shared != nil
+            return result
         }
         if let stopped = try timedOut(format) { return stopped }
 

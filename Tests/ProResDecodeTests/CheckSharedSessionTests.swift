@@ -1,0 +1,133 @@
+import Foundation
+@testable import ProResCore
+@testable import ProResGPU
+@testable import ProResPipeline
+import XCTest
+
+/// `check --decoder gpu` with consecutive files sharing one decode session
+/// (the default; `PRORES_DECODE_SHARED_SESSION=0` makes one per file): the
+/// same report, golden file and statistics either way and as the CPU
+/// decoder's, files really overlapped, and a file's timeout its own.
+final class CheckSharedSessionTests: XCTestCase {
+    /// The mixed directory with a second good and a second damaged copy, so
+    /// that files of one format follow one another.
+    private func directory() throws -> URL {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("good/hq-copy.mov").path)
+        try FileManager.default.copyItem(atPath: Repo.fixture("bad/corrupt-slice.mov"),
+                                         toPath: dir.appendingPathComponent("bad/corrupt-slice-copy.mov").path)
+        return dir
+    }
+
+    func testASharedSessionGivesTheSameReportAsOnePerFileAndTheCPU() throws {
+        let dir = try directory()
+        let out = try makeTemporaryDirectory(self)
+        var stderr: [String] = [], reports: [String] = [], goldens: [String] = []
+        for (name, decoder, shared) in [("shared", "gpu", "1"), ("per-file", "gpu", "0"), ("cpu", "cpu", "1")] {
+            let golden = out.appendingPathComponent("\(name).golden"), report = out.appendingPathComponent("\(name).json")
+            let result = try runTool(["check", dir.path, "--decoder", decoder, "--threads", "1", "--write-golden", golden.path,
+                                      "--report", report.path], environment: ["PRORES_DECODE_SHARED_SESSION": shared], timeout: 300)
+            XCTAssertEqual(result.status, 10, "\(name): some files fail; stderr:\n\(result.stderr)")
+            stderr.append(CheckFixtures.normalise(result.stderr, directory: dir))
+            reports.append(CheckFixtures.normalise(try String(contentsOf: report, encoding: .utf8), directory: dir))
+            goldens.append(try String(contentsOf: golden, encoding: .utf8))
+        }
+        XCTAssertEqual(stderr[0], stderr[1], "the report lines differ with a session per file")
+        XCTAssertEqual(reports[0], reports[1], "the JSON report differs with a session per file")
+        XCTAssertEqual(goldens[0], goldens[1], "the golden file differs with a session per file")
+        XCTAssertEqual(goldens[0], goldens[2], "the golden file differs from the CPU decoder's")
+        XCTAssertGreaterThan(goldens[0].split(separator: "\n").count, 10)
+        // Against the CPU: the same verdict for each file, the same frames in
+        // trouble and the same statistics (damaged frames' words differ).
+        let shared = try CheckFixtures.files(Data(reports[0].utf8)), cpu = try CheckFixtures.files(Data(reports[2].utf8))
+        XCTAssertEqual(shared.map { $0["key"] as? String }, cpu.map { $0["key"] as? String })
+        for (gpu, cpu) in zip(shared, cpu) {
+            let path = cpu["key"] as! String
+            XCTAssertEqual(gpu["status"] as? String, cpu["status"] as? String, path)
+            XCTAssertEqual(gpu["frames"] as? Int, cpu["frames"] as? Int, path)
+            let frames = { (r: [String: Any]) in (r["errors"] as! [[String: Any]]).map { $0["frame"] as? Int } }
+            XCTAssertEqual(frames(gpu), frames(cpu), path)
+            XCTAssertTrue(try CheckGPUDecoderTests.statistics(cpu["stats"], equal: gpu["stats"]), path)
+        }
+        let verdicts = { (text: String) in text.split(separator: "\n").map { $0.split(separator: ":")[0] }.filter { !$0.hasPrefix("prores-decode") } }
+        XCTAssertEqual(verdicts(stderr[0]), verdicts(stderr[2]))
+    }
+
+    /// Several small files of one format on one device: each later file's
+    /// stream was queued while the one before was still in the session (the
+    /// overlap the shared session exists for), and the verdicts and hashes
+    /// equal those of a session per file.
+    func testConsecutiveFilesOverlapOnTheDevice() throws {
+        let dir = try makeTemporaryDirectory(self)
+        for n in 0..<6 { try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("hq\(n).mov").path) }
+        let inputs = CheckInputExpander.expand([dir.path])
+        XCTAssertEqual(inputs.count, 6)
+        var hashes: [[String]] = []
+        for shares in [true, false] {
+            var options = CheckOptions(threadsPerFile: 1, decoder: .init(choice: .gpu, validation: true))
+            options.sharesDecodeSessions = shares
+            let batch = BatchCheck(inputs: inputs, options: options)
+            var delivered: [String] = []
+            batch.onResult = { delivered.append($0.input.key) }
+            let results = try batch.run()
+            XCTAssertEqual(results.map(\.status), Array(repeating: .pass, count: 6), "shared: \(shares)")
+            XCTAssertEqual(delivered, inputs.map(\.key), "results in list order")
+            hashes.append(results.flatMap { $0.hashes.map(\.hash) })
+            let statistics = batch.sharedSessionStatistics
+            if shares {
+                XCTAssertEqual(statistics.streams, 6)
+                XCTAssertGreaterThan(statistics.overlapped, 0, "no file was queued behind the one before: \(statistics)")
+            } else {
+                XCTAssertEqual(statistics, .init())
+            }
+            XCTAssertEqual(batch.devices.first?.context.validation?.messages ?? [], [])
+        }
+        XCTAssertEqual(hashes[0], hashes[1])
+        XCTAssertEqual(hashes[0].count, 30)
+    }
+
+    /// The shared session fails as a device error would, under the third
+    /// file (and the second, if its frames were still in it): those files are
+    /// checked again alone, and every verdict and hash is as without it.
+    func testAFailedSharedSessionBlamesNoFile() throws {
+        struct DeviceLost: Error, CustomStringConvertible { var description: String { "device lost" } }
+        let dir = try makeTemporaryDirectory(self)
+        for n in 0..<5 { try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("hq\(n).mov").path) }
+        let inputs = CheckInputExpander.expand([dir.path])
+        var hashes: [[String]] = []
+        for fails in [false, true] {
+            let batch = BatchCheck(inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .gpu)))
+            // Streams open one at a time (under the lanes' lock).
+            var opened = 0
+            if fails {
+                batch.sharedStreamOpened = { stream in
+                    opened += 1
+                    if opened == 3 { stream.lane.fail(DeviceLost()) }
+                }
+            }
+            let results = try batch.run()
+            XCTAssertEqual(results.map(\.status), Array(repeating: .pass, count: 5), results.map(\.problems).description)
+            hashes.append(results.flatMap { $0.hashes.map(\.hash) })
+            if fails { XCTAssertGreaterThanOrEqual(opened, 3) }
+        }
+        XCTAssertEqual(hashes[1], hashes[0])
+    }
+
+    /// A long file stopped by its timer while the next file waits behind it
+    /// in the shared session: the long one times out, the next passes.
+    func testATimeoutStopsOnlyTheSlowFile() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let once = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores")))
+        let long = dir.appendingPathComponent("a-long.prores")
+        try Data((0..<1000).flatMap { _ in once }).write(to: long)
+        for name in ["b.mov", "c.mov"] { try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent(name).path) }
+        let started = Date()
+        let result = try runTool(["check", dir.path, "--decoder", "gpu", "--timeout", "3"], timeout: 120)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 40)
+        XCTAssertEqual(result.status, 11, result.stderr)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.first?.hasPrefix("ERROR \(long.path): timed out after 3 s") ?? false, result.stderr)
+        XCTAssertTrue(lines.contains("PASS \(dir.path)/b.mov"), result.stderr)
+        XCTAssertTrue(lines.contains("PASS \(dir.path)/c.mov"), result.stderr)
+    }
+}
