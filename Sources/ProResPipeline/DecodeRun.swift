@@ -378,7 +378,11 @@ public final class DecodeRun: @unchecked Sendable {
                 if frame.analysis == nil { try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
                 write = monotonicNanoseconds() - t1
             }
-            if let analysis = frame.analysis { try analysisSink?.consume(index: frame.index, pts: frame.pts, analysis: analysis) }
+            if let analysis = frame.analysis {
+                // After a handover, FFmpeg's last frames may still be measured on the CPU.
+                try cpuAnalysis?.waitUntilDelivered()
+                try analysisSink?.consume(index: frame.index, pts: frame.pts, analysis: analysis)
+            }
             let timing = FrameTiming(index: frame.index, pts: frame.pts, status: frame.status,
                                      demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
                                      pack: Double(pack) / 1000, output: Double(write) / 1000,

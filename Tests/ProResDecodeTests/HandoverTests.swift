@@ -104,6 +104,47 @@ final class HandoverTests: XCTestCase {
         }
     }
 
+    /// Frames measured where they are (`--framehash` of native frames, `check`):
+    /// FFmpeg's on the CPU, the GPU decoder's on the device, one sink, in order.
+    private final class DigestSink: FrameAnalysisSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [(Int, String)] = []
+        func consume(index: Int, pts: Int64?, analysis: FrameAnalysis) throws {
+            lock.lock()
+            list.append((index, analysis.digest?.hex ?? "none"))
+            lock.unlock()
+        }
+        var digests: [(Int, String)] { lock.lock(); defer { lock.unlock() }; return list }
+        var count: Int { digests.count }
+        func finish() throws {}
+        func abort() {}
+    }
+
+    func testMeasuredFramesStayInOrderAcrossTheHandover() throws {
+        let clip = "hq.mov", frames = 40
+        let reference = try ffmpegFrameBLAKE3s(clip)
+        let digests = DigestSink()
+        let device = Deferred("test.late-device") { () throws -> GPUDevice? in
+            let deadline = Date().addingTimeInterval(30)
+            while digests.count < 3 && Date() < deadline { usleep(1000) }
+            return try GPUDevice(context: VulkanContext(options: .init(validation: true)))
+        }
+        var options = DecodeRun.Options(output: .native, threads: 2, decoder: .init(choice: .gpu),
+                                        analysis: AnalysisRequest(hash: true, statistics: nil))
+        options.deviceStarting = device
+        let source = try LoopingSource(clip, frames: frames)
+        let run = try DecodeRun(source: source, options: options, sinks: [], analysisSink: digests)
+        source.holdAt = 8
+        source.due = { [unowned run] in run.handoverIsDue }
+        let report = try run.run()
+        XCTAssertGreaterThanOrEqual(report.framesBeforeHandover, 3)
+        XCTAssertLessThan(report.framesBeforeHandover, frames)
+        XCTAssertEqual(digests.digests.map(\.0), Array(0..<frames), "CPU- and GPU-measured frames in order")
+        for (index, digest) in digests.digests where digest != reference[index % reference.count] {
+            XCTFail("frame \(index): BLAKE3 differs from b3sum's of ffmpeg's frame")
+        }
+    }
+
     func testAStreamThatEndsFirstIsFFmpegsAlone() throws {
         let sink = CountingSink()
         // The device comes once every frame is out: the stream has ended by then.

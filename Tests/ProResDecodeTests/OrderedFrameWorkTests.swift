@@ -41,4 +41,31 @@ final class OrderedFrameWorkTests: XCTestCase {
         XCTAssertEqual(delivered.map(\.bytes), frames.map(\.count))
         XCTAssertEqual(delivered.map(\.hex), try MD5Sum.hexes(frames))
     }
+
+    /// `waitUntilDelivered` returns only once every frame submitted so far
+    /// has been handed on (slow work included), and the work goes on
+    /// taking frames afterwards: how a handover's GPU-measured frames are
+    /// kept behind FFmpeg's CPU-measured ones.
+    func testWaitUntilDeliveredWaitsForSlowWorkAndTakesMore() throws {
+        let lock = NSLock()
+        var delivered: [Int] = []
+        let work = OrderedFrameWork<Int>(workers: 2, work: { batch in
+            usleep(50_000)
+            return batch.map { $0.reduce(0) { $0 + $1.count } }
+        }, deliver: { index, _, _, _ in
+            lock.lock()
+            delivered.append(index)
+            lock.unlock()
+        })
+        let bytes = [UInt8](repeating: 7, count: 64)
+        for index in 0..<4 { try bytes.withUnsafeBytes { try work.submit(index: index, pts: nil, spans: [$0], holder: nil) } }
+        try work.waitUntilDelivered()
+        lock.lock()
+        XCTAssertEqual(delivered, [0, 1, 2, 3], "every frame submitted before the wait is delivered when it returns")
+        lock.unlock()
+        try bytes.withUnsafeBytes { try work.submit(index: 4, pts: nil, spans: [$0], holder: nil) }
+        try work.finish()
+        XCTAssertEqual(delivered, [0, 1, 2, 3, 4])
+    }
+
 }

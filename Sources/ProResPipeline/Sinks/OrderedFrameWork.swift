@@ -38,6 +38,8 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     private var submitted = 0
     private var done: [Int: (Int, Int64?, Int, Result)] = [:]
     private var delivered = 0
+    /// Results whose `deliver` call has returned.
+    private var handedOn = 0
     private var failure: Error?
     private var closed = false
     private let workers = DispatchGroup()
@@ -87,6 +89,17 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
                          holder: holder, copy: copy))
         submitted += 1
         lock.broadcast()
+    }
+
+    /// Waits until every frame submitted so far has had its result
+    /// delivered, and takes more afterwards: results that reach the same
+    /// consumer another way (a `HandoverSession`'s GPU frames, measured on
+    /// the device) then come after these.
+    func waitUntilDelivered() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        while handedOn < submitted && failure == nil { lock.wait() }
+        if let failure { throw failure }
     }
 
     /// Waits for every queued frame's result to be delivered.
@@ -157,7 +170,13 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
             if next != nil { delivered += 1 }
             lock.unlock()
             guard let (index, pts, bytes, result) = next else { return }
-            do { try deliver(index, pts, bytes, result) } catch {
+            do {
+                try deliver(index, pts, bytes, result)
+                lock.lock()
+                handedOn += 1
+                lock.broadcast()
+                lock.unlock()
+            } catch {
                 lock.lock()
                 if failure == nil { failure = error }
                 lock.broadcast()
