@@ -64,6 +64,11 @@ public final class VulkanContext: @unchecked Sendable {
         /// Enable window presentation (`play`): the surface extensions on the
         /// instance, VK_KHR_swapchain on the device. Off, nothing changes.
         public var presentation: Bool
+        /// Only a hardware device (discrete, integrated, virtual), else
+        /// `VulkanError.noHardwareDevice`: `--decoder auto` asks in one
+        /// instance instead of listing the devices in one and making the
+        /// context in another (an instance costs the NVIDIA driver ~70 ms).
+        public var hardwareOnly = false
 
         public init(device: String? = nil,
                     validation: Bool = ["1", "sync"].contains(ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"]),
@@ -105,12 +110,19 @@ public final class VulkanContext: @unchecked Sendable {
         self.validation = validation
         self.messenger = messenger
         do {
-            let candidates = try Trace.span("vulkan devices enumerated") {
+            var candidates = try Trace.span("vulkan devices enumerated") {
                 try Self.physicalDevices(instance, vki).enumerated().map { ($1, try Self.describe($1, index: $0, vki)) }
+            }
+            if options.hardwareOnly {
+                let hardware = candidates.filter { $0.1.isHardware && options.device.map($0.1.matches) ?? true }
+                guard let chosen = hardware.min(by: { $0.1.kind.rank < $1.1.kind.rank }) else {
+                    throw VulkanError.noHardwareDevice(candidates.map(\.1.name))
+                }
+                candidates = [chosen]
             }
             guard !candidates.isEmpty else { throw VulkanError.noDevice("the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)") }
             let chosen: (VkPhysicalDevice, VulkanDeviceInfo)
-            if let selector = options.device {
+            if let selector = options.device, !options.hardwareOnly {
                 guard let match = candidates.first(where: { $0.1.matches(selector) }) else {
                     throw VulkanError.noMatchingDevice(selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
                 }

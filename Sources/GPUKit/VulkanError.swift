@@ -9,6 +9,9 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
     case noDevice(String)
     /// The device selector matched none of `candidates` ("INDEX: NAME" each).
     case noMatchingDevice(selector: String, candidates: [String])
+    /// Only a hardware device would do (`Options.hardwareOnly`), and none
+    /// (that the selector names) is: every device's name.
+    case noHardwareDevice([String])
     /// A required entry point or extension is missing.
     case missingFunction(String)
     case missingExtension(String)
@@ -28,6 +31,7 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .noDevice(why): return "no usable Vulkan device: \(why)"
         case let .noMatchingDevice(selector, candidates):
             return "no usable Vulkan device: " + HardwareShortfall.noMatchWords(selector: selector, candidates: candidates)
+        case let .noHardwareDevice(names): return "no hardware Vulkan device (\(names.joined(separator: ", ")))"
         case let .missingFunction(name): return "the Vulkan driver lacks the function \(name)"
         case let .missingExtension(name): return "the Vulkan device lacks the extension \(name)"
         case let .missingFeature(name): return "the Vulkan device lacks the feature \(name)"

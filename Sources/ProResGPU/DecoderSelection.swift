@@ -96,6 +96,22 @@ public struct DecoderSelection: Sendable, Equatable {
     /// `auto`'s devices: the hardware GPUs (the first, or all), each that
     /// starts; when none does, why not, and whether one was there but failed.
     public func automaticDevices(limit: Int = .max) -> (devices: [GPUDevice], reason: String?, fellBack: Bool) {
+        // One device wanted: chosen and made in one Vulkan instance.
+        if device != Self.allDevices && Self.deviceList(device) == nil {
+            do {
+                var options = VulkanContext.Options(device: device, validation: validation)
+                options.hardwareOnly = true
+                let context = try VulkanContext(options: options)
+                return ([try GPUDevice(context: context)], nil, false)
+            } catch let VulkanError.noHardwareDevice(names) {
+                return ([], VulkanError.noHardwareDevice(names).description, false)
+            } catch VulkanError.loaderMissing {
+                return ([], "no Vulkan loader or driver", false)
+            } catch {
+                // `auto` means the best decoder that works: FFmpeg when ours cannot start.
+                return ([], "the GPU decoder could not start: \(error)", true)
+            }
+        }
         // Listing devices needs only an instance: cheap enough for every run.
         guard let devices = try? VulkanContext.devices() else { return ([], "no Vulkan loader or driver", false) }
         let wanted = Self.deviceList(device)
