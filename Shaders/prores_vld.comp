@@ -146,13 +146,17 @@ void reposition(inout Reader r, uint position) {
     r.nextWord = word + 2u;
 }
 
-// Consumes n bits (n <= 32) and tops the window up to at least 32 bits.
+// Consumes n bits (n <= 32, or up to 63 that the window holds: n <= avail)
+// and tops the window up to at least 32 bits.
 void consume(inout Reader r, uint n) {
     uint next = r.index + n;
     if (next >= r.limit) { reposition(r, r.limit); return; }
     r.index = next;
-    r.hi = n == 32u ? r.lo : (r.hi << n) | ((r.lo >> 1) >> (31u - n));
-    r.lo = n == 32u ? 0u : r.lo << n;
+    uint s = n & 31u;
+    uint hi = (r.hi << s) | ((r.lo >> 1) >> (31u - s));
+    uint lo = r.lo << s;
+    r.hi = n >= 32u ? lo : hi;
+    r.lo = n >= 32u ? 0u : lo;
     r.avail -= n;
     if (r.avail < 32u) {
         uint word = loadWord(r.nextWord++);
@@ -215,16 +219,31 @@ bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
         }
         bits = codeword(r.hi, runEntry(min(run, 15u)), run);
         if (bits == 0u) return false;
-        consume(r, bits);
         position += run + 1u;
         if (position >= maxPosition) return false;
-        bits = codeword(r.hi, levelEntry(min(level, 9u)), level);
-        if (bits == 0u) return false;
-        level += 1u;
+        // The level's codeword is read from the window past the run's, and
+        // both go in one consume: a consume and its refill fewer on the
+        // serial path of every coefficient. That reads the same bits where
+        // the window holds the level and its sign (valid bits beyond them
+        // decide nothing: a code whose leading 1 is not among them comes
+        // out longer than they are) and the run's consume would not have
+        // reached the limit (it restarts the window there); otherwise the
+        // run is consumed first, as before. The state after both is the
+        // same either way, so the end test above sees what it did.
+        uint window = (r.hi << bits) | ((r.lo >> 1) >> (31u - bits));
+        uint levelBits = codeword(window, levelEntry(min(level, 9u)), code);
+        if (levelBits == 0u || bits + levelBits >= r.avail || r.index + bits >= r.limit) {
+            consume(r, bits);
+            window = r.hi;
+            levelBits = codeword(window, levelEntry(min(level, 9u)), code);
+            if (levelBits == 0u) return false;
+            bits = 0u;
+        }
+        level = code + 1u;
         // The sign bit follows the level in the same window.
-        int negative = -int((r.hi << bits) >> 31);
-        consume(r, bits + 1u);
-        cacheBits = 31u - bits;
+        int negative = -int((window << levelBits) >> 31);
+        consume(r, bits + levelBits + 1u);
+        cacheBits = 31u - levelBits;
         put(w, position, (int(level) ^ negative) - negative);
     }
     finish(w, maxPosition);
