@@ -13,7 +13,8 @@
 # Environment: CLIPDIR (/tmp/prores-check, shared with device-check.sh),
 # ROUNDS (2), SIZE (3840x2160), SKIP_PREVIEWS_A=1, SKIP_PREVIEWS=1, SKIP_MD5=1,
 # EXTRA_CHECKS: more `check` runs of B each round, "LABEL ARGS|LABEL ARGS"
-# (say "jobs2 --jobs 2"). Lines end with what the device's buffers held at
+# (say "jobs2 --jobs 2"); ARGS may start with NAME=VALUE settings of the
+# environment ("unshared PRORES_DECODE_SHARED_SESSION=0"). Lines end with what the device's buffers held at
 # most, where the bundle reports it (--json's gpu_memory_peak_mb; check's
 # --verbose note). HELD_ROUNDS=N: N more rounds of B while another process
 # (PyTorch, holding a CUDA context) keeps the GPU open, as nvidia-persistenced
@@ -51,12 +52,14 @@ FRAMES=$((16 * 48 + 4 * 24))
 LONG=$CLIPDIR/hq-x40.mov
 log "folder: $(ls "$DIR" | wc -l) files, $FRAMES frames; long file 1920 frames (made in $(secs "$t0" "$(now)") s)"
 
-check() { # side label args...
+check() { # side label [NAME=VALUE...] args...
   local side=$1 label=$2; shift 2
+  local envs=()
+  while [[ "${1:-}" == *=* ]]; do envs+=("$1"); shift; done
   local t=$(now)
-  "/tmp/jobs-$side/prores-decode" check "$DIR" "$@" >"$LOGDIR/check-$side-$label.stderr" 2>&1
+  env "${envs[@]}" "/tmp/jobs-$side/prores-decode" check "$DIR" "$@" >"$LOGDIR/check-$side-$label.stderr" 2>&1
   local rc=$? s=$(secs "$t" "$(now)")
-  log "check $side $label: exit $rc, wall $s s = $(ratio "$FRAMES" "$s") fps ($(tail -1 "$LOGDIR/check-$side-$label.stderr")) $(grep -o 'buffers held at most.*' "$LOGDIR/check-$side-$label.stderr" | head -1)"
+  log "check $side $label: exit $rc, wall $s s = $(ratio "$FRAMES" "$s") fps ($(tail -1 "$LOGDIR/check-$side-$label.stderr")) $(grep -o 'buffers held at most.*' "$LOGDIR/check-$side-$label.stderr" | head -1) $(grep -o 'shared decode session: .*' "$LOGDIR/check-$side-$label.stderr" | head -1)"
 }
 row() { # side label args...
   local side=$1 label=$2; shift 2
@@ -82,7 +85,7 @@ for round in $(seq "$ROUNDS"); do
       IFS='|' read -ra extras <<<"$EXTRA_CHECKS"
       for extra in "${extras[@]}"; do
         read -ra words <<<"$extra"
-        check B "${words[0]}" --decoder gpu --golden "$LOGDIR/golden-A.txt" --verbose "${words[@]:1}"
+        check B "${words[0]}" "${words[@]:1}" --decoder gpu --golden "$LOGDIR/golden-A.txt" --verbose
       done
     fi
     row $side plain --decoder gpu
