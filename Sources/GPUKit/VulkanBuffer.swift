@@ -126,7 +126,7 @@ public final class VulkanBuffer: @unchecked Sendable {
             allocate.memoryTypeIndex = type
             memory = try withUnsafePointer(to: &importInfo) { importPointer in
                 allocate.pNext = UnsafeRawPointer(importPointer)
-                return try Self.allocateAndBind(context, buffer!, &allocate, what: "imported host memory")
+                return try Self.allocateAndBind(context, buffer!, &allocate, what: Self.importWhat)
             }
         } catch {
             vk.vkDestroyBuffer(context.device, buffer, nil)
@@ -140,6 +140,8 @@ public final class VulkanBuffer: @unchecked Sendable {
         onDevice = false
         context.memory.allocated(size, onDevice: false)
     }
+
+    private static let importWhat = "imported host memory"
 
     private static func createBuffer(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
                                      next: UnsafeRawPointer?, what: String, transferQueue: Bool = false) throws -> VkBuffer {
@@ -169,7 +171,10 @@ public final class VulkanBuffer: @unchecked Sendable {
         let vk = context.vk
         var memory: VkDeviceMemory?
         do {
-            let result = Trace.span("memory allocated") { vk.vkAllocateMemory(context.device, &allocate, nil, &memory) }
+            // Imports pin host pages; traced apart from device allocations to tell their costs apart.
+            let result = what != importWhat
+                ? Trace.span("memory allocated") { vk.vkAllocateMemory(context.device, &allocate, nil, &memory) }
+                : Trace.span("host memory imported") { vk.vkAllocateMemory(context.device, &allocate, nil, &memory) }
             try check(result, "vkAllocateMemory(\(what))")
             try check(vk.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory(\(what))")
         } catch {
