@@ -120,7 +120,8 @@ enum DecodeCommand: Command {
 
         // After the run: `auto` may have fallen back to the CPU while starting.
         if !quiet && (arguments.verbose || decoder.choice != .auto || run.decoderFellBack) {
-            let handover = report.framesBeforeHandover > 0 && run.decoderName.hasPrefix("gpu")
+            // Counted only where the GPU decoder took over.
+            let handover = report.framesBeforeHandover > 0
                 ? "; FFmpeg decoded the first \(report.framesBeforeHandover) while its device started" : ""
             Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? "") + handover)
         }
