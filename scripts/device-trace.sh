@@ -55,7 +55,7 @@ for name in $JOBS; do
   done
   t=$(now); PRORES_DECODE_TRACE=$LOGDIR/$name.trace.json job "$name" >"$LOGDIR/$name-traced.out" 2>&1; rc=$?
   log "$name traced: exit $rc, wall $(secs "$t" "$(now)") s"
-  python3 "$HERE/trace-summary.py" "$LOGDIR/$name.trace.json" >"$LOGDIR/$name.summary.txt" 2>&1 || log "no summary for $name"
+  python3 "$HERE/trace-summary.py" "$LOGDIR/$name.trace.json" --over-time "read sample" --over-time "host memory imported" >"$LOGDIR/$name.summary.txt" 2>&1 || log "no summary for $name"
 done
 
 # Settings against the defaults, interleaved.

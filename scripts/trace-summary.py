@@ -3,7 +3,11 @@
 kind, each span's count, total and share of the traced time; then the first
 and last time each span ran, so what waited on what shows.
 
-    scripts/trace-summary.py TRACE.json [--timeline]
+    scripts/trace-summary.py TRACE.json [--timeline] [--over-time NAME]...
+
+--over-time NAME splits span NAME's occurrences, in the order they began,
+into five equal groups and prints each group's mean duration: whether the
+first reads (fresh memory, imports) cost more than the last.
 
 Threads are grouped by name with trailing digits dropped (the reader's
 pool threads are one line). A span inside another on the same thread is
@@ -41,6 +45,21 @@ def main():
             last = max(e["ts"] + e["dur"] for e in es) / 1000
             print(f"  {name:32} {len(es):6}x {busy / 1000:9.1f} ms {100 * busy / total:6.1f}%"
                   f"  mean {busy / len(es):8.1f} µs  from {first:8.1f} to {last:8.1f} ms")
+    args = sys.argv[2:]
+    for i, arg in enumerate(args):
+        if arg != "--over-time" or i + 1 >= len(args):
+            continue
+        name = args[i + 1]
+        es = sorted((e for e in spans if e["name"] == name), key=lambda e: e["ts"])
+        if not es:
+            print(f"\n{name}: no spans")
+            continue
+        print(f"\n{name} over time ({len(es)} spans, five groups in start order):")
+        for g in range(5):
+            part = es[g * len(es) // 5:(g + 1) * len(es) // 5]
+            if part:
+                mean = sum(e["dur"] for e in part) / len(part)
+                print(f"  {part[0]['ts'] / 1000:8.1f}-{(part[-1]['ts'] + part[-1]['dur']) / 1000:8.1f} ms: {len(part):5}x mean {mean:8.1f} µs")
     if "--timeline" in sys.argv:
         print("\ntimeline (ms from process start):")
         for e in sorted(spans, key=lambda e: e["ts"]):
