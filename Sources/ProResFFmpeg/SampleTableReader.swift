@@ -7,7 +7,7 @@ import ProResCore
 /// table, several at once: pread(2) of each sample into a block of
 /// `SampleMemory` (which a GPU decoder imports and uploads from without a
 /// copy) that becomes the packet's own, `readAhead` samples ahead of the
-/// consumer on the read threads (`ReadThreads`). libavformat reads one packet at a time, copying it out
+/// consumer on worker threads. libavformat reads one packet at a time, copying it out
 /// of its I/O buffer into fresh memory; on the lent H200 host that capped
 /// decoding a 4K HQ file at ~1,500 fps, a quarter of the GPU decoder's rate.
 ///
@@ -118,7 +118,7 @@ final class SampleTableReader: @unchecked Sendable {
             guard pending[ahead] == nil else { continue }
             let read = Pending()
             pending[ahead] = read
-            ReadThreads.shared.run { [self] in
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
                 read.result = Result { try self.read(ahead) }
                 read.done.signal()
             }
