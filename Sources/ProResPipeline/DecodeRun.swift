@@ -151,9 +151,8 @@ public final class DecodeRun: @unchecked Sendable {
 
     /// With a handover, what decodes after it, once the device is there.
     private var handoverResolution: Deferred<DecoderSelection.Resolved>?
-    private var handoverSuccessor: Deferred<HandoverSession.Maker?>?
     /// Whether a handover's next decoder is known: the next sample goes to it.
-    package var handoverIsDue: Bool { handoverSuccessor?.isReady(waitingUpTo: 0) ?? false }
+    package var handoverIsDue: Bool { handoverResolution?.isReady(waitingUpTo: 0) ?? false }
 
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
@@ -420,11 +419,9 @@ public final class DecodeRun: @unchecked Sendable {
                 return try resolving.resolve(for: format)
             }
             handoverResolution = resolution
-            let successor = Deferred("prores-decode.handover-maker") { [self] () throws -> HandoverSession.Maker? in
-                decoderAfterHandover(format, try resolution.get())
-            }
-            handoverSuccessor = successor
-            handover = try HandoverSession(first: first, successor: successor, outputHandler: handler, outputIdleHandler: idle)
+            handover = try HandoverSession(first: first, successor: { [self] in
+                resolution.isReady(waitingUpTo: 0) ? decoderAfterHandover(format, try resolution.get()) : nil
+            }, outputHandler: handler, outputIdleHandler: idle)
             session = handover!
         case .cpu:
             session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,

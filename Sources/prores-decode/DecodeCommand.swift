@@ -214,15 +214,7 @@ final class DeviceReadyTime: @unchecked Sendable {
     private let lock = NSLock()
     private var time: UInt64?
 
-    func mark() {
-        lock.lock()
-        time = monotonicNanoseconds()
-        lock.unlock()
-    }
+    func mark() { lock.withLock { time = monotonicNanoseconds() } }
 
-    var at: UInt64? {
-        lock.lock()
-        defer { lock.unlock() }
-        return time
-    }
+    var at: UInt64? { lock.withLock { time } }
 }

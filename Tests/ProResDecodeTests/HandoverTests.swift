@@ -215,20 +215,16 @@ final class HandoverTests: XCTestCase {
         let (format, clip) = try fixtureSamples("hq.mov")
         let order = CountingOrder()
         let firstGo = DispatchSemaphore(value: 0)
-        let successor = Deferred("test.successor") { () throws -> HandoverSession.Maker? in
-            { handler, idle in try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler, outputIdleHandler: idle) }
+        let successor: HandoverSession.Maker = { handler, idle in
+            try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler, outputIdleHandler: idle)
         }
-        XCTAssertTrue(successor.isReady(waitingUpTo: 5000))
         // The first session's handler is slow until released: the successor's frames must not overtake it.
         let session = try HandoverSession(first: { handler, idle in
             try DecodeSession(format: format, configuration: .init(threads: 1, slicesOnly: true), outputHandler: { frame in
                 if frame.index == 0 { firstGo.wait() }
                 try handler(frame)
             }, outputIdleHandler: idle)
-        }, successor: Deferred("test.not-yet") { () throws -> HandoverSession.Maker? in
-            order.waitUntilFed(1)
-            return try successor.get()
-        }, outputHandler: { order.append($0.index) })
+        }, successor: { order.hasBeenFed(1) ? successor : nil }, outputHandler: { order.append($0.index) })
         for i in 0..<10 {
             try session.decode(clip[i % clip.count].renumbered(as: i))
             order.fed(i + 1)
@@ -247,15 +243,7 @@ final class HandoverTests: XCTestCase {
         private var feeds = 0
         func append(_ i: Int) { lock.lock(); indices.append(i); lock.unlock() }
         func fed(_ n: Int) { lock.lock(); feeds = n; lock.unlock() }
-        func waitUntilFed(_ n: Int) {
-            while true {
-                lock.lock()
-                let done = feeds >= n
-                lock.unlock()
-                if done { return }
-                usleep(500)
-            }
-        }
+        func hasBeenFed(_ n: Int) -> Bool { lock.withLock { feeds >= n } }
         var list: [Int] { lock.lock(); defer { lock.unlock() }; return indices }
     }
 }

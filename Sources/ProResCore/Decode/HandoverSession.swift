@@ -18,8 +18,9 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
     package typealias Maker = (@escaping FrameOutputHandler, OutputIdleHandler?) throws -> FrameDecoding
 
     private let first: FrameDecoding
-    /// The successor's maker once it can start; nil: the first session decodes everything.
-    private let successor: Deferred<Maker?>
+    /// The successor's maker once it can start, nil until then; asked
+    /// without waiting before each sample (a throw fails the stream).
+    private let successor: () throws -> Maker?
     private let handler: FrameOutputHandler
     private let idleHandler: OutputIdleHandler?
     private let backlog: Int
@@ -28,14 +29,13 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
     private let lock = NSLock()
     private var outstanding = 0
     private var next: FrameDecoding?
-    private var staysWithFirst = false
     private var cancelled = false
     /// Ends once the first session has delivered its last frame (or failed).
     private var drained: Deferred<Void>?
     /// Samples the first session decoded.
     package private(set) var framesOnFirst = 0
 
-    package init(first makeFirst: Maker, successor: Deferred<Maker?>, backlog: Int = 2,
+    package init(first makeFirst: Maker, successor: @escaping () throws -> Maker?, backlog: Int = 2,
                  outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil) throws {
         self.successor = successor
         self.backlog = max(1, backlog)
@@ -49,27 +49,19 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
         box.session = self
     }
 
-    /// Whether the successor took over (false until the handover, and for good
-    /// when it could not start and the first session decoded everything).
-    package var handedOver: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return next != nil
-    }
+    /// Whether the successor took over (false when the stream ended first).
+    package var handedOver: Bool { current() != nil }
 
     package func decode(_ sample: CompressedSample) throws {
         while true {
             if let next = current() { try next.decode(sample); return }
-            if staysWithFirst { try first.decode(sample); return }
-            if isCancelled { throw ProResDecodeError.interrupted }
-            if successor.isReady(waitingUpTo: 0) {
-                try handOver()
+            if lock.withLock({ cancelled }) { throw ProResDecodeError.interrupted }
+            if let make = try successor() {
+                try handOver(to: make)
                 continue
             }
-            if queuedOnFirst < backlog {
-                lock.lock()
-                outstanding += 1
-                lock.unlock()
+            if lock.withLock({ outstanding }) < backlog {
+                lock.withLock { outstanding += 1 }
                 framesOnFirst += 1
                 try first.decode(sample)
                 return
@@ -91,10 +83,10 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
     }
 
     package func cancel() {
-        lock.lock()
-        cancelled = true
-        let next = self.next
-        lock.unlock()
+        let next = lock.withLock { () -> FrameDecoding? in
+            cancelled = true
+            return self.next
+        }
         first.cancel()
         next?.cancel()
     }
@@ -108,40 +100,17 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
 
     // MARK: - Handing over
 
-    private func current() -> FrameDecoding? {
-        lock.lock()
-        defer { lock.unlock() }
-        return next
-    }
-
-    private var isCancelled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return cancelled
-    }
-
-    private var queuedOnFirst: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return outstanding
-    }
+    private func current() -> FrameDecoding? { lock.withLock { next } }
 
     private func firstDelivered() {
-        lock.lock()
-        outstanding -= 1
-        lock.unlock()
+        lock.withLock { outstanding -= 1 }
         delivered.signal()
     }
 
     /// Starts the successor, its frames held back until the first session
     /// has delivered everything it was given. A successor that fails to
-    /// start fails the stream (the maker decides what may fall back: it
-    /// returns nil to keep the first session).
-    private func handOver() throws {
-        guard let make = try successor.get() else {
-            staysWithFirst = true
-            return
-        }
+    /// start fails the stream (the maker decides what may fall back).
+    private func handOver(to make: Maker) throws {
         // The drain thread only finishes it; the feeder no longer touches it.
         let first = UncheckedSendable(self.first)
         let drained = Deferred("prores-decode.handover-drain") { try first.value.finish() }
@@ -152,10 +121,10 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
             try gate.open()
             try handler(frame)
         }, idleHandler)
-        lock.lock()
-        next = session
-        let stop = cancelled
-        lock.unlock()
+        let stop = lock.withLock { () -> Bool in
+            next = session
+            return cancelled
+        }
         if stop { session.cancel() }
     }
 }
