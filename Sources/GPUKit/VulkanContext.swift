@@ -110,19 +110,19 @@ public final class VulkanContext: @unchecked Sendable {
         self.validation = validation
         self.messenger = messenger
         do {
-            var candidates = try Trace.span("vulkan devices enumerated") {
+            let candidates = try Trace.span("vulkan devices enumerated") {
                 try Self.physicalDevices(instance, vki).enumerated().map { ($1, try Self.describe($1, index: $0, vki)) }
             }
+            let chosen: (VkPhysicalDevice, VulkanDeviceInfo)
             if options.hardwareOnly {
                 let hardware = candidates.filter { $0.1.isHardware && options.device.map($0.1.matches) ?? true }
-                guard let chosen = hardware.min(by: { $0.1.kind.rank < $1.1.kind.rank }) else {
+                guard let best = hardware.min(by: { $0.1.kind.rank < $1.1.kind.rank }) else {
                     throw VulkanError.noHardwareDevice(candidates.map(\.1.name))
                 }
-                candidates = [chosen]
-            }
-            guard !candidates.isEmpty else { throw VulkanError.noDevice("the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)") }
-            let chosen: (VkPhysicalDevice, VulkanDeviceInfo)
-            if let selector = options.device, !options.hardwareOnly {
+                chosen = best
+            } else if candidates.isEmpty {
+                throw VulkanError.noDevice("the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)")
+            } else if let selector = options.device {
                 guard let match = candidates.first(where: { $0.1.matches(selector) }) else {
                     throw VulkanError.noMatchingDevice(selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
                 }
