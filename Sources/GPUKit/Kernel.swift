@@ -77,7 +77,14 @@ public final class Kernel: @unchecked Sendable {
             info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
             info.stage = stage
             info.layout = layout
+            if context.capturesPipelineStatistics { info.flags = VkPipelineCreateFlags(VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR.rawValue) }
             try check(vk.vkCreateComputePipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateComputePipelines(\(interface.shader))")
+        }
+        if context.capturesPipelineStatistics, let pipeline {
+            let defines = interface.defines.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+            let line = "prores-decode: pipeline statistics: \(interface.shader) [\(defines)]: "
+                + PipelineStatistics.describe(pipeline, context: context).joined(separator: ", ") + "\n"
+            FileHandle.standardError.write(Data(line.utf8))
         }
         self.setLayout = setLayout!
         self.layout = layout!

@@ -36,6 +36,8 @@ public final class VulkanContext: @unchecked Sendable {
     public let validation: ValidationLog?
     /// What a context made for presenting (`Options.presentation`) enabled.
     public let presentation: Presentation?
+    /// Kernels report what the driver compiled them to (`PipelineStatistics`).
+    let capturesPipelineStatistics: Bool
     private var messenger: VkDebugUtilsMessengerEXT?
 
     /// Serialises queue submissions (vkQueueSubmit needs external sync).
@@ -69,6 +71,12 @@ public final class VulkanContext: @unchecked Sendable {
         /// instance instead of listing the devices in one and making the
         /// context in another (an instance costs the NVIDIA driver ~70 ms).
         public var hardwareOnly = false
+        /// Print each kernel's compiled statistics (registers, shared
+        /// memory, as the driver names them) to stderr where the device
+        /// offers VK_KHR_pipeline_executable_properties:
+        /// `PRORES_DECODE_PIPELINE_STATS=1`, for kernel work (a register
+        /// more or less decides how many invocations an SM keeps resident).
+        public var pipelineStatistics = ProcessInfo.processInfo.environment["PRORES_DECODE_PIPELINE_STATS"] == "1"
 
         public init(device: String? = nil,
                     validation: Bool = ["1", "sync"].contains(ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"]),
@@ -177,6 +185,13 @@ public final class VulkanContext: @unchecked Sendable {
             if deviceInfo.hostMemoryImport {
                 extensions += ["VK_KHR_external_memory", "VK_EXT_external_memory_host"]
             }
+            let statistics = options.pipelineStatistics
+                && Self.deviceExtensions(physical, vki).contains("VK_KHR_pipeline_executable_properties")
+            if statistics { extensions.append("VK_KHR_pipeline_executable_properties") }
+            capturesPipelineStatistics = statistics
+            var executableFeatures = VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR()
+            executableFeatures.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR
+            executableFeatures.pipelineExecutableInfo = VkBool32(VK_TRUE)
             var hostProps = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
             hostProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
             var props2 = VkPhysicalDeviceProperties2()
@@ -207,7 +222,9 @@ public final class VulkanContext: @unchecked Sendable {
                 }
                 return infos.withUnsafeBufferPointer { queuePointer in
                     withUnsafeMutablePointer(to: &features11) { features11Pointer in
-                        features12.pNext = UnsafeMutableRawPointer(features11Pointer)
+                      withUnsafeMutablePointer(to: &executableFeatures) { executablePointer in
+                        executablePointer.pointee.pNext = UnsafeMutableRawPointer(features11Pointer)
+                        features12.pNext = statistics ? UnsafeMutableRawPointer(executablePointer) : UnsafeMutableRawPointer(features11Pointer)
                         return withUnsafeMutablePointer(to: &features12) { featuresPointer in
                             withCStrings(extensions) { names in
                                 var create = VkDeviceCreateInfo()
@@ -220,6 +237,7 @@ public final class VulkanContext: @unchecked Sendable {
                                 return Trace.span("vulkan device") { vki.vkCreateDevice(physical, &create, nil, &device) }
                             }
                         }
+                      }
                     }
                 }
             }

@@ -112,6 +112,9 @@ package struct VulkanDeviceFunctions {
     let vkInvalidateMappedMemoryRanges: PFN_vkInvalidateMappedMemoryRanges
     let vkFlushMappedMemoryRanges: PFN_vkFlushMappedMemoryRanges
     let vkGetMemoryHostPointerPropertiesEXT: PFN_vkGetMemoryHostPointerPropertiesEXT?
+    /// VK_KHR_pipeline_executable_properties, where it was enabled (`PipelineStatistics`).
+    let vkGetPipelineExecutablePropertiesKHR: PFN_vkGetPipelineExecutablePropertiesKHR?
+    let vkGetPipelineExecutableStatisticsKHR: PFN_vkGetPipelineExecutableStatisticsKHR?
     let vkCreateShaderModule: PFN_vkCreateShaderModule
     let vkDestroyShaderModule: PFN_vkDestroyShaderModule
     let vkCreateDescriptorSetLayout: PFN_vkCreateDescriptorSetLayout
@@ -186,6 +189,8 @@ package struct VulkanDeviceFunctions {
         vkInvalidateMappedMemoryRanges = try load("vkInvalidateMappedMemoryRanges")
         vkFlushMappedMemoryRanges = try load("vkFlushMappedMemoryRanges")
         vkGetMemoryHostPointerPropertiesEXT = optional("vkGetMemoryHostPointerPropertiesEXT")
+        vkGetPipelineExecutablePropertiesKHR = optional("vkGetPipelineExecutablePropertiesKHR")
+        vkGetPipelineExecutableStatisticsKHR = optional("vkGetPipelineExecutableStatisticsKHR")
         vkCreateShaderModule = try load("vkCreateShaderModule")
         vkDestroyShaderModule = try load("vkDestroyShaderModule")
         vkCreateDescriptorSetLayout = try load("vkCreateDescriptorSetLayout")
