@@ -127,7 +127,8 @@ package final class GPUDecodeLane: @unchecked Sendable {
         if configuration.cpus == nil { configuration.cpus = device.placement.cpus }
         let key = GPUDecodeSession.reuseKey(format, configuration)
         let decoder = try device.takeDecoder(key) ?? Trace.span("decoder made") {
-            try GPUProResDecoder(context: device.context, kernels: device.kernels, format: format, configuration: configuration)
+            try GPUProResDecoder(context: device.context, kernels: device.kernels, format: format, configuration: configuration,
+                                 regionImports: device.regionImports)
         }
         try self.init(format: format, decoder: decoder, configuration: configuration, reuse: (device, key))
     }
@@ -308,10 +309,10 @@ package struct GPULaneFailure: Error, CustomStringConvertible {
 extension GPUProResDecoder {
     /// A decoder as `configuration` asks for it.
     convenience init(context: VulkanContext, kernels: KernelCache, format: FormatDescription,
-                     configuration: GPUDecodeSession.Configuration) throws {
+                     configuration: GPUDecodeSession.Configuration, regionImports: HostRegionImports? = nil) throws {
         try self.init(context: context, kernels: kernels, format: format, slots: configuration.slots,
                       framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
                       expectedFrameBytes: configuration.expectedFrameBytes, analysis: configuration.analysis,
-                      upload: configuration.upload, deliversSurfaces: configuration.deviceSurfaces)
+                      upload: configuration.upload, deliversSurfaces: configuration.deviceSurfaces, regionImports: regionImports)
     }
 }

@@ -14,6 +14,8 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
     /// Where its sessions' threads run: the CPUs of its NUMA node on a
     /// host of several, else wherever the scheduler puts them.
     public let placement: ThreadPlacement
+    /// Sample memory imported into this device, shared by its decoders.
+    let regionImports: HostRegionImports
 
     private let lock = NSLock()
     /// Decoders whose session ended cleanly, by `GPUDecodeSession.reuseKey`:
@@ -27,6 +29,12 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
         self.context = context
         kernels = KernelCache(context: context, compiler: try ShaderCompiler())
         placement = ThreadPlacement.forDevice(at: context.info.pciAddress)
+        regionImports = HostRegionImports(context: context)
+        // The samples read while the device was being made are imported
+        // now, beside the first decoder's pipelines, where its batches will upload from them.
+        if UploadPath(nil, sharesHostMemory: context.sharesHostMemory, canImport: TextureCache(context: context).canImport) == .fromSampleMemory {
+            regionImports.start()
+        }
     }
 
     func takeDecoder(_ key: String) -> GPUProResDecoder? {

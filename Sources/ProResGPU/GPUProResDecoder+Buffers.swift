@@ -38,16 +38,7 @@ extension GPUProResDecoder {
         guard let base = bytes.baseAddress, let region = SampleMemory.shared.region(containing: base) else { return nil }
         let offset = base - region.base
         guard offset + bytes.count + CompressedSample.padding <= region.size else { return nil }
-        if let buffer = imports[region.base] { return buffer.map { ($0, offset) } }
-        let alignment = context.minImportedHostPointerAlignment
-        var buffer: VulkanBuffer?
-        if Int(bitPattern: region.base) % alignment == 0, region.size % alignment == 0 {
-            // A refused import (pinned memory exhausted, say) leaves the region's frames staged.
-            buffer = try? VulkanBuffer(context, importing: UnsafeMutableRawPointer(mutating: region.base), size: region.size,
-                                       usage: .transferSource, sharedWithTransferQueue: uploads != nil)
-        }
-        imports[region.base] = .some(buffer)
-        return buffer.map { ($0, offset) }
+        return regionImports.buffer(for: region).map { ($0, offset) }
     }
 
     func makeStaging(_ slot: Slot, bytes: Int) throws {

@@ -90,10 +90,9 @@ package final class GPUProResDecoder {
     var heldTransform: TransformWork?
     /// How compressed bytes reach the GPU.
     let upload: UploadPath
-    /// Sample-memory regions imported so far, by base address (nil: the
-    /// device refused one). Regions stay mapped for the process's life, so
-    /// an import never outlives its memory.
-    var imports: [UnsafeRawPointer: VulkanBuffer?] = [:]
+    /// Sample-memory regions imported into the device, as they appear
+    /// (the device's, shared by its decoders, or this decoder's own).
+    let regionImports: HostRegionImports
     /// Frames uploaded from imported sample memory, and staged (read once
     /// the batches are done: only the submitting thread writes them).
     package private(set) var uploadedInPlace = 0, staged = 0
@@ -172,7 +171,7 @@ package final class GPUProResDecoder {
     /// `deliversSurfaces`: `complete` hands out each frame's device surface.
     init(context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
          framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
-         upload requestedUpload: UploadPath? = nil, deliversSurfaces: Bool = false) throws {
+         upload requestedUpload: UploadPath? = nil, deliversSurfaces: Bool = false, regionImports: HostRegionImports? = nil) throws {
         if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
         guard context.info.storage16Bit else {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
@@ -214,6 +213,8 @@ package final class GPUProResDecoder {
         uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
         upload = UploadPath(requestedUpload, sharesHostMemory: context.sharesHostMemory, canImport: cache.canImport)
+        self.regionImports = regionImports ?? HostRegionImports(context: context)
+        if upload == .fromSampleMemory { self.regionImports.start() }
         let planar = format.nativeFormat, packed = format.nativePackedLayout, batch = framesPerBatch
         let hashPass = analysis?.hash == true
             ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount)

@@ -123,6 +123,28 @@ final class GPUDecoderTests: XCTestCase {
         XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
     }
 
+    /// A device imports sample memory as it is mapped, not when a batch
+    /// first uploads from it: the regions mapped before `start`, then each
+    /// new one, with no decoder asking.
+    func testRegionsAreImportedAsTheyAppear() throws {
+        let context = try Self.context.get()
+        try XCTSkipUnless(context.info.hostMemoryImport && context.minImportedHostPointerAlignment > 0, "the device cannot import host memory")
+        let imports = HostRegionImports(context: context)
+        let before = try XCTUnwrap(SampleMemory.shared.allocate(bytes: 7_654_321))
+        let beforeRegion = try XCTUnwrap(SampleMemory.shared.region(containing: before.pointer))
+        XCTAssertFalse(imports.isImporting(beforeRegion))
+        imports.start()
+        XCTAssertTrue(imports.isImporting(beforeRegion))
+        // A size class of its own: a region mapped now.
+        let after = try XCTUnwrap(SampleMemory.shared.allocate(bytes: 27_654_321))
+        let afterRegion = try XCTUnwrap(SampleMemory.shared.region(containing: after.pointer))
+        XCTAssertTrue(imports.isImporting(afterRegion))
+        let buffer = try XCTUnwrap(imports.buffer(for: afterRegion))
+        XCTAssertEqual(buffer.size, afterRegion.size)
+        XCTAssertTrue(imports.buffer(for: afterRegion) === buffer, "imported once")
+        XCTAssertEqual(context.validation?.messages ?? [], [])
+    }
+
     /// Transforms held for the next batch's command buffer
     /// (`overlapTransforms`): every frame the same, in order, with both
     /// upload paths; and some transforms were indeed held (one-frame
