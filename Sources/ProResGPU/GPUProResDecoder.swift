@@ -119,6 +119,15 @@ package final class GPUProResDecoder {
     /// large buffer now gets, ~2), and the kernel's taking it back at exit
     /// grew with it (BENCHMARKS.md §6, seventh session).
     var coefficientSets: [VulkanBuffer?] = [nil, nil]
+    /// Measurement switches: `PRORES_DECODE_TIMESTAMPS=0` records no
+    /// per-stage timestamps (a timestamp after a stage waits for all the
+    /// queue's earlier work of that stage, so each batch's marks may keep
+    /// the next batch's entropy pass from starting beside the last one's
+    /// stragglers); `PRORES_DECODE_OVERLAP=alone` submits a held transform
+    /// on its own right after the next batch's entropy pass instead of in
+    /// its command buffer, so that pass need not wait for the batch before.
+    static let timesStages = ProcessInfo.processInfo.environment["PRORES_DECODE_TIMESTAMPS"] != "0"
+    static let submitsHeldTransformsAlone = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] == "alone"
     /// Batches encoded so far: which coefficient set the next one takes.
     var encodedBatches = 0
     let surfaceStride: Int
@@ -234,9 +243,10 @@ package final class GPUProResDecoder {
                 slot.results = try VulkanBuffer(context, size: max(16, resultsBytes), usage: .storage, memory: .hostReadback)
             }
         }
-        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 4)
-        transformTimestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 3, queue: .secondCompute)
-        uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
+        let timed = Self.timesStages
+        timestamps = timed ? try TimestampQueries.make(context, slots: slotCount, perSlot: 4) : nil
+        transformTimestamps = timed ? try TimestampQueries.make(context, slots: slotCount, perSlot: 3, queue: .secondCompute) : nil
+        uploadTimestamps = uploads == nil || !timed ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
     }
 
@@ -444,19 +454,22 @@ package final class GPUProResDecoder {
         // other, and the GPU may run them together (the end marks below come
         // after both, since a timestamp after a stage waits for that stage).
         let released = heldTransform
-        if let released {
+        let releasedAlone = released != nil && Self.submitsHeldTransformsAlone
+        if let released, !releasedAlone {
             transformTimestamps?.start(entropy, slot: released.slot)
             recordTransform(released, into: entropy)
         }
         heldTransform = nil
         timestamps?.mark(entropy, slot: index, 3, after: .compute)
-        if let released { markTransform(released, in: entropy) }
+        if let released, !releasedAlone { markTransform(released, in: entropy) }
         let work = TransformWork(slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer,
                                  targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) }, frames: frames, maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
                                  slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
                                  coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes)
         let entropyValue = try recorder.submit(entropy)
-        if let released { slots[released.slot].completion = (recorder, entropyValue) }
+        if let released {
+            if releasedAlone { try submitAlone(released) } else { slots[released.slot].completion = (recorder, entropyValue) }
+        }
         slot.completion = nil
         if holdTransform {
             heldTransform = work
