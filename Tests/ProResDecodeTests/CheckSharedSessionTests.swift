@@ -86,6 +86,32 @@ final class CheckSharedSessionTests: XCTestCase {
         XCTAssertEqual(hashes[0].count, 30)
     }
 
+    /// Files of two kinds in turn: each switch makes the next kind's lane
+    /// while the last one closes on a thread of its own, and every file's
+    /// verdict and hashes still equal those of a session per file; all six
+    /// streams are counted once every lane has closed.
+    func testFilesOfTwoKindsTakeTurnsOnLanes() throws {
+        let dir = try makeTemporaryDirectory(self)
+        for n in 0..<6 {
+            try FileManager.default.copyItem(atPath: Repo.fixture(n.isMultiple(of: 2) ? "hq.mov" : "4444.mov"),
+                                             toPath: dir.appendingPathComponent("f\(n).mov").path)
+        }
+        let inputs = CheckInputExpander.expand([dir.path])
+        var hashes: [[String]] = []
+        for shares in [true, false] {
+            var options = CheckOptions(threadsPerFile: 1, decoder: .init(choice: .gpu, validation: true))
+            options.sharesDecodeSessions = shares
+            let batch = BatchCheck(inputs: inputs, options: options)
+            let results = try batch.run()
+            XCTAssertEqual(results.map(\.status), Array(repeating: .pass, count: 6), "shared: \(shares)")
+            hashes.append(results.flatMap { $0.hashes.map(\.hash) })
+            XCTAssertEqual(batch.sharedSessionStatistics.streams, shares ? 6 : 0)
+            XCTAssertEqual(batch.devices.first?.context.validation?.messages ?? [], [])
+        }
+        XCTAssertEqual(hashes[0], hashes[1])
+        XCTAssertFalse(hashes[0].isEmpty)
+    }
+
     /// The shared session fails as a device error would, under the third
     /// file (and the second, if its frames were still in it): those files are
     /// checked again alone, and every verdict and hash is as without it.
