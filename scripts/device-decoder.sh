@@ -11,7 +11,8 @@
 # noted) go to CLIPDIR: 1080p 422 HQ, 4K 422 HQ, 4K 4444 XQ without alpha,
 # 8K (8192x4320) 422 HQ, and a 4K 4444 with a 16-bit alpha (no grain).
 # Environment: FRAMES (bench frames, 1200), ROUNDS (2), BATCHES ("8 16 32
-# 64"), SKIP_CLIPS (names to leave out), SKIP_AB=1, SKIP_FILE=1,
+# 64"), SWEEP_CLIPS (the clips swept, "1080p-hq 4k-hq 8k-hq"), SKIP_CLIPS
+# (names to leave out), SKIP_AB=1, SKIP_FILE=1,
 # SKIP_EXACT=1, and VARIANTS: directories of shader variants (same host
 # interface) timed against B's own Shaders with B's binary, interleaved;
 # the exactness check then also runs each variant. ENVS: settings of B's
@@ -91,7 +92,7 @@ for variant in ${VARIANTS:-}; do against_b "$(basename "$variant")" "PRORES_DECO
 for setting in ${ENVS:-}; do against_b "$setting" "$setting"; done
 [ -z "${HTML:-}" ] || timeout 300 /tmp/dec-B/prores-decode bench "$CLIPDIR/4k-hq.mov" --decoders cpu,gpu,gpu-host --frames "$FRAMES" \
   --html "$HTML" >"$LOGDIR/bench-html.txt" 2>&1 || log "bench --html failed: $(tail -1 "$LOGDIR/bench-html.txt")"
-for clip in 1080p-hq 4k-hq 8k-hq; do
+for clip in ${SWEEP_CLIPS:-1080p-hq 4k-hq 8k-hq}; do
   case " $CLIPS " in *" $clip "*) ;; *) continue;; esac
   for batch in $BATCHES; do log "batch $batch B $clip $(bench B "$clip" --batch "$batch")"; done
 done

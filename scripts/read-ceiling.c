@@ -1,7 +1,10 @@
 // What reading a file from the page cache can reach on this machine, apart
 // from prores-decode: T threads pread(2) consecutive chunks of FILE (each
 // thread its own reused buffer), against T threads copying memory, and
-// mapping the file and copying from the mapping. Prints GB/s per method and
+// mapping the file and copying from the mapping, and pread(2) into blocks
+// taken in turn from one large pool as prores-decode's SampleMemory hands
+// them out (`pool`: the pool touched first, so no page faults; `pool-fresh`:
+// a new mapping, faulted in by the reads). Prints GB/s per method and
 // thread count. The file should be in the page cache (read it once first).
 //
 //   cc -O2 -pthread -o read-ceiling scripts/read-ceiling.c
@@ -22,8 +25,11 @@ static size_t chunk;
 static off_t fileSize;
 static int fd;
 static unsigned char *mapped;
+// POOL: blocks of `chunk` bytes (page-rounded), chunk c in block c % poolBlocks.
+static unsigned char *pool;
+static size_t poolBlocks, poolStride;
 
-enum method { PREAD, MEMCPY, MMAP_COPY };
+enum method { PREAD, MEMCPY, MMAP_COPY, POOL };
 struct job { int thread, threads; enum method method; unsigned char *buffer, *source; size_t bytes; };
 
 static double now(void) {
@@ -38,10 +44,12 @@ static void *work(void *arg) {
     for (size_t c = (size_t)j->thread; c < chunks; c += (size_t)j->threads) {
         off_t offset = (off_t)(c * chunk);
         switch (j->method) {
-        case PREAD: {
+        case PREAD:
+        case POOL: {
+            unsigned char *to = j->method == POOL ? pool + (c % poolBlocks) * poolStride : j->buffer;
             size_t done = 0;
             while (done < chunk) {
-                ssize_t n = pread(fd, j->buffer + done, chunk - done, offset + (off_t)done);
+                ssize_t n = pread(fd, to + done, chunk - done, offset + (off_t)done);
                 if (n <= 0) { perror("pread"); exit(1); }
                 done += (size_t)n;
             }
@@ -88,5 +96,18 @@ int main(int argc, char **argv) {
     mapped = mmap(NULL, (size_t)fileSize, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (mapped == MAP_FAILED) { perror("mmap"); return 1; }
     for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("mmap-copy", MMAP_COPY, counts[i], NULL);
+    // A pool of 2 GiB (~560 blocks of 3.8 MB), huge pages advised, as SampleMemory maps its regions.
+    poolStride = (chunk + 4095) / 4096 * 4096;
+    poolBlocks = ((size_t)2 << 30) / poolStride;
+    for (int fresh = 0; fresh < 2; fresh++) {
+        for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
+            pool = mmap(NULL, poolBlocks * poolStride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (pool == MAP_FAILED) { perror("mmap pool"); return 1; }
+            madvise(pool, poolBlocks * poolStride, MADV_HUGEPAGE);
+            if (!fresh) memset(pool, 1, poolBlocks * poolStride);
+            measure(fresh ? "pool-fresh" : "pool", POOL, counts[i], NULL);
+            munmap(pool, poolBlocks * poolStride);
+        }
+    }
     return 0;
 }
