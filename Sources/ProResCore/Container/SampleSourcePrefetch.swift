@@ -1,11 +1,18 @@
+import Foundation
+
 /// How far ahead a source is read before its consumer is ready.
 public enum SampleSourcePrefetch {
     /// Two GPU decoder batches of 4K (16 frames each on a 16-core host):
     /// ~120 MB of 4K 422 HQ samples, read while the device is made or the
-    /// previous file of a `check` decodes.
-    public static let framesBeforeTheDecoder = 32
+    /// previous file of a `check` decodes. `PRORES_DECODE_PREFETCH_FRAMES=N`
+    /// for measurements.
+    public static let framesBeforeTheDecoder = setting("PRORES_DECODE_PREFETCH_FRAMES") ?? 32
     /// At most this many bytes are read ahead that way (32 frames of 8K
     /// 422 HQ would be 520 MB), so a large or uncached file does not read
-    /// far more than it may be asked for.
-    public static let bytesBeforeTheDecoder = 256 << 20
+    /// far more than it may be asked for. `PRORES_DECODE_PREFETCH_MB=N`.
+    public static let bytesBeforeTheDecoder = (setting("PRORES_DECODE_PREFETCH_MB") ?? 256) << 20
+
+    private static func setting(_ name: String) -> Int? {
+        ProcessInfo.processInfo.environment[name].flatMap(Int.init).map { max(1, min($0, 1 << 16)) }
+    }
 }
