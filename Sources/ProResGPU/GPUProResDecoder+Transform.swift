@@ -16,7 +16,7 @@ extension GPUProResDecoder {
     /// `work`'s transform in a submission of its own, which completes its slot.
     func submitAlone(_ work: TransformWork) throws {
         let cb = try transforms.begin(work.slot)
-        transformTimestamps?.start(cb, slot: work.slot)
+        transformStamps(work)?.start(cb, slot: work.slot)
         recordTransform(work, into: cb)
         markTransform(work, in: cb)
         slots[work.slot].completion = (transforms, try transforms.submit(cb))
@@ -34,6 +34,13 @@ extension GPUProResDecoder {
         let frames: Int, maxSlices: Int, maxLog2: Int
         let tablesOffset: Int, slicesBytes: Int, framesOffset: Int, framesBytes: Int
         let coefficientBytes: Int, statusBytes: Int, surfaceBytes: Int
+        /// Whether its batch has its stages timed (`GPUProResDecoder.timesStages`).
+        let timed: Bool
+    }
+
+    /// The transform's timestamps, where its batch is timed.
+    func transformStamps(_ work: TransformWork) -> TimestampQueries? {
+        work.timed ? transformTimestamps : nil
     }
 
     /// The transform, the passes that read its surfaces and the copies into host surfaces.
@@ -64,10 +71,10 @@ extension GPUProResDecoder {
     /// The transform's marks and its copies into host surfaces (after the
     /// mark that closes the transform's span, which they would otherwise join).
     func markTransform(_ work: TransformWork, in cb: CommandBuffer) {
-        transformTimestamps?.mark(cb, slot: work.slot, 1, after: .compute)
+        transformStamps(work)?.mark(cb, slot: work.slot, 1, after: .compute)
         for target in work.targets {
             cb.copy(work.surfaces, offset: target.offset, to: target.buffer, bytes: surfaceLayout.byteCount)
         }
-        transformTimestamps?.mark(cb, slot: work.slot, 2, after: .transfer)
+        transformStamps(work)?.mark(cb, slot: work.slot, 2, after: .transfer)
     }
 }

@@ -119,15 +119,23 @@ package final class GPUProResDecoder {
     /// large buffer now gets, ~2), and the kernel's taking it back at exit
     /// grew with it (BENCHMARKS.md §6, seventh session).
     var coefficientSets: [VulkanBuffer?] = [nil, nil]
-    /// Measurement switches: `PRORES_DECODE_TIMESTAMPS=0` records no
-    /// per-stage timestamps (a timestamp after a stage waits for all the
-    /// queue's earlier work of that stage, so each batch's marks may keep
-    /// the next batch's entropy pass from starting beside the last one's
-    /// stragglers); `PRORES_DECODE_OVERLAP=alone` submits a held transform
-    /// on its own right after the next batch's entropy pass instead of in
-    /// its command buffer, so that pass need not wait for the batch before.
-    static let timesStages = ProcessInfo.processInfo.environment["PRORES_DECODE_TIMESTAMPS"] != "0"
-    static let submitsHeldTransformsAlone = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] == "alone"
+    /// The batches whose stages are timed: the first `alwaysTimedBatches`
+    /// (a short file still gets its stage times), then one in
+    /// `timedBatchInterval`. Why not every batch: a timestamp written after
+    /// a stage waits for all the queue's earlier work of that stage, so each
+    /// timed batch drains the GPU before the next batch's entropy pass may
+    /// start beside the last one's stragglers. Timing every batch cost the
+    /// H200 10% of its 4K 422 HQ rate, 13% of 4444 XQ's and 24% of 4444 with
+    /// a 16-bit alpha (BENCHMARKS.md §7, ninth session).
+    /// `PRORES_DECODE_TIMESTAMPS=N` times one batch in N after the first
+    /// ones (1: every batch, as before; 0: none).
+    static let alwaysTimedBatches = 4
+    static let timedBatchInterval = ProcessInfo.processInfo.environment["PRORES_DECODE_TIMESTAMPS"].flatMap(Int.init).map { max(0, $0) } ?? 16
+
+    static func timesStages(ofBatch number: Int) -> Bool {
+        guard timedBatchInterval > 0 else { return false }
+        return number < alwaysTimedBatches || number % timedBatchInterval == 0
+    }
     /// Batches encoded so far: which coefficient set the next one takes.
     var encodedBatches = 0
     let surfaceStride: Int
@@ -151,6 +159,8 @@ package final class GPUProResDecoder {
         /// Per input frame; `surface` is its place in the batch's surfaces (nil when it failed).
         var frames: [FrameEntry] = []
         var parseMicroseconds = 0.0
+        /// Whether the batch in the slot has its stages timed (`timesStages`).
+        var timed = false
         var stageMicroseconds = 0.0
         init(entropySet: BindingSet, transformSet: BindingSet) {
             self.entropySet = entropySet
@@ -243,10 +253,9 @@ package final class GPUProResDecoder {
                 slot.results = try VulkanBuffer(context, size: max(16, resultsBytes), usage: .storage, memory: .hostReadback)
             }
         }
-        let timed = Self.timesStages
-        timestamps = timed ? try TimestampQueries.make(context, slots: slotCount, perSlot: 4) : nil
-        transformTimestamps = timed ? try TimestampQueries.make(context, slots: slotCount, perSlot: 3, queue: .secondCompute) : nil
-        uploadTimestamps = uploads == nil || !timed ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
+        timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 4)
+        transformTimestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 3, queue: .secondCompute)
+        uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
     }
 
@@ -344,6 +353,9 @@ package final class GPUProResDecoder {
         let frames = batch.decodedFrames, maxSlices = batch.maxSlices, maxLog2 = batch.maxLog2
         slot.frames = batch.frames
         slot.parseMicroseconds = batch.parseMicroseconds
+        let timed = Self.timesStages(ofBatch: encodedBatches)
+        slot.timed = timed
+        let stamps = timed ? timestamps : nil
         if !targets.isEmpty && !cache.canImport {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
         }
@@ -425,9 +437,9 @@ package final class GPUProResDecoder {
         // buffer's last write); else first in the compute command buffer.
         if let device = slot.deviceInput, let uploads {
             let upload = try uploads.begin(index)
-            uploadTimestamps?.start(upload, slot: index)
+            if timed { uploadTimestamps?.start(upload, slot: index) }
             recordUpload(upload, to: device)
-            uploadTimestamps?.mark(upload, slot: index, 1, after: .transfer)
+            if timed { uploadTimestamps?.mark(upload, slot: index, 1, after: .transfer) }
             try uploads.submit(upload)
         }
         // Entropy decoding, then the transform and what reads its surfaces
@@ -435,13 +447,13 @@ package final class GPUProResDecoder {
         // (on a second compute queue when asked for, where the next batch's
         // entropy pass may run beside this batch's transform).
         let entropy = try recorder.begin(index)
-        timestamps?.start(entropy, slot: index)
+        stamps?.start(entropy, slot: index)
         if let device = slot.deviceInput, uploads == nil { recordUpload(entropy, to: device) }
-        timestamps?.mark(entropy, slot: index, 1, after: .transfer)
+        stamps?.mark(entropy, slot: index, 1, after: .transfer)
         // The coefficients need no zeroing: the entropy pass writes every
         // coefficient the transform reads.
         entropy.fill(slot.status!, bytes: statusBytes)
-        timestamps?.mark(entropy, slot: index, 2, after: .transfer)
+        stamps?.mark(entropy, slot: index, 2, after: .transfer)
         if frames > 0 {
             entropy.dispatch(entropyPass, set: slot.entropySet, buffers: [
                 BufferRange(input, bytes: max(4, bitstreamBytes)), BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
@@ -454,22 +466,19 @@ package final class GPUProResDecoder {
         // other, and the GPU may run them together (the end marks below come
         // after both, since a timestamp after a stage waits for that stage).
         let released = heldTransform
-        let releasedAlone = released != nil && Self.submitsHeldTransformsAlone
-        if let released, !releasedAlone {
-            transformTimestamps?.start(entropy, slot: released.slot)
+        if let released {
+            transformStamps(released)?.start(entropy, slot: released.slot)
             recordTransform(released, into: entropy)
         }
         heldTransform = nil
-        timestamps?.mark(entropy, slot: index, 3, after: .compute)
-        if let released, !releasedAlone { markTransform(released, in: entropy) }
+        stamps?.mark(entropy, slot: index, 3, after: .compute)
+        if let released { markTransform(released, in: entropy) }
         let work = TransformWork(slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer,
                                  targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) }, frames: frames, maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
                                  slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
-                                 coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes)
+                                 coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes, timed: timed)
         let entropyValue = try recorder.submit(entropy)
-        if let released {
-            if releasedAlone { try submitAlone(released) } else { slots[released.slot].completion = (recorder, entropyValue) }
-        }
+        if let released { slots[released.slot].completion = (recorder, entropyValue) }
         slot.completion = nil
         if holdTransform {
             heldTransform = work
@@ -501,7 +510,7 @@ package final class GPUProResDecoder {
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
                           analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha)
         }
-        let timing = try timestamps.map { queries -> BatchTiming in
+        let timing = try (slot.timed ? timestamps : nil).map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)
             let later = try transformTimestamps?.spans(slot: index) ?? [0, 0]
             let upload = try uploadTimestamps.map { try $0.spans(slot: index)[0] } ?? spans[0]

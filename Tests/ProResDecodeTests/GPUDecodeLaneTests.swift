@@ -85,6 +85,32 @@ final class GPUDecodeLaneTests: XCTestCase {
         XCTAssertEqual(try Self.device.get().context.validation?.messages ?? [], [])
     }
 
+    /// Stage timestamps on some batches only (the first few, then one in
+    /// `timedBatchInterval`): one-frame batches, every frame still
+    /// bit-exact and in order, and a timing for exactly the batches timed.
+    func testStagesAreTimedOnTheSampledBatchesOnly() throws {
+        let (format, samples) = try fixtureSamples("hq.mov")
+        let expected = try expectedDigests(format, samples)
+        let lane = try GPUDecodeLane(format: format, device: try Self.device.get(),
+                                     configuration: GPUDecodeSession.Configuration(framesPerBatch: 1))
+        let seen = Seen()
+        let stream = try lane.openStream(readback: true) { seen.add($0) }
+        let frames = 40
+        for i in 0..<frames { try stream.decode(samples[i % samples.count].renumbered(as: i)) }
+        try stream.finish()
+        lane.close()
+        XCTAssertEqual(seen.all.map(\.index), Array(0..<frames))
+        XCTAssertEqual(seen.all.map(\.digest), (0..<frames).map { expected[$0 % expected.count] })
+        let timed = (0..<frames).filter { GPUProResDecoder.timesStages(ofBatch: $0) }.count
+        if GPUProResDecoder.timedBatchInterval != 1 { XCTAssertLessThan(timed, frames, "some batches untimed") }
+        lane.timingLock.lock()
+        let timings = lane.timings
+        lane.timingLock.unlock()
+        XCTAssertEqual(timings.count, timed)
+        XCTAssertTrue(timings.allSatisfy { $0.frames == 1 && $0.entropy >= 0 })
+        XCTAssertEqual(try Self.device.get().context.validation?.messages ?? [], [])
+    }
+
     /// A stream whose handler throws ends alone, with its own error and no
     /// frame after it; the stream queued behind it decodes every frame.
     func testAThrowingHandlerEndsOnlyItsStream() throws {
