@@ -35,12 +35,14 @@
 // and the exp-Golomb value's offset from its code bits (signed).
 #define ENTRY(cb) (((cb) & 3u) | (((((cb) >> 2) & 7u) - ((cb) & 3u)) & 0xFFu) << 8 | ((cb) >> 5) << 16 \
                    | (((((cb) & 3u) + 1u) << ((cb) >> 5)) - (1u << (((cb) >> 2) & 7u))) << 24)
+// `level` is a code + 1, never 0 (codes do not wrap), and the chains' last
+// case takes every larger value: no clamp.
 uint runEntry(uint run) {
     return run < 2u ? ENTRY(0x06u) : run < 4u ? ENTRY(0x05u) : run == 4u ? ENTRY(0x04u)
          : run < 9u ? ENTRY(0x29u) : run < 15u ? ENTRY(0x28u) : ENTRY(0x4Cu);
 }
 uint levelEntry(uint level) {
-    return level == 0u ? ENTRY(0x04u) : level == 1u ? ENTRY(0x0Au) : level == 2u ? ENTRY(0x05u) : level == 3u ? ENTRY(0x06u)
+    return level == 1u ? ENTRY(0x0Au) : level == 2u ? ENTRY(0x05u) : level == 3u ? ENTRY(0x06u)
          : level == 4u ? ENTRY(0x04u) : level < 9u ? ENTRY(0x28u) : ENTRY(0x4Cu);
 }
 uint dcEntry(uint code) {
@@ -166,6 +168,23 @@ void consume(inout Reader r, uint n) {
     }
 }
 
+// consume where the caller knows index + n stays below the limit.
+void advance(inout Reader r, uint n) {
+    r.index += n;
+    uint s = n & 31u;
+    uint hi = (r.hi << s) | ((r.lo >> 1) >> (31u - s));
+    uint lo = r.lo << s;
+    r.hi = n >= 32u ? lo : hi;
+    r.lo = n >= 32u ? 0u : lo;
+    r.avail -= n;
+    if (r.avail < 32u) {
+        uint word = loadWord(r.nextWord++);
+        r.hi |= word >> r.avail;
+        r.lo = (word << 1) << (31u - r.avail);
+        r.avail += 32u;
+    }
+}
+
 int toInt16(int v) { return (v << 16) >> 16; }
 
 // One adaptive Rice / exp-Golomb codeword from the top of `window` (32
@@ -209,15 +228,16 @@ bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
     uint run = 4u, level = 2u;
     // FFmpeg tests for the end of the data on its 32-bit cache as the last
     // level's sign left it: shifted, with zeros after the bits still valid.
-    uint cacheBits = 32u;
+    // `lastLevelBits`: that level's length (~0 before the first: 32 bits).
+    uint lastLevelBits = ~0u;
     for (uint position = blockMask;;) {
         int bitsLeft = int(r.sizeBits) - int(r.index);
-        if (bitsLeft <= 0) break;
         if (bitsLeft < 32) {
-            uint n = min(uint(bitsLeft), cacheBits);
+            if (bitsLeft <= 0) break;
+            uint n = min(uint(bitsLeft), 31u - lastLevelBits);
             if (n == 0u || (r.hi >> (32u - n)) == 0u) break;
         }
-        bits = codeword(r.hi, runEntry(min(run, 15u)), run);
+        bits = codeword(r.hi, runEntry(run), run);
         if (bits == 0u) return false;
         position += run + 1u;
         if (position >= maxPosition) return false;
@@ -231,19 +251,24 @@ bool decodeCoefficients(inout Reader r, inout Writer w, uint log2Blocks) {
         // run is consumed first, as before. The state after both is the
         // same either way, so the end test above sees what it did.
         uint window = (r.hi << bits) | ((r.lo >> 1) >> (31u - bits));
-        uint levelBits = codeword(window, levelEntry(min(level, 9u)), code);
-        if (levelBits == 0u || bits + levelBits >= r.avail || r.index + bits >= r.limit) {
+        // Where the level, its sign and the run all end below the limit, the
+        // one consume cannot reach it and skips the test (otherwise the run
+        // is consumed first, and the level's consume stops at the limit).
+        uint levelBits = codeword(window, levelEntry(level), code);
+        uint total = bits + levelBits + 1u;
+        int negative = -int((window << levelBits) >> 31);
+        if (levelBits != 0u && total <= r.avail && r.index + total < r.limit) {
+            advance(r, total);
+        } else {
             consume(r, bits);
             window = r.hi;
-            levelBits = codeword(window, levelEntry(min(level, 9u)), code);
+            levelBits = codeword(window, levelEntry(level), code);
             if (levelBits == 0u) return false;
-            bits = 0u;
+            negative = -int((window << levelBits) >> 31);
+            consume(r, levelBits + 1u);
         }
         level = code + 1u;
-        // The sign bit follows the level in the same window.
-        int negative = -int((window << levelBits) >> 31);
-        consume(r, bits + levelBits + 1u);
-        cacheBits = 31u - levelBits;
+        lastLevelBits = levelBits;
         put(w, position, (int(level) ^ negative) - negative);
     }
     finish(w, maxPosition);
