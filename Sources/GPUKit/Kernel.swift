@@ -182,19 +182,13 @@ final class DescriptorPool {
 /// and every session on a context (`VulkanContext.kernels`), so that a
 /// check of many files builds each pipeline once.
 ///
-/// Different variants build at the same time (`prebuild` starts several at
-/// once): on the H200 a pipeline took 2.5–7 ms to build even from the
-/// driver's cache, and a decoder needs two to four of them before its first
-/// batch.
-///
-/// Thread-safety: any thread; each variant is built once, by the first
-/// thread to ask, and the others wait for it.
+/// Thread-safety: any thread; a kernel is made under the lock, once.
 // @unchecked: `kernels` is touched only under `lock`; the rest is immutable.
 public final class KernelCache: @unchecked Sendable {
     private let context: VulkanContext
     private let compiler: ShaderCompiler
     private let lock = NSLock()
-    private var kernels: [String: Deferred<Kernel>] = [:]
+    private var kernels: [String: Kernel] = [:]
 
     public init(context: VulkanContext, compiler: ShaderCompiler) {
         self.context = context
@@ -202,28 +196,11 @@ public final class KernelCache: @unchecked Sendable {
     }
 
     public func kernel(_ interface: KernelInterface) throws -> Kernel {
-        try build(interface).get()
-    }
-
-    /// Starts building each of `interfaces` not yet built; `kernel` then
-    /// waits for it (and throws its error). Every build runs on a thread of
-    /// its own, so a caller asking for one kernel blocks only on that one.
-    public func prebuild(_ interfaces: [KernelInterface]) {
-        for interface in interfaces { _ = build(interface) }
-    }
-
-    private func build(_ interface: KernelInterface) -> Deferred<Kernel> {
-        let key = interface.variantKey
         lock.lock()
-        if let building = kernels[key] {
-            lock.unlock()
-            return building
-        }
-        let building = Deferred("prores-decode.kernel") { [context, compiler] in
-            try Trace.span("kernel built") { try Kernel(context: context, compiler: compiler, interface: interface) }
-        }
-        kernels[key] = building
-        lock.unlock()
-        return building
+        defer { lock.unlock() }
+        if let made = kernels[interface.variantKey] { return made }
+        let made = try Trace.span("kernel built") { try Kernel(context: context, compiler: compiler, interface: interface) }
+        kernels[interface.variantKey] = made
+        return made
     }
 }

@@ -219,11 +219,6 @@ package final class GPUProResDecoder {
             hostCores: ProcessInfo.processInfo.activeProcessorCount, streamFrames: expectedFrames ?? format.frameCount)
         framesPerBatch = max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
 
-        // Every pipeline this decoder needs builds at once (each ~2.5–7 ms on the H200).
-        kernels.prebuild([DecoderKernels.entropy(format), DecoderKernels.transform(format)]
-            + (analysis?.hash == true ? [FrameHashKernel.interface(format.nativeFormat, layout: format.nativePackedLayout)] : [])
-            + (analysis?.statistics.map { [FrameStatisticsKernel.interface(layout: format.nativePackedLayout, alpha: format.hasAlpha,
-                                                                             light: $0.light)] } ?? []))
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
         transformPass = try kernels.kernel(DecoderKernels.transform(format))
         recorder = try CommandRecorder(context: context, count: slotCount)
