@@ -30,11 +30,6 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
         kernels = KernelCache(context: context, compiler: try ShaderCompiler())
         placement = ThreadPlacement.forDevice(at: context.info.pciAddress)
         regionImports = HostRegionImports(context: context)
-        // The samples read while the device was being made are imported
-        // now, beside the first decoder's pipelines, where its batches will upload from them.
-        if UploadPath(nil, sharesHostMemory: context.sharesHostMemory, canImport: TextureCache(context: context).canImport) == .fromSampleMemory {
-            regionImports.start()
-        }
     }
 
     func takeDecoder(_ key: String) -> GPUProResDecoder? {

@@ -90,8 +90,8 @@ package final class GPUProResDecoder {
     var heldTransform: TransformWork?
     /// How compressed bytes reach the GPU.
     let upload: UploadPath
-    /// Sample-memory regions imported into the device, as they appear
-    /// (the device's, shared by its decoders, or this decoder's own).
+    /// Sample-memory regions imported into the device (the device's,
+    /// shared by its decoders, or this decoder's own).
     let regionImports: HostRegionImports
     /// Frames uploaded from imported sample memory, and staged (read once
     /// the batches are done: only the submitting thread writes them).
@@ -228,7 +228,6 @@ package final class GPUProResDecoder {
         cache = TextureCache(context: context)
         upload = UploadPath(requestedUpload, sharesHostMemory: context.sharesHostMemory, canImport: cache.canImport)
         self.regionImports = regionImports ?? HostRegionImports(context: context)
-        if upload == .fromSampleMemory { self.regionImports.start() }
         let planar = format.nativeFormat, packed = format.nativePackedLayout, batch = framesPerBatch
         let hashPass = analysis?.hash == true
             ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount)

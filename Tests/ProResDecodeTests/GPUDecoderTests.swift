@@ -123,25 +123,27 @@ final class GPUDecoderTests: XCTestCase {
         XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
     }
 
-    /// A device imports sample memory as it is mapped, not when a batch
-    /// first uploads from it: the regions mapped before `start`, then each
-    /// new one, with no decoder asking.
-    func testRegionsAreImportedAsTheyAppear() throws {
+    /// A device imports each sample-memory region once, when it is first
+    /// used, and its decoders share the imports (`check` makes a decoder a
+    /// kind of file).
+    func testADevicesDecodersShareItsRegionImports() throws {
         let context = try Self.context.get()
         try XCTSkipUnless(context.info.hostMemoryImport && context.minImportedHostPointerAlignment > 0, "the device cannot import host memory")
-        let imports = HostRegionImports(context: context)
-        let before = try XCTUnwrap(SampleMemory.shared.allocate(bytes: 7_654_321))
-        let beforeRegion = try XCTUnwrap(SampleMemory.shared.region(containing: before.pointer))
-        XCTAssertFalse(imports.isImporting(beforeRegion))
-        imports.start()
-        XCTAssertTrue(imports.isImporting(beforeRegion))
-        // A size class of its own: a region mapped now.
-        let after = try XCTUnwrap(SampleMemory.shared.allocate(bytes: 27_654_321))
-        let afterRegion = try XCTUnwrap(SampleMemory.shared.region(containing: after.pointer))
-        XCTAssertTrue(imports.isImporting(afterRegion))
-        let buffer = try XCTUnwrap(imports.buffer(for: afterRegion))
-        XCTAssertEqual(buffer.size, afterRegion.size)
-        XCTAssertTrue(imports.buffer(for: afterRegion) === buffer, "imported once")
+        let device = try GPUDevice(context: context)
+        let block = try XCTUnwrap(SampleMemory.shared.allocate(bytes: 7_654_321))
+        let region = try XCTUnwrap(SampleMemory.shared.region(containing: block.pointer))
+        XCTAssertFalse(device.regionImports.hasImported(region))
+        let buffer = try XCTUnwrap(device.regionImports.buffer(for: region))
+        XCTAssertEqual(buffer.size, region.size)
+        XCTAssertTrue(device.regionImports.buffer(for: region) === buffer, "imported once")
+        var configuration = GPUDecodeSession.Configuration(framesPerBatch: 2)
+        configuration.upload = .fromSampleMemory
+        for clip in ["hq.mov", "4444.mov"] {
+            let format = try openSampleSource(Repo.fixture(clip)).format
+            let lane = try GPUDecodeLane(format: format, device: device, configuration: configuration)
+            XCTAssertTrue(lane.decoder.regionImports === device.regionImports, clip)
+            lane.close()
+        }
         XCTAssertEqual(context.validation?.messages ?? [], [])
     }
 

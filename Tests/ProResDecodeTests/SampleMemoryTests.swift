@@ -1,4 +1,3 @@
-import Foundation
 @testable import ProResCore
 import XCTest
 
@@ -36,35 +35,6 @@ final class SampleMemoryTests: XCTestCase {
         defer { heap.deallocate() }
         XCTAssertNil(memory.region(containing: heap))
     }
-
-    /// An observer hears of the regions mapped before it, then of each new
-    /// one (before its first block is handed out), and of none once dropped.
-    func testObserversHearOfEveryRegionUntilDropped() throws {
-        let memory = SampleMemory()
-        let first = try XCTUnwrap(memory.allocate(bytes: 5_000_000))
-        let heard = NSLock(), seen = Box<[UnsafeRawPointer]>([])
-        var observation: SampleMemory.Observation? = memory.observeRegions { region in
-            heard.withLock { seen.value.append(region.base) }
-        }
-        XCTAssertEqual(heard.withLock { seen.value }, [try XCTUnwrap(memory.region(containing: first.pointer)).base])
-        // Blocks of another size class come from a region of their own.
-        let second = try XCTUnwrap(memory.allocate(bytes: 9_000_000))
-        let secondRegion = try XCTUnwrap(memory.region(containing: second.pointer))
-        XCTAssertEqual(heard.withLock { seen.value }.last, secondRegion.base)
-        XCTAssertEqual(heard.withLock { seen.value }.count, 2)
-        // A block from a region already mapped tells nothing.
-        _ = try XCTUnwrap(memory.allocate(bytes: 9_000_000))
-        XCTAssertEqual(heard.withLock { seen.value }.count, 2)
-        observation = nil
-        _ = try XCTUnwrap(memory.allocate(bytes: 20_000_000))
-        XCTAssertEqual(heard.withLock { seen.value }.count, 2, "a dropped observer hears nothing more")
-        withExtendedLifetime(observation) {}
-    }
-}
-
-private final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 @testable import ProResGPU

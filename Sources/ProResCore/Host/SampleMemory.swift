@@ -17,8 +17,7 @@ public final class SampleMemory: @unchecked Sendable {
     public static let shared = SampleMemory()
 
     /// A mapped region, as a GPU would import it.
-    // @unchecked: an address and a size; the memory stays mapped for the process's life.
-    public struct Region: Hashable, @unchecked Sendable {
+    public struct Region: Hashable {
         public let base: UnsafeRawPointer
         public let size: Int
     }
@@ -48,43 +47,6 @@ public final class SampleMemory: @unchecked Sendable {
     /// Sorted by base address, for `region(containing:)`.
     private var regions: [Region] = []
     private var free: [Int: [UnsafeMutableRawPointer]] = [:]
-    private var observers: [Int: @Sendable (Region) -> Void] = [:]
-    private var nextObserver = 0
-
-    /// Keeps an observer registered; dropping it unregisters it.
-    public final class Observation: @unchecked Sendable {
-        private weak var owner: SampleMemory?
-        private let id: Int
-
-        fileprivate init(owner: SampleMemory, id: Int) {
-            self.owner = owner
-            self.id = id
-        }
-
-        deinit { owner?.removeObserver(id) }
-    }
-
-    /// Calls `handler` with every region mapped so far, then with each one
-    /// mapped later (on the thread that maps it, before its first block is
-    /// handed out), for as long as the observation is kept. Why: a GPU
-    /// decoder imports regions as they appear, on a thread of its own, not
-    /// when a batch first needs one.
-    public func observeRegions(_ handler: @escaping @Sendable (Region) -> Void) -> Observation {
-        lock.lock()
-        let id = nextObserver
-        nextObserver += 1
-        observers[id] = handler
-        let existing = regions
-        lock.unlock()
-        for region in existing { handler(region) }
-        return Observation(owner: self, id: id)
-    }
-
-    private func removeObserver(_ id: Int) {
-        lock.lock()
-        observers[id] = nil
-        lock.unlock()
-    }
 
     init() {}
 
@@ -92,25 +54,19 @@ public final class SampleMemory: @unchecked Sendable {
     public func allocate(bytes: Int) -> Block? {
         let capacity = Self.sizeClass(bytes)
         lock.lock()
+        defer { lock.unlock() }
         if let pointer = free[capacity]?.popLast() {
-            lock.unlock()
             return Block(pointer: pointer, capacity: capacity, owner: self)
         }
         let blocks = max(1, (Self.minimumRegionBytes + capacity - 1) / capacity)
         let size = blocks * capacity
         let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        guard let base, base != MAP_FAILED else {
-            lock.unlock()
-            return nil
-        }
+        guard let base, base != MAP_FAILED else { return nil }
         // Fewer pages to pin and translate for the DMA; advice only.
         _ = madvise(base, size, MADV_HUGEPAGE)
         let region = Region(base: UnsafeRawPointer(base), size: size)
         regions.insert(region, at: regions.firstIndex { $0.base > region.base } ?? regions.count)
         free[capacity, default: []] += (1..<blocks).reversed().map { base + $0 * capacity }
-        let told = Array(observers.values)
-        lock.unlock()
-        for handler in told { handler(region) }
         return Block(pointer: base, capacity: capacity, owner: self)
     }
 
