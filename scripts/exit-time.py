@@ -30,7 +30,7 @@ def main():
     # exiting; the line before it is the last the process wrote.
     code = process.wait()
     end = time.monotonic()
-    text = last_line.decode(errors="replace").strip()[:160]
+    text = last_line.decode(errors="replace").strip()[:600]
     print(f"{label or args[0]}: exit {code}, to last line {1000 * (last_time - start):.1f} ms, "
           f"last line to exit {1000 * (end - last_time):.1f} ms, wall {1000 * (end - start):.1f} ms; last: {text}")
 
