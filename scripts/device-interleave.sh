@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Several bundles, interleaved, ON the lent GPU machine: each round runs a
+# plain GPU decode of the 1,920-frame 4K HQ file and `check --golden` of
+# check-folder.sh's 20-file folder for every bundle in turn, each under
+# scripts/exit-time.py (wall time, time to the last line, exit). Medians of
+# several rounds are what to compare: hosts differ between calls and runs
+# move ±10% within one. The first bundle writes the golden file; every
+# other one must verify it (and so match its hashes on all 864 frames).
+#
+#   scripts/device-interleave.sh LOGDIR LABEL=DIST [LABEL=DIST...]
+#
+# Environment: ROUNDS (6), CLIPDIR (/tmp/prores-check), JOBS ("plain check").
+# Ninth session: A, D and B six rounds each in ~90 s plus ~75 s of clips.
+set -u
+LOGDIR=$1; shift
+ROUNDS=${ROUNDS:-6} CLIPDIR=${CLIPDIR:-/tmp/prores-check} JOBS=${JOBS:-plain check}
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$LOGDIR"
+export SWIFT_BACKTRACE=enable=no
+labels=()
+for pair in "$@"; do
+  label=${pair%%=*} dist=${pair#*=}
+  mkdir -p "/tmp/il-$label" && gunzip -c "$dist/prores-decode.gz" >"/tmp/il-$label/prores-decode" && chmod +x "/tmp/il-$label/prores-decode"
+  rm -rf "/tmp/il-$label/Shaders" && cp -r "$dist/Shaders" "/tmp/il-$label/"
+  echo "$label: $(grep -m1 '^built' "$dist/MANIFEST.txt")" | tee -a "$LOGDIR/interleave.txt"
+  labels+=("$label") FF=$dist/ffmpeg
+done
+bash "$HERE/check-folder.sh" "$FF" "$CLIPDIR" 3840x2160 >/dev/null 2>&1
+LONG=$CLIPDIR/hq-x40.mov DIR=$CLIPDIR/folder
+cat "$LONG" "$DIR"/* >/dev/null
+first=${labels[0]}
+"/tmp/il-$first/prores-decode" check "$DIR" --decoder gpu --write-golden "$LOGDIR/golden.txt" --overwrite >/dev/null 2>&1
+for label in "${labels[@]:1}"; do
+  "/tmp/il-$label/prores-decode" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" >/dev/null 2>&1 \
+    && echo "$label: hashes equal $first's on all 864 frames" || echo "$label: FAIL: hashes differ from $first's"
+done | tee -a "$LOGDIR/interleave.txt"
+for round in $(seq "$ROUNDS"); do
+  for job in $JOBS; do
+    for label in "${labels[@]}"; do
+      P=/tmp/il-$label/prores-decode
+      case $job in
+        plain) python3 "$HERE/exit-time.py" --label "plain $label r$round" "$P" "$LONG" --decoder gpu --quiet --json ;;
+        check) python3 "$HERE/exit-time.py" --label "check $label r$round" "$P" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" ;;
+      esac
+    done
+  done
+done 2>&1 | sed -E 's/last: .*"fps":([0-9.]+).*/fps in the run \1/' | tee -a "$LOGDIR/interleave.txt"
+python3 - "$LOGDIR/interleave.txt" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(\w+) (\S+) r\d+: .*wall ([0-9.]+) ms", line)
+    if m: runs.setdefault((m.group(1), m.group(2)), []).append(float(m.group(3)))
+for (job, label), walls in sorted(runs.items()):
+    print(f"{job} {label}: median {statistics.median(walls):.1f} ms (min {min(walls):.1f}, max {max(walls):.1f}, {len(walls)} runs)")
+PY
