@@ -300,6 +300,61 @@ final class GPUDecoderDamageTests: XCTestCase {
         XCTAssertGreaterThan(statuses["failed", default: 0], 3, "\(statuses)")
     }
 
+    /// A component whose declared size ends inside its codewords (the next
+    /// component's grows by as much, so the slice stays whole): the reader
+    /// reaches its limit (the size + 8 bits) part-way through a run, a level
+    /// or a sign, 1 to 6 bytes before the coded data ends, where the entropy
+    /// pass leaves its joined run-and-level read for one read at a time.
+    /// The reference is FFmpeg's decode of the same bytes; the cuts must
+    /// change the pictures, or the test proves nothing.
+    func testComponentsCutInsideTheirCodewordsMatchTheCPUPath() throws {
+        let context = try VulkanContext(options: .init(validation: true))
+        var statuses: [String: Int] = [:]
+        var changed = 0, frames = 0
+        for clip in ["hq.mov", "4444.mov", "4444-alpha8.mov", "interlaced-bff.mov", "proxy.mov"] {
+            var cuts = 0
+            let (damaged, format) = try damagingEverySlice(of: clip) { bytes, slice, components in
+                // Y' into Cb, or Cb into Cr: the slice header holds both sizes.
+                let first = slice % 2, cut = 1 + slice % 6
+                // Cr's size is in the header only where it is 8 bytes or more.
+                guard components[first].count > cut + 4, let header = Self.sliceHeader(bytes, components: components),
+                      first == 0 || bytes[header] >> 3 > 7 else { return }
+                let at = header + 2 + 2 * first
+                Self.writeSize(&bytes, at: at, components[first].count - cut)
+                Self.writeSize(&bytes, at: at + 2, components[first + 1].count + cut)
+                cuts += 1
+            }
+            XCTAssertGreaterThan(cuts, 0, "\(clip): no slice was cut")
+            try assertGPUMatchesCPU(damaged, format: format, context: context, clip: clip, statuses: &statuses)
+            let clean = try damagingEverySlice(of: clip) { _, _, _ in }.frames
+            changed += zip(clean, damaged).filter { $0 != $1 }.count
+            frames += damaged.count
+        }
+        XCTAssertEqual(changed, frames, "every frame had a slice cut")
+        XCTAssertEqual(context.validation?.messages ?? [], [])
+        print("cut-component statuses: \(statuses.sorted { $0.key < $1.key })")
+    }
+
+    /// Where the slice header of the slice whose components are
+    /// `components` starts: the byte before the first component whose
+    /// header size (its top 5 bits) reaches it and whose size fields say
+    /// the Y' and Cb sizes. Nil where none fits (the slice is then left alone).
+    static func sliceHeader(_ bytes: [UInt8], components: [Range<Int>]) -> Int? {
+        for size in 6...15 {
+            let start = components[0].lowerBound - size
+            guard start >= 0, Int(bytes[start] >> 3) == size else { continue }
+            let luma = Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+            let cb = Int(bytes[start + 4]) << 8 | Int(bytes[start + 5])
+            if luma == components[0].count && cb == components[1].count { return start }
+        }
+        return nil
+    }
+
+    static func writeSize(_ bytes: inout [UInt8], at index: Int, _ value: Int) {
+        bytes[index] = UInt8(value >> 8)
+        bytes[index + 1] = UInt8(value & 0xFF)
+    }
+
     /// Damage in the last bytes of each component, where FFmpeg's reader
     /// decides that the data has ended: on its 32-bit cache as the previous
     /// coefficient left it, which the GPU reader must reproduce, not on the
