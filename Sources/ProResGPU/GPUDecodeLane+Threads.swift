@@ -100,11 +100,10 @@ extension GPUDecodeLane {
                 fail(error)
                 return
             }
-            if let timing = outcome.timing {
-                timingLock.lock()
-                timings.append(timing)
-                timingLock.unlock()
-            }
+            timingLock.lock()
+            completed += 1
+            if let timing = outcome.timing { timings.append(timing) }
+            timingLock.unlock()
             let now = monotonicNanoseconds()
             var frames: [(frame: DecodedFrame, stream: GPUDecodeStream)] = []
             for (i, sample) in batch.samples.enumerated() {

@@ -41,6 +41,8 @@ package final class GPUDecodeLane: @unchecked Sendable {
     let threads = SessionThreads()
     let timingLock = NSLock()
     var timings: [GPUProResDecoder.BatchTiming] = []
+    /// Under `timingLock`.
+    var completed = 0
 
     /// The streams' counts (`GPUDecodeStream`'s `fed`, `through`,
     /// `queuedFrames`), what this lane counts, and the waits for them.
@@ -178,11 +180,19 @@ package final class GPUDecodeLane: @unchecked Sendable {
     /// Batches whose transform went beside the next batch's entropy pass (`overlapTransforms`).
     package var heldTransforms: Int { decoder.heldTransforms - heldBefore }
 
-    /// GPU time of every batch so far (timestamp queries), in order.
+    /// GPU time of the batches timed so far (timestamp queries; the first
+    /// few and then one in `GPUProResDecoder.timedBatchInterval`), in order.
     package var batchTimings: [GPUProResDecoder.BatchTiming] {
         timingLock.lock()
         defer { timingLock.unlock() }
         return timings
+    }
+
+    /// Batches completed so far, timed or not.
+    package var completedBatches: Int {
+        timingLock.lock()
+        defer { timingLock.unlock() }
+        return completed
     }
 
     /// The lane's own failure (a device error), or `.interrupted` once cancelled.

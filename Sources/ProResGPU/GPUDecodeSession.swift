@@ -127,6 +127,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     /// GPU time of every batch so far (timestamp queries), in order.
     package var batchTimings: [GPUProResDecoder.BatchTiming] { lane.batchTimings }
+    package var completedBatches: Int { lane.completedBatches }
 
     /// What a decoder's buffers and passes depend on: geometry, layout,
     /// batching and the analysis (whose light pass depends on the colour tags).

@@ -198,8 +198,8 @@ final class ConversionGroupTests: XCTestCase {
                                        outputIdleHandler: { gpuEvents.list.append(-1) })
         for i in 0..<total { try gpu.decode(clip[i % clip.count].renumbered(as: i)) }
         try gpu.finish()
-        let batches = gpu.batchTimings.count
-        XCTAssertGreaterThan(batches, 0, "lavapipe has timestamps: every batch is timed")
+        let batches = gpu.completedBatches
+        XCTAssertGreaterThanOrEqual(batches, total / 4, "batches of at most 4 frames")
         assertIdleCalls(gpuEvents.list, frames: total, atMost: batches, "gpu")
     }
 }

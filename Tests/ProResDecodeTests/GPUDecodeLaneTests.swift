@@ -107,6 +107,7 @@ final class GPUDecodeLaneTests: XCTestCase {
         let timings = lane.timings
         lane.timingLock.unlock()
         XCTAssertEqual(timings.count, timed)
+        XCTAssertEqual(lane.completedBatches, frames, "one-frame batches")
         XCTAssertTrue(timings.allSatisfy { $0.frames == 1 && $0.entropy >= 0 })
         XCTAssertEqual(try Self.device.get().context.validation?.messages ?? [], [])
     }
