@@ -48,7 +48,8 @@ public final class BatchCheck: @unchecked Sendable {
     /// Why `--decoder auto` chose the CPU decoder.
     public private(set) var decoderNote: String?
     /// The first file, opened and reading while the devices are made (~0.17 s
-    /// on the H200, every file waiting); taken by the first device's feed.
+    /// on the H200, every file waiting); taken by the one worker, whichever
+    /// decoder `--decoder auto` ends up with, so a CPU run reads it once.
     private var firstOpened: Deferred<SampleSource>?
 
     /// Files in flight: `--jobs`, else 1, or one per device on the GPU (two
@@ -84,7 +85,8 @@ public final class BatchCheck: @unchecked Sendable {
     /// `--decoder gpu` / `--require-hardware` cannot have.
     public func prepareDevices() throws {
         guard devices.isEmpty, options.decoder.choice != .cpu, !inputs.isEmpty else { return }
-        if firstOpened == nil { firstOpened = openAhead(0) }
+        // Several workers take files in any order: none waits for file 0 in particular.
+        if firstOpened == nil, options.jobs <= 1 { firstOpened = openAhead(0) }
         if options.decoder.choice == .auto {
             let found = options.decoder.automaticDevices()
             devices = found.devices
@@ -107,7 +109,7 @@ public final class BatchCheck: @unchecked Sendable {
             // One file at a time on a device: the next one opens and starts
             // reading while this one decodes.
             let opensAhead = feed.device != nil && workers == 1
-            if worker == 0, opensAhead, let first = firstOpened { feed.ahead = (0, first) }
+            if workers == 1, let first = firstOpened { feed.ahead = (0, first) }
             // With a shared session, a second thread feeds the next file
             // while the first one's is still on the device.
             for _ in 0..<(feed.lanes == nil ? 1 : 2) {
