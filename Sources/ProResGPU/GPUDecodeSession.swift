@@ -125,8 +125,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     public var poolStatistics: PixelBufferPool.Statistics { stream.poolStatistics }
 
-    /// GPU time of every batch so far (timestamp queries), in order.
+    /// GPU time of the batches timed so far (`GPUDecodeLane.batchTimings`), in order.
     package var batchTimings: [GPUProResDecoder.BatchTiming] { lane.batchTimings }
+    /// Batches completed so far, timed or not.
     package var completedBatches: Int { lane.completedBatches }
 
     /// What a decoder's buffers and passes depend on: geometry, layout,

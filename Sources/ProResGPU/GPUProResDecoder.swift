@@ -349,7 +349,7 @@ package final class GPUProResDecoder {
         slot.parseMicroseconds = batch.parseMicroseconds
         let timed = Self.timesStages(ofBatch: encodedBatches)
         slot.timed = timed
-        let stamps = timed ? timestamps : nil
+        let stamps = timed ? timestamps : nil, uploadStamps = timed ? uploadTimestamps : nil
         if !targets.isEmpty && !cache.canImport {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
         }
@@ -431,9 +431,9 @@ package final class GPUProResDecoder {
         // buffer's last write); else first in the compute command buffer.
         if let device = slot.deviceInput, let uploads {
             let upload = try uploads.begin(index)
-            if timed { uploadTimestamps?.start(upload, slot: index) }
+            uploadStamps?.start(upload, slot: index)
             recordUpload(upload, to: device)
-            if timed { uploadTimestamps?.mark(upload, slot: index, 1, after: .transfer) }
+            uploadStamps?.mark(upload, slot: index, 1, after: .transfer)
             try uploads.submit(upload)
         }
         // Entropy decoding, then the transform and what reads its surfaces
