@@ -88,7 +88,8 @@ final class CheckSharedSessionTests: XCTestCase {
 
     /// Files of two kinds in turn: each switch makes the next kind's lane
     /// while the last one closes on a thread of its own, and every file's
-    /// verdict and hashes still equal those of a session per file; all six
+    /// verdict and hashes still equal those of a session per file and of
+    /// the CPU decoder (FFmpeg's frames, hashed on the host); all six
     /// streams are counted once every lane has closed.
     func testFilesOfTwoKindsTakeTurnsOnLanes() throws {
         let dir = try makeTemporaryDirectory(self)
@@ -110,6 +111,9 @@ final class CheckSharedSessionTests: XCTestCase {
         }
         XCTAssertEqual(hashes[0], hashes[1])
         XCTAssertFalse(hashes[0].isEmpty)
+        let cpu = try BatchCheck(inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .cpu))).run()
+        XCTAssertEqual(cpu.map(\.status), Array(repeating: .pass, count: 6), "cpu")
+        XCTAssertEqual(cpu.flatMap { $0.hashes.map(\.hash) }, hashes[0], "the GPU's hashes differ from the CPU decoder's")
     }
 
     /// The shared session fails as a device error would, under the third
