@@ -18,7 +18,12 @@ public final class Kernel: @unchecked Sendable {
     private let context: VulkanContext
 
     /// Compiles `Shaders/<interface.shader>` behind its generated prelude.
-    public init(context: VulkanContext, compiler: ShaderCompiler, interface: KernelInterface) throws {
+    public convenience init(context: VulkanContext, compiler: ShaderCompiler, interface: KernelInterface) throws {
+        try self.init(context: context, compiler: compiler, interface: interface, pipelineCache: nil)
+    }
+
+    /// `pipelineCache`: the driver's earlier builds (`PipelineCache`), if any.
+    init(context: VulkanContext, compiler: ShaderCompiler, interface: KernelInterface, pipelineCache: PipelineCache?) throws {
         self.context = context
         self.interface = interface
         let vk = context.vk, device = context.device
@@ -78,7 +83,7 @@ public final class Kernel: @unchecked Sendable {
             info.stage = stage
             info.layout = layout
             if context.capturesPipelineStatistics { info.flags = VkPipelineCreateFlags(VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR.rawValue) }
-            try check(vk.vkCreateComputePipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateComputePipelines(\(interface.shader))")
+            try check(vk.vkCreateComputePipelines(device, pipelineCache?.handle, 1, &info, nil, &pipeline), "vkCreateComputePipelines(\(interface.shader))")
         }
         if context.capturesPipelineStatistics, let pipeline {
             let defines = interface.defines.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
@@ -189,17 +194,44 @@ public final class KernelCache: @unchecked Sendable {
     private let compiler: ShaderCompiler
     private let lock = NSLock()
     private var kernels: [String: Kernel] = [:]
+    /// Made with the first kernel, beside the compiler's SPIR-V cache; none
+    /// when the compiler keeps no cache.
+    private var pipelineCache: PipelineCache?
+    private var pipelineCacheOpened = false
 
     public init(context: VulkanContext, compiler: ShaderCompiler) {
         self.context = context
         self.compiler = compiler
     }
 
+    /// Bytes of earlier builds the driver was given (0: none), once a kernel was asked for.
+    public var pipelineCacheLoadedBytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return pipelineCache?.loadedBytes ?? 0
+    }
+
+    /// Where the driver's builds are kept, or nil.
+    public var pipelineCacheFile: URL? {
+        lock.lock()
+        defer { lock.unlock() }
+        return pipelineCache?.file
+    }
+
     public func kernel(_ interface: KernelInterface) throws -> Kernel {
         lock.lock()
         defer { lock.unlock() }
         if let made = kernels[interface.variantKey] { return made }
-        let made = try Trace.span("kernel built") { try Kernel(context: context, compiler: compiler, interface: interface) }
+        if !pipelineCacheOpened {
+            pipelineCacheOpened = true
+            if PipelineCache.enabled, let spirv = compiler.cacheDirectory {
+                pipelineCache = PipelineCache(context: context, directory: spirv.deletingLastPathComponent().appendingPathComponent("pipelines"))
+            }
+        }
+        let made = try Trace.span("kernel built") {
+            try Kernel(context: context, compiler: compiler, interface: interface, pipelineCache: pipelineCache)
+        }
+        pipelineCache?.saveIfGrown()
         kernels[interface.variantKey] = made
         return made
     }

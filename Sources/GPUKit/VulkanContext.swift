@@ -457,7 +457,9 @@ public final class VulkanContext: @unchecked Sendable {
             hostMemoryImport: extensionNames.contains("VK_EXT_external_memory_host"),
             separateTransferQueue: families.contains(where: isTransferOnly),
             storage16Bit: features11.storageBuffer16BitAccess != 0,
-            hostQueryReset: features12.hostQueryReset != 0, pciAddress: pciAddress)
+            hostQueryReset: features12.hostQueryReset != 0, pciAddress: pciAddress,
+            pipelineCacheIdentity: PipelineCacheIdentity(vendorID: p.vendorID, deviceID: p.deviceID,
+                                                         uuid: withUnsafeBytes(of: p.pipelineCacheUUID) { Array($0) }))
     }
 }
 

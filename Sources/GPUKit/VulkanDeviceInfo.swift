@@ -40,6 +40,10 @@ public struct VulkanDeviceInfo: Sendable {
     /// Where it sits on the PCI bus, when the driver offers
     /// VK_EXT_pci_bus_info (lavapipe does not): finds its NUMA node.
     public let pciAddress: PCIAddress?
+    /// What a pipeline cache's header must name for this device and driver
+    /// build (`VkPipelineCacheHeaderVersionOne`): data saved by another
+    /// GPU or driver is never handed to this one.
+    public let pipelineCacheIdentity: PipelineCacheIdentity
 
     /// Lavapipe and other CPU implementations are not hardware.
     public var isHardware: Bool { kind == .discrete || kind == .integrated || kind == .virtual }

@@ -122,6 +122,9 @@ package struct VulkanDeviceFunctions {
     let vkCreatePipelineLayout: PFN_vkCreatePipelineLayout
     let vkDestroyPipelineLayout: PFN_vkDestroyPipelineLayout
     let vkCreateComputePipelines: PFN_vkCreateComputePipelines
+    let vkCreatePipelineCache: PFN_vkCreatePipelineCache
+    let vkGetPipelineCacheData: PFN_vkGetPipelineCacheData
+    let vkDestroyPipelineCache: PFN_vkDestroyPipelineCache
     let vkDestroyPipeline: PFN_vkDestroyPipeline
     let vkCreateDescriptorPool: PFN_vkCreateDescriptorPool
     let vkDestroyDescriptorPool: PFN_vkDestroyDescriptorPool
@@ -198,6 +201,9 @@ package struct VulkanDeviceFunctions {
         vkCreatePipelineLayout = try load("vkCreatePipelineLayout")
         vkDestroyPipelineLayout = try load("vkDestroyPipelineLayout")
         vkCreateComputePipelines = try load("vkCreateComputePipelines")
+        vkCreatePipelineCache = try load("vkCreatePipelineCache")
+        vkGetPipelineCacheData = try load("vkGetPipelineCacheData")
+        vkDestroyPipelineCache = try load("vkDestroyPipelineCache")
         vkDestroyPipeline = try load("vkDestroyPipeline")
         vkCreateDescriptorPool = try load("vkCreateDescriptorPool")
         vkDestroyDescriptorPool = try load("vkDestroyDescriptorPool")
