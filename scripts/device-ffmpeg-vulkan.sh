@@ -17,10 +17,11 @@
 #
 # FFMPEG_VULKAN: an FFmpeg 8.1.2 CLI with the prores_vulkan hwaccel (how it
 # is built: docs/DEVICE.md, "FFmpeg's Vulkan decoder"). Environment: ROUNDS
-# (5), CLIPDIR (/tmp/prores-ffvk).
+# (5), CLIPDIR (/tmp/prores-ffvk), SIZE (3840x2160) and LOOPS (24: the file
+# holds LOOPS + 1 copies of the clip) to try it small on lavapipe.
 set -u
 D=$1 FFVK=$2 LOGDIR=$3
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-5} SIZE=${SIZE:-3840x2160} LOOPS=${LOOPS:-24}
 CLIPDIR=${CLIPDIR:-/tmp/prores-ffvk}
 mkdir -p "$LOGDIR" "$CLIPDIR" /tmp/ffvk-bin
 export SWIFT_BACKTRACE=enable=no
@@ -36,10 +37,10 @@ log "ours: $(grep -m1 '^source' "$D/MANIFEST.txt") $(grep -m1 '^built' "$D/MANIF
 log "theirs: $("$FFVK" -hide_banner -version | head -1)"
 log "device: $($PD devices 2>&1 | grep -i -m1 nvidia)"
 
-CLIP=$CLIPDIR/4k-hq.mov LONG=$CLIPDIR/4k-hq-x25.mov
-[ -s "$CLIP" ] || "$FF" -nostdin -v error -y -f lavfi -i "testsrc2=size=3840x2160:rate=25,format=yuv422p10le" \
+CLIP=$CLIPDIR/hq-$SIZE.mov LONG=$CLIPDIR/hq-$SIZE-x$((LOOPS + 1)).mov
+[ -s "$CLIP" ] || "$FF" -nostdin -v error -y -f lavfi -i "testsrc2=size=$SIZE:rate=25,format=yuv422p10le" \
   -vf "noise=alls=24:allf=t+u" -frames:v 48 -c:v prores_ks -profile:v hq -vendor apl0 "$CLIP"
-[ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop 24 -i "$CLIP" -c copy "$LONG"
+[ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop "$LOOPS" -i "$CLIP" -c copy "$LONG"
 cat "$LONG" >/dev/null
 log "file: $LONG, $(stat -c %s "$LONG") bytes"
 
@@ -62,8 +63,9 @@ run() { # LABEL COMMAND...: whole-process wall seconds; the output goes to LOGDI
   local t0 t1 rc
   t0=$(now); "$@" >"$LOGDIR/$label.out" 2>&1; rc=$?; t1=$(now)
   local wall; wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-  echo "$wall" >>"$LOGDIR/$label.walls"
-  log "round $round $label: exit $rc, wall $wall s $(grep -o '"fps":[0-9.]*' "$LOGDIR/$label.out" | tail -1)"
+  # A failed run is no time at all: it stays out of the medians.
+  [ "$rc" = 0 ] && echo "$wall" >>"$LOGDIR/$label.walls"
+  log "round $round $label: exit $rc$([ "$rc" = 0 ] || echo ' FAILED'), wall $wall s $(grep -o '"fps":[0-9.]*' "$LOGDIR/$label.out" | tail -1)"
 }
 for round in $(seq "$ROUNDS"); do
   run ours-gpu timeout 120 "$PD" "$LONG" --decoder gpu --quiet --json
@@ -71,8 +73,8 @@ for round in $(seq "$ROUNDS"); do
   run ours-auto timeout 120 "$PD" "$LONG" --quiet --json
   run ff-vk timeout 120 "$FFVK" -nostdin -v error -hwaccel vulkan -i "$LONG" -f null -
 done
-median() { sort -n "$LOGDIR/$1.walls" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-for label in ours-gpu ours-auto ff-vk-dev ff-vk; do log "median $label: $(median $label) s ($(paste -sd' ' "$LOGDIR/$label.walls"))"; done
+median() { [ -s "$LOGDIR/$1.walls" ] || { echo nan; return; }; sort -n "$LOGDIR/$1.walls" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+for label in ours-gpu ours-auto ff-vk-dev ff-vk; do log "median $label: $(median $label) s ($(paste -sd' ' "$LOGDIR/$label.walls" 2>/dev/null))"; done
 for ours in ours-gpu ours-auto; do
   for theirs in ff-vk-dev ff-vk; do
     log "ratio $theirs / $ours: $(awk -v a="$(median $theirs)" -v b="$(median $ours)" 'BEGIN { printf "%.2f", a / b }')x"
