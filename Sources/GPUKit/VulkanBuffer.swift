@@ -12,10 +12,6 @@ public final class VulkanBuffer: @unchecked Sendable {
     // Strong: a Vulkan object must not outlive its device.
     private let context: VulkanContext
     private let ownsMapping: Bool
-    /// Memory we mapped for an import of our own (`hostMemoryToImport`), unmapped after the Vulkan memory is freed.
-    private let ownedHostMemory: (pointer: UnsafeMutableRawPointer, bytes: Int)?
-    /// Whether this host-visible buffer is memory of ours the device imported (tests).
-    package var isImportedHostMemory: Bool { ownedHostMemory != nil }
     /// What the allocation counts for in the context's `MemoryLedger`.
     private let ledgerBytes: Int
     private let onDevice: Bool
@@ -30,11 +26,6 @@ public final class VulkanBuffer: @unchecked Sendable {
     /// (`roofline`, BENCHMARKS.md §6).
     public convenience init(_ context: VulkanContext, size: Int, usage: BufferUsage, memory: MemoryKind,
                             sharedWithTransferQueue: Bool = false, dedicated: Bool? = nil) throws {
-        if memory == .host || memory == .hostReadback, context.importsHostBuffers, let host = Self.hostMemoryToImport(context, size: size) {
-            try self.init(context, importing: host.pointer, size: host.bytes, usage: usage.rawValue, transferQueue: sharedWithTransferQueue,
-                          owned: true)
-            return
-        }
         try self.init(context, size: size, usage: usage.rawValue, required: memory.required,
                       preferred: memory.preferred(sharedMemory: context.sharesHostMemory), transferQueue: sharedWithTransferQueue,
                       dedicated: dedicated ?? (Self.dedicatesLargeBuffers && size >= Self.dedicatedFromBytes))
@@ -91,47 +82,15 @@ public final class VulkanBuffer: @unchecked Sendable {
             mapped = nil
             ownsMapping = false
         }
-        ownedHostMemory = nil
-    }
-
-    /// Host-visible memory of our own to import instead of the driver's
-    /// host allocation, mapped (nil when the device would not import it in
-    /// a coherent memory type: nothing here flushes). Why: on the H200 the
-    /// driver took ~0.45 ms a megabyte to allocate host-visible memory and
-    /// ~0.2 ms a megabyte to take it back when the process ended; an import
-    /// ~0.04 and ~0.03 (`scripts/exit-probe.c`, BENCHMARKS.md §6, tenth
-    /// session).
-    private static func hostMemoryToImport(_ context: VulkanContext, size: Int) -> (pointer: UnsafeMutableRawPointer, bytes: Int)? {
-        let alignment = max(context.minImportedHostPointerAlignment, 4096)
-        let bytes = max(alignment, (size + alignment - 1) / alignment * alignment)
-        guard let properties = context.vk.vkGetMemoryHostPointerPropertiesEXT,
-              let pointer = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), pointer != MAP_FAILED else { return nil }
-        // Fewer pages for the driver to pin; advice only.
-        if bytes >= 2 << 20 { _ = madvise(pointer, bytes, MADV_HUGEPAGE) }
-        var found = VkMemoryHostPointerPropertiesEXT()
-        found.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
-        let coherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue
-        guard properties(context.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &found) == VK_SUCCESS,
-              context.memoryType(bits: found.memoryTypeBits, required: coherent) != nil else {
-            munmap(pointer, bytes)
-            return nil
-        }
-        return (pointer, bytes)
     }
 
     /// Wraps host memory we own (a pooled surface) without copying it,
     /// through VK_EXT_external_memory_host. `size` must be a multiple of the
     /// device's import alignment and `pointer` aligned to it.
     /// `sharedWithTransferQueue` as for a buffer of our own.
-    public convenience init(_ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: BufferUsage,
-                            sharedWithTransferQueue: Bool = false) throws {
-        try self.init(context, importing: pointer, size: size, usage: usage.rawValue, transferQueue: sharedWithTransferQueue, owned: false)
-    }
-
-    /// `owned`: we mapped the memory for this buffer alone (`hostMemoryToImport`):
-    /// it must be coherent, and it is unmapped with the buffer (or now, on failure).
-    private init(_ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: VkBufferUsageFlags,
-                 transferQueue sharedWithTransferQueue: Bool, owned: Bool) throws {
+    public init(_ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: BufferUsage,
+                sharedWithTransferQueue: Bool = false) throws {
+        let usage = usage.rawValue
         self.context = context
         self.size = size
         let vk = context.vk
@@ -153,9 +112,8 @@ public final class VulkanBuffer: @unchecked Sendable {
         do {
             try check(hostProperties(context.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &pointerProperties),
                       "vkGetMemoryHostPointerPropertiesEXT")
-            let coherent = owned ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue : 0
             guard let type = context.memoryType(bits: requirements.memoryTypeBits & pointerProperties.memoryTypeBits,
-                                                required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | coherent) else {
+                                                required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue) else {
                 throw VulkanError.outOfMemory("no memory type can import host memory for a buffer")
             }
             var importInfo = VkImportMemoryHostPointerInfoEXT()
@@ -172,14 +130,12 @@ public final class VulkanBuffer: @unchecked Sendable {
             }
         } catch {
             vk.vkDestroyBuffer(context.device, buffer, nil)
-            if owned { munmap(pointer, size) }
             throw error
         }
         self.buffer = buffer!
         self.memory = memory!
         mapped = pointer
         ownsMapping = false
-        ownedHostMemory = owned ? (pointer, size) : nil
         ledgerBytes = size
         onDevice = false
         context.memory.allocated(size, onDevice: false)
@@ -232,7 +188,6 @@ public final class VulkanBuffer: @unchecked Sendable {
         if ownsMapping { context.vk.vkUnmapMemory(context.device, memory) }
         context.vk.vkDestroyBuffer(context.device, buffer, nil)
         context.vk.vkFreeMemory(context.device, memory, nil)
-        if let ownedHostMemory { munmap(ownedHostMemory.pointer, ownedHostMemory.bytes) }
         context.memory.freed(ledgerBytes, onDevice: onDevice)
     }
 }

@@ -30,9 +30,6 @@ public final class VulkanContext: @unchecked Sendable {
     let transferTimestampValidBits: UInt32
     let memoryProperties: VkPhysicalDeviceMemoryProperties
     package let minImportedHostPointerAlignment: Int
-    /// Host-visible buffers (staging, read-back) are memory of ours the
-    /// device imports, not the driver's host allocations (`VulkanBuffer`).
-    package let importsHostBuffers: Bool
     /// Valid bits of the compute queue's timestamps; 0 means no GPU timing.
     let timestampValidBits: UInt32
     /// Messages from the validation layer, when it is enabled.
@@ -80,11 +77,6 @@ public final class VulkanContext: @unchecked Sendable {
         /// `PRORES_DECODE_PIPELINE_STATS=1`, for kernel work (a register
         /// more or less decides how many invocations an SM keeps resident).
         public var pipelineStatistics = ProcessInfo.processInfo.environment["PRORES_DECODE_PIPELINE_STATS"] == "1"
-        /// Host-visible buffers as imported memory of ours: nil decides (a
-        /// discrete GPU that imports host memory), true asks for it wherever
-        /// the device imports (tests on lavapipe), false never.
-        /// `PRORES_DECODE_HOST_IMPORT=0|1` for measurements.
-        public var importedHostBuffers: Bool? = ProcessInfo.processInfo.environment["PRORES_DECODE_HOST_IMPORT"].map { $0 != "0" }
 
         public init(device: String? = nil,
                     validation: Bool = ["1", "sync"].contains(ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"]),
@@ -206,9 +198,6 @@ public final class VulkanContext: @unchecked Sendable {
             props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
             withUnsafeMutablePointer(to: &hostProps) { props2.pNext = UnsafeMutableRawPointer($0) ; vki.vkGetPhysicalDeviceProperties2(physical, &props2) }
             minImportedHostPointerAlignment = deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
-            // Where device memory is the host's, a host allocation costs nothing extra.
-            importsHostBuffers = minImportedHostPointerAlignment > 0
-                && options.importedHostBuffers ?? !(deviceInfo.kind == .cpu || deviceInfo.kind == .integrated)
 
             var priorities: [Float] = [1, 1]
             let queueInfos = [(family, computeQueues)] + (transferFamily.map { [($0, 1)] } ?? [])
