@@ -8,12 +8,17 @@
 // device) 1 ms.
 //
 //   gcc -O2 -o exit-probe scripts/exit-probe.c -ldl
-//   exit-probe COUNT MB device|dedicated|host|import keep|free|destroy
+//   exit-probe COUNT MB device|dedicated|host|import|file keep|free|destroy
 //
+// `file` imports COUNT windows of MB megabytes of the file named by
+// $PROBE_FILE, mapped read-only (MAP_SHARED) straight from the page cache:
+// whether the driver pins file pages, and at what rate (issue #11's reader
+// copies every sample out of the page cache first).
 // Needs the Vulkan headers (Debian: libvulkan-dev) to build and the loader
 // (libvulkan.so.1) to run; picks the first physical device (set
 // VK_DRIVER_FILES to choose).
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +46,17 @@ int main(int argc, char **argv) {
     gipa = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
     // Host memory to import, mapped and touched before anything is timed.
     void **host_memory = calloc(count, sizeof *host_memory);
+    if (strcmp(kind, "file") == 0) {
+        const char *path = getenv("PROBE_FILE");
+        int fd = path ? open(path, O_RDONLY) : -1;
+        if (fd < 0) { fprintf(stderr, "file: set PROBE_FILE to a readable file\n"); return 2; }
+        for (int i = 0; i < count; i++) {
+            host_memory[i] = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, (off_t)i * (off_t)bytes);
+            if (host_memory[i] == MAP_FAILED) { perror("mmap"); return 1; }
+            volatile unsigned char sum = 0;
+            for (VkDeviceSize b = 0; b < bytes; b += 4096) sum += ((unsigned char *)host_memory[i])[b];  // in the page cache, mapped
+        }
+    }
     for (int i = 0; strcmp(kind, "import") == 0 && i < count; i++) {
         host_memory[i] = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         madvise(host_memory[i], bytes, MADV_HUGEPAGE);
@@ -65,7 +81,7 @@ int main(int argc, char **argv) {
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
                                    .queueCount = 1, .pQueuePriorities = &priority};
     const char *ext[] = {"VK_EXT_external_memory_host"};
-    int importing = strcmp(kind, "import") == 0;
+    int importing = strcmp(kind, "import") == 0 || strcmp(kind, "file") == 0;
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
                               .enabledExtensionCount = importing ? 1 : 0, .ppEnabledExtensionNames = ext};
     VkDevice device;
