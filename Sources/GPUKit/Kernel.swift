@@ -204,15 +204,15 @@ public final class KernelCache: @unchecked Sendable {
         self.compiler = compiler
     }
 
-    /// Bytes of earlier builds the driver was given (0: none), once a kernel was asked for.
-    public var pipelineCacheLoadedBytes: Int {
+    /// Bytes of earlier builds the driver was given (0: none), once a kernel was asked for (tests).
+    var pipelineCacheLoadedBytes: Int {
         lock.lock()
         defer { lock.unlock() }
         return pipelineCache?.loadedBytes ?? 0
     }
 
-    /// Where the driver's builds are kept, or nil.
-    public var pipelineCacheFile: URL? {
+    /// Where the driver's builds are kept, or nil (tests).
+    var pipelineCacheFile: URL? {
         lock.lock()
         defer { lock.unlock() }
         return pipelineCache?.file

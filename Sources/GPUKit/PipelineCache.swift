@@ -35,9 +35,8 @@ public struct PipelineCacheIdentity: Sendable, Equatable {
 /// next save replaces it. `PRORES_DECODE_PIPELINE_CACHE=0` turns it off (for
 /// measurements).
 ///
-/// Thread-safety: `saveIfGrown` is called under `KernelCache`'s lock; the
-/// handle itself is externally synchronised by Vulkan's rules only for
-/// merges, which we never do.
+/// Thread-safety: `saveIfGrown` is called under `KernelCache`'s lock (the
+/// Vulkan handle needs none: pipeline creation synchronises it internally).
 // @unchecked: `savedBytes` is touched under the owner's lock only.
 final class PipelineCache: @unchecked Sendable {
     let handle: VkPipelineCache
