@@ -11,7 +11,7 @@
 # noted) go to CLIPDIR: 1080p 422 HQ, 4K 422 HQ, 4K 4444 XQ without alpha,
 # 8K (8192x4320) 422 HQ, and a 4K 4444 with a 16-bit alpha (no grain).
 # Environment: FRAMES (bench frames, 1200), ROUNDS (2), BATCHES ("8 16 32
-# 64"), SWEEP_CLIPS (the clips swept, "1080p-hq 4k-hq 8k-hq"), SKIP_CLIPS
+# 64"; empty: no sweep), SWEEP_CLIPS (the clips swept, "1080p-hq 4k-hq 8k-hq"), SKIP_CLIPS
 # (names to leave out), SKIP_AB=1, SKIP_FILE=1,
 # SKIP_EXACT=1, and VARIANTS: directories of shader variants (same host
 # interface) timed against B's own Shaders with B's binary, interleaved;
@@ -25,7 +25,7 @@ A=$1 B=$2 LOGDIR=${3:-/tmp/decoder}
 CLIPDIR=${CLIPDIR:-/tmp/prores-decoder}
 FRAMES=${FRAMES:-1200}
 ROUNDS=${ROUNDS:-2}
-BATCHES=${BATCHES:-8 16 32 64}
+BATCHES=${BATCHES-8 16 32 64}
 mkdir -p "$LOGDIR" "$CLIPDIR"
 export SWIFT_BACKTRACE=enable=no
 log() { echo "$*" | tee -a "$LOGDIR/decoder.txt"; }
