@@ -194,17 +194,18 @@ public final class KernelCache: @unchecked Sendable {
     private let compiler: ShaderCompiler
     private let lock = NSLock()
     private var kernels: [String: Kernel] = [:]
-    /// Made with the first kernel, beside the compiler's SPIR-V cache; none
-    /// when the compiler keeps no cache.
-    private var pipelineCache: PipelineCache?
-    private var pipelineCacheOpened = false
+    /// Opened with the first kernel, beside the compiler's SPIR-V cache;
+    /// none when the compiler keeps no cache. Touched under `lock` only.
+    private lazy var pipelineCache: PipelineCache? = PipelineCache.enabled
+        ? compiler.cacheDirectory.flatMap { PipelineCache(context: context, directory: $0.deletingLastPathComponent().appendingPathComponent("pipelines")) }
+        : nil
 
     public init(context: VulkanContext, compiler: ShaderCompiler) {
         self.context = context
         self.compiler = compiler
     }
 
-    /// Bytes of earlier builds the driver was given (0: none), once a kernel was asked for (tests).
+    /// Bytes of earlier builds the driver was given (0: none) (tests).
     var pipelineCacheLoadedBytes: Int {
         lock.lock()
         defer { lock.unlock() }
@@ -222,12 +223,6 @@ public final class KernelCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let made = kernels[interface.variantKey] { return made }
-        if !pipelineCacheOpened {
-            pipelineCacheOpened = true
-            if PipelineCache.enabled, let spirv = compiler.cacheDirectory {
-                pipelineCache = PipelineCache(context: context, directory: spirv.deletingLastPathComponent().appendingPathComponent("pipelines"))
-            }
-        }
         let made = try Trace.span("kernel built") {
             try Kernel(context: context, compiler: compiler, interface: interface, pipelineCache: pipelineCache)
         }

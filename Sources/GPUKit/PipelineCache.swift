@@ -74,9 +74,7 @@ final class PipelineCache: @unchecked Sendable {
 
     deinit { context.vk.vkDestroyPipelineCache(context.device, handle, nil) }
 
-    /// Writes the cache when a build added to it. The write is atomic (a
-    /// rename), so another process reads either the old file or the new
-    /// one; a cache that cannot be written only makes the next run slower.
+    /// Writes the cache when a build added to it (atomically, `storeCacheFile`).
     func saveIfGrown() {
         let vk = context.vk, device = context.device
         var size = 0
@@ -85,9 +83,6 @@ final class PipelineCache: @unchecked Sendable {
         let result = data.withUnsafeMutableBytes { vk.vkGetPipelineCacheData(device, handle, &size, $0.baseAddress) }
         guard result == VK_SUCCESS else { return }
         data.count = size
-        try? FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = file.appendingPathExtension("tmp-\(getpid())")
-        guard (try? data.write(to: temporary)) != nil else { return }
-        if rename(temporary.path, file.path) == 0 { savedBytes = size } else { try? FileManager.default.removeItem(at: temporary) }
+        if storeCacheFile(data, at: file) { savedBytes = size }
     }
 }

@@ -84,19 +84,8 @@ public final class ShaderCompiler: @unchecked Sendable {
         countLock.lock()
         compiled += 1
         countLock.unlock()
-        if let cached { store(words, at: cached) }
+        if let cached { _ = storeCacheFile(words.withUnsafeBytes { Data($0) }, at: cached) }
         return words
-    }
-
-    /// Writes the cache entry atomically; a cache that cannot be written is
-    /// not an error, only a slower next run.
-    private func store(_ words: [UInt32], at url: URL) {
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = url.appendingPathExtension("tmp-\(getpid())")
-        let data = words.withUnsafeBytes { Data($0) }
-        if (try? data.write(to: temporary)) != nil {
-            if rename(temporary.path, url.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
-        }
     }
 
     /// `listing` is the source as the user wrote it, for numbered error context.
