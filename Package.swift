@@ -10,7 +10,8 @@ import PackageDescription
 //   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
-//   ProResFFmpeg  ← CFFmpeg, CZlib: readers, CPU session, still images, MD5
+//   ProResFFmpeg  ← CFFmpeg, CZlib, CStreamingCopy: readers, CPU session,
+//                            still images, MD5
 //   ProResCore               formats, surfaces, colour, timing (no C)
 //   ProResOptions            option tables and their strict parser (no C,
 //                            no dependency: the fuzz target reaches it)
@@ -47,9 +48,11 @@ let package = Package(
         .systemLibrary(name: "CShaderc", providers: [.apt(["libshaderc-dev", "glslang-dev", "spirv-tools"])]),
         // libxcb: the `play` window (headers from libxcb1-dev).
         .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
+        // Our own C: streaming stores, which Swift cannot write.
+        .target(name: "CStreamingCopy"),
         .target(name: "ProResCore", swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
-        .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib"], swiftSettings: swift6),
+        .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),

@@ -7,7 +7,10 @@
 # move ±10% within one. The first bundle writes the golden file; every
 # other one must verify it (and so match its hashes on all 864 frames).
 #
-#   scripts/device-interleave.sh LOGDIR LABEL=DIST [LABEL=DIST...]
+#   scripts/device-interleave.sh LOGDIR LABEL=DIST[@VAR=VALUE,...] [...]
+#
+# A label's settings after `@` are set in the environment of its runs only,
+# so one bundle can be timed against itself with a switch turned on.
 #
 # Environment: ROUNDS (6), CLIPDIR (/tmp/prores-check), JOBS ("plain check").
 # Ninth session: A, D and B six rounds each in ~90 s plus ~75 s of clips.
@@ -18,11 +21,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$LOGDIR"
 export SWIFT_BACKTRACE=enable=no
 labels=()
+declare -A settings
 for pair in "$@"; do
-  label=${pair%%=*} dist=${pair#*=}
+  label=${pair%%=*} dist=${pair#*=} settings[$label]=
+  if [[ $dist == *@* ]]; then settings[$label]=${dist#*@} dist=${dist%%@*}; fi
   mkdir -p "/tmp/il-$label" && gunzip -c "$dist/prores-decode.gz" >"/tmp/il-$label/prores-decode" && chmod +x "/tmp/il-$label/prores-decode"
   rm -rf "/tmp/il-$label/Shaders" && cp -r "$dist/Shaders" "/tmp/il-$label/"
-  echo "$label: $(grep -m1 '^built' "$dist/MANIFEST.txt")" | tee -a "$LOGDIR/interleave.txt"
+  echo "$label: $(grep -m1 '^built' "$dist/MANIFEST.txt") ${settings[$label]}" | tee -a "$LOGDIR/interleave.txt"
   labels+=("$label") FF=$dist/ffmpeg
 done
 bash "$HERE/check-folder.sh" "$FF" "$CLIPDIR" 3840x2160 >/dev/null 2>&1
@@ -31,16 +36,16 @@ cat "$LONG" "$DIR"/* >/dev/null
 first=${labels[0]}
 "/tmp/il-$first/prores-decode" check "$DIR" --decoder gpu --write-golden "$LOGDIR/golden.txt" --overwrite >/dev/null 2>&1
 for label in "${labels[@]:1}"; do
-  "/tmp/il-$label/prores-decode" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" >/dev/null 2>&1 \
+  env ${settings[$label]//,/ } "/tmp/il-$label/prores-decode" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" >/dev/null 2>&1 \
     && echo "$label: hashes equal $first's on all 864 frames" || echo "$label: FAIL: hashes differ from $first's"
 done | tee -a "$LOGDIR/interleave.txt"
 for round in $(seq "$ROUNDS"); do
   for job in $JOBS; do
     for label in "${labels[@]}"; do
-      P=/tmp/il-$label/prores-decode
+      P=/tmp/il-$label/prores-decode E=(env ${settings[$label]//,/ })
       case $job in
-        plain) python3 "$HERE/exit-time.py" --label "plain $label r$round" "$P" "$LONG" --decoder gpu --quiet --json ;;
-        check) python3 "$HERE/exit-time.py" --label "check $label r$round" "$P" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" ;;
+        plain) "${E[@]}" python3 "$HERE/exit-time.py" --label "plain $label r$round" "$P" "$LONG" --decoder gpu --quiet --json ;;
+        check) "${E[@]}" python3 "$HERE/exit-time.py" --label "check $label r$round" "$P" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" ;;
       esac
     done
   done

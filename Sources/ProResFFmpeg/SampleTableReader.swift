@@ -160,7 +160,9 @@ final class SampleTableReader: @unchecked Sendable {
         let data = buffer.pointee.data!
         var done = 0
         while done < entry.size {
-            let n = pread(fd, data + done, entry.size - done, off_t(entry.offset) + off_t(done))
+            let at = off_t(entry.offset) + off_t(done)
+            let n = StreamingPread.shared?.read(fd, into: data + done, count: entry.size - done, at: at)
+                ?? pread(fd, data + done, entry.size - done, at)
             if n > 0 { done += n; continue }
             if n < 0 && errno == EINTR { continue }
             let reason = n == 0 ? "the file ended inside frame \(index) (did it shrink while being read?)" : String(cString: strerror(errno))

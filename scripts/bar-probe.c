@@ -1,0 +1,248 @@
+// How fast the file reader could fill each kind of memory the GPU can read
+// (issues #11 and #14: a decode from a file is bound by copying samples out
+// of the page cache into imported host memory, ~28 GB/s with eight reads
+// in flight while the GPU's DMA reads the same memory, and the imports cost
+// ~28 ms a GB to pin and again to unpin at exit).
+//
+// Prints the device's memory heaps and types, then reads FILE (which should
+// be in the page cache) in CHUNK_KB pieces, like samples, with each thread
+// count of THREADS (comma-separated), into a ring of RING_MB megabytes of:
+//   anon        anonymous memory, touched first (what SampleMemory holds);
+//   anon-nt     the same, but read into a per-thread 1 MB buffer that stays
+//               in cache and copied out with non-temporal stores;
+//   bar         device-local memory the host can map (resizable BAR), if the
+//               device has it: pread straight into video memory over PCIe;
+//   bar-bounce  the same through a per-thread 1 MB buffer.
+// and times allocating, mapping and freeing the BAR ring.
+//
+//   gcc -O2 -pthread -o bar-probe scripts/bar-probe.c -ldl
+//   bar-probe FILE RING_MB CHUNK_KB THREADS
+//
+// Needs the Vulkan headers to build and the loader (libvulkan.so.1) to run;
+// picks the first physical device.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <emmintrin.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <vulkan/vulkan.h>
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static PFN_vkGetInstanceProcAddr gipa;
+#define LOAD(instance, name) PFN_##name name = (PFN_##name)gipa(instance, #name)
+#define CHECK(call) do { VkResult r = (call); if (r != VK_SUCCESS) { fprintf(stderr, "%s failed: %d\n", #call, r); return 1; } } while (0)
+
+enum mode { DIRECT, BOUNCE, BOUNCE_NT };
+
+struct job {
+    int fd;
+    long long file_bytes;
+    size_t chunk;
+    size_t slot;          // chunk rounded up to whole pages
+    size_t slots;
+    unsigned char **ring; // slot pointers
+    enum mode mode;
+    atomic_long next;
+    atomic_int failed;
+};
+
+static void copy_nt(unsigned char *to, const unsigned char *from, size_t n) {
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(from + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(from + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(from + i + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(from + i + 48));
+        _mm_stream_si128((__m128i *)(to + i), a);
+        _mm_stream_si128((__m128i *)(to + i + 16), b);
+        _mm_stream_si128((__m128i *)(to + i + 32), c);
+        _mm_stream_si128((__m128i *)(to + i + 48), d);
+    }
+    memcpy(to + i, from + i, n - i);
+}
+
+static void *worker(void *arg) {
+    struct job *job = arg;
+    const size_t bounce_bytes = 1 << 20;
+    unsigned char *bounce = job->mode == DIRECT ? NULL : aligned_alloc(4096, bounce_bytes);
+    long chunks = (long)((job->file_bytes - 4096) / (long long)job->chunk);
+    for (;;) {
+        long i = atomic_fetch_add(&job->next, 1);
+        if (i >= chunks) break;
+        unsigned char *to = job->ring[i % (long)job->slots];
+        off_t offset = (off_t)i * (off_t)job->chunk + 1000;  // samples are not page-aligned in the file
+        for (size_t done = 0; done < job->chunk;) {
+            size_t want = job->chunk - done;
+            if (bounce && want > bounce_bytes) want = bounce_bytes;
+            ssize_t n = pread(job->fd, bounce ? bounce : to + done, want, offset + (off_t)done);
+            if (n <= 0) { atomic_store(&job->failed, 1); goto out; }
+            if (job->mode == BOUNCE) memcpy(to + done, bounce, (size_t)n);
+            if (job->mode == BOUNCE_NT) copy_nt(to + done, bounce, (size_t)n);
+            done += (size_t)n;
+        }
+    }
+out:
+    if (job->mode == BOUNCE_NT) _mm_sfence();
+    free(bounce);
+    return NULL;
+}
+
+// One pass over the file; GB/s.
+static double pass(struct job *job, int threads) {
+    pthread_t tids[256];
+    atomic_store(&job->next, 0);
+    double t0 = now_ms();
+    for (int t = 0; t < threads; t++) pthread_create(&tids[t], NULL, worker, job);
+    for (int t = 0; t < threads; t++) pthread_join(tids[t], NULL);
+    double ms = now_ms() - t0;
+    long chunks = (long)((job->file_bytes - 4096) / (long long)job->chunk);
+    return (double)chunks * (double)job->chunk / ms / 1e6;
+}
+
+static void run(const char *name, struct job *job, const char *threads_list) {
+    char list[256];
+    snprintf(list, sizeof list, "%s", threads_list);
+    for (char *s = strtok(list, ","); s; s = strtok(NULL, ",")) {
+        int threads = atoi(s);
+        if (threads < 1 || threads > 256) continue;
+        double first = pass(job, threads), second = pass(job, threads), third = pass(job, threads);
+        printf("%-11s threads %2d: %6.2f / %6.2f / %6.2f GB/s%s\n", name, threads, first, second, third,
+               atomic_load(&job->failed) ? "  (a read FAILED)" : "");
+        fflush(stdout);
+    }
+}
+
+static void print_flags(VkMemoryPropertyFlags f) {
+    if (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) printf(" DEVICE_LOCAL");
+    if (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) printf(" HOST_VISIBLE");
+    if (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) printf(" HOST_COHERENT");
+    if (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) printf(" HOST_CACHED");
+    if (f & VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT) printf(" LAZY");
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) { fprintf(stderr, "usage: bar-probe FILE RING_MB CHUNK_KB THREADS\n"); return 2; }
+    int fd = open(argv[1], O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) { perror(argv[1]); return 2; }
+    size_t ring_bytes = (size_t)atoi(argv[2]) << 20;
+    size_t chunk = (size_t)atoi(argv[3]) << 10;
+    size_t slot = (chunk + 4095) / 4096 * 4096;
+    size_t slots = ring_bytes / slot;
+    if (slots < 1) { fprintf(stderr, "the ring holds no chunk\n"); return 2; }
+
+    void *loader = dlopen("libvulkan.so.1", RTLD_NOW);
+    if (!loader) { fprintf(stderr, "no libvulkan.so.1\n"); return 1; }
+    gipa = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
+    LOAD(NULL, vkCreateInstance);
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    VkInstance instance;
+    CHECK(vkCreateInstance(&ici, NULL, &instance));
+    LOAD(instance, vkEnumeratePhysicalDevices);
+    LOAD(instance, vkGetPhysicalDeviceMemoryProperties);
+    LOAD(instance, vkCreateDevice);
+    LOAD(instance, vkGetDeviceProcAddr);
+    uint32_t n = 1;
+    VkPhysicalDevice physical;
+    vkEnumeratePhysicalDevices(instance, &n, &physical);
+    float priority = 1;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
+                                   .queueCount = 1, .pQueuePriorities = &priority};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
+    VkDevice device;
+    CHECK(vkCreateDevice(physical, &dci, NULL, &device));
+#define DLOAD(name) PFN_##name name = (PFN_##name)vkGetDeviceProcAddr(device, #name)
+    DLOAD(vkAllocateMemory);
+    DLOAD(vkMapMemory);
+    DLOAD(vkFreeMemory);
+
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    for (uint32_t h = 0; h < memory.memoryHeapCount; h++)
+        printf("heap %u: %.1f MB%s\n", h, memory.memoryHeaps[h].size / 1048576.0,
+               memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT ? " DEVICE_LOCAL" : "");
+    int bar_type = -1;
+    for (uint32_t t = 0; t < memory.memoryTypeCount; t++) {
+        VkMemoryPropertyFlags f = memory.memoryTypes[t].propertyFlags;
+        printf("type %u: heap %u", t, memory.memoryTypes[t].heapIndex);
+        print_flags(f);
+        printf("\n");
+        VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+        if (bar_type < 0 && (f & want) == want) bar_type = (int)t;
+    }
+    FILE *thp = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char line[256] = "?";
+    if (thp) { if (!fgets(line, sizeof line, thp)) line[0] = 0; fclose(thp); }
+    printf("transparent hugepages: %s", line);
+    printf("file %.2f GB, chunk %zu KB, ring %zu slots (%.0f MB)\n", st.st_size / 1e9, chunk >> 10, slots, slots * slot / 1048576.0);
+    fflush(stdout);
+
+    struct job job = {.fd = fd, .file_bytes = st.st_size, .chunk = chunk, .slot = slot, .slots = slots};
+    job.ring = calloc(slots, sizeof *job.ring);
+
+    unsigned char *anon = mmap(NULL, slots * slot, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (anon == MAP_FAILED) { perror("mmap"); return 1; }
+    madvise(anon, slots * slot, MADV_HUGEPAGE);
+    memset(anon, 1, slots * slot);
+    for (size_t s = 0; s < slots; s++) job.ring[s] = anon + s * slot;
+    job.mode = DIRECT;
+    run("anon", &job, argv[4]);
+    job.mode = BOUNCE_NT;
+    run("anon-nt", &job, argv[4]);
+
+    if (bar_type < 0) { printf("bar: the device has no DEVICE_LOCAL | HOST_VISIBLE type\n"); return 0; }
+    // The ring in 64 MB allocations, as a pool would hold it.
+    const size_t piece = 64 << 20;
+    size_t per_piece = piece / slot, pieces = (slots + per_piece - 1) / per_piece;
+    VkDeviceMemory *memories = calloc(pieces, sizeof *memories);
+    double t0 = now_ms(), allocated = 0, mapped = 0;
+    for (size_t p = 0; p < pieces; p++) {
+        VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = piece,
+                                    .memoryTypeIndex = (uint32_t)bar_type};
+        double a = now_ms();
+        VkResult r = vkAllocateMemory(device, &mai, NULL, &memories[p]);
+        if (r != VK_SUCCESS) { printf("bar: vkAllocateMemory of piece %zu failed: %d\n", p, r); return 0; }
+        double b = now_ms();
+        void *base;
+        CHECK(vkMapMemory(device, memories[p], 0, piece, 0, &base));
+        mapped += now_ms() - b;
+        allocated += b - a;
+        for (size_t s = p * per_piece; s < slots && s < (p + 1) * per_piece; s++)
+            job.ring[s] = (unsigned char *)base + (s - p * per_piece) * slot;
+    }
+    printf("bar: type %d, %zu x 64 MB: allocate %.1f ms, map %.1f ms (%.1f ms in all)\n", bar_type, pieces, allocated, mapped,
+           now_ms() - t0);
+    fflush(stdout);
+    job.mode = DIRECT;
+    run("bar", &job, argv[4]);
+    // What landed in video memory is the file (read back a little: slow).
+    {
+        unsigned char expect[4096], got[4096];
+        long chunks = (long)((st.st_size - 4096) / (long long)chunk);
+        long i = (chunks - 1) - ((chunks - 1) % (long)slots);  // the last pass's chunk in slot 0
+        if (pread(fd, expect, sizeof expect, (off_t)i * (off_t)chunk + 1000) != (ssize_t)sizeof expect) return 1;
+        memcpy(got, job.ring[0], sizeof got);
+        printf("bar: read back slot 0 %s the file\n", memcmp(got, expect, sizeof got) == 0 ? "equals" : "DIFFERS FROM");
+    }
+    job.mode = BOUNCE;
+    run("bar-bounce", &job, argv[4]);
+    double f0 = now_ms();
+    for (size_t p = 0; p < pieces; p++) vkFreeMemory(device, memories[p], NULL);
+    printf("bar: free %.1f ms\n", now_ms() - f0);
+    fflush(stdout);
+    return 0;
+}
