@@ -83,6 +83,13 @@ public final class CommandRecorder: @unchecked Sendable {
         waitersLock.unlock()
         for (waiter, value) in pending { try? waiter.recorder?.wait(for: value) }
         submitted = [:]
+        // Seeing a value signalled is not the driver being done with the
+        // semaphore: Mesa's emulated timelines (lavapipe) release a
+        // submission's wait points on its submit thread after the signal,
+        // and a destroy in between crashed that thread (one run in ~50 of
+        // CheckSharedSessionTests' failed-lane test; more often with
+        // MESA_VK_ENABLE_SUBMIT_THREAD=1). An idle device has let go of it.
+        context.waitUntilIdle()
         vk.vkDestroySemaphore(device, timeline, nil)
         vk.vkDestroyCommandPool(device, pool, nil)
     }
