@@ -5,35 +5,40 @@ import XCTest
 /// server uses, stopped when the test ends. A missing Xvfb fails the test.
 final class XvfbServer {
     let display: String
-    private let process = Process()
 
     init(_ test: XCTestCase) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else {
             throw ExternalToolMissing(description: "Xvfb is not installed: run make test-deps (xvfb)")
         }
-        // The first number from a random start without a socket or lock file.
-        let start = Int.random(in: 100...800)
-        guard let number = (start..<start + 100).first(where: { n in
-            !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") && !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
-        }) else { throw ExternalToolMissing(description: "no free X display number") }
-        display = ":\(number)"
+        // Xvfb picks a free display itself and writes its number to
+        // -displayfd once it accepts connections; waiting for the socket file
+        // instead let a client connect too early now and then (CI load).
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = [display, "-screen", "0", "1920x1080x24", "-nolisten", "tcp"]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"]
+        let ready = Pipe()
+        process.standardOutput = ready
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let process = self.process
         test.addTeardownBlock {
             process.terminate()
             process.waitUntilExit()
         }
-        let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") && Date() < deadline && process.isRunning {
-            usleep(50_000)
+        let line = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var written = Data()
+        DispatchQueue.global().async {
+            while !written.contains(UInt8(ascii: "\n")) {
+                let chunk = ready.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                written += chunk
+            }
+            line.signal()
         }
-        guard FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") else {
-            throw ExternalToolMissing(description: "Xvfb \(display) did not start")
+        guard line.wait(timeout: .now() + 20) == .success,
+              let number = String(decoding: written, as: UTF8.self).split(separator: "\n").first.flatMap({ Int($0) }) else {
+            throw ExternalToolMissing(description: "Xvfb did not start")
         }
+        display = ":\(number)"
     }
 
     /// Runs an X client (xdotool, xwd) against this server.
