@@ -35,29 +35,6 @@ final class SampleMemoryTests: XCTestCase {
         defer { heap.deallocate() }
         XCTAssertNil(memory.region(containing: heap))
     }
-
-    /// With a cap, an allocation past it waits for a block to come back and
-    /// gets that block; with none coming back it waits its patience out and
-    /// allocates anyway (a consumer holding samples is slowed, not stopped).
-    func testACappedClassWaitsForABlockButNeverForever() throws {
-        let memory = SampleMemory(blockCap: 2)
-        var first: SampleMemory.Block? = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
-        let second = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
-        XCTAssertEqual(memory.blocksInUse(bytes: 1_000_000), 2)
-        let firstPointer = first!.pointer
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { first = nil }
-        let third = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
-        XCTAssertEqual(third.pointer, firstPointer, "the block given back")
-        XCTAssertEqual(memory.blocksInUse(bytes: 1_000_000), 2)
-        let started = Date()
-        let fourth = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
-        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), SampleMemory.capPatience * 0.9)
-        XCTAssertEqual(Set([second.pointer, third.pointer, fourth.pointer]).count, 3)
-        XCTAssertEqual(memory.blocksInUse(bytes: 1_000_000), 3)
-        // Another size class is not held back by this one's.
-        XCTAssertEqual(memory.blocksInUse(bytes: 9_000_000), 0)
-        _ = try XCTUnwrap(memory.allocate(bytes: 9_000_000))
-    }
 }
 
 @testable import ProResGPU

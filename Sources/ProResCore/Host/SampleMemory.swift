@@ -43,45 +43,25 @@ public final class SampleMemory: @unchecked Sendable {
     static let minimumRegionBytes = 64 << 20
     private static let pageBytes = 4096
 
-    /// Also signalled when a block comes back.
-    private let lock = NSCondition()
+    private let lock = NSLock()
     /// Sorted by base address, for `region(containing:)`.
     private var regions: [Region] = []
     private var free: [Int: [UnsafeMutableRawPointer]] = [:]
-    private var inUse: [Int: Int] = [:]
-    /// Blocks of one size class in use before `allocate` waits (at most
-    /// `capPatience`) for one to come back, so that the memory the readers
-    /// write and the GPU's DMA reads stays small enough to stay in the
-    /// host's cache; nil: no cap. `PRORES_DECODE_SAMPLE_BLOCKS=N`, for
-    /// measurement (issue #11). A wait that runs out allocates anyway: a
-    /// consumer holding many samples is slowed, never stopped.
-    let blockCap: Int?
-    static let capPatience = 0.05
 
-    init(blockCap: Int? = ProcessInfo.processInfo.environment["PRORES_DECODE_SAMPLE_BLOCKS"].flatMap(Int.init).map { max(1, $0) }) {
-        self.blockCap = blockCap
-    }
+    init() {}
 
     /// A block of at least `bytes`, or nil when the system refuses memory.
     public func allocate(bytes: Int) -> Block? {
         let capacity = Self.sizeClass(bytes)
         lock.lock()
         defer { lock.unlock() }
-        if let blockCap, inUse[capacity, default: 0] >= blockCap {
-            let deadline = Date(timeIntervalSinceNow: Self.capPatience)
-            while inUse[capacity, default: 0] >= blockCap && lock.wait(until: deadline) {}
-        }
-        inUse[capacity, default: 0] += 1
         if let pointer = free[capacity]?.popLast() {
             return Block(pointer: pointer, capacity: capacity, owner: self)
         }
         let blocks = max(1, (Self.minimumRegionBytes + capacity - 1) / capacity)
         let size = blocks * capacity
         let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        guard let base, base != MAP_FAILED else {
-            inUse[capacity, default: 0] -= 1
-            return nil
-        }
+        guard let base, base != MAP_FAILED else { return nil }
         // Fewer pages to pin and translate for the DMA; advice only.
         _ = madvise(base, size, MADV_HUGEPAGE)
         let region = Region(base: UnsafeRawPointer(base), size: size)
@@ -114,14 +94,7 @@ public final class SampleMemory: @unchecked Sendable {
     private func recycle(_ pointer: UnsafeMutableRawPointer, capacity: Int) {
         lock.lock()
         free[capacity, default: []].append(pointer)
-        inUse[capacity, default: 0] -= 1
-        lock.signal()
         lock.unlock()
-    }
-
-    /// Blocks of `bytes`'s size class in use (tests).
-    func blocksInUse(bytes: Int) -> Int {
-        lock.withLock { inUse[Self.sizeClass(bytes), default: 0] }
     }
 
     /// Whole pages, rounded up to one of eight steps per power of two (at
