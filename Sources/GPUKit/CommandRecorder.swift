@@ -86,9 +86,9 @@ public final class CommandRecorder: @unchecked Sendable {
         // Seeing a value signalled is not the driver being done with the
         // semaphore: Mesa's emulated timelines (lavapipe) release a
         // submission's wait points on its submit thread after the signal,
-        // and a destroy in between crashed that thread (one run in ~50 of
-        // CheckSharedSessionTests' failed-lane test; more often with
-        // MESA_VK_ENABLE_SUBMIT_THREAD=1). An idle device has let go of it.
+        // and a destroy in between crashed that thread (CheckSharedSessionTests'
+        // failed-lane test: 3 runs in 110 with MESA_VK_ENABLE_SUBMIT_THREAD=1,
+        // none in 264 with this wait). An idle device has let go of it.
         context.waitUntilIdle()
         vk.vkDestroySemaphore(device, timeline, nil)
         vk.vkDestroyCommandPool(device, pool, nil)
