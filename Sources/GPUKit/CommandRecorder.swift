@@ -25,11 +25,6 @@ public final class CommandRecorder: @unchecked Sendable {
     /// Each slot's last submission, which keeps what it uses alive until the
     /// slot is begun again (after its work completed) or the recorder goes.
     private var submitted: [Int: CommandBuffer] = [:]
-    /// Other recorders' submissions that wait on this timeline, the latest
-    /// value of each: the semaphore may not be destroyed while one of them
-    /// is pending (weak: a recorder that went had waited for its own work).
-    private let waitersLock = NSLock()
-    private var waiters: [ObjectIdentifier: (recorder: WeakRecorder, value: UInt64)] = [:]
 
     public init(context: VulkanContext, count: Int, queue kind: Queue = .compute) throws {
         self.context = context
@@ -77,19 +72,16 @@ public final class CommandRecorder: @unchecked Sendable {
 
     deinit {
         let vk = context.vk, device = context.device
-        if submittedValue > 0 { try? wait(for: submittedValue) }
-        waitersLock.lock()
-        let pending = waiters.values
-        waitersLock.unlock()
-        for (waiter, value) in pending { try? waiter.recorder?.wait(for: value) }
-        submitted = [:]
-        // Seeing a value signalled is not the driver being done with the
-        // semaphore: Mesa's emulated timelines (lavapipe) release a
-        // submission's wait points on its submit thread after the signal,
-        // and a destroy in between crashed that thread (CheckSharedSessionTests'
-        // failed-lane test: 3 runs in 110 with MESA_VK_ENABLE_SUBMIT_THREAD=1,
-        // none in 264 with this wait). An idle device has let go of it.
+        // Neither this recorder's submissions nor other recorders' that wait
+        // on its timeline may be pending when the semaphore goes, and seeing
+        // a value signalled is not the driver being done with it: Mesa's
+        // emulated timelines (lavapipe) release a submission's wait points
+        // on its submit thread after the signal, and a destroy in between
+        // crashed that thread (CheckSharedSessionTests' failed-lane test: 3
+        // runs in 110 with MESA_VK_ENABLE_SUBMIT_THREAD=1, none in 264 with
+        // this wait). An idle device has finished and let go of both.
         context.waitUntilIdle()
+        submitted = [:]
         vk.vkDestroySemaphore(device, timeline, nil)
         vk.vkDestroyCommandPool(device, pool, nil)
     }
@@ -182,21 +174,10 @@ public final class CommandRecorder: @unchecked Sendable {
             }
         }
         try check(status, "vkQueueSubmit")
-        for other in latest.values.map(\.recorder) where other !== self { other.noteWaiter(self, value: value) }
         submittedValue = value
         commands.submission.value = value
         submitted[commands.slot] = commands
         return value
-    }
-
-    /// `waiter`'s submission `value` waits on this recorder's timeline.
-    private func noteWaiter(_ waiter: CommandRecorder, value: UInt64) {
-        waitersLock.lock()
-        // Recorders that went had waited for their work: forget them, so a
-        // decoder reused over thousands of files keeps a short list.
-        waiters = waiters.filter { $0.value.recorder.recorder != nil }
-        waiters[ObjectIdentifier(waiter)] = (WeakRecorder(waiter), value)
-        waitersLock.unlock()
     }
 
     /// A batch the GPU has not finished in this long is reported, not waited
@@ -224,9 +205,4 @@ public final class CommandRecorder: @unchecked Sendable {
         completed = max(completed, value)
         completedLock.unlock()
     }
-}
-
-private struct WeakRecorder {
-    weak var recorder: CommandRecorder?
-    init(_ recorder: CommandRecorder) { self.recorder = recorder }
 }

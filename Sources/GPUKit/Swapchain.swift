@@ -45,9 +45,7 @@ public final class Swapchain {
         let device = context.device, vk = context.vk
         // The last present still waits on its semaphore until the queue is
         // idle; no other work is submitted once the player lets go of this.
-        context.submitLock.lock()
-        _ = vk.vkDeviceWaitIdle(device)
-        context.submitLock.unlock()
+        context.waitUntilIdle()
         functions.vkDestroySwapchainKHR(device, swapchain, nil)
         (acquired + rendered).forEach { vk.vkDestroySemaphore(device, $0, nil) }
     }
