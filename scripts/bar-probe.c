@@ -9,41 +9,30 @@
 // count of THREADS (comma-separated), into a ring of RING_MB megabytes of:
 //   anon        anonymous memory, touched first (what SampleMemory holds);
 //   anon-nt     the same, but read into a per-thread 1 MB buffer that stays
-//               in cache and copied out with non-temporal stores;
+//               in cache and copied out with the reader's own streaming
+//               copy (Sources/CStreamingCopy);
 //   bar         device-local memory the host can map (resizable BAR), if the
 //               device has it: pread straight into video memory over PCIe;
 //   bar-bounce  the same through a per-thread 1 MB buffer.
 // and times allocating, mapping and freeing the BAR ring.
 //
-//   gcc -O2 -pthread -o bar-probe scripts/bar-probe.c -ldl
+//   gcc -O2 -pthread -ISources/CStreamingCopy/include -o bar-probe scripts/bar-probe.c Sources/CStreamingCopy/streaming_copy.c -ldl
 //   bar-probe FILE RING_MB CHUNK_KB THREADS
 //
 // Needs the Vulkan headers to build and the loader (libvulkan.so.1) to run;
 // picks the first physical device.
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <emmintrin.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-#include <vulkan/vulkan.h>
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static PFN_vkGetInstanceProcAddr gipa;
-#define LOAD(instance, name) PFN_##name name = (PFN_##name)gipa(instance, #name)
-#define CHECK(call) do { VkResult r = (call); if (r != VK_SUCCESS) { fprintf(stderr, "%s failed: %d\n", #call, r); return 1; } } while (0)
+#include "probe-vulkan.h"
+#include "streaming_copy.h"
 
 enum mode { DIRECT, BOUNCE, BOUNCE_NT };
 
@@ -58,21 +47,6 @@ struct job {
     atomic_long next;
     atomic_int failed;
 };
-
-static void copy_nt(unsigned char *to, const unsigned char *from, size_t n) {
-    size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(from + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(from + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(from + i + 32));
-        __m128i d = _mm_loadu_si128((const __m128i *)(from + i + 48));
-        _mm_stream_si128((__m128i *)(to + i), a);
-        _mm_stream_si128((__m128i *)(to + i + 16), b);
-        _mm_stream_si128((__m128i *)(to + i + 32), c);
-        _mm_stream_si128((__m128i *)(to + i + 48), d);
-    }
-    memcpy(to + i, from + i, n - i);
-}
 
 static void *worker(void *arg) {
     struct job *job = arg;
@@ -90,12 +64,11 @@ static void *worker(void *arg) {
             ssize_t n = pread(job->fd, bounce ? bounce : to + done, want, offset + (off_t)done);
             if (n <= 0) { atomic_store(&job->failed, 1); goto out; }
             if (job->mode == BOUNCE) memcpy(to + done, bounce, (size_t)n);
-            if (job->mode == BOUNCE_NT) copy_nt(to + done, bounce, (size_t)n);
+            if (job->mode == BOUNCE_NT) pd_copy_streaming(to + done, bounce, (size_t)n);
             done += (size_t)n;
         }
     }
 out:
-    if (job->mode == BOUNCE_NT) _mm_sfence();
     free(bounce);
     return NULL;
 }
@@ -144,34 +117,16 @@ int main(int argc, char **argv) {
     size_t slots = ring_bytes / slot;
     if (slots < 1) { fprintf(stderr, "the ring holds no chunk\n"); return 2; }
 
-    void *loader = dlopen("libvulkan.so.1", RTLD_NOW);
-    if (!loader) { fprintf(stderr, "no libvulkan.so.1\n"); return 1; }
-    gipa = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
-    LOAD(NULL, vkCreateInstance);
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-    VkInstance instance;
-    CHECK(vkCreateInstance(&ici, NULL, &instance));
-    LOAD(instance, vkEnumeratePhysicalDevices);
-    LOAD(instance, vkGetPhysicalDeviceMemoryProperties);
-    LOAD(instance, vkCreateDevice);
-    LOAD(instance, vkGetDeviceProcAddr);
-    uint32_t n = 1;
-    VkPhysicalDevice physical;
-    vkEnumeratePhysicalDevices(instance, &n, &physical);
-    float priority = 1;
-    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
-                                   .queueCount = 1, .pQueuePriorities = &priority};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
-    VkDevice device;
-    CHECK(vkCreateDevice(physical, &dci, NULL, &device));
-#define DLOAD(name) PFN_##name name = (PFN_##name)vkGetDeviceProcAddr(device, #name)
-    DLOAD(vkAllocateMemory);
-    DLOAD(vkMapMemory);
-    DLOAD(vkFreeMemory);
+    struct probe_vulkan probe;
+    if (probe_vulkan_open(&probe, NULL)) return 1;
+    VkDevice device = probe.device;
+    LOAD(probe.instance, vkGetPhysicalDeviceMemoryProperties);
+    DLOAD(probe, vkAllocateMemory);
+    DLOAD(probe, vkMapMemory);
+    DLOAD(probe, vkFreeMemory);
 
     VkPhysicalDeviceMemoryProperties memory;
-    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    vkGetPhysicalDeviceMemoryProperties(probe.physical, &memory);
     for (uint32_t h = 0; h < memory.memoryHeapCount; h++)
         printf("heap %u: %.1f MB%s\n", h, memory.memoryHeaps[h].size / 1048576.0,
                memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT ? " DEVICE_LOCAL" : "");

@@ -7,7 +7,7 @@
 // takes 60-70 ms on the H200 and check's 100-115, and `devices` (no logical
 // device) 1 ms.
 //
-//   gcc -O2 -o exit-probe scripts/exit-probe.c -ldl
+//   gcc -O2 -o exit-probe scripts/exit-probe.c -ldl   (with scripts/probe-vulkan.h)
 //   exit-probe COUNT MB device|dedicated|host|import|file keep|free|destroy
 //
 // `file` imports COUNT windows of MB megabytes of the file named by
@@ -17,33 +17,18 @@
 // Needs the Vulkan headers (Debian: libvulkan-dev) to build and the loader
 // (libvulkan.so.1) to run; picks the first physical device (set
 // VK_DRIVER_FILES to choose).
-#include <dlfcn.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
-#include <vulkan/vulkan.h>
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static PFN_vkGetInstanceProcAddr gipa;
-#define LOAD(instance, name) PFN_##name name = (PFN_##name)gipa(instance, #name)
-#define CHECK(call) do { VkResult r = (call); if (r != VK_SUCCESS) { fprintf(stderr, "%s failed: %d\n", #call, r); return 1; } } while (0)
+#include "probe-vulkan.h"
 
 int main(int argc, char **argv) {
     if (argc != 5) { fprintf(stderr, "usage: exit-probe COUNT MB device|dedicated|host|import keep|free|destroy\n"); return 2; }
     int count = atoi(argv[1]);
     VkDeviceSize bytes = (VkDeviceSize)atoi(argv[2]) << 20;
     const char *kind = argv[3], *end = argv[4];
-    void *loader = dlopen("libvulkan.so.1", RTLD_NOW);
-    if (!loader) { fprintf(stderr, "no libvulkan.so.1\n"); return 1; }
-    gipa = (PFN_vkGetInstanceProcAddr)dlsym(loader, "vkGetInstanceProcAddr");
     // Host memory to import, mapped and touched before anything is timed.
     void **host_memory = calloc(count, sizeof *host_memory);
     if (strcmp(kind, "file") == 0) {
@@ -62,40 +47,22 @@ int main(int argc, char **argv) {
         madvise(host_memory[i], bytes, MADV_HUGEPAGE);
         memset(host_memory[i], 1, bytes);
     }
-    double t0 = now_ms();
-
-    LOAD(NULL, vkCreateInstance);
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
-    VkInstance instance;
-    CHECK(vkCreateInstance(&ici, NULL, &instance));
-    double t1 = now_ms();
-    LOAD(instance, vkEnumeratePhysicalDevices);
-    LOAD(instance, vkGetPhysicalDeviceMemoryProperties);
-    LOAD(instance, vkCreateDevice);
-    LOAD(instance, vkGetDeviceProcAddr);
-    uint32_t n = 1;
-    VkPhysicalDevice physical;
-    vkEnumeratePhysicalDevices(instance, &n, &physical);
-    float priority = 1;
-    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0,
-                                   .queueCount = 1, .pQueuePriorities = &priority};
-    const char *ext[] = {"VK_EXT_external_memory_host"};
     int importing = strcmp(kind, "import") == 0 || strcmp(kind, "file") == 0;
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci,
-                              .enabledExtensionCount = importing ? 1 : 0, .ppEnabledExtensionNames = ext};
-    VkDevice device;
-    CHECK(vkCreateDevice(physical, &dci, NULL, &device));
+    struct probe_vulkan probe;
+    if (probe_vulkan_open(&probe, importing ? "VK_EXT_external_memory_host" : NULL)) return 1;
+    VkInstance instance = probe.instance;
+    VkPhysicalDevice physical = probe.physical;
+    VkDevice device = probe.device;
     double t2 = now_ms();
-#define DLOAD(name) PFN_##name name = (PFN_##name)vkGetDeviceProcAddr(device, #name)
-    DLOAD(vkCreateBuffer);
-    DLOAD(vkGetBufferMemoryRequirements);
-    DLOAD(vkAllocateMemory);
-    DLOAD(vkBindBufferMemory);
-    DLOAD(vkDestroyBuffer);
-    DLOAD(vkFreeMemory);
-    DLOAD(vkDestroyDevice);
-    DLOAD(vkGetMemoryHostPointerPropertiesEXT);
+    LOAD(instance, vkGetPhysicalDeviceMemoryProperties);
+    DLOAD(probe, vkCreateBuffer);
+    DLOAD(probe, vkGetBufferMemoryRequirements);
+    DLOAD(probe, vkAllocateMemory);
+    DLOAD(probe, vkBindBufferMemory);
+    DLOAD(probe, vkDestroyBuffer);
+    DLOAD(probe, vkFreeMemory);
+    DLOAD(probe, vkDestroyDevice);
+    DLOAD(probe, vkGetMemoryHostPointerPropertiesEXT);
     LOAD(instance, vkDestroyInstance);
 
     VkPhysicalDeviceMemoryProperties memory;
@@ -145,7 +112,7 @@ int main(int argc, char **argv) {
         t5 = now_ms();
     }
     printf("%d x %s MB %s, %s: instance %.1f ms, device %.1f, allocate %.1f, free %.1f, destroy %.1f\n",
-           count, argv[2], kind, end, t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4);
+           count, argv[2], kind, end, probe.instance_ms, probe.device_ms, t3 - t2, t4 - t3, t5 - t4);
     fflush(stdout);
     return 0;
 }
