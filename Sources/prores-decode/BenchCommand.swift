@@ -12,14 +12,15 @@ enum BenchCommand: Command {
     static let spec = CommandSpec(
         name: "bench", operands: "INPUT...", summary: "CPU vs GPU decoder on the same frames",
         sections: [OptionSection(heading: "OPTIONS", options: [
-            OptionSpec("--decoders", value: "cpu,gpu,gpu-host",
+            OptionSpec("--decoders", value: "cpu,gpu,gpu-host,gpu-check",
                        help: "the decoders to time, in this order (default cpu,gpu): cpu: FFmpeg; gpu: our Vulkan decoder "
-                           + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces"),
+                           + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces; "
+                           + "gpu-check: gpu plus check's measurements of every frame on the device (BLAKE3 hash, statistics)"),
             OptionSpec("--frames", value: "N", help: "frames each decoder decodes, the clip looped, 1 to 1000000 (default 240)"),
             OptionSpec("--threads", value: "N", help: "FFmpeg threads for cpu, 1 to 256 (default: one per core)"),
             OptionSpec("--batch", value: "N", help: "frames per GPU batch, 1 to 256 (default: from the frame size and the device's limits)"),
             OptionSpec("--device", value: "N|NAME|all|N,N...",
-                       help: "Vulkan device(s) for gpu and gpu-host: its index in the devices list, or part of its name; all: "
+                       help: "Vulkan device(s) for the gpu decoders: its index in the devices list, or part of its name; all: "
                            + "every hardware GPU at once, batches spread over them; a comma list: those devices (default: a "
                            + "discrete GPU, else an integrated one, else Mesa lavapipe)"),
             .verbose("also say where each GPU's session threads run (pinned to its NUMA node, or why not)"),
@@ -51,7 +52,7 @@ enum BenchCommand: Command {
             if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
                 guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
-                    throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu or gpu-host")
+                    throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu, gpu-host or gpu-check")
                 }
                 return path
             }

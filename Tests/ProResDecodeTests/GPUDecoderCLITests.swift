@@ -86,13 +86,13 @@ final class GPUDecoderCLITests: XCTestCase {
 
     func testBenchReportsEachDecoderAndTheRatio() throws {
         let result = try runTool(["bench", Repo.fixture("hq.mov"), Repo.fixture("4444.mov"), "--frames", "12",
-                                  "--decoders", "cpu,gpu,gpu-host", "--json"], timeout: 120)
+                                  "--decoders", "cpu,gpu,gpu-host,gpu-check", "--json"], timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderr)
         let reports = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
         XCTAssertEqual(reports.count, 2)
         for report in reports {
             let results = try XCTUnwrap(report["results"] as? [[String: Any]])
-            XCTAssertEqual(results.map { $0["decoder"] as? String }, ["cpu", "gpu", "gpu-host"])
+            XCTAssertEqual(results.map { $0["decoder"] as? String }, ["cpu", "gpu", "gpu-host", "gpu-check"])
             for path in results {
                 XCTAssertEqual(path["frames"] as? Int, 12)
                 XCTAssertGreaterThan(path["fps"] as? Double ?? 0, 0)
@@ -102,13 +102,32 @@ final class GPUDecoderCLITests: XCTestCase {
             let gpuStages = try XCTUnwrap(results[1]["stages_us"] as? [String: Any])
             XCTAssertEqual(Set(gpuStages.keys), ["decode", "cpu_parse", "cpu_stage", "upload", "zero_fill", "entropy", "transform", "gpu_total"])
             let ratios = try XCTUnwrap(report["ratios"] as? [String: Double])
-            XCTAssertEqual(Set(ratios.keys), ["gpu/cpu", "gpu-host/cpu"])
+            XCTAssertEqual(Set(ratios.keys), ["gpu/cpu", "gpu-host/cpu", "gpu-check/cpu"])
         }
+        // gpu-check fails the run when a frame lacks its hash or statistics,
+        // or a loop of a sample hashes otherwise: here, with a hash kernel
+        // that writes nothing, the results are whatever the buffer held.
+        let empty = try temporaryShaders(replacing: "frame_hash.comp") { $0[..<$0.range(of: "void main()")!.lowerBound] + "void main() {}\n" }
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let unhashed = try runTool(["bench", Repo.fixture("hq.mov"), "--frames", "40", "--decoders", "gpu-check"],
+                                   environment: ["PRORES_DECODE_SHADERS": empty], timeout: 120)
+        XCTAssertEqual(unhashed.status, 2, unhashed.stderr)
+        XCTAssertTrue(unhashed.stderr.contains("hashed otherwise"), unhashed.stderr)
         for arguments in [["bench"], ["bench", Repo.fixture("hq.mov"), "--decoders", "cpu,tpu"], ["bench", Repo.fixture("hq.mov"), "--decoders", "gpu,gpu"]] {
             let bad = try runTool(arguments)
             XCTAssertEqual(bad.status, 2, "\(arguments): \(bad.stderr)")
         }
     }
+}
+
+/// A copy of the repository's shaders with `name` rewritten by `change`, for
+/// `PRORES_DECODE_SHADERS`; the caller removes the directory.
+func temporaryShaders(replacing name: String, _ change: (String) -> String) throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shaders-\(getpid())-\(UUID().uuidString)")
+    try FileManager.default.copyItem(at: Repo.root.appendingPathComponent("Shaders"), to: directory)
+    let file = directory.appendingPathComponent(name)
+    try change(try String(contentsOf: file, encoding: .utf8)).write(to: file, atomically: true, encoding: .utf8)
+    return directory.path
 }
 
 /// `--decoder gpu --vulkan`: the conversion reads the decoder's device-local

@@ -14,6 +14,10 @@ public struct DecoderBenchmark {
         case gpu
         /// Our GPU decoder with every frame copied back into host surfaces.
         case gpuHost = "gpu-host"
+        /// Our GPU decoder with `check`'s measurements of every frame on the
+        /// device (the BLAKE3 hash and the picture statistics), no readback:
+        /// what `check --decoder gpu` asks of the GPU a frame.
+        case gpuCheck = "gpu-check"
     }
 
     public struct Options: Sendable {
@@ -116,7 +120,7 @@ public struct DecoderBenchmark {
     public func run(_ path: Path) throws -> Result {
         switch path {
         case .cpu: return try runCPU()
-        case .gpu, .gpuHost: return try runGPU(readback: path == .gpuHost)
+        case .gpu, .gpuHost, .gpuCheck: return try runGPU(path)
         }
     }
 
@@ -167,19 +171,38 @@ public struct DecoderBenchmark {
 
 /// Every timed frame's decode latency (µs), in the order frames came out,
 /// and how many did not decode cleanly: the output handler of each bench path.
-final class FrameOutcomes: @unchecked Sendable {  // @unchecked: both fields under `lock`
+final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field under `lock`
     private let lock = NSLock()
     private var values: [Double] = []
     private var failures = 0
+    /// With measurements asked for (`gpu-check`): the clip's length, and
+    /// the digest each of its samples gave first. Every loop of a sample
+    /// must give that digest again, and every frame must carry its
+    /// measurements: a pass that did not run, or ran on the wrong frame,
+    /// fails the run instead of timing less work.
+    private let clipFrames: Int?
+    private var digests: [Int: BLAKE3Digest] = [:]
+    private var unmeasured = 0, inconsistent = 0
+
+    init(measuredClipFrames: Int? = nil) { clipFrames = measuredClipFrames }
 
     func record(_ frame: DecodedFrame) {
         lock.lock()
         values.append(Double(frame.decodeNanoseconds) / 1000)
         if !frame.status.isOK { failures += 1 }
+        if let clipFrames {
+            if let digest = frame.analysis?.digest, frame.analysis?.sums != nil {
+                let first = digests[frame.index % clipFrames, default: digest]
+                digests[frame.index % clipFrames] = first
+                if first != digest { inconsistent += 1 }
+            } else {
+                unmeasured += 1
+            }
+        }
         lock.unlock()
     }
 
-    /// Forgets the warm-up's frames.
+    /// Forgets the warm-up's frames (the digests stay: the timed run must repeat them).
     func reset() {
         lock.lock()
         values.removeAll()
@@ -187,11 +210,16 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: both fields und
         lock.unlock()
     }
 
-    /// The latencies; an error when any frame did not decode cleanly on `engine`.
+    /// The latencies; an error when any frame did not decode cleanly on
+    /// `engine`, or was not measured as asked.
     func latencies(on engine: String) throws -> [Double] {
         lock.lock()
         defer { lock.unlock() }
         if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(engine)")) }
+        if unmeasured > 0 { throw ProResDecodeError.badRequest(.message("bench: \(unmeasured) frames came back without their hash and statistics on the \(engine)")) }
+        if inconsistent > 0 {
+            throw ProResDecodeError.badRequest(.message("bench: \(inconsistent) frames hashed otherwise than the same sample before on the \(engine)"))
+        }
         return values
     }
 }

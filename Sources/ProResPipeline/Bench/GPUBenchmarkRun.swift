@@ -71,14 +71,20 @@ extension DecoderBenchmark {
     /// session per device (its own buffers, staging and threads, pinned
     /// per the device's `placement`), frame batches spread by
     /// `BatchDispenser`, one clock for the aggregate.
-    func runGPU(readback: Bool) throws -> Result {
+    func runGPU(_ path: Path) throws -> Result {
+        let readback = path == .gpuHost
+        // What `check` asks for (FileChecker): the hash and the statistics, light included where the transfer has one.
+        let analysis = path == .gpuCheck ? AnalysisRequest(hash: true, statistics: .init(
+            range: format.colorTags.range.value,
+            light: try? LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth))) : nil
         let devices = try DecoderSelection(choice: .gpu, device: options.device, validation: options.validation).makeDevices()
-        let outcomes = FrameOutcomes()
+        let outcomes = FrameOutcomes(measuredClipFrames: analysis == nil ? nil : clipFrames)
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
             try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, device: device,
                                  configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback, expectedFrames: options.frames,
-                                                      expectedFrameBytes: largestFrameBytes, cpus: device.placement.cpus),
+                                                      expectedFrameBytes: largestFrameBytes, analysis: analysis,
+                                                      cpus: device.placement.cpus),
                                  outputHandler: outcomes.record) }
         }
         // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts.
@@ -113,7 +119,7 @@ extension DecoderBenchmark {
                                placement: device.placement)
         }
         let latencies = try outcomes.latencies(on: "GPU")
-        return Result(path: readback ? .gpuHost : .gpu, engine: Self.engine(devices, sessions), frames: options.frames, seconds: seconds,
+        return Result(path: path, engine: Self.engine(devices, sessions), frames: options.frames, seconds: seconds,
                       batch: sessions[0].framesPerBatch, stages: Self.gpuStages(latencies, sessions.flatMap { $0.batchTimings }, readback: readback),
                       cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: shares)
     }
