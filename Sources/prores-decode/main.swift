@@ -26,4 +26,4 @@ do {
 }
 if let warning = Trace.write() { Console.warning(warning) }
 KeptUntilExit.quiesce()
-exit(status.rawValue)
+ProcessExit.now(status.rawValue)
