@@ -67,12 +67,14 @@ uvec3 planeWords(uint plane) {
 #endif
 }
 
+// The planar sample in bits shift..shift+15 of a packed word.
+uint sampleOf(uint word, uint shift) { return ((word >> shift) & 0xFFFFu) >> (16u - DEPTH); }
+
 // The planar sample of `plane` at (row, column), from its 16-bit word in the
 // packed surface.
 uint planarSample(uint frameWord, uint plane, uint row, uint column) {
     uvec3 place = planeWords(plane);
-    uint word = surface.words[frameWord + row * pc.wordsPerRow + place.x * column + place.y];
-    return ((word >> place.z) & 0xFFFFu) >> (16u - DEPTH);
+    return sampleOf(surface.words[frameWord + row * pc.wordsPerRow + place.x * column + place.y], place.z);
 }
 
 // A position in the planar stream, advanced one sample at a time.
@@ -81,7 +83,31 @@ struct Cursor { uint plane, row, column; };
 // A whole block (32 samples) from one row of one plane, read without the
 // cursor's per-sample bookkeeping: where a chunk's blocks lie for any width
 // that is a multiple of 32 (every 4K and HD size), most of them otherwise.
+// Where the block's first word is 16-byte aligned (every block of those
+// sizes) it comes in 8 loads of 16 bytes (one word a sample) or 16 (every
+// other word) through `surfaceQuads`, not 32 of 4: an invocation's loads
+// fall on a cache line of their own, and the H200 hashed 4K 422 HQ in ~34
+// µs a frame that way against ~64 (BENCHMARKS.md §6, twelfth session).
 void blockFromRow(inout uint m[16], Cursor at, uint frameWord) {
+    uvec3 place = planeWords(at.plane);
+    uint first = frameWord + at.row * pc.wordsPerRow + place.x * at.column;  // the word (pair) of the block's first sample
+    if ((first & 3u) == 0u) {
+        uint quad = first >> 2;
+        if (place.x == 1u) {
+            for (uint q = 0u; q < 8u; q++) {
+                uvec4 w = surfaceQuads.quads[quad + q];
+                m[2u * q] = sampleOf(w.x, place.z) | (sampleOf(w.y, place.z) << 16);
+                m[2u * q + 1u] = sampleOf(w.z, place.z) | (sampleOf(w.w, place.z) << 16);
+            }
+        } else {
+            for (uint q = 0u; q < 16u; q++) {
+                uvec4 w = surfaceQuads.quads[quad + q];
+                uvec2 pair = place.y == 0u ? w.xz : w.yw;
+                m[q] = sampleOf(pair.x, place.z) | (sampleOf(pair.y, place.z) << 16);
+            }
+        }
+        return;
+    }
     for (uint i = 0u; i < 16u; i++) {
         uint column = at.column + 2u * i;
         m[i] = planarSample(frameWord, at.plane, at.row, column) | (planarSample(frameWord, at.plane, at.row, column + 1u) << 16);

@@ -31,6 +31,7 @@ enum FrameHashKernel {
         if layout == .v216 { defines.append(("V216", "1")) }
         return KernelInterface(shader: shader, workgroupSize: groupChunks, defines: defines, bindings: [
             BufferBinding("surface", .read, "uint words[]", "the batch's \(layout) surfaces"),
+            BufferBinding("surfaceQuads", .read, "uvec4 quads[]", "the same surfaces as 16-byte words, for aligned blocks"),
             BufferBinding("results", .write, "uint words[]", "per frame and workgroup: a subtree CV, 8 words"),
         ], push: push)
     }

@@ -48,7 +48,7 @@ package final class FrameHashPass {
         precondition(results.bytes >= frames * resultBytesPerFrame)
         precondition(surfaces.bytes < 1 << 34, "the shader indexes the surfaces with 32-bit words")
         guard frames > 0 else { return }
-        cb.dispatch(kernel, set: sets[slot], buffers: [surfaces, results], push: [
+        cb.dispatch(kernel, set: sets[slot], buffers: [surfaces, surfaces, results], push: [
             .uint(width), .uint(height), .uint(wordsPerRow), .uint(surfaceStride / 4), .uint(frameBytes), .uint(chunks),
             .uint(groupsPerFrame), .uint(resultBytesPerFrame / 4),
         ], groups: (groupsPerFrame, frames, 1))
