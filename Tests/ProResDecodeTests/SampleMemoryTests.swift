@@ -35,6 +35,25 @@ final class SampleMemoryTests: XCTestCase {
         defer { heap.deallocate() }
         XCTAssertNil(memory.region(containing: heap))
     }
+
+    func testASmallerRequestTakesAFreeBlockOfANeighbouringClassBeforeMappingMore() throws {
+        let memory = SampleMemory()
+        // 4K 422 HQ samples (3.75 MiB blocks), all freed: 4K 4444 XQ ones (3.25 MiB) reuse them.
+        var large = (0..<30).compactMap { _ in memory.allocate(bytes: 3_815_565) }
+        XCTAssertEqual(large.count, 30)
+        let mapped = memory.mappedBytes, largePointers = Set(large.map(\.pointer))
+        large.removeAll()
+        var small = (0..<30).compactMap { _ in memory.allocate(bytes: 3_187_135) }
+        XCTAssertEqual(memory.mappedBytes, mapped, "no region mapped while larger free blocks fit")
+        XCTAssertEqual(Set(small.map(\.pointer)), largePointers)
+        XCTAssertTrue(small.allSatisfy { $0.capacity == SampleMemory.sizeClass(3_815_565) }, "a block keeps its class")
+        // Those go back to their own class, and its requests get them again.
+        small.removeAll()
+        XCTAssertTrue(largePointers.contains(try XCTUnwrap(memory.allocate(bytes: 3_815_565)).pointer))
+        // A class far smaller (more than half again below) maps its own.
+        _ = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
+        XCTAssertGreaterThan(memory.mappedBytes, mapped)
+    }
 }
 
 @testable import ProResGPU

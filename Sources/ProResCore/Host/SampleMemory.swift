@@ -10,7 +10,9 @@ import Glibc
 /// copy took ~100 µs of wall time a 4K frame on all 16 cores). An import must
 /// not outlive the memory it pins; regions are never unmapped, so no import
 /// can, whichever object goes first. Freed blocks are reused, so the memory
-/// held is the peak of samples in flight, per size class.
+/// held is the peak of samples in flight, per size class; a request finds a
+/// free block of a somewhat larger class before it maps more (see
+/// `largestReuse`).
 ///
 /// Thread-safety: all state is behind `lock`.
 public final class SampleMemory: @unchecked Sendable {
@@ -41,6 +43,15 @@ public final class SampleMemory: @unchecked Sendable {
     /// Regions are at least this large, so that a decoder imports a few
     /// dozen of them, not one per frame.
     static let minimumRegionBytes = 64 << 20
+
+    /// A request takes a free block up to this much larger than its class
+    /// before a new region is mapped. Why: every region costs its import
+    /// (pinning) on a GPU device and again at exit, ~70 ms a gigabyte on
+    /// the H200, and `check`'s files of one folder fall in neighbouring
+    /// classes: its 4K 4444 XQ files (3.25 MiB blocks) came after the 422
+    /// HQ ones (3.75 MiB) had freed theirs, and mapped five regions of
+    /// their own (BENCHMARKS.md §6, twelfth session).
+    static let largestReuse = (numerator: 3, denominator: 2)
     private static let pageBytes = 4096
 
     private let lock = NSLock()
@@ -57,6 +68,10 @@ public final class SampleMemory: @unchecked Sendable {
         defer { lock.unlock() }
         if let pointer = free[capacity]?.popLast() {
             return Block(pointer: pointer, capacity: capacity, owner: self)
+        }
+        if let larger = free.keys.filter({ $0 > capacity && $0 <= capacity * Self.largestReuse.numerator / Self.largestReuse.denominator
+                                            && free[$0]?.isEmpty == false }).min(), let pointer = free[larger]?.popLast() {
+            return Block(pointer: pointer, capacity: larger, owner: self)
         }
         let blocks = max(1, (Self.minimumRegionBytes + capacity - 1) / capacity)
         let size = blocks * capacity
