@@ -124,7 +124,8 @@ final class CheckUnitTests: XCTestCase {
             XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a), (1, b), (2, c)], complete: true),
                            .mismatch(frame: 2, reason: "the golden file has no frame 2"))
 
-            for bad in ["0 \(a)", "x \(a) f.mov", "0 \(a.uppercased()) f.mov", "0 abc f.mov", "0 \(a) f\\q.mov", "0 \(a) f.mov\n0 \(b) f.mov"] {
+            for bad in ["0 \(a)", "x \(a) f.mov", "0 \(a.uppercased()) f.mov", "0 abc f.mov", "0 \(a) f\\q.mov", "0 \(a) f.mov\n0 \(b) f.mov",
+                        "0 \(a) f.mov\r", "0 \(String(a.dropLast()))\u{FF10} f.mov", "-1 \(a) f.mov"] {
                 XCTAssertThrowsError(try GoldenFile(parsing: "# h\n" + bad), bad)
             }
         }
