@@ -45,9 +45,9 @@ public final class SampleMemory: @unchecked Sendable {
     static let minimumRegionBytes = 64 << 20
 
     /// A request takes a free block up to this much larger than its class
-    /// before a new region is mapped. Why: every region costs its import
-    /// (pinning) on a GPU device and again at exit, ~70 ms a gigabyte on
-    /// the H200, and `check`'s files of one folder fall in neighbouring
+    /// before a new region is mapped. Why: every region a GPU device uses
+    /// is imported (pinned), ~70 ms a gigabyte on the H200, and unpinned
+    /// at exit, ~28 more; and `check`'s files of one folder fall in neighbouring
     /// classes: its 4K 4444 XQ files (3.25 MiB blocks) came after the 422
     /// HQ ones (3.75 MiB) had freed theirs, and mapped five regions of
     /// their own (BENCHMARKS.md §6, twelfth session).
