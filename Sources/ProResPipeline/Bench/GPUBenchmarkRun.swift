@@ -73,10 +73,7 @@ extension DecoderBenchmark {
     /// `BatchDispenser`, one clock for the aggregate.
     func runGPU(_ path: Path) throws -> Result {
         let readback = path == .gpuHost
-        // What `check` asks for (FileChecker): the hash and the statistics, light included where the transfer has one.
-        let analysis = path == .gpuCheck ? AnalysisRequest(hash: true, statistics: .init(
-            range: format.colorTags.range.value,
-            light: try? LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth))) : nil
+        let analysis = path == .gpuCheck ? AnalysisRequest.check(format).request : nil
         let devices = try DecoderSelection(choice: .gpu, device: options.device, validation: options.validation).makeDevices()
         let outcomes = FrameOutcomes(measuredClipFrames: analysis == nil ? nil : clipFrames)
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.

@@ -73,15 +73,12 @@ enum FileChecker {
 
         var sampled: [Int]?
         if let n = options.sample, let count = format.frameCount { sampled = FrameSampling.indices(count: count, samples: n) }
-        var light: LightLevelMeter?, lightNote: String?
-        do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
-            lightNote = "no light level: \(error)"
-        }
+        let (request, lightNote) = AnalysisRequest.check(format)
+        let light = request.statistics?.light
         // Hashes and statistics are measured where the frame lives; only a v1
         // (md5) golden file needs the frames' bytes on the host.
         let needsMD5 = options.golden?.algorithm == .md5
         let sink = CheckSink(md5: needsMD5)
-        let request = AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light))
         let report: DecodeRun.Report
         do {
             var runOptions = DecodeRun.Options(output: .native, threads: threads, decoder: decoder, analysis: request)
