@@ -176,25 +176,39 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field und
     private var values: [Double] = []
     private var failures = 0
     /// With measurements asked for (`gpu-check`): the clip's length, and
-    /// the digest each of its samples gave first. Every loop of a sample
-    /// must give that digest again, and every frame must carry its
-    /// measurements: a pass that did not run, or ran on the wrong frame,
-    /// fails the run instead of timing less work.
+    /// each of its samples' digest and integer sums: FFmpeg's frame's,
+    /// measured on the CPU, where there is a reference, else what the
+    /// sample gave first. Every frame must carry its measurements and every
+    /// loop of a sample give them again: a pass that did not run, or ran on
+    /// the wrong frame, fails the run instead of timing less work.
     private let clipFrames: Int?
-    private var digests: [Int: BLAKE3Digest] = [:]
+    private var expected: [Int: (digest: BLAKE3Digest, sums: PictureSums)] = [:]
     private var unmeasured = 0, inconsistent = 0
 
-    init(measuredClipFrames: Int? = nil) { clipFrames = measuredClipFrames }
+    init(measuredClipFrames: Int? = nil, reference: [Int: FrameAnalysis] = [:]) {
+        clipFrames = measuredClipFrames
+        for (index, analysis) in reference {
+            if let digest = analysis.digest, let sums = analysis.sums { expected[index] = (digest, Self.integers(sums)) }
+        }
+    }
+
+    /// The sums without the light levels, which the GPU adds up in another
+    /// order (equal within a tolerance, not bit for bit).
+    private static func integers(_ sums: PictureSums) -> PictureSums {
+        var integers = sums
+        integers.light = nil
+        return integers
+    }
 
     func record(_ frame: DecodedFrame) {
         lock.lock()
         values.append(Double(frame.decodeNanoseconds) / 1000)
         if !frame.status.isOK { failures += 1 }
         if let clipFrames {
-            if let digest = frame.analysis?.digest, frame.analysis?.sums != nil {
-                let first = digests[frame.index % clipFrames, default: digest]
-                digests[frame.index % clipFrames] = first
-                if first != digest { inconsistent += 1 }
+            if let digest = frame.analysis?.digest, let sums = frame.analysis?.sums.map(Self.integers) {
+                let first = expected[frame.index % clipFrames, default: (digest, sums)]
+                expected[frame.index % clipFrames] = first
+                if first.digest != digest || first.sums != sums { inconsistent += 1 }
             } else {
                 unmeasured += 1
             }
@@ -218,7 +232,8 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field und
         if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(engine)")) }
         if unmeasured > 0 { throw ProResDecodeError.badRequest(.message("bench: \(unmeasured) frames came back without their hash and statistics on the \(engine)")) }
         if inconsistent > 0 {
-            throw ProResDecodeError.badRequest(.message("bench: \(inconsistent) frames hashed otherwise than the same sample before on the \(engine)"))
+            throw ProResDecodeError.badRequest(.message(
+                "bench: \(inconsistent) frames measured otherwise (hash or statistics) than FFmpeg's frame of the same sample, or its loop before, on the \(engine)"))
         }
         return values
     }

@@ -75,7 +75,9 @@ extension DecoderBenchmark {
         let readback = path == .gpuHost
         let analysis = path == .gpuCheck ? AnalysisRequest.check(format).request : nil
         let devices = try DecoderSelection(choice: .gpu, device: options.device, validation: options.validation).makeDevices()
-        let outcomes = FrameOutcomes(measuredClipFrames: analysis == nil ? nil : clipFrames)
+        // A few samples are checked against FFmpeg's frames; the loops of all of them against their first.
+        let reference = try analysis.map { try referenceAnalyses($0, count: 8) } ?? [:]
+        let outcomes = FrameOutcomes(measuredClipFrames: analysis == nil ? nil : clipFrames, reference: reference)
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
             try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, device: device,
