@@ -58,27 +58,27 @@ public final class X11Window {
         window = xcb.xcb_generate_id!(c)
         let events = XCB_EVENT_MASK_KEY_PRESS.rawValue | XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue | XCB_EVENT_MASK_EXPOSURE.rawValue
         let values: [UInt32] = [screen.black_pixel, events]
-        xcb.xcb_create_window!(c, UInt8(XCB_COPY_FROM_PARENT), window, root, 0, 0, UInt16(clientSize.width), UInt16(clientSize.height), 0,
+        _ = xcb.xcb_create_window!(c, UInt8(XCB_COPY_FROM_PARENT), window, root, 0, 0, UInt16(clientSize.width), UInt16(clientSize.height), 0,
                           UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), screen.root_visual,
                           XCB_CW_BACK_PIXEL.rawValue | XCB_CW_EVENT_MASK.rawValue, values)
         var deleteWindow = atoms.deleteWindow
-        xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.protocols, XCB_ATOM_ATOM.rawValue, 32, 1, &deleteWindow)
+        _ = xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.protocols, XCB_ATOM_ATOM.rawValue, 32, 1, &deleteWindow)
         let windowClass = Array("prores-decode\0prores-decode\0".utf8)
-        xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_CLASS.rawValue, XCB_ATOM_STRING.rawValue, 8,
+        _ = xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_CLASS.rawValue, XCB_ATOM_STRING.rawValue, 8,
                             UInt32(windowClass.count), windowClass)
         isFullscreen = fullscreen
         if fullscreen {
             // Before mapping, the state is a property the window manager reads.
             var state = atoms.fullscreen
-            xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.state, XCB_ATOM_ATOM.rawValue, 32, 1, &state)
+            _ = xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.state, XCB_ATOM_ATOM.rawValue, 32, 1, &state)
         }
         setTitle(title)
-        xcb.xcb_map_window!(c, window)
-        xcb.xcb_flush!(c)
+        _ = xcb.xcb_map_window!(c, window)
+        _ = xcb.xcb_flush!(c)
     }
 
     deinit {
-        xcb.xcb_destroy_window!(connection, window)
+        _ = xcb.xcb_destroy_window!(connection, window)
         xcb.xcb_disconnect!(connection)
     }
 
@@ -89,11 +89,11 @@ public final class X11Window {
     /// WM_NAME and _NET_WM_NAME, both UTF-8: xdotool and window managers read one or the other.
     public func setTitle(_ title: String) {
         let utf8 = Array(title.utf8)
-        xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_NAME.rawValue, atoms.utf8, 8,
+        _ = xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_NAME.rawValue, atoms.utf8, 8,
                             UInt32(utf8.count), utf8)
-        xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.netName, atoms.utf8, 8,
+        _ = xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.netName, atoms.utf8, 8,
                             UInt32(utf8.count), utf8)
-        xcb.xcb_flush!(connection)
+        _ = xcb.xcb_flush!(connection)
     }
 
     /// Asks the window manager to toggle fullscreen (EWMH); without a
@@ -101,7 +101,7 @@ public final class X11Window {
     public func toggleFullscreen() {
         isFullscreen.toggle()
         withUnsafePointer(to: xcb) { pd_xcb_request_state($0, connection, root, window, atoms.state, atoms.fullscreen, isFullscreen ? 1 : 0) }
-        xcb.xcb_flush!(connection)
+        _ = xcb.xcb_flush!(connection)
     }
 
     /// The events waiting now, without blocking; a lost connection closes.
@@ -156,8 +156,8 @@ public final class X11Window {
 /// where it is not installed (a headless server), as it does without a
 /// Vulkan loader. A missing library is "no display" to `play`.
 private enum XCBLibrary {
-    // nonisolated(unsafe): written once by the lazy initialiser, then only read.
-    nonisolated(unsafe) static let functions: Result<pd_xcb_functions, DisplayError> = {
+    // Loaded once, by the lazy initialiser; a table of function pointers is Sendable.
+    static let functions: Result<pd_xcb_functions, DisplayError> = {
         var table = pd_xcb_functions()
         if let failure = pd_xcb_load(&table) { return .failure(.noDisplay(String(cString: failure))) }
         return .success(table)

@@ -10,7 +10,7 @@ public struct FFmpegError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 256)
         if av_strerror(code, &buffer, buffer.count) < 0 { return "FFmpeg error \(code)" }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public var isEndOfFile: Bool { code == PD_AVERROR_EOF }

@@ -48,8 +48,10 @@ extension Command {
 enum CommandLineTool {
     /// Every command, in the order the main help and README.md list them;
     /// decoding, which has no word of its own, takes whatever else comes.
-    static let commands: [any Command.Type] = [DecodeCommand.self, InfoCommand.self, DevicesCommand.self, CheckCommand.self,
-                                               PlayCommand.self, RooflineCommand.self, BenchCommand.self, PlotCommand.self]
+    static var commands: [any Command.Type] {
+        [DecodeCommand.self, InfoCommand.self, DevicesCommand.self, CheckCommand.self, PlayCommand.self, RooflineCommand.self,
+         BenchCommand.self, PlotCommand.self]
+    }
 
     static func run(_ arguments: [String]) throws -> ExitCode {
         switch arguments.first {

@@ -20,7 +20,7 @@ final class BlockingQueueTests: XCTestCase {
         let result = LockedBox<[Int]>([])
         for i in 0..<2 { queue.push(i) }
         Thread.detachNewThread {
-            result.value = queue.popBatch(limit: 4) { busy.value }
+            result.value = queue.popBatch(limit: 4, waitForFullBatch: { busy.value })
             popped.signal()
         }
         queue.push(2)
@@ -32,10 +32,10 @@ final class BlockingQueueTests: XCTestCase {
 
         busy.value = true
         for i in 3..<8 { queue.push(i) }
-        XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [3, 4, 5, 6], "a full batch does not wait")
+        XCTAssertEqual(queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [3, 4, 5, 6], "a full batch does not wait")
         queue.close()
-        XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [7], "a closed queue gives up what is left")
-        XCTAssertEqual(queue.popBatch(limit: 4) { busy.value }, [])
+        XCTAssertEqual(queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [7], "a closed queue gives up what is left")
+        XCTAssertEqual(queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [])
     }
 
     func testAPatientBatchWaitsForTheRestThenTakesWhatCame() {
