@@ -41,6 +41,9 @@ enum DecodeCommand: Command {
         let source = try Trace.span("source opened") { try openSampleSource(input, track: arguments.track) }
         let opened = monotonicNanoseconds()
         let format = source.format
+        // A start past a counted end is refused before any note or output:
+        // the source's own seek says so, in its words.
+        if start > 0, let count = format.frameCount, start >= count { try source.seek(toFrame: start) }
         let realtime = try arguments.playback.pacingRate(for: format)
         // `auto` (the best decoder that works, frame by frame) decodes with
         // FFmpeg while the device starts, unless the run needs the device

@@ -271,6 +271,7 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(stdoutDataLines(result), 0, "\(clip) --start 5: no frames may be written:\n\(result.stdoutText)")
             let errors = errorLines(result.stderr)
             XCTAssertEqual(errors.count, 1, "\(clip) --start 5: expected one error line:\n\(result.stderr)")
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(clip) --start 5: the error alone, no notes before it:\n\(result.stderr)")
             XCTAssertTrue(errors.first?.contains("--start") ?? false, "\(clip): the error should name --start: \(errors)")
         }
     }
