@@ -12,11 +12,16 @@
 # A label's settings after `@` are set in the environment of its runs only,
 # so one bundle can be timed against itself with a switch turned on.
 #
-# Environment: ROUNDS (6), CLIPDIR (/tmp/prores-check), JOBS ("plain check").
+# Environment: ROUNDS (6), CLIPDIR (/tmp/prores-check), JOBS ("plain check";
+# add "long" for `check --golden` of the folder ten times over, 200 links
+# to its 20 files, 8,640 frames: issue #11's rate once the driver's fixed
+# start and exit are spread), CPU_CHECK=1 (the first bundle's `check
+# --decoder cpu` of the folder once, ~20 s on the H200, for the GPU/CPU
+# ratio), SIZE (3840x2160; smaller for a trial of the script on lavapipe).
 # Ninth session: A, D and B six rounds each in ~90 s plus ~75 s of clips.
 set -u
 LOGDIR=$1; shift
-ROUNDS=${ROUNDS:-6} CLIPDIR=${CLIPDIR:-/tmp/prores-check} JOBS=${JOBS:-plain check}
+ROUNDS=${ROUNDS:-6} CLIPDIR=${CLIPDIR:-/tmp/prores-check} JOBS=${JOBS:-plain check} SIZE=${SIZE:-3840x2160}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$LOGDIR"
 export SWIFT_BACKTRACE=enable=no
@@ -30,15 +35,26 @@ for pair in "$@"; do
   echo "$label: $(grep -m1 '^built' "$dist/MANIFEST.txt") ${settings[$label]}" | tee -a "$LOGDIR/interleave.txt"
   labels+=("$label") FF=$dist/ffmpeg
 done
-bash "$HERE/check-folder.sh" "$FF" "$CLIPDIR" 3840x2160 >/dev/null 2>&1
-LONG=$CLIPDIR/hq-x40.mov DIR=$CLIPDIR/folder
+bash "$HERE/check-folder.sh" "$FF" "$CLIPDIR" "$SIZE" >/dev/null 2>&1
+LONG=$CLIPDIR/hq-x40.mov DIR=$CLIPDIR/folder TENFOLD=$CLIPDIR/folder-x10
 cat "$LONG" "$DIR"/* >/dev/null
+if [[ " $JOBS " == *" long "* ]]; then
+  rm -rf "$TENFOLD" && mkdir -p "$TENFOLD"
+  for copy in 0 1 2 3 4 5 6 7 8 9; do
+    for file in "$DIR"/*; do ln -s "$file" "$TENFOLD/$copy-$(basename "$file")"; done
+  done
+fi
 first=${labels[0]}
 "/tmp/il-$first/prores-decode" check "$DIR" --decoder gpu --write-golden "$LOGDIR/golden.txt" --overwrite >/dev/null 2>&1
+[[ " $JOBS " == *" long "* ]] && "/tmp/il-$first/prores-decode" check "$TENFOLD" --decoder gpu --write-golden "$LOGDIR/golden-x10.txt" --overwrite >/dev/null 2>&1
 for label in "${labels[@]:1}"; do
   env ${settings[$label]//,/ } "/tmp/il-$label/prores-decode" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" >/dev/null 2>&1 \
     && echo "$label: hashes equal $first's on all 864 frames" || echo "$label: FAIL: hashes differ from $first's"
 done | tee -a "$LOGDIR/interleave.txt"
+if [ -n "${CPU_CHECK:-}" ]; then
+  python3 "$HERE/exit-time.py" --label "cpu $first r1" "/tmp/il-$first/prores-decode" check "$DIR" --decoder cpu --golden "$LOGDIR/golden.txt" \
+    2>&1 | tee -a "$LOGDIR/interleave.txt"
+fi
 for round in $(seq "$ROUNDS"); do
   for job in $JOBS; do
     for label in "${labels[@]}"; do
@@ -46,6 +62,7 @@ for round in $(seq "$ROUNDS"); do
       case $job in
         plain) "${E[@]}" python3 "$HERE/exit-time.py" --label "plain $label r$round" "$P" "$LONG" --decoder gpu --quiet --json ;;
         check) "${E[@]}" python3 "$HERE/exit-time.py" --label "check $label r$round" "$P" check "$DIR" --decoder gpu --golden "$LOGDIR/golden.txt" ;;
+        long) "${E[@]}" python3 "$HERE/exit-time.py" --label "long $label r$round" "$P" check "$TENFOLD" --decoder gpu --golden "$LOGDIR/golden-x10.txt" ;;
       esac
     done
   done
@@ -56,6 +73,9 @@ runs = {}
 for line in open(sys.argv[1]):
     m = re.match(r"(\w+) (\S+) r\d+: .*wall ([0-9.]+) ms", line)
     if m: runs.setdefault((m.group(1), m.group(2)), []).append(float(m.group(3)))
+frames = {"check": 864, "long": 8640, "cpu": 864, "plain": 1920}
 for (job, label), walls in sorted(runs.items()):
-    print(f"{job} {label}: median {statistics.median(walls):.1f} ms (min {min(walls):.1f}, max {max(walls):.1f}, {len(walls)} runs)")
+    median = statistics.median(walls)
+    print(f"{job} {label}: median {median:.1f} ms (min {min(walls):.1f}, max {max(walls):.1f}, {len(walls)} runs)"
+          f" = {frames[job] * 1000 / median:.0f} fps of wall time")
 PY
