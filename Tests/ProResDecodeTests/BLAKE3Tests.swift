@@ -84,18 +84,4 @@ final class BLAKE3Tests: XCTestCase {
         XCTAssertEqual(digest.bytes.map { String(format: "%02x", $0) }.joined(), hex)
         for bad in ["", String(hex.dropLast()), hex + "0", String(hex.dropLast()) + "g"] { XCTAssertNil(BLAKE3Digest(hex: bad), bad) }
     }
-
-    /// Not a pass/fail check: prints the speed of this build (see the report).
-    func testThroughputIsPrinted() {
-        let bytes = 16 << 20
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes, alignment: 64)
-        defer { buffer.deallocate() }
-        buffer.initializeMemory(as: UInt8.self, repeating: 0x5A)
-        for parallel in [false, true] {
-            let start = Date()
-            _ = BLAKE3.hash(UnsafeRawBufferPointer(buffer), parallel: parallel)
-            let seconds = Date().timeIntervalSince(start)
-            print("BLAKE3 \(parallel ? "parallel" : "serial"): \(Int(Double(bytes) / seconds / 1e6)) MB/s")
-        }
-    }
 }

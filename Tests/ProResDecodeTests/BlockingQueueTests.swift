@@ -60,26 +60,6 @@ final class BlockingQueueTests: XCTestCase {
         queue.close()
         XCTAssertEqual(queue.popBatch(limit: 4, patience: 600), [5], "a closed queue does not wait")
     }
-}
-
-private final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Bool
-    init(_ value: Bool) { stored = value }
-    var value: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
-    }
-}
-
-private final class LockedBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
-    }
 
     /// `push(contentsOf:)` (a GPU batch's frames) waits for room for all of
     /// them: a consumer never sees part of the group queued.
@@ -99,5 +79,25 @@ private final class LockedBox<T>: @unchecked Sendable {
         XCTAssertEqual((0..<4).map { _ in queue.pop() }, [1, 2, 3, 4])
         queue.close()
         XCTAssertFalse(queue.push(contentsOf: [5]), "a closed queue takes nothing")
+    }
+}
+
+private final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Bool
+    init(_ value: Bool) { stored = value }
+    var value: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
+    }
+}
+
+private final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.lock(); defer { lock.unlock() }; return stored }
+        set { lock.lock(); stored = newValue; lock.unlock() }
     }
 }

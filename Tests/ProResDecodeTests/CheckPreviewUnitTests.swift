@@ -80,7 +80,7 @@ final class CheckPreviewUnitTests: XCTestCase {
         XCTAssertEqual(codes(2, 1, -1, 1, light), [code(srgb(t)), code(srgb(t / 2)), 0])
         XCTAssertLessThan(codes(2, 1, -1, 1, light)[0], 65535)
         // Half transparent: half the tone-mapped colour plus half the checker, in linear light.
-        let k = PreviewRenderer.srgbDecode(0.8)
+        let k = pow((0.8 + 0.055) / 1.055, 2.4)  // the checker's light square, sRGB 0.8 decoded (IEC 61966-2-1)
         XCTAssertEqual(codes(0.5, 0, 0, 0.5, light), [code(srgb(0.25 + k / 2)), code(srgb(k / 2)), code(srgb(k / 2))])
         // Nothing the conversion cannot produce traps.
         XCTAssertEqual(codes(.nan, .infinity, -.infinity, .nan, light).count, 3)
@@ -157,7 +157,10 @@ final class CheckPreviewUnitTests: XCTestCase {
         XCTAssertEqual([frame.width, frame.height], [192, 112], "the full frame keeps its size")
         // An opaque thumbnail pixel is the mean of its 2x2 block, shaded:
         // compare with the mean of the full frame's linear values.
-        func linear(_ code: UInt16) -> Double { PreviewRenderer.srgbDecode(Double(code) / 65535) }
+        func linear(_ code: UInt16) -> Double {  // IEC 61966-2-1's decoding, written out
+            let v = Double(code) / 65535
+            return v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
+        }
         let thumbnail = (x: 208, y: 0)  // frame 3, the full frame's
         var compared = 0
         for y in 0..<14 {

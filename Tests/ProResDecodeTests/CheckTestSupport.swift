@@ -36,11 +36,15 @@ enum CheckFixtures {
     }
 
     /// Compares with `Fixtures/check/NAME`; PRORES_DECODE_UPDATE_SNAPSHOTS=1
-    /// rewrites the snapshot instead (review the diff before committing).
+    /// rewrites a snapshot that differs instead (review the diff before
+    /// committing), and fails the test that did: a run that rewrote
+    /// snapshots has compared nothing.
     static func assertSnapshot(_ actual: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let url = Repo.fixtures.appendingPathComponent("check").appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["PRORES_DECODE_UPDATE_SNAPSHOTS"] == "1" {
+        if ProcessInfo.processInfo.environment["PRORES_DECODE_UPDATE_SNAPSHOTS"] == "1",
+           (try? String(contentsOf: url, encoding: .utf8)) != actual {
             try actual.write(to: url, atomically: true, encoding: .utf8)
+            XCTFail("snapshot \(name) rewritten: review its diff, then run the tests again without PRORES_DECODE_UPDATE_SNAPSHOTS", file: file, line: line)
             return
         }
         let expected = try String(contentsOf: url, encoding: .utf8)

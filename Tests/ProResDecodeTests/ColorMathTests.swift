@@ -322,7 +322,6 @@ final class ColorMathTests: XCTestCase {
         let pq = TransferFunction.pq
         assertVector(pq.toDisplayLinear(SIMD3(repeating: pqSignal(nits: 203))), SIMD3(1, 1, 1), accuracy: 1e-9)
         assertVector(pq.toDisplayLinear(SIMD3(repeating: pqSignal(nits: 1000))), SIMD3(repeating: 1000.0 / 203), accuracy: 1e-9)
-        XCTAssertEqual(1000.0 / 203, 4.926, accuracy: 1e-3)
         assertVector(pq.toDisplayLinear(SIMD3(1, 1, 1)), SIMD3(repeating: 10000.0 / 203), accuracy: 1e-9)
         XCTAssertEqual(TransferFunction.pqEOTF(1), 10000, accuracy: 1e-9)
         XCTAssertEqual(TransferFunction.pqEOTF(0), 0)

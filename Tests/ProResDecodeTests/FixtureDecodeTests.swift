@@ -26,21 +26,25 @@ func decodeMD5s(_ clip: String, output: OutputSelection?, start: Int = 0, frames
 /// Every fixture, every layout, bit-exact against references made without
 /// our code: ffmpeg's own decode (native) and the python packer (y416/v216).
 final class FixtureDecodeTests: XCTestCase {
-    static let clips: [String] = {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.appendingPathComponent("ref").path)) ?? []
-        return names.filter { $0.hasSuffix(".framemd5") }.map { String($0.dropLast(".framemd5".count)) }.sorted()
-    }()
+    /// The fixtures with a reference in Fixtures/ref; an error when there
+    /// are fewer than 20, so that no loop over them passes by having none.
+    static func clips() throws -> [String] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.appendingPathComponent("ref").path)
+        let clips = names.filter { $0.hasSuffix(".framemd5") }.map { String($0.dropLast(".framemd5".count)) }.sorted()
+        guard clips.count >= 20 else { throw FixturesIncomplete(description: "Fixtures/ref is incomplete: \(clips)") }
+        return clips
+    }
 
-    func testEveryFixtureHasReferences() {
-        XCTAssertGreaterThanOrEqual(Self.clips.count, 20, "Fixtures/ref is incomplete: \(Self.clips)")
+    func testEveryFixtureHasReferences() throws {
+        let clips = try Self.clips()
         for profile in ["proxy.mov", "lt.mov", "422.mov", "hq.mov", "4444.mov", "4444-alpha8.mov", "4444xq.mov",
                         "interlaced-tff.mov", "odd-size.mov", "pq.mov", "hlg.mov", "p3.mov", "hq.mxf", "hq.prores"] {
-            XCTAssertTrue(Self.clips.contains(profile), "missing fixture reference for \(profile)")
+            XCTAssertTrue(clips.contains(profile), "missing fixture reference for \(profile)")
         }
     }
 
     func testNativeIsBitExactWithFFmpeg() throws {
-        for clip in Self.clips {
+        for clip in try Self.clips() {
             let (report, sink) = try decodeMD5s(clip, output: .native)
             let expected = try ffmpegFrameMD5s(clip)
             XCTAssertTrue(report.isClean, "\(clip): \(report.damaged) \(report.failed)")
@@ -50,7 +54,7 @@ final class FixtureDecodeTests: XCTestCase {
     }
 
     func testPackedLayoutsMatchTheIndependentPacker() throws {
-        for clip in Self.clips {
+        for clip in try Self.clips() {
             for layout in PackedLayout.allCases {
                 let (_, sink) = try decodeMD5s(clip, output: .packed(layout))
                 XCTAssertEqual(sink.frames.map(\.md5), try packedReferenceMD5s(clip, layout: layout.rawValue), "\(clip) \(layout)")
@@ -80,7 +84,7 @@ final class FixtureDecodeTests: XCTestCase {
 
     func testFormatDescriptionsAgreeWithFFprobe() throws {
         let rows = try TagTable.load()
-        for clip in Self.clips {
+        for clip in try Self.clips() {
             // ffprobe cannot read a raw elementary stream: hq.prores is hq.mov's stream.
             let row = try XCTUnwrap(rows[clip == "hq.prores" ? "hq.mov" : clip], clip)
             let format = try openSampleSource(Repo.fixture(clip)).format
@@ -109,4 +113,8 @@ final class FixtureDecodeTests: XCTestCase {
             }
         }
     }
+}
+
+struct FixturesIncomplete: Error, CustomStringConvertible {
+    let description: String
 }

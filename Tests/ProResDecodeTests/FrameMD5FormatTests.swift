@@ -7,7 +7,7 @@ import XCTest
 /// is hq.mov's, the same frames, as ffmpeg 5.1 cannot read raw ProRes).
 final class FrameMD5FormatTests: XCTestCase {
     func testEveryFixtureMatchesFFmpegByteForByte() throws {
-        for clip in FixtureDecodeTests.clips {
+        for clip in try FixtureDecodeTests.clips() {
             let result = try runTool([Repo.fixture(clip), "--format", "native", "--framemd5", "-", "--quiet"], timeout: 60)
             XCTAssertEqual(result.status, 0, "\(clip): \(result.stderr)")
             let expected = try String(contentsOfFile: Repo.reference("\(clip).framemd5"), encoding: .utf8)

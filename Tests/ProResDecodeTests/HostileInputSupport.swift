@@ -49,7 +49,14 @@ enum Hostile {
         if process.isRunning { process.terminate(); XCTFail("\(arguments) hung") }
         process.waitUntilExit()
         let text = try String(contentsOf: report, encoding: .utf8)
-        let kilobytes = text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last ?? -1
+        // No figure is a failure, not a peak of nothing (which every bound would let through).
+        guard let kilobytes = text.split(separator: "\n").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }).last, kilobytes > 0 else {
+            throw NoPeakMemory(description: "time(1) reported no peak memory for \(arguments): \(text)")
+        }
         return (process.terminationStatus, kilobytes * 1024)
     }
+}
+
+struct NoPeakMemory: Error, CustomStringConvertible {
+    let description: String
 }

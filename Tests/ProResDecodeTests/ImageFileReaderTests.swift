@@ -136,11 +136,14 @@ final class ImageFileReaderTests: XCTestCase {
             for (got, want) in zip(values, expected) { XCTAssertEqual(got, want, accuracy: 1e-3, tag, file: file, line: line) }
         }
         let adaptation = IndependentP3D50.adaptation.flatMap { $0 }
-        for (got, want) in zip(try XCTUnwrap(profile.chad, file: file, line: line), adaptation) {
+        let chad = try XCTUnwrap(profile.chad, file: file, line: line)
+        XCTAssertEqual(chad.count, adaptation.count, "chad", file: file, line: line)
+        for (got, want) in zip(chad, adaptation) {
             XCTAssertEqual(got, want, accuracy: 1e-3, "chad", file: file, line: line)
         }
         for tag in ["rTRC", "gTRC", "bTRC"] {
             let curve = try XCTUnwrap(profile.curves[tag], tag, file: file, line: line)
+            XCTAssertEqual(curve.count, 6, "\(tag): the type (3) and its 5 parameters", file: file, line: line)
             for (got, want) in zip(curve, [3, 2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]) {
                 XCTAssertEqual(got, want, accuracy: 1e-4, tag, file: file, line: line)
             }

@@ -617,6 +617,7 @@ final class EntropyKernelTests: XCTestCase {
         let (pass, table) = try Self.pass([bytes], frames: [frame], alphaShift12: false)
         let (coefficients, status) = try harness.runEntropyPass(pass)
         print("kernel entropy [corrupted codewords]: seed 0x\(String(seed, radix: 16)), status \(status)")
+        XCTAssertEqual(status.count, frame.slices.count, "a status word for every slice")
         for (i, flags) in status.enumerated() {
             XCTAssertEqual(flags, expectedFlags[i] ?? 0, "slice \(i): status bits (1 Y', 2 Cb, 4 Cr)")
         }

@@ -154,6 +154,8 @@ final class NonUTF8NameTests: XCTestCase {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let read = { (suffix: String) in (try? String(contentsOfFile: outPath + suffix, encoding: .utf8)) ?? "<not UTF-8>" }
-        return ByteRun(status: (status >> 8) & 0xFF, stdout: read(".out"), stderr: read(".err"))
+        // A process killed by a signal has no exit status: 128 + the signal, as a shell says, never 0.
+        let signal = status & 0x7F
+        return ByteRun(status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, stdout: read(".out"), stderr: read(".err"))
     }
 }

@@ -43,12 +43,16 @@ final class PixelBufferPoolTests: XCTestCase {
         let pool = PixelBufferPool(layout: layout, maximumCount: 1)
         let held = try pool.makeBuffer()
         let got = expectation(description: "second makeBuffer returns after the release")
+        let asking = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
+            asking.signal()
             let buffer = try? pool.makeBuffer()
             XCTAssertEqual(buffer?.baseAddress, held.baseAddress)
             buffer?.releaseUse()
             got.fulfill()
         }
+        // The request has begun (not merely been scheduled) before the check.
+        asking.wait()
         usleep(100_000)
         XCTAssertEqual(pool.statistics.vended, 1, "the second request must wait while the only surface is in use")
         held.releaseUse()

@@ -108,6 +108,7 @@ final class PlaybackCLITests: XCTestCase {
     }
 
     func testBadPlaybackOptionsAreOneLineUsageErrors() throws {
+        let never = try makeTemporaryDirectory(self).appendingPathComponent("never").path
         for (arguments, words) in [
             (["--rate", "25"], "--rate needs --realtime"),
             (["--realtime", "--rate", "0"], "invalid value '0' for --rate"),
@@ -116,14 +117,14 @@ final class PlaybackCLITests: XCTestCase {
             (["--vulkan", "--effect", "blur"], "unknown effect 'blur'"),
             (["--vulkan", "--effect", "exposure"], "exposure needs a value"),
             (["--vulkan", "--effect", "chroma-key:color=0,1"], "three values"),
-            (["--save", "/tmp/never", "--effect", "lut:x.cube,shaper=log"], "unknown shaper 'log'"),
+            (["--save", never, "--effect", "lut:x.cube,shaper=log"], "unknown shaper 'log'"),
         ] {
             let result = try runTool([Repo.fixture("hq.mov")] + arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(arguments): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains(words), "\(arguments): \(result.stderr)")
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/never"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: never))
         // A raw elementary stream states no frame rate: --realtime needs --rate.
         let stream = try runTool([Repo.fixture("hq.prores"), "--realtime"])
         XCTAssertEqual(stream.status, 2, stream.stderr)

@@ -84,6 +84,8 @@ final class PresentKernelTests: XCTestCase {
         halves.withUnsafeBytes { frame.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         let words = target.width * target.height * format.pixels.bytesPerPixel / 4
         let output = try VulkanBuffer(context, size: words * 4, usage: .storage, memory: .host)
+        // Not zeros: black bars the kernel did not write must not pass for black.
+        output.mapped!.initializeMemory(as: UInt32.self, repeating: 0xA5A5_A5A5, count: words)
         let recorder = try CommandRecorder(context: context, count: 1)
         let cb = try recorder.begin(0)
         cb.dispatch(kernel, set: try kernel.makeBindingSets(1)[0], buffers: [BufferRange(frame), BufferRange(output)],
