@@ -118,7 +118,9 @@ final class CheckCLITests: XCTestCase {
 
         let match = try runTool(["check", dir.path, "--golden", golden.path, "--report", out.appendingPathComponent("match.json").path])
         XCTAssertEqual(match.status, 0, match.stderr)
-        for file in try CheckFixtures.files(Data(contentsOf: out.appendingPathComponent("match.json"))) {
+        let matched = try CheckFixtures.files(Data(contentsOf: out.appendingPathComponent("match.json")))
+        XCTAssertEqual(matched.count, 3)
+        for file in matched {
             XCTAssertEqual((file["golden"] as? [String: Any])?["result"] as? String, "match", "\(file["path"]!)")
         }
 
@@ -347,7 +349,8 @@ final class CheckCLITests: XCTestCase {
         try longStream().write(to: long)
         try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("b.mov").path)
         let started = Date()
-        let result = try runTool(["check", dir.path, "--timeout", "0.5"])
+        // One decoder thread: many cores must not finish the long file inside its 0.5 s.
+        let result = try runTool(["check", dir.path, "--timeout", "0.5", "--threads", "1"])
         XCTAssertLessThan(Date().timeIntervalSince(started), 20)
         XCTAssertEqual(result.status, 11, result.stderr)
         let lines = result.stderr.split(separator: "\n").map(String.init)
@@ -362,7 +365,7 @@ final class CheckCLITests: XCTestCase {
         try longStream().write(to: long)
         let process = Process()
         process.executableURL = Repo.executable
-        process.arguments = ["check", long.path, "--report", out.appendingPathComponent("r.json").path,
+        process.arguments = ["check", long.path, "--threads", "1", "--report", out.appendingPathComponent("r.json").path,
                              "--junit", out.appendingPathComponent("j.xml").path]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

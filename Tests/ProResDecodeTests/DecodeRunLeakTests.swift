@@ -21,8 +21,23 @@ final class DecodeRunLeakTests: XCTestCase {
         func abort() {}
     }
 
+    /// The process-wide pool count once an earlier run's threads have let
+    /// go of theirs (the same count 50 ms apart), so that their teardown
+    /// can neither hide a leak of this run's nor look like one.
+    private func settledLiveCount() -> Int {
+        let deadline = Date().addingTimeInterval(3)
+        var count = PixelBufferPool.liveCount
+        while Date() < deadline {
+            usleep(50_000)
+            let again = PixelBufferPool.liveCount
+            if again == count { break }
+            count = again
+        }
+        return count
+    }
+
     private func runFailing(_ clip: String, output: OutputSelection, decoder: DecoderSelection.Choice) throws {
-        let before = PixelBufferPool.liveCount
+        let before = settledLiveCount()
         do {
             let sink = FailingSink(failAt: 2)
             let run = try DecodeRun(source: try openSampleSource(Repo.fixture(clip)),

@@ -48,6 +48,7 @@ final class VulkanPipelineTests: XCTestCase {
     /// Every pixel of every frame against ReferenceConverter on the y416 codes.
     private func assertMatchesReference(_ clip: String, spec: ConversionSpec, file: StaticString = #filePath, line: UInt = #line) throws {
         let (report, converted, bytes) = try run(clip, layout: .y416)
+        XCTAssertEqual(bytes.frames.count, 5, "\(clip): every fixture has 5 frames", file: file, line: line)
         XCTAssertEqual(converted.frames.map(\.index), Array(0..<bytes.frames.count), clip, file: file, line: line)
         XCTAssertEqual(report.gpu?.copiedFrames, 0, "surfaces should be imported, not copied", file: file, line: line)
         var worst = 0.0
@@ -94,6 +95,7 @@ final class VulkanPipelineTests: XCTestCase {
         for clip in ["pq.mov", "odd-size.mov"] {
             let (_, viaY416, _) = try run(clip, layout: .y416)
             let (_, viaV216, _) = try run(clip, layout: .v216)
+            XCTAssertEqual(viaY416.frames.count, 5, clip)
             XCTAssertEqual(viaY416.frames.count, viaV216.frames.count)
             for (a, b) in zip(viaY416.frames, viaV216.frames) {
                 let firstDifference = zip(a.halves, b.halves).enumerated().first { $0.element.0 != $0.element.1 }

@@ -128,11 +128,16 @@ public final class BatchCheck: @unchecked Sendable {
         // file whose shared decode session failed is checked again alone too.
         for index in inputs.indices where !isInterrupted {
             let again = results[index]?.failedWithSharedDecoder == true || (workers > 1 && results[index]?.failedToOpen == true)
-            if again { store(index, try? checkOne(index, feed: DeviceFeed(device: devicesUsed[index], sharesSession: false)), final: true) }
+            guard again else { continue }
+            filesCheckedAgain += 1
+            store(index, try? checkOne(index, feed: DeviceFeed(device: devicesUsed[index], sharesSession: false)), final: true)
         }
         if isInterrupted { throw ProResDecodeError.interrupted }
         return results.map { $0! }
     }
+
+    /// Files checked a second time, alone, once `run()` returned (tests).
+    package private(set) var filesCheckedAgain = 0
 
     /// Tests: `GPUDecodeLanes.streamOpened` for every device's shared session.
     package var sharedStreamOpened: ((GPUDecodeStream) -> Void)?
