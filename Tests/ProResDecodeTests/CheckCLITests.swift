@@ -237,18 +237,46 @@ final class CheckCLITests: XCTestCase {
     /// pq.mov's light level against ST 2084 and BT.2020 written out here,
     /// on the same 4×4 grid, from the raw native frames.
     func testPQLightLevelMatchesAnIndependentFormula() throws {
-        let dir = try makeTemporaryDirectory(self)
-        let raw = dir.appendingPathComponent("raw")
-        XCTAssertEqual(try runTool([Repo.fixture("pq.mov"), "--format", "native", "-o", raw.path]).status, 0)
-        let bytes = try Data(contentsOf: raw)
-        let (w, h) = (192, 112)
-        let frameSize = w * h * 2 + 2 * (w / 2) * h * 2
-        func sample(_ offset: Int) -> Double { Double(Int(bytes[offset]) | Int(bytes[offset + 1]) << 8) }
         func pq(_ e: Double) -> Double {
             let m1 = 0.1593017578125, m2 = 78.84375, c1 = 0.8359375, c2 = 18.8515625, c3 = 18.6875
             let p = pow(min(max(e, 0), 1), 1 / m2)
             return 10000 * pow(max(p - c1, 0) / (c2 - c3 * p), 1 / m1)
         }
+        try assertLightLevel("pq.mov") { r, g, b in max(pq(r), pq(g), pq(b)) }
+        let sdr = try XCTUnwrap(try reportFiles(["check", Repo.fixture("bt709.mov")]).first)
+        XCTAssertTrue((sdr["stats"] as? [String: Any])?["light"] is NSNull, "no light level for SDR")
+    }
+
+    /// hlg.mov's light level against BT.2100's HLG written out here: the
+    /// inverse OETF to scene light, then the OOTF of a 1000-nit display
+    /// (γ 1.2, black at 0 nits), the largest of R, G and B.
+    func testHLGLightLevelMatchesAnIndependentFormula() throws {
+        let a = 0.17883277, b = 1 - 4 * 0.17883277, c = 0.5 - 0.17883277 * log(4 * 0.17883277)
+        func scene(_ e: Double) -> Double {
+            let e = min(max(e, 0), 1)
+            return e <= 0.5 ? e * e / 3 : (exp((e - c) / a) + b) / 12
+        }
+        try assertLightLevel("hlg.mov") { r, g, bl in
+            let (sr, sg, sb) = (scene(r), scene(g), scene(bl))
+            let ys = 0.2627 * sr + 0.6780 * sg + 0.0593 * sb
+            let gain = 1000 * pow(ys, 1.2 - 1)
+            return max(gain * sr, gain * sg, gain * sb)
+        }
+    }
+
+    /// `check`'s light level of a 192x112 4:2:2 10-bit BT.2020 clip against
+    /// `light(R', G', B')` of every 4th pixel of every 4th row, from its raw
+    /// native frames: the peak, and the largest frame average.
+    private func assertLightLevel(_ clip: String, _ light: (Double, Double, Double) -> Double,
+                                  file: StaticString = #filePath, line: UInt = #line) throws {
+        let dir = try makeTemporaryDirectory(self)
+        let raw = dir.appendingPathComponent("raw")
+        XCTAssertEqual(try runTool([Repo.fixture(clip), "--format", "native", "-o", raw.path]).status, 0, file: file, line: line)
+        let bytes = try Data(contentsOf: raw)
+        let (w, h) = (192, 112)
+        let frameSize = w * h * 2 + 2 * (w / 2) * h * 2
+        XCTAssertEqual(bytes.count, 5 * frameSize, clip, file: file, line: line)
+        func sample(_ offset: Int) -> Double { Double(Int(bytes[offset]) | Int(bytes[offset + 1]) << 8) }
         var peak = 0.0, peakAverage = 0.0
         for frame in 0..<5 {
             var total = 0.0, count = 0
@@ -261,21 +289,20 @@ final class CheckCLITests: XCTestCase {
                     // BT.2020 non-constant luminance: Kr 0.2627, Kb 0.0593.
                     let r = luma + 1.4746 * cr, b = luma + 1.8814 * cb
                     let g = (luma - 0.2627 * r - 0.0593 * b) / 0.678
-                    let light = max(pq(r), pq(g), pq(b))
-                    peak = max(peak, light)
-                    total += light
+                    let value = light(r, g, b)
+                    peak = max(peak, value)
+                    total += value
                     count += 1
                 }
             }
             peakAverage = max(peakAverage, total / Double(count))
         }
-        let file = try XCTUnwrap(try reportFiles(["check", Repo.fixture("pq.mov")]).first)
-        let light = try XCTUnwrap((file["stats"] as? [String: Any])?["light"] as? [String: Any])
-        XCTAssertEqual(light["max_nits"] as? Double ?? -1, peak, accuracy: 0.051)
-        XCTAssertEqual(light["max_frame_average_nits"] as? Double ?? -1, peakAverage, accuracy: 0.051)
-        XCTAssertEqual(light["grid_step"] as? Int, 4)
-        let sdr = try XCTUnwrap(try reportFiles(["check", Repo.fixture("bt709.mov")]).first)
-        XCTAssertTrue((sdr["stats"] as? [String: Any])?["light"] is NSNull, "no light level for SDR")
+        XCTAssertGreaterThan(peak, 10, "\(clip): a picture, not black", file: file, line: line)
+        let report = try XCTUnwrap(try reportFiles(["check", Repo.fixture(clip)]).first, file: file, line: line)
+        let measured = try XCTUnwrap((report["stats"] as? [String: Any])?["light"] as? [String: Any], file: file, line: line)
+        XCTAssertEqual(measured["max_nits"] as? Double ?? -1, peak, accuracy: 0.051, clip, file: file, line: line)
+        XCTAssertEqual(measured["max_frame_average_nits"] as? Double ?? -1, peakAverage, accuracy: 0.051, clip, file: file, line: line)
+        XCTAssertEqual(measured["grid_step"] as? Int, 4, file: file, line: line)
     }
 
     // MARK: - Rules through the CLI
