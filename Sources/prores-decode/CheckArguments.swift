@@ -80,6 +80,8 @@ extension CheckCommand {
             if device?.isEmpty == true { throw UsageError("--device needs a device index, name or 'all'") }
             try OptionSpec.checkDeviceList(device)
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
+            // A golden file records every frame: one written from a sample would fail every full check after it.
+            if sample != nil, writeGoldenPath != nil { throw UsageError("--write-golden records every frame: it cannot be combined with --sample") }
             let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
             let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
             if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }

@@ -15,7 +15,7 @@ extension CheckCommand {
                                + "one offline file, inline CSS and SVG, readable without JavaScript"),
                 OptionSpec("--write-golden", value: "FILE|-",
                            help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
-                               + "(names relative to the directory argument); verify a line with "
+                               + "(names relative to the directory argument; not with --sample, which checks some frames only); verify a line with "
                                + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
                 OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file (reports, JUnit and HTML files "
                                + "are replaced by default, with a note: each is written beside its path and renamed over it at "

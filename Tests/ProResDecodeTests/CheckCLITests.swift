@@ -483,6 +483,32 @@ final class CheckCLITests: XCTestCase {
                        "frame 2 is cut and frame 4 is missing")
     }
 
+    /// A sample against a golden file: a file cut short (3 of the 5 frames
+    /// the golden file pins, its sampled frames all matching) fails, and a
+    /// golden file is never written from a sample.
+    func testSampleAgainstAGoldenFileOfALongerFile() throws {
+        let whole = try makeTemporaryDirectory(self), cut = try makeTemporaryDirectory(self), out = try makeTemporaryDirectory(self)
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: whole.appendingPathComponent("clip.mov").path)
+        _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture("hq.mov"), "-frames:v", "3",
+                                                                    "-c", "copy", cut.appendingPathComponent("clip.mov").path])
+        let golden = out.appendingPathComponent("g.txt").path
+        XCTAssertEqual(try runTool(["check", whole.path, "--write-golden", golden]).status, 0)
+        let sampled = try runTool(["check", cut.path, "--golden", golden, "--sample", "2"])
+        XCTAssertEqual(sampled.status, 10, sampled.stderr)
+        XCTAssertTrue(sampled.stderr.contains("the golden file has frame 3, the file holds 3 frames"), sampled.stderr)
+        // Every frame sampled is a whole check: the frames the file lacks are named as for one.
+        let everyFrame = try runTool(["check", cut.path, "--golden", golden, "--sample", "9"])
+        XCTAssertEqual(everyFrame.status, 10, everyFrame.stderr)
+        XCTAssertTrue(everyFrame.stderr.contains("the golden file has frame 3, the file delivered none"), everyFrame.stderr)
+        XCTAssertEqual(try runTool(["check", whole.path, "--golden", golden, "--sample", "2"]).status, 0, "the whole file still matches")
+
+        let refused = try runTool(["check", whole.path, "--sample", "2", "--write-golden", out.appendingPathComponent("s.txt").path])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertEqual(refused.stderr.split(separator: "\n").count, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--write-golden") && refused.stderr.contains("--sample"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("s.txt").path))
+    }
+
     func testHelp() throws {
         let help = try runTool(["check", "--help"])
         XCTAssertEqual(help.status, 0)

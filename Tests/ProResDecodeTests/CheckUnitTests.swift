@@ -119,6 +119,11 @@ final class CheckUnitTests: XCTestCase {
                            .mismatch(frame: 1, reason: "the golden file has frame 1, the file delivered none"))
             XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a)], complete: false), .match,
                            "a sample checks only its frames")
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a)], complete: false, frames: 2), .match,
+                           "a sample of a file as long as the golden entry")
+            XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a)], complete: false, frames: 1),
+                           .mismatch(frame: 1, reason: "the golden file has frame 1, the file holds 1 frames"),
+                           "a sample of a file cut short does not match the longer original")
             XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a), (1, b)], complete: true, damaged: [1]),
                            .mismatch(frame: 1, reason: "the frame was damaged"), "a damaged frame never matches, whatever its hash")
             XCTAssertEqual(golden.verdict(key: "dir/clip one.mov", hashes: [(0, a), (1, b), (2, c)], complete: true),

@@ -128,8 +128,10 @@ enum FileChecker {
         let facts = ExpectRule.Facts(format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits)
         let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) } }
         let hashes = sink.hashes
-        let golden = options.golden?.verdict(key: input.key, hashes: needsMD5 ? sink.md5s : hashes, complete: sampled == nil,
-                                             damaged: damaged)
+        // A sample of every frame (N at least the file's count) is a complete check.
+        let complete = sampled.map { $0.count == format.frameCount } ?? true
+        let golden = options.golden?.verdict(key: input.key, hashes: needsMD5 ? sink.md5s : hashes, complete: complete,
+                                             frames: format.frameCount, damaged: damaged)
         let passed = errors.isEmpty && failedRules.isEmpty && (golden ?? .match) == .match
         var result = FileCheckResult(input: input, status: passed ? .pass : .fail, format: format, framesDecoded: hashes.count,
                                      sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,

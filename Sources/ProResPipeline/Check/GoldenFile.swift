@@ -90,11 +90,14 @@ public struct GoldenFile: Equatable, Sendable {
     }
 
     /// Compares one file's frames (`hashes` of this file's `algorithm`).
-    /// With `complete` (every frame was checked, no `--sample`), frames the
-    /// golden file lists but the file did not deliver are differences too. A
+    /// With `complete` (every frame was checked), frames the golden file
+    /// lists but the file did not deliver are differences too; without it (a
+    /// `--sample`), those at or past `frames`, the count the file holds, are:
+    /// a sample of a file cut short must not match the longer original. A
     /// `damaged` frame differs without its hash being quoted: its concealed
     /// pixels are not a reference.
-    public func verdict(key: String, hashes: [(index: Int, hash: String)], complete: Bool, damaged: Set<Int> = []) -> GoldenVerdict {
+    public func verdict(key: String, hashes: [(index: Int, hash: String)], complete: Bool, frames: Int? = nil,
+                        damaged: Set<Int> = []) -> GoldenVerdict {
         guard let expected = entries[key] else { return .notInGolden(key: key) }
         var first: (frame: Int, reason: String)?
         func note(_ frame: Int, _ reason: String) {
@@ -114,6 +117,10 @@ public struct GoldenFile: Equatable, Sendable {
         if complete {
             for index in expected.keys where !delivered.contains(index) {
                 note(index, "the golden file has frame \(index), the file delivered none")
+            }
+        } else if let frames {
+            for index in expected.keys where index >= frames {
+                note(index, "the golden file has frame \(index), the file holds \(frames) frames")
             }
         }
         return first.map { .mismatch(frame: $0.frame, reason: $0.reason) } ?? .match
