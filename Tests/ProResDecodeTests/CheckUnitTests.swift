@@ -11,6 +11,17 @@ import XCTest
 /// expansion, XML escaping, golden files, and the statistics on hand-made
 /// planes whose answers are worked out by hand.
 final class CheckUnitTests: XCTestCase {
+    /// A frame whose analysis has no hash is not a frame of the file (it is
+    /// then missing, and the file fails), never one with an empty hash.
+    func testAFrameWithoutAHashIsNotDelivered() throws {
+        let sink = CheckSink(md5: false)
+        let digest = BLAKE3Digest(words: SIMD8(1, 2, 3, 4, 5, 6, 7, 8))
+        try sink.consume(index: 0, pts: nil, analysis: FrameAnalysis(digest: digest, sums: nil))
+        try sink.consume(index: 1, pts: nil, analysis: FrameAnalysis(digest: nil, sums: nil))
+        XCTAssertEqual(sink.hashes.map(\.index), [0])
+        XCTAssertEqual(sink.hashes.map(\.hash), [digest.hex])
+    }
+
 
     // MARK: - Sampling and shards
 
