@@ -23,6 +23,14 @@ public struct PictureSums: Sendable, Equatable {
     /// PQ/HLG light in nits (`LightLevelMeter`); nil for other transfers.
     public var light: LightLevel?
 
+    /// These sums without the light: what the GPU and the CPU give bit for
+    /// bit (the light they add up in different orders, equal within 1e-4).
+    public var integers: PictureSums {
+        var integers = self
+        integers.light = nil
+        return integers
+    }
+
     public init(lumaMin: Int, lumaMax: Int, lumaSum: UInt64, samples: UInt64, alpha: AlphaCoverage?,
                 outOfRange: OutOfRangeCounts?, light: LightLevel?) {
         self.lumaMin = lumaMin

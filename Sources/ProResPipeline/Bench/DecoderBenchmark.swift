@@ -188,16 +188,8 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field und
     init(measuredClipFrames: Int? = nil, reference: [Int: FrameAnalysis] = [:]) {
         clipFrames = measuredClipFrames
         for (index, analysis) in reference {
-            if let digest = analysis.digest, let sums = analysis.sums { expected[index] = (digest, Self.integers(sums)) }
+            if let digest = analysis.digest, let sums = analysis.sums { expected[index] = (digest, sums.integers) }
         }
-    }
-
-    /// The sums without the light levels, which the GPU adds up in another
-    /// order (equal within a tolerance, not bit for bit).
-    private static func integers(_ sums: PictureSums) -> PictureSums {
-        var integers = sums
-        integers.light = nil
-        return integers
     }
 
     func record(_ frame: DecodedFrame) {
@@ -205,7 +197,7 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field und
         values.append(Double(frame.decodeNanoseconds) / 1000)
         if !frame.status.isOK { failures += 1 }
         if let clipFrames {
-            if let digest = frame.analysis?.digest, let sums = frame.analysis?.sums.map(Self.integers) {
+            if let digest = frame.analysis?.digest, let sums = frame.analysis?.sums?.integers {
                 let first = expected[frame.index % clipFrames, default: (digest, sums)]
                 expected[frame.index % clipFrames] = first
                 if first.digest != digest || first.sums != sums { inconsistent += 1 }
