@@ -41,7 +41,7 @@ public enum FFmpegLog {
             guard level <= AV_LOG_WARNING, let format, let arguments else { return }
             var buffer = [CChar](repeating: 0, count: 512)
             _ = vsnprintf(&buffer, buffer.count, format, arguments)
-            FFmpegLog.record(level: level, piece: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            FFmpegLog.record(level: level, piece: String(cBuffer: buffer))
         }
         return true
     }()
