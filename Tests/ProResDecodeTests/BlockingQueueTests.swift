@@ -15,7 +15,7 @@ final class BlockingQueueTests: XCTestCase {
 
     func testABatchWaitsToBeFullWhileAskedAndTakesWhatIsThereOnceWoken() {
         let queue = BlockingQueue<Int>(capacity: 8)
-        let busy = LockedFlag(true)
+        let busy = LockedBox(true)
         let popped = DispatchSemaphore(value: 0)
         let result = LockedBox<[Int]>([])
         for i in 0..<2 { queue.push(i) }
@@ -79,16 +79,6 @@ final class BlockingQueueTests: XCTestCase {
         XCTAssertEqual((0..<4).map { _ in queue.pop() }, [1, 2, 3, 4])
         queue.close()
         XCTAssertFalse(queue.push(contentsOf: [5]), "a closed queue takes nothing")
-    }
-}
-
-private final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Bool
-    init(_ value: Bool) { stored = value }
-    var value: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
     }
 }
 
