@@ -100,10 +100,10 @@ final class HTMLReportTests: XCTestCase {
             <!DOCTYPE html><html><body><pre id="out">waiting</pre>
             \(frames.joined(separator: "\n"))
             <script>
-            var frames = document.querySelectorAll('iframe'), loaded = 0;
-            frames.forEach(function (frame) { frame.addEventListener('load', function () {
-              if (++loaded < frames.length) return;
-              var lines = [];
+            // The window's load waits for every frame's: counting the frames'
+            // own load events could miss one that fired before this script ran.
+            window.addEventListener('load', function () {
+              var frames = document.querySelectorAll('iframe'), lines = [];
               frames.forEach(function (f) {
                 var d = f.contentDocument, shown = [];
                 d.querySelectorAll('section').forEach(function (s) {
@@ -112,7 +112,7 @@ final class HTMLReportTests: XCTestCase {
                 lines.push('#' + f.getAttribute('data-anchor') + ': ' + shown.join(',') + ' inputs ' + d.querySelectorAll('input').length + ';');
               });
               document.getElementById('out').textContent = lines.join('\\n');
-            }); });
+            });
             </script></body></html>
             """
     }
