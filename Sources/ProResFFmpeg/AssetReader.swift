@@ -403,8 +403,13 @@ public final class AssetReader: SampleSource {
     /// demuxed); libavformat's packets are read one at a time as asked for.
     public func prefetch(frames: Int) {
         if let direct, pending.isEmpty {
+            direct.reserveSampleMemory()
             direct.prefetch(from: nextIndex, count: frames, maxBytes: SampleSourcePrefetch.bytesBeforeTheDecoder)
         }
+    }
+
+    public func readAhead(samples: Int) {
+        direct?.readAhead = max(1, samples)
     }
 
     public func seek(toFrame target: Int) throws {

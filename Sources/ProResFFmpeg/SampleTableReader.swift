@@ -36,7 +36,9 @@ final class SampleTableReader: @unchecked Sendable {
     /// The block size: the largest sample and its padding.
     private let blockBytes: Int
     private let displayPath: String
-    private let readAhead: Int
+    /// Reads kept in flight ahead of the consumer: set before the first
+    /// sample is asked for, or by the consumer's thread.
+    var readAhead: Int
     /// Reads in flight, by sample index; touched by the consumer's thread only.
     private var pending: [Int: Pending] = [:]
 
@@ -123,6 +125,13 @@ final class SampleTableReader: @unchecked Sendable {
                 read.done.signal()
             }
         }
+    }
+
+    /// Maps (and populates) the sample memory a GPU decoder of this track
+    /// will hold, before its reads need it (`SampleMemory.reserve`).
+    func reserveSampleMemory() {
+        SampleMemory.shared.reserve(bytes: blockBytes, blocks: min(SampleSourcePrefetch.samplesInFlightOfAGPUDecoder,
+                                                                    max(1, SampleSourcePrefetch.bytesInFlightOfAGPUDecoder / blockBytes)))
     }
 
     private func discardReadAhead() {

@@ -52,6 +52,7 @@ enum DecodeCommand: Command {
         // asked for the GPU decoder on every frame.
         var deviceStarting: Deferred<GPUDevice?>?
         if let earlyDevice {
+            source.readAhead(samples: SampleSourcePrefetch.readsAheadOfOneFile)
             // The first batches' samples are read while the device is made
             // (~150 ms on the H200), so the first batch is whole at once.
             if arguments.start == 0 {

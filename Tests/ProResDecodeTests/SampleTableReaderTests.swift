@@ -92,6 +92,23 @@ final class SampleTableReaderTests: XCTestCase {
         XCTAssertEqual(try samples(one).count, count)
     }
 
+    /// A source reads `readAhead` samples ahead of its consumer: 8 unless
+    /// told (here 2, on a 5-frame file: one read in flight after the first
+    /// sample, against all four left by default), and the bytes are the same.
+    func testReadAheadSetsTheReadsInFlight() throws {
+        let path = Repo.fixture("hq.mov")
+        let reference = try samples(try openSampleSource(path))
+        XCTAssertEqual(reference.count, 5)
+        let plain = try XCTUnwrap(try openSampleSource(path) as? AssetReader)
+        _ = try plain.nextSample()
+        XCTAssertEqual(plain.tableReader?.readsPending, 4)
+        let narrow = try XCTUnwrap(try openSampleSource(path) as? AssetReader)
+        narrow.readAhead(samples: 2)
+        let first = try XCTUnwrap(try narrow.nextSample())
+        XCTAssertEqual(narrow.tableReader?.readsPending, 1)
+        XCTAssertEqual([Array(first.bytes)] + (try samples(narrow)).map(\.bytes), reference.map(\.bytes))
+    }
+
     func testWhatItCannotReadExactlyStaysWithLibavformat() throws {
         for path in [Repo.fixture("hq.mxf"), Repo.fixture("bad/truncated-faststart.mov")] {
             let source = try XCTUnwrap(try openSampleSource(path) as? AssetReader, path)

@@ -12,8 +12,12 @@ public protocol SampleSource: AnyObject {
     /// for a consumer that is not ready yet (the GPU decoder's device is
     /// still being made). A source that cannot does nothing.
     func prefetch(frames: Int)
+    /// From now on keeps up to `samples` reads in flight ahead of the
+    /// consumer, where the source reads ahead at all (others ignore it).
+    func readAhead(samples: Int)
 }
 
 extension SampleSource {
     public func prefetch(frames: Int) {}
+    public func readAhead(samples: Int) {}
 }
