@@ -403,13 +403,12 @@ public final class AssetReader: SampleSource {
     /// demuxed); libavformat's packets are read one at a time as asked for.
     public func prefetch(frames: Int) {
         if let direct, pending.isEmpty {
-            direct.reserveSampleMemory()
             direct.prefetch(from: nextIndex, count: frames, maxBytes: SampleSourcePrefetch.bytesBeforeTheDecoder)
         }
     }
 
     public func readAhead(samples: Int) {
-        direct?.readAhead = max(1, samples)
+        direct?.readAhead = max(1, min(samples, 256))
     }
 
     public func seek(toFrame target: Int) throws {

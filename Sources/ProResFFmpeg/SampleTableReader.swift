@@ -127,13 +127,6 @@ final class SampleTableReader: @unchecked Sendable {
         }
     }
 
-    /// Maps (and populates) the sample memory a GPU decoder of this track
-    /// will hold, before its reads need it (`SampleMemory.reserve`).
-    func reserveSampleMemory() {
-        SampleMemory.shared.reserve(bytes: blockBytes, blocks: min(SampleSourcePrefetch.samplesInFlightOfAGPUDecoder,
-                                                                    max(1, SampleSourcePrefetch.bytesInFlightOfAGPUDecoder / blockBytes)))
-    }
-
     private func discardReadAhead() {
         for read in pending.values {
             read.done.wait()

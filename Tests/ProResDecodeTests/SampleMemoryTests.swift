@@ -54,44 +54,6 @@ final class SampleMemoryTests: XCTestCase {
         _ = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
         XCTAssertGreaterThan(memory.mappedBytes, mapped)
     }
-
-    /// A reservation maps the regions its blocks need once (a neighbouring
-    /// smaller class counts them), later requests take them without mapping
-    /// more, and the kernel has faulted in every page of them afterwards.
-    func testAReservationIsMappedOnceAndPopulated() throws {
-        let memory = SampleMemory(populates: true)
-        memory.reserve(bytes: 3_000_000, blocks: 40)
-        let capacity = SampleMemory.sizeClass(3_000_000), mapped = memory.mappedBytes
-        XCTAssertGreaterThanOrEqual(mapped, 40 * capacity)
-        XCTAssertLessThan(mapped, 40 * capacity + SampleMemory.minimumRegionBytes + capacity, "no more than the regions 40 blocks need")
-        memory.reserve(bytes: 3_000_000, blocks: 40)
-        memory.reserve(bytes: 2_700_000, blocks: 40)
-        XCTAssertEqual(memory.mappedBytes, mapped, "reserved once; a smaller class within reuse counts the larger blocks")
-        let blocks = (0..<40).compactMap { _ in memory.allocate(bytes: 3_000_000) }
-        XCTAssertEqual(blocks.count, 40)
-        XCTAssertEqual(memory.mappedBytes, mapped, "the requests take reserved blocks")
-        memory.waitForPopulation()
-        // mincore(2) says which pages are resident: after the population, all of them.
-        let page = 4096
-        for block in blocks {
-            var resident = [UInt8](repeating: 0, count: block.capacity / page)
-            XCTAssertEqual(mincore(block.pointer, block.capacity, &resident), 0)
-            XCTAssertEqual(resident.filter { $0 & 1 == 0 }.count, 0, "pages of a reserved block not faulted in")
-        }
-    }
-
-    /// Without population (`PRORES_DECODE_POPULATE=0`) nothing is reserved,
-    /// and a fresh region's pages stay absent until first written.
-    func testWithoutPopulationNothingIsReservedOrFaultedIn() throws {
-        let memory = SampleMemory(populates: false)
-        memory.reserve(bytes: 3_000_000, blocks: 40)
-        XCTAssertEqual(memory.mappedBytes, 0)
-        let block = try XCTUnwrap(memory.allocate(bytes: 3_000_000))
-        memory.waitForPopulation()
-        var resident = [UInt8](repeating: 0, count: block.capacity / 4096)
-        XCTAssertEqual(mincore(block.pointer, block.capacity, &resident), 0)
-        XCTAssertGreaterThan(resident.filter { $0 & 1 == 0 }.count, 0)
-    }
 }
 
 @testable import ProResGPU

@@ -14,17 +14,12 @@ public enum SampleSourcePrefetch {
     /// Reads in flight ahead of a GPU decoder of one file (`decode`), where
     /// a source keeps 8 otherwise (`check`'s files, the CPU decoder). Why:
     /// a decode of one page-cached 4K file waits for its reads on most
-    /// hosts, and 16 took its 1,920 frames 10–20 ms sooner in three device
-    /// calls out of three, while `check`, whose next file is read while the
-    /// current one decodes, moved by -4 to +10 ms (BENCHMARKS.md §6,
-    /// fourteenth session). `PRORES_DECODE_READ_AHEAD=N` sets both.
+    /// hosts, and with 16 its 1,920 frames took 10–46 ms less in four device
+    /// calls out of four (medians of 6–8 runs), while `check`, whose next
+    /// file is read while the current one decodes, moved by -4 to +10 ms
+    /// (BENCHMARKS.md §6, fourteenth session). `PRORES_DECODE_READ_AHEAD=N`
+    /// sets both.
     public static let readsAheadOfOneFile = setting("PRORES_DECODE_READ_AHEAD") ?? 16
-    /// Sample memory mapped (and populated in the background) when a GPU
-    /// decoder's first samples are read: about the most a decoder of 4K
-    /// holds at once (its slots' batches, the batch being parsed, the reads
-    /// ahead), at most `bytesInFlightOfAGPUDecoder` (`SampleMemory.reserve`).
-    public static let samplesInFlightOfAGPUDecoder = 128
-    public static let bytesInFlightOfAGPUDecoder = 512 << 20
 
     private static func setting(_ name: String) -> Int? {
         ProcessInfo.processInfo.environment[name].flatMap(Int.init).map { max(1, min($0, 1 << 16)) }

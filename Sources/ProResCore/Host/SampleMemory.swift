@@ -14,13 +14,6 @@ import Glibc
 /// free block of a somewhat larger class before it maps more (see
 /// `largestReuse`).
 ///
-/// New regions are populated (their pages faulted in) on a background
-/// thread, and a reader about to feed a GPU decoder reserves the regions
-/// it will need (`reserve`) while the device is being made, so the imports
-/// pin present pages instead of faulting in fresh ones on the decoder's
-/// submit thread (BENCHMARKS.md §6, fourteenth session).
-/// `PRORES_DECODE_POPULATE=0` turns both off.
-///
 /// Thread-safety: all state is behind `lock`.
 public final class SampleMemory: @unchecked Sendable {
     public static let shared = SampleMemory()
@@ -65,16 +58,8 @@ public final class SampleMemory: @unchecked Sendable {
     /// Sorted by base address, for `region(containing:)`.
     private var regions: [Region] = []
     private var free: [Int: [UnsafeMutableRawPointer]] = [:]
-    /// Blocks mapped per size class, used or free.
-    private var mappedBlocks: [Int: Int] = [:]
-    /// Whether new regions are populated in the background.
-    let populates: Bool
-    /// Regions whose population has not finished yet (tests).
-    private let populating = DispatchGroup()
 
-    init(populates: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_POPULATE"] != "0") {
-        self.populates = populates
-    }
+    init() {}
 
     /// A block of at least `bytes`, or nil when the system refuses memory.
     public func allocate(bytes: Int) -> Block? {
@@ -88,55 +73,16 @@ public final class SampleMemory: @unchecked Sendable {
                                             && free[$0]?.isEmpty == false }).min(), let pointer = free[larger]?.popLast() {
             return Block(pointer: pointer, capacity: larger, owner: self)
         }
-        guard let base = mapRegion(capacity: capacity, keepingFirst: true) else { return nil }
-        return Block(pointer: base, capacity: capacity, owner: self)
-    }
-
-    /// Maps regions now, unless there are already, until `blocks` blocks
-    /// for requests of `bytes` are mapped (in use or free): a reader calls
-    /// it before it starts reading for a GPU decoder, whose device takes
-    /// longer to make than the population. Nothing when not populating.
-    public func reserve(bytes: Int, blocks: Int) {
-        guard populates else { return }
-        let capacity = Self.sizeClass(bytes)
-        lock.lock()
-        defer { lock.unlock() }
-        // Blocks of a somewhat larger class serve these requests too (`largestReuse`).
-        func usable() -> Int {
-            mappedBlocks.filter { $0.key >= capacity && $0.key <= capacity * Self.largestReuse.numerator / Self.largestReuse.denominator }
-                .reduce(0) { $0 + $1.value }
-        }
-        while usable() < blocks, mapRegion(capacity: capacity, keepingFirst: false) != nil {}
-    }
-
-    /// Maps a region of blocks of `capacity` (under `lock`); its blocks go
-    /// to the free list, but for the first when `keepingFirst`, which is returned.
-    private func mapRegion(capacity: Int, keepingFirst: Bool) -> UnsafeMutableRawPointer? {
         let blocks = max(1, (Self.minimumRegionBytes + capacity - 1) / capacity)
         let size = blocks * capacity
         let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let base, base != MAP_FAILED else { return nil }
         // Fewer pages to pin and translate for the DMA; advice only.
         _ = madvise(base, size, MADV_HUGEPAGE)
-        if populates {
-            // A write fault on each page not yet present; a page a reader
-            // has already written is left as it is. Advice only: a kernel
-            // without MADV_POPULATE_WRITE (before 5.14) faults on first use.
-            let address = Int(bitPattern: base)
-            DispatchQueue.global(qos: .utility).async(group: populating) {
-                _ = madvise(UnsafeMutableRawPointer(bitPattern: address), size, MADV_POPULATE_WRITE)
-            }
-        }
         let region = Region(base: UnsafeRawPointer(base), size: size)
         regions.insert(region, at: regions.firstIndex { $0.base > region.base } ?? regions.count)
-        free[capacity, default: []] += (keepingFirst ? 1..<blocks : 0..<blocks).reversed().map { base + $0 * capacity }
-        mappedBlocks[capacity, default: 0] += blocks
-        return base
-    }
-
-    /// Waits until every region mapped so far is populated (tests).
-    func waitForPopulation() {
-        populating.wait()
+        free[capacity, default: []] += (1..<blocks).reversed().map { base + $0 * capacity }
+        return Block(pointer: base, capacity: capacity, owner: self)
     }
 
     /// The region holding `pointer`, when it is memory of ours.
