@@ -408,7 +408,7 @@ public final class AssetReader: SampleSource {
     }
 
     public func readAhead(samples: Int) {
-        direct?.readAhead = max(1, min(samples, 256))
+        direct?.setReadAhead(samples)
     }
 
     public func seek(toFrame target: Int) throws {

@@ -37,15 +37,10 @@ final class SampleTableReader: @unchecked Sendable {
     private let blockBytes: Int
     private let displayPath: String
     /// Reads kept in flight ahead of the consumer: set before the first
-    /// sample is asked for, or by the consumer's thread.
-    var readAhead: Int
+    /// sample is asked for (`setReadAhead`), or by the consumer's thread.
+    private var readAhead: Int
     /// Reads in flight, by sample index; touched by the consumer's thread only.
     private var pending: [Int: Pending] = [:]
-
-    /// Reads in flight ahead of the consumer; `PRORES_DECODE_READ_AHEAD=N`
-    /// for measurements.
-    static let defaultReadAhead = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_AHEAD"].flatMap(Int.init)
-        .map { max(1, min($0, 256)) } ?? 8
 
     /// The largest sample read this way; a table claiming more is not trusted.
     private static let maxSampleBytes = 1 << 30
@@ -58,7 +53,7 @@ final class SampleTableReader: @unchecked Sendable {
     /// nil when the track cannot be read this way (see the type's comment);
     /// `leading`: the packets libavformat read so far, samples 0 onwards.
     init?(path: String, displayPath: String, context: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
-          leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = SampleTableReader.defaultReadAhead) {
+          leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = SampleSourcePrefetch.readsAhead) {
         guard let name = context.pointee.iformat.map({ String(cString: $0.pointee.name) }),
               name.split(separator: ",").contains("mov") else { return nil }
         let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
@@ -88,9 +83,15 @@ final class SampleTableReader: @unchecked Sendable {
         self.entries = entries
         blockBytes = largest + Self.padding
         self.displayPath = displayPath
-        self.readAhead = max(1, readAhead)
+        self.readAhead = Self.bounded(readAhead)
         streamIndex = stream.pointee.index
     }
+
+    func setReadAhead(_ samples: Int) {
+        readAhead = Self.bounded(samples)
+    }
+
+    private static func bounded(_ readAhead: Int) -> Int { max(1, min(readAhead, 256)) }
 
     deinit {
         discardReadAhead()

@@ -11,15 +11,18 @@ public enum SampleSourcePrefetch {
     /// 422 HQ would be 520 MB), so a large or uncached file does not read
     /// far more than it may be asked for. `PRORES_DECODE_PREFETCH_MB=N`.
     public static let bytesBeforeTheDecoder = (setting("PRORES_DECODE_PREFETCH_MB") ?? 256) << 20
-    /// Reads in flight ahead of a GPU decoder of one file (`decode`), where
-    /// a source keeps 8 otherwise (`check`'s files, the CPU decoder). Why:
+    /// Reads in flight ahead of a source's consumer: `check`'s files, the
+    /// CPU decoder.
+    public static let readsAhead = readAheadSetting ?? 8
+    /// Reads in flight ahead of a GPU decoder of one file (`decode`). Why:
     /// a decode of one page-cached 4K file waits for its reads on most
     /// hosts, and with 16 its 1,920 frames took 10–46 ms less in four device
     /// calls out of four (medians of 6–8 runs), while `check`, whose next
     /// file is read while the current one decodes, moved by -4 to +10 ms
     /// (BENCHMARKS.md §6, fourteenth session). `PRORES_DECODE_READ_AHEAD=N`
     /// sets both.
-    public static let readsAheadOfOneFile = setting("PRORES_DECODE_READ_AHEAD") ?? 16
+    public static let readsAheadOfOneFile = readAheadSetting ?? 16
+    private static let readAheadSetting = setting("PRORES_DECODE_READ_AHEAD")
 
     private static func setting(_ name: String) -> Int? {
         ProcessInfo.processInfo.environment[name].flatMap(Int.init).map { max(1, min($0, 1 << 16)) }
