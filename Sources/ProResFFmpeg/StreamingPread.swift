@@ -16,22 +16,12 @@ import Glibc
 /// 0.474. The default on x86-64; `PRORES_DECODE_READ_COPY=plain` reads with pread
 /// alone, `PRORES_DECODE_READ_CHUNK_KB=N` sets the piece (512).
 ///
-/// `PRORES_DECODE_READ_COPY=mapped` (a measurement, not the default) copies
-/// from the file's own pages instead: each read maps its range, has the
-/// kernel fill in the page tables, streams the bytes out and unmaps it, so
-/// every byte crosses the CPU once rather than twice (the kernel's copy
-/// into the piece, then ours). A range the kernel cannot populate (the
-/// file shrank, an old kernel) is read the default way.
-///
 /// Thread-safety: any thread; the spare buffers under `lock`.
 final class StreamingPread: @unchecked Sendable {
-    static let shared: StreamingPread? = {
-        let copy = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_COPY"]
-        guard hasStreamingStores, copy != "plain" else { return nil }
-        let pieceBytes = (ProcessInfo.processInfo.environment["PRORES_DECODE_READ_CHUNK_KB"].flatMap(Int.init)
-                              .map { max(4, min($0, 16 << 10)) } ?? 512) << 10
-        return StreamingPread(pieceBytes: pieceBytes, fromMappedPages: copy == "mapped")
-    }()
+    static let shared: StreamingPread? = !hasStreamingStores || ProcessInfo.processInfo.environment["PRORES_DECODE_READ_COPY"] == "plain"
+        ? nil
+        : StreamingPread(pieceBytes: (ProcessInfo.processInfo.environment["PRORES_DECODE_READ_CHUNK_KB"].flatMap(Int.init)
+                                         .map { max(4, min($0, 16 << 10)) } ?? 512) << 10)
 
     /// Elsewhere `pd_copy_streaming` is a memcpy: the bounce would only add a copy.
     #if arch(x86_64)
@@ -41,46 +31,21 @@ final class StreamingPread: @unchecked Sendable {
     #endif
 
     let pieceBytes: Int
-    let fromMappedPages: Bool
     private let lock = NSLock()
     private var spare: [UnsafeMutableRawPointer] = []
-    private static let pageBytes = off_t(sysconf(Int32(_SC_PAGESIZE)))
 
-    init(pieceBytes: Int, fromMappedPages: Bool = false) {
+    init(pieceBytes: Int) {
         self.pieceBytes = pieceBytes
-        self.fromMappedPages = fromMappedPages
     }
 
-    /// Like pread(2): the bytes read (at most one piece, or all `count`
-    /// from mapped pages), 0 at the end of the file, -1 with errno set.
+    /// Like pread(2): the bytes read (at most one piece), 0 at the end of
+    /// the file, -1 with errno set.
     func read(_ fd: Int32, into destination: UnsafeMutableRawPointer, count: Int, at offset: off_t) -> Int {
-        if fromMappedPages, count > 0, let n = readMapped(fd, into: destination, count: count, at: offset) { return n }
         let buffer = take()
         defer { give(buffer) }
         let n = pread(fd, buffer, min(count, pieceBytes), offset)
         if n > 0 { pd_copy_streaming(destination, buffer, n) }
         return n
-    }
-
-    /// `count` bytes streamed from the file's mapped pages, or nil where
-    /// the kernel would not map or populate them.
-    private func readMapped(_ fd: Int32, into destination: UnsafeMutableRawPointer, count wanted: Int, at offset: off_t) -> Int? {
-        // The page holding the file's end maps whole, zeros after the end: clamp to the size, as pread(2) does.
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        let count = Int(max(0, min(off_t(wanted), info.st_size - offset)))
-        guard count > 0 else { return 0 }
-        let start = offset & ~(Self.pageBytes - 1)
-        let lead = Int(offset - start)
-        let length = lead + count
-        guard let pages = mmap(nil, length, PROT_READ, MAP_SHARED, fd, start), pages != MAP_FAILED else { return nil }
-        defer { munmap(pages, length) }
-        // Populating fails, where an access would raise SIGBUS, if the file
-        // shrank since `fstat`. (One that shrinks between this and the copy
-        // still raises it: one reason this is not the default.)
-        guard madvise(pages, length, MADV_POPULATE_READ) == 0 else { return nil }
-        pd_copy_streaming(destination, pages + lead, count)
-        return count
     }
 
     private func take() -> UnsafeMutableRawPointer {
