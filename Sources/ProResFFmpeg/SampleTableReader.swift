@@ -31,6 +31,8 @@ final class SampleTableReader: @unchecked Sendable {
     }
 
     private let fd: Int32
+    /// `PRORES_DECODE_READ_COPY=mapped-once` only (a measurement).
+    private let mappedFile: MappedFileCopy?
     private let entries: [Entry]
     private let streamIndex: Int32
     /// The block size: the largest sample and its padding.
@@ -80,6 +82,7 @@ final class SampleTableReader: @unchecked Sendable {
                   p.pts == PD_AV_NOPTS_VALUE || p.pts == entry.timestamp else { close(fd); return nil }
         }
         self.fd = fd
+        mappedFile = MappedFileCopy.wanted ? MappedFileCopy(fd: fd, size: Int(fileSize)) : nil
         self.entries = entries
         blockBytes = largest + Self.padding
         self.displayPath = displayPath
@@ -161,7 +164,7 @@ final class SampleTableReader: @unchecked Sendable {
         }
         packet.pointee.buf = buffer
         let data = buffer.pointee.data!
-        var done = 0
+        var done = mappedFile?.copy(into: data, count: entry.size, at: Int(entry.offset)) == true ? entry.size : 0
         while done < entry.size {
             let at = off_t(entry.offset) + off_t(done)
             let n = StreamingPread.shared?.read(fd, into: data + done, count: entry.size - done, at: at)
