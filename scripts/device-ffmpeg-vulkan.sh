@@ -19,7 +19,10 @@
 # is built: docs/DEVICE.md, "FFmpeg's Vulkan decoder"). Environment: ROUNDS
 # (5), CLIPDIR (/tmp/prores-ffvk), SIZE (3840x2160) and LOOPS (24: the file
 # holds LOOPS + 1 copies of the clip) to try it small on lavapipe;
-# SKIP_DOWNLOAD=1 leaves out ff-vk (~15 s a run on the H200).
+# SKIP_DOWNLOAD=1 leaves out ff-vk (~15 s a run on the H200); VARIANT
+# ("NAME=VALUE[,NAME=VALUE...]") adds ours-gpu-v and ours-auto-v to every
+# round, the same bundle with those settings, so a switch is timed against
+# the default and FFmpeg in one block.
 set -u
 D=$1 FFVK=$2 LOGDIR=$3
 ROUNDS=${ROUNDS:-5} SIZE=${SIZE:-3840x2160} LOOPS=${LOOPS:-24}
@@ -75,11 +78,16 @@ for round in $(seq "$ROUNDS"); do
   run ours-gpu timeout 120 "$PD" "$LONG" --decoder gpu --quiet --json
   run ff-vk-dev timeout 120 "$FFVK" -nostdin -v error -hwaccel vulkan -hwaccel_output_format vulkan -i "$LONG" -f null -
   run ours-auto timeout 120 "$PD" "$LONG" --quiet --json
+  if [ -n "${VARIANT:-}" ]; then
+    run ours-gpu-v env ${VARIANT//,/ } timeout 120 "$PD" "$LONG" --decoder gpu --quiet --json
+    run ours-auto-v env ${VARIANT//,/ } timeout 120 "$PD" "$LONG" --quiet --json
+  fi
   [ -n "${SKIP_DOWNLOAD:-}" ] || run ff-vk timeout 120 "$FFVK" -nostdin -v error -hwaccel vulkan -i "$LONG" -f null -
 done
 median() { [ -s "$LOGDIR/$1.walls" ] || { echo nan; return; }; sort -n "$LOGDIR/$1.walls" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-for label in ours-gpu ours-auto ff-vk-dev ff-vk; do log "median $label: $(median $label) s ($(paste -sd' ' "$LOGDIR/$label.walls" 2>/dev/null))"; done
-for ours in ours-gpu ours-auto; do
+[ -z "${VARIANT:-}" ] || log "variant (ours-*-v): $VARIANT"
+for label in ours-gpu ours-auto ${VARIANT:+ours-gpu-v ours-auto-v} ff-vk-dev ff-vk; do log "median $label: $(median $label) s ($(paste -sd' ' "$LOGDIR/$label.walls" 2>/dev/null))"; done
+for ours in ours-gpu ours-auto ${VARIANT:+ours-gpu-v ours-auto-v}; do
   for theirs in ff-vk-dev ff-vk; do
     log "ratio $theirs / $ours: $(awk -v a="$(median $theirs)" -v b="$(median $ours)" 'BEGIN { printf "%.2f", a / b }')x"
   done
