@@ -91,4 +91,11 @@ for ours in ours-gpu ours-auto ${VARIANT:+ours-gpu-v ours-auto-v}; do
   for theirs in ff-vk-dev ff-vk; do
     log "ratio $theirs / $ours: $(awk -v a="$(median $theirs)" -v b="$(median $ours)" 'BEGIN { printf "%.2f", a / b }')x"
   done
+  # Round by round (the two runs minutes apart at most), which a host that
+  # drifts within the block moves less; only when no run of either failed.
+  if [ -s "$LOGDIR/$ours.walls" ] && [ -s "$LOGDIR/ff-vk-dev.walls" ] \
+     && [ "$(wc -l <"$LOGDIR/$ours.walls")" = "$(wc -l <"$LOGDIR/ff-vk-dev.walls")" ]; then
+    log "per-round ratio ff-vk-dev / $ours: median $(paste "$LOGDIR/ff-vk-dev.walls" "$LOGDIR/$ours.walls" | awk '{ printf "%.3f\n", $1 / $2 }' | sort -n \
+      | awk '{ v[NR] = $1; if ($1 >= 5) n++ } END { printf "%.2fx, %d of %d rounds >= 5x", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, n, NR }')"
+  fi
 done
