@@ -84,18 +84,19 @@ for round in $(seq "$ROUNDS"); do
   fi
   [ -n "${SKIP_DOWNLOAD:-}" ] || run ff-vk timeout 120 "$FFVK" -nostdin -v error -hwaccel vulkan -i "$LONG" -f null -
 done
-median() { [ -s "$LOGDIR/$1.walls" ] || { echo nan; return; }; sort -n "$LOGDIR/$1.walls" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median_of() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; } # of stdin's numbers
+median() { [ -s "$LOGDIR/$1.walls" ] || { echo nan; return; }; median_of <"$LOGDIR/$1.walls"; }
 [ -z "${VARIANT:-}" ] || log "variant (ours-*-v): $VARIANT"
 for label in ours-gpu ours-auto ${VARIANT:+ours-gpu-v ours-auto-v} ff-vk-dev ff-vk; do log "median $label: $(median $label) s ($(paste -sd' ' "$LOGDIR/$label.walls" 2>/dev/null))"; done
 for ours in ours-gpu ours-auto ${VARIANT:+ours-gpu-v ours-auto-v}; do
   for theirs in ff-vk-dev ff-vk; do
     log "ratio $theirs / $ours: $(awk -v a="$(median $theirs)" -v b="$(median $ours)" 'BEGIN { printf "%.2f", a / b }')x"
   done
-  # Round by round (the two runs minutes apart at most), which a host that
-  # drifts within the block moves less; only when no run of either failed.
+  # Round by round (the two runs seconds apart), which a host that drifts
+  # within the block moves less; only when no run of either failed.
   if [ -s "$LOGDIR/$ours.walls" ] && [ -s "$LOGDIR/ff-vk-dev.walls" ] \
      && [ "$(wc -l <"$LOGDIR/$ours.walls")" = "$(wc -l <"$LOGDIR/ff-vk-dev.walls")" ]; then
-    log "per-round ratio ff-vk-dev / $ours: median $(paste "$LOGDIR/ff-vk-dev.walls" "$LOGDIR/$ours.walls" | awk '{ printf "%.3f\n", $1 / $2 }' | sort -n \
-      | awk '{ v[NR] = $1; if ($1 >= 5) n++ } END { printf "%.2fx, %d of %d rounds >= 5x", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, n, NR }')"
+    paste "$LOGDIR/ff-vk-dev.walls" "$LOGDIR/$ours.walls" | awk '{ printf "%.3f\n", $1 / $2 }' >"$LOGDIR/$ours.ratios"
+    log "per-round ratio ff-vk-dev / $ours: median $(median_of <"$LOGDIR/$ours.ratios" | awk '{ printf "%.2f", $1 }')x, $(awk '$1 >= 5' "$LOGDIR/$ours.ratios" | wc -l) of $(wc -l <"$LOGDIR/$ours.ratios") rounds >= 5x"
   fi
 done
