@@ -13,9 +13,14 @@ final class XvfbServer {
         // Xvfb picks a free display itself and writes its number to
         // -displayfd once it accepts connections; waiting for the socket file
         // instead let a client connect too early now and then (CI load).
+        // -noreset: by default the server resets when its last client leaves,
+        // and a client connecting during that reset is refused. The tests'
+        // xdotool polls connect and leave while the player is still starting,
+        // so without it the player's own connection failed now and then
+        // (reproduced: 43 refusals in 1,200 connections; none with -noreset).
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = ["-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"]
+        process.arguments = ["-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp", "-noreset"]
         let ready = Pipe()
         process.standardOutput = ready
         process.standardError = FileHandle.nullDevice
