@@ -4,11 +4,19 @@
 // mapping the file and copying from the mapping, and pread(2) into blocks
 // taken in turn from one large pool as prores-decode's SampleMemory hands
 // them out (`pool`: the pool touched first, so no page faults; `pool-fresh`:
-// a new mapping, faulted in by the reads). Prints GB/s per method and
-// thread count. The file should be in the page cache (read it once first).
+// a new mapping, faulted in by the reads). Then prores-decode's two ways
+// into a touched pool: `piece-pool`, pread of a 512 KB piece that stays in
+// the cache and a streaming copy on (StreamingPread, the default), and
+// `map-pool`, the file mapped once (not populated), each chunk populated
+// with MADV_POPULATE_READ and streamed out of the file's own pages
+// (MappedFileCopy, PRORES_DECODE_READ_COPY=mapped-once); a fresh mapping
+// for every thread count, so each pays its page tables as the reader does.
+// Prints GB/s per method and thread count. The file should be in the page
+// cache (read it once first).
 //
 //   cc -O2 -pthread -o read-ceiling scripts/read-ceiling.c
-//   ./read-ceiling FILE [CHUNK_BYTES (3800000)] [SECONDS_CAP]
+//   ./read-ceiling FILE [CHUNK_BYTES (3800000)]
+//   (READER_ONLY=1 in the environment: only piece-pool and map-pool)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +27,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <emmintrin.h>
+#include <stdint.h>
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 
 static const char *path;
 static size_t chunk;
@@ -29,7 +43,26 @@ static unsigned char *mapped;
 static unsigned char *pool;
 static size_t poolBlocks, poolStride;
 
-enum method { PREAD, MEMCPY, MMAP_COPY, POOL };
+enum method { PREAD, MEMCPY, MMAP_COPY, POOL, PIECE_POOL, MAP_POOL };
+enum { PIECE = 512 << 10 };
+
+// As Sources/CStreamingCopy's pd_copy_streaming (x86-64).
+static void copyStreaming(unsigned char *d, const unsigned char *s, size_t bytes) {
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > bytes) head = bytes;
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, a);
+        _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), c);
+        _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+    memcpy(d, s, bytes);
+    _mm_sfence();
+}
 struct job { int thread, threads; enum method method; unsigned char *buffer, *source; size_t bytes; };
 
 static double now(void) {
@@ -53,6 +86,23 @@ static void *work(void *arg) {
                 if (n <= 0) { perror("pread"); exit(1); }
                 done += (size_t)n;
             }
+            break;
+        }
+        case PIECE_POOL: {
+            unsigned char *to = pool + (c % poolBlocks) * poolStride;
+            for (size_t done = 0; done < chunk;) {
+                size_t want = chunk - done < PIECE ? chunk - done : PIECE;
+                ssize_t n = pread(fd, j->buffer, want, offset + (off_t)done);
+                if (n <= 0) { perror("pread"); exit(1); }
+                copyStreaming(to + done, j->buffer, (size_t)n);
+                done += (size_t)n;
+            }
+            break;
+        }
+        case MAP_POOL: {
+            off_t start = offset & ~(off_t)4095;
+            if (madvise(mapped + start, (size_t)(offset - start) + chunk, MADV_POPULATE_READ) != 0) { perror("madvise"); exit(1); }
+            copyStreaming(pool + (c % poolBlocks) * poolStride, mapped + offset, chunk);
             break;
         }
         case MEMCPY: memcpy(j->buffer, j->source + (c % 64) * chunk, chunk); break;
@@ -91,23 +141,40 @@ int main(int argc, char **argv) {
     unsigned char *source = aligned_alloc(4096, 64 * chunk);
     memset(source, 3, 64 * chunk);
     measure("warm-up", PREAD, 16, NULL);
-    for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("pread", PREAD, counts[i], NULL);
-    for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("memcpy", MEMCPY, counts[i], source);
-    mapped = mmap(NULL, (size_t)fileSize, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (mapped == MAP_FAILED) { perror("mmap"); return 1; }
-    for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("mmap-copy", MMAP_COPY, counts[i], NULL);
-    // A pool of 2 GiB (~560 blocks of 3.8 MB), huge pages advised, as SampleMemory maps its regions.
     poolStride = (chunk + 4095) / 4096 * 4096;
     poolBlocks = ((size_t)2 << 30) / poolStride;
-    for (int fresh = 0; fresh < 2; fresh++) {
-        for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
-            pool = mmap(NULL, poolBlocks * poolStride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (pool == MAP_FAILED) { perror("mmap pool"); return 1; }
-            madvise(pool, poolBlocks * poolStride, MADV_HUGEPAGE);
-            if (!fresh) memset(pool, 1, poolBlocks * poolStride);
-            measure(fresh ? "pool-fresh" : "pool", POOL, counts[i], NULL);
-            munmap(pool, poolBlocks * poolStride);
+    if (!getenv("READER_ONLY")) {
+        for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("pread", PREAD, counts[i], NULL);
+        for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("memcpy", MEMCPY, counts[i], source);
+        mapped = mmap(NULL, (size_t)fileSize, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (mapped == MAP_FAILED) { perror("mmap"); return 1; }
+        for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("mmap-copy", MMAP_COPY, counts[i], NULL);
+        // A pool of 2 GiB (~560 blocks of 3.8 MB), huge pages advised, as SampleMemory maps its regions.
+        for (int fresh = 0; fresh < 2; fresh++) {
+            for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
+                pool = mmap(NULL, poolBlocks * poolStride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (pool == MAP_FAILED) { perror("mmap pool"); return 1; }
+                madvise(pool, poolBlocks * poolStride, MADV_HUGEPAGE);
+                if (!fresh) memset(pool, 1, poolBlocks * poolStride);
+                measure(fresh ? "pool-fresh" : "pool", POOL, counts[i], NULL);
+                munmap(pool, poolBlocks * poolStride);
+            }
         }
+        munmap(mapped, (size_t)fileSize);
+    }
+    pool = mmap(NULL, poolBlocks * poolStride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pool == MAP_FAILED) { perror("mmap pool"); return 1; }
+    madvise(pool, poolBlocks * poolStride, MADV_HUGEPAGE);
+    memset(pool, 1, poolBlocks * poolStride);
+    for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
+        measure("piece-pool", PIECE_POOL, counts[i], NULL);
+        mapped = mmap(NULL, (size_t)fileSize, PROT_READ, MAP_SHARED, fd, 0);
+        if (mapped == MAP_FAILED) { perror("mmap"); return 1; }
+        measure("map-pool", MAP_POOL, counts[i], NULL);
+        // The reader unmaps when it goes, inside the process's time.
+        double start = now();
+        munmap(mapped, (size_t)fileSize);
+        printf("map-pool   threads %2d: then unmapping the file took %.1f ms\n", counts[i], (now() - start) * 1e3);
     }
     return 0;
 }
