@@ -13,7 +13,14 @@
 //               copy (Sources/CStreamingCopy);
 //   bar         device-local memory the host can map (resizable BAR), if the
 //               device has it: pread straight into video memory over PCIe;
-//   bar-bounce  the same through a per-thread 1 MB buffer.
+//   bar-bounce  the same through a per-thread 1 MB buffer;
+//   anon-nt+dma anon-nt into a ring imported into Vulkan
+//               (VK_EXT_external_memory_host) while a transfer copies that
+//               ring into device memory again and again, as the decoder's
+//               upload reads the reader's blocks: does the GPU's DMA of
+//               host memory slow the reader, which writing video memory
+//               over PCIe (bar) would spare? Printed beside it: the DMA's
+//               own GB/s then, and alone (`dma alone`).
 // and times allocating, mapping and freeing the BAR ring.
 //
 //   gcc -O2 -pthread -ISources/CStreamingCopy/include -o bar-probe scripts/bar-probe.c Sources/CStreamingCopy/streaming_copy.c -ldl
@@ -98,6 +105,132 @@ static void run(const char *name, struct job *job, const char *threads_list) {
     }
 }
 
+// The upload's stand-in: copies the imported ring into a device-local
+// buffer, one submission a pass over the ring, until `stop`.
+struct dma {
+    VkDevice device;
+    VkQueue queue;
+    VkCommandBuffer commands;
+    VkFence fence;
+    size_t ring_bytes;
+    PFN_vkQueueSubmit submit;
+    PFN_vkWaitForFences wait;
+    PFN_vkResetFences reset;
+    atomic_int stop;
+    double bytes, ms;
+    int failed;
+};
+
+static void *dma_loop(void *arg) {
+    struct dma *d = arg;
+    double t0 = now_ms();
+    d->bytes = 0;
+    while (!atomic_load(&d->stop)) {
+        VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &d->commands};
+        if (d->submit(d->queue, 1, &si, d->fence) != VK_SUCCESS
+            || d->wait(d->device, 1, &d->fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS
+            || d->reset(d->device, 1, &d->fence) != VK_SUCCESS) { d->failed = 1; break; }
+        d->bytes += (double)d->ring_bytes;
+    }
+    d->ms = now_ms() - t0;
+    return NULL;
+}
+
+static void dma_start(struct dma *d, pthread_t *thread) {
+    atomic_store(&d->stop, 0);
+    pthread_create(thread, NULL, dma_loop, d);
+}
+
+static double dma_stop(struct dma *d, pthread_t thread) {
+    atomic_store(&d->stop, 1);
+    pthread_join(thread, NULL);
+    return d->bytes / d->ms / 1e6;
+}
+
+// Imports `ring` (page-aligned, `bytes` a whole number of pages) and records
+// its copy into device memory. 0, or 1 with the reason printed.
+static int dma_make(struct probe_vulkan *probe, unsigned char *ring, size_t bytes, struct dma *d) {
+    VkDevice device = probe->device;
+    LOAD(probe->instance, vkGetPhysicalDeviceMemoryProperties);
+    DLOAD(*probe, vkGetMemoryHostPointerPropertiesEXT);
+    DLOAD(*probe, vkAllocateMemory);
+    DLOAD(*probe, vkCreateBuffer);
+    DLOAD(*probe, vkGetBufferMemoryRequirements);
+    DLOAD(*probe, vkBindBufferMemory);
+    DLOAD(*probe, vkCreateCommandPool);
+    DLOAD(*probe, vkAllocateCommandBuffers);
+    DLOAD(*probe, vkBeginCommandBuffer);
+    DLOAD(*probe, vkCmdCopyBuffer);
+    DLOAD(*probe, vkEndCommandBuffer);
+    DLOAD(*probe, vkGetDeviceQueue);
+    DLOAD(*probe, vkCreateFence);
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(probe->physical, &memory);
+
+    VkMemoryHostPointerPropertiesEXT host = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+    CHECK(vkGetMemoryHostPointerPropertiesEXT(device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, ring, &host));
+    VkExternalMemoryBufferCreateInfo external = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+                                                 .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT};
+    VkBufferCreateInfo sbi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .pNext = &external, .size = bytes,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT, .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    VkBuffer source;
+    CHECK(vkCreateBuffer(device, &sbi, NULL, &source));
+    VkMemoryRequirements need;
+    vkGetBufferMemoryRequirements(device, source, &need);
+    uint32_t bits = host.memoryTypeBits & need.memoryTypeBits;
+    if (!bits) { printf("dma: no memory type can import the ring\n"); return 1; }
+    VkImportMemoryHostPointerInfoEXT import = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+                                               .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+                                               .pHostPointer = ring};
+    VkMemoryAllocateInfo imi = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = &import, .allocationSize = bytes,
+                                .memoryTypeIndex = (uint32_t)__builtin_ctz(bits)};
+    VkDeviceMemory imported;
+    double t0 = now_ms();
+    CHECK(vkAllocateMemory(device, &imi, NULL, &imported));
+    printf("dma: imported the %.0f MB ring in %.1f ms\n", bytes / 1048576.0, now_ms() - t0);
+    CHECK(vkBindBufferMemory(device, source, imported, 0));
+
+    // The destination: 256 MB of device-local memory, written over and over.
+    size_t piece = bytes < ((size_t)256 << 20) ? bytes : (size_t)256 << 20;
+    VkBufferCreateInfo dbi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = piece,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT, .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    VkBuffer target;
+    CHECK(vkCreateBuffer(device, &dbi, NULL, &target));
+    vkGetBufferMemoryRequirements(device, target, &need);
+    int type = -1;
+    for (uint32_t t = 0; t < memory.memoryTypeCount && type < 0; t++)
+        if ((need.memoryTypeBits >> t & 1) && (memory.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) type = (int)t;
+    if (type < 0) { printf("dma: no device-local type for the target\n"); return 1; }
+    VkMemoryAllocateInfo dmi = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = need.size,
+                                .memoryTypeIndex = (uint32_t)type};
+    VkDeviceMemory local;
+    CHECK(vkAllocateMemory(device, &dmi, NULL, &local));
+    CHECK(vkBindBufferMemory(device, target, local, 0));
+
+    VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .queueFamilyIndex = 0};
+    VkCommandPool pool;
+    CHECK(vkCreateCommandPool(device, &cpi, NULL, &pool));
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    CHECK(vkAllocateCommandBuffers(device, &cai, &d->commands));
+    VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    CHECK(vkBeginCommandBuffer(d->commands, &begin));
+    for (size_t at = 0; at < bytes; at += piece) {
+        VkBufferCopy region = {.srcOffset = at, .dstOffset = 0, .size = bytes - at < piece ? bytes - at : piece};
+        vkCmdCopyBuffer(d->commands, source, target, 1, &region);
+    }
+    CHECK(vkEndCommandBuffer(d->commands));
+    vkGetDeviceQueue(device, 0, 0, &d->queue);
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CHECK(vkCreateFence(device, &fci, NULL, &d->fence));
+    d->device = device;
+    d->ring_bytes = bytes;
+    d->submit = (PFN_vkQueueSubmit)probe->getDeviceProcAddr(device, "vkQueueSubmit");
+    d->wait = (PFN_vkWaitForFences)probe->getDeviceProcAddr(device, "vkWaitForFences");
+    d->reset = (PFN_vkResetFences)probe->getDeviceProcAddr(device, "vkResetFences");
+    return 0;
+}
+
 static void print_flags(VkMemoryPropertyFlags f) {
     if (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) printf(" DEVICE_LOCAL");
     if (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) printf(" HOST_VISIBLE");
@@ -118,7 +251,7 @@ int main(int argc, char **argv) {
     if (slots < 1) { fprintf(stderr, "the ring holds no chunk\n"); return 2; }
 
     struct probe_vulkan probe;
-    if (probe_vulkan_open(&probe, NULL)) return 1;
+    if (probe_vulkan_open(&probe, "VK_EXT_external_memory_host")) return 1;
     VkDevice device = probe.device;
     LOAD(probe.instance, vkGetPhysicalDeviceMemoryProperties);
     DLOAD(probe, vkAllocateMemory);
@@ -158,6 +291,25 @@ int main(int argc, char **argv) {
     run("anon", &job, argv[4]);
     job.mode = BOUNCE_NT;
     run("anon-nt", &job, argv[4]);
+
+    // The same reads while the GPU's DMA reads the ring: the decoder's
+    // steady state, with the upload's host-memory traffic beside the reads.
+    struct dma dma = {0};
+    if (dma_make(&probe, anon, slots * slot, &dma) == 0) {
+        pthread_t thread;
+        dma_start(&dma, &thread);
+        usleep(500000);
+        printf("dma alone:  %6.2f GB/s%s\n", dma_stop(&dma, thread), dma.failed ? "  (a submission FAILED)" : "");
+        char list[256];
+        snprintf(list, sizeof list, "%s", argv[4]);
+        char *rest;  // run() uses strtok: this loop keeps its own place
+        for (char *t = strtok_r(list, ",", &rest); t; t = strtok_r(NULL, ",", &rest)) {
+            dma_start(&dma, &thread);
+            run("anon-nt+dma", &job, t);
+            printf("            (the DMA meanwhile: %6.2f GB/s%s)\n", dma_stop(&dma, thread), dma.failed ? ", a submission FAILED" : "");
+            fflush(stdout);
+        }
+    }
 
     if (bar_type < 0) { printf("bar: the device has no DEVICE_LOCAL | HOST_VISIBLE type\n"); return 0; }
     // The ring in 64 MB allocations, as a pool would hold it.

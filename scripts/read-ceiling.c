@@ -16,7 +16,8 @@
 //
 //   cc -O2 -pthread -o read-ceiling scripts/read-ceiling.c
 //   ./read-ceiling FILE [CHUNK_BYTES (3800000)]
-//   (READER_ONLY=1 in the environment: only piece-pool and map-pool)
+//   (READER_ONLY=1 in the environment: only piece-pool and map-pool;
+//   POOL_MB=N: a pool of N MB instead of 2048)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -129,6 +130,21 @@ static void measure(const char *name, enum method method, int threads, unsigned 
     fflush(stdout);
 }
 
+// Whether the pool's block of the file's last whole chunk holds its bytes
+// (read again with pread): the copies above are what they claim to be.
+static void checkPool(const char *name) {
+    size_t chunks = (size_t)(fileSize / (off_t)chunk);
+    if (chunks == 0) return;
+    unsigned char *expect = malloc(chunk);
+    off_t offset = (off_t)((chunks - 1) * chunk);
+    int same = pread(fd, expect, chunk, offset) == (ssize_t)chunk
+        && memcmp(expect, pool + ((chunks - 1) % poolBlocks) * poolStride, chunk) == 0;
+    printf("%-10s the pool's last chunk %s the file\n", name, same ? "equals" : "DIFFERS FROM");
+    // Cleared, so the next method's check sees only its own copy.
+    memset(pool + ((chunks - 1) % poolBlocks) * poolStride, 0, chunk);
+    free(expect);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: read-ceiling FILE [CHUNK_BYTES]\n"); return 2; }
     path = argv[1];
@@ -142,14 +158,15 @@ int main(int argc, char **argv) {
     memset(source, 3, 64 * chunk);
     measure("warm-up", PREAD, 16, NULL);
     poolStride = (chunk + 4095) / 4096 * 4096;
-    poolBlocks = ((size_t)2 << 30) / poolStride;
+    poolBlocks = ((size_t)(getenv("POOL_MB") ? atoi(getenv("POOL_MB")) : 2048) << 20) / poolStride;
+    if (poolBlocks == 0) { fprintf(stderr, "the pool holds no chunk\n"); return 2; }
     if (!getenv("READER_ONLY")) {
         for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("pread", PREAD, counts[i], NULL);
         for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("memcpy", MEMCPY, counts[i], source);
         mapped = mmap(NULL, (size_t)fileSize, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         if (mapped == MAP_FAILED) { perror("mmap"); return 1; }
         for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) measure("mmap-copy", MMAP_COPY, counts[i], NULL);
-        // A pool of 2 GiB (~560 blocks of 3.8 MB), huge pages advised, as SampleMemory maps its regions.
+        // A pool of 2 GiB by default (~560 blocks of 3.8 MB), huge pages advised, as SampleMemory maps its regions.
         for (int fresh = 0; fresh < 2; fresh++) {
             for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
                 pool = mmap(NULL, poolBlocks * poolStride, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -168,9 +185,11 @@ int main(int argc, char **argv) {
     memset(pool, 1, poolBlocks * poolStride);
     for (unsigned i = 0; i < sizeof counts / sizeof *counts; i++) {
         measure("piece-pool", PIECE_POOL, counts[i], NULL);
+        if (i == 0) checkPool("piece-pool");
         mapped = mmap(NULL, (size_t)fileSize, PROT_READ, MAP_SHARED, fd, 0);
         if (mapped == MAP_FAILED) { perror("mmap"); return 1; }
         measure("map-pool", MAP_POOL, counts[i], NULL);
+        if (i == 0) checkPool("map-pool");
         // The reader unmaps when it goes, inside the process's time.
         double start = now();
         munmap(mapped, (size_t)fileSize);
