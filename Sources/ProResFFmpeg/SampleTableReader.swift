@@ -165,9 +165,11 @@ final class SampleTableReader: @unchecked Sendable {
         packet.pointee.buf = buffer
         let data = buffer.pointee.data!
         var done = mappedFile?.copy(into: data, count: entry.size, at: Int(entry.offset)) == true ? entry.size : 0
+        // The twin is written from the cached piece, so only by StreamingPread.
+        let twin = done == 0 && StreamingPread.shared != nil ? SampleMemory.shared.twinAddress(of: block) : nil
         while done < entry.size {
             let at = off_t(entry.offset) + off_t(done)
-            let n = StreamingPread.shared?.read(fd, into: data + done, count: entry.size - done, at: at)
+            let n = StreamingPread.shared?.read(fd, into: data + done, twin: twin.map { $0 + done }, count: entry.size - done, at: at)
                 ?? pread(fd, data + done, entry.size - done, at)
             if n > 0 { done += n; continue }
             if n < 0 && errno == EINTR { continue }
@@ -176,6 +178,10 @@ final class SampleTableReader: @unchecked Sendable {
             throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "read error at frame \(index): \(reason)")
         }
         (data + entry.size).initialize(repeating: 0, count: Self.padding)
+        if let twin {
+            (twin + entry.size).initializeMemory(as: UInt8.self, repeating: 0, count: Self.padding)
+            SampleMemory.shared.markTwinWritten(block)
+        }
         packet.pointee.data = data
         packet.pointee.size = Int32(entry.size)
         packet.pointee.pts = entry.timestamp

@@ -54,6 +54,60 @@ final class SampleMemoryTests: XCTestCase {
         _ = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
         XCTAssertGreaterThan(memory.mappedBytes, mapped)
     }
+
+    /// A twin per region, made when a reader first asks, at the block's own
+    /// offset; a block counts as twinned only once marked, and no longer
+    /// once it is freed (its next user may not write the twin).
+    func testTwinsMirrorTheRegionsAndForgetFreedBlocks() throws {
+        final class Made: @unchecked Sendable { var sizes: [Int] = []; var bases: [UnsafeMutableRawPointer] = [] }
+        let made = Made(), memory = SampleMemory()
+        addTeardownBlock { for base in made.bases { base.deallocate() } }
+        var early: SampleMemory.Block? = try XCTUnwrap(memory.allocate(bytes: 3_000_000))
+        XCTAssertNil(memory.twinAddress(of: early!), "no twins until asked for")
+        memory.useTwins { bytes in
+            made.sizes.append(bytes)
+            let base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 4096)
+            made.bases.append(base)
+            return SampleMemory.Twin(base: base, owner: made)
+        }
+        let region = try XCTUnwrap(memory.region(containing: early!.pointer))
+        let twin = try XCTUnwrap(memory.twinAddress(of: early!), "a region mapped before twins gets one when asked")
+        let block = try XCTUnwrap(memory.allocate(bytes: 3_000_000))
+        let twinOfBlock = try XCTUnwrap(memory.twinAddress(of: block))
+        XCTAssertEqual(made.sizes, [region.size], "one twin for the region, of its size")
+        XCTAssertEqual(twinOfBlock - twin, block.pointer - early!.pointer, "the same offsets in the twin as in the region")
+
+        XCTAssertNil(memory.writtenTwin(of: block.pointer), "not twinned before the reader says so")
+        memory.markTwinWritten(block)
+        let written = try XCTUnwrap(memory.writtenTwin(of: block.pointer))
+        XCTAssertEqual(written.twin.base + written.offset, twinOfBlock)
+        XCTAssertEqual(written.offset, block.pointer - UnsafeMutableRawPointer(mutating: region.base))
+
+        memory.markTwinWritten(early!)
+        let earlyPointer = early!.pointer
+        early = nil
+        XCTAssertNil(memory.writtenTwin(of: earlyPointer), "a freed block is no longer twinned")
+        let again = try XCTUnwrap(memory.allocate(bytes: 3_000_000))
+        XCTAssertEqual(again.pointer, earlyPointer)
+        XCTAssertNil(memory.writtenTwin(of: again.pointer), "nor is its next use, until marked")
+
+        memory.useTwins(nil)
+        XCTAssertNil(memory.twinAddress(of: again), "twins off: readers write one copy")
+    }
+
+    /// A maker that cannot make a twin (no such memory) is not asked again
+    /// for that region, and its blocks stay single.
+    func testARegionWhoseTwinFailedIsNotAskedAgain() throws {
+        final class Count: @unchecked Sendable { var asked = 0 }
+        let count = Count(), memory = SampleMemory()
+        memory.useTwins { _ in count.asked += 1; return nil }
+        let block = try XCTUnwrap(memory.allocate(bytes: 1_000_000))
+        XCTAssertNil(memory.twinAddress(of: block))
+        XCTAssertNil(memory.twinAddress(of: block))
+        XCTAssertEqual(count.asked, 1)
+        memory.markTwinWritten(block)
+        XCTAssertNil(memory.writtenTwin(of: block.pointer), "no twin, so nothing to read from")
+    }
 }
 
 @testable import ProResGPU
