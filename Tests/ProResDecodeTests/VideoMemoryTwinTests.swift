@@ -45,7 +45,7 @@ final class VideoMemoryTwinTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         let trace = directory.appendingPathComponent("trace.json").path
         let run = try runTool([Repo.fixture("hq.mov"), "--decoder", "gpu", "--quiet"],
-                              environment: ["PRORES_DECODE_UPLOAD": "import", "PRORES_DECODE_TRACE": trace])
+                              environment: ["PRORES_DECODE_UPLOAD": "import", "PRORES_DECODE_TRACE": trace, "PRORES_DECODE_SAMPLE_TWINS": ""])
         XCTAssertEqual(run.status, 0, run.stderr)
         let text = try String(contentsOfFile: trace, encoding: .utf8)
         XCTAssertTrue(text.contains("read sample"), "the trace was written")
