@@ -95,6 +95,43 @@ final class SampleMemoryTests: XCTestCase {
         XCTAssertNil(memory.twinAddress(of: again), "twins off: readers write one copy")
     }
 
+    /// Readers asking at once for one region's twin: it is made once, by
+    /// one of them, outside the lock (allocations go on meanwhile); the
+    /// others wait for it, and every block has its place in it.
+    func testATwinIsMadeOnceWhileOthersReadOn() throws {
+        final class Made: @unchecked Sendable {
+            let lock = NSLock()
+            var calls = 0
+            var bases: [UnsafeMutableRawPointer] = []
+        }
+        let made = Made(), memory = SampleMemory()
+        addTeardownBlock { for base in made.bases { base.deallocate() } }
+        let blocks = (0..<16).compactMap { _ in memory.allocate(bytes: 1_000_000) }
+        XCTAssertEqual(Set(blocks.compactMap { memory.region(containing: $0.pointer)?.base }).count, 1, "one region")
+        memory.useTwins { bytes in
+            usleep(50_000)  // as slow as video memory, or slower
+            let base = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 4096)
+            made.lock.withLock { made.calls += 1; made.bases.append(base) }
+            return SampleMemory.Twin(base: base, owner: made)
+        }
+        let answers = UnsafeMutableBufferPointer<UnsafeMutableRawPointer?>.allocate(capacity: blocks.count)
+        defer { answers.deallocate() }
+        let allocated = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            usleep(10_000)  // while the twin is being made
+            _ = memory.allocate(bytes: 1_000_000)
+            allocated.signal()
+        }
+        DispatchQueue.concurrentPerform(iterations: blocks.count) { answers[$0] = memory.twinAddress(of: blocks[$0]) }
+        XCTAssertEqual(allocated.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(made.calls, 1)
+        let twin = try XCTUnwrap(made.bases.first)
+        for (index, block) in blocks.enumerated() {
+            let region = try XCTUnwrap(memory.region(containing: block.pointer))
+            XCTAssertEqual(answers[index], twin + (UnsafeRawPointer(block.pointer) - region.base))
+        }
+    }
+
     /// A maker that cannot make a twin (no such memory) is not asked again
     /// for that region, and its blocks stay single.
     func testARegionWhoseTwinFailedIsNotAskedAgain() throws {

@@ -79,6 +79,9 @@ public final class SampleMemory: @unchecked Sendable {
     private var twinMaker: TwinMaker?
     /// By region base; nil: the maker could not make one (not asked again).
     private var twins: [UnsafeRawPointer: Twin?] = [:]
+    private var twinsBeingMade: Set<UnsafeRawPointer> = []
+    /// Signalled when a twin is made (or could not be).
+    private let twinMade = NSCondition()
     /// Blocks in use whose bytes are in their region's twin too.
     private var twinWritten: Set<UnsafeMutableRawPointer> = []
 
@@ -123,12 +126,40 @@ public final class SampleMemory: @unchecked Sendable {
     /// the twin of its region (made now if this is the region's first), or
     /// nil without twins. The block counts as twinned once the reader says
     /// so (`markTwinWritten`).
+    ///
+    /// The twin is made outside the lock (video memory takes ~2 ms a 64 MB
+    /// region on the H200), so allocations go on meanwhile; readers of the
+    /// same region wait for it.
     public func twinAddress(of block: Block) -> UnsafeMutableRawPointer? {
         lock.lock()
-        defer { lock.unlock() }
-        guard let maker = twinMaker, let region = regionLocked(containing: block.pointer) else { return nil }
-        if twins[region.base] == nil { twins[region.base] = .some(maker(region.size)) }
-        return twins[region.base]!.map { $0.base + (UnsafeRawPointer(block.pointer) - region.base) }
+        guard let maker = twinMaker, let region = regionLocked(containing: block.pointer) else {
+            lock.unlock()
+            return nil
+        }
+        let offset = UnsafeRawPointer(block.pointer) - region.base
+        if let made = twins[region.base] {
+            lock.unlock()
+            return made.map { $0.base + offset }
+        }
+        guard twinsBeingMade.insert(region.base).inserted else {
+            lock.unlock()
+            twinMade.lock()
+            defer { twinMade.unlock() }
+            while true {
+                if let made = lock.withLock({ twins[region.base] }) { return made.map { $0.base + offset } }
+                twinMade.wait()
+            }
+        }
+        lock.unlock()
+        let twin = maker(region.size)
+        lock.withLock {
+            twins[region.base] = .some(twin)
+            twinsBeingMade.remove(region.base)
+        }
+        twinMade.lock()
+        twinMade.broadcast()
+        twinMade.unlock()
+        return twin.map { $0.base + offset }
     }
 
     /// `block`'s bytes, padding included, are in its twin (`twinAddress`) too.
