@@ -13,8 +13,8 @@ import ProResCore
 /// (`SliceTable`), which must not read write-combined memory.
 ///
 /// One device only: a sample does not know which of several devices will
-/// decode it, so a second device turns twins off for the regions made
-/// after it. Twins, like their regions, live as long as the process, and
+/// decode it, so a second device ends the twins (reads after it write one
+/// copy). Twins, like their regions, live as long as the process, and
 /// hold their device: no read can write into memory the device has freed.
 /// A decode on a device other than the twins' imports as before.
 enum VideoMemoryTwins {
@@ -32,18 +32,19 @@ enum VideoMemoryTwins {
     }
 
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var device: ObjectIdentifier?
+    /// Whether a device was made (under `lock`).
+    nonisolated(unsafe) private static var deviceSeen = false
 
     /// Called for every device made for decoding: the first one's memory
     /// takes the twins; a second one ends them.
     static func deviceMade(_ context: VulkanContext) {
         guard wanted else { return }
         lock.withLock {
-            guard device == nil else {
+            guard !deviceSeen else {
                 SampleMemory.shared.useTwins(nil)
                 return
             }
-            device = ObjectIdentifier(context)
+            deviceSeen = true
             SampleMemory.shared.useTwins { bytes in
                 let made = try? VulkanBuffer(context, size: bytes, usage: .transferSource, memory: .deviceWrittenByHost,
                                              sharedWithTransferQueue: context.transferQueue != nil, dedicated: true)
