@@ -14,7 +14,7 @@
 // Prints GB/s per method and thread count. The file should be in the page
 // cache (read it once first).
 //
-//   cc -O2 -pthread -o read-ceiling scripts/read-ceiling.c
+//   cc -O2 -pthread -ISources/CStreamingCopy/include -o read-ceiling scripts/read-ceiling.c Sources/CStreamingCopy/streaming_copy.c
 //   ./read-ceiling FILE [CHUNK_BYTES (3800000)]
 //   (READER_ONLY=1 in the environment: only piece-pool and map-pool;
 //   POOL_MB=N: a pool of N MB instead of 2048)
@@ -28,8 +28,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <emmintrin.h>
-#include <stdint.h>
+
+#include "streaming_copy.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -46,24 +46,6 @@ static size_t poolBlocks, poolStride;
 
 enum method { PREAD, MEMCPY, MMAP_COPY, POOL, PIECE_POOL, MAP_POOL };
 enum { PIECE = 512 << 10 };
-
-// As Sources/CStreamingCopy's pd_copy_streaming (x86-64).
-static void copyStreaming(unsigned char *d, const unsigned char *s, size_t bytes) {
-    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    if (head > bytes) head = bytes;
-    memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
-    for (; bytes >= 64; d += 64, s += 64, bytes -= 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
-        _mm_stream_si128((__m128i *)d, a);
-        _mm_stream_si128((__m128i *)(d + 16), b);
-        _mm_stream_si128((__m128i *)(d + 32), c);
-        _mm_stream_si128((__m128i *)(d + 48), e);
-    }
-    memcpy(d, s, bytes);
-    _mm_sfence();
-}
 struct job { int thread, threads; enum method method; unsigned char *buffer, *source; size_t bytes; };
 
 static double now(void) {
@@ -95,7 +77,7 @@ static void *work(void *arg) {
                 size_t want = chunk - done < PIECE ? chunk - done : PIECE;
                 ssize_t n = pread(fd, j->buffer, want, offset + (off_t)done);
                 if (n <= 0) { perror("pread"); exit(1); }
-                copyStreaming(to + done, j->buffer, (size_t)n);
+                pd_copy_streaming(to + done, j->buffer, (size_t)n);
                 done += (size_t)n;
             }
             break;
@@ -103,7 +85,7 @@ static void *work(void *arg) {
         case MAP_POOL: {
             off_t start = offset & ~(off_t)4095;
             if (madvise(mapped + start, (size_t)(offset - start) + chunk, MADV_POPULATE_READ) != 0) { perror("madvise"); exit(1); }
-            copyStreaming(pool + (c % poolBlocks) * poolStride, mapped + offset, chunk);
+            pd_copy_streaming(pool + (c % poolBlocks) * poolStride, mapped + offset, chunk);
             break;
         }
         case MEMCPY: memcpy(j->buffer, j->source + (c % 64) * chunk, chunk); break;

@@ -11,7 +11,9 @@ final class DeviceProbeTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         let file = try randomFile(in: directory)
         let probe = directory.appendingPathComponent("read-ceiling").path
-        let build = try runExternal(["gcc", "-O2", "-pthread", "-o", probe, Repo.root.appendingPathComponent("scripts/read-ceiling.c").path])
+        let build = try runExternal(["gcc", "-O2", "-pthread", "-I", Repo.root.appendingPathComponent("Sources/CStreamingCopy/include").path,
+                                     "-o", probe, Repo.root.appendingPathComponent("scripts/read-ceiling.c").path,
+                                     Repo.root.appendingPathComponent("Sources/CStreamingCopy/streaming_copy.c").path])
         XCTAssertEqual(build.status, 0, build.stderr)
         let run = try runExternal(["env", "READER_ONLY=1", "POOL_MB=64", probe, file, "1000000"])
         XCTAssertEqual(run.status, 0, run.stderr)
