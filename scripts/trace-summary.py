@@ -4,10 +4,16 @@ kind, each span's count, total and share of the traced time; then the first
 and last time each span ran, so what waited on what shows.
 
     scripts/trace-summary.py TRACE.json [--timeline] [--over-time NAME]...
+                             [--concurrency NAME]...
 
 --over-time NAME splits span NAME's occurrences, in the order they began,
 into five equal groups and prints each group's mean duration: whether the
 first reads (fresh memory, imports) cost more than the last.
+
+--concurrency NAME says how many NAME spans ran at once, on all threads,
+within the "decode run" span (else from NAME's first start to its last
+end): the mean, and the share of that time spent at each count. Whether a
+pool of readers keeps its reads in flight shows here.
 
 Threads are grouped by name with trailing digits dropped (the reader's
 pool threads are one line). A span inside another on the same thread is
@@ -60,10 +66,43 @@ def main():
             if part:
                 mean = sum(e["dur"] for e in part) / len(part)
                 print(f"  {part[0]['ts'] / 1000:8.1f}-{(part[-1]['ts'] + part[-1]['dur']) / 1000:8.1f} ms: {len(part):5}x mean {mean:8.1f} µs")
+    for i, arg in enumerate(args):
+        if arg == "--concurrency" and i + 1 < len(args):
+            concurrency(spans, args[i + 1])
     if "--timeline" in sys.argv:
         print("\ntimeline (ms from process start):")
         for e in sorted(spans, key=lambda e: e["ts"]):
             print(f"  {e['ts'] / 1000:9.2f} +{e['dur'] / 1000:8.2f}  {names.get(e['tid'], e['tid'])}: {e['name']}")
+
+
+def concurrency(spans, name):
+    es = [e for e in spans if e["name"] == name]
+    if not es:
+        print(f"\n{name}: no spans")
+        return
+    runs = [e for e in spans if e["name"] == "decode run"]
+    if runs:
+        lo, hi = min(e["ts"] for e in runs), max(e["ts"] + e["dur"] for e in runs)
+    else:
+        lo, hi = min(e["ts"] for e in es), max(e["ts"] + e["dur"] for e in es)
+    edges = []
+    for e in es:
+        a, b = max(e["ts"], lo), min(e["ts"] + e["dur"], hi)
+        if b > a:
+            edges += [(a, 1), (b, -1)]
+    edges.sort()
+    at = defaultdict(float)
+    level, last = 0, lo
+    for t, step in edges:
+        at[level] += t - last
+        level, last = level + step, t
+    at[level] += hi - last
+    window = hi - lo
+    mean = sum(k * v for k, v in at.items()) / window
+    print(f"\n{name} at once, {lo / 1000:.1f}-{hi / 1000:.1f} ms: mean {mean:.2f}")
+    for k in sorted(at):
+        if at[k] > 0:
+            print(f"  {k:3}: {100 * at[k] / window:5.1f}% of the time")
 
 
 if __name__ == "__main__":

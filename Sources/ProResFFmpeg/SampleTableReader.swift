@@ -124,7 +124,9 @@ final class SampleTableReader: @unchecked Sendable {
             guard pending[ahead] == nil else { continue }
             let read = Pending()
             pending[ahead] = read
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let queued = Trace.begin()
+            ReadThreads.run { [self] in
+                Trace.end("read waited for a thread", since: queued)
                 read.result = Result { try self.read(ahead) }
                 read.done.signal()
             }

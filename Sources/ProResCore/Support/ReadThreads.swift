@@ -1,0 +1,87 @@
+import Foundation
+
+/// Threads of our own for the sample reads, taken in the order they were
+/// asked for, instead of the global dispatch queue. Why: a read is ~1–2 ms
+/// of copying on one core, and a decode of one 4K file keeps 16 in flight;
+/// on the lent H200 host the traces showed only ~8 of them running at a
+/// time (`read sample` summed over the decode's window), while the host
+/// reads its page cache at 44 GB/s on 16 threads (BENCHMARKS.md §7,
+/// seventeenth session). The global queue shares its width with
+/// `parallelFor`'s parse and sizes itself by its own rules; a read waiting
+/// for a thread there is a frame the GPU waits for.
+///
+/// `PRORES_DECODE_READ_THREADS=N` sets the pool (1…256); `0` sends the
+/// reads to the global dispatch queue as before (a measurement switch).
+/// Threads start as work arrives, up to the pool's size, and live for the
+/// process: an idle one waits on a condition and costs nothing.
+///
+/// Thread-safety: any thread.
+package final class ReadThreads: @unchecked Sendable {
+    /// nil: the reads go to the global dispatch queue.
+    package static let shared: ReadThreads? = {
+        let setting = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_THREADS"].flatMap(Int.init)
+        let count = setting.map { max(0, min($0, 256)) } ?? defaultCount
+        return count == 0 ? nil : ReadThreads(count: count)
+    }()
+
+    /// As many as the reads a GPU decode of one file keeps in flight, and
+    /// no more than the cores (each read is a core's copying).
+    package static var defaultCount: Int {
+        max(2, min(ProcessInfo.processInfo.activeProcessorCount, SampleSourcePrefetch.readsAheadOfOneFile))
+    }
+
+    /// Runs `work` on the pool, or on the global queue when there is none.
+    package static func run(_ work: @escaping @Sendable () -> Void) {
+        if let shared { shared.enqueue(work) } else { DispatchQueue.global(qos: .userInitiated).async(execute: work) }
+    }
+
+    package let count: Int
+    private let condition = NSCondition()
+    private var waiting: [@Sendable () -> Void] = []
+    private var next = 0
+    private var started = 0
+    private var idle = 0
+
+    package init(count: Int) {
+        self.count = count
+    }
+
+    package func enqueue(_ work: @escaping @Sendable () -> Void) {
+        condition.lock()
+        waiting.append(work)
+        // A thread signalled but not yet awake still counts as idle, and
+        // its work as waiting: start one only for work no idle thread takes.
+        let startOne = waiting.count - next > idle && started < count
+        if startOne { started += 1 }
+        condition.signal()
+        condition.unlock()
+        if startOne {
+            let thread = Thread { [self] in serve() }
+            thread.name = "sample-reader"
+            thread.start()
+        }
+    }
+
+    private func serve() {
+        condition.lock()
+        while true {
+            while next == waiting.count {
+                idle += 1
+                condition.wait()
+                idle -= 1
+            }
+            let work = waiting[next]
+            next += 1
+            if next == waiting.count {
+                waiting.removeAll(keepingCapacity: true)
+                next = 0
+            } else if next >= 256 {
+                waiting.removeFirst(next)
+                next = 0
+            }
+            condition.unlock()
+            work()
+            condition.lock()
+        }
+    }
+}
