@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Threads of our own for the sample reads, taken in the order they were
 /// asked for, instead of the global dispatch queue. Why: a read is ~1–2 ms
@@ -12,6 +13,9 @@ import Foundation
 ///
 /// `PRORES_DECODE_READ_THREADS=N` sets the pool (1…256); `0` sends the
 /// reads to the global dispatch queue as before (a measurement switch).
+/// `PRORES_DECODE_READ_NICE=N` (0…19) lowers the pool threads' priority,
+/// so that the parse and submit threads, which the reads can starve on a
+/// host whose every core copies, run first.
 /// Threads start as work arrives, up to the pool's size, and live for the
 /// process: an idle one waits on a condition and costs nothing.
 ///
@@ -36,6 +40,8 @@ package final class ReadThreads: @unchecked Sendable {
     }
 
     package let count: Int
+    /// The pool threads' nice value (0: as the process).
+    package let nice: Int32 = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_NICE"].flatMap(Int32.init).map { max(0, min($0, 19)) } ?? 0
     private let condition = NSCondition()
     private var waiting: [@Sendable () -> Void] = []
     private var next = 0
@@ -63,6 +69,8 @@ package final class ReadThreads: @unchecked Sendable {
     }
 
     private func serve() {
+        // Linux's nice is per thread: PRIO_PROCESS with a thread id.
+        if nice > 0, let tid = currentThreadID() { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), nice) }
         condition.lock()
         while true {
             while next == waiting.count {
@@ -84,4 +92,12 @@ package final class ReadThreads: @unchecked Sendable {
             condition.lock()
         }
     }
+}
+
+private typealias GetTID = @convention(c) () -> Int32
+
+/// gettid(2), which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
+private func currentThreadID() -> Int32? {
+    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "gettid") else { return nil }
+    return unsafeBitCast(symbol, to: GetTID.self)()
 }
