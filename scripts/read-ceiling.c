@@ -8,9 +8,10 @@
 // into a touched pool: `piece-pool`, pread of a 512 KB piece that stays in
 // the cache and a streaming copy on (StreamingPread, the default), and
 // `map-pool`, the file mapped once (not populated), each chunk populated
-// with MADV_POPULATE_READ and streamed out of the file's own pages
-// (MappedFileCopy, PRORES_DECODE_READ_COPY=mapped-once); a fresh mapping
-// for every thread count, so each pays its page tables as the reader does.
+// with MADV_POPULATE_READ and streamed out of the file's own pages (the
+// reader's `PRORES_DECODE_READ_COPY=mapped-once` until the seventeenth
+// session, removed when it lost on the H200: BENCHMARKS.md §7); a fresh
+// mapping for every thread count, so each pays its page tables as it did.
 // Prints GB/s per method and thread count. The file should be in the page
 // cache (read it once first).
 //

@@ -58,24 +58,17 @@ public enum MemoryKind: Sendable {
     case host
     /// Host memory the host reads back, cached where the device allows.
     case hostReadback
-    /// The GPU's own memory, always mapped: on a discrete GPU, through its
-    /// BAR (resizable BAR makes all of it reachable). The host writes it
-    /// over PCIe and should not read it back (write-combined).
-    case deviceWrittenByHost
 
     var required: VkMemoryPropertyFlags {
         switch self {
         case .device, .deviceMappedWhenShared: return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue
         case .host, .hostReadback: return VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue
-        case .deviceWrittenByHost:
-            return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue
-                | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue
         }
     }
 
     func preferred(sharedMemory: Bool) -> VkMemoryPropertyFlags {
         switch self {
-        case .device, .host, .deviceWrittenByHost: return 0
+        case .device, .host: return 0
         case .deviceMappedWhenShared:
             return sharedMemory ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue : 0
         case .hostReadback: return VK_MEMORY_PROPERTY_HOST_CACHED_BIT.rawValue

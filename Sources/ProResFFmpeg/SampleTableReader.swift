@@ -31,8 +31,6 @@ final class SampleTableReader: @unchecked Sendable {
     }
 
     private let fd: Int32
-    /// `PRORES_DECODE_READ_COPY=mapped-once` only (a measurement).
-    private let mappedFile: MappedFileCopy?
     private let entries: [Entry]
     private let streamIndex: Int32
     /// The block size: the largest sample and its padding.
@@ -82,7 +80,6 @@ final class SampleTableReader: @unchecked Sendable {
                   p.pts == PD_AV_NOPTS_VALUE || p.pts == entry.timestamp else { close(fd); return nil }
         }
         self.fd = fd
-        mappedFile = MappedFileCopy.wanted ? MappedFileCopy(fd: fd, size: Int(fileSize)) : nil
         self.entries = entries
         blockBytes = largest + Self.padding
         self.displayPath = displayPath
@@ -166,12 +163,10 @@ final class SampleTableReader: @unchecked Sendable {
         }
         packet.pointee.buf = buffer
         let data = buffer.pointee.data!
-        var done = mappedFile?.copy(into: data, count: entry.size, at: Int(entry.offset)) == true ? entry.size : 0
-        // The twin is written from the cached piece, so only by StreamingPread.
-        let twin = done == 0 && StreamingPread.shared != nil ? SampleMemory.shared.twinAddress(of: block) : nil
+        var done = 0
         while done < entry.size {
             let at = off_t(entry.offset) + off_t(done)
-            let n = StreamingPread.shared?.read(fd, into: data + done, twin: twin.map { $0 + done }, count: entry.size - done, at: at)
+            let n = StreamingPread.shared?.read(fd, into: data + done, count: entry.size - done, at: at)
                 ?? pread(fd, data + done, entry.size - done, at)
             if n > 0 { done += n; continue }
             if n < 0 && errno == EINTR { continue }
@@ -180,10 +175,6 @@ final class SampleTableReader: @unchecked Sendable {
             throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "read error at frame \(index): \(reason)")
         }
         (data + entry.size).initialize(repeating: 0, count: Self.padding)
-        if let twin {
-            (twin + entry.size).initializeMemory(as: UInt8.self, repeating: 0, count: Self.padding)
-            SampleMemory.shared.markTwinWritten(block)
-        }
         packet.pointee.data = data
         packet.pointee.size = Int32(entry.size)
         packet.pointee.pts = entry.timestamp

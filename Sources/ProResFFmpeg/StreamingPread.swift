@@ -39,16 +39,13 @@ final class StreamingPread: @unchecked Sendable {
     }
 
     /// Like pread(2): the bytes read (at most one piece), 0 at the end of
-    /// the file, -1 with errno set. `twin`: a second destination the same
-    /// bytes go to from the cached piece (`SampleMemory.Twin`).
-    func read(_ fd: Int32, into destination: UnsafeMutableRawPointer, twin: UnsafeMutableRawPointer? = nil,
-              count: Int, at offset: off_t) -> Int {
+    /// the file, -1 with errno set.
+    func read(_ fd: Int32, into destination: UnsafeMutableRawPointer, count: Int, at offset: off_t) -> Int {
         let buffer = take()
         defer { give(buffer) }
         let n = pread(fd, buffer, min(count, pieceBytes), offset)
         if n > 0 {
             pd_copy_streaming(destination, buffer, n)
-            if let twin { pd_copy_streaming(twin, buffer, n) }
         }
         return n
     }

@@ -30,7 +30,6 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
         kernels = KernelCache(context: context, compiler: try ShaderCompiler())
         placement = ThreadPlacement.forDevice(at: context.info.pciAddress)
         regionImports = HostRegionImports(context: context)
-        VideoMemoryTwins.deviceMade(context)
     }
 
     func takeDecoder(_ key: String) -> GPUProResDecoder? {

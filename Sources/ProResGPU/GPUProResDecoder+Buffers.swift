@@ -33,11 +33,10 @@ extension GPUProResDecoder {
     }
 
     /// Where `bytes` lie in imported sample memory (imported on first use),
-    /// or in its twin in video memory (`VideoMemoryTwins`), or nil: not
-    /// memory of `SampleMemory`, or a region the device would not import.
+    /// or nil: not memory of `SampleMemory`, or a region the device would
+    /// not import.
     func importedSource(_ bytes: UnsafeRawBufferPointer) throws -> (buffer: VulkanBuffer, offset: Int)? {
         guard let base = bytes.baseAddress else { return nil }
-        if let twin = VideoMemoryTwins.source(base, on: context) { return twin }
         guard let region = SampleMemory.shared.region(containing: base) else { return nil }
         let offset = base - region.base
         guard offset + bytes.count + CompressedSample.padding <= region.size else { return nil }

@@ -35,24 +35,4 @@ final class StreamingPreadTests: XCTestCase {
             XCTAssertEqual(tail.withUnsafeMutableBytes { reader.read(fd, into: $0.baseAddress!, count: 16, at: off_t(file.count)) }, 0)
         }
     }
-
-    /// The mapped file hands out exactly the file's bytes, at any offset and
-    /// alignment, and refuses (for pread to read) what lies past its end.
-    func testMappedFileCopyGivesTheFilesBytes() throws {
-        let file = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.mov")))
-        let fd = open(Repo.fixture("hq.mov"), O_RDONLY)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        defer { close(fd) }
-        let mapped = try XCTUnwrap(MappedFileCopy(fd: fd, size: file.count))
-        for (offset, count, misalign) in [(0, 1, 0), (17, 4095, 3), (4096, 8192, 15), (1000, file.count - 1000, 7)] {
-            let destination = UnsafeMutableRawPointer.allocate(byteCount: count + 64, alignment: 64)
-            defer { destination.deallocate() }
-            memset(destination, 0xA5, count + 64)
-            XCTAssertTrue(mapped.copy(into: destination + misalign, count: count, at: offset))
-            XCTAssertEqual(Data(bytes: destination + misalign, count: count), file[offset..<offset + count], "offset \(offset), \(count) bytes")
-            XCTAssertEqual((destination + misalign + count).load(as: UInt8.self), 0xA5)
-        }
-        var tail = [UInt8](repeating: 0, count: 16)
-        XCTAssertFalse(tail.withUnsafeMutableBytes { mapped.copy(into: $0.baseAddress!, count: 16, at: file.count - 10) })
-    }
 }

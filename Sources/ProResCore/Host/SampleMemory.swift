@@ -54,36 +54,10 @@ public final class SampleMemory: @unchecked Sendable {
     static let largestReuse = (numerator: 3, denominator: 2)
     private static let pageBytes = 4096
 
-    /// A region's second home: memory of the same size that a GPU reads
-    /// in place (its own memory, mapped by the host), which the reader
-    /// writes beside the region so that no DMA reads host memory
-    /// (`PRORES_DECODE_SAMPLE_TWINS`, a measurement; docs/DEVICE.md).
-    public struct Twin: @unchecked Sendable {
-        public let base: UnsafeMutableRawPointer
-        /// What holds the memory (the GPU layer's buffer); kept as long as the region.
-        public let owner: AnyObject
-
-        public init(base: UnsafeMutableRawPointer, owner: AnyObject) {
-            self.base = base
-            self.owner = owner
-        }
-    }
-
-    /// Makes a twin of a region of `bytes`, or nil when it cannot.
-    public typealias TwinMaker = @Sendable (_ bytes: Int) -> Twin?
-
     private let lock = NSLock()
     /// Sorted by base address, for `region(containing:)`.
     private var regions: [Region] = []
     private var free: [Int: [UnsafeMutableRawPointer]] = [:]
-    private var twinMaker: TwinMaker?
-    /// By region base; nil: the maker could not make one (not asked again).
-    private var twins: [UnsafeRawPointer: Twin?] = [:]
-    private var twinsBeingMade: Set<UnsafeRawPointer> = []
-    /// Signalled when a twin is made (or could not be).
-    private let twinMade = NSCondition()
-    /// Blocks in use whose bytes are in their region's twin too.
-    private var twinWritten: Set<UnsafeMutableRawPointer> = []
 
     init() {}
 
@@ -116,67 +90,6 @@ public final class SampleMemory: @unchecked Sendable {
         lock.withLock { regionLocked(containing: pointer) }
     }
 
-    /// Twins for the regions a reader writes from now on (nil: none). The
-    /// regions of earlier blocks get theirs when a reader next asks.
-    public func useTwins(_ maker: TwinMaker?) {
-        lock.withLock { twinMaker = maker }
-    }
-
-    /// Where a reader writes `block`'s bytes a second time: its place in
-    /// the twin of its region (made now if this is the region's first), or
-    /// nil without twins. The block counts as twinned once the reader says
-    /// so (`markTwinWritten`).
-    ///
-    /// The twin is made outside the lock (video memory takes ~2 ms a 64 MB
-    /// region on the H200), so allocations go on meanwhile; readers of the
-    /// same region wait for it.
-    public func twinAddress(of block: Block) -> UnsafeMutableRawPointer? {
-        lock.lock()
-        guard let maker = twinMaker, let region = regionLocked(containing: block.pointer) else {
-            lock.unlock()
-            return nil
-        }
-        let offset = UnsafeRawPointer(block.pointer) - region.base
-        if let made = twins[region.base] {
-            lock.unlock()
-            return made.map { $0.base + offset }
-        }
-        guard twinsBeingMade.insert(region.base).inserted else {
-            lock.unlock()
-            twinMade.lock()
-            defer { twinMade.unlock() }
-            while true {
-                if let made = lock.withLock({ twins[region.base] }) { return made.map { $0.base + offset } }
-                twinMade.wait()
-            }
-        }
-        lock.unlock()
-        let twin = maker(region.size)
-        lock.withLock {
-            twins[region.base] = .some(twin)
-            twinsBeingMade.remove(region.base)
-        }
-        twinMade.lock()
-        twinMade.broadcast()
-        twinMade.unlock()
-        return twin.map { $0.base + offset }
-    }
-
-    /// `block`'s bytes, padding included, are in its twin (`twinAddress`) too.
-    public func markTwinWritten(_ block: Block) {
-        _ = lock.withLock { twinWritten.insert(block.pointer) }
-    }
-
-    /// The twin of the block that starts at `pointer` and where in it the
-    /// block lies, when its bytes were written there (`markTwinWritten`).
-    public func writtenTwin(of pointer: UnsafeRawPointer) -> (twin: Twin, offset: Int)? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard twinWritten.contains(UnsafeMutableRawPointer(mutating: pointer)), let region = regionLocked(containing: pointer),
-              let twin = twins[region.base] ?? nil else { return nil }
-        return (twin, pointer - region.base)
-    }
-
     private func regionLocked(containing pointer: UnsafeRawPointer) -> Region? {
         var low = 0, high = regions.count
         while low < high {
@@ -198,7 +111,6 @@ public final class SampleMemory: @unchecked Sendable {
     private func recycle(_ pointer: UnsafeMutableRawPointer, capacity: Int) {
         lock.lock()
         free[capacity, default: []].append(pointer)
-        twinWritten.remove(pointer)
         lock.unlock()
     }
 
