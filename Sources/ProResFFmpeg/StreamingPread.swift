@@ -18,10 +18,12 @@ import Glibc
 ///
 /// Thread-safety: any thread; the spare buffers under `lock`.
 final class StreamingPread: @unchecked Sendable {
-    static let shared: StreamingPread? = !hasStreamingStores || ProcessInfo.processInfo.environment["PRORES_DECODE_READ_COPY"] == "plain"
-        ? nil
-        : StreamingPread(pieceBytes: (ProcessInfo.processInfo.environment["PRORES_DECODE_READ_CHUNK_KB"].flatMap(Int.init)
-                                         .map { max(4, min($0, 16 << 10)) } ?? 512) << 10)
+    static let shared: StreamingPread? = {
+        guard hasStreamingStores, ProcessInfo.processInfo.environment["PRORES_DECODE_READ_COPY"] != "plain" else { return nil }
+        let pieceBytes = (ProcessInfo.processInfo.environment["PRORES_DECODE_READ_CHUNK_KB"].flatMap(Int.init)
+                              .map { max(4, min($0, 16 << 10)) } ?? 512) << 10
+        return StreamingPread(pieceBytes: pieceBytes)
+    }()
 
     /// Elsewhere `pd_copy_streaming` is a memcpy: the bounce would only add a copy.
     #if arch(x86_64)
@@ -44,9 +46,7 @@ final class StreamingPread: @unchecked Sendable {
         let buffer = take()
         defer { give(buffer) }
         let n = pread(fd, buffer, min(count, pieceBytes), offset)
-        if n > 0 {
-            pd_copy_streaming(destination, buffer, n)
-        }
+        if n > 0 { pd_copy_streaming(destination, buffer, n) }
         return n
     }
 

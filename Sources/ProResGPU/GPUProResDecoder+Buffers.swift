@@ -33,11 +33,9 @@ extension GPUProResDecoder {
     }
 
     /// Where `bytes` lie in imported sample memory (imported on first use),
-    /// or nil: not memory of `SampleMemory`, or a region the device would
-    /// not import.
+    /// or nil: not memory of `SampleMemory`, or a region the device would not import.
     func importedSource(_ bytes: UnsafeRawBufferPointer) throws -> (buffer: VulkanBuffer, offset: Int)? {
-        guard let base = bytes.baseAddress else { return nil }
-        guard let region = SampleMemory.shared.region(containing: base) else { return nil }
+        guard let base = bytes.baseAddress, let region = SampleMemory.shared.region(containing: base) else { return nil }
         let offset = base - region.base
         guard offset + bytes.count + CompressedSample.padding <= region.size else { return nil }
         return regionImports.buffer(for: region).map { ($0, offset) }

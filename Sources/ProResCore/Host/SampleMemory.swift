@@ -87,10 +87,8 @@ public final class SampleMemory: @unchecked Sendable {
 
     /// The region holding `pointer`, when it is memory of ours.
     public func region(containing pointer: UnsafeRawPointer) -> Region? {
-        lock.withLock { regionLocked(containing: pointer) }
-    }
-
-    private func regionLocked(containing pointer: UnsafeRawPointer) -> Region? {
+        lock.lock()
+        defer { lock.unlock() }
         var low = 0, high = regions.count
         while low < high {
             let middle = (low + high) / 2

@@ -15,10 +15,7 @@ package func pinCurrentThread(to cpus: [Int]) -> Bool {
 
 private typealias SchedSetAffinity = @convention(c) (Int32, Int, UnsafeRawPointer) -> Int32
 
-private let schedSetAffinity: SchedSetAffinity? = {
-    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "sched_setaffinity") else { return nil }
-    return unsafeBitCast(symbol, to: SchedSetAffinity.self)
-}()
+private let schedSetAffinity = libcFunction("sched_setaffinity", as: SchedSetAffinity.self)
 
 /// Runs `body` on a new thread pinned to `cpus` and returns its result;
 /// with nil, on the calling thread. Memory that `body` allocates and first

@@ -70,7 +70,7 @@ package final class ReadThreads: @unchecked Sendable {
 
     private func serve() {
         // Linux's nice is per thread: PRIO_PROCESS with a thread id.
-        if nice > 0, let tid = currentThreadID() { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), nice) }
+        if nice > 0, let gettid { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(gettid()), nice) }
         condition.lock()
         while true {
             while next == waiting.count {
@@ -96,8 +96,5 @@ package final class ReadThreads: @unchecked Sendable {
 
 private typealias GetTID = @convention(c) () -> Int32
 
-/// gettid(2), which Swift's Glibc module does not declare (it needs _GNU_SOURCE).
-private func currentThreadID() -> Int32? {
-    guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "gettid") else { return nil }
-    return unsafeBitCast(symbol, to: GetTID.self)()
-}
+/// gettid(2): the calling thread's id.
+private let gettid = libcFunction("gettid", as: GetTID.self)
