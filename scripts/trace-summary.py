@@ -51,11 +51,7 @@ def main():
             last = max(e["ts"] + e["dur"] for e in es) / 1000
             print(f"  {name:32} {len(es):6}x {busy / 1000:9.1f} ms {100 * busy / total:6.1f}%"
                   f"  mean {busy / len(es):8.1f} µs  from {first:8.1f} to {last:8.1f} ms")
-    args = sys.argv[2:]
-    for i, arg in enumerate(args):
-        if arg != "--over-time" or i + 1 >= len(args):
-            continue
-        name = args[i + 1]
+    for name in option_values("--over-time"):
         es = sorted((e for e in spans if e["name"] == name), key=lambda e: e["ts"])
         if not es:
             print(f"\n{name}: no spans")
@@ -66,13 +62,18 @@ def main():
             if part:
                 mean = sum(e["dur"] for e in part) / len(part)
                 print(f"  {part[0]['ts'] / 1000:8.1f}-{(part[-1]['ts'] + part[-1]['dur']) / 1000:8.1f} ms: {len(part):5}x mean {mean:8.1f} µs")
-    for i, arg in enumerate(args):
-        if arg == "--concurrency" and i + 1 < len(args):
-            concurrency(spans, args[i + 1])
+    for name in option_values("--concurrency"):
+        concurrency(spans, name)
     if "--timeline" in sys.argv:
         print("\ntimeline (ms from process start):")
         for e in sorted(spans, key=lambda e: e["ts"]):
             print(f"  {e['ts'] / 1000:9.2f} +{e['dur'] / 1000:8.2f}  {names.get(e['tid'], e['tid'])}: {e['name']}")
+
+
+def option_values(option):
+    """The value after each occurrence of `option` on the command line."""
+    args = sys.argv[2:]
+    return [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == option]
 
 
 def concurrency(spans, name):

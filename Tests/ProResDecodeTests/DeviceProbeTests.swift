@@ -10,11 +10,7 @@ final class DeviceProbeTests: XCTestCase {
     func testReadCeilingCopiesTheFile() throws {
         let directory = try makeTemporaryDirectory(self)
         let file = try randomFile(in: directory)
-        let probe = directory.appendingPathComponent("read-ceiling").path
-        let build = try runExternal(["gcc", "-O2", "-pthread", "-I", Repo.root.appendingPathComponent("Sources/CStreamingCopy/include").path,
-                                     "-o", probe, Repo.root.appendingPathComponent("scripts/read-ceiling.c").path,
-                                     Repo.root.appendingPathComponent("Sources/CStreamingCopy/streaming_copy.c").path])
-        XCTAssertEqual(build.status, 0, build.stderr)
+        let probe = try buildProbe("read-ceiling", in: directory)
         let run = try runExternal(["env", "READER_ONLY=1", "POOL_MB=64", probe, file, "1000000"])
         XCTAssertEqual(run.status, 0, run.stderr)
         for method in ["piece-pool", "map-pool  "] {
@@ -28,17 +24,24 @@ final class DeviceProbeTests: XCTestCase {
     func testBarProbeReadsBesideTheDMA() throws {
         let directory = try makeTemporaryDirectory(self)
         let file = try randomFile(in: directory)
-        let probe = directory.appendingPathComponent("bar-probe").path
-        let build = try runExternal(["gcc", "-O2", "-pthread", "-I", Repo.root.appendingPathComponent("Sources/CStreamingCopy/include").path,
-                                     "-o", probe, Repo.root.appendingPathComponent("scripts/bar-probe.c").path,
-                                     Repo.root.appendingPathComponent("Sources/CStreamingCopy/streaming_copy.c").path, "-ldl"])
-        XCTAssertEqual(build.status, 0, build.stderr)
+        let probe = try buildProbe("bar-probe", in: directory, libraries: ["-ldl"])
         let run = try runExternal([probe, file, "16", "1000", "1,2"])
         XCTAssertEqual(run.status, 0, run.stderr + run.text)
         XCTAssertTrue(run.text.contains("bar: read back slot 0 equals the file"), run.text)
         XCTAssertTrue(run.text.contains("dma alone:"), run.text)
         XCTAssertTrue(run.text.contains("anon-nt+dma threads  2:"), run.text)
         XCTAssertFalse(run.text.contains("FAILED"), run.text)
+    }
+
+    /// scripts/NAME.c built as docs/DEVICE.md builds it for the device,
+    /// with the reader's streaming copy beside it; the executable's path.
+    private func buildProbe(_ name: String, in directory: URL, libraries: [String] = []) throws -> String {
+        let probe = directory.appendingPathComponent(name).path
+        let build = try runExternal(["gcc", "-O2", "-pthread", "-I", Repo.root.appendingPathComponent("Sources/CStreamingCopy/include").path,
+                                     "-o", probe, Repo.root.appendingPathComponent("scripts/\(name).c").path,
+                                     Repo.root.appendingPathComponent("Sources/CStreamingCopy/streaming_copy.c").path] + libraries)
+        XCTAssertEqual(build.status, 0, build.stderr)
+        return probe
     }
 
     /// 32 MB of random bytes: no two chunks alike, so a copy of the wrong

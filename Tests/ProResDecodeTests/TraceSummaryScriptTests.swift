@@ -6,9 +6,7 @@ import XCTest
 /// 25–75 µs are one at once for 50 µs, two for 25 and none for 25.
 final class TraceSummaryScriptTests: XCTestCase {
     func testConcurrencyWithinTheDecodeRun() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("trace-summary-\(getpid())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try makeTemporaryDirectory(self)
         let trace = dir.appendingPathComponent("trace.json")
         try """
         {"traceEvents":[
@@ -21,17 +19,10 @@ final class TraceSummaryScriptTests: XCTestCase {
         {"name":"read sample","ph":"X","pid":1,"tid":2,"ts":1200,"dur":10}
         ]}
         """.write(to: trace, atomically: true, encoding: .utf8)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/trace-summary.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, trace.path, "--concurrency", "read sample"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, output)
+        let run = try runExternal(["python3", Repo.root.appendingPathComponent("scripts/trace-summary.py").path, trace.path,
+                                   "--concurrency", "read sample"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let output = run.text
         // The first read began before the run and the last after it: only their parts inside count.
         XCTAssertTrue(output.contains("read sample at once, 1.0-1.1 ms: mean 1.00"), output)
         XCTAssertTrue(output.contains("    0:  25.0% of the time"), output)
