@@ -3,9 +3,9 @@ import Foundation
 import ProResOptions
 import XCTest
 
-/// The CLI's parsing, every `--help`, the exit-code lists and README.md's usage
-/// block all come from the commands' option tables; these tests loop over the
-/// real tables (not a copy of them), so nothing can drift.
+/// The CLI's parsing, every `--help` and the exit-code lists all come from the
+/// commands' option tables; these tests loop over the real tables (not a copy
+/// of them), so nothing can drift.
 final class CLIHelpTests: XCTestCase {
     private var commands: [CommandSpec] { CommandLineTool.commands.map { $0.spec } }
 
@@ -133,29 +133,18 @@ final class CLIHelpTests: XCTestCase {
         }
     }
 
-    // MARK: - Exit codes and README.md
+    // MARK: - Exit codes and docs/formats.md
 
-    func testEveryExitCodeIsInTheMainHelpAndTheReadmeWithTheSameMeaning() throws {
+    func testEveryExitCodeIsInTheMainHelpAndTheFormatsPageWithTheSameMeaning() throws {
         let help = try runTool(["--help"]).stdoutText
         let helpCodes = Self.exitCodes(inHelp: help)
-        let readmeCodes = try Self.exitCodes(inReadme: String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8))
+        let pageCodes = try Self.exitCodes(inFormatsPage: String(contentsOf: Repo.root.appendingPathComponent("docs/formats.md"), encoding: .utf8))
         for code in ExitCode.allCases {
             XCTAssertEqual(helpCodes[code.rawValue], code.meaning, "--help: exit code \(code.rawValue) (\(code))")
-            XCTAssertEqual(readmeCodes[code.rawValue], code.meaning, "README.md: exit code \(code.rawValue) (\(code))")
+            XCTAssertEqual(pageCodes[code.rawValue], code.meaning, "docs/formats.md: exit code \(code.rawValue) (\(code))")
         }
         XCTAssertEqual(Set(helpCodes.keys), Set(ExitCode.allCases.map(\.rawValue)), "--help lists a code the tool does not have")
-        XCTAssertEqual(Set(readmeCodes.keys), Set(ExitCode.allCases.map(\.rawValue)), "README.md lists a code the tool does not have")
-    }
-
-    func testReadmeUsageBlockIsTheGeneratedOne() throws {
-        let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try XCTUnwrap(readme.range(of: "## Usage\n\n"), "README.md has no '## Usage' section")
-        let fence = try XCTUnwrap(readme.range(of: "\n```\n", range: start.upperBound..<readme.endIndex))
-        let block = String(readme[start.upperBound..<fence.upperBound])
-        XCTAssertEqual(block, MainHelp.usageMarkdown, "README.md's usage block is stale: replace it with `prores-decode --usage-markdown`")
-        let printed = try runTool(["--usage-markdown"])
-        XCTAssertEqual(printed.status, 0, printed.stderr)
-        XCTAssertEqual(printed.stdoutText, MainHelp.usageMarkdown)
+        XCTAssertEqual(Set(pageCodes.keys), Set(ExitCode.allCases.map(\.rawValue)), "docs/formats.md lists a code the tool does not have")
     }
 
     // MARK: - Helpers
@@ -171,12 +160,12 @@ final class CLIHelpTests: XCTestCase {
         return codes
     }
 
-    /// `code -> meaning` from README.md's `| code | meaning |` table under
-    /// `### Exit codes`, its markdown code spans unwrapped.
-    private static func exitCodes(inReadme readme: String) throws -> [Int32: String] {
-        let section = try XCTUnwrap(readme.range(of: "### Exit codes\n"), "README.md has no '### Exit codes' section")
+    /// `code -> meaning` from docs/formats.md's `| code | meaning |` table under
+    /// `## Exit codes`, its markdown code spans unwrapped.
+    private static func exitCodes(inFormatsPage page: String) throws -> [Int32: String] {
+        let section = try XCTUnwrap(page.range(of: "## Exit codes\n"), "docs/formats.md has no '## Exit codes' section")
         var codes: [Int32: String] = [:]
-        for line in readme[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
+        for line in page[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
             if line.isEmpty { if codes.isEmpty { continue } else { break } }
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             if cells.count == 4, let code = Int32(cells[1]) { codes[code] = cells[2].replacingOccurrences(of: "`", with: "") }
