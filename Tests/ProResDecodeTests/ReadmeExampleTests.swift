@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// Every command in README.md's "Examples" runs as written: each line of its
+/// code blocks is executed by bash, with the built `prores-decode` first on
+/// PATH, in a folder holding the files the examples name (`clip.mov`, a
+/// `deliverables/` folder), the way a new user would type it there. `play`
+/// runs on a private Xvfb; its clip is 5 frames long, so it ends by itself.
+final class ReadmeExampleTests: XCTestCase {
+    /// The subcommands a new user meets; `decode` is the command without a word.
+    private static let commands = ["decode", "info", "devices", "check", "bench", "play", "plot"]
+
+    func testEveryReadmeExampleRunsAsWritten() throws {
+        let examples = try Self.exampleLines()
+        let folder = try Self.prepareFolder(self)
+        let xvfb = examples.contains { $0.contains("prores-decode play") } ? try XvfbServer(self) : nil
+        let binaries = Repo.executable.deletingLastPathComponent().path
+        // A new user's kernel caches start empty; the machine's own may hold
+        // files another build wrote.
+        let cache = try makeTemporaryDirectory(self).path
+        for line in examples {
+            var environment = "export PATH='\(binaries)':\"$PATH\"; export XDG_CACHE_HOME='\(cache)'"
+            if let xvfb { environment += "; export DISPLAY=\(xvfb.display)" }
+            let script = "cd '\(folder.path)' && \(environment) && \(line)"
+            let run = try runExternal(["timeout", "600", "bash", "-c", script])
+            XCTAssertEqual(run.status, 0, "README example exits \(run.status): \(line)\n\(run.stderr)")
+        }
+        // What the examples say they write is there.
+        for written in ["frames.y4m", "frames.y416", "clip.framemd5", "exr/frame-000000.exr",
+                        "qc/index.html", "junit.xml", "t.jsonl", "t.svg"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent(written).path),
+                          "a README example did not write \(written)")
+        }
+    }
+
+    func testTheExamplesCoverEveryCommand() throws {
+        let examples = try Self.exampleLines()
+        XCTAssertTrue((8...12).contains(examples.count), "README.md has \(examples.count) example commands; keep 8 to 12")
+        for command in Self.commands {
+            let covered = examples.contains { line in
+                let invocations = line.components(separatedBy: "prores-decode ").dropFirst()
+                return invocations.contains { invocation in
+                    let word = invocation.split(separator: " ").first.map(String.init) ?? ""
+                    return command == "decode" ? !Self.commands.contains(word) : word == command
+                }
+            }
+            XCTAssertTrue(covered, "no README example runs `\(command)`")
+        }
+    }
+
+    func testTheReadmeStaysShortAndNamesTheDemo() throws {
+        let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count
+        XCTAssertLessThanOrEqual(lines, 250, "README.md is \(lines) lines: depth belongs in docs/")
+        XCTAssertTrue(readme.contains("make demo"))
+        XCTAssertTrue(readme.contains("make test"))
+    }
+
+    /// The non-blank, non-comment lines of the code blocks between
+    /// `## Examples` and the next `## ` heading.
+    static func exampleLines() throws -> [String] {
+        let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try XCTUnwrap(readme.range(of: "\n## Examples\n"), "README.md has no '## Examples' section")
+        let section = readme[start.upperBound...]
+        let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
+        var lines: [String] = []
+        var inBlock = false
+        for line in section[..<end].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inBlock.toggle(); continue }
+            let command = line.trimmingCharacters(in: .whitespaces)
+            if inBlock, !command.isEmpty, !command.hasPrefix("#") { lines.append(command) }
+        }
+        XCTAssertFalse(inBlock, "README.md's Examples end inside a code block")
+        return lines
+    }
+
+    /// A folder with what the examples name: `clip.mov` (a ProRes 422 HQ
+    /// fixture) and `deliverables/` (three HQ files without alpha, as the
+    /// `--expect` example asks for).
+    static func prepareFolder(_ test: XCTestCase) throws -> URL {
+        let folder = try makeTemporaryDirectory(test)
+        let files = FileManager.default
+        try files.copyItem(atPath: Repo.fixture("hq.mov"), toPath: folder.appendingPathComponent("clip.mov").path)
+        let deliverables = folder.appendingPathComponent("deliverables")
+        try files.createDirectory(at: deliverables, withIntermediateDirectories: false)
+        for (fixture, name) in [("hq.mov", "episode-101.mov"), ("slices1.mov", "episode-102.mov"), ("bt709.mov", "trailer.mov")] {
+            try files.copyItem(atPath: Repo.fixture(fixture), toPath: deliverables.appendingPathComponent(name).path)
+        }
+        return folder
+    }
+}
