@@ -76,7 +76,7 @@ clean:
 	rm -rf .build
 
 # dist/: a self-contained prores-decode (static FFmpeg and Swift runtime) and a
-# minimal static ffmpeg CLI for the lent GPU machine (docs/DEVICE.md).
+# minimal static ffmpeg CLI for a machine with an NVIDIA GPU (docs/gpu-machine.md).
 .PHONY: bundle
 bundle: deps
 	scripts/build-bundle.sh

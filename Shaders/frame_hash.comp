@@ -87,7 +87,7 @@ struct Cursor { uint plane, row, column; };
 // sizes) it comes in 8 loads of 16 bytes (one word a sample) or 16 (every
 // other word) through `surfaceQuads`, not 32 of 4: an invocation's loads
 // fall on a cache line of their own, and the H200 hashed 4K 422 HQ in ~34
-// µs a frame that way against ~64 (BENCHMARKS.md §6, twelfth session).
+// µs a frame that way against ~64.
 void blockFromRow(inout uint m[16], Cursor at, uint frameWord) {
     uvec3 place = planeWords(at.plane);
     uint first = frameWord + at.row * pc.wordsPerRow + place.x * at.column;  // the word (pair) of the block's first sample

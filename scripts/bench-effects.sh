@@ -50,7 +50,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 [ -x "$PD" ] || { echo "bench-effects.sh: no prores-decode at $PD (make build, or run from dist/)" >&2; exit 2; }
 command -v "$FF" >/dev/null || { echo "bench-effects.sh: no ffmpeg ($FF)" >&2; exit 2; }
 
-# The lent machines' NVIDIA driver lives outside the loader's search path.
+# On some GPU hosts the NVIDIA driver lives outside the loader's search path.
 NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if ! "$PD" devices >/dev/null 2>&1 && [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NVIDIA_ICD" ]; then
   export VK_DRIVER_FILES=$NVIDIA_ICD

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds dist/: a self-contained x86-64 prores-decode for the lent GPU machine
+# Builds dist/: a self-contained x86-64 prores-decode for a machine with an NVIDIA GPU
 # (Ubuntu 24.04: glibc, libstdc++/libgcc_s and the Vulkan loader, nothing else)
 # plus a minimal static `ffmpeg` CLI to make 4K test clips and measure FFmpeg's
-# software decoder there. See docs/DEVICE.md.
+# software decoder there. See docs/gpu-machine.md.
 #
 #   scripts/build-bundle.sh            (or: make bundle)
 #
@@ -312,7 +312,7 @@ gzip -dc "$DIST/prores-decode.gz" | cmp -s - "$STRIPPED" || die "prores-decode.g
 # --- MANIFEST.txt ----------------------------------------------------------------
 secs() { cat "$1/.build-seconds" 2>/dev/null || echo "?"; }
 {
-  echo "prores-decode bundle for the lent GPU machine (Ubuntu 24.04, x86-64) -- see docs/DEVICE.md"
+  echo "prores-decode bundle for a machine with an NVIDIA GPU (Ubuntu 24.04, x86-64) -- see docs/gpu-machine.md"
   echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), glibc $(ldd --version | sed -n '1s/.* //p'), $(uname -m), $(nproc) cores"
   echo "source: $(git -C "$PACKAGE_DIR" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$PACKAGE_DIR" status --porcelain -- Sources Package.swift 2>/dev/null | grep -q . && echo ' + uncommitted changes in Sources/ or Package.swift')"
   echo "swift: $("$SWIFT" --version 2>/dev/null | head -1)"

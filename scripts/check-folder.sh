@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #11's test folder, made with the bundled ffmpeg; used by
+# The `check` benchmark folder, made with the bundled ffmpeg; used by
 # device-check.sh (inside dist/, where build-bundle.sh copies this script)
 # and device-jobs-ab.sh (from the repo root), so both time the same files:
 #

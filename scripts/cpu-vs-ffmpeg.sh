@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #14's CPU target, ON the lent machine: the CPU path against the CLI it
+# The CPU decoder's benchmark, on a GPU machine's host: the CPU path against the CLI it
 # wraps, whole process from a file in the page cache, same threads, on a
 # long run (the 4K 422 HQ clip looped to 1,200 frames) and a short one (the
 # 48-frame clip). Runs interleave ours / ffmpeg RUNS times; the log has every
@@ -7,14 +7,14 @@
 #
 #   scripts/cpu-vs-ffmpeg.sh CLIP_DIR LOGDIR
 #
-# From the repo root with the bundle in dist/ (docs/DEVICE.md): unpacks
+# From the repo root with the bundle in dist/ (docs/gpu-machine.md): unpacks
 # dist/prores-decode.gz, uses dist/ffmpeg (FFmpeg 5.1). The clip is made as
 # scripts/device-decoder.sh makes it (CLIP_DIR/4k-hq.mov, reused when there).
 # Environment: PD (our binary; default the unpacked bundle), FF (the ffmpeg
 # CLI; default dist/ffmpeg), THREADS (16), FRAMES (1200), SHORT (48), RUNS
 # (3), SIZE (3840x2160), PACKED=0 to leave out the third contender: ours
-# with `--format v216`, the pass every frame got before nothing-reads-it
-# runs stopped packing (BENCHMARKS.md §1).
+# with `--format v216`, the packing pass a run skips when nothing reads
+# its frames.
 set -u
 CLIPDIR=${1:?usage: cpu-vs-ffmpeg.sh CLIP_DIR LOGDIR} LOGDIR=${2:?usage: cpu-vs-ffmpeg.sh CLIP_DIR LOGDIR}
 THREADS=${THREADS:-16} FRAMES=${FRAMES:-1200} SHORT=${SHORT:-48} RUNS=${RUNS:-3}

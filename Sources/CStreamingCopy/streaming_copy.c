@@ -2,7 +2,7 @@
 // reader copies every sample out of the page cache into memory the GPU's
 // DMA reads; a plain copy reads each destination line from memory before
 // overwriting it and leaves it in the cache, a third more memory traffic
-// on a path that is bound by memory bandwidth (BENCHMARKS.md §6).
+// on a path that is bound by memory bandwidth.
 #include "streaming_copy.h"
 
 #include <stdint.h>

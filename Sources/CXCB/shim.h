@@ -1,7 +1,7 @@
 // libxcb behind one thin shim, imported by ProResDisplay alone: the window,
 // its properties and its events. libxcb is opened with dlopen when `play`
 // needs it, not linked: like the Vulkan loader, it must not be required to
-// start the tool on a headless machine (a CI server, the lent GPU host). The
+// start the tool on a headless machine (a CI server, a GPU host). The
 // C helpers below stand in for what Swift cannot express plainly (the
 // function table, the event type's "sent" bit, a client message's union, a
 // fixed-size event handed to xcb_send_event).

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Why it is kept: on the H200 a plain gigabyte of device-local memory cost
 /// ~39 ms to allocate (a dedicated one ~2), and what the kernel spends
-/// taking a process's memory back at exit grew with it (BENCHMARKS.md §6),
+/// taking a process's memory back at exit grows with it,
 /// so a run's peak is a cost the `--json` summary shows.
 ///
 /// Thread-safety: every member is behind `lock`.

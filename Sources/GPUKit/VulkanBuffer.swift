@@ -22,8 +22,8 @@ public final class VulkanBuffer: @unchecked Sendable {
     /// ownership transfers are recorded). `dedicated`: an allocation of the
     /// buffer's own (VkMemoryDedicatedAllocateInfo); nil: for buffers of at
     /// least `dedicatedFromBytes`. Why: on the H200 a gigabyte of
-    /// device-local memory took 39 ms to allocate, and 1.5 ms dedicated
-    /// (`roofline`, BENCHMARKS.md §6).
+    /// device-local memory takes 39 ms to allocate, and 1.5 ms dedicated
+    /// (`roofline` measures both).
     public convenience init(_ context: VulkanContext, size: Int, usage: BufferUsage, memory: MemoryKind,
                             sharedWithTransferQueue: Bool = false, dedicated: Bool? = nil) throws {
         try self.init(context, size: size, usage: usage.rawValue, required: memory.required,

@@ -17,8 +17,8 @@ public final class VulkanContext: @unchecked Sendable {
     /// A second queue of the compute family, when asked for and the family
     /// has one: work submitted there may run beside the first queue's (the
     /// decoder's transforms beside its next entropy pass). Off by default:
-    /// on the H200 the two queues' work was time-sliced, not overlapped, and
-    /// the decoder 4–20% slower (BENCHMARKS.md §7); GPUs with concurrent
+    /// on the H200 the two queues' work is time-sliced, not overlapped, and
+    /// the decoder 4–20% slower; GPUs with concurrent
     /// compute queues may gain.
     package let secondComputeQueue: VkQueue?
     /// A queue of a transfer-only family (a DMA engine of a discrete GPU),

@@ -9,7 +9,7 @@ public enum WindowEvent: Equatable, Sendable {
     case exposed
 }
 
-/// The keys `play` binds (README, "Playing a clip"); others are ignored.
+/// The keys `play` binds (docs/usage.md, "Playing a clip"); others are ignored.
 public enum Key: Equatable, Sendable {
     case space, right, left, home, fullscreen, hud, quit
 

@@ -8,7 +8,7 @@ import ProResCore
 /// `SampleMemory` (which a GPU decoder imports and uploads from without a
 /// copy) that becomes the packet's own, `readAhead` samples ahead of the
 /// consumer on worker threads. libavformat reads one packet at a time, copying it out
-/// of its I/O buffer into fresh memory; on the lent H200 host that capped
+/// of its I/O buffer into fresh memory; on the H200 host that caps
 /// decoding a 4K HQ file at ~1,500 fps, a quarter of the GPU decoder's rate.
 ///
 /// Used only where it reads exactly what libavformat would: a regular local

@@ -4,8 +4,8 @@ import ProResCore
 
 /// How long the driver takes to give and take back buffer memory, in the
 /// shapes the decoder uses. Why `roofline` measures it: on the H200 a
-/// gigabyte of device-local memory took 39 ms to allocate as a plain
-/// allocation and 1.5 ms as a dedicated one (BENCHMARKS.md §6), which a
+/// gigabyte of device-local memory takes 39 ms to allocate as a plain
+/// allocation and 1.5 ms as a dedicated one, which a
 /// short run pays at its start.
 public enum AllocationTimings {
     public struct Row: Sendable {

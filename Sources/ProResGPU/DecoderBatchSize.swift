@@ -1,13 +1,13 @@
 /// How many frames the GPU decoder puts in a batch, from the frame's size,
 /// the stream's length and the device's limits rather than a constant.
-/// Measured on the H200 (BENCHMARKS.md §7, `bench --batch`): a batch must
+/// Measured on the H200 (`bench --batch`): a batch must
 /// give every host core a frame to parse (8 frames of 4K ran at 3,530 fps
 /// on 16 cores, 16 at 5,365). Past that, bigger batches pay a fixed cost
 /// and win a rate: 32 frames of 4K 422 HQ decoded 7% faster in the steady
 /// state (7,457 against 6,960 fps) but made a 1,200–1,920-frame file
 /// ~0.1 s slower as a whole (the slots' buffers are twice as large, and
-/// the first batch waits for twice the frames); with the buffers shared
-/// and allocated cheaply (seventh session) it was still 0.02–0.06 s
+/// the first batch waits for twice the frames); even with the buffers
+/// shared and allocated cheaply it is 0.02–0.06 s
 /// slower for 1,920 frames (`PRORES_DECODE_BATCH=32`). So a batch grows past the
 /// floor, doubling until it writes about a gigabyte (at most 32 frames),
 /// only for a stream of at least `longStream` frames, where 7% of its

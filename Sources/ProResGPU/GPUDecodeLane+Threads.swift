@@ -15,11 +15,10 @@ extension GPUDecodeLane {
     /// takes what is there at once. Completions `wake` the input to re-ask.
     ///
     /// Why the patience: a file's first frames arrive ~0.15 ms apart, and
-    /// taking them as they came split a file's start into several small
-    /// batches, each in a slot of its own whose buffers (over a gigabyte at
-    /// 4K then, ~18 ms a gigabyte to allocate on the H200) were made for it: the
-    /// first file of each kind in `check` filled four slots with 48 frames
-    /// (BENCHMARKS.md §6, sixth session).
+    /// taking them as they come splits a file's start into several small
+    /// batches, each in a slot of its own whose buffers must be made for it
+    /// (~18 ms a gigabyte to allocate on the H200): the first file of each
+    /// kind in `check` would fill four slots with 48 frames.
     static let batchPatience = 0.008
 
     func runParse() {

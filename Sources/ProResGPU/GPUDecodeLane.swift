@@ -5,10 +5,9 @@ import GPUKit
 /// One GPU decode pipeline — a decoder, its slots and four threads — that
 /// carries one stream after another (`GPUDecodeStream`, each with its own
 /// output handler): `check`'s files of one format. Why: a session per file
-/// filled the pipeline from empty and drained it to empty before the next
-/// file's first batch was even parsed, so each 48-frame 4K file took
-/// 14–20 ms on the H200 against ~10 ms of GPU work (BENCHMARKS.md §6,
-/// seventh session). On a lane the next file's samples follow the last
+/// fills the pipeline from empty and drains it to empty before the next
+/// file's first batch is even parsed, so each 48-frame 4K file takes
+/// 14–20 ms on the H200 against ~10 ms of GPU work. On a lane the next file's samples follow the last
 /// one's into the same queue.
 ///
 /// The threads: the caller's queues samples; the parse thread batches

@@ -39,9 +39,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// While another batch is parsed and waiting, hold each batch's
         /// transform and record it beside the next batch's entropy pass, in
         /// one command buffer, so that the GPU may run the two together.
-        /// On by default: on the H200 it saved a submission per batch
-        /// (4K 422 HQ 6,960 → 7,100 fps; no profile slower), bit-exact on
-        /// every clip (BENCHMARKS.md §7). `PRORES_DECODE_OVERLAP=0` turns it off.
+        /// On by default: on the H200 it saves a submission per batch
+        /// (4K 422 HQ 2% faster; no profile slower), bit-exact on every
+        /// clip. `PRORES_DECODE_OVERLAP=0` turns it off.
         public var overlapTransforms: Bool
 
         /// `PRORES_DECODE_BATCH=N`: frames per batch for every session, for

@@ -115,20 +115,20 @@ package final class GPUProResDecoder {
     /// batch's entropy pass, so the batch after that may overwrite them
     /// (waiting for that transform, which the GPU has by then run anyway).
     /// At 4K 422 HQ a set is 530 MB; on the H200 a plain allocation of
-    /// device memory cost ~39 ms a gigabyte (a dedicated one, which every
-    /// large buffer now gets, ~2), and the kernel's taking it back at exit
-    /// grew with it (BENCHMARKS.md §6, seventh session).
+    /// device memory costs ~39 ms a gigabyte (a dedicated one, which every
+    /// large buffer gets, ~2), and the kernel's taking it back at exit
+    /// grows with it.
     var coefficientSets: [VulkanBuffer?] = [nil, nil]
     /// The batches whose stages are timed: the first `alwaysTimedBatches`
     /// (a short file still gets its stage times), then one in
     /// `timedBatchInterval`. Why not every batch: a timestamp written after
     /// a stage waits for all the queue's earlier work of that stage, so each
     /// timed batch drains the GPU before the next batch's entropy pass may
-    /// start beside the last one's stragglers. Timing every batch cost the
+    /// start beside the last one's stragglers. Timing every batch costs the
     /// H200 10% of its 4K 422 HQ rate, 13% of 4444 XQ's and 24% of 4444 with
-    /// a 16-bit alpha (BENCHMARKS.md §7, ninth session).
+    /// a 16-bit alpha.
     /// `PRORES_DECODE_TIMESTAMPS=N` times one batch in N after the first
-    /// ones (1: every batch, as before; 0: none).
+    /// ones (1: every batch; 0: none).
     static let alwaysTimedBatches = 4
     static let timedBatchInterval = ProcessInfo.processInfo.environment["PRORES_DECODE_TIMESTAMPS"].flatMap(Int.init).map { max(0, $0) } ?? 16
 

@@ -4,14 +4,13 @@ import ProResCore
 
 /// The sample-memory regions one device has imported
 /// (VK_EXT_external_memory_host), each once, when a batch first uploads
-/// from it, and shared by the device's decoders: each of `check`'s decoders
-/// (one a kind of file) imported every region again before.
+/// from it, and shared by the device's decoders, so that `check`'s decoders
+/// (one a kind of file) do not each import every region again.
 ///
 /// Not imported ahead, as regions are mapped: on the H200 a 64 MB import
-/// on a thread of its own took 14–17 ms instead of 2.5–3, and slowed the
+/// on a thread of its own takes 14–17 ms instead of 2.5–3, and slows the
 /// first batch's buffer allocations from ~2 ms to ~10, which the driver
-/// serialises with it: the first frame came 16 ms later (BENCHMARKS.md §6,
-/// ninth session).
+/// serialises with it: the first frame would come 16 ms later.
 ///
 /// Regions stay mapped for the process's life, so an import never outlives
 /// its memory.

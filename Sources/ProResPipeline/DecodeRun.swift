@@ -61,9 +61,9 @@ public final class DecodeRun: @unchecked Sendable {
         decoder = options.deviceStarting == nil ? try options.decoder.resolve(for: source.format) : .cpu(reason: nil, fellBack: false)
         // Nothing reads the frames (no sink, no GPU stage, no analysis): the
         // CPU decoder's stay as FFmpeg made them, as `ffmpeg -f null` leaves
-        // them. Packing them anyway was a pass over every frame on all
-        // cores, competing with FFmpeg's frame threads: why long runs lost
-        // to the CLI (BENCHMARKS.md §1). A layout asked for is still
+        // them. Packing them anyway would be a pass over every frame on all
+        // cores, competing with FFmpeg's frame threads, and long runs would
+        // lose to the CLI. A layout asked for is still
         // packed, so that pass can be timed on its own.
         if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, options.deviceStarting == nil,
            case .cpu = decoder {

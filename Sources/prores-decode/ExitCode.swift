@@ -7,7 +7,7 @@ import ProResDisplay
 import ProResOptions
 
 
-/// The documented exit codes (README.md, `--help`). All are below 124 so they
+/// The documented exit codes (docs/formats.md, `--help`). All are below 124 so they
 /// never collide with timeout(1) or the shell's own codes.
 enum ExitCode: Int32, CaseIterable {
     case success = 0
@@ -26,7 +26,7 @@ enum ExitCode: Int32, CaseIterable {
     case hardwareUnavailable = 13
     case noDisplay = 14
 
-    /// What the code means, worded as README.md's exit-code table words it
+    /// What the code means, worded as docs/formats.md's exit-code table words it
     /// (a test holds the two, and `--help`, to the same text).
     var meaning: String {
         switch self {

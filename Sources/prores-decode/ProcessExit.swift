@@ -5,9 +5,9 @@ import Glibc
 /// Why `_exit` and not `exit`: `exit` first runs every library's exit
 /// handlers, and the NVIDIA driver's take down its own state one piece at a
 /// time — work the kernel does anyway when the process goes, on whatever is
-/// left. On the lent H200 skipping them took `check`'s exit (its last line to
-/// the process gone) from 107 to 91 ms and a plain decode's from 63 to 58
-/// (BENCHMARKS.md §6, twelfth session). Nothing of ours needs an exit
+/// left. On the H200 host skipping them takes `check`'s exit (its last line
+/// to the process gone) from 107 to 91 ms and a plain decode's from 63 to
+/// 58. Nothing of ours needs an exit
 /// handler: the console writes straight to its descriptors, output files are
 /// closed and renamed before the summary, temporaries are removed by
 /// `TemporaryFiles`, and the devices are idle (`KeptUntilExit.quiesce`).

@@ -7,7 +7,7 @@ import ProResOptions
 
 
 /// `prores-decode roofline`: the GPU's measured ceilings and the conversion
-/// shader against them (BENCHMARKS.md).
+/// shader against them (docs/benchmarks.md).
 enum RooflineCommand: Command {
     static let spec = CommandSpec(
         name: "roofline", operands: "", summary: "the GPU's bandwidth ceilings, conversion vs them",

@@ -2,7 +2,7 @@ import XCTest
 
 /// The tool starts on a headless machine: libxcb (the `play` window) and
 /// the Vulkan loader are opened with dlopen when needed, never linked, so
-/// a CI server or the lent GPU host without X11 libraries still runs
+/// a CI server or a GPU host without X11 libraries still runs
 /// `check`, `info` and the decoders. Read with binutils' `readelf`.
 final class BinaryDependencyTests: XCTestCase {
     func testNoWindowSystemOrVulkanLibraryIsLinked() throws {

@@ -1,9 +1,9 @@
 import Foundation
 import XCTest
 
-/// The C probes the device sessions carry to the lent machine
-/// (docs/DEVICE.md) still build, run on lavapipe, and move the file's own
-/// bytes: a probe that rots here would waste a device call there.
+/// The C probes built for a machine with an NVIDIA GPU still build, run on
+/// lavapipe, and move the file's own bytes: a probe that rots here would
+/// waste a run there.
 final class DeviceProbeTests: XCTestCase {
     /// `read-ceiling`'s two ways into the pool (today's reader and the
     /// mapped file) each leave the file's bytes in the pool.
@@ -33,7 +33,7 @@ final class DeviceProbeTests: XCTestCase {
         XCTAssertFalse(run.text.contains("FAILED"), run.text)
     }
 
-    /// scripts/NAME.c built as docs/DEVICE.md builds it for the device,
+    /// scripts/NAME.c built as it is built for a GPU machine,
     /// with the reader's streaming copy beside it; the executable's path.
     private func buildProbe(_ name: String, in directory: URL, libraries: [String] = []) throws -> String {
         let probe = directory.appendingPathComponent(name).path

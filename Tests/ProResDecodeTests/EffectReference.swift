@@ -6,7 +6,7 @@ import Foundation
 @testable import ProResPipeline
 @testable import ProResTesting
 
-/// The effects in float64, written from their documented definitions (README
+/// The effects in float64, written from their documented definitions (docs/colour.md,
 /// "Effects") and deliberately not through `ColorMatrixEffects`,
 /// `ChromaKey.keyChroma` or `ChromaKeyKernel`: the yardstick the GPU
 /// passes are compared with. Constants are typed in from the standards.

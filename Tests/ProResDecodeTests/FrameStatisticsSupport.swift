@@ -61,7 +61,7 @@ func ffmpegPlanarFrames(_ clip: String, format: PlanarFormat, width: Int, height
 }
 
 /// The statistics written out plainly, sample by sample, from the
-/// definitions (README "Checking deliverables"), not from our code: the
+/// definitions (docs/check.md, "Statistics"), not from our code: the
 /// reference the CPU measurement must equal. No light.
 func referenceSums(_ frame: PlanarTestFrame, videoRange: Bool) -> PictureSums {
     let depth = frame.format.bitDepth
@@ -84,7 +84,7 @@ func referenceSums(_ frame: PlanarTestFrame, videoRange: Bool) -> PictureSums {
                        samples: UInt64(frame.width * frame.height), alpha: alpha, outOfRange: outside, light: nil)
 }
 
-/// Packs a frame into its native packed layout, written here from README
+/// Packs a frame into its native packed layout, written here from docs/formats.md
 /// "Byte layouts" (not FramePacker): y416 A, Y', Cb, Cr a pixel; v216 Cb,
 /// Y'0, Cr, Y'1 a pair, an odd width's last pair repeating Y'0. Samples
 /// MSB-aligned, alpha widened by bit replication. `lowBits` fills the bits

@@ -10,7 +10,7 @@ final class GPUDecoderCLITests: XCTestCase {
         return result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
     }
 
-    /// The issue's acceptance check: `--decoder gpu --framemd5 -` equals
+    /// The GPU decoder's promise: `--decoder gpu --framemd5 -` equals
     /// `--decoder cpu --framemd5 -` on every fixture, in every layout.
     func testGPUFrameMD5sEqualTheCPUsOnEveryFixture() throws {
         for clip in GPUDecoderTests.fixtures + ["hq.prores"] {

@@ -116,7 +116,7 @@ final class SaveStagingTests: XCTestCase {
     }
 
     /// A stream whose third frame is cut inside its header ends with exit 5
-    /// (damaged frames: the outputs of a damaged run are kept, README's
+    /// (damaged frames: the outputs of a damaged run are kept, docs/formats.md's
     /// exit-code table): the two whole frames are published, nothing staged
     /// is left. (An interrupted run publishing nothing: GPUTeardownTests.)
     func testDamagedRunPublishesItsWholeFramesAndNoStaging() throws {

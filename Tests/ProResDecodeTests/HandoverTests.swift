@@ -210,15 +210,15 @@ final class HandoverTests: XCTestCase {
 
     private final class Box: @unchecked Sendable { var error: Error? }
 
-    /// The session on its own: the successor's frames wait for the first session's last.
-    func testTheSuccessorsFramesWaitForTheFirstSessionsLast() throws {
+    /// The session on its own: the successor's frames wait for the opening session's last.
+    func testTheSuccessorsFramesWaitForTheOpeningSessionsLast() throws {
         let (format, clip) = try fixtureSamples("hq.mov")
         let order = CountingOrder()
         let firstGo = DispatchSemaphore(value: 0)
         let successor: HandoverSession.Maker = { handler, idle in
             try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler, outputIdleHandler: idle)
         }
-        // The first session's handler is slow until released: the successor's frames must not overtake it.
+        // The opening session's handler is slow until released: the successor's frames must not overtake it.
         let session = try HandoverSession(first: { handler, idle in
             try DecodeSession(format: format, configuration: .init(threads: 1, slicesOnly: true), outputHandler: { frame in
                 if frame.index == 0 { firstGo.wait() }

@@ -7,8 +7,8 @@ import Foundation
 @testable import ProResTesting
 import XCTest
 
-/// `--realtime` and `--effect` as a user meets them: the command end
-/// to end, the reports, the usage errors and a malformed .cube.
+/// `--realtime` and `--effect` as a user meets them: the documented command
+/// end to end, the reports, the usage errors and a malformed .cube.
 final class PlaybackCLITests: XCTestCase {
     /// Three 25 fps frames of a pure green screen (sRGB 0,255,0) with a grey
     /// box in the middle, made by the ffmpeg CLI: RGB converted once to
@@ -32,7 +32,7 @@ final class PlaybackCLITests: XCTestCase {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    /// The "done when": `clip.mov --vulkan --realtime --effect chroma-key:color=0,1,0 --save out`.
+    /// The documented pacing example: `clip.mov --vulkan --realtime --effect chroma-key:color=0,1,0 --save out`.
     func testRealtimeChromaKeyToEXR() throws {
         let dir = try makeTemporaryDirectory(self)
         let clip = try greenScreenClip(in: dir)

@@ -16,10 +16,10 @@ public enum SampleSourcePrefetch {
     public static let readsAhead = readAheadSetting ?? 8
     /// Reads in flight ahead of a GPU decoder of one file (`decode`). Why:
     /// a decode of one page-cached 4K file waits for its reads on most
-    /// hosts, and with 16 its 1,920 frames took 10–46 ms less in four device
-    /// calls out of four (medians of 6–8 runs), while `check`, whose next
-    /// file is read while the current one decodes, moved by -4 to +10 ms
-    /// (BENCHMARKS.md §6, fourteenth session). `PRORES_DECODE_READ_AHEAD=N`
+    /// hosts, and with 16 its 1,920 frames take 10–46 ms less on the H200
+    /// (medians of 6–8 runs on four hosts), while `check`, whose next file
+    /// is read while the current one decodes, moves by -4 to +10 ms.
+    /// `PRORES_DECODE_READ_AHEAD=N`
     /// sets both.
     public static let readsAheadOfOneFile = readAheadSetting ?? 16
     private static let readAheadSetting = setting("PRORES_DECODE_READ_AHEAD")

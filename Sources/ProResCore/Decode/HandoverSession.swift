@@ -5,9 +5,9 @@ import Foundation
 /// FFmpeg on the CPU (open in milliseconds) while the GPU decoder's device
 /// is made (0.16–0.23 s on the H200, the driver's own time). The frames
 /// leave in order through one handler: the successor's first frame waits
-/// until the first session has delivered all of its own.
+/// until the opening session has delivered all of its own.
 ///
-/// The first session is kept short of work (`backlog` frames queued at
+/// The opening session is kept short of work (`backlog` frames queued at
 /// most): at the handover whatever it still holds must drain before the
 /// successor's frames may leave, so a deep queue there would idle the
 /// faster decoder.
@@ -24,15 +24,15 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
     private let handler: FrameOutputHandler
     private let idleHandler: OutputIdleHandler?
     private let backlog: Int
-    /// Signalled each time the first session delivers a frame.
+    /// Signalled each time the opening session delivers a frame.
     private let delivered = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var outstanding = 0
     private var next: FrameDecoding?
     private var cancelled = false
-    /// Ends once the first session has delivered its last frame (or failed).
+    /// Ends once the opening session has delivered its last frame (or failed).
     private var drained: Deferred<Void>?
-    /// Samples the first session decoded.
+    /// Samples the opening session decoded.
     package private(set) var framesOnFirst = 0
 
     package init(first makeFirst: Maker, successor: @escaping () throws -> Maker?, backlog: Int = 2,
@@ -66,14 +66,14 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
                 try first.decode(sample)
                 return
             }
-            // Until the first session delivers a frame or the successor is ready.
+            // Until the opening session delivers a frame or the successor is ready.
             _ = delivered.wait(timeout: .now() + .milliseconds(1))
         }
     }
 
     package func finish() throws {
         // Once handed over (even if the successor then failed to start),
-        // the first session is finishing on the drain thread.
+        // the opening session is finishing on the drain thread.
         if let drained {
             try drained.get()
             try current()?.finish()
@@ -107,7 +107,7 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
         delivered.signal()
     }
 
-    /// Starts the successor, its frames held back until the first session
+    /// Starts the successor, its frames held back until the opening session
     /// has delivered everything it was given. A successor that fails to
     /// start fails the stream (the maker decides what may fall back).
     private func handOver(to make: Maker) throws {
@@ -129,7 +129,7 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
     }
 }
 
-/// The successor's frames wait here for the first session's last one.
+/// The successor's frames wait here for the opening session's last one.
 // @unchecked: `opened` is read and written by the successor's output thread alone.
 private final class HandoverGate: @unchecked Sendable {
     private let drained: Deferred<Void>
@@ -143,7 +143,7 @@ private final class HandoverGate: @unchecked Sendable {
     }
 }
 
-/// Lets the first session's handler reach the handover session without keeping it alive.
+/// Lets the opening session's handler reach the handover session without keeping it alive.
 private final class WeakBox: @unchecked Sendable {
     weak var session: HandoverSession?
 }

@@ -1,4 +1,4 @@
-/// Parses `--effect SPEC` (README "Effects" lists the grammar):
+/// Parses `--effect SPEC` (docs/colour.md, "Effects", lists the grammar):
 ///
 ///     sepia[:AMOUNT]          AMOUNT 0…1, default 1
 ///     exposure:STOPS          −20…20

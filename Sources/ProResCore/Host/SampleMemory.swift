@@ -48,9 +48,9 @@ public final class SampleMemory: @unchecked Sendable {
     /// before a new region is mapped. Why: every region a GPU device uses
     /// is imported (pinned), ~70 ms a gigabyte on the H200, and unpinned
     /// at exit, ~28 more; and `check`'s files of one folder fall in neighbouring
-    /// classes: its 4K 4444 XQ files (3.25 MiB blocks) came after the 422
-    /// HQ ones (3.75 MiB) had freed theirs, and mapped five regions of
-    /// their own (BENCHMARKS.md §6, twelfth session).
+    /// classes: its 4K 4444 XQ files (3.25 MiB blocks) come after the 422
+    /// HQ ones (3.75 MiB) have freed theirs, and would otherwise map five
+    /// regions of their own.
     static let largestReuse = (numerator: 3, denominator: 2)
     private static let pageBytes = 4096
 

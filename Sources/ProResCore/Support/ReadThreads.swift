@@ -4,10 +4,10 @@ import Glibc
 /// Threads of our own for the sample reads, taken in the order they were
 /// asked for, instead of the global dispatch queue. Why: a read is ~1–2 ms
 /// of copying on one core, and a decode of one 4K file keeps 16 in flight;
-/// on the lent H200 host the traces showed only ~8 of them running at a
-/// time (`read sample` summed over the decode's window), while the host
-/// reads its page cache at 44 GB/s on 16 threads (BENCHMARKS.md §7,
-/// seventeenth session). The global queue shares its width with
+/// on the H200 host the global queue's traces show only ~8 of them running
+/// at a time (`read sample` summed over the decode's window), while the
+/// host reads its page cache at 44 GB/s on 16 threads. The global queue
+/// shares its width with
 /// `parallelFor`'s parse and sizes itself by its own rules; a read waiting
 /// for a thread there is a frame the GPU waits for.
 ///

@@ -54,10 +54,10 @@ public final class BatchCheck: @unchecked Sendable {
 
     /// Files in flight: `--jobs`, else 1, or one per device on the GPU (two
     /// with `--previews`). Why not more on one device: each GPU file already
-    /// parses and stages on every core, and on the H200 (BENCHMARKS.md §6)
-    /// 20 4K files took 0.95 s in the run with one at a time, 1.23 s with
-    /// two, 1.78 s with 4. Previews are drawn and compressed on the CPU, one
-    /// file's while the next decodes: 25.8 s with two at once, 48.1 with one.
+    /// parses and stages on every core, and on the H200 20 4K files take
+    /// 0.95 s in a run with one at a time, 1.23 s with two, 1.78 s with 4.
+    /// Previews are drawn and compressed on the CPU, one file's while the
+    /// next decodes: 25.8 s with two at once, 48.1 with one.
     public var jobs: Int {
         options.jobs > 0 ? options.jobs : max(1, devices.count) * (options.previews != nil && !devices.isEmpty ? 2 : 1)
     }

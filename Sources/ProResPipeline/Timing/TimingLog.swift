@@ -1,7 +1,7 @@
 import Foundation
 import ProResCore
 
-/// A `--timing` log read back (README "Timing"): one JSON object per frame,
+/// A `--timing` log read back (docs/formats.md, "Timing log"): one JSON object per frame,
 /// `{"frame":0,"pts":0,"status":"ok","demux_us":8.8,…,"latency_us":4273.6}`,
 /// and with `--realtime` a last line `{"realtime":{…}}` naming the late and
 /// dropped frames.
