@@ -13,10 +13,12 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
 # for `play`: an X server, xdotool, xwd and numpy; gcc for the device
-# probes in scripts/, built by DeviceProbeTests): installed by `make test`
-# only, so `make demo` stays quick.
+# probes in scripts/, built by DeviceProbeTests; man, zsh and fish to read
+# the generated man page and completions): installed by `make test` only,
+# so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium \
-                xvfb xdotool x11-apps python3-numpy gcc libc6-dev
+                xvfb xdotool x11-apps python3-numpy gcc libc6-dev \
+                man-db groff-base zsh fish
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean
