@@ -21,7 +21,7 @@ TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chro
                 man-db groff-base zsh fish
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build demo test bench fixtures clean
+.PHONY: all deps test-deps build demo test bench fixtures clean install uninstall
 
 all: build
 
@@ -73,6 +73,31 @@ bench-effects: build
 
 fixtures:
 	Fixtures/make-fixtures.sh
+
+# `make install PREFIX=/usr/local` (DESTDIR for staging): the binary, which
+# carries its shaders, and the man page and completions kept under share/
+# (generated from the option tables: prores-decode --generate KIND). It
+# installs what `make build` built (CONFIG=release by default) and never
+# builds itself, so `sudo make install` compiles nothing as root.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+SHARED_FILES = share/man/man1/prores-decode.1 \
+               share/bash-completion/completions/prores-decode \
+               share/zsh/vendor-completions/_prores-decode \
+               share/fish/vendor_completions.d/prores-decode.fish
+
+install:
+	@[ -x $(BIN) ] || { echo "$(BIN) is missing: run make build$(if $(filter-out release,$(CONFIG)), CONFIG=$(CONFIG)) first"; exit 1; }
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/prores-decode
+	@for f in $(SHARED_FILES); do \
+	  echo install -m 644 $$f $(DESTDIR)$(PREFIX)/$$f; \
+	  install -d $(DESTDIR)$(PREFIX)/$$(dirname $$f) && install -m 644 $$f $(DESTDIR)$(PREFIX)/$$f || exit 1; \
+	done
+
+# Removes the installed files only: the directories are shared with others.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/prores-decode $(addprefix $(DESTDIR)$(PREFIX)/,$(SHARED_FILES))
 
 clean:
 	rm -rf .build
