@@ -14,14 +14,15 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
 # for `play`: an X server, xdotool, xwd and numpy; gcc for the device
 # probes in scripts/, built by DeviceProbeTests; man, zsh and fish to read
-# the generated man page and completions): installed by `make test` only,
-# so `make demo` stays quick.
+# the generated man page and completions; dpkg-dev and debootstrap to build
+# the .deb and install it on a clean Debian 12): installed by `make test`
+# only, so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium \
                 xvfb xdotool x11-apps python3-numpy gcc libc6-dev \
-                man-db groff-base zsh fish
+                man-db groff-base zsh fish dpkg-dev debootstrap
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build demo test bench fixtures clean install uninstall
+.PHONY: all deps test-deps build demo test bench fixtures clean install uninstall deb
 
 all: build
 
@@ -98,6 +99,14 @@ install:
 # Removes the installed files only: the directories are shared with others.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/prores-decode $(addprefix $(DESTDIR)$(PREFIX)/,$(SHARED_FILES))
+
+# dist-deb/prores-decode_VERSION_ARCH.deb for Debian 12: a release build with
+# the Swift runtime linked in (it is no Debian package), Depends from the
+# shared libraries the binary needs (dpkg-shlibdeps). Its own build
+# directory, so the usual builds keep theirs (scripts/build-deb.sh).
+deb: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="dpkg-dev"
+	SWIFT=$(SWIFT) scripts/build-deb.sh
 
 clean:
 	rm -rf .build

@@ -74,7 +74,7 @@ final class GeneratedReferenceTests: XCTestCase {
     func testBashCompletionCompletesCommandsOptionsChoicesAndFiles() throws {
         let script = Repo.root.appendingPathComponent(GeneratedReference.bash.path).path
         let directory = try makeTemporaryDirectory(self)
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("clip one.mov").path, contents: Data())
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("clip one.mov").path, contents: Data())
         func complete(_ words: [String]) throws -> [String] {
             let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
             let result = try runProgram("/bin/bash", ["-c", """
