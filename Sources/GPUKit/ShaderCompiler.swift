@@ -12,6 +12,8 @@ import ProResCore
 public final class ShaderCompiler: @unchecked Sendable {
     /// Where the GLSL is read from; nil for the built-in shaders.
     public let shaderDirectory: URL?
+    /// The directory came from `$PRORES_DECODE_SHADERS`: errors name it.
+    private let directoryFromEnvironment: Bool
     public let cacheDirectory: URL?
     /// Shaders compiled (not taken from the cache) by this instance.
     public var compiledCount: Int {
@@ -23,7 +25,9 @@ public final class ShaderCompiler: @unchecked Sendable {
     private let countLock = NSLock()
 
     public init(shaderDirectory: URL? = nil, cacheDirectory: URL? = ShaderCompiler.defaultCacheDirectory) throws {
-        self.shaderDirectory = try shaderDirectory ?? Self.overridingDirectory(ProcessInfo.processInfo.environment)
+        let overriding = shaderDirectory == nil ? try Self.overridingDirectory(ProcessInfo.processInfo.environment) : nil
+        self.shaderDirectory = shaderDirectory ?? overriding
+        directoryFromEnvironment = overriding != nil
         self.cacheDirectory = cacheDirectory
     }
 
@@ -49,7 +53,8 @@ public final class ShaderCompiler: @unchecked Sendable {
         }
         let url = shaderDirectory.appendingPathComponent(name)
         guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw VulkanError.shaderSources("cannot read the shader \(url.path)")
+            throw VulkanError.shaderSources("cannot read the shader \(url.path)"
+                + (directoryFromEnvironment ? " (from \(Self.environmentVariable); unset it to use the built-in shaders)" : ""))
         }
         return text
     }

@@ -40,6 +40,12 @@ final class ShaderSourceTests: XCTestCase {
             XCTAssertEqual(result.status, 8, result.stderr)
             assertSingleError(result, mentions: ["PRORES_DECODE_SHADERS=" + path, "no shaders"], path)
         }
+        // Some shaders, not the decoder's: the missing one and the variable are named.
+        try "#version 450\n".write(to: empty.appendingPathComponent("other.comp"), atomically: true, encoding: .utf8)
+        let partial = try runTool([Repo.fixture("hq.mov"), "--decoder", "gpu", "--frames", "1", "--quiet"],
+                                  environment: ["PRORES_DECODE_SHADERS": empty.path], timeout: 120)
+        XCTAssertEqual(partial.status, 8, partial.stderr)
+        assertSingleError(partial, mentions: ["PRORES_DECODE_SHADERS", empty.path + "/prores_"], "a directory without the decoder's shaders")
     }
 
     func testOverridingDirectoryIsReadInsteadOfTheBuiltInShaders() throws {
