@@ -96,6 +96,18 @@ install:
 	  install -d $(DESTDIR)$(PREFIX)/$$(dirname $$f) && install -m 644 $$f $(DESTDIR)$(PREFIX)/$$f || exit 1; \
 	done
 
+# Rewrites docs/cli.md and the files under share/ from the option tables
+# with the built binary (after an option changes; GeneratedReferenceTests
+# fails until then): `make reference CONFIG=debug` after `swift build`.
+.PHONY: reference
+reference:
+	@[ -x $(BIN) ] || { echo "$(BIN) is missing: build it first"; exit 1; }
+	$(BIN) --generate cli-markdown > docs/cli.md
+	$(BIN) --generate man > share/man/man1/prores-decode.1
+	$(BIN) --generate bash > share/bash-completion/completions/prores-decode
+	$(BIN) --generate zsh > share/zsh/vendor-completions/_prores-decode
+	$(BIN) --generate fish > share/fish/vendor_completions.d/prores-decode.fish
+
 # Removes the installed files only: the directories are shared with others.
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/prores-decode $(addprefix $(DESTDIR)$(PREFIX)/,$(SHARED_FILES))

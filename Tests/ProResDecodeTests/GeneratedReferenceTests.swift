@@ -20,7 +20,8 @@ final class GeneratedReferenceTests: XCTestCase {
             XCTAssertEqual(generated.status, 0, generated.stderr)
             // Not XCTAssertEqual: it would print both files whole.
             XCTAssertTrue(try committed(kind) == generated.stdoutText,
-                          "\(kind.path) is stale: rewrite it with `prores-decode --generate \(kind.rawValue) > \(kind.path)`")
+                          "\(kind.path) is stale: rewrite it with `prores-decode --generate \(kind.rawValue) > \(kind.path)` "
+                            + "(all of them: make reference CONFIG=debug)")
         }
         let unknown = try runTool(["--generate", "html"])
         XCTAssertEqual(unknown.status, 2)
@@ -112,7 +113,7 @@ final class GeneratedReferenceTests: XCTestCase {
         let completed = try runProgram("/usr/bin/fish", ["-c", """
             source $argv[1]
             complete -C 'prores-decode --for'; echo ==; complete -C 'prores-decode check --decoder '; echo ==; complete -C 'prores-decode pl'
-            """, fishFile])
+            """, fishFile], in: try makeTemporaryDirectory(self))  // no file there starts with "pl"
         XCTAssertEqual(completed.status, 0, completed.stderr)
         let answers = completed.stdoutText.components(separatedBy: "==\n").map { $0.split(separator: "\n").map { String($0.split(separator: "\t")[0]) } }
         XCTAssertEqual(answers.count, 3, completed.stdoutText)
