@@ -13,13 +13,16 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
 # for `play`: an X server, xdotool, xwd and numpy; gcc for the device
-# probes in scripts/, built by DeviceProbeTests): installed by `make test`
+# probes in scripts/, built by DeviceProbeTests; man, zsh and fish to read
+# the generated man page and completions; dpkg-dev and debootstrap to build
+# the .deb and install it on a clean Debian 12): installed by `make test`
 # only, so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium \
-                xvfb xdotool x11-apps python3-numpy gcc libc6-dev
+                xvfb xdotool x11-apps python3-numpy gcc libc6-dev \
+                man-db groff-base zsh fish dpkg-dev debootstrap
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build demo test bench fixtures clean
+.PHONY: all deps test-deps build demo test bench fixtures clean install uninstall deb
 
 all: build
 
@@ -71,6 +74,51 @@ bench-effects: build
 
 fixtures:
 	Fixtures/make-fixtures.sh
+
+# `make install PREFIX=/usr/local` (DESTDIR for staging): the binary, which
+# carries its shaders, and the man page and completions kept under share/
+# (generated from the option tables: prores-decode --generate KIND). It
+# installs what `make build` built (CONFIG=release by default) and never
+# builds itself, so `sudo make install` compiles nothing as root.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+SHARED_FILES = share/man/man1/prores-decode.1 \
+               share/bash-completion/completions/prores-decode \
+               share/zsh/vendor-completions/_prores-decode \
+               share/fish/vendor_completions.d/prores-decode.fish
+
+install:
+	@[ -x $(BIN) ] || { echo "$(BIN) is missing: run make build$(if $(filter-out release,$(CONFIG)), CONFIG=$(CONFIG)) first"; exit 1; }
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/prores-decode
+	@for f in $(SHARED_FILES); do \
+	  echo install -m 644 $$f $(DESTDIR)$(PREFIX)/$$f; \
+	  install -d $(DESTDIR)$(PREFIX)/$$(dirname $$f) && install -m 644 $$f $(DESTDIR)$(PREFIX)/$$f || exit 1; \
+	done
+
+# Rewrites docs/cli.md and the files under share/ from the option tables
+# with the built binary (after an option changes; GeneratedReferenceTests
+# fails until then): `make reference CONFIG=debug` after `swift build`.
+.PHONY: reference
+reference:
+	@[ -x $(BIN) ] || { echo "$(BIN) is missing: build it first"; exit 1; }
+	$(BIN) --generate cli-markdown > docs/cli.md
+	$(BIN) --generate man > share/man/man1/prores-decode.1
+	$(BIN) --generate bash > share/bash-completion/completions/prores-decode
+	$(BIN) --generate zsh > share/zsh/vendor-completions/_prores-decode
+	$(BIN) --generate fish > share/fish/vendor_completions.d/prores-decode.fish
+
+# Removes the installed files only: the directories are shared with others.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/prores-decode $(addprefix $(DESTDIR)$(PREFIX)/,$(SHARED_FILES))
+
+# dist-deb/prores-decode_VERSION_ARCH.deb for Debian 12: a release build with
+# the Swift runtime linked in (it is no Debian package), Depends from the
+# shared libraries the binary needs (dpkg-shlibdeps). Its own build
+# directory, so the usual builds keep theirs (scripts/build-deb.sh).
+deb: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="dpkg-dev"
+	SWIFT=$(SWIFT) scripts/build-deb.sh
 
 clean:
 	rm -rf .build

@@ -53,7 +53,9 @@ let package = Package(
         .target(name: "ProResCore", swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
-        .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
+        // The GLSL of Shaders/ is built in (Plugins/EmbedShaders).
+        .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6,
+                plugins: ["EmbedShaders"]),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
@@ -63,6 +65,7 @@ let package = Package(
                           dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
                                          "ProResDisplay"],
                          swiftSettings: swift6),
+        .plugin(name: "EmbedShaders", capability: .buildTool()),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address); built plainly it replays inputs.
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),

@@ -2,12 +2,18 @@ import CShaderc
 import Foundation
 import ProResCore
 
-/// GLSL compute shaders from `Shaders/`, compiled to SPIR-V at run time with
-/// libshaderc. Results are cached on disk, keyed by the source's SHA-256, so a
-/// second run compiles nothing.
+/// GLSL compute shaders, compiled to SPIR-V at run time with libshaderc.
+/// The GLSL is built into the binary (`EmbeddedShaders`, made from
+/// `Shaders/` by Plugins/EmbedShaders), so the tool needs no files beside
+/// it wherever it is installed; `$PRORES_DECODE_SHADERS` names a directory
+/// to use instead (a shader being edited). Results are cached on disk, keyed
+/// by the source's SHA-256, so a second run compiles nothing.
 // @unchecked: the directories are immutable; the compile count is touched only under `countLock`.
 public final class ShaderCompiler: @unchecked Sendable {
-    public let shaderDirectory: URL
+    /// Where the GLSL is read from; nil for the built-in shaders.
+    public let shaderDirectory: URL?
+    /// The directory came from `$PRORES_DECODE_SHADERS`: errors name it.
+    private let directoryFromEnvironment: Bool
     public let cacheDirectory: URL?
     /// Shaders compiled (not taken from the cache) by this instance.
     public var compiledCount: Int {
@@ -19,32 +25,38 @@ public final class ShaderCompiler: @unchecked Sendable {
     private let countLock = NSLock()
 
     public init(shaderDirectory: URL? = nil, cacheDirectory: URL? = ShaderCompiler.defaultCacheDirectory) throws {
-        guard let directory = shaderDirectory ?? Self.locateShaders() else {
-            throw VulkanError.shaderCompilation("cannot find the Shaders directory (looked beside the executable and in PRORES_DECODE_SHADERS)")
-        }
-        self.shaderDirectory = directory
+        let overriding = shaderDirectory == nil ? try Self.overridingDirectory(ProcessInfo.processInfo.environment) : nil
+        self.shaderDirectory = shaderDirectory ?? overriding
+        directoryFromEnvironment = overriding != nil
         self.cacheDirectory = cacheDirectory
     }
 
-    /// `$PRORES_DECODE_SHADERS`, else `Shaders/` beside the executable or in
-    /// a parent of it (a bundle, or `.build/<config>/` inside the checkout),
-    /// so the tool works from any current directory.
-    static func locateShaders() -> URL? {
-        let fm = FileManager.default
-        if let env = ProcessInfo.processInfo.environment["PRORES_DECODE_SHADERS"] {
-            return URL(fileURLWithPath: env)
+    static let environmentVariable = "PRORES_DECODE_SHADERS"
+
+    /// `$PRORES_DECODE_SHADERS` when it is set and not empty (empty is unset:
+    /// never the current directory); a directory without shaders is an error
+    /// that names the variable, not a run on half of them.
+    static func overridingDirectory(_ environment: [String: String]) throws -> URL? {
+        guard let path = environment[environmentVariable], !path.isEmpty else { return nil }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        guard names.contains(where: { $0.hasSuffix(".comp") }) else {
+            throw VulkanError.shaderSources("\(environmentVariable)=\(path) holds no shaders (*.comp); unset it to use the built-in ones")
         }
-        let executable = URL(fileURLWithPath: (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        var directory = executable.deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent("Shaders")
-            if fm.fileExists(atPath: candidate.appendingPathComponent("convert_to_p3.comp").path) { return candidate }
-            directory = directory.deletingLastPathComponent()
+        return URL(fileURLWithPath: path)
+    }
+
+    /// The GLSL of the shader `name`, from the directory or built in.
+    func glsl(_ name: String) throws -> String {
+        guard let shaderDirectory else {
+            guard let text = EmbeddedShaders.sources[name] else { throw VulkanError.shaderSources("no built-in shader \(name)") }
+            return text
         }
-        // Tests run from the package root's build directory; fall back to the source tree.
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Shaders")
-        return fm.fileExists(atPath: source.path) ? source : nil
+        let url = shaderDirectory.appendingPathComponent(name)
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw VulkanError.shaderSources("cannot read the shader \(url.path)"
+                + (directoryFromEnvironment ? " (from \(Self.environmentVariable); unset it to use the built-in shaders)" : ""))
+        }
+        return text
     }
 
     public static var defaultCacheDirectory: URL? {
@@ -59,14 +71,11 @@ public final class ShaderCompiler: @unchecked Sendable {
         try spirv(interface.shader, prelude: interface.glslPrelude)
     }
 
-    /// SPIR-V words for `Shaders/<name>` with `prelude` (a kernel's
+    /// SPIR-V words for the shader `name` with `prelude` (a kernel's
     /// generated interface) in place of its `// @interface` line; a shader
     /// without that line compiles as it is when there is no prelude.
     public func spirv(_ name: String, prelude: String = "") throws -> [UInt32] {
-        let url = shaderDirectory.appendingPathComponent(name)
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw VulkanError.shaderCompilation("cannot read \(url.path)")
-        }
+        let text = try glsl(name)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if let marker = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "// @interface" }) {
             // The body's line numbers stay the file's in compiler errors.

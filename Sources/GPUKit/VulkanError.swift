@@ -20,6 +20,8 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
     case call(String, Int32)
     /// A shader failed to compile; the message carries numbered source lines.
     case shaderCompilation(String)
+    /// The GLSL could not be found or read.
+    case shaderSources(String)
     case outOfMemory(String)
     /// Frames cannot be shown in a window: no surface extension, no
     /// swapchain, or a queue that cannot present to the window.
@@ -37,6 +39,7 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .missingFeature(name): return "the Vulkan device lacks the feature \(name)"
         case let .call(name, result): return "\(name) failed: \(VulkanError.name(of: result))"
         case let .shaderCompilation(message): return "shader compilation failed: \(message)"
+        case let .shaderSources(message): return message
         case let .outOfMemory(what): return "out of GPU memory: \(what)"
         case let .noPresentation(why): return "cannot present to a window: \(why)"
         }

@@ -69,6 +69,12 @@ enum CommandLineTool {
             // (a test checks the two are the same).
             Console.standardOutput(MainHelp.usageMarkdown)
             return .success
+        case "--generate":
+            // Hidden: docs/cli.md, the man page and the shell completions
+            // (GeneratedReference), for the repository and `make install`.
+            guard arguments.count <= 2 else { throw UsageError("--generate takes one KIND and nothing else") }
+            Console.standardOutput(try GeneratedReference.named(arguments.dropFirst().first).text)
+            return .success
         case let word?:
             if let command = commands.first(where: { $0.spec.name == word }) { return try command.main(Array(arguments.dropFirst())) }
             return try DecodeCommand.main(arguments)

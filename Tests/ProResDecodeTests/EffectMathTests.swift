@@ -87,9 +87,8 @@ final class EffectMathTests: XCTestCase {
     func testEffectShadersDeclareNoInterfaceOfTheirOwn() throws {
         // Their blocks are generated from each EffectKernel's declaration
         // (KernelInterfaceTests checks the generated GLSL on the GPU).
-        let shaders = try XCTUnwrap(ShaderCompiler.locateShaders())
         for file in ["effect_matrix.comp", "effect_chroma_key.comp", "effect_lut3d.comp"] {
-            let source = try String(contentsOf: shaders.appendingPathComponent(file), encoding: .utf8)
+            let source = try XCTUnwrap(EmbeddedShaders.sources[file], file)
             XCTAssertFalse(source.contains("push_constant") || source.contains("binding ="), "\(file) declares its interface by hand")
             XCTAssertTrue(source.contains("// @interface"), file)
         }

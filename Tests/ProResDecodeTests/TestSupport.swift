@@ -42,9 +42,10 @@ struct ToolResult {
 /// concurrently, and a time limit after which the child is killed and the
 /// test fails (a hang is a failure); reports whether it exited or died from a signal.
 func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], in directory: URL? = nil,
-             timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
+             timeout: TimeInterval = 60, executable: URL = Repo.executable,
+             file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
     let process = Process()
-    process.executableURL = Repo.executable
+    process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     if !environment.isEmpty {
@@ -72,12 +73,19 @@ func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: St
     let timedOut = process.isRunning
     if timedOut {
         kill(process.processIdentifier, SIGKILL)
-        XCTFail("prores-decode \(arguments) did not finish within \(timeout) s", file: file, line: line)
+        XCTFail("\(executable.lastPathComponent) \(arguments) did not finish within \(timeout) s", file: file, line: line)
     }
     process.waitUntilExit()
     group.wait()
     return ToolResult(status: process.terminationStatus, reason: process.terminationReason, stdout: outData.data,
                       stderr: String(decoding: errData.data, as: UTF8.self), timedOut: timedOut)
+}
+
+/// Another program (bash, man, make, an installed copy of the tool), run as `runTool` runs ours.
+func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil,
+                timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
+    try runTool(arguments, environment: environment, in: directory, timeout: timeout, executable: URL(fileURLWithPath: path),
+                file: file, line: line)
 }
 
 /// What a pipe-draining thread read; handed over through `DispatchGroup.wait()`.

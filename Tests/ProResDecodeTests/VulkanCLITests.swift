@@ -157,7 +157,7 @@ final class ShaderCompilerTests: XCTestCase {
     func testConversionPushBlockFitsAndIsGenerated() throws {
         // The shader declares no interface of its own: the block comes from
         // ConversionKernel.push (KernelInterfaceTests checks it on the GPU).
-        let source = try String(contentsOf: try XCTUnwrap(ShaderCompiler.locateShaders()).appendingPathComponent("convert_to_p3.comp"), encoding: .utf8)
+        let source = try XCTUnwrap(EmbeddedShaders.sources["convert_to_p3.comp"])
         XCTAssertFalse(source.contains("push_constant"), "the shader must not declare its push block by hand")
         XCTAssertEqual(ConversionKernel.push.bytes(ConversionKernel.values(
             ConversionParameters(try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs the .deb of `make deb` on a clean Debian 12 and uses it there
+# (DebPackageTests runs this in `make test`):
+#   - a minbase bookworm made by debootstrap (with man-db), kept in
+#     .build/deb-root/bookworm and copied afresh for every run, so each
+#     install starts clean and only the first run downloads the system;
+#   - `apt-get install ./prores-decode_*.deb` inside the copy: its Depends
+#     must resolve from Debian alone (the packages it fetched are kept in
+#     .build/deb-root/archives for the next run);
+#   - `prores-decode --version`, `man prores-decode`, and a decode of a
+#     fixture on both decoders (the GPU one on Mesa lavapipe, from the
+#     Recommends), whose framemd5 must equal the host ffmpeg's.
+# Prints one `ok: ...` line per check; any failure exits non-zero.
+# Environment: DEB (a built package; default: scripts/build-deb.sh makes
+# one), DEBIAN_MIRROR. Needs root (debootstrap, chroot, mount).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CACHE=$PWD/.build/deb-root
+BASE=$CACHE/bookworm
+WORK=$CACHE/work
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+CLIP=Fixtures/hq.mov
+fail() { echo "test-deb: $*" >&2; exit 1; }
+seconds() { echo $(( $(date +%s) - $1 )); }
+
+start=$(date +%s)
+DEB=${DEB:-$(scripts/build-deb.sh | tail -n 1)}
+[ -f "$DEB" ] || fail "no package at '$DEB'"
+echo "ok: built $DEB ($(seconds "$start") s)"
+
+if [ ! -e "$BASE/.complete" ]; then
+    start=$(date +%s)
+    rm -rf "$BASE"
+    mkdir -p "$CACHE"
+    debootstrap --variant=minbase --include=man-db bookworm "$BASE" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1 \
+        || fail "debootstrap failed (see $CACHE/debootstrap.log)"
+    touch "$BASE/.complete"
+    echo "ok: debootstrap bookworm minbase ($(seconds "$start") s)"
+fi
+
+cleanup() {
+    mountpoint -q "$WORK/proc" && umount "$WORK/proc"
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+cleanup
+cp -a "$BASE" "$WORK"
+mount -t proc proc "$WORK/proc"
+cp /etc/resolv.conf "$WORK/etc/resolv.conf"
+mkdir -p "$CACHE/archives"
+cp "$CACHE"/archives/*.deb "$WORK/var/cache/apt/archives/" 2>/dev/null || true
+cp "$DEB" "$WORK/tmp/"
+cp "$CLIP" "$WORK/tmp/clip.mov"
+inside() { chroot "$WORK" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+
+start=$(date +%s)
+inside apt-get update -qq >/dev/null || fail "apt-get update failed"
+inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "/tmp/$(basename "$DEB")" >"$CACHE/apt-install.log" 2>&1 \
+    || fail "apt-get install failed (see $CACHE/apt-install.log)"
+cp "$WORK"/var/cache/apt/archives/*.deb "$CACHE/archives/" 2>/dev/null || true
+echo "ok: apt-get install on a clean bookworm ($(seconds "$start") s)"
+inside dpkg -s prores-decode | grep '^Depends:' | sed 's/^/ok: /'
+
+version=$(inside prores-decode --version | head -n 1)
+[ "$version" = "prores-decode $(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/ProResCore/Support/Version.swift)" ] \
+    || fail "--version printed '$version'"
+echo "ok: $version"
+
+page=$(inside env MANWIDTH=80 man prores-decode 2>&1) || fail "man prores-decode failed: $page"
+grep -q '^PRORES-DECODE(1)' <<<"$page" && grep -q -- '--framemd5' <<<"$page" || fail "man prores-decode shows no page"
+echo "ok: man prores-decode ($(wc -l <<<"$page") lines)"
+
+expected=$(ffmpeg -v error -i "$CLIP" -f framemd5 - | grep -v '^#' | awk -F', *' '{print $NF}')
+[ -n "$expected" ] || fail "the host's ffmpeg gave no framemd5"
+for decoder in cpu gpu; do
+    got=$(inside prores-decode /tmp/clip.mov --decoder "$decoder" --format native --framemd5 - --quiet | grep -v '^#' | awk -F', *' '{print $NF}') \
+        || fail "decoding with --decoder $decoder failed"
+    [ "$got" = "$expected" ] || fail "--decoder $decoder: framemd5 differs from ffmpeg's"
+    echo "ok: --decoder $decoder framemd5 equals ffmpeg's ($(wc -l <<<"$got") frames)"
+done
