@@ -37,6 +37,13 @@ enum PlotCommand: Command {
             if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
             if output.isEmpty { throw UsageError("-o needs a file name") }
         }
+
+        func files() -> CommandFiles {
+            var files = CommandFiles()
+            files.input("the log", log)
+            files.output("-o", output)
+            return files
+        }
     }
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
