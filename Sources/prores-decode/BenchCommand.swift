@@ -47,7 +47,7 @@ enum BenchCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
-            inputs = parsed.positionals
+            inputs = try parsed.operands("input file")
             // Each input is read once per decoder from memory, but stdin itself only once.
             if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in

@@ -32,7 +32,7 @@ extension CheckCommand {
         let filter: CheckInputFilter
 
         init(_ parsed: ParsedArguments) throws {
-            paths = parsed.positionals
+            paths = try parsed.operands("PATH")
             guard !paths.isEmpty else { throw UsageError("missing PATH to check (see prores-decode check --help)") }
             if let stdin = paths.first(where: { $0 == "-" }) {
                 let golden = parsed.string("--golden") == "-" ? " (and --golden - reads stdin)" : ""

@@ -31,7 +31,7 @@ enum InfoCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             // `-i INPUT` (ffmpeg's spelling) names exactly one input.
-            inputs = parsed.positionals.count > 1 && parsed.string("-i") == nil ? parsed.positionals : [try parsed.input()]
+            inputs = parsed.positionals.count > 1 && parsed.string("-i") == nil ? try parsed.operands("input file") : [try parsed.input()]
             if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             json = parsed.flag("--json")
             track = try parsed.integer("--track", in: 0...Int(Int32.max))
