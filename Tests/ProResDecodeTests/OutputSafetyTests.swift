@@ -185,6 +185,20 @@ final class OutputSafetyTests: XCTestCase {
         }
     }
 
+    /// play's summary (`--json`) on a private X server, to a full device
+    /// and to a pipe whose reader has gone: exit 6, one line.
+    func testPlaySummaryWriteIsChecked() throws {
+        let xvfb = try XvfbServer(self)
+        for target in [ToolStdout.deviceFull, .closedPipe] {
+            let result = try runTool(["play", "victim.mov", "--frames", "2", "--json"], environment: ["DISPLAY": xvfb.display],
+                                     in: directory, stdout: target)
+            XCTAssertEqual(result.status, outputFailed, "\(target): \(result.stderr)")
+            let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("prores-decode: error:") }
+            XCTAssertEqual(errors.count, 1, "\(target): \(result.stderr)")
+            XCTAssertTrue(errors.first?.contains("stdout") == true, "\(target): \(result.stderr)")
+        }
+    }
+
     /// A --timing log of victim.mov, for plot to read from stdin.
     private func timingLog() throws -> Data {
         let result = try runTool(["victim.mov", "--timing", "-", "-q"], in: directory)
