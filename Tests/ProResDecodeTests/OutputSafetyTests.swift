@@ -151,10 +151,11 @@ final class OutputSafetyTests: XCTestCase {
             (["check", "clips", "--previews", "made/previews", "--html", "made/index.html", "--jobs", "1"], 3, SIGINT),
             (["victim.mov", "-o", "made/out.y4m", "--framemd5", "made/sums/f.md5", "--realtime", "--rate", "5"], 0.6, SIGINT),
             (["victim.mov", "--vulkan", "--save", "made/frames", "--realtime", "--rate", "5"], 0.6, SIGTERM),
+            (["bench", "victim.mov", "--decoders", "cpu", "--frames", "1000000", "--html", "made/bench.html", "--svg", "made/b.svg"], 1, SIGINT),
         ]
         for (arguments, delay, signal) in runs {
             let result = try XCTUnwrap(try runInterrupted(arguments, after: delay, signal: signal, in: directory,
-                                                          quiet: arguments[0] != "check"),
+                                                          quiet: !["check", "bench"].contains(arguments[0])),
                                        "\(arguments): finished before its signal")
             XCTAssertEqual(result.reason, .exit, "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.status, 9, "\(arguments): \(result.stderr)")
