@@ -26,6 +26,24 @@ final class LegalNameTests: XCTestCase {
         XCTAssertFalse(missing.stderr.contains("no such file"), "a URL, not a missing file: \(missing.stderr)")
     }
 
+    /// A clip whose name is NAME_MAX (255) bytes gets previews: their name
+    /// keeps the first 228 bytes, then `~` and 16 hex digits of the whole
+    /// name's SHA-256 (by sha256sum), so `.sheet.png` still fits.
+    func testAClipWithALongestNameGetsPreviews() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let clips = directory.appendingPathComponent("clips")
+        try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
+        let name = String(repeating: "n", count: 251) + ".mov"
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: clips.appendingPathComponent(name).path)
+        let result = try runTool(["check", clips.path, "--previews", directory.appendingPathComponent("p").path], in: directory)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(result.stderr.contains("no previews"), result.stderr)
+        let hash = try CheckGPUDecoderTests.runProcess("/bin/sh", ["-c", "printf %s \"$0\" | sha256sum", name])
+        let base = String(name.prefix(255 - 10 - 17)) + "~" + String(decoding: hash.prefix(16), as: UTF8.self)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("p").path).sorted(),
+                       [base + ".frame.png", base + ".sheet.png"])
+    }
+
     /// '' (an unset shell variable) names no file: one usage line, not
     /// "ERROR : cannot read".
     func testAnEmptyNameIsAUsageErrorThatSaysSo() throws {

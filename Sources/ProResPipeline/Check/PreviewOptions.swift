@@ -42,9 +42,20 @@ public struct PreviewOptions: Sendable {
     }
 
     /// A file's key with every '/' replaced by '__': `good/hq.mov` → `good__hq.mov`.
+    /// A name that would not fit NAME_MAX (255 bytes) with `.sheet.png`
+    /// after it (a long key, or a long path flattened) keeps its first bytes
+    /// and ends in `~` and 16 hex digits of the whole name's SHA-256, so
+    /// every file still gets previews, each pair its own.
     public static func baseName(key: String) -> String {
-        key.replacingOccurrences(of: "/", with: "__")
+        let flat = key.replacingOccurrences(of: "/", with: "__")
+        let bytes = PathBytes.bytes(flat)
+        guard bytes.count > maximumBaseBytes else { return flat }
+        let digest = "~" + SHA256.hex(of: bytes).prefix(16)
+        return PathBytes.string(bytes.prefix(maximumBaseBytes - digest.utf8.count)) + digest
     }
+
+    /// NAME_MAX less the longest suffix (`.sheet.png`, `.frame.png`).
+    static let maximumBaseBytes = 255 - ".sheet.png".utf8.count
 
     public func sheetPath(key: String) -> String { path(Self.baseName(key: key) + ".sheet.png") }
     public func framePath(key: String) -> String { path(Self.baseName(key: key) + ".frame.png") }
