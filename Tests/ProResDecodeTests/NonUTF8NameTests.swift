@@ -77,6 +77,18 @@ final class NonUTF8NameTests: XCTestCase {
         XCTAssertFalse(verified.stderr.contains("not in the golden"), verified.stderr)
     }
 
+    /// plot reads the timing log decode wrote under a name that is not
+    /// UTF-8, and writes its SVG under another.
+    func testPlotReadsALogNameDecodeWrote() throws {
+        let clip = name("clip", 0xFF, ".mov"), log = name("t", 0xFE, ".jsonl"), svg = name("p", 0xFD, ".svg")
+        try copyFixture("hq.mov", to: path(clip))
+        let decoded = try runBytes([path(clip), "--timing", path(log), "-q"])
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        let plotted = try runBytes(["plot", path(log), "-o", path(svg)])
+        XCTAssertEqual(plotted.status, 0, plotted.stderr)
+        XCTAssertTrue(String(decoding: try contents(path(svg)), as: UTF8.self).contains("<svg "), "an SVG under the byte name")
+    }
+
     /// The HTML page links the previews of `c\xFF\xFE.mov` by their bytes,
     /// percent-encoded (`c%FF%FE.mov.sheet.png`), so a browser opens the
     /// files that are on disk.
