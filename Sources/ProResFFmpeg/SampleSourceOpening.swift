@@ -14,7 +14,7 @@ public func openSampleSource(_ input: String, track: Int? = nil) throws -> Sampl
         }
         return try AssetReader(pipePrefix: prefix, track: track)
     }
-    if input.contains("://") {
+    if FileURL.isRemote(input) {
         return try AssetReader(url: input, displayPath: input, track: track)
     }
     let (fd, regular) = try openLocalFile(input)

@@ -94,14 +94,26 @@ package struct ParsedArguments {
     package func single(_ what: String) throws -> String {
         guard let first = positionals.first else { throw UsageError("missing \(what) \(helpHint)") }
         guard positionals.count == 1 else { throw UsageError("unexpected argument '\(positionals[1])'") }
-        return first
+        return try Self.named(first, what)
     }
 
     /// The one input: the INPUT argument or `-i INPUT` (ffmpeg's spelling), not both.
     package func input() throws -> String {
         guard let flagged = string("-i") else { return try single("input file") }
         if let first = positionals.first { throw UsageError("two inputs: '\(first)' and -i '\(flagged)'") }
-        return flagged
+        return try Self.named(flagged, "input file")
+    }
+
+    /// Every positional argument, each a file or folder name (`what` says which).
+    package func operands(_ what: String) throws -> [String] {
+        try positionals.map { try Self.named($0, what) }
+    }
+
+    /// An empty name is a mistake (an unset shell variable), not a file:
+    /// said as such, rather than "cannot read ''".
+    private static func named(_ name: String, _ what: String) throws -> String {
+        guard !name.isEmpty else { throw UsageError("an empty \(what) name ('') names no file: is a shell variable unset?") }
+        return name
     }
 
     /// No positional arguments at all.

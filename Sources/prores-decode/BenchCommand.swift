@@ -47,7 +47,7 @@ enum BenchCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
-            inputs = parsed.positionals
+            inputs = try parsed.operands("input file")
             // Each input is read once per decoder from memory, but stdin itself only once.
             if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
@@ -76,7 +76,14 @@ enum BenchCommand: Command {
             for (option, path) in [("--html", htmlPath), ("--svg", svgPath)] where path?.isEmpty == true {
                 throw UsageError("\(option) needs a file name")
             }
-            if let htmlPath, htmlPath == svgPath { throw UsageError("--html and --svg name the same file") }
+        }
+
+        func files() -> CommandFiles {
+            var files = CommandFiles()
+            for input in inputs { files.input("the input", input) }
+            files.output("--html", htmlPath)
+            files.output("--svg", svgPath)
+            return files
         }
     }
 
@@ -103,7 +110,7 @@ enum BenchCommand: Command {
                 do { result = try bench.run(path) } catch { progress?.clear(); throw error }
                 progress?.clear()
                 results.append(result)
-                if !arguments.json { Console.standardOutput(result.text) }
+                if !arguments.json { try Console.standardOutput(result.text) }
                 if arguments.verbose {
                     for (index, device) in result.devices.enumerated() {
                         Console.note("bench: \(path.rawValue) device \(index) (\(device.name)): \(device.placement.summary)")
@@ -125,10 +132,10 @@ enum BenchCommand: Command {
                     ("ratios", JSON.object(ratios.map { ($0.0, JSON.number($0.1, digits: 2)) })),
                 ]))
             } else {
-                for (name, ratio) in ratios { Console.standardOutput("ratio \(name): \(JSON.number(ratio, digits: 2))x\n") }
+                for (name, ratio) in ratios { try Console.standardOutput("ratio \(name): \(JSON.number(ratio, digits: 2))x\n") }
             }
         }
-        if arguments.json { Console.standardOutput(JSON.array(reports) + "\n") }
+        if arguments.json { try Console.standardOutput(JSON.array(reports) + "\n") }
         if let html {
             try html.write(BenchPage.html(runs))
             try html.commit()

@@ -32,7 +32,7 @@ extension CheckCommand {
         let filter: CheckInputFilter
 
         init(_ parsed: ParsedArguments) throws {
-            paths = parsed.positionals
+            paths = try parsed.operands("PATH")
             guard !paths.isEmpty else { throw UsageError("missing PATH to check (see prores-decode check --help)") }
             if let stdin = paths.first(where: { $0 == "-" }) {
                 let golden = parsed.string("--golden") == "-" ? " (and --golden - reads stdin)" : ""
@@ -85,9 +85,30 @@ extension CheckCommand {
             let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
             let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
             if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
-            let named = outputs.compactMap(\.1).filter { $0 != "-" }
-            if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
-            if let goldenPath, named.contains(goldenPath) { throw UsageError("--golden '\(goldenPath)' is also an output") }
+        }
+
+        /// Each file the folders expand to and the filters keep (in any
+        /// shard) is an input; a file excluded is not checked, so a page
+        /// kept inside the checked folder can be regenerated. Each preview
+        /// is a file named in advance, an output.
+        func files() -> CommandFiles {
+            var files = CommandFiles()
+            let expanded = filter.apply(CheckInputExpander.expand(paths)).kept
+            for path in paths { files.input("the input", path) }
+            for input in expanded { files.input("the input", input.path) }
+            files.input("--golden", goldenPath)
+            for (option, path) in [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)] {
+                files.output(option, path)
+            }
+            if let previews {
+                // Two inputs sharing a preview name are the run's to refuse, in its own words.
+                var names: Set<String> = []
+                for input in expanded where input.problem == nil && names.insert(PreviewOptions.baseName(key: input.key)).inserted {
+                    files.output("--previews", previews.sheetPath(key: input.key))
+                    files.output("--previews", previews.framePath(key: input.key))
+                }
+            }
+            return files
         }
 
         var decoder: DecoderSelection {

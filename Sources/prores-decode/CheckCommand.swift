@@ -11,12 +11,13 @@ import ProResOptions
 /// and, if asked, as JSON, JUnit XML, an HTML page and a golden md5 file.
 enum CheckCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let shard = arguments.shard, sample = arguments.sample, previews = arguments.previews, verbose = arguments.verbose
+        let shard = arguments.shard, sample = arguments.sample, verbose = arguments.verbose
         let golden = try arguments.goldenPath.map(loadGolden)
         let filtered = arguments.filter.apply(CheckInputExpander.expand(arguments.paths))
         let everything = filtered.kept
         try noteSkipped(filtered)
         let inputs = shard?.select(everything) ?? everything
+        var previews = arguments.previews
         if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]
             for input in inputs where input.problem == nil {
@@ -49,7 +50,10 @@ enum CheckCommand: Command {
         let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let html = try arguments.htmlPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
-        if let previews { try PreviewOptions.prepare(directory: previews.directory) }
+        if let directory = previews?.directory {
+            try PreviewOptions.prepare(directory: directory)
+            try previews?.stage()
+        }
         FFmpegLog.configure(verbose: verbose)
 
         let started = monotonicNanoseconds()
@@ -101,6 +105,8 @@ enum CheckCommand: Command {
                             + " the report and --verbose list each")
         }
         Console.write("TOTAL \(summary.text)\n")
+        // Before the reports that link them.
+        try previews?.publishStaged()
 
         if let goldenOut {
             var file = GoldenFile()

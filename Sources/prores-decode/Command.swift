@@ -12,11 +12,16 @@ import ProResOptions
 protocol CommandArguments {
     init(_ parsed: ParsedArguments) throws
     func validate() throws
+    /// Every file the command line names to read or write, for the
+    /// output-safety rule (`OutputSafety`), checked before the command runs.
+    func files() throws -> CommandFiles
 }
 
 extension CommandArguments {
     /// A command whose options never constrain each other has nothing to check.
     func validate() throws {}
+    /// A command that names no file.
+    func files() throws -> CommandFiles { CommandFiles() }
 }
 
 /// A subcommand: its table, and what it does with validated arguments.
@@ -35,11 +40,12 @@ extension Command {
     /// convert, validate, run.
     static func main(_ arguments: [String]) throws -> ExitCode {
         if ParsedArguments.asksForHelp(arguments) {
-            Console.standardOutput(helpText)
+            try Console.standardOutput(helpText)
             return .success
         }
         let parsed = try Arguments(ParsedArguments(arguments, for: spec))
         try parsed.validate()
+        try OutputSafety.check(parsed.files())
         return try run(parsed)
     }
 }
@@ -59,15 +65,15 @@ enum CommandLineTool {
             Console.write(MainHelp.text)
             return .usage
         case "--help", "-h":
-            Console.standardOutput(MainHelp.text)
+            try Console.standardOutput(MainHelp.text)
             return .success
         case "--version":
-            Console.standardOutput(VersionReport.text)
+            try Console.standardOutput(VersionReport.text)
             return .success
         case "--usage-markdown":
             // Hidden: README.md's usage block, so the README can be regenerated
             // (a test checks the two are the same).
-            Console.standardOutput(MainHelp.usageMarkdown)
+            try Console.standardOutput(MainHelp.usageMarkdown)
             return .success
         case "--generate":
             // Hidden: docs/cli.md, the man page and the shell completions

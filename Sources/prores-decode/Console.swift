@@ -31,9 +31,26 @@ enum Console {
         }
     }
 
-    static func standardOutput(_ text: String) {
+    /// Data on stdout, every byte or an error: a full disk or a reader that
+    /// went away (EPIPE; SIGPIPE is ignored) fails the command with exit 6.
+    static func standardOutput(_ text: String) throws {
         var text = text
-        text.withUTF8 { bytes in _ = Glibc.write(STDOUT_FILENO, bytes.baseAddress, bytes.count) }
+        let failure = text.withUTF8 { bytes -> Int32? in
+            var offset = 0
+            while offset < bytes.count {
+                guard let base = bytes.baseAddress else { return nil }
+                let n = Glibc.write(STDOUT_FILENO, base + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+        if let failure {
+            throw ProResDecodeError.output(path: "stdout", reason: failure == EPIPE ? "the reader closed the pipe" : String(cString: strerror(failure)))
+        }
     }
 }
 

@@ -98,11 +98,17 @@ struct DecodeArguments: CommandArguments {
         try playback.validate(vulkan: useVulkan)
         try OptionSpec.checkSingleDevice(device)
         if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
-        let named = [rawPath, md5Path, hashPath, timingPath].compactMap { $0 }.filter { $0 != "-" }
-        if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
-        if input != "-", named.contains(where: { Self.isSameFile($0, FileURL.localPath(input) ?? input) }) {
-            throw UsageError("an output names the input file '\(input)'")
+    }
+
+    func files() -> CommandFiles {
+        var files = CommandFiles()
+        files.input("the input", input)
+        for path in playback.lutPaths { files.input("--effect lut:", path) }
+        for (option, path) in [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath),
+                               ("--save", savePath)] {
+            files.output(option, path)
         }
+        return files
     }
 
     /// What `-o` is wrapped in: `--container`, else by `-o`'s extension.
@@ -122,10 +128,5 @@ struct DecodeArguments: CommandArguments {
     /// The outputs that write to stdout, by the option that names them.
     var stdoutUsers: [String] {
         [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath)].filter { $0.1 == "-" }.map(\.0)
-    }
-
-    private static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        return PathBytes.withCString(a, { stat($0, &sa) }) == 0 && PathBytes.withCString(b, { stat($0, &sb) }) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 }

@@ -168,7 +168,7 @@ enum DecodeCommand: Command {
                                        } ?? "null")]
                                       + report.summary.jsonFields + (report.pacing.map { [("realtime", $0.json)] } ?? []))
         if arguments.json {
-            if stdoutUsers.isEmpty { Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }
+            if stdoutUsers.isEmpty { try Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }
         } else if !quiet {
             Console.write(report.summary.text + "\n" + (report.pacing.map { $0.text + "\n" } ?? ""))
         }

@@ -31,10 +31,10 @@ enum DevicesCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
         let devices = try VulkanContext.devices()
         if arguments.json {
-            Console.standardOutput(JSON.array(devices.map(json)) + "\n")
+            try Console.standardOutput(JSON.array(devices.map(json)) + "\n")
         } else {
             for d in devices {
-                Console.standardOutput("""
+                try Console.standardOutput("""
                 \(d.index): \(d.name) (\(d.kind.rawValue)\(d.isHardware ? "" : ", not hardware"))
                    driver \(d.driverName) \(d.driverInfo), Vulkan \(d.apiVersion)
                    device-local memory \(d.deviceLocalBytes / (1 << 20)) MiB, storage buffers up to \(d.maxStorageBufferRange / (1 << 20)) MiB

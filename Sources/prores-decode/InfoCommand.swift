@@ -31,11 +31,17 @@ enum InfoCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             // `-i INPUT` (ffmpeg's spelling) names exactly one input.
-            inputs = parsed.positionals.count > 1 && parsed.string("-i") == nil ? parsed.positionals : [try parsed.input()]
+            inputs = parsed.positionals.count > 1 && parsed.string("-i") == nil ? try parsed.operands("input file") : [try parsed.input()]
             if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             json = parsed.flag("--json")
             track = try parsed.integer("--track", in: 0...Int(Int32.max))
             verbose = parsed.flag("--verbose")
+        }
+
+        func files() -> CommandFiles {
+            var files = CommandFiles()
+            for input in inputs { files.input("the input", input) }
+            return files
         }
     }
 
@@ -45,23 +51,26 @@ enum InfoCommand: Command {
         var described: [String] = []
         var failure: Error?
         for input in arguments.inputs {
+            let format: FormatDescription
             do {
-                let format = try openSampleSource(input, track: arguments.track).format
-                if arguments.json {
-                    described.append(StreamDescription(format, path: input).json)
-                } else {
-                    Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input))
-                    described.append(input)
-                }
+                format = try openSampleSource(input, track: arguments.track).format
             } catch {
                 // One unreadable input must not hide what the others are.
                 guard many else { throw error }
                 Console.error(ErrorWords.render(error))
                 failure = failure ?? error
+                continue
+            }
+            // Outside the catch: stdout that cannot be written ends the command (exit 6).
+            if arguments.json {
+                described.append(StreamDescription(format, path: input).json)
+            } else {
+                try Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input))
+                described.append(input)
             }
         }
         if arguments.json {
-            Console.standardOutput((many ? "[" + described.joined(separator: ",\n") + "]" : described[0]) + "\n")
+            try Console.standardOutput((many ? "[" + described.joined(separator: ",\n") + "]" : described[0]) + "\n")
         }
         return failure.map(ExitCode.init) ?? .success
     }

@@ -49,5 +49,11 @@ extension PlayCommand {
 
         /// --validate, or PRORES_DECODE_VALIDATION=1 in the environment.
         var validation: Bool { validationFlag || VulkanContext.Options().validation }
+
+        func files() -> CommandFiles {
+            var files = CommandFiles()
+            files.input("the input", input)
+            return files
+        }
     }
 }

@@ -47,7 +47,7 @@ enum PlayCommand: Command {
             ("realtime", outcome.pacing?.json ?? "null"),
         ])
         if arguments.json {
-            Console.standardOutput(summary + "\n")
+            try Console.standardOutput(summary + "\n")
         } else {
             Console.write("play: \(outcome.presented) frames presented, \(outcome.skippedLate) skipped before decoding (late)"
                 + (outcome.pacing.map { "; " + $0.text } ?? "") + "\n")

@@ -55,6 +55,15 @@ struct PlaybackArguments {
         try effectSpecs.map { try EffectParser.parse($0, referenceWhite: referenceWhite) }
     }
 
+    /// The files `--effect lut:FILE.cube[,shaper=...]` reads.
+    var lutPaths: [String] {
+        effectSpecs.filter { $0.hasPrefix("lut:") }.map { spec in
+            let path = spec.dropFirst(4)
+            if let comma = path.lastIndex(of: ","), path[path.index(after: comma)...].hasPrefix("shaper=") { return String(path[..<comma]) }
+            return String(path)
+        }
+    }
+
     /// The pacing rate: `--rate`, else the input's own frame rate; nil without `--realtime`.
     func pacingRate(for format: FormatDescription) throws -> FrameRate? {
         guard realtime else { return nil }

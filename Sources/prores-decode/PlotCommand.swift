@@ -37,6 +37,13 @@ enum PlotCommand: Command {
             if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
             if output.isEmpty { throw UsageError("-o needs a file name") }
         }
+
+        func files() -> CommandFiles {
+            var files = CommandFiles()
+            files.input("the log", log)
+            files.output("-o", output)
+            return files
+        }
     }
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
@@ -45,12 +52,15 @@ enum PlotCommand: Command {
         if arguments.log == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
+            // By its bytes (PathBytes): a log name decode wrote need not be UTF-8.
             var info = stat()
-            guard stat(arguments.log, &info) == 0 else { throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "no such file") }
-            guard let read = FileManager.default.contents(atPath: arguments.log) else {
-                throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "cannot be read")
+            guard PathBytes.withCString(arguments.log, { stat($0, &info) }) == 0 else {
+                throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "no such file")
             }
-            data = read
+            guard info.st_mode & S_IFMT != S_IFDIR else { throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "is a directory") }
+            let fd = PathBytes.withCString(arguments.log) { open($0, O_RDONLY | O_CLOEXEC) }
+            guard fd >= 0 else { throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: String(cString: strerror(errno))) }
+            data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
         }
         let name = arguments.log == "-" ? "stdin" : arguments.log
         guard let text = String(data: data, encoding: .utf8) else {

@@ -57,7 +57,7 @@ enum RooflineCommand: Command {
         }
         let upload = result.uploadMicroseconds.map { Double(result.uploadBytes) / ($0 / 1e6) }
         if arguments.json {
-            Console.standardOutput(JSON.object([
+            try Console.standardOutput(JSON.object([
                 ("device", JSON.string(result.device)),
                 ("device_copy_gbps", JSON.number(result.deviceCopyBytesPerSecond / gb, digits: 2)),
                 ("transfer_copy_gbps", JSON.number(result.transferCopyBytesPerSecond / gb, digits: 2)),
@@ -88,7 +88,7 @@ enum RooflineCommand: Command {
                 text += "allocate \(row.bytes >> 20) MiB \(row.label): \(JSON.number(row.allocateMilliseconds, digits: 2)) ms, "
                     + "free: \(JSON.number(row.freeMilliseconds, digits: 2)) ms\n"
             }
-            Console.standardOutput(text)
+            try Console.standardOutput(text)
         }
         return .success
     }

@@ -24,6 +24,6 @@ do {
     Console.error(ErrorWords.render(error))
     status = ExitCode(error)
 }
-if let warning = Trace.write() { Console.warning(warning) }
+OutputSafety.writeTrace()
 KeptUntilExit.quiesce()
 ProcessExit.now(status.rawValue)

@@ -154,14 +154,17 @@ final class BadInputTests: XCTestCase {
 
     // MARK: - Output problems
 
-    func testOutputInMissingDirectory() throws {
+    /// A missing directory is made (OutputSafetyTests); one that cannot be
+    /// made, under a plain file, is an output error that makes nothing.
+    func testOutputWhoseDirectoryCannotBeMade() throws {
         let dir = try makeTemporaryDirectory(self)
-        let out = dir.appendingPathComponent("does-not-exist/out.raw").path
+        try Data("keep".utf8).write(to: dir.appendingPathComponent("plain"))
+        let out = dir.appendingPathComponent("plain/does-not-exist/out.raw").path
         let result = try runTool([Repo.fixture("hq.mov"), "-o", out], timeout: 30)
-        assertCleanExit(result, status: 6, "-o into a missing directory")
-        assertSingleError(result, mentions: ["out.raw"], "-o into a missing directory")
+        assertCleanExit(result, status: 6, "-o under a plain file")
+        assertSingleError(result, mentions: ["out.raw"], "-o under a plain file")
         XCTAssertTrue(result.stdout.isEmpty, "stdout must be empty")
-        XCTAssertEqual(try entries(dir), [], "nothing may be created")
+        XCTAssertEqual(try entries(dir), ["plain"], "nothing may be created")
     }
 
     func testOutputThatNamesTheInput() throws {

@@ -26,14 +26,14 @@ final class GPUTeardownTests: XCTestCase {
         for delay in [0.1, 0.2, 0.3, 0.45, 0.6, 0.8] {
             for (name, arguments, signal) in runs {
                 let out = try makeTemporaryDirectory(self)
-                let result = try interrupted([long.path] + arguments.map { $0.replacingOccurrences(of: "OUT", with: out.path) },
+                let result = try runInterrupted([long.path] + arguments.map { $0.replacingOccurrences(of: "OUT", with: out.path) },
                                              after: delay, signal: signal)
                 guard let result else { continue }  // finished before the signal: nothing to judge
                 judged += 1
                 let round = "after \(delay) s"
                 XCTAssertEqual(result.reason, .exit, "\(name), round \(round): killed by a signal; stderr:\n\(result.stderr)")
                 XCTAssertEqual(result.status, 9, "\(name), round \(round): stderr:\n\(result.stderr)")
-                let left = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { $0.hasSuffix(".part") || $0.contains(".tmp") }
+                let left = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { $0.contains(".pd-") || $0.hasSuffix(".part") || $0.contains(".tmp") }
                 XCTAssertEqual(left, [], "\(name), round \(round): temporaries left behind")
                 XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("f.md5").path), "\(name): a partial framemd5")
                 // --save is all or nothing: the directory this run made is gone again.
@@ -42,59 +42,6 @@ final class GPUTeardownTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(judged, 9, "most runs must still be going when their signal arrives")
-    }
-
-    /// Starts the tool, sends `signal` `delay` seconds later; nil when it
-    /// finished first.
-    private func interrupted(_ arguments: [String], after delay: Double, signal: Int32)
-        throws -> (status: Int32, reason: Process.TerminationReason, stderr: String)? {
-        let process = Process()
-        process.executableURL = Repo.executable
-        process.arguments = arguments + ["--quiet"]
-        let err = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        try process.run()
-        let errData = ToolPipeBytes()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        // The delay counts from the moment the tool can hear the signal (its
-        // first statement installs the handlers): before that, the loader is
-        // still mapping the binary, and on a busy CI machine that alone can
-        // take 0.1 s.
-        let launched = Date()
-        while process.isRunning && !Self.handles(signal, pid: process.processIdentifier) && Date().timeIntervalSince(launched) < 10 {
-            usleep(1_000)
-        }
-        usleep(UInt32(delay * 1_000_000))
-        guard process.isRunning else {
-            process.waitUntilExit()
-            group.wait()
-            return nil
-        }
-        kill(process.processIdentifier, signal)
-        let sent = Date()
-        while process.isRunning && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
-        let stillRunning = process.isRunning
-        XCTAssertFalse(stillRunning, "no exit within 10 s of the signal")
-        if stillRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        group.wait()
-        return (process.terminationStatus, process.terminationReason, String(decoding: errData.data, as: UTF8.self))
-    }
-
-    /// Whether the kernel says `pid` catches `signal` (the SigCgt mask of
-    /// /proc/PID/status). Not SigIgn: a shell starts background jobs with
-    /// SIGINT ignored, long before the tool's handlers exist.
-    private static func handles(_ signal: Int32, pid: Int32) -> Bool {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
-        let bit = UInt64(1) << UInt64(signal - 1)
-        for line in status.split(separator: "\n") where line.hasPrefix("SigCgt:") {
-            if let mask = UInt64(line.split(separator: "\t").last ?? "", radix: 16), mask & bit != 0 { return true }
-        }
-        return false
     }
 }
 

@@ -77,6 +77,35 @@ final class NonUTF8NameTests: XCTestCase {
         XCTAssertFalse(verified.stderr.contains("not in the golden"), verified.stderr)
     }
 
+    /// plot reads the timing log decode wrote under a name that is not
+    /// UTF-8, and writes its SVG under another.
+    func testPlotReadsALogNameDecodeWrote() throws {
+        let clip = name("clip", 0xFF, ".mov"), log = name("t", 0xFE, ".jsonl"), svg = name("p", 0xFD, ".svg")
+        try copyFixture("hq.mov", to: path(clip))
+        let decoded = try runBytes([path(clip), "--timing", path(log), "-q"])
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        let plotted = try runBytes(["plot", path(log), "-o", path(svg)])
+        XCTAssertEqual(plotted.status, 0, plotted.stderr)
+        XCTAssertTrue(String(decoding: try contents(path(svg)), as: UTF8.self).contains("<svg "), "an SVG under the byte name")
+    }
+
+    /// The HTML page links the previews of `c\xFF\xFE.mov` by their bytes,
+    /// percent-encoded (`c%FF%FE.mov.sheet.png`), so a browser opens the
+    /// files that are on disk.
+    func testCheckPageLinksPreviewsByTheirBytes() throws {
+        let clip = name("c", 0xFF, "") + [0xFE] + Array(".mov".utf8), clips = path(Array("clips".utf8))
+        XCTAssertEqual(mkdir(cString(clips), 0o755), 0)
+        try copyFixture("hq.mov", to: clips + Array("/".utf8) + clip)
+        let page = path(Array("page.html".utf8)), previews = path(Array("p".utf8))
+        let result = try runBytes(["check", clips, "--html", page, "--previews", previews])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let html = String(decoding: try contents(page), as: UTF8.self)
+        for kind in ["sheet", "frame"] {
+            XCTAssertTrue(html.contains("src=\"p/c%FF%FE.mov.\(kind).png\""), "the \(kind) link, percent-encoded by byte")
+        }
+        XCTAssertEqual(try listing(previews), [clip + Array(".frame.png".utf8), clip + Array(".sheet.png".utf8)])
+    }
+
     /// A name inside a message (a report's reason, a page's text) reads
     /// `\xFF` like the name fields, never the private-use character that
     /// carries the byte in memory.

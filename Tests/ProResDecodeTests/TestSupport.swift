@@ -38,10 +38,17 @@ struct ToolResult {
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
 }
 
+/// Where a run's stdout goes: read back, a full device (`> /dev/full`), or
+/// a pipe whose reader has gone (`| head -c0`: writes fail with EPIPE).
+enum ToolStdout {
+    case captured, deviceFull, closedPipe
+}
+
 /// Runs `prores-decode` with optional stdin bytes, both pipes drained
 /// concurrently, and a time limit after which the child is killed and the
 /// test fails (a hang is a failure); reports whether it exited or died from a signal.
 func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], in directory: URL? = nil,
+             stdout target: ToolStdout = .captured,
              timeout: TimeInterval = 60, executable: URL = Repo.executable,
              file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
     let process = Process()
@@ -52,10 +59,15 @@ func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: St
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
     let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
+    switch target {
+    case .captured, .closedPipe: process.standardOutput = out
+    case .deviceFull: process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    }
     process.standardError = err
     process.standardInput = stdin == nil ? FileHandle.nullDevice : input
     try process.run()
+    // Closed before the child can write: its first write to stdout meets no reader.
+    if target == .closedPipe { try out.fileHandleForReading.close() }
     if let stdin {
         DispatchQueue.global().async {
             try? input.fileHandleForWriting.write(contentsOf: stdin)
@@ -65,7 +77,10 @@ func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: St
     let outData = ToolPipeBytes(), errData = ToolPipeBytes()
     let group = DispatchGroup()
     group.enter()
-    DispatchQueue.global().async { outData.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async {
+        if target == .captured { outData.data = out.fileHandleForReading.readDataToEndOfFile() }
+        group.leave()
+    }
     group.enter()
     DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
     let deadline = Date().addingTimeInterval(timeout)
@@ -86,6 +101,60 @@ func runProgram(_ path: String, _ arguments: [String], environment: [String: Str
                 timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
     try runTool(arguments, environment: environment, in: directory, timeout: timeout, executable: URL(fileURLWithPath: path),
                 file: file, line: line)
+}
+
+/// Starts the tool (with `--quiet`, for the commands that take it), sends
+/// `signal` `delay` seconds later; nil when it finished first.
+func runInterrupted(_ arguments: [String], after delay: Double, signal: Int32, in directory: URL? = nil, quiet: Bool = true)
+    throws -> (status: Int32, reason: Process.TerminationReason, stderr: String)? {
+    let process = Process()
+    process.executableURL = Repo.executable
+    process.arguments = arguments + (quiet ? ["--quiet"] : [])
+    if let directory { process.currentDirectoryURL = directory }
+    let err = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = err
+    try process.run()
+    let errData = ToolPipeBytes()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    // The delay counts from the moment the tool can hear the signal (its
+    // first statement installs the handlers): before that, the loader is
+    // still mapping the binary, and on a busy CI machine that alone can
+    // take 0.1 s.
+    let launched = Date()
+    while process.isRunning && !catchesSignal(signal, pid: process.processIdentifier) && Date().timeIntervalSince(launched) < 10 {
+        usleep(1_000)
+    }
+    usleep(UInt32(delay * 1_000_000))
+    guard process.isRunning else {
+        process.waitUntilExit()
+        group.wait()
+        return nil
+    }
+    kill(process.processIdentifier, signal)
+    let sent = Date()
+    while process.isRunning && Date().timeIntervalSince(sent) < 10 { usleep(10_000) }
+    let stillRunning = process.isRunning
+    XCTAssertFalse(stillRunning, "no exit within 10 s of the signal")
+    if stillRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    group.wait()
+    return (process.terminationStatus, process.terminationReason, String(decoding: errData.data, as: UTF8.self))
+}
+
+/// Whether the kernel says `pid` catches `signal` (the SigCgt mask of
+/// /proc/PID/status). Not SigIgn: a shell starts background jobs with
+/// SIGINT ignored, long before the tool's handlers exist.
+func catchesSignal(_ signal: Int32, pid: Int32) -> Bool {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+    let bit = UInt64(1) << UInt64(signal - 1)
+    for line in status.split(separator: "\n") where line.hasPrefix("SigCgt:") {
+        if let mask = UInt64(line.split(separator: "\t").last ?? "", radix: 16), mask & bit != 0 { return true }
+    }
+    return false
 }
 
 /// What a pipe-draining thread read; handed over through `DispatchGroup.wait()`.

@@ -21,11 +21,16 @@ public enum Directories {
 
     /// Makes `path` and any missing parents (`mkdir -p`); the errno of the
     /// first mkdir that failed for another reason than an existing directory.
-    public static func create(_ path: String) -> Int32? {
+    /// `made` hears each directory this call made, parents first.
+    public static func create(_ path: String, made: (String) -> Void = { _ in }) -> Int32? {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component
-            if PathBytes.withCString(prefix, { mkdir($0, 0o777) }) != 0 && errno != EEXIST { return errno }
+            if PathBytes.withCString(prefix, { mkdir($0, 0o777) }) == 0 {
+                made(prefix)
+            } else if errno != EEXIST {
+                return errno
+            }
             prefix += "/"
         }
         var info = stat()

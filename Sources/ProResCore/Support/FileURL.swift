@@ -1,9 +1,27 @@
+import Glibc
+
 /// `file:` URLs as the local paths they name (RFC 8089): `file:/path`,
 /// `file:///path` and `file://localhost/path` are all `/path`, percent-escapes
 /// decoded. Players and file managers hand such URLs over; libavformat's own
 /// `file:` protocol takes `file:/path` only and never decodes escapes, and a
 /// local path is read faster by our own readers anyway.
 public enum FileURL {
+    /// Whether `text` is a URL for libavformat (`http://host/clip.mov`)
+    /// rather than a local name: it starts with a scheme and `://`, and no
+    /// local file or folder has that name. A name that exists is a file
+    /// (`a://b.mov` is the file `b.mov` in the folder `a:`); `./` in front,
+    /// or `file:`, always makes it one.
+    public static func isRemote(_ text: String) -> Bool {
+        guard let separator = text.range(of: "://") else { return false }
+        // RFC 3986's scheme: a letter, then letters, digits, '+', '-' or '.'.
+        let scheme = Array(text[..<separator.lowerBound].utf8)
+        func isLetter(_ byte: UInt8) -> Bool { (65...90).contains(byte) || (97...122).contains(byte) }
+        guard let first = scheme.first, isLetter(first),
+              scheme.allSatisfy({ isLetter($0) || (48...57).contains($0) || [43, 45, 46].contains($0) }) else { return false }
+        var info = stat()
+        return PathBytes.withCString(text) { lstat($0, &info) } != 0
+    }
+
     /// The path a `file:` URL names; nil for anything else (a plain path,
     /// another scheme, a URL naming another host, a malformed escape).
     public static func localPath(_ text: String) -> String? {

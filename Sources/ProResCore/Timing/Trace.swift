@@ -5,8 +5,8 @@ import Glibc
 /// on (the reader, the parse or submit thread, the GPU, a sink): per-frame
 /// stage times say how long each stage took, not which one the others
 /// waited for. Off unless `PRORES_DECODE_TRACE` names a file; then every
-/// span is kept in memory and `write()` (called by the CLI before it exits)
-/// writes them in the Chrome trace-event format, which chrome://tracing and
+/// span is kept in memory and `document()` (written by the CLI before it exits)
+/// holds them in the Chrome trace-event format, which chrome://tracing and
 /// Perfetto show as a timeline and `scripts/trace-summary.py` sums up.
 /// Off, a span costs one load of a constant.
 public enum Trace {
@@ -63,11 +63,11 @@ public enum Trace {
         lock.unlock()
     }
 
-    /// Writes the spans so far to `path`, times in µs from process start
-    /// (`ProcessClock.start`); a trace that cannot be written is a warning
-    /// returned, never a failed run.
-    public static func write() -> String? {
-        guard let path else { return nil }
+    /// The spans so far in the Chrome trace-event format, times in µs from
+    /// process start (`ProcessClock.start`); nil when tracing is off. The
+    /// CLI writes it to `path` like any other output.
+    public static func document() -> String? {
+        guard path != nil else { return nil }
         lock.lock()
         let taken = spans, names = threadNames
         lock.unlock()
@@ -82,12 +82,6 @@ public enum Trace {
                 + "\"ts\":\(JSON.number(start, digits: 1)),\"dur\":\(JSON.number(duration, digits: 1))}"
             text += i + 1 < taken.count ? ",\n" : "\n"
         }
-        text += "]}\n"
-        do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            return nil
-        } catch {
-            return "PRORES_DECODE_TRACE: cannot write \(path): \(error.localizedDescription)"
-        }
+        return text + "]}\n"
     }
 }

@@ -68,16 +68,17 @@ enum FilePreviews {
             let frame = PreviewRenderer.frame(full.image)
             let frameBytes = try tags.taggedPNG(StillImageEncoder.png16(frame.samples, width: frame.width, height: frame.height, channels: 3,
                                                                         errorPath: framePath), errorPath: framePath)
-            // Both written under temporary names first, then renamed: an
-            // error leaves neither of this run's files half-written.
-            let sheetFile = try OutputFile(path: sheetPath, overwrite: true)
-            let frameFile = try OutputFile(path: framePath, overwrite: true)
+            // Both written under temporary names first, then renamed (into the
+            // staging directory, published when the check ends): an error
+            // leaves neither of this run's files half-written.
+            let sheetFile = try OutputFile(path: options.writePath(sheetPath), overwrite: true)
+            let frameFile = try OutputFile(path: options.writePath(framePath), overwrite: true)
             try sheetBytes.withUnsafeBytes { try sheetFile.write([$0]) }
             try frameBytes.withUnsafeBytes { try frameFile.write([$0]) }
             try sheetFile.commit()
             do { try frameFile.commit() } catch {
                 // Listed means written: take the sheet back rather than report half a pair.
-                _ = PathBytes.withCString(sheetPath) { unlink($0) }
+                _ = PathBytes.withCString(options.writePath(sheetPath)) { unlink($0) }
                 throw error
             }
         } catch {

@@ -24,6 +24,10 @@ public struct PreviewOptions: Sendable {
     public var columns: Int
     /// The conversion: device, reference white for PQ and HLG.
     public var gpu: DecodeRun.GPUOptions
+    /// Where this run's PNGs wait (a hidden directory inside `directory`,
+    /// made by `stage()`) until `publishStaged()` moves them into place: an
+    /// interrupted or failed check leaves no previews of its own behind.
+    public private(set) var staging: String?
 
     public static let defaultFrames = 6
     public static let framesRange = 1...100
@@ -38,12 +42,55 @@ public struct PreviewOptions: Sendable {
     }
 
     /// A file's key with every '/' replaced by '__': `good/hq.mov` → `good__hq.mov`.
+    /// A name that would not fit NAME_MAX (255 bytes) with `.sheet.png`
+    /// after it (a long key, or a long path flattened) keeps its first bytes
+    /// and ends in `~` and 16 hex digits of the whole name's SHA-256, so
+    /// every file still gets previews, each pair its own.
     public static func baseName(key: String) -> String {
-        key.replacingOccurrences(of: "/", with: "__")
+        let flat = key.replacingOccurrences(of: "/", with: "__")
+        let bytes = PathBytes.bytes(flat)
+        guard bytes.count > maximumBaseBytes else { return flat }
+        let digest = "~" + SHA256.hex(of: bytes).prefix(16)
+        return PathBytes.string(bytes.prefix(maximumBaseBytes - digest.utf8.count)) + digest
     }
+
+    /// NAME_MAX less the longest suffix (`.sheet.png`, `.frame.png`).
+    static let maximumBaseBytes = 255 - ".sheet.png".utf8.count
 
     public func sheetPath(key: String) -> String { path(Self.baseName(key: key) + ".sheet.png") }
     public func framePath(key: String) -> String { path(Self.baseName(key: key) + ".frame.png") }
+
+    /// Where a preview is written during the run: in the staging
+    /// directory when there is one, else at its final path.
+    public func writePath(_ path: String) -> String {
+        guard let staging, let slash = path.lastIndex(of: "/") else { return path }
+        return staging + path[slash...]
+    }
+
+    /// Makes the staging directory (inside `directory`, so publishing is a
+    /// rename on one file system); `TemporaryFiles` removes it on a signal.
+    public mutating func stage() throws {
+        var template = PathBytes.bytes(path(Publish.temporaryPrefix + "XXXXXX")).map { CChar(bitPattern: $0) } + [0]
+        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
+            throw ProResDecodeError.previewDirectory(path: directory, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
+        }
+        let staged = PathBytes.string(cString: made)
+        TemporaryFiles.shared.registerStaging(staged)
+        staging = staged
+    }
+
+    /// Moves every staged PNG into `directory`, replacing previews of the
+    /// same files from earlier runs, and removes the staging directory.
+    public func publishStaged() throws {
+        guard let staging else { return }
+        defer {
+            Directories.removeFlat(staging)
+            TemporaryFiles.shared.unregisterStaging(staging)
+        }
+        for name in (Directories.names(staging) ?? []).sorted() where !name.hasPrefix(Publish.temporaryPrefix) {
+            try Publish.publish(staging + "/" + name, as: path(name), replacing: true)
+        }
+    }
 
     private func path(_ name: String) -> String {
         var directory = directory
@@ -60,7 +107,7 @@ public struct PreviewOptions: Sendable {
                 throw ProResDecodeError.previewDirectory(path: directory, reason: "exists and is not a directory")
             }
         } else {
-            if let failure = Directories.create(directory) {
+            if let failure = Directories.create(directory, made: TemporaryFiles.shared.registerMade) {
                 throw ProResDecodeError.previewDirectory(path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
             }
         }

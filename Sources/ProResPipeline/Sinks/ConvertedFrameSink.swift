@@ -76,7 +76,7 @@ public final class FrameSaver: ConvertedFrameSink {
             if !overwrite, let existing = try Self.existingFrameFile(in: directory, format: format, frames: frames) {
                 throw ProResDecodeError.outputExists(path: Self.join(directory, existing))
             }
-        } else if let failure = Directories.create(directory) {
+        } else if let failure = Directories.create(directory, made: TemporaryFiles.shared.registerMade) {
             throw ProResDecodeError.output(path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
         }
     }
@@ -122,8 +122,10 @@ public final class FrameSaver: ConvertedFrameSink {
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw ProResDecodeError.output(path: directory, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
         }
-        staging = PathBytes.string(cString: made)
-        return staging!
+        let path = PathBytes.string(cString: made)
+        TemporaryFiles.shared.registerStaging(path)
+        staging = path
+        return path
     }
 
     private static func join(_ directory: String, _ name: String) -> String {
@@ -138,17 +140,7 @@ public final class FrameSaver: ConvertedFrameSink {
         do {
             for name in staged {
                 let from = Self.join(staging, name), to = Self.join(directory, name)
-                let moved = PathBytes.withCString(from) { source in
-                    PathBytes.withCString(to) { target in
-                        // link() refuses an existing name: nothing appeared meanwhile is replaced.
-                        overwrite ? rename(source, target) : link(source, target)
-                    }
-                }
-                guard moved == 0 else {
-                    if errno == EEXIST && !overwrite { throw ProResDecodeError.outputExists(path: to) }
-                    throw publishError(to)
-                }
-                if !overwrite { _ = PathBytes.withCString(from) { unlink($0) } }
+                try Publish.publish(from, as: to, replacing: overwrite)
                 published.append(to)
             }
         } catch {
@@ -156,25 +148,26 @@ public final class FrameSaver: ConvertedFrameSink {
             abort()
             throw error
         }
-        Directories.removeFlat(staging)
-        self.staging = nil
+        removeStaging(staging)
     }
 
     public func abort() {
-        if let staging { Directories.removeFlat(staging) }
+        if let staging { removeStaging(staging) }
         staging = nil
         staged = []
         removeCreatedDirectoryIfEmpty()
+    }
+
+    private func removeStaging(_ path: String) {
+        Directories.removeFlat(path)
+        TemporaryFiles.shared.unregisterStaging(path)
+        staging = nil
     }
 
     private func removeCreatedDirectoryIfEmpty() {
         if createdDirectory, Directories.names(directory)?.isEmpty == true {
             _ = PathBytes.withCString(directory) { rmdir($0) }
         }
-    }
-
-    private func publishError(_ path: String) -> Error {
-        ProResDecodeError.output(path: path, reason: String(cString: strerror(errno)))
     }
 
     private func encode(_ frame: ConvertedFrame) throws -> [UInt8] {

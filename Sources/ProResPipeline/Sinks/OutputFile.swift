@@ -6,18 +6,23 @@ import GPUKit
 import ProResGPU
 
 /// A destination for bytes that never leaves a partial file behind. A
-/// regular file is written under a temporary name beside it and renamed into
-/// place by `commit()`; `discard()` (or a signal, via `TemporaryFiles`)
-/// removes it. Special files (`/dev/null`, pipes) and stdout (`-`) are
-/// written directly. An existing file is replaced only when `overwrite` says so.
+/// regular file is written under a short temporary name beside it
+/// (`Publish`) and published by `commit()`: without `overwrite`, a name
+/// that exists, or appears while the run writes, is never replaced (of two
+/// runs racing for it exactly one wins). `discard()` (or a signal, via
+/// `TemporaryFiles`) removes it. A missing parent directory is made (and
+/// taken back if nothing is published in it). Special files (`/dev/null`,
+/// pipes) and stdout (`-`) are written directly.
 public final class OutputFile {
     public let path: String
     private var fd: Int32
     private let temporaryPath: String?
+    private let overwrite: Bool
     private var closed = false
 
     public init(path: String, overwrite: Bool) throws {
         self.path = path
+        self.overwrite = overwrite
         if path == "-" {
             fd = STDOUT_FILENO
             temporaryPath = nil
@@ -29,6 +34,7 @@ public final class OutputFile {
             case S_IFDIR:
                 throw ProResDecodeError.output(path: path, reason: "is a directory")
             case S_IFREG:
+                // Fails fast; `commit` holds the rule again against a name that appears meanwhile.
                 guard overwrite else {
                     throw ProResDecodeError.outputExists(path: path)
                 }
@@ -40,20 +46,27 @@ public final class OutputFile {
                 return
             }
         }
-        // Byte-exact (PathBytes): the name may not be UTF-8.
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { path[...$0] } ?? ""
-        let name = slash.map { path[path.index(after: $0)...] } ?? path[...]
-        var template = PathBytes.bytes("\(directory).\(name).XXXXXX.part").map { CChar(bitPattern: $0) } + [0]
-        fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 5) }
-        guard fd >= 0 else { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno))) }
-        let temporary = template.withUnsafeBufferPointer { PathBytes.string(cString: $0.baseAddress!) }
-        temporaryPath = temporary
-        TemporaryFiles.shared.register(temporary)
-        // mkstemp makes 0600 files; give the result ordinary permissions.
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
+        try Self.makeParent(of: path)
+        guard let temporary = Publish.temporaryFile(beside: path) else {
+            let reason = String(cString: strerror(errno))
+            TemporaryFiles.shared.removeEmptyMadeDirectories()
+            throw ProResDecodeError.output(path: path, reason: reason)
+        }
+        fd = temporary.fd
+        temporaryPath = temporary.path
+    }
+
+    /// `mkdir -p` of the directory part, as `--save` and `--previews` do for
+    /// theirs: `check ... --html qc/index.html` works in a fresh folder.
+    private static func makeParent(of path: String) throws {
+        let directory = Publish.directoryPrefix(of: path)
+        guard !directory.isEmpty, directory != "/" else { return }
+        var info = stat()
+        guard PathBytes.withCString(directory, { stat($0, &info) }) != 0 else { return }
+        if let failure = Directories.create(directory, made: TemporaryFiles.shared.registerMade) {
+            TemporaryFiles.shared.removeEmptyMadeDirectories()
+            throw ProResDecodeError.output(path: path, reason: "cannot create its directory (\(String(cString: strerror(failure))))")
+        }
     }
 
     deinit { discard() }
@@ -89,23 +102,25 @@ public final class OutputFile {
         try text.withUTF8 { try write([UnsafeRawBufferPointer($0)]) }
     }
 
-    /// Makes the output final: closes it and renames it into place.
+    /// Makes the output final: closes it and publishes it under its name.
     public func commit() throws {
         guard !closed else { return }
         closed = true
         if fd == STDOUT_FILENO { return }
         let closeStatus = close(fd)
+        let closeError = errno
         guard let temporaryPath else {
-            if closeStatus != 0 { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno))) }
+            if closeStatus != 0 { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(closeError))) }
             return
         }
-        if closeStatus != 0 || PathBytes.withCString(temporaryPath, { from in PathBytes.withCString(path) { rename(from, $0) } }) != 0 {
-            let reason = String(cString: strerror(errno))
-            _ = PathBytes.withCString(temporaryPath) { unlink($0) }
-            TemporaryFiles.shared.unregister(temporaryPath)
-            throw ProResDecodeError.output(path: path, reason: reason)
+        guard closeStatus == 0 else {
+            Self.remove(temporaryPath)
+            throw ProResDecodeError.output(path: path, reason: String(cString: strerror(closeError)))
         }
-        TemporaryFiles.shared.unregister(temporaryPath)
+        do { try Publish.publish(temporaryPath, as: path, replacing: overwrite) } catch {
+            TemporaryFiles.shared.removeEmptyMadeDirectories()
+            throw error
+        }
     }
 
     /// Abandons the output: nothing of it remains.
@@ -115,9 +130,14 @@ public final class OutputFile {
         if fd == STDOUT_FILENO { return }
         close(fd)
         if let temporaryPath {
-            _ = PathBytes.withCString(temporaryPath) { unlink($0) }
-            TemporaryFiles.shared.unregister(temporaryPath)
+            Self.remove(temporaryPath)
+            TemporaryFiles.shared.removeEmptyMadeDirectories()
         }
+    }
+
+    private static func remove(_ temporary: String) {
+        _ = PathBytes.withCString(temporary) { unlink($0) }
+        TemporaryFiles.shared.unregister(temporary)
     }
 
     private var displayName: String { path == "-" ? "stdout" : path }
@@ -129,23 +149,5 @@ public final class OutputFile {
     /// the new offset, or -1.
     public func seek(to offset: Int64, whence: Int32) -> Int64 {
         Int64(lseek(fd, off_t(offset), whence))
-    }
-}
-
-/// Temporary outputs still being written, so an interrupt can remove them.
-public final class TemporaryFiles: @unchecked Sendable {
-    public static let shared = TemporaryFiles()
-    private let lock = NSLock()
-    private var paths: Set<String> = []
-
-    func register(_ path: String) { lock.lock(); paths.insert(path); lock.unlock() }
-    func unregister(_ path: String) { lock.lock(); paths.remove(path); lock.unlock() }
-
-    /// Unlinks every registered file (used on SIGINT/SIGTERM/SIGHUP).
-    public func removeAll() {
-        lock.lock()
-        for path in paths { _ = PathBytes.withCString(path) { unlink($0) } }
-        paths.removeAll()
-        lock.unlock()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProResCore
 
 /// The path from one directory to a file, so a page can reference its
 /// previews relatively and the page and previews move together (a CI
@@ -34,10 +35,11 @@ enum RelativePath {
 
     /// A relative path as a URL reference: every byte outside the unreserved
     /// set and '/' percent-encoded, so '#', '?', '%', spaces and quotes in
-    /// file names stay part of the name.
+    /// file names stay part of the name. The name's own bytes (PathBytes),
+    /// so a byte that is not UTF-8 (`c\xFF.mov`) is `%FF`, as on disk.
     static func urlReference(_ path: String) -> String {
         var out = ""
-        for byte in path.utf8 {
+        for byte in PathBytes.bytes(path) {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
