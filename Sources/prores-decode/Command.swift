@@ -71,15 +71,15 @@ enum CommandLineTool {
             try Console.standardOutput(VersionReport.text)
             return .success
         case "--usage-markdown":
-            // Hidden: README.md's usage block, so the README can be regenerated
-            // (a test checks the two are the same).
+            // Hidden: the usage block of docs/cli.md (a test checks the two
+            // are the same).
             try Console.standardOutput(MainHelp.usageMarkdown)
             return .success
         case "--generate":
             // Hidden: docs/cli.md, the man page and the shell completions
             // (GeneratedReference), for the repository and `make install`.
             guard arguments.count <= 2 else { throw UsageError("--generate takes one KIND and nothing else") }
-            Console.standardOutput(try GeneratedReference.named(arguments.dropFirst().first).text)
+            try Console.standardOutput(GeneratedReference.named(arguments.dropFirst().first).text)
             return .success
         case let word?:
             if let command = commands.first(where: { $0.spec.name == word }) { return try command.main(Array(arguments.dropFirst())) }
