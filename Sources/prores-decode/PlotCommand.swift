@@ -40,24 +40,16 @@ enum PlotCommand: Command {
     }
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let out = try OutputFile(path: arguments.output, overwrite: arguments.overwrite)
-        let data: Data
-        if arguments.log == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            var info = stat()
-            guard stat(arguments.log, &info) == 0 else { throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "no such file") }
-            guard let read = FileManager.default.contents(atPath: arguments.log) else {
-                throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "cannot be read")
-            }
-            data = read
-        }
         let name = arguments.log == "-" ? "stdin" : arguments.log
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ProResDecodeError.inputUnreadable(path: name, reason: "not UTF-8 text")
+        // Read before the output exists: a log that is refused leaves nothing behind.
+        let bytes: [UInt8]
+        do throws(AuxiliaryInput.Refusal) { bytes = try TimingLog.input.read(arguments.log) } catch {
+            throw ProResDecodeError.inputUnreadable(path: name, reason: error.text)
         }
+        let text = String(decoding: bytes, as: UTF8.self)
         let log = try TimingLog(parsing: text, path: name)
         let title = arguments.title ?? "Timing: " + (name as NSString).lastPathComponent
+        let out = try OutputFile(path: arguments.output, overwrite: arguments.overwrite)
         try out.write(TimingPlot.svg(log, title: title))
         try out.commit()
         return .success

@@ -23,6 +23,13 @@ public struct TimingLog: Sendable {
     public private(set) var lateFrames: [ClosedRange<Int>] = []
     public private(set) var droppedFrames: [ClosedRange<Int>] = []
 
+    /// How `plot` reads one (docs/inputs.md): at most 1 GiB, lines of at most
+    /// 64 KiB, each blank or a JSON object (`{` first).
+    public static let input = AuxiliaryInput(noun: "--timing log", maximumBytes: 1 << 30, maximumLineBytes: 1 << 16) { line in
+        let first = line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
+        return first == nil || first == UInt8(ascii: "{") ? nil : "not a --timing line: not a JSON object"
+    }
+
     /// Reads the log; a line that is not a timing line throws
     /// `.inputUnreadable` naming the line (`path` names the log).
     public init(parsing text: String, path: String) throws {
