@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 import ProResCore
-import Synchronization
 
 /// A cache entry on disk (`ShaderCompiler`'s SPIR-V, `PipelineCache`'s
 /// driver builds): the payload, then a trailer that vouches for it —
@@ -69,12 +68,26 @@ enum CacheFile {
         return true
     }
 
-    private static let noted = Mutex<Set<String>>([])
+    private static let noted = NotedFiles()
 
     /// One line per file and process, however many kernels find it wanting.
     private static func note(_ url: URL, _ why: String) {
-        guard noted.withLock({ $0.insert(url.path).inserted }) else { return }
+        guard noted.insert(url.path) else { return }
         let line = TerminalText.escaped("prores-decode: note: cache file \(url.path) \(why); rebuilding it")
         FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// The cache files already noted in this process.
+// @unchecked: `paths` is touched only under `lock`.
+private final class NotedFiles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths = Set<String>()
+
+    /// True the first time `path` is given.
+    func insert(_ path: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return paths.insert(path).inserted
     }
 }
