@@ -158,6 +158,12 @@ final class CheckCancellation: @unchecked Sendable {
         private var result: Result<DecodeRun.Report, Error>?
         func set(_ value: Result<DecodeRun.Report, Error>) { lock.lock(); result = value; lock.unlock() }
         var isSet: Bool { lock.lock(); defer { lock.unlock() }; return result != nil }
-        func get() throws -> DecodeRun.Report { lock.lock(); defer { lock.unlock() }; return try result!.get() }
+        /// Called once the run's thread has finished, so `result` is set.
+        func get() throws -> DecodeRun.Report {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let result else { throw ProResDecodeError.interrupted }
+            return try result.get()
+        }
     }
 }
