@@ -66,6 +66,31 @@ final class OptionRangeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked, 20, "the numeric options of every command")
     }
 
+    /// The commands themselves (not only the parser) hold each declared
+    /// range: a value just outside is exit 2, one line stating the range.
+    func testEveryCommandRefusesJustOutsideItsRanges() throws {
+        let input = Repo.fixture("hq.mov")
+        for command in CommandLineTool.commands {
+            let spec = command.spec
+            let lead = (spec.name.map { [$0] } ?? []) + (spec.operands.isEmpty ? [] : [input])
+            for option in spec.options {
+                guard let range = option.range else { continue }
+                let bounds = String(range.helpNote.dropFirst().dropLast())
+                var outside: [String]
+                switch range {
+                case let .integer(r): outside = ["\(r.lowerBound - 1)"] + (r.upperBound < Int.max ? ["\(r.upperBound + 1)"] : [])
+                case let .real(lower, upper, excluded): outside = [excluded ? "\(lower)" : "\(lower.nextDown)", "\(upper.nextUp)"]
+                }
+                for value in outside {
+                    let result = try runTool(lead + [option.key, value], timeout: 30)
+                    let what = "\(spec.invocation) \(option.key) \(value)"
+                    Hostile.assertExit(result, 2, what)
+                    assertSingleError(result, mentions: [bounds], what)
+                }
+            }
+        }
+    }
+
     /// The EXR samples of `arguments` on pq.mov and hlg.mov: all finite.
     private func assertFiniteEXR(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try makeTemporaryDirectory(self)
