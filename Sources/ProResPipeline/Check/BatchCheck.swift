@@ -215,8 +215,7 @@ public final class BatchCheck: @unchecked Sendable {
     /// Nil only when interrupted.
     private func checkOne(_ index: Int, feed: DeviceFeed, opened: Deferred<SampleSource>? = nil,
                           inputEnded: (@Sendable () -> Void)? = nil) throws -> FileCheckResult {
-        let cancellation = CheckCancellation(timeout: options.timeout)
-        cancellation.begin(after: feed.last)
+        let cancellation = CheckCancellation(timeout: options.timeout, after: feed.last)
         feed.last = cancellation
         let id = ObjectIdentifier(cancellation)
         lock.lock()

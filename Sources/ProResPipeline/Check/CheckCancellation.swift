@@ -12,7 +12,7 @@ import ProResGPU
 /// (a slow open), while it runs, or after it finished; the lock makes each
 /// of those orderings end the same way.
 ///
-/// The clock measures the file's own time: it starts (`begin(after:)`) once
+/// The clock measures the file's own time: it starts (`init(timeout:after:)`) once
 /// the file before it on the same decoder has left it — a shared GPU session
 /// decodes that file's queued frames first, and they are not this file's.
 /// A run is waited for only until the deadline (`run(_:)`): frames already
@@ -34,14 +34,15 @@ final class CheckCancellation: @unchecked Sendable {
     private var afterEnd: [@Sendable () -> Void] = []
     private let endedSignal = DispatchSemaphore(value: 0)
 
-    init(timeout: Double) {
+    /// The clock starts now, or once `previous` (the file before this one
+    /// on the same decoder) has left it.
+    init(timeout: Double, after previous: CheckCancellation? = nil) {
         self.timeout = timeout
-    }
-
-    /// Starts the clock now, or once `previous` has left the decoder.
-    func begin(after previous: CheckCancellation?) {
-        guard let previous else { return startClock() }
-        previous.whenEnded { [self] in startClock() }
+        if let previous {
+            previous.whenEnded { [self] in startClock() }
+        } else {
+            startClock()
+        }
     }
 
     private func startClock() {

@@ -21,7 +21,7 @@ final class DeviceFeed: @unchecked Sendable {
     /// The next file, opened while the one before is checked.
     var ahead: (index: Int, source: Deferred<SampleSource>)?
     /// The last file given the decoder: the next file's clock starts once it
-    /// has left it (`CheckCancellation.begin(after:)`).
+    /// has left it (`CheckCancellation.init(timeout:after:)`).
     var last: CheckCancellation?
 
     private let condition = NSCondition()
