@@ -64,7 +64,11 @@ vec4 convert(uint y, uint cb, uint cr, uint alpha) {
     return vec4(g * linear, float(alpha) / 65535.0);
 }
 
-uvec2 packed(vec4 rgba) { return uvec2(packHalf2x16(rgba.rg), packHalf2x16(rgba.ba)); }
+// Clamped to half float's largest finite value: never inf in an output.
+uvec2 packed(vec4 rgba) {
+    rgba = clamp(rgba, -65504.0, 65504.0);
+    return uvec2(packHalf2x16(rgba.rg), packHalf2x16(rgba.ba));
+}
 
 #ifdef PAIRS
 void main() {

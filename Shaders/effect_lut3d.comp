@@ -66,5 +66,7 @@ void main() {
     if (pc.shaper == 1u) shaped = pqEncode(shaped * pc.inputScale.w);
     vec3 result = tetrahedral(clamp(shaped * pc.inputScale.xyz + pc.inputOffset.xyz, 0.0, 1.0));
     if (pc.shaper == 1u) result = pqDecode(result) * pc.inputOffset.w;
+    // A table's values are any finite float32: keep them finite in half float.
+    result = clamp(result, -65504.0, 65504.0);
     frame.pixels[index] = uvec2(packHalf2x16(result.rg), packHalf2x16(vec2(result.b, ba.y)));
 }

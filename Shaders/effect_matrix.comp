@@ -15,6 +15,8 @@ void main() {
     uvec2 p = frame.pixels[i];
     vec2 rg = unpackHalf2x16(p.x);
     vec2 ba = unpackHalf2x16(p.y);
-    vec3 rgb = mat3(pc.column0.xyz, pc.column1.xyz, pc.column2.xyz) * vec3(rg, ba.x);
+    // Half float's largest finite value: 20 stops of exposure on a PQ highlight
+    // is a saturated sample, not inf, in the EXR.
+    vec3 rgb = clamp(mat3(pc.column0.xyz, pc.column1.xyz, pc.column2.xyz) * vec3(rg, ba.x), -65504.0, 65504.0);
     frame.pixels[i] = uvec2(packHalf2x16(rgb.rg), packHalf2x16(vec2(rgb.b, ba.y)));
 }

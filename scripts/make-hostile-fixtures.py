@@ -98,6 +98,14 @@ def patch_frame_headers(data, frames, offset, mask, value):
     return data
 
 
+def forge_dimensions(data, width, height):
+    """Every frame header of a MOV says `width`x`height` (frame-header bytes
+    8-11, after frame_size, 'icpf', header_size, version and creator)."""
+    for start in prores_frames(data):
+        data[start + 16:start + 20] = struct.pack(">HH", width, height)
+    return data
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     mxf = read("hq.mxf")
@@ -149,6 +157,9 @@ def main():
     # Every frame of a 4:4:4 clip without alpha says "8-bit alpha": an alpha
     # stream whose slices carry no alpha bytes.
     write("alpha-data-missing.mov", patch_frame_headers(read("4444-noalpha.mov"), range(5), 17, 0x0F, 0x01))
+
+    # Every frame of a MOV says 8192x8192, the sample description 192x112.
+    write("dimensions-8192.mov", forge_dimensions(bytearray(mov), 8192, 8192))
 
     # A faststart MOV cut inside its moov.
     faststart = os.path.join(OUT, ".faststart.mov")

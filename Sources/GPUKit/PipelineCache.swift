@@ -30,9 +30,10 @@ public struct PipelineCacheIdentity: Sendable, Equatable {
 /// hand it only has to load it. The SPIR-V has its own cache
 /// (`ShaderCompiler`); this one starts where that ends.
 ///
-/// A file whose header names another device or driver build, or that cannot
-/// be read, is not given to the driver (it would be ignored at best); the
-/// next save replaces it. `PRORES_DECODE_PIPELINE_CACHE=0` turns it off (for
+/// The file is a `CacheFile` entry: one that names another device or driver
+/// build, does not match its checksum, or cannot be read is not given to the
+/// driver (a damaged one could crash it), is noted once, and the next save
+/// replaces it. `PRORES_DECODE_PIPELINE_CACHE=0` turns it off (for
 /// measurements).
 ///
 /// Thread-safety: `saveIfGrown` is called under `KernelCache`'s lock (the
@@ -55,8 +56,9 @@ final class PipelineCache: @unchecked Sendable {
     init?(context: VulkanContext, directory: URL) {
         let identity = context.info.pipelineCacheIdentity
         file = directory.appendingPathComponent(identity.fileName)
-        var saved = (try? Data(contentsOf: file)) ?? Data()
-        if saved.count > Self.maximumBytes || !saved.starts(with: identity.header) { saved = Data() }
+        var saved = CacheFile.load(file, identity: identity.header, maximumBytes: Self.maximumBytes) ?? Data()
+        // The driver's own header, too: a file vouched for must still name this device and build.
+        if !saved.starts(with: identity.header) { saved = Data() }
         var info = VkPipelineCacheCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO
         var made: VkPipelineCache?
@@ -74,7 +76,7 @@ final class PipelineCache: @unchecked Sendable {
 
     deinit { context.vk.vkDestroyPipelineCache(context.device, handle, nil) }
 
-    /// Writes the cache when a build added to it (atomically, `storeCacheFile`).
+    /// Writes the cache when a build added to it (atomically, `CacheFile.store`).
     func saveIfGrown() {
         let vk = context.vk, device = context.device
         var size = 0
@@ -83,6 +85,6 @@ final class PipelineCache: @unchecked Sendable {
         let result = data.withUnsafeMutableBytes { vk.vkGetPipelineCacheData(device, handle, &size, $0.baseAddress) }
         guard result == VK_SUCCESS else { return }
         data.count = size
-        if storeCacheFile(data, at: file) { savedBytes = size }
+        if CacheFile.store(data, identity: context.info.pipelineCacheIdentity.header, at: file) { savedBytes = size }
     }
 }

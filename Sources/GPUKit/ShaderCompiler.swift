@@ -22,6 +22,10 @@ public final class ShaderCompiler: @unchecked Sendable {
         return compiled
     }
     private var compiled = 0
+    /// The first word of every SPIR-V module.
+    static let spirvMagic: UInt32 = 0x0723_0203
+    /// More than any of our kernels compiles to (the largest is well under 1 MiB).
+    static let maximumSPIRVBytes = 16 << 20
     private let countLock = NSLock()
 
     public init(shaderDirectory: URL? = nil, cacheDirectory: URL? = ShaderCompiler.defaultCacheDirectory) throws {
@@ -86,14 +90,18 @@ public final class ShaderCompiler: @unchecked Sendable {
         let source = lines.joined(separator: "\n")
         let key = SHA256.hex(of: source.utf8)
         let cached = cacheDirectory?.appendingPathComponent("\(name)-\(key).spv")
-        if let cached, let data = try? Data(contentsOf: cached), data.count % 4 == 0, data.count > 20 {
-            return data.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+        // The entry vouches for the source it was compiled from and the compiler that did it.
+        let identity = Array((name + "\n" + GPUKitVersions.shaderc + "\n" + source).utf8)
+        if let cached, let data = CacheFile.load(cached, identity: identity, maximumBytes: Self.maximumSPIRVBytes),
+           data.count % 4 == 0, data.count > 20 {
+            let words = data.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
+            if words[0] == Self.spirvMagic { return words }
         }
         let words = try compile(source, name: name, listing: text)
         countLock.lock()
         compiled += 1
         countLock.unlock()
-        if let cached { _ = storeCacheFile(words.withUnsafeBytes { Data($0) }, at: cached) }
+        if let cached { _ = CacheFile.store(words.withUnsafeBytes { Data($0) }, identity: identity, at: cached) }
         return words
     }
 

@@ -7,6 +7,10 @@ public enum WindowEvent: Equatable, Sendable {
     case resized(width: Int, height: Int)
     /// Part of the window was uncovered: show the frame again.
     case exposed
+    /// The connection to the X server broke (the server died, or `xkill`
+    /// killed this client): nothing can be shown any more. Not the user's
+    /// quit: `play` ends with an error.
+    case displayLost(String)
 }
 
 /// The keys `play` binds (docs/usage.md, "Playing a clip"); others are ignored.
@@ -32,4 +36,6 @@ public enum Key: Equatable, Sendable {
 public enum DisplayError: Error, Equatable {
     /// No X server to connect to (DISPLAY unset, or the server refused).
     case noDisplay(String)
+    /// The display went away while frames were being shown.
+    case lost(String)
 }

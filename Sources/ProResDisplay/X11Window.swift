@@ -104,9 +104,10 @@ public final class X11Window {
         _ = xcb.xcb_flush!(connection)
     }
 
-    /// The events waiting now, without blocking; a lost connection closes.
+    /// The events waiting now, without blocking; a lost connection is `.displayLost`.
     public func pendingEvents() -> [WindowEvent] {
-        guard xcb.xcb_connection_has_error!(connection) == 0 else { return [.close] }
+        let error = xcb.xcb_connection_has_error!(connection)
+        guard error == 0 else { return [.displayLost(Self.connectionError(error))] }
         var events: [WindowEvent] = []
         while let event = xcb.xcb_poll_for_event!(connection) {
             defer { free(event) }
@@ -134,6 +135,17 @@ public final class X11Window {
             }
         }
         return events
+    }
+
+    /// xcb's connection error codes (xcb.h, XCB_CONN_*) in words.
+    static func connectionError(_ code: Int32) -> String {
+        switch code {
+        case 1: return "the connection to the X server was closed (the server stopped, or the window's client was killed)"
+        case 2: return "the X server connection has no extension it needs"
+        case 3: return "out of memory talking to the X server"
+        case 4: return "a request exceeded the X server's maximum length"
+        default: return "the connection to the X server failed (xcb error \(code))"
+        }
     }
 
     /// The unshifted keysym of every keycode, read once.

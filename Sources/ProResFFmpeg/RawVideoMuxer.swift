@@ -24,8 +24,9 @@ public final class RawVideoMuxer {
     private let errorPath: String
 
     /// `formatName`: libavformat's muxer ("nut", "mov"). `errorPath` names the output in errors.
-    public init(formatName: String, format: FormatDescription, errorPath: String, write: @escaping ([UInt8]) throws -> Void,
-                seek: ((Int64, Int32) -> Int64)? = nil) throws {
+    /// `firstFrame`: the source frame written first (`--start`), whose time code the output carries.
+    public init(formatName: String, format: FormatDescription, firstFrame: Int = 0, errorPath: String,
+                write: @escaping ([UInt8]) throws -> Void, seek: ((Int64, Int32) -> Int64)? = nil) throws {
         self.write = write
         self.seek = seek
         self.errorPath = errorPath
@@ -48,7 +49,7 @@ public final class RawVideoMuxer {
             : AVRational(num: Int32(format.timeBase.numerator), den: Int32(format.timeBase.denominator))
         // Reproducible files: no library version strings in the header.
         made.pointee.flags |= AVFMT_FLAG_BITEXACT
-        describe(stream, format)
+        describe(stream, format, firstFrame: firstFrame)
         do {
             try openIO()
             var options: OpaquePointer?
@@ -63,7 +64,7 @@ public final class RawVideoMuxer {
 
     deinit { release() }
 
-    private func describe(_ stream: UnsafeMutablePointer<AVStream>, _ format: FormatDescription) {
+    private func describe(_ stream: UnsafeMutablePointer<AVStream>, _ format: FormatDescription, firstFrame: Int) {
         let parameters = stream.pointee.codecpar!
         let pixelFormat = format.nativeFormat.avPixelFormat
         parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
@@ -96,7 +97,7 @@ public final class RawVideoMuxer {
         stream.pointee.avg_frame_rate = fallbackRate
         stream.pointee.r_frame_rate = fallbackRate
         stream.pointee.time_base = av_inv_q(fallbackRate)
-        if let timecode = format.timecode { av_dict_set(&stream.pointee.metadata, "timecode", timecode, 0) }
+        if let timecode = format.timecode(atFrame: firstFrame) { av_dict_set(&stream.pointee.metadata, "timecode", timecode.text, 0) }
     }
 
     private func openIO() throws {

@@ -84,11 +84,22 @@ package struct ParsedArguments {
         return value
     }
 
-    /// A whole number within `range`, or nil when the option is absent.
-    package func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        let bound = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
-        return try value(name, expected: "a whole number \(bound)") { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+    /// A whole number within the option's declared `range`, or nil when the option is absent.
+    package func integer(_ name: String) throws -> Int? {
+        guard case let .integer(range)? = byName[name]?.range else { preconditionFailure("option '\(name)' declares no whole-number range") }
+        return try value(name, expected: OptionRange.integer(range).words) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
     }
+
+    /// A finite number within the option's declared `range`, or nil when the option is absent.
+    package func real(_ name: String) throws -> Double? {
+        guard let range = byName[name]?.range else { preconditionFailure("option '\(name)' declares no range") }
+        // Decimal only: Double("0x10") is 16, and no one means that.
+        let decimal = { (text: String) in text.allSatisfy { "0123456789+-.eE".contains($0) } }
+        return try value(name, expected: range.words) { text in decimal(text) ? Double(text).flatMap { range.contains($0) ? $0 : nil } : nil }
+    }
+
+    /// The option's declared range (nil: it has none).
+    package func range(_ name: String) -> OptionRange? { byName[name]?.range }
 
     /// Exactly one positional argument, named `what` in the error.
     package func single(_ what: String) throws -> String {

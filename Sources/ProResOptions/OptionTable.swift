@@ -14,8 +14,11 @@ package struct OptionSpec {
     /// Sub-entries under the option (an effect grammar, say), each a term and
     /// what it means, laid out like options one step further in.
     package let details: [(term: String, text: String)]
+    /// The numbers a numeric option accepts; the parser holds values to it
+    /// (`ParsedArguments.integer`, `.real`) and `--help` shows it.
+    package let range: OptionRange?
 
-    package init(_ names: String..., value placeholder: String? = nil, repeatable: Bool = false, help: String,
+    package init(_ names: String..., value placeholder: String? = nil, repeatable: Bool = false, range: OptionRange? = nil, help: String,
          details: [(term: String, text: String)] = []) {
         precondition(!names.isEmpty && names.allSatisfy { $0.hasPrefix("-") }, "an option is spelled with a leading '-'")
         precondition(!repeatable || placeholder != nil, "only an option with a value can be repeated")
@@ -24,6 +27,7 @@ package struct OptionSpec {
         self.repeatable = repeatable
         self.help = help
         self.details = details
+        self.range = range
     }
 
     package var takesValue: Bool { placeholder != nil }

@@ -282,6 +282,7 @@ public final class DecodeRun: @unchecked Sendable {
         let idle: OutputIdleHandler? = options.gpu == nil ? nil : { try gpuStage?.get().flush() }
         let session: FrameDecoding
         var handover: HandoverSession?
+        var samples = source
         switch decoder {
         case .cpu where options.deviceStarting != nil:
             // Half the cores: the other half makes the device, reads ahead
@@ -327,6 +328,19 @@ public final class DecodeRun: @unchecked Sendable {
                 decoderName = "cpu"
                 decoderNote = "the GPU decoder could not start: \(error)"
                 decoderFellBack = true
+            } catch ProResDecodeError.decoderUnavailable(let why) where options.gpu == nil {
+                // A picture size the device cannot hold, claimed by a frame too small to
+                // hold it: rejected frame by frame, in FFmpeg's session's words, as
+                // `--decoder cpu` rejects it (no frame is decoded, none allocated).
+                guard let forged = try ForgedPictureSource.reading(source, start: options.start) else {
+                    throw ProResDecodeError.decoderUnavailable(why)
+                }
+                samples = forged
+                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
+                                            outputIdleHandler: idle)
+                decoderName = "cpu"
+                decoderNote = "the GPU decoder could not start (\(why)); the frames claim a picture larger than they hold"
+                decoderFellBack = true
             }
         }
         lock.lock()
@@ -354,8 +368,8 @@ public final class DecodeRun: @unchecked Sendable {
         // must not run while this one's dropped frames still hold the decoder.
         defer { endInput() }
         do {
-            if options.start > 0 { try source.seek(toFrame: options.start) }
-            while options.frames.map({ read < $0 }) ?? true, let sample = try Trace.span("next sample", { try source.nextSample() }) {
+            if options.start > 0 { try samples.seek(toFrame: options.start) }
+            while options.frames.map({ read < $0 }) ?? true, let sample = try Trace.span("next sample", { try samples.nextSample() }) {
                 read += 1
                 if options.skipLateFrames, pacer?.hasMissedItsTick(sample.index) == true {
                     skippedLate.append(sample.index)
@@ -401,7 +415,7 @@ public final class DecodeRun: @unchecked Sendable {
             throw ProResDecodeError.badRequest(options.start > 0 ? .noFrame(at: options.start) : .noFrames)
         }
         // A requested --frames N that was fully read cannot have fallen short.
-        let shortfall = options.frames.map { read < $0 } ?? true ? source.shortfall : nil
+        let shortfall = options.frames.map { read < $0 } ?? true ? samples.shortfall : nil
         if let pacing { try self.timingLog?.write(pacing.timingLogLine + "\n") }
         let timings = ledger.timings
         var report = Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,

@@ -19,8 +19,8 @@ public enum OptionFuzzEntry {
         sections: [OptionSection(heading: "OPTIONS", options: [
             .input, .overwrite, .noOverwrite, .quiet, .verbose("more"), .device,
             OptionSpec("-o", "--output", value: "PATH|-", help: "output"),
-            OptionSpec("--frames", value: "N", help: "frames"),
-            OptionSpec("--start", value: "N", help: "start"),
+            OptionSpec("--frames", value: "N", range: .integer(1...Int.max), help: "frames"),
+            OptionSpec("--start", value: "N", range: .integer(1...Int.max), help: "start"),
             OptionSpec("--rate", value: "N/D", help: "rate"),
             OptionSpec("--effect", value: "SPEC", repeatable: true, help: "effects"),
         ])])
@@ -61,7 +61,7 @@ public enum OptionFuzzEntry {
             violations.append("--effect '\(value)' was not given")
         }
         for name in ["--frames", "--start"] {
-            do { _ = try parsed.integer(name, in: 1...Int.max) } catch let error as UsageError {
+            do { _ = try parsed.integer(name) } catch let error as UsageError {
                 if error.description.isEmpty { violations.append("an empty usage error for \(name)") }
             } catch { violations.append("\(name) threw a \(type(of: error))") }
         }

@@ -16,9 +16,9 @@ enum BenchCommand: Command {
                        help: "the decoders to time, in this order (default cpu,gpu): cpu: FFmpeg; gpu: our Vulkan decoder "
                            + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces; "
                            + "gpu-check: gpu plus check's measurements of every frame on the device (BLAKE3 hash, statistics)"),
-            OptionSpec("--frames", value: "N", help: "frames each decoder decodes, the clip looped, 1 to 1000000 (default 240)"),
-            OptionSpec("--threads", value: "N", help: "FFmpeg threads for cpu, 1 to 256 (default: one per core)"),
-            OptionSpec("--batch", value: "N", help: "frames per GPU batch, 1 to 256 (default: from the frame size and the device's limits)"),
+            OptionSpec("--frames", value: "N", range: .integer(1...1_000_000), help: "frames each decoder decodes, the clip looped (default 240)"),
+            OptionSpec("--threads", value: "N", range: .integer(1...256), help: "FFmpeg threads for cpu (default: one per core)"),
+            OptionSpec("--batch", value: "N", range: .integer(1...256), help: "frames per GPU batch (default: from the frame size and the device's limits)"),
             OptionSpec("--device", value: "N|NAME|all|N,N...",
                        help: "Vulkan device(s) for the gpu decoders: its index in the devices list, or part of its name; all: "
                            + "every hardware GPU at once, batches spread over them; a comma list: those devices (default: a "
@@ -57,10 +57,10 @@ enum BenchCommand: Command {
                 return path
             }
             guard Set(decoders).count == decoders.count else { throw UsageError("--decoders names a decoder twice") }
-            options = DecoderBenchmark.Options(paths: decoders, frames: try parsed.integer("--frames", in: 1...1_000_000) ?? 240,
-                                               threads: try parsed.integer("--threads", in: 1...256) ?? 0,
+            options = DecoderBenchmark.Options(paths: decoders, frames: try parsed.integer("--frames") ?? 240,
+                                               threads: try parsed.integer("--threads") ?? 0,
                                                device: parsed.string("--device"),
-                                               framesPerBatch: try parsed.integer("--batch", in: 1...256),
+                                               framesPerBatch: try parsed.integer("--batch"),
                                                validation: parsed.flag("--validate"))
             json = parsed.flag("--json")
             htmlPath = parsed.string("--html")

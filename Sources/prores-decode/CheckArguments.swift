@@ -41,15 +41,13 @@ extension CheckCommand {
             do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
                 throw UsageError(ErrorWords.render(error))
             }
-            sample = try parsed.integer("--sample", in: 1...Int.max)
-            jobs = try parsed.integer("--jobs", in: 1...256) ?? 0
-            threads = try parsed.integer("--threads", in: 1...256) ?? 0
+            sample = try parsed.integer("--sample")
+            jobs = try parsed.integer("--jobs") ?? 0
+            threads = try parsed.integer("--threads") ?? 0
             shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N", CheckShard.init(parsing:))
-            timeout = try parsed.value("--timeout", expected: "seconds above 0, at most 604800") { text in
-                Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 604_800 ? $0 : nil }
-            } ?? CheckOptions.defaultTimeout
+            timeout = try parsed.real("--timeout") ?? CheckOptions.defaultTimeout
             previewsPath = parsed.string("--previews")
-            previewFrames = try parsed.integer("--preview-frames", in: PreviewOptions.framesRange)
+            previewFrames = try parsed.integer("--preview-frames")
             if previewsPath?.isEmpty == true { throw UsageError("--previews needs a directory") }
             reportPath = parsed.string("--report")
             junitPath = parsed.string("--junit")

@@ -160,24 +160,14 @@ enum CheckCommand: Command {
     }
 
     private static func loadGolden(_ path: String) throws -> GoldenFile {
-        let text: String
-        if path == "-" {
-            // check reads its files by name, so stdin is free for the golden file.
-            guard let read = String(data: FileHandle.standardInput.readDataToEndOfFile(), encoding: .utf8) else {
-                throw ProResDecodeError.inputUnreadable(path: "stdin", reason: "golden file: not readable as UTF-8 text")
-            }
-            text = read
-        } else {
-            let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-            let bytes = fd < 0 ? nil : FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
-            guard let bytes, let read = String(data: bytes, encoding: .utf8) else {
-                let reason = fd < 0 ? (errno == ENOENT ? "no such file" : String(cString: strerror(errno))) : "not readable as UTF-8 text"
-                throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(reason)")
-            }
-            text = read
+        // check reads its files by name, so stdin is free for the golden file.
+        let name = path == "-" ? "stdin" : path
+        let bytes: [UInt8]
+        do throws(AuxiliaryInput.Refusal) { bytes = try GoldenFile.input.read(path) } catch {
+            throw ProResDecodeError.inputUnreadable(path: name, reason: "golden file: \(error.text)")
         }
-        do { return try GoldenFile(parsing: text) } catch {
-            throw ProResDecodeError.inputUnreadable(path: path == "-" ? "stdin" : path, reason: "golden file: \(error)")
+        do { return try GoldenFile(parsing: String(decoding: bytes, as: UTF8.self)) } catch {
+            throw ProResDecodeError.inputUnreadable(path: name, reason: "golden file: \(error)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import ProResOptions
+import ProResPipeline
 
 /// `check`'s table: every option, its help, and the prose around them.
 extension CheckCommand {
@@ -35,10 +36,10 @@ extension CheckCommand {
                                + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files"),
             ]),
             OptionSection(heading: "SCOPE AND SPEED", options: [
-                OptionSpec("--sample", value: "N",
+                OptionSpec("--sample", value: "N", range: .integer(1...Int.max),
                            help: "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"),
-                OptionSpec("--jobs", value: "N",
-                           help: "check N files at once, 1 to 256 (default 1; on the GPU decoder one per device, two with "
+                OptionSpec("--jobs", value: "N", range: .integer(1...256),
+                           help: "check N files at once (default 1; on the GPU decoder one per device, two with "
                                + "--previews), each FFmpeg decoder with max(1, cores/N) threads; the output order never changes"),
                 OptionSpec("--include", value: "GLOB", repeatable: true,
                            help: "check only found files whose key matches one GLOB (* and ? within a directory, ** across "
@@ -47,8 +48,8 @@ extension CheckCommand {
                            help: "skip found files whose key matches GLOB (as --include). Sidecars found under a directory "
                                + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
                 OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
-                OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
-                OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),
+                OptionSpec("--timeout", value: "SECONDS", range: .real(lower: 0, upper: 604_800, lowerExcluded: true), help: "per file, opening included (default 600): ERROR \"timed out\""),
+                OptionSpec("--threads", value: "N", range: .integer(1...256), help: "FFmpeg threads per file (default: max(1, cores/jobs))"),
             ]),
             OptionSection(heading: "DECODER", options: [
                 OptionSpec("--decoder", value: "cpu|gpu|auto",
@@ -65,7 +66,7 @@ extension CheckCommand {
                            help: "per file, a contact sheet and a full frame to look at: DIR/KEY.sheet.png and DIR/KEY.frame.png "
                                + "(KEY as in the report: the path relative to its directory argument, or as given, '/' written "
                                + "'__'); DIR is created if missing, same-named previews are replaced"),
-                OptionSpec("--preview-frames", value: "K", help: "frames on the contact sheet (default 6, at most 100; needs --previews)"),
+                OptionSpec("--preview-frames", value: "K", range: .integer(PreviewOptions.framesRange), help: "frames on the contact sheet (default 6; needs --previews)"),
             ]),
         ],
         about: """

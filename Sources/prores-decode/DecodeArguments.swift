@@ -49,10 +49,10 @@ struct DecodeArguments: CommandArguments {
         hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
         json = parsed.flag("--json")
-        start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
-        frames = try parsed.integer("--frames", in: 1...Int.max)
-        threads = try parsed.integer("--threads", in: 1...256) ?? 0
-        track = try parsed.integer("--track", in: 0...Int(Int32.max))
+        start = try parsed.integer("--start") ?? 0
+        frames = try parsed.integer("--frames")
+        threads = try parsed.integer("--threads") ?? 0
+        track = try parsed.integer("--track")
         overwrite = parsed.flag("--overwrite")
         noOverwrite = parsed.flag("--no-overwrite")
         quiet = parsed.flag("--quiet")
@@ -65,9 +65,7 @@ struct DecodeArguments: CommandArguments {
         device = parsed.string("--device")
         savePath = parsed.string("--save")
         saveFormat = try parsed.value("--save-format", expected: "exr or png", FrameSaver.Format.init(rawValue:))
-        referenceWhite = try parsed.value("--reference-white", expected: "nits between 0 and 10000") { text in
-            Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 10000 ? $0 : nil }
-        }
+        referenceWhite = try parsed.real("--reference-white")
         validationFlag = parsed.flag("--validate")
         playback = try PlaybackArguments(parsed)
     }

@@ -76,7 +76,9 @@ enum DecodeCommand: Command {
         do {
             var sinks: [FrameSink] = []
             // Open every output before decoding: a bad path fails fast.
-            if let rawPath { sinks.append(try makeFrameSink(path: rawPath, container: container, format: format, overwrite: overwrite)) }
+            if let rawPath {
+                sinks.append(try makeFrameSink(path: rawPath, container: container, format: format, firstFrame: start, overwrite: overwrite))
+            }
             if let md5Path { sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), format: format, algorithm: .md5)) }
             // The native frame's BLAKE3 is the analysis hash: computed where
             // the frame lives (on the GPU decoder's device), never read back.
@@ -202,12 +204,13 @@ final class PendingCancellation: @unchecked Sendable {
 }
 
 /// `-o`'s sink: raw frames, or the frames in the container `container` names.
-private func makeFrameSink(path: String, container: OutputContainer, format: FormatDescription, overwrite: Bool) throws -> FrameSink {
+private func makeFrameSink(path: String, container: OutputContainer, format: FormatDescription, firstFrame: Int,
+                           overwrite: Bool) throws -> FrameSink {
     let file = try OutputFile(path: path, overwrite: overwrite)
     switch container {
     case .raw: return RawSink(file: file)
     case .y4m: return Y4MSink(file: file, format: format)
-    case .nut, .mov: return try MuxedRawSink(file: file, format: format, container: container)
+    case .nut, .mov: return try MuxedRawSink(file: file, format: format, container: container, firstFrame: firstFrame)
     }
 }
 

@@ -15,6 +15,7 @@ enum ErrorWords {
         case let error as VulkanError: return render(error)
         case let error as ExpectRule.ParseError: return render(error)
         case let DisplayError.noDisplay(why): return "play: no display: \(why)"
+        case let DisplayError.lost(why): return "play: the display went away: \(why)"
         default: return "\(error)"
         }
     }

@@ -61,6 +61,7 @@ enum ExitCode: Int32, CaseIterable {
             case .interrupted: self = .interrupted
             }
         case is UsageError: self = .usage
+        case is BenchmarkDamagedInput: self = .damagedFrames
         case is DisplayError, VulkanError.noPresentation: self = .noDisplay
         case is VulkanError: self = .vulkanUnavailable
         case is CubeLUTError: self = .badEffectFile

@@ -23,7 +23,7 @@ enum HelpFormatter {
         let column = command.options.map { label($0).count + 2 }.filter { $0 <= widestColumn }.max() ?? widestColumn
         return command.sections.map { section in
             let entries = section.options.flatMap { option in
-                columns(label(option), option.help, at: column)
+                columns(label(option), option.help + (option.range.map { " " + $0.helpNote } ?? ""), at: column)
                     + option.details.flatMap { columns("      " + $0.term, $0.text, at: column) }
             }
             return ([section.heading] + entries).joined(separator: "\n")

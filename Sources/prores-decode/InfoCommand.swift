@@ -14,7 +14,7 @@ enum InfoCommand: Command {
         sections: [OptionSection(heading: "OPTIONS", options: [
             .input,
             OptionSpec("--json", help: "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs"),
-            OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
+            OptionSpec("--track", value: "N", range: .integer(0...Int(Int32.max)), help: "stream index of the ProRes track (default: the first)"),
             .verbose("also show FFmpeg's own diagnostics"),
         ])],
         about: "Prints the format description of each INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
@@ -34,7 +34,7 @@ enum InfoCommand: Command {
             inputs = parsed.positionals.count > 1 && parsed.string("-i") == nil ? try parsed.operands("input file") : [try parsed.input()]
             if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             json = parsed.flag("--json")
-            track = try parsed.integer("--track", in: 0...Int(Int32.max))
+            track = try parsed.integer("--track")
             verbose = parsed.flag("--verbose")
         }
 

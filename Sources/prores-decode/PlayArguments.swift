@@ -25,8 +25,8 @@ extension PlayCommand {
 
         init(_ parsed: ParsedArguments) throws {
             input = try parsed.input()
-            start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
-            frames = try parsed.integer("--frames", in: 1...Int.max)
+            start = try parsed.integer("--start") ?? 0
+            frames = try parsed.integer("--frames")
             paused = parsed.flag("--paused")
             loop = parsed.flag("--loop")
             if let text = parsed.string("--rate"), let problem = FrameRate.problem(parsing: text) {
@@ -41,9 +41,7 @@ extension PlayCommand {
             device = parsed.string("--device")
             try OptionSpec.checkSingleDevice(device)
             effectSpecs = parsed.strings("--effect")
-            referenceWhite = try parsed.value("--reference-white", expected: "nits between 0 and 10000") { text in
-                Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 10000 ? $0 : nil }
-            } ?? TransferFunction.defaultReferenceWhite
+            referenceWhite = try parsed.real("--reference-white") ?? TransferFunction.defaultReferenceWhite
             validationFlag = parsed.flag("--validate")
         }
 

@@ -7,11 +7,11 @@ extension PlayCommand {
         sections: [
             OptionSection(heading: "PLAYBACK", options: [
                 .input,
-                OptionSpec("--start", value: "N", help: "first frame (exact: ProRes is intra-only)"),
-                OptionSpec("--frames", value: "N", help: "play at most N frames from --start"),
+                OptionSpec("--start", value: "N", range: .integer(0...Int(Int32.max)), help: "first frame (exact: ProRes is intra-only)"),
+                OptionSpec("--frames", value: "N", range: .integer(1...Int.max), help: "play at most N frames from --start"),
                 OptionSpec("--paused", help: "start paused on the first frame"),
                 OptionSpec("--loop", help: "play again from --start at the end (without it the player exits there)"),
-                OptionSpec("--rate", value: "FPS", help: "the clock's rate instead of the clip's (1 to 1000: 25, 29.97 or 30000/1001)"),
+                OptionSpec("--rate", value: "FPS", range: .real(lower: 1, upper: 1000, lowerExcluded: false), help: "the clock's rate instead of the clip's (1 to 1000: 25, 29.97 or 30000/1001)"),
                 OptionSpec("--fullscreen", help: "start fullscreen (EWMH; needs a window manager)"),
                 OptionSpec("--hud", help: "start with the frame index, timecode, fps, dropped frames, decoder and colour path "
                                + "in the window title (key h)"),
@@ -24,7 +24,7 @@ extension PlayCommand {
                                + "auto (default): gpu on a hardware GPU, else cpu"),
                 .device,
                 OptionSpec("--effect", value: "SPEC", repeatable: true, help: "a GPU pass on every frame, as for decoding (see --help)"),
-                OptionSpec("--reference-white", value: "NITS", help: "nits that map to 1.0 for PQ and HLG (default 203)"),
+                OptionSpec("--reference-white", value: "NITS", range: .real(lower: 1, upper: 10000, lowerExcluded: false), help: "nits that map to 1.0 for PQ and HLG (default 203)"),
                 OptionSpec("--validate", help: "enable the Khronos validation layer"),
             ]),
         ],

@@ -75,6 +75,7 @@ final class PlaySession {
                 for event in window.pendingEvents() {
                     switch event {
                     case .key(.quit), .close: return outcome
+                    case let .displayLost(why): throw DisplayError.lost(why)
                     case .key(.space): paused = false
                     case .key(.right): if position + 1 < end { position += 1; needsFrame = true }
                     case .key(.left): if position > first { position -= 1; needsFrame = true }
@@ -130,10 +131,12 @@ final class PlaySession {
         decoder = run.decoderName
         let worker = Deferred("prores-decode.play") { try run.run() }
         var ending = RunEnd.finished
+        var lost: String?
         repeat {
             for event in window.pendingEvents() {
                 switch event {
                 case .key(.quit), .close: ending = .quit; run.cancel()
+                case let .displayLost(why): lost = why; ending = .quit; run.cancel()
                 case .key(.space): if paused(ending) { ending = .paused; run.cancel() }
                 case .key(.home): ending = .restart; run.cancel()
                 case .key(.fullscreen): window.toggleFullscreen()
@@ -142,27 +145,35 @@ final class PlaySession {
                 case .key(.left), .key(.right), .exposed: break
                 }
             }
-            updateTitle()
+            if lost == nil { updateTitle() }
         } while !worker.isReady(waitingUpTo: 10)
+        // Whatever the run made of it (a failed present, most likely), the display is why it stopped.
+        if let lost { throw DisplayError.lost(lost) }
         do {
             let report = try worker.get()
             if paced { pacing = report.pacing }
             skippedLate += report.skippedLate.count
         } catch ProResDecodeError.interrupted where ending != .finished {
             // Stopped by a key: what was shown stays on screen.
-        } catch where ending == .quit || windowClosed() {
+        } catch {
             // The window went while a frame was on its way to it: quit, as asked.
-            return .quit
+            if try ending == .quit || windowClosed() { return .quit }
+            throw error
         }
         if let failure = sink.takeFailure() {
-            if ending == .quit || windowClosed() { return .quit }
+            if try ending == .quit || windowClosed() { return .quit }
             throw failure
         }
         return ending
     }
 
-    /// Whether the window was closed (a present to it may have failed first).
-    private func windowClosed() -> Bool { window.pendingEvents().contains(.close) }
+    /// Whether the window was closed (a present to it may have failed
+    /// first); throws if the display itself went away.
+    private func windowClosed() throws -> Bool {
+        let events = window.pendingEvents()
+        for case let .displayLost(why) in events { throw DisplayError.lost(why) }
+        return events.contains(.close)
+    }
 
     /// Space while playing pauses, unless another key already ended the run.
     private func paused(_ ending: RunEnd) -> Bool { ending == .finished }

@@ -27,7 +27,7 @@ struct PlaybackArguments {
                    help: "present frames on a steady clock at the media's frame rate, as a display link does: the summary "
                        + "(and the last --timing line) reports presented, late and dropped frames and the pacing jitter; "
                        + "outputs still get every frame"),
-        OptionSpec("--rate", value: "FPS", help: "the clock's rate instead (1 to 1000: 25, 29.97 or 30000/1001; needs --realtime)"),
+        OptionSpec("--rate", value: "FPS", range: .real(lower: 1, upper: 1000, lowerExcluded: false), help: "the clock's rate instead (25, 29.97 or 30000/1001; needs --realtime)"),
     ])
 
     let effectSpecs: [String]

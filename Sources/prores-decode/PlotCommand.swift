@@ -47,27 +47,16 @@ enum PlotCommand: Command {
     }
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let out = try OutputFile(path: arguments.output, overwrite: arguments.overwrite)
-        let data: Data
-        if arguments.log == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            // By its bytes (PathBytes): a log name decode wrote need not be UTF-8.
-            var info = stat()
-            guard PathBytes.withCString(arguments.log, { stat($0, &info) }) == 0 else {
-                throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "no such file")
-            }
-            guard info.st_mode & S_IFMT != S_IFDIR else { throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: "is a directory") }
-            let fd = PathBytes.withCString(arguments.log) { open($0, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else { throw ProResDecodeError.inputUnreadable(path: arguments.log, reason: String(cString: strerror(errno))) }
-            data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
-        }
         let name = arguments.log == "-" ? "stdin" : arguments.log
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ProResDecodeError.inputUnreadable(path: name, reason: "not UTF-8 text")
+        // Read before the output exists: a log that is refused leaves nothing behind.
+        let bytes: [UInt8]
+        do throws(AuxiliaryInput.Refusal) { bytes = try TimingLog.input.read(arguments.log) } catch {
+            throw ProResDecodeError.inputUnreadable(path: name, reason: error.text)
         }
+        let text = String(decoding: bytes, as: UTF8.self)
         let log = try TimingLog(parsing: text, path: name)
         let title = arguments.title ?? "Timing: " + (name as NSString).lastPathComponent
+        let out = try OutputFile(path: arguments.output, overwrite: arguments.overwrite)
         try out.write(TimingPlot.svg(log, title: title))
         try out.commit()
         return .success

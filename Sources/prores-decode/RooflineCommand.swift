@@ -13,7 +13,7 @@ enum RooflineCommand: Command {
         name: "roofline", operands: "", summary: "the GPU's bandwidth ceilings, conversion vs them",
         sections: [OptionSection(heading: "OPTIONS", options: [
             .device,
-            OptionSpec("--frames", value: "N",
+            OptionSpec("--frames", value: "N", range: .integer(8...10000),
                        help: "4K frames each conversion measurement submits, 8 to 10000 (default 40; the first 3 warm up, "
                            + "the median of the rest counts)"),
             OptionSpec("--json", help: "print one JSON object instead of text"),
@@ -34,7 +34,7 @@ enum RooflineCommand: Command {
         init(_ parsed: ParsedArguments) throws {
             try parsed.none()
             device = parsed.string("--device")
-            frames = try parsed.integer("--frames", in: 8...10000) ?? 40
+            frames = try parsed.integer("--frames") ?? 40
             json = parsed.flag("--json")
             validation = parsed.flag("--validate")
         }

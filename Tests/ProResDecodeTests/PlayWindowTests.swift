@@ -60,6 +60,31 @@ final class PlayWindowTests: XCTestCase {
         XCTAssertGreaterThan(summary["presented"] as? Int ?? 0, 2, "it looped")
     }
 
+    /// The X server stopping mid-play, or the player's client killed
+    /// (`xkill`): exit 14 and one line saying the display went away, never
+    /// exit 0 in silence.
+    func testTheDisplayGoingAwayEndsPlayWithExit14() throws {
+        for how in ["the server stops", "xkill"] {
+            let xvfb = try XvfbServer(self)
+            let player = try startPlayer(["play", Repo.fixture("pq.mov"), "--loop", "--hud"], on: xvfb)
+            let window = try findWindow("pq.mov", on: xvfb, player: player)
+            // Playing: the HUD names a frame shown.
+            _ = try waitFor("a frame on screen") { () -> Bool? in
+                try xvfb.client(["xdotool", "getwindowname", window]).text.contains("  frame ") ? true : nil
+            }
+            if how == "xkill" {
+                _ = try xvfb.client(["xkill", "-id", window])
+            } else {
+                xvfb.stop()
+            }
+            let (status, _, stderr) = try waitForExit(player)
+            XCTAssertEqual(status, 14, "\(how): \(stderr)")
+            let errors = stderr.split(separator: "\n").filter { $0.hasPrefix("prores-decode: error: ") }
+            XCTAssertEqual(errors.count, 1, "\(how): \(stderr)")
+            XCTAssertTrue(errors.first?.contains("the display went away") == true, "\(how): \(stderr)")
+        }
+    }
+
     func testNoDisplayIsItsOwnExitCode() throws {
         let run = try runTool(["play", Repo.fixture("pq.mov")], environment: ["DISPLAY": ""])
         XCTAssertEqual(run.status, 14, run.stderr)

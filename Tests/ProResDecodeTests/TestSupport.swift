@@ -47,8 +47,9 @@ enum ToolStdout {
 /// Runs `prores-decode` with optional stdin bytes, both pipes drained
 /// concurrently, and a time limit after which the child is killed and the
 /// test fails (a hang is a failure); reports whether it exited or died from a signal.
-func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], in directory: URL? = nil,
-             stdout target: ToolStdout = .captured,
+/// `stdinPath` opens a path as stdin instead (`< DIR` in a shell).
+func runTool(_ arguments: [String], stdin: Data? = nil, stdinPath: String? = nil, environment: [String: String] = [:],
+             in directory: URL? = nil, stdout target: ToolStdout = .captured,
              timeout: TimeInterval = 60, executable: URL = Repo.executable,
              file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
     let process = Process()
@@ -64,7 +65,11 @@ func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: St
     case .deviceFull: process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
     }
     process.standardError = err
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    let stdinFD = stdinPath.map { open($0, O_RDONLY | O_CLOEXEC) }
+    defer { if let stdinFD, stdinFD >= 0 { close(stdinFD) } }
+    if let stdinFD, stdinFD < 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    process.standardInput = stdinFD.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) }
+        ?? (stdin == nil ? FileHandle.nullDevice : input)
     try process.run()
     // Closed before the child can write: its first write to stdout meets no reader.
     if target == .closedPipe { try out.fileHandleForReading.close() }

@@ -5,6 +5,7 @@ import XCTest
 /// server uses, stopped when the test ends. A missing Xvfb fails the test.
 final class XvfbServer {
     let display: String
+    private let process: Process
 
     init(_ test: XCTestCase) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else {
@@ -18,14 +19,14 @@ final class XvfbServer {
         // xdotool polls connect and leave while the player is still starting,
         // so without it the player's own connection failed now and then
         // (reproduced: 43 refusals in 1,200 connections; none with -noreset).
-        let process = Process()
+        process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
         process.arguments = ["-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp", "-noreset"]
         let ready = Pipe()
         process.standardOutput = ready
         process.standardError = FileHandle.nullDevice
         try process.run()
-        test.addTeardownBlock {
+        test.addTeardownBlock { [process] in
             process.terminate()
             process.waitUntilExit()
         }
@@ -44,6 +45,12 @@ final class XvfbServer {
             throw ExternalToolMissing(description: "Xvfb did not start")
         }
         display = ":\(number)"
+    }
+
+    /// Stops the server now, under its clients (the display going away).
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
     }
 
     /// Runs an X client (xdotool, xwd) against this server.

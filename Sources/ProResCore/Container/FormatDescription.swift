@@ -57,6 +57,15 @@ public struct FormatDescription: Sendable {
         return (ratio.numerator / a, ratio.denominator / a)
     }
 
+    /// The time code of source frame `index`: the start time code advanced
+    /// by `index` frames. Nil when the source has none, no frame rate, or a
+    /// time code that is not one (`99:99:99:99`, noted in `notes`): what
+    /// every output (MOV, NUT, EXR) writes for its first frame.
+    public func timecode(atFrame index: Int) -> SMPTETimecode? {
+        guard let rate = frameRate, let start = timecode.flatMap({ SMPTETimecode($0, rate: rate) }) else { return nil }
+        return start.advanced(by: index)
+    }
+
     public var framesPerSecond: Double? {
         frameRate.map { Double($0.numerator) / Double($0.denominator) }
     }
@@ -103,6 +112,10 @@ public struct FormatDescription: Sendable {
         }
         if let profile, profile.isFourFourFourFamily != (header.chroma == .c444) {
             notes.append("FourCC \(profile.fourCC) (\(profile.name)) carries \(header.chroma.rawValue) frames")
+        }
+        if let timecode, frameRate.flatMap({ SMPTETimecode(timecode, rate: $0) }) == nil {
+            let rate = frameRate.map { " at \($0.numerator)/\($0.denominator) fps" } ?? " without a frame rate"
+            notes.append("time code '\(timecode)' is not a valid SMPTE time code\(rate); no output carries it")
         }
         if let profileNote { notes.append(profileNote) }
         if let frameCountNote { notes.append(frameCountNote) }

@@ -221,7 +221,7 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field und
     func latencies(on engine: String) throws -> [Double] {
         lock.lock()
         defer { lock.unlock() }
-        if failures > 0 { throw ProResDecodeError.badRequest(.message("bench: \(failures) frames did not decode cleanly on the \(engine)")) }
+        if failures > 0 { throw BenchmarkDamagedInput(message: "bench: \(failures) frames did not decode cleanly on the \(engine)") }
         if unmeasured > 0 { throw ProResDecodeError.badRequest(.message("bench: \(unmeasured) frames came back without their hash and statistics on the \(engine)")) }
         if inconsistent > 0 {
             throw ProResDecodeError.badRequest(.message(
@@ -229,4 +229,11 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field und
         }
         return values
     }
+}
+
+/// Frames of the benchmarked input that did not decode cleanly: damaged
+/// input, not a malformed request (the CLI's exit 5, as for a decode).
+public struct BenchmarkDamagedInput: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }

@@ -33,6 +33,8 @@ public final class BatchCheck: @unchecked Sendable {
     private var delivered = 0
     private let deliveryLock = NSLock()
     private var active: [ObjectIdentifier: CheckCancellation] = [:]
+    /// Every file's cancellation since the last `waitForStoppedRuns`.
+    private var started: [CheckCancellation] = []
     private var interrupted = false
 
     public init(inputs: [CheckInput], options: CheckOptions) {
@@ -120,6 +122,7 @@ public final class BatchCheck: @unchecked Sendable {
         }
         firstOpened = nil
         group.wait()
+        waitForStoppedRuns()
         for feed in feeds { feed.lanes?.close() }
         sharedSessionStatistics = feeds.compactMap { $0.lanes?.statistics }.reduce(.init(), +)
         // Open failures quote FFmpeg's last logged error, which is global:
@@ -132,8 +135,19 @@ public final class BatchCheck: @unchecked Sendable {
             filesCheckedAgain += 1
             store(index, try? checkOne(index, feed: DeviceFeed(device: devicesUsed[index], sharesSession: false)), final: true)
         }
+        waitForStoppedRuns()
         if isInterrupted { throw ProResDecodeError.interrupted }
         return results.map { $0! }
+    }
+
+    /// Runs stopped at their deadline may still be draining the decoder:
+    /// its sessions close, and the process exits, only after them.
+    private func waitForStoppedRuns() {
+        lock.lock()
+        let checked = started
+        started = []
+        lock.unlock()
+        for cancellation in checked { cancellation.waitUntilEnded() }
     }
 
     /// Files checked a second time, alone, once `run()` returned (tests).
@@ -201,10 +215,12 @@ public final class BatchCheck: @unchecked Sendable {
     /// Nil only when interrupted.
     private func checkOne(_ index: Int, feed: DeviceFeed, opened: Deferred<SampleSource>? = nil,
                           inputEnded: (@Sendable () -> Void)? = nil) throws -> FileCheckResult {
-        let cancellation = CheckCancellation(timeout: options.timeout)
+        let cancellation = CheckCancellation(timeout: options.timeout, after: feed.last)
+        feed.last = cancellation
         let id = ObjectIdentifier(cancellation)
         lock.lock()
         active[id] = cancellation
+        started.append(cancellation)
         if interrupted { cancellation.stop(.interrupted) }
         lock.unlock()
         defer {

@@ -11,20 +11,46 @@ import ProResGPU
 /// Why a separate object: the timer may fire before the `DecodeRun` exists
 /// (a slow open), while it runs, or after it finished; the lock makes each
 /// of those orderings end the same way.
+///
+/// The clock measures the file's own time: it starts (`init(timeout:after:)`) once
+/// the file before it on the same decoder has left it — a shared GPU session
+/// decodes that file's queued frames first, and they are not this file's.
+/// A run is waited for only until the deadline (`run(_:)`): frames already
+/// on the GPU cannot be called back, so a run that does not stop at once
+/// finishes in the background, holding the decoder, while the verdict is
+/// given at the deadline.
 final class CheckCancellation: @unchecked Sendable {
     enum Reason { case timedOut, interrupted }
 
     let timeout: Double
-    private let started = monotonicNanoseconds()
     private let lock = NSLock()
+    private var started: UInt64?
     private var run: DecodeRun?
     private var stoppedBy: Reason?
     private var timer: DispatchWorkItem?
+    /// Set once this file no longer holds the decoder; `afterEnd` then runs.
+    private var ended = false
+    private var detached = false
+    private var afterEnd: [@Sendable () -> Void] = []
+    private let endedSignal = DispatchSemaphore(value: 0)
 
-    init(timeout: Double) {
+    /// The clock starts now, or once `previous` (the file before this one
+    /// on the same decoder) has left it.
+    init(timeout: Double, after previous: CheckCancellation? = nil) {
         self.timeout = timeout
+        if let previous {
+            previous.whenEnded { [self] in startClock() }
+        } else {
+            startClock()
+        }
+    }
+
+    private func startClock() {
         let timer = DispatchWorkItem { [weak self] in self?.stop(.timedOut) }
+        lock.lock()
+        started = monotonicNanoseconds()
         self.timer = timer
+        lock.unlock()
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
     }
 
@@ -51,14 +77,94 @@ final class CheckCancellation: @unchecked Sendable {
     var reason: Reason? {
         lock.lock()
         defer { lock.unlock() }
-        if stoppedBy == nil, Double(monotonicNanoseconds() - started) / 1e9 > timeout { stoppedBy = .timedOut }
+        if stoppedBy == nil, let started, Double(monotonicNanoseconds() - started) / 1e9 > timeout { stoppedBy = .timedOut }
         return stoppedBy
     }
 
-    func finish() {
-        timer?.cancel()
+    /// Seconds on the clock so far (0 before it starts).
+    var elapsed: Double {
         lock.lock()
+        defer { lock.unlock() }
+        return started.map { Double(monotonicNanoseconds() - $0) / 1e9 } ?? 0
+    }
+
+    /// `run.run()` on a thread of its own (pinned to `cpus`, as the checking
+    /// thread is), waited for until it returns or the file is stopped; then
+    /// a run that has not ended within `grace` seconds is left to end in the
+    /// background and `.interrupted` is thrown (the caller words the reason).
+    func run(_ run: DecodeRun, label: String, cpus: [Int]?, grace: Double = 0.1) throws -> DecodeRun.Report {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Outcome()
+        startWorkerThread("prores-decode.check-run", stackSize: 8 << 20, { [self] in
+            if let cpus { _ = pinCurrentThread(to: cpus) }
+            outcome.set(Result { try FFmpegLog.withContext(label) { try run.run() } })
+            lock.lock()
+            let leftBehind = detached
+            lock.unlock()
+            if leftBehind { end() }
+        }, finished: { done.signal() })
+        while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            guard reason != nil else { continue }
+            if done.wait(timeout: .now() + grace) == .success { break }
+            lock.lock()
+            detached = true
+            lock.unlock()
+            // It may have ended between the wait and `detached`.
+            if outcome.isSet { end() }
+            throw ProResDecodeError.interrupted
+        }
+        return try outcome.get()
+    }
+
+    /// The check is over; the decoder is free unless a run was left behind.
+    func finish() {
+        lock.lock()
+        timer?.cancel()
         run = nil
+        let leftBehind = detached
         lock.unlock()
+        if !leftBehind { end() }
+    }
+
+    /// Waits until this file has left the decoder (its run ended).
+    func waitUntilEnded() {
+        endedSignal.wait()
+        endedSignal.signal()
+    }
+
+    private func end() {
+        lock.lock()
+        guard !ended else { lock.unlock(); return }
+        ended = true
+        let waiting = afterEnd
+        afterEnd = []
+        lock.unlock()
+        endedSignal.signal()
+        for body in waiting { body() }
+    }
+
+    private func whenEnded(_ body: @escaping @Sendable () -> Void) {
+        lock.lock()
+        if ended {
+            lock.unlock()
+            return body()
+        }
+        afterEnd.append(body)
+        lock.unlock()
+    }
+
+    /// A run's result, handed from its thread.
+    private final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var result: Result<DecodeRun.Report, Error>?
+        func set(_ value: Result<DecodeRun.Report, Error>) { lock.lock(); result = value; lock.unlock() }
+        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return result != nil }
+        /// Called once the run's thread has finished, so `result` is set.
+        func get() throws -> DecodeRun.Report {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let result else { throw ProResDecodeError.interrupted }
+            return try result.get()
+        }
     }
 }

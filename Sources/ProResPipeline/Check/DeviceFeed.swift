@@ -12,7 +12,7 @@ import ProResGPU
 /// only one file feeds at a time, and they take the list in order, so that
 /// each file's frames follow the last one's and its `finish` does not wait
 /// for the next file's.
-// @unchecked: `ahead` is touched only by the thread holding the turn (or
+// @unchecked: `ahead` and `last` are touched only by the thread holding the turn (or
 // the one thread of a device without lanes); the turn under `condition`.
 final class DeviceFeed: @unchecked Sendable {
     let device: GPUDevice?
@@ -20,6 +20,9 @@ final class DeviceFeed: @unchecked Sendable {
     let lanes: GPUDecodeLanes?
     /// The next file, opened while the one before is checked.
     var ahead: (index: Int, source: Deferred<SampleSource>)?
+    /// The last file given the decoder: the next file's clock starts once it
+    /// has left it (`CheckCancellation.init(timeout:after:)`).
+    var last: CheckCancellation?
 
     private let condition = NSCondition()
     private var taken = false

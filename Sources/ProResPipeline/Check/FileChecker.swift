@@ -47,8 +47,8 @@ enum FileChecker {
     private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                 cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
                                 inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
-        let started = monotonicNanoseconds()
-        func elapsed() -> Double { Double(monotonicNanoseconds() - started) / 1e9 }
+        // The file's own time: not the decoder's earlier files still on it.
+        func elapsed() -> Double { cancellation.elapsed }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
             switch cancellation.reason {
             case .interrupted?: throw ProResDecodeError.interrupted
@@ -86,7 +86,9 @@ enum FileChecker {
             let run = try DecodeRun(source: sampled.map { SampledSource(source, frames: $0) } ?? source, options: runOptions,
                                     sinks: needsMD5 ? [sink] : [], analysisSink: sink)
             cancellation.attach(run)
-            report = try Trace.span("decode run") { try run.run() }
+            report = try Trace.span("decode run") {
+                try cancellation.run(run, label: input.path, cpus: decoder.shared?.placement.cpus)
+            }
         } catch {
             if let stopped = try timedOut(format) { return stopped }
             let shared = error as? GPULaneFailure

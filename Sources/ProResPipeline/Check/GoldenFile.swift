@@ -75,6 +75,21 @@ public struct GoldenFile: Equatable, Sendable {
         self.algorithm = algorithm ?? (text.hasPrefix(Algorithm.md5.header) ? .md5 : .blake3)
     }
 
+    /// How `check --golden` reads one (docs/inputs.md): at most 1 GiB, lines
+    /// of at most 64 KiB (a path of PATH_MAX bytes, each escaped as `\xHH`),
+    /// each blank, a `#` comment, or starting `FRAME HASH ` (digits, then hex).
+    public static let input = AuxiliaryInput(noun: "golden file", maximumBytes: 1 << 30, maximumLineBytes: 1 << 16) { line in
+        if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }
+        let digits = line.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let afterFrame = line.dropFirst(digits.count)
+        let hex = afterFrame.dropFirst().prefix {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+        }
+        let shaped = !digits.isEmpty && afterFrame.first == UInt8(ascii: " ") && [32, 64].contains(hex.count)
+            && afterFrame.dropFirst(1 + hex.count).first == UInt8(ascii: " ")
+        return shaped ? nil : "expected 'FRAME HASH PATH' (HASH: 64 hex digits of BLAKE3, or 32 of md5)"
+    }
+
     public mutating func add(key: String, hashes: [(index: Int, hash: String)]) {
         for (index, hash) in hashes { entries[key, default: [:]][index] = hash }
     }

@@ -61,14 +61,15 @@ public final class MuxedRawSink: FrameSink {
     private let file: OutputFile
     private let muxer: RawVideoMuxer
 
-    public init(file: OutputFile, format: FormatDescription, container: OutputContainer) throws {
+    /// `firstFrame`: the source frame written first, whose time code the output carries.
+    public init(file: OutputFile, format: FormatDescription, container: OutputContainer, firstFrame: Int = 0) throws {
         self.file = file
         let seeks = container == .mov
         if seeks && !file.isSeekable {
             throw ProResDecodeError.output(path: file.path == "-" ? "stdout" : file.path,
                                            reason: "QuickTime needs a file it can seek in, not a pipe; write .nut or .y4m to a pipe")
         }
-        muxer = try RawVideoMuxer(formatName: container.rawValue, format: format, errorPath: file.path, write: { bytes in
+        muxer = try RawVideoMuxer(formatName: container.rawValue, format: format, firstFrame: firstFrame, errorPath: file.path, write: { bytes in
             try bytes.withUnsafeBytes { try file.write([$0]) }
         }, seek: seeks ? { file.seek(to: $0, whence: $1) } : nil)
     }

@@ -21,7 +21,7 @@ public struct ImageFileTags: Sendable {
     public init(format: FormatDescription, referenceWhite: Double) {
         sampleAspectRatio = format.sampleAspectRatio
         frameRate = format.frameRate
-        startTimecode = format.frameRate.flatMap { rate in format.timecode.flatMap { SMPTETimecode($0, rate: rate) } }
+        startTimecode = format.timecode(atFrame: 0)
         let transfer = TransferFunction(format.colorTags.transfer.value)
         whiteLuminance = transfer == .pq || transfer == .hlg ? referenceWhite : nil
     }

@@ -23,6 +23,17 @@ public struct TimingLog: Sendable {
     public private(set) var lateFrames: [ClosedRange<Int>] = []
     public private(set) var droppedFrames: [ClosedRange<Int>] = []
 
+    /// A `*_us` value beyond this is no time a run measured: a chart scaled
+    /// to 1e300 has no finite coordinates to draw.
+    static let largestMicroseconds = 1e12
+
+    /// How `plot` reads one (docs/inputs.md): at most 1 GiB, lines of at most
+    /// 64 KiB, each blank or a JSON object (`{` first).
+    public static let input = AuxiliaryInput(noun: "--timing log", maximumBytes: 1 << 30, maximumLineBytes: 1 << 16) { line in
+        let first = line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
+        return first == nil || first == UInt8(ascii: "{") ? nil : "not a --timing line: not a JSON object"
+    }
+
     /// Reads the log; a line that is not a timing line throws
     /// `.inputUnreadable` naming the line (`path` names the log).
     public init(parsing text: String, path: String) throws {
@@ -48,6 +59,9 @@ public struct TimingLog: Sendable {
             var latency: Double?
             for (key, value) in object where key.hasSuffix("_us") && key != "effects_us" {
                 guard let number = (value as? NSNumber)?.doubleValue, number.isFinite else { throw bad("\(key) is not a number") }
+                guard abs(number) <= Self.largestMicroseconds else {
+                    throw bad("\(key) \(number) is no stage time (at most \(Int(Self.largestMicroseconds)) µs, 11.6 days)")
+                }
                 let name = String(key.dropLast(3))
                 if name == "latency" { latency = number; continue }
                 stages[name] = number

@@ -1,0 +1,123 @@
+import Foundation
+@testable import ProResOptions
+@testable import prores_decode
+import XCTest
+
+/// Every numeric option declares its range once (`OptionSpec.range`): the
+/// parser takes both ends, refuses just outside them (and non-numbers) with
+/// the range in the message, and `--help` shows it; the ranges of the
+/// options that reach pixels give finite EXR samples at both ends (read back
+/// by the ffmpeg CLI), with the effects' own ranges at theirs.
+final class OptionRangeTests: XCTestCase {
+    /// Placeholders that stand for a number: each such option must declare a range.
+    static let numericPlaceholders: Set<String> = ["N", "K", "SECONDS", "NITS", "FPS"]
+
+    private func parse(_ spec: CommandSpec, _ option: OptionSpec, _ value: String) throws -> Double? {
+        let parsed = try ParsedArguments([option.key, value], for: spec)
+        switch option.range {
+        case .integer?: return try parsed.integer(option.key).map(Double.init)
+        default: return try parsed.real(option.key)
+        }
+    }
+
+    private func assertRefused(_ spec: CommandSpec, _ option: OptionSpec, _ value: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try parse(spec, option, value), "\(spec.invocation) \(option.key) \(value)", file: file, line: line) { error in
+            XCTAssertTrue("\(error)".contains(option.range!.words), "\(error)", file: file, line: line)
+        }
+    }
+
+    func testEveryNumericOptionHoldsItsRangeAtBothEnds() throws {
+        var checked = 0
+        for command in CommandLineTool.commands {
+            let spec = command.spec
+            let help = HelpFormatter.help(for: spec)
+            for option in spec.options {
+                if let placeholder = option.placeholder, Self.numericPlaceholders.contains(placeholder) {
+                    XCTAssertNotNil(option.range, "\(spec.invocation) \(option.key) takes a number but declares no range")
+                }
+                guard let range = option.range else { continue }
+                checked += 1
+                XCTAssertTrue(help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+                    .contains(range.helpNote), "\(spec.invocation) --help does not show \(option.key)'s range \(range.helpNote)")
+                for junk in ["", "x", "nan", "inf", "-inf", "1e400", "0x10"] { assertRefused(spec, option, junk) }
+                switch range {
+                case let .integer(bounds):
+                    for end in [bounds.lowerBound, bounds.upperBound] {
+                        XCTAssertEqual(try parse(spec, option, "\(end)"), Double(end), "\(option.key) \(end)")
+                    }
+                    assertRefused(spec, option, "\(bounds.lowerBound - 1)")
+                    if bounds.upperBound < Int.max { assertRefused(spec, option, "\(bounds.upperBound + 1)") }
+                    assertRefused(spec, option, "\(bounds.lowerBound).5")
+                case let .real(lower, upper, excluded):
+                    XCTAssertEqual(try parse(spec, option, "\(upper)"), upper, "\(option.key) \(upper)")
+                    assertRefused(spec, option, "\(upper.nextUp)")
+                    if excluded {
+                        assertRefused(spec, option, "\(lower)")
+                        XCTAssertEqual(try parse(spec, option, "\(lower.nextUp)"), lower.nextUp)
+                    } else {
+                        XCTAssertEqual(try parse(spec, option, "\(lower)"), lower, "\(option.key) \(lower)")
+                        assertRefused(spec, option, "\(lower.nextDown)")
+                    }
+                    // A subnormal: NaN through a division, unless the range holds it.
+                    if !range.contains(1e-46) { assertRefused(spec, option, "1e-46") }
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(checked, 20, "the numeric options of every command")
+    }
+
+    /// The commands themselves (not only the parser) hold each declared
+    /// range: a value just outside is exit 2, one line stating the range.
+    func testEveryCommandRefusesJustOutsideItsRanges() throws {
+        let input = Repo.fixture("hq.mov")
+        for command in CommandLineTool.commands {
+            let spec = command.spec
+            let lead = (spec.name.map { [$0] } ?? []) + (spec.operands.isEmpty ? [] : [input])
+            for option in spec.options {
+                guard let range = option.range else { continue }
+                let bounds = String(range.helpNote.dropFirst().dropLast())
+                var outside: [String]
+                switch range {
+                case let .integer(r): outside = ["\(r.lowerBound - 1)"] + (r.upperBound < Int.max ? ["\(r.upperBound + 1)"] : [])
+                case let .real(lower, upper, excluded): outside = [excluded ? "\(lower)" : "\(lower.nextDown)", "\(upper.nextUp)"]
+                }
+                for value in outside {
+                    let result = try runTool(lead + [option.key, value], timeout: 30)
+                    let what = "\(spec.invocation) \(option.key) \(value)"
+                    Hostile.assertExit(result, 2, what)
+                    assertSingleError(result, mentions: [bounds], what)
+                }
+            }
+        }
+    }
+
+    /// The EXR samples of `arguments` on pq.mov and hlg.mov: all finite.
+    private func assertFiniteEXR(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let dir = try makeTemporaryDirectory(self)
+        for clip in ["pq.mov", "hlg.mov"] {
+            let out = dir.appendingPathComponent(clip).path
+            let result = try runTool([Repo.fixture(clip), "--frames", "1", "--save", out, "--quiet"] + arguments, timeout: 120)
+            XCTAssertEqual(result.status, 0, "\(clip) \(arguments): \(result.stderr)", file: file, line: line)
+            let planes = try exrPlanes(out + "/frame-000000.exr")
+            let samples = planes.r + planes.g + planes.b + planes.a
+            XCTAssertFalse(samples.isEmpty, file: file, line: line)
+            XCTAssertEqual(samples.filter { !$0.isFinite }.count, 0, "\(clip) \(arguments): samples that are not finite", file: file, line: line)
+        }
+    }
+
+    func testReferenceWhiteAndEffectEndsGiveFiniteEXRs() throws {
+        for white in ["1", "10000"] { try assertFiniteEXR(["--reference-white", white]) }
+        for effect in ["exposure:20", "exposure:-20", "saturation:10", "saturation:0", "sepia:0", "sepia:1",
+                       "chroma-key:color=0,1,0,tolerance=2,softness=2", "chroma-key:color=1,0,1,tolerance=0,softness=0"] {
+            try assertFiniteEXR(["--reference-white", "1", "--effect", effect])
+        }
+        // Just outside: refused in words, nothing written.
+        for (arguments, words) in [(["--reference-white", "0.99"], "from 1 to 10000"), (["--effect", "exposure:20.5"], "from -20 to 20")] {
+            let dir = try makeTemporaryDirectory(self)
+            let result = try runTool([Repo.fixture("pq.mov"), "--save", dir.appendingPathComponent("x").path] + arguments, timeout: 60)
+            Hostile.assertExit(result, 2, "\(arguments)")
+            assertSingleError(result, mentions: [words], "\(arguments)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("x").path))
+        }
+    }
+}
