@@ -19,7 +19,7 @@ public struct PipelineCacheIdentity: Sendable, Equatable {
 
     /// The file name for this identity's cache.
     var fileName: String {
-        String(format: "%08x-%08x-", vendorID, deviceID) + uuid.map { String(format: "%02x", $0) }.joined() + ".bin"
+        String(format: "%08x-%08x-", vendorID, deviceID) + uuid.map { String(format: "%02x", $0) }.joined() + ".binc"
     }
 }
 

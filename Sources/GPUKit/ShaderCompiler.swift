@@ -89,7 +89,7 @@ public final class ShaderCompiler: @unchecked Sendable {
         }
         let source = lines.joined(separator: "\n")
         let key = SHA256.hex(of: source.utf8)
-        let cached = cacheDirectory?.appendingPathComponent("\(name)-\(key).spv")
+        let cached = cacheDirectory?.appendingPathComponent("\(name)-\(key).spvc")
         // The entry vouches for the source it was compiled from and the compiler that did it.
         let identity = Array((name + "\n" + GPUKitVersions.shaderc + "\n" + source).utf8)
         if let cached, let data = CacheFile.load(cached, identity: identity, maximumBytes: Self.maximumSPIRVBytes),
