@@ -12,11 +12,10 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
 # (libxcb1-dev: xcb's headers; the library itself is opened by `play` at run time.)
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
-# for `play`: an X server, xdotool, xwd and numpy; gcc for the device
-# probes in scripts/, built by DeviceProbeTests): installed by `make test`
+# for `play`: an X server, xdotool, xwd and numpy): installed by `make test`
 # only, so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium \
-                xvfb xdotool x11-apps python3-numpy gcc libc6-dev
+                xvfb xdotool x11-apps python3-numpy
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean
@@ -76,7 +75,7 @@ clean:
 	rm -rf .build
 
 # dist/: a self-contained prores-decode (static FFmpeg and Swift runtime) and a
-# minimal static ffmpeg CLI for the lent GPU machine (docs/DEVICE.md).
+# minimal static ffmpeg CLI for a machine with an NVIDIA GPU (docs/gpu-machine.md).
 .PHONY: bundle
 bundle: deps
 	scripts/build-bundle.sh
