@@ -19,20 +19,16 @@ public final class DecodeRun: @unchecked Sendable {
     private var session: FrameDecoding?
     private var pacer: FramePacer?
     private var cancelled = false
-    /// Cleared when the run ends, so that the Vulkan device goes with the
-    /// session even if the run object itself lives on.
-    private var decoder: DecoderSelection.Resolved
+    /// Which decoder decodes, and its name.
+    public let plan: DecoderPlan
     /// "cpu" or "gpu (device)": which decoder this run uses.
-    public private(set) var decoderName: String
+    public var decoderName: String { plan.name }
     /// Why `--decoder auto` chose the CPU.
-    public private(set) var decoderNote: String?
+    public var decoderNote: String? { plan.note }
     /// `auto` wanted the GPU decoder but it failed to start: worth telling.
-    public private(set) var decoderFellBack = false
-
-    /// With a handover, what decodes after it, once the device is there.
-    private var handoverResolution: Deferred<DecoderSelection.Resolved>?
+    public var decoderFellBack: Bool { plan.fellBack }
     /// Whether a handover's next decoder is known: the next sample goes to it.
-    package var handoverIsDue: Bool { handoverResolution?.isReady(waitingUpTo: 0) ?? false }
+    package var handoverIsDue: Bool { plan.handoverIsDue }
 
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
@@ -54,34 +50,20 @@ public final class DecodeRun: @unchecked Sendable {
         }
         precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || requested == .native),
                      "an analysis needs its sink and the native planar output")
-        precondition(options.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
+        plan = options.plan ?? DecoderPlan(selection: options.decoder, deviceStarting: options.deviceStarting)
+        precondition(plan.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
                      "a handover needs a run whose stages need no device before the first frame")
-        // With a device still starting, the CPU decodes first and the
-        // decision is taken when the device is there (`successor`).
-        decoder = options.deviceStarting == nil ? try options.decoder.resolve(for: source.format) : .cpu(reason: nil, fellBack: false)
+        try plan.resolve(for: source.format)
         // Nothing reads the frames (no sink, no GPU stage, no analysis): the
         // CPU decoder's stay as FFmpeg made them, as `ffmpeg -f null` leaves
         // them. Packing them anyway was a pass over every frame on all
         // cores, competing with FFmpeg's frame threads: why long runs lost
         // to the CLI (BENCHMARKS.md §1). A layout asked for is still
         // packed, so that pass can be timed on its own.
-        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, options.deviceStarting == nil,
-           case .cpu = decoder {
+        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, plan.decodesOnCPUAlone {
             output = .native
         } else {
             output = requested
-        }
-        switch decoder {
-        case .cpu where options.deviceStarting != nil:
-            decoderName = "gpu (starting)"
-            decoderNote = nil
-        case let .cpu(reason, fellBack):
-            decoderName = "cpu"
-            decoderNote = reason
-            decoderFellBack = fellBack
-        case let .gpu(device):
-            decoderName = "gpu (\(device.context.info.name))"
-            decoderNote = nil
         }
     }
 
@@ -105,7 +87,7 @@ public final class DecodeRun: @unchecked Sendable {
     }
 
     public func run() throws -> Report {
-        defer { decoder = .cpu(reason: nil, fellBack: false) }
+        defer { plan.release() }
         do {
             let report = try decodeAll()
             for sink in sinks { try sink.finish() }
@@ -158,8 +140,7 @@ public final class DecodeRun: @unchecked Sendable {
         }
         // Vulkan set-up (device, pipeline) runs while the decoder starts; the
         // first frame to reach the GPU waits for it.
-        var decoderDevice: GPUDevice?
-        if case let .gpu(device) = decoder { decoderDevice = device }
+        let decoderDevice = plan.gpuDevice
         let gpuStage = options.gpu.map { requested in
             var adjusted = requested
             // The GPU decoder hands over a batch of frames at once, and their
@@ -280,55 +261,14 @@ public final class DecodeRun: @unchecked Sendable {
         // The decoder has no frame queued: conversions held to share a
         // submission go to the GPU (a GPU batch's frames share one).
         let idle: OutputIdleHandler? = options.gpu == nil ? nil : { try gpuStage?.get().flush() }
-        let session: FrameDecoding
-        var handover: HandoverSession?
-        switch decoder {
-        case .cpu where options.deviceStarting != nil:
-            // Half the cores: the other half makes the device, reads ahead
-            // and parses (with all of them, the device came ~20 ms later on
-            // the H200's host).
-            let threads = options.threads > 0 ? options.threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
-            let first: HandoverSession.Maker = { handler, idle in
-                try DecodeSession(format: format, configuration: .init(threads: threads, slicesOnly: true), outputHandler: handler,
-                                  outputIdleHandler: idle)
-            }
-            let starting = options.deviceStarting!, selection = options.decoder
-            let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
-                var resolving = selection
-                resolving.shared = try starting.get()
-                return try resolving.resolve(for: format)
-            }
-            handoverResolution = resolution
-            handover = try HandoverSession(first: first, successor: { [self] in
-                resolution.isReady(waitingUpTo: 0) ? decoderAfterHandover(format, try resolution.get()) : nil
-            }, outputHandler: handler, outputIdleHandler: idle)
-            session = handover!
-        case .cpu:
-            session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
-                                        outputIdleHandler: idle)
-        case let .gpu(device):
-            // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
-            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
-                                                               analysis: options.analysis)
-            do {
-                session = try Trace.span("session made") { () throws -> FrameDecoding in
-                    // A run with a GPU stage (`check --previews`) keeps a session of its own.
-                    if let lanes = options.decoder.lanes, lanes.device == device, options.gpu == nil {
-                        return try lanes.stream(format: format, configuration: configuration, outputHandler: handler,
-                                                outputIdleHandler: idle)
-                    }
-                    return try GPUDecodeSession(format: format, device: device, configuration: configuration,
-                                                outputHandler: handler, outputIdleHandler: idle)
-                }
-            } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
-                // `auto` means the best decoder that works: FFmpeg when ours cannot start.
-                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
-                                            outputIdleHandler: idle)
-                decoderName = "cpu"
-                decoderNote = "the GPU decoder could not start: \(error)"
-                decoderFellBack = true
-            }
-        }
+        // Host copies only for sinks that need the bytes; `--vulkan` reads the
+        // device-local surfaces. A run with a GPU stage (`check --previews`)
+        // keeps a session of its own rather than a shared lane's stream.
+        let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
+                                                           analysis: options.analysis)
+        let (session, handover) = try plan.makeSession(format: format, threads: options.threads, configuration: configuration,
+                                                       lanes: options.gpu == nil ? plan.selection.lanes : nil,
+                                                       outputHandler: handler, outputIdleHandler: idle)
         lock.lock()
         self.session = session
         let stopEarly = cancelled
@@ -366,18 +306,7 @@ public final class DecodeRun: @unchecked Sendable {
             }
             endInput()
             try Trace.span("session finished") { try session.finish() }
-            if let handover, !handover.handedOver {
-                // FFmpeg decoded every frame: why the GPU decoder did not.
-                // Waiting for the device costs the command line nothing (it
-                // waits for it before exiting anyway).
-                decoderName = "cpu"
-                if case let .cpu(reason, fellBack)? = try? handoverResolution?.get() {
-                    decoderNote = reason
-                    decoderFellBack = fellBack
-                } else {
-                    decoderNote = "the stream ended before the GPU decoder's device was ready"
-                }
-            }
+            if let handover, !handover.handedOver { plan.stayedOnCPU() }
             try cpuAnalysis?.finish()
             try gpuStage?.get().drain()
             pacer?.finish()
@@ -409,50 +338,10 @@ public final class DecodeRun: @unchecked Sendable {
                       summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
                                              effects: options.gpu?.effects ?? []),
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
-                      decoder: decoderName, decoderNote: decoderNote, pacing: pacing, firstFrameAt: firstFrameAt)
+                      decoder: plan.name, decoderNote: plan.note, pacing: pacing, firstFrameAt: firstFrameAt)
         report.skippedLate = skippedLate
         // Counted only where the GPU decoder took over (not FFmpeg from FFmpeg).
-        if case .gpu = decoder, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
+        if plan.gpuDevice != nil, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
         return report
-    }
-
-    /// What decodes after the handover, chosen as `init` would have with
-    /// the device there: the GPU decoder, or FFmpeg with every thread kind
-    /// (`auto` without a hardware GPU, or a GPU decoder that cannot start).
-    /// The maker, called on the feeding thread at the handover, names the
-    /// decoder then (never, when the stream ends first: `decodeAll` names it).
-    private func decoderAfterHandover(_ format: FormatDescription, _ resolved: DecoderSelection.Resolved) -> HandoverSession.Maker {
-        let threads = options.threads
-        let cpu: HandoverSession.Maker = { handler, idle in
-            try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler, outputIdleHandler: idle)
-        }
-        switch resolved {
-        case let .cpu(reason, fellBack):
-            return { [self] handler, idle in
-                decoderName = "cpu"
-                decoderNote = reason
-                decoderFellBack = fellBack
-                return try cpu(handler, idle)
-            }
-        case let .gpu(device):
-            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, analysis: options.analysis)
-            let fallsBack = options.decoder.choice == .auto && !options.decoder.requireHardware
-            return { [self] handler, idle in
-                do {
-                    let session = try Trace.span("session made") {
-                        try GPUDecodeSession(format: format, device: device, configuration: configuration, outputHandler: handler,
-                                             outputIdleHandler: idle)
-                    }
-                    decoder = .gpu(device)
-                    decoderName = "gpu (\(device.context.info.name))"
-                    return session
-                } catch where fallsBack {
-                    decoderName = "cpu"
-                    decoderNote = "the GPU decoder could not start: \(error)"
-                    decoderFellBack = true
-                    return try cpu(handler, idle)
-                }
-            }
-        }
     }
 }

@@ -15,7 +15,6 @@ enum DecodeCommand: Command {
         let gpu = arguments.useVulkan ? DecodeRun.GPUOptions(
             context: .init(device: arguments.device, validation: arguments.validation),
             referenceWhite: referenceWhite, effects: effects) : nil
-        var decoder = arguments.decoder
         let input = arguments.input, start = arguments.start, frames = arguments.frames
         let rawPath = arguments.rawPath, md5Path = arguments.md5Path, hashPath = arguments.hashPath, timingPath = arguments.timingPath
         let quiet = arguments.quiet, overwrite = arguments.overwrite, stdoutUsers = arguments.stdoutUsers
@@ -26,18 +25,9 @@ enum DecodeCommand: Command {
         let trap = SignalTrap { pending.cancel() }
         defer { withExtendedLifetime(trap) {} }
 
-        // The GPU decoder's device is made while the container opens: on a
-        // discrete GPU, instance and device creation are most of start-up.
-        let selection = decoder
-        let deviceReady = DeviceReadyTime()
-        let earlyDevice = decoder.choice == .cpu ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
-            let device = selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
-            device.map(KeptUntilExit.keep)
-            deviceReady.mark()
-            return device
-        }
-        // However the run ends, no thread is left making a device at exit.
-        defer { _ = try? earlyDevice?.get() }
+        // The GPU decoder's device is made while the container opens.
+        let plan = DecoderPlan(startingDeviceFor: arguments.decoder) { KeptUntilExit.keep($0) }
+        defer { plan.waitForDeviceStart() }
         let source = try Trace.span("source opened") { try openSampleSource(input, track: arguments.track) }
         let opened = monotonicNanoseconds()
         let format = source.format
@@ -45,27 +35,16 @@ enum DecodeCommand: Command {
         // the source's own seek says so, in its words.
         if start > 0, let count = format.frameCount, start >= count { try source.seek(toFrame: start) }
         let realtime = try arguments.playback.pacingRate(for: format)
-        // `auto` (the best decoder that works, frame by frame) decodes with
-        // FFmpeg while the device starts, unless the run needs the device
-        // before its first frame, or the GPU decoder cannot decode this
-        // stream anyway (the run then says why, as before). `--decoder gpu`
-        // asked for the GPU decoder on every frame.
-        var deviceStarting: Deferred<GPUDevice?>?
-        if let earlyDevice {
+        if plan.startsDevice {
             source.readAhead(samples: SampleSourcePrefetch.readsAheadOfOneFile)
-            // The first batches' samples are read while the device is made
-            // (~150 ms on the H200), so the first batch is whole at once.
+            // The first batches' samples are read while the device is made,
+            // so the first batch is whole at once.
             if arguments.start == 0 {
                 source.prefetch(frames: min(SampleSourcePrefetch.framesBeforeTheDecoder, arguments.frames ?? .max))
             }
-            if decoder.choice == .auto, !arguments.noCPUStart, gpu == nil, realtime == nil, GPUProResDecoder.unsupportedReason(format) == nil,
-               !earlyDevice.isReady(waitingUpTo: 0) {
-                deviceStarting = earlyDevice
-            } else {
-                // `auto` without a device resolves again, to say why.
-                decoder.shared = try Trace.span("wait for device") { try earlyDevice.get() }
-            }
         }
+        // FFmpeg may decode first only where nothing needs the device before the first frame.
+        try plan.settle(for: format, allowsHandover: !arguments.noCPUStart && gpu == nil && realtime == nil)
         // A container holds only what FFmpeg can read back; decided before any output exists.
         let container = arguments.container
         let output = arguments.output ?? (container == .raw ? nil : container.defaultOutput(for: format))
@@ -98,8 +77,8 @@ enum DecodeCommand: Command {
                                 overwrite: overwrite, frames: saved)]
             } ?? []
             var options = DecodeRun.Options(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
-                                            decoder: decoder, realtime: realtime, analysis: analysis?.request)
-            options.deviceStarting = deviceStarting
+                                            decoder: plan.selection, realtime: realtime, analysis: analysis?.request)
+            options.plan = plan
             run = try DecodeRun(source: source, options: options, sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink,
                                 timingLog: timing)
         }
@@ -123,7 +102,7 @@ enum DecodeCommand: Command {
         progress?.clear()
 
         // After the run: `auto` may have fallen back to the CPU while starting.
-        if !quiet && (arguments.verbose || decoder.choice != .auto || run.decoderFellBack) {
+        if !quiet && (arguments.verbose || plan.selection.choice != .auto || run.decoderFellBack) {
             // Counted only where the GPU decoder took over.
             let handover = report.framesBeforeHandover > 0
                 ? "; FFmpeg decoded the first \(report.framesBeforeHandover) while its device started" : ""
@@ -147,13 +126,13 @@ enum DecodeCommand: Command {
                                        // device made (in parallel with opening), the first frame out.
                                        ("startup_ms", JSON.object([
                                            ("source_open", JSON.number(ProcessClock.milliseconds(to: opened), digits: 1)),
-                                           ("device_ready", deviceReady.at.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
+                                           ("device_ready", plan.deviceReadyAt.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
                                        ])),
                                        ("frames_before_handover", "\(report.framesBeforeHandover)"),
                                        ("first_frame_ms", report.firstFrameAt.map { JSON.number(ProcessClock.milliseconds(to: $0), digits: 1) } ?? "null"),
                                        ("surfaces_allocated", "\(report.decoderPool.allocated + (report.packPool?.allocated ?? 0))"),
                                        // What the device's buffers held at most (MemoryLedger).
-                                       ("gpu_memory_peak_mb", (decoder.shared ?? (try? earlyDevice?.get()) ?? nil).map { device in
+                                       ("gpu_memory_peak_mb", plan.device.map { device in
                                            let peak = device.context.memory.peak
                                            return JSON.object([("device", JSON.number(Double(peak.device) / 1e6, digits: 1)),
                                                                ("host", JSON.number(Double(peak.host) / 1e6, digits: 1))])
@@ -211,14 +190,3 @@ private func makeFrameSink(path: String, container: OutputContainer, format: For
     }
 }
 
-/// When the GPU decoder's device was ready (the JSON summary's `device_ready`),
-/// marked on the thread that made it.
-final class DeviceReadyTime: @unchecked Sendable {
-    // @unchecked: `time` is touched only under `lock`.
-    private let lock = NSLock()
-    private var time: UInt64?
-
-    func mark() { lock.withLock { time = monotonicNanoseconds() } }
-
-    var at: UInt64? { lock.withLock { time } }
-}
