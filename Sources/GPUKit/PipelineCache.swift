@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// Which device and driver build a pipeline cache belongs to: the fields of
 /// `VkPipelineCacheHeaderVersionOne` after its length and version.

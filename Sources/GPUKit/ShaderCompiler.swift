@@ -1,6 +1,6 @@
 import CShaderc
 import Foundation
-import ProResCore
+import HostSupport
 
 /// GLSL compute shaders from `Shaders/`, compiled to SPIR-V at run time with
 /// libshaderc. Results are cached on disk, keyed by the source's SHA-256, so a

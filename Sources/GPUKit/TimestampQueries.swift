@@ -1,5 +1,5 @@
 import CVulkan
-import ProResCore
+import HostSupport
 
 /// GPU timestamps in slots of `perSlot` queries: each slot records a start
 /// and then one mark per stage, and reads back the time between consecutive

@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// A VkBuffer with its own memory, mapped when host-visible.
 public final class VulkanBuffer: @unchecked Sendable {

@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// A Vulkan instance and logical device with the queues we use: the
 /// MTLDevice + MTLCommandQueue of Apple's pipeline.

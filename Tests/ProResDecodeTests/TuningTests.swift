@@ -1,5 +1,5 @@
 import Foundation
-@testable import ProResCore
+@testable import HostSupport
 import XCTest
 
 /// The `PRORES_DECODE_*` settings: read once into `Tuning`, a known one
