@@ -12,7 +12,11 @@ import PackageDescription
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
 //   ProResFFmpeg  ← CFFmpeg, CZlib, CStreamingCopy: readers, CPU session,
 //                            still images, MD5
-//   ProResCore               formats, surfaces, colour, timing (no C)
+//   ProResCore               formats, surfaces, colour, timing (no C);
+//                            re-exports HostSupport
+//   HostSupport              tracing, clock, JSON, path bytes, SHA-256,
+//                            PCI addresses, the environment's settings
+//                            (no C, nothing of ProRes: GPUKit's base)
 //   ProResOptions            option tables and their strict parser (no C,
 //                            no dependency: the fuzz target reaches it)
 //
@@ -50,11 +54,12 @@ let package = Package(
         .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
         // Our own C: streaming stores, which Swift cannot write.
         .target(name: "CStreamingCopy"),
-        .target(name: "ProResCore", swiftSettings: swift6),
+        .target(name: "HostSupport", swiftSettings: swift6),
+        .target(name: "ProResCore", dependencies: ["HostSupport"], swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
         // The GLSL of Shaders/ is built in (Plugins/EmbedShaders).
-        .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6,
+        .target(name: "GPUKit", dependencies: ["HostSupport", "CVulkan", "CShaderc"], swiftSettings: swift6,
                 plugins: ["EmbedShaders"]),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
@@ -71,7 +76,7 @@ let package = Package(
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
         .testTarget(
             name: "ProResDecodeTests",
-            dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting",
+            dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting",
                            "ProResDisplay", "prores-decode"]
         ),
     ],

@@ -6,10 +6,10 @@
 # "gpu_convert_us"; then one --realtime run of the chain at the clip's 25 fps.
 #
 #   scripts/bench-effects.sh [LOGDIR]          from the checkout (make build first)
-#   cd dist && ./bench-effects.sh [LOGDIR]     from the bundle (make bundle), e.g. on the H200
+#   cd dist && ./bench-effects.sh [LOGDIR]     from the bundle (make bundle), on a GPU machine
 #
 # LOGDIR (default ./out-effects) gets two files, effects.txt (what is
-# printed) and effects.json, so it can be the device tool's $OUT; the clip,
+# printed) and effects.json; the clip,
 # the LUT and the timing logs stay in CLIPDIR. The first WARMUP frames of each
 # run are left out (the first frame also uploads the LUT). Numbers are medians
 # (and means) over the remaining frames of one run each.
@@ -33,13 +33,9 @@ CLIPDIR=${CLIPDIR:-/tmp/prores-bench}
 BIN_DIR=${BIN_DIR:-/tmp/prores-bundle}
 exec > >(tee "$LOGDIR/effects.txt") 2>&1
 
-# prores-decode and ffmpeg: the bundle's (unpacked as bench-device.sh does), else the checkout's.
-if [ -z "${PD:-}" ] && [ -f "$HERE/prores-decode.gz" ]; then
-  mkdir -p "$BIN_DIR"
-  gzip -dc "$HERE/prores-decode.gz" >"$BIN_DIR/prores-decode.tmp" && chmod +x "$BIN_DIR/prores-decode.tmp" &&
-    mv "$BIN_DIR/prores-decode.tmp" "$BIN_DIR/prores-decode" || { echo "cannot unpack prores-decode.gz into $BIN_DIR" >&2; exit 2; }
-  PD=$BIN_DIR/prores-decode
-fi
+. "$HERE/lib.sh"
+# prores-decode and ffmpeg: the bundle's, else the checkout's.
+[ -z "${PD:-}" ] && [ -f "$HERE/prores-decode.gz" ] && use_bundle "$HERE"
 PD=${PD:-$HERE/../.build/release/prores-decode}
 if [ -z "${FF:-}" ]; then
   if [ -x "$HERE/ffmpeg" ]; then FF=$HERE/ffmpeg; else FF=$(command -v ffmpeg || echo ffmpeg); fi
@@ -50,11 +46,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 [ -x "$PD" ] || { echo "bench-effects.sh: no prores-decode at $PD (make build, or run from dist/)" >&2; exit 2; }
 command -v "$FF" >/dev/null || { echo "bench-effects.sh: no ffmpeg ($FF)" >&2; exit 2; }
 
-# On some GPU hosts the NVIDIA driver lives outside the loader's search path.
-NVIDIA_ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if ! "$PD" devices >/dev/null 2>&1 && [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$NVIDIA_ICD" ]; then
-  export VK_DRIVER_FILES=$NVIDIA_ICD
-fi
+use_nvidia_driver
 "$PD" devices || { echo "bench-effects.sh: no usable Vulkan device" >&2; exit 8; }
 
 WORK=$CLIPDIR/effects-work

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds dist/: a self-contained x86-64 prores-decode for a machine with an NVIDIA GPU
-# (Ubuntu 24.04: glibc, libstdc++/libgcc_s and the Vulkan loader, nothing else)
+# Builds dist/: a self-contained x86-64 prores-decode for a machine with an
+# NVIDIA GPU (Ubuntu 24.04: glibc, libstdc++/libgcc_s and the Vulkan loader, nothing else)
 # plus a minimal static `ffmpeg` CLI to make 4K test clips and measure FFmpeg's
 # software decoder there. See docs/gpu-machine.md.
 #
@@ -17,9 +17,10 @@
 #      so the linker takes the .a although Debian's libav*.so are installed),
 #      zlib linked statically too, and Foundation's ICU data trimmed to root +
 #      English (34 MB -> 5 MB; BUNDLE_ICU=full keeps all of it).
-#   3. dist/ : prores-decode.gz (stripped, gzip'd: bench-device.sh unpacks it),
-#      ffmpeg (stripped), Fixtures (clips + ref), Shaders, bench-device.sh
-#      (scripts/device-run.sh), bench-effects.sh, MANIFEST.txt.
+#   3. dist/ : prores-decode.gz (stripped, gzip'd: gpu-machine.sh unpacks it),
+#      ffmpeg (stripped), Fixtures (clips + ref), Shaders, gpu-machine.sh and
+#      lib.sh (the benchmark set, docs/gpu-machine.md), prores-variants.sh,
+#      bench-effects.sh, MANIFEST.txt.
 #
 # Environment: JOBS (make -j, default nproc), SWIFT (default swift),
 # PACKAGE_DIR (the Swift package to bundle, default this checkout; handy to
@@ -272,7 +273,7 @@ log "assembling $DIST"
 rm -rf "$DIST"
 mkdir -p "$DIST/Fixtures/ref"
 # prores-decode ships gzip'd: stripped it is ~38 MB (glslang/SPIRV-Tools for
-# shaderc, the Swift runtime and Foundation), 14 MB compressed; bench-device.sh
+# shaderc, the Swift runtime and Foundation), 14 MB compressed; gpu-machine.sh
 # unpacks it (gzip is on every Ubuntu). ffmpeg is 2 MB and ships as is.
 STRIPPED=$WORK/prores-decode.stripped
 strip -o "$STRIPPED" "$BIN"
@@ -282,12 +283,8 @@ shopt -s nullglob
 for f in "$PACKAGE_DIR"/Fixtures/*.mov "$PACKAGE_DIR"/Fixtures/*.mxf "$PACKAGE_DIR"/Fixtures/*.prores; do cp "$f" "$DIST/Fixtures/"; done
 cp -r "$PACKAGE_DIR"/Fixtures/ref/. "$DIST/Fixtures/ref/"
 [ -d "$PACKAGE_DIR/Shaders" ] && cp -r "$PACKAGE_DIR/Shaders" "$DIST/Shaders"
-cp "$ROOT/scripts/device-run.sh" "$DIST/bench-device.sh"
-cp "$ROOT/scripts/device-check.sh" "$DIST/device-check.sh"
-cp "$ROOT/scripts/check-folder.sh" "$DIST/check-folder.sh"
-cp "$ROOT/scripts/prores-variants.sh" "$DIST/prores-variants.sh"
-cp "$ROOT/scripts/bench-effects.sh" "$DIST/bench-effects.sh"
-chmod +x "$DIST/bench-device.sh" "$DIST/device-check.sh" "$DIST/check-folder.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
+for script in gpu-machine.sh lib.sh prores-variants.sh bench-effects.sh; do cp "$ROOT/scripts/$script" "$DIST/$script"; done
+chmod +x "$DIST/gpu-machine.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
 
 # --- checks: what the GPU machine must provide ---------------------------------
 # glibc's libraries, libstdc++/libgcc_s, libz (not even that, here) and, later, the Vulkan loader.

@@ -9,7 +9,7 @@
 #   scripts/prores-variants.sh OUTDIR [FFMPEG]      (FFMPEG defaults to ffmpeg)
 #
 # Prints the clip names it wrote, one per line. Used by the tests
-# (GPUDecoderTests) and by the device script (bench-device.sh).
+# (GPUDecoderTests) and by the benchmark set (gpu-machine.sh).
 set -euo pipefail
 OUT=$1
 FF=${2:-ffmpeg}

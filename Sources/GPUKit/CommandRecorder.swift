@@ -9,9 +9,7 @@ import Foundation
 /// Thread-safety: one thread records and submits at a time (each user owns
 /// its recorder); `wait(for:)` and `completedValue` may be called from any.
 public final class CommandRecorder: @unchecked Sendable {
-    /// `secondCompute`: the context's second compute queue, or the first
-    /// where it has none (the same family either way).
-    public enum Queue: Sendable { case compute, secondCompute, transfer }
+    public enum Queue: Sendable { case compute, transfer }
 
     let context: VulkanContext
     let queueKind: Queue
@@ -32,7 +30,6 @@ public final class CommandRecorder: @unchecked Sendable {
         let vk = context.vk, device = context.device
         switch kind {
         case .compute: queue = context.computeQueue
-        case .secondCompute: queue = context.secondComputeQueue ?? context.computeQueue
         case .transfer:
             guard let transfer = context.transferQueue else { preconditionFailure("the context has no transfer queue") }
             queue = transfer

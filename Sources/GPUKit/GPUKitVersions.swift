@@ -1,6 +1,6 @@
 import CShaderc
 import CVulkan
-import ProResCore
+import HostSupport
 
 /// The versions of the GPU libraries, for `--version`; the C stays here.
 public enum GPUKitVersions {

@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// A compute shader built from its `KernelInterface`: the pipeline, its
 /// layout, and the binding sets to dispatch it with. The only way GPU work

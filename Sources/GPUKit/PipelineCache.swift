@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// Which device and driver build a pipeline cache belongs to: the fields of
 /// `VkPipelineCacheHeaderVersionOne` after its length and version.
@@ -48,7 +48,7 @@ final class PipelineCache: @unchecked Sendable {
     /// The size of the data on disk, as this process last saw or wrote it.
     private var savedBytes: Int
 
-    static var enabled: Bool { ProcessInfo.processInfo.environment["PRORES_DECODE_PIPELINE_CACHE"] != "0" }
+    static var enabled: Bool { Tuning.current.pipelineCache }
     /// Saved data above this is not trusted (ours is well under a megabyte).
     static let maximumBytes = 64 << 20
 

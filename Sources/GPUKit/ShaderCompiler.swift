@@ -1,6 +1,6 @@
 import CShaderc
 import Foundation
-import ProResCore
+import HostSupport
 
 /// GLSL compute shaders, compiled to SPIR-V at run time with libshaderc.
 /// The GLSL is built into the binary (`EmbeddedShaders`, made from

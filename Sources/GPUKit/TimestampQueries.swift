@@ -1,5 +1,5 @@
 import CVulkan
-import ProResCore
+import HostSupport
 
 /// GPU timestamps in slots of `perSlot` queries: each slot records a start
 /// and then one mark per stage, and reads back the time between consecutive
@@ -15,7 +15,7 @@ public final class TimestampQueries {
 
     package static func make(_ context: VulkanContext, slots: Int, perSlot: Int, queue: CommandRecorder.Queue = .compute) throws -> TimestampQueries? {
         switch queue {
-        case .compute, .secondCompute:
+        case .compute:
             guard context.timestampValidBits > 0 else { return nil }
         case .transfer:
             guard context.transferTimestampValidBits > 0, context.info.hostQueryReset, context.vk.vkResetQueryPool != nil else { return nil }

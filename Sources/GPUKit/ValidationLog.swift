@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// Collects every message of the Khronos validation layer, so tests can fail
 /// on any of them and users can see them with PRORES_DECODE_VALIDATION=1.

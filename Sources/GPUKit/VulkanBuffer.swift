@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// A VkBuffer with its own memory, mapped when host-visible.
 public final class VulkanBuffer: @unchecked Sendable {
@@ -28,13 +28,11 @@ public final class VulkanBuffer: @unchecked Sendable {
                             sharedWithTransferQueue: Bool = false, dedicated: Bool? = nil) throws {
         try self.init(context, size: size, usage: usage.rawValue, required: memory.required,
                       preferred: memory.preferred(sharedMemory: context.sharesHostMemory), transferQueue: sharedWithTransferQueue,
-                      dedicated: dedicated ?? (Self.dedicatesLargeBuffers && size >= Self.dedicatedFromBytes))
+                      dedicated: dedicated ?? (size >= Self.dedicatedFromBytes))
     }
 
     /// Buffers from this size get an allocation of their own by default.
     public static let dedicatedFromBytes = 1 << 20
-    /// `PRORES_DECODE_DEDICATED=0` turns the default off, for comparisons.
-    static let dedicatesLargeBuffers = ProcessInfo.processInfo.environment["PRORES_DECODE_DEDICATED"] != "0"
 
     /// A buffer in memory with `required` properties (and `preferred` ones
     /// when possible). `transferQueue`: the context's transfer queue uses it

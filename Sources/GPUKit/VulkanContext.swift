@@ -1,6 +1,6 @@
 import CVulkan
 import Foundation
-import ProResCore
+import HostSupport
 
 /// A Vulkan instance and logical device with the queues we use: the
 /// MTLDevice + MTLCommandQueue of Apple's pipeline.
@@ -14,13 +14,6 @@ public final class VulkanContext: @unchecked Sendable {
     package let vk: VulkanDeviceFunctions
     let computeQueue: VkQueue
     let computeFamily: UInt32
-    /// A second queue of the compute family, when asked for and the family
-    /// has one: work submitted there may run beside the first queue's (the
-    /// decoder's transforms beside its next entropy pass). Off by default:
-    /// on the H200 the two queues' work is time-sliced, not overlapped, and
-    /// the decoder 4–20% slower; GPUs with concurrent
-    /// compute queues may gain.
-    package let secondComputeQueue: VkQueue?
     /// A queue of a transfer-only family (a DMA engine of a discrete GPU),
     /// when there is one: copies submitted there run beside the compute
     /// work instead of between it.
@@ -57,12 +50,8 @@ public final class VulkanContext: @unchecked Sendable {
         /// which runs submissions in order, would not show a missing one.
         /// `PRORES_DECODE_VALIDATION=sync` turns both on.
         public var synchronizationValidation: Bool
-        /// Use a transfer-only queue where the device has one
-        /// (`PRORES_DECODE_TRANSFER_QUEUE=0` turns it off, for comparisons).
+        /// Use a transfer-only queue where the device has one.
         public var transferQueue: Bool
-        /// Open a second compute queue where the compute family has one
-        /// (`PRORES_DECODE_SECOND_COMPUTE_QUEUE=1`; see `secondComputeQueue`).
-        public var secondComputeQueue: Bool
         /// Enable window presentation (`play`): the surface extensions on the
         /// instance, VK_KHR_swapchain on the device. Off, nothing changes.
         public var presentation: Bool
@@ -76,16 +65,14 @@ public final class VulkanContext: @unchecked Sendable {
         /// offers VK_KHR_pipeline_executable_properties:
         /// `PRORES_DECODE_PIPELINE_STATS=1`, for kernel work (a register
         /// more or less decides how many invocations an SM keeps resident).
-        public var pipelineStatistics = ProcessInfo.processInfo.environment["PRORES_DECODE_PIPELINE_STATS"] == "1"
+        public var pipelineStatistics = Tuning.current.pipelineStatistics
 
         public init(device: String? = nil,
-                    validation: Bool = ["1", "sync"].contains(ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"]),
-                    synchronizationValidation: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_VALIDATION"] == "sync",
-                    transferQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_TRANSFER_QUEUE"] != "0",
-                    secondComputeQueue: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_SECOND_COMPUTE_QUEUE"] == "1",
+                    validation: Bool = Tuning.current.validation != .off,
+                    synchronizationValidation: Bool = Tuning.current.validation == .synchronization,
+                    transferQueue: Bool = true,
                     presentation: Bool = false) {
             self.device = device
-            self.secondComputeQueue = secondComputeQueue
             self.validation = validation
             self.synchronizationValidation = synchronizationValidation
             self.transferQueue = transferQueue
@@ -158,7 +145,6 @@ public final class VulkanContext: @unchecked Sendable {
             let family = UInt32(compute)
             computeFamily = family
             timestampValidBits = families[compute].timestampValidBits
-            let computeQueues = options.secondComputeQueue && families[compute].queueCount >= 2 ? 2 : 1
             // Only a discrete GPU copies between host and device memory.
             let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex(where: Self.isTransferOnly) : nil
             transferFamily = transfer.map(UInt32.init)
@@ -199,8 +185,8 @@ public final class VulkanContext: @unchecked Sendable {
             withUnsafeMutablePointer(to: &hostProps) { props2.pNext = UnsafeMutableRawPointer($0) ; vki.vkGetPhysicalDeviceProperties2(physical, &props2) }
             minImportedHostPointerAlignment = deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
 
-            var priorities: [Float] = [1, 1]
-            let queueInfos = [(family, computeQueues)] + (transferFamily.map { [($0, 1)] } ?? [])
+            var priorities: [Float] = [1]
+            let queueInfos = [(family, 1)] + (transferFamily.map { [($0, 1)] } ?? [])
             var queueInfo = VkDeviceQueueCreateInfo()
             queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
             var features12 = VkPhysicalDeviceVulkan12Features()
@@ -247,13 +233,6 @@ public final class VulkanContext: @unchecked Sendable {
             var queue: VkQueue?
             vk.vkGetDeviceQueue(device, family, 0, &queue)
             computeQueue = queue!
-            if computeQueues == 2 {
-                var second: VkQueue?
-                vk.vkGetDeviceQueue(device, family, 1, &second)
-                secondComputeQueue = second
-            } else {
-                secondComputeQueue = nil
-            }
             if let transferFamily {
                 var transfer: VkQueue?
                 vk.vkGetDeviceQueue(device, transferFamily, 0, &transfer)

@@ -1,5 +1,5 @@
 import CVulkan
-import ProResCore
+import HostSupport
 
 /// What `prores-decode devices` reports about one physical device, and what
 /// device selection looks at.

@@ -1,5 +1,5 @@
 import CVulkan
-import ProResCore
+import HostSupport
 
 /// Why the Vulkan path could not do its work, in words a user can act on.
 public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -32,7 +32,7 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .loaderMissing(why): return "Vulkan is not available: \(why)"
         case let .noDevice(why): return "no usable Vulkan device: \(why)"
         case let .noMatchingDevice(selector, candidates):
-            return "no usable Vulkan device: " + HardwareShortfall.noMatchWords(selector: selector, candidates: candidates)
+            return "no usable Vulkan device: " + DeviceSelectorWords.noMatch(selector: selector, candidates: candidates)
         case let .noHardwareDevice(names): return "no hardware Vulkan device (\(names.joined(separator: ", ")))"
         case let .missingFunction(name): return "the Vulkan driver lacks the function \(name)"
         case let .missingExtension(name): return "the Vulkan device lacks the extension \(name)"

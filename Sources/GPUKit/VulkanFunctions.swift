@@ -1,6 +1,6 @@
 import CVulkan
 import Glibc
-import ProResCore
+import HostSupport
 
 /// The Vulkan loader, opened at run time, and its global entry points.
 // @unchecked: immutable after init (the library and its entry points, loaded once by `shared`).

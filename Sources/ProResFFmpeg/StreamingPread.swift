@@ -7,21 +7,16 @@ import Glibc
 /// and `pd_copy_streaming` moves it on. The sample table reader's blocks
 /// are written once and next read by the GPU's DMA, so a plain copy's
 /// reading of each destination line first, and keeping it in the cache, is
-/// wasted memory traffic (reading the file bounds a decode).
+/// wasted memory traffic, and reading the file bounds a decode.
 ///
-/// On the H200 host eight threads read a page-cached file into a 512 MB
-/// pool at 31–36 GB/s this way against 26–30 with plain pread; `check`'s
-/// folder takes 522 ms against 562 (medians of 8, interleaved) and the
-/// 1,200-frame file 0.440 s against 0.474. The default on x86-64; `PRORES_DECODE_READ_COPY=plain` reads with pread
-/// alone, `PRORES_DECODE_READ_CHUNK_KB=N` sets the piece (512).
+/// On a 16-core host eight threads read a page-cached file into a 512 MB
+/// pool at 31–36 GB/s this way against 26–30 with plain pread. Used on
+/// x86-64, in pieces of 512 kB.
 ///
 /// Thread-safety: any thread; the spare buffers under `lock`.
 final class StreamingPread: @unchecked Sendable {
     static let shared: StreamingPread? = {
-        guard hasStreamingStores, ProcessInfo.processInfo.environment["PRORES_DECODE_READ_COPY"] != "plain" else { return nil }
-        let pieceBytes = (ProcessInfo.processInfo.environment["PRORES_DECODE_READ_CHUNK_KB"].flatMap(Int.init)
-                              .map { max(4, min($0, 16 << 10)) } ?? 512) << 10
-        return StreamingPread(pieceBytes: pieceBytes)
+        hasStreamingStores ? StreamingPread(pieceBytes: 512 << 10) : nil
     }()
 
     /// Elsewhere `pd_copy_streaming` is a memcpy: the bounce would only add a copy.

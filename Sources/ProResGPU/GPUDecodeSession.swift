@@ -33,30 +33,27 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// output) run on; nil leaves them to the scheduler. A session on a
         /// `GPUDevice` takes the device's `placement` when this is nil.
         public var cpus: [Int]?
-        /// How compressed bytes reach the device; nil: `PRORES_DECODE_UPLOAD`,
-        /// else the fastest the device has.
+        /// How compressed bytes reach the device; nil: the fastest the device has.
         public var upload: UploadPath?
         /// While another batch is parsed and waiting, hold each batch's
         /// transform and record it beside the next batch's entropy pass, in
         /// one command buffer, so that the GPU may run the two together.
-        /// On by default: on the H200 it saves a submission per batch
-        /// (4K 422 HQ 2% faster; no profile slower), bit-exact on every
-        /// clip. `PRORES_DECODE_OVERLAP=0` turns it off.
+        /// On by default: it saves a submission per batch; off (the tests'
+        /// reference) the transform goes in a submission of its own.
         public var overlapTransforms: Bool
 
         /// `PRORES_DECODE_BATCH=N`: frames per batch for every session, for
         /// measurements of whole-process jobs (`bench --batch` sets it for one run).
-        public static let batchSetting = ProcessInfo.processInfo.environment["PRORES_DECODE_BATCH"].flatMap(Int.init).map { max(1, $0) }
+        public static let batchSetting = Tuning.current.batch
 
         /// Batches in flight: one being staged by the host, one uploading,
         /// one entropy decoding and one being transformed, each on its own
         /// engine. `PRORES_DECODE_SLOTS` overrides it, for measurements.
-        public static let defaultSlots = ProcessInfo.processInfo.environment["PRORES_DECODE_SLOTS"].flatMap(Int.init).map { max(2, min($0, 8)) } ?? 4
+        public static let defaultSlots = Tuning.current.slots
 
         public init(framesPerBatch: Int? = Configuration.batchSetting, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
                     expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
-                    upload: UploadPath? = nil,
-                    overlapTransforms: Bool = ProcessInfo.processInfo.environment["PRORES_DECODE_OVERLAP"] != "0") {
+                    upload: UploadPath? = nil, overlapTransforms: Bool = true) {
             self.upload = upload
             self.overlapTransforms = overlapTransforms
             self.analysis = analysis

@@ -94,12 +94,6 @@ public final class GPUFrameConverter: @unchecked Sendable {
         }
     }
 
-    /// Frames a group holds at most when the caller does not say:
-    /// `PRORES_DECODE_CONVERT_GROUP` (1: one frame per submission, as before
-    /// grouping), else half the frames in flight, so that one group is
-    /// recorded while the one before runs.
-    public static let framesPerSubmissionSetting = ProcessInfo.processInfo.environment["PRORES_DECODE_CONVERT_GROUP"].flatMap(Int.init)
-
     public let context: VulkanContext
     /// Shader variants by (layout, two pixels per invocation), made on first use.
     private let kernels: KernelCache
@@ -130,13 +124,14 @@ public final class GPUFrameConverter: @unchecked Sendable {
     /// run on a discrete GPU); the handler then sees an empty `pixels`.
     /// `effects` run on every converted frame, in order, before the handler sees it.
     /// `framesPerSubmission`: the most frames `record` groups into one
-    /// submission (at most `framesInFlight`); nil: `framesPerSubmissionSetting`.
+    /// submission (at most `framesInFlight`); nil: half the frames in
+    /// flight, so that one group is recorded while the one before runs.
     public init(context: VulkanContext, kernels: KernelCache, framesInFlight: Int = 3, framesPerSubmission: Int? = nil,
                 readback: Bool = true, effects: [Effect] = [], handler: @escaping Handler) throws {
         self.context = context
         self.handler = handler
         self.readback = readback
-        let group = framesPerSubmission ?? Self.framesPerSubmissionSetting ?? (framesInFlight + 1) / 2
+        let group = framesPerSubmission ?? (framesInFlight + 1) / 2
         self.framesPerSubmission = max(1, min(group, framesInFlight))
         completions = BlockingQueue(capacity: framesInFlight)
         self.kernels = kernels

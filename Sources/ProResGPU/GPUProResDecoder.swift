@@ -124,13 +124,12 @@ package final class GPUProResDecoder {
     /// `timedBatchInterval`. Why not every batch: a timestamp written after
     /// a stage waits for all the queue's earlier work of that stage, so each
     /// timed batch drains the GPU before the next batch's entropy pass may
-    /// start beside the last one's stragglers. Timing every batch costs the
-    /// H200 10% of its 4K 422 HQ rate, 13% of 4444 XQ's and 24% of 4444 with
-    /// a 16-bit alpha.
-    /// `PRORES_DECODE_TIMESTAMPS=N` times one batch in N after the first
+    /// start beside the last one's stragglers: timing every batch costs a
+    /// fast GPU 10–24% of its rate. `PRORES_DECODE_TIMESTAMPS=N`
+    /// (`Tuning.timestampInterval`) times one batch in N after the first
     /// ones (1: every batch; 0: none).
     static let alwaysTimedBatches = 4
-    static let timedBatchInterval = ProcessInfo.processInfo.environment["PRORES_DECODE_TIMESTAMPS"].flatMap(Int.init).map { max(0, $0) } ?? 16
+    static let timedBatchInterval = Tuning.current.timestampInterval
 
     static func timesStages(ofBatch number: Int) -> Bool {
         guard timedBatchInterval > 0 else { return false }
@@ -222,7 +221,7 @@ package final class GPUProResDecoder {
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
         transformPass = try kernels.kernel(DecoderKernels.transform(format))
         recorder = try CommandRecorder(context: context, count: slotCount)
-        transforms = try CommandRecorder(context: context, count: slotCount, queue: .secondCompute)
+        transforms = try CommandRecorder(context: context, count: slotCount)
         // A transfer queue exists only on a discrete GPU, the one kind that uploads.
         uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
@@ -248,7 +247,7 @@ package final class GPUProResDecoder {
             }
         }
         timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 4)
-        transformTimestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 3, queue: .secondCompute)
+        transformTimestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 3)
         uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
     }

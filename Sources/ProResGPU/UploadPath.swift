@@ -10,14 +10,12 @@ public enum UploadPath: String, Equatable, Sendable {
     /// from there, their regions imported once; others staged as by `copy`.
     case fromSampleMemory = "import"
 
-    /// `requested` (else `PRORES_DECODE_UPLOAD`: `direct`, `copy` or
-    /// `import`) chooses, for comparisons and to run the upload paths on a
-    /// device that shares memory (CI's lavapipe); unset or not possible
-    /// there, the fastest path the device has.
-    init(_ requested: UploadPath?, sharesHostMemory: Bool, canImport: Bool,
-         environment: String? = ProcessInfo.processInfo.environment["PRORES_DECODE_UPLOAD"]) {
+    /// `requested` chooses, to run the upload paths on a device that shares
+    /// memory (the tests, on lavapipe); unset or not possible there, the
+    /// fastest path the device has.
+    init(_ requested: UploadPath?, sharesHostMemory: Bool, canImport: Bool) {
         let best: UploadPath = sharesHostMemory ? .direct : canImport ? .fromSampleMemory : .copy
-        switch requested ?? environment.flatMap(UploadPath.init(rawValue:)) {
+        switch requested {
         case .direct?: self = sharesHostMemory ? .direct : best
         case .copy?: self = .copy
         case .fromSampleMemory?: self = canImport ? .fromSampleMemory : .copy

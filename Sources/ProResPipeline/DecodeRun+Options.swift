@@ -31,6 +31,10 @@ extension DecodeRun {
         /// the device is there, as it would have with it `shared`. Not with
         /// `gpu` (its stage needs the device first) or `realtime`.
         package var deviceStarting: Deferred<GPUDevice?>?
+        /// The decoder's plan, made before the stream opened (the command
+        /// line's, with its device already starting); nil: one made from
+        /// `decoder` and `deviceStarting`.
+        public var plan: DecoderPlan?
         /// Called once the run queues no more samples: after its last one,
         /// or once its decoder stopped after a failure. `check` lets the next
         /// file start feeding the shared decode session then

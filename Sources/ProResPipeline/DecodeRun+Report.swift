@@ -12,7 +12,7 @@ extension DecodeRun {
         public let colorFallbacks: [String]
         public let framesWithColorFallback: Int
         /// Command buffers the conversions went to the GPU in (several
-        /// frames each, unless `PRORES_DECODE_CONVERT_GROUP=1`).
+        /// frames each where several are ready together).
         public let conversionSubmissions: Int
         public let validationMessages: [String]
     }

@@ -19,20 +19,16 @@ public final class DecodeRun: @unchecked Sendable {
     private var session: FrameDecoding?
     private var pacer: FramePacer?
     private var cancelled = false
-    /// Cleared when the run ends, so that the Vulkan device goes with the
-    /// session even if the run object itself lives on.
-    private var decoder: DecoderSelection.Resolved
+    /// Which decoder decodes, and its name.
+    public let plan: DecoderPlan
     /// "cpu" or "gpu (device)": which decoder this run uses.
-    public private(set) var decoderName: String
+    public var decoderName: String { plan.name }
     /// Why `--decoder auto` chose the CPU.
-    public private(set) var decoderNote: String?
+    public var decoderNote: String? { plan.note }
     /// `auto` wanted the GPU decoder but it failed to start: worth telling.
-    public private(set) var decoderFellBack = false
-
-    /// With a handover, what decodes after it, once the device is there.
-    private var handoverResolution: Deferred<DecoderSelection.Resolved>?
+    public var decoderFellBack: Bool { plan.fellBack }
     /// Whether a handover's next decoder is known: the next sample goes to it.
-    package var handoverIsDue: Bool { handoverResolution?.isReady(waitingUpTo: 0) ?? false }
+    package var handoverIsDue: Bool { plan.handoverIsDue }
 
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
@@ -54,34 +50,20 @@ public final class DecodeRun: @unchecked Sendable {
         }
         precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || requested == .native),
                      "an analysis needs its sink and the native planar output")
-        precondition(options.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
+        plan = options.plan ?? DecoderPlan(selection: options.decoder, deviceStarting: options.deviceStarting)
+        precondition(plan.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
                      "a handover needs a run whose stages need no device before the first frame")
-        // With a device still starting, the CPU decodes first and the
-        // decision is taken when the device is there (`successor`).
-        decoder = options.deviceStarting == nil ? try options.decoder.resolve(for: source.format) : .cpu(reason: nil, fellBack: false)
+        try plan.resolve(for: source.format)
         // Nothing reads the frames (no sink, no GPU stage, no analysis): the
         // CPU decoder's stay as FFmpeg made them, as `ffmpeg -f null` leaves
         // them. Packing them anyway would be a pass over every frame on all
         // cores, competing with FFmpeg's frame threads, and long runs would
         // lose to the CLI. A layout asked for is still
         // packed, so that pass can be timed on its own.
-        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, options.deviceStarting == nil,
-           case .cpu = decoder {
+        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, plan.decodesOnCPUAlone {
             output = .native
         } else {
             output = requested
-        }
-        switch decoder {
-        case .cpu where options.deviceStarting != nil:
-            decoderName = "gpu (starting)"
-            decoderNote = nil
-        case let .cpu(reason, fellBack):
-            decoderName = "cpu"
-            decoderNote = reason
-            decoderFellBack = fellBack
-        case let .gpu(device):
-            decoderName = "gpu (\(device.context.info.name))"
-            decoderNote = nil
         }
     }
 
@@ -105,7 +87,7 @@ public final class DecodeRun: @unchecked Sendable {
     }
 
     public func run() throws -> Report {
-        defer { decoder = .cpu(reason: nil, fellBack: false) }
+        defer { plan.release() }
         do {
             let report = try decodeAll()
             for sink in sinks { try sink.finish() }
@@ -122,33 +104,95 @@ public final class DecodeRun: @unchecked Sendable {
         }
     }
 
+    /// The run's steps: the presenter, the timing record, the GPU stage and
+    /// the CPU analysis; the session through `plan`; the samples fed to it;
+    /// the report.
     private func decodeAll() throws -> Report {
         let format = source.format
-        var damaged: [(Int, String)] = []
-        var failed: [(Int, String)] = []
-        var packPool: PixelBufferPool?
         let started = monotonicNanoseconds()
         // With a GPU stage a frame's timing is complete only when its GPU work
         // is, on the GPU's completion thread: hence the lock.
         let ledger = TimingLedger()
-        // --realtime: a finished frame goes to the presenter, which runs on
-        // its own thread from now on and waits for its preroll.
+        let (pacer, presenter) = startPresenter()
+        // However the run ends, the presenter thread ends with it.
+        defer {
+            pacer?.cancel()
+            _ = try? presenter?.get()
+        }
+        let record = recorder(ledger, pacer)
+        let gpuStage = makeGPUStage(format, ledger: ledger, record: record)
+        let cpuAnalysis = makeCPUAnalysis(format)
+        defer { cpuAnalysis?.cancel() }
+        let delivered = DeliveredFrames()
+        let handler = frameHandler(format, delivered: delivered, ledger: ledger, record: record, gpuStage: gpuStage, cpuAnalysis: cpuAnalysis)
+        // The decoder has no frame queued: conversions held to share a
+        // submission go to the GPU (a GPU batch's frames share one).
+        let idle: OutputIdleHandler? = options.gpu == nil ? nil : { try gpuStage?.get().flush() }
+        // Host copies only for sinks that need the bytes; `--vulkan` reads the
+        // device-local surfaces. A run with a GPU stage (`check --previews`)
+        // keeps a session of its own rather than a shared lane's stream.
+        let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
+                                                           analysis: options.analysis)
+        var samples: SampleSource = source
+        let session: FrameDecoding, handover: HandoverSession?
+        do {
+            (session, handover) = try plan.makeSession(format: format, threads: options.threads, configuration: configuration,
+                                                       lanes: options.gpu == nil ? plan.selection.lanes : nil,
+                                                       outputHandler: handler, outputIdleHandler: idle)
+        } catch ProResDecodeError.decoderUnavailable(let why) where options.gpu == nil {
+            // A picture size the device cannot hold, claimed by a frame too
+            // small to hold it: rejected frame by frame, in FFmpeg's session's
+            // words, as `--decoder cpu` rejects it (no frame is decoded).
+            guard let forged = try ForgedPictureSource.reading(source, start: options.start) else {
+                throw ProResDecodeError.decoderUnavailable(why)
+            }
+            samples = forged
+            session = try plan.forgedPictureSession(why, format: format, threads: options.threads, handler, idle)
+            handover = nil
+        }
+        lock.lock()
+        self.session = session
+        let stopEarly = cancelled
+        lock.unlock()
+        // The session's handler holds this run; letting go of the session when
+        // the run ends breaks that cycle (check runs one DecodeRun per file).
+        defer {
+            lock.lock()
+            self.session = nil
+            lock.unlock()
+        }
+        if stopEarly { throw ProResDecodeError.interrupted }
+        let fed = try feed(session, samples: samples, handover: handover, pacer: pacer, presenter: presenter, cpuAnalysis: cpuAnalysis, gpuStage: gpuStage)
+        if isCancelled { throw ProResDecodeError.interrupted }
+        if fed.read == 0 {
+            throw ProResDecodeError.badRequest(options.start > 0 ? .noFrame(at: options.start) : .noFrames)
+        }
+        if let pacing = fed.pacing { try self.timingLog?.write(pacing.timingLogLine + "\n") }
+        return try report(fed, shortfall: samples.shortfall, delivered: delivered, ledger: ledger, started: started, session: session,
+                          handover: handover, gpuStage: gpuStage)
+    }
+
+    private var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// --realtime: a finished frame goes to the presenter, which runs on its
+    /// own thread from now on and waits for its preroll.
+    private func startPresenter() -> (FramePacer?, Deferred<PacingReport>?) {
         let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start) }
         pacer?.onPresent = options.present
         let presenter = pacer.map { pacer in Deferred("prores-decode.presenter") { pacer.run() } }
         lock.lock()
         self.pacer = pacer
         lock.unlock()
-        // However the run ends, the presenter thread ends with it.
-        defer {
-            pacer?.cancel()
-            _ = try? presenter?.get()
-        }
-        // Called on the output thread, or the GPU's completion thread: each
-        // object it touches orders itself (the ledger's lock, the log's and
-        // the pacer's own).
+        return (pacer, presenter)
+    }
+
+    /// A finished frame's timing: into the ledger, the timing log and the
+    /// progress, then to the presenter. Called on the output thread, or the
+    /// GPU's completion thread: each object it touches orders itself (the
+    /// ledger's lock, the log's and the pacer's own).
+    private func recorder(_ ledger: TimingLedger, _ pacer: FramePacer?) -> @Sendable (FrameTiming) throws -> Void {
         let timingLog = UncheckedSendable(self.timingLog), progress = UncheckedSendable(self.progress)
-        @Sendable func record(_ timing: FrameTiming) throws {
+        return { timing in
             try ledger.append(timing) { count in
                 try timingLog.value?.write(timing.jsonLine + "\n")
                 progress.value?(count)
@@ -156,18 +200,21 @@ public final class DecodeRun: @unchecked Sendable {
             // Outside the lock: this waits while the presenter's queue is full.
             if case .failed = timing.status {} else { pacer?.push(timing.index) }
         }
-        // Vulkan set-up (device, pipeline) runs while the decoder starts; the
-        // first frame to reach the GPU waits for it.
-        var decoderDevice: GPUDevice?
-        if case let .gpu(device) = decoder { decoderDevice = device }
-        let gpuStage = options.gpu.map { requested in
+    }
+
+    /// `--vulkan`'s stage: its set-up (device, pipeline) runs while the
+    /// decoder starts; the first frame to reach the GPU waits for it.
+    private func makeGPUStage(_ format: FormatDescription, ledger: TimingLedger,
+                              record: @escaping @Sendable (FrameTiming) throws -> Void) -> Deferred<GPUStage>? {
+        let decoderDevice = plan.gpuDevice
+        return options.gpu.map { requested in
             var adjusted = requested
             // The GPU decoder hands over a batch of frames at once, and their
             // conversions queue behind the next batch's decoding: with only
             // a few frames in flight the converter waits out each batch. As
             // many as two batches of 4K, within 2 GiB of converted frames
-            // (64, tried on the H200 together with 32-frame batches, went
-            // with a slower 1,920-frame --vulkan run; 32 until timed alone).
+            // (64, tried together with 32-frame batches, made a 1,920-frame
+            // --vulkan run slower).
             if decoderDevice != nil {
                 let converted = max(1, format.width * format.height * 8)
                 adjusted.framesInFlight = max(adjusted.framesInFlight, min(32, (2 << 30) / converted))
@@ -189,28 +236,36 @@ public final class DecodeRun: @unchecked Sendable {
                 return stage
             }
         }
+    }
 
-        var unpackPool: PixelBufferPool?
-        var firstFrameAt: UInt64?
-        // Frames the CPU decoder made are measured on every core, in order.
+    /// Frames the CPU decoder made are measured on every core, in order.
+    private func makeCPUAnalysis(_ format: FormatDescription) -> OrderedFrameWork<FrameAnalysis>? {
+        let analysisSink = self.analysisSink
+        return options.analysis.map { request in
+            OrderedFrameWork<FrameAnalysis>(work: { frames in
+                frames.map { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
+            }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
+        }
+    }
+
+    /// Each decoded frame, on the session's output thread: its status noted,
+    /// its bytes unpacked or packed for the output, to the sinks and the
+    /// analysis, then to the GPU stage or straight to the record.
+    private func frameHandler(_ format: FormatDescription, delivered: DeliveredFrames, ledger: TimingLedger,
+                              record: @escaping @Sendable (FrameTiming) throws -> Void, gpuStage: Deferred<GPUStage>?,
+                              cpuAnalysis: OrderedFrameWork<FrameAnalysis>?) -> DecodeSession.OutputHandler {
         let analysisSink = self.analysisSink
         // A handover's first frames when nothing reads them and no layout
         // was asked for: not packed for nothing (the GPU decoder's have no
         // host surface then).
         let nothingReadsFrames = options.output == nil && sinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil && analysisSink == nil
-        let cpuAnalysis = options.analysis.map { request in
-            OrderedFrameWork<FrameAnalysis>(work: { frames in
-                frames.map { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
-            }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
-        }
-        defer { cpuAnalysis?.cancel() }
-        let handler: DecodeSession.OutputHandler = { [self] frame in
-            if firstFrameAt == nil { firstFrameAt = monotonicNanoseconds() }
+        return { [self] frame in
+            if delivered.firstFrameAt == nil { delivered.firstFrameAt = monotonicNanoseconds() }
             var pack: UInt64 = 0, write: UInt64 = 0
             switch frame.status {
             case .ok: break
-            case let .damaged(why): damaged.append((frame.index, why))
-            case let .failed(why): failed.append((frame.index, why))
+            case let .damaged(why): delivered.damaged.append((frame.index, why))
+            case let .failed(why): delivered.failed.append((frame.index, why))
             }
             var packed: PixelBuffer?
             var unpacked: PixelBuffer?
@@ -228,7 +283,7 @@ public final class DecodeRun: @unchecked Sendable {
                     let t0 = monotonicNanoseconds()
                     let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
                                                       paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
-                    let planar = try PixelBufferPool.makeBuffer(wanted, from: &unpackPool)
+                    let planar = try PixelBufferPool.makeBuffer(wanted, from: &delivered.unpackPool)
                     FrameUnpacker.unpack(surface, into: planar)
                     unpacked = planar
                     surface = planar
@@ -242,7 +297,7 @@ public final class DecodeRun: @unchecked Sendable {
                 } else if case let .packed(layout) = output {
                     let t0 = monotonicNanoseconds()
                     let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
-                    let destination = try PixelBufferPool.makeBuffer(wanted, from: &packPool)
+                    let destination = try PixelBufferPool.makeBuffer(wanted, from: &delivered.packPool)
                     FramePacker.pack(surface, into: destination)
                     packed = destination
                     spans = destination.visibleSpans()
@@ -277,88 +332,22 @@ public final class DecodeRun: @unchecked Sendable {
                 try record(timing)
             }
         }
-        // The decoder has no frame queued: conversions held to share a
-        // submission go to the GPU (a GPU batch's frames share one).
-        let idle: OutputIdleHandler? = options.gpu == nil ? nil : { try gpuStage?.get().flush() }
-        let session: FrameDecoding
-        var handover: HandoverSession?
-        var samples = source
-        switch decoder {
-        case .cpu where options.deviceStarting != nil:
-            // Half the cores: the other half makes the device, reads ahead
-            // and parses (with all of them, the device came ~20 ms later on
-            // the H200's host).
-            let threads = options.threads > 0 ? options.threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
-            let first: HandoverSession.Maker = { handler, idle in
-                try DecodeSession(format: format, configuration: .init(threads: threads, slicesOnly: true), outputHandler: handler,
-                                  outputIdleHandler: idle)
-            }
-            let starting = options.deviceStarting!, selection = options.decoder
-            let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
-                var resolving = selection
-                resolving.shared = try starting.get()
-                return try resolving.resolve(for: format)
-            }
-            handoverResolution = resolution
-            handover = try HandoverSession(first: first, successor: { [self] in
-                resolution.isReady(waitingUpTo: 0) ? decoderAfterHandover(format, try resolution.get()) : nil
-            }, outputHandler: handler, outputIdleHandler: idle)
-            session = handover!
-        case .cpu:
-            session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
-                                        outputIdleHandler: idle)
-        case let .gpu(device):
-            // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
-            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
-                                                               analysis: options.analysis)
-            do {
-                session = try Trace.span("session made") { () throws -> FrameDecoding in
-                    // A run with a GPU stage (`check --previews`) keeps a session of its own.
-                    if let lanes = options.decoder.lanes, lanes.device == device, options.gpu == nil {
-                        return try lanes.stream(format: format, configuration: configuration, outputHandler: handler,
-                                                outputIdleHandler: idle)
-                    }
-                    return try GPUDecodeSession(format: format, device: device, configuration: configuration,
-                                                outputHandler: handler, outputIdleHandler: idle)
-                }
-            } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
-                // `auto` means the best decoder that works: FFmpeg when ours cannot start.
-                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
-                                            outputIdleHandler: idle)
-                decoderName = "cpu"
-                decoderNote = "the GPU decoder could not start: \(error)"
-                decoderFellBack = true
-            } catch ProResDecodeError.decoderUnavailable(let why) where options.gpu == nil {
-                // A picture size the device cannot hold, claimed by a frame too small to
-                // hold it: rejected frame by frame, in FFmpeg's session's words, as
-                // `--decoder cpu` rejects it (no frame is decoded, none allocated).
-                guard let forged = try ForgedPictureSource.reading(source, start: options.start) else {
-                    throw ProResDecodeError.decoderUnavailable(why)
-                }
-                samples = forged
-                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
-                                            outputIdleHandler: idle)
-                decoderName = "cpu"
-                decoderNote = "the GPU decoder could not start (\(why)); the frames claim a picture larger than they hold"
-                decoderFellBack = true
-            }
-        }
-        lock.lock()
-        self.session = session
-        let stopEarly = cancelled
-        lock.unlock()
-        // The session's handler holds this run; letting go of the session when
-        // the run ends breaks that cycle (check runs one DecodeRun per file).
-        defer {
-            lock.lock()
-            self.session = nil
-            lock.unlock()
-        }
-        if stopEarly { throw ProResDecodeError.interrupted }
+    }
 
+    /// What feeding the session left: samples read, those skipped as late, the presenter's report.
+    private struct Fed {
         var read = 0
         var skippedLate: [Int] = []
         var pacing: PacingReport?
+    }
+
+    /// Reads every sample asked for into the session and waits for all of
+    /// it to finish: the session, the CPU analysis, the GPU stage, the
+    /// presenter. On failure every stage is stopped before the error goes on.
+    private func feed(_ session: FrameDecoding, samples source: SampleSource, handover: HandoverSession?, pacer: FramePacer?, presenter: Deferred<PacingReport>?,
+                      cpuAnalysis: OrderedFrameWork<FrameAnalysis>?, gpuStage: Deferred<GPUStage>?) throws -> Fed {
+        let format = source.format
+        var fed = Fed()
         var inputHasEnded = false
         func endInput() {
             if !inputHasEnded { options.inputEnded?() }
@@ -368,11 +357,11 @@ public final class DecodeRun: @unchecked Sendable {
         // must not run while this one's dropped frames still hold the decoder.
         defer { endInput() }
         do {
-            if options.start > 0 { try samples.seek(toFrame: options.start) }
-            while options.frames.map({ read < $0 }) ?? true, let sample = try Trace.span("next sample", { try samples.nextSample() }) {
-                read += 1
+            if options.start > 0 { try source.seek(toFrame: options.start) }
+            while options.frames.map({ fed.read < $0 }) ?? true, let sample = try Trace.span("next sample", { try source.nextSample() }) {
+                fed.read += 1
                 if options.skipLateFrames, pacer?.hasMissedItsTick(sample.index) == true {
-                    skippedLate.append(sample.index)
+                    fed.skippedLate.append(sample.index)
                     continue
                 }
                 try Self.checkPictureFormat(sample, against: format)
@@ -380,93 +369,47 @@ public final class DecodeRun: @unchecked Sendable {
             }
             endInput()
             try Trace.span("session finished") { try session.finish() }
-            if let handover, !handover.handedOver {
-                // FFmpeg decoded every frame: why the GPU decoder did not.
-                // Waiting for the device costs the command line nothing (it
-                // waits for it before exiting anyway).
-                decoderName = "cpu"
-                if case let .cpu(reason, fellBack)? = try? handoverResolution?.get() {
-                    decoderNote = reason
-                    decoderFellBack = fellBack
-                } else {
-                    decoderNote = "the stream ended before the GPU decoder's device was ready"
-                }
-            }
+            if let handover, !handover.handedOver { plan.stayedOnCPU() }
             try cpuAnalysis?.finish()
             try gpuStage?.get().drain()
             pacer?.finish()
-            pacing = try presenter?.get()
+            fed.pacing = try presenter?.get()
         } catch {
             pacer?.cancel()
             session.cancel()
             try? session.finish()
             // Frames already converting must not reach the sinks after run() aborts them.
             if let stage = try? gpuStage?.get() { stage.cancel() }
-            lock.lock()
-            let wasCancelled = cancelled
-            lock.unlock()
-            throw wasCancelled ? ProResDecodeError.interrupted : error
+            throw isCancelled ? ProResDecodeError.interrupted : error
         }
-        lock.lock()
-        let wasCancelled = cancelled
-        lock.unlock()
-        if wasCancelled { throw ProResDecodeError.interrupted }
-        if read == 0 {
-            throw ProResDecodeError.badRequest(options.start > 0 ? .noFrame(at: options.start) : .noFrames)
-        }
-        // A requested --frames N that was fully read cannot have fallen short.
-        let shortfall = options.frames.map { read < $0 } ?? true ? samples.shortfall : nil
-        if let pacing { try self.timingLog?.write(pacing.timingLogLine + "\n") }
-        let timings = ledger.timings
-        var report = Report(output: output, framesRead: read, framesWritten: timings.count - failed.count,
-                      damaged: damaged, failed: failed, frames: timings.map { ($0.index, $0.status) }, shortfall: shortfall,
-                      summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
-                                             effects: options.gpu?.effects ?? []),
-                      decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
-                      decoder: decoderName, decoderNote: decoderNote, pacing: pacing, firstFrameAt: firstFrameAt)
-        report.skippedLate = skippedLate
-        // Counted only where the GPU decoder took over (not FFmpeg from FFmpeg).
-        if case .gpu = decoder, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
-        return report
+        return fed
     }
 
-    /// What decodes after the handover, chosen as `init` would have with
-    /// the device there: the GPU decoder, or FFmpeg with every thread kind
-    /// (`auto` without a hardware GPU, or a GPU decoder that cannot start).
-    /// The maker, called on the feeding thread at the handover, names the
-    /// decoder then (never, when the stream ends first: `decodeAll` names it).
-    private func decoderAfterHandover(_ format: FormatDescription, _ resolved: DecoderSelection.Resolved) -> HandoverSession.Maker {
-        let threads = options.threads
-        let cpu: HandoverSession.Maker = { handler, idle in
-            try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler, outputIdleHandler: idle)
-        }
-        switch resolved {
-        case let .cpu(reason, fellBack):
-            return { [self] handler, idle in
-                decoderName = "cpu"
-                decoderNote = reason
-                decoderFellBack = fellBack
-                return try cpu(handler, idle)
-            }
-        case let .gpu(device):
-            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, analysis: options.analysis)
-            let fallsBack = options.decoder.choice == .auto && !options.decoder.requireHardware
-            return { [self] handler, idle in
-                do {
-                    let session = try Trace.span("session made") {
-                        try GPUDecodeSession(format: format, device: device, configuration: configuration, outputHandler: handler,
-                                             outputIdleHandler: idle)
-                    }
-                    decoder = .gpu(device)
-                    decoderName = "gpu (\(device.context.info.name))"
-                    return session
-                } catch where fallsBack {
-                    decoderName = "cpu"
-                    decoderNote = "the GPU decoder could not start: \(error)"
-                    decoderFellBack = true
-                    return try cpu(handler, idle)
-                }
-            }
-        }
+    private func report(_ fed: Fed, shortfall sourceShortfall: String?, delivered: DeliveredFrames, ledger: TimingLedger, started: UInt64, session: FrameDecoding,
+                        handover: HandoverSession?, gpuStage: Deferred<GPUStage>?) throws -> Report {
+        // A requested --frames N that was fully read cannot have fallen short.
+        let shortfall = options.frames.map { fed.read < $0 } ?? true ? sourceShortfall : nil
+        let timings = ledger.timings
+        var report = Report(output: output, framesRead: fed.read, framesWritten: timings.count - delivered.failed.count,
+                            damaged: delivered.damaged, failed: delivered.failed, frames: timings.map { ($0.index, $0.status) },
+                            shortfall: shortfall,
+                            summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
+                                                   effects: options.gpu?.effects ?? []),
+                            decoderPool: session.poolStatistics, packPool: delivered.packPool?.statistics, gpu: try gpuStage?.get().report,
+                            decoder: plan.name, decoderNote: plan.note, pacing: fed.pacing, firstFrameAt: delivered.firstFrameAt)
+        report.skippedLate = fed.skippedLate
+        // Counted only where the GPU decoder took over (not FFmpeg from FFmpeg).
+        if plan.gpuDevice != nil, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
+        return report
     }
+}
+
+/// What the output handler gathers as frames come out: touched on the
+/// session's output thread only, and read once the session finished.
+private final class DeliveredFrames: @unchecked Sendable {
+    var damaged: [(Int, String)] = []
+    var failed: [(Int, String)] = []
+    var firstFrameAt: UInt64?
+    var packPool: PixelBufferPool?
+    var unpackPool: PixelBufferPool?
 }

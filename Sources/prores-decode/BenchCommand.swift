@@ -30,9 +30,20 @@ enum BenchCommand: Command {
             OptionSpec("--svg", value: "FILE", help: "also write those charts as one SVG document"),
             .overwrite, .noOverwrite,
             OptionSpec("--validate", help: "enable the Khronos validation layer on the GPU decoders"),
+        ]), OptionSection(heading: "WHOLE PROCESS", options: [
+            OptionSpec("--whole-process", help: "time whole processes instead: the operands after -- are one command line of this "
+                           + "prores-decode (a decode, e.g. -- clip.mov --decoder gpu, or -- check DIR), run with its output discarded, "
+                           + "once untimed and then --rounds times, interleaved with --compare's command; prints each "
+                           + "side's min/median/max wall seconds and the ratio of the medians (--json, --html as above)"),
+            OptionSpec("--rounds", value: "N", range: .integer(1...1000), help: "timed rounds of --whole-process (default 5)"),
+            OptionSpec("--compare", value: "COMMAND",
+                       help: "--whole-process: a second command line, timed in the same rounds (A B, A B, ...); its words are "
+                           + "split at spaces, '...' and \"...\" quote, the program is looked up in PATH (e.g. "
+                           + "\"ffmpeg -hwaccel vulkan -i clip.mov -f null -\"). A command that fails ends the bench, exit 7"),
         ])],
         about: "Reads up to --frames samples of each INPUT into memory, then decodes --frames frames with each decoder in "
-            + "turn after a warm-up, and prints fps, per-stage p50/p95/p99 and the gpu/cpu ratios on stdout.")
+            + "turn after a warm-up, and prints fps, per-stage p50/p95/p99 and the gpu/cpu ratios on stdout. "
+            + "With --whole-process, times decode command lines as whole processes instead (start-up to exit).")
 
     struct Arguments: CommandArguments {
         let inputs: [String]
@@ -44,12 +55,19 @@ enum BenchCommand: Command {
         let overwrite: Bool
         let noOverwrite: Bool
         let verbose: Bool
+        /// `--whole-process`: the rounds and the command lines, else nil.
+        let wholeProcess: WholeProcessArguments?
 
         init(_ parsed: ParsedArguments) throws {
-            guard !parsed.positionals.isEmpty else { throw UsageError("bench needs at least one input file") }
-            inputs = try parsed.operands("input file")
+            wholeProcess = try WholeProcessArguments(parsed)
+            guard !parsed.positionals.isEmpty else {
+                throw UsageError(wholeProcess == nil ? "bench needs at least one input file"
+                                 : "bench --whole-process needs a decode command line after --")
+            }
+            // After --whole-process's `--`, the words are a command line, not files.
+            inputs = wholeProcess == nil ? try parsed.operands("input file") : parsed.positionals
             // Each input is read once per decoder from memory, but stdin itself only once.
-            if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
+            if wholeProcess == nil, inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
                 guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
                     throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu, gpu-host or gpu-check")
@@ -80,7 +98,7 @@ enum BenchCommand: Command {
 
         func files() -> CommandFiles {
             var files = CommandFiles()
-            for input in inputs { files.input("the input", input) }
+            if wholeProcess == nil { for input in inputs { files.input("the input", input) } }
             files.output("--html", htmlPath)
             files.output("--svg", svgPath)
             return files
@@ -88,6 +106,7 @@ enum BenchCommand: Command {
     }
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
+        if let wholeProcess = arguments.wholeProcess { return try runWholeProcess(wholeProcess, arguments) }
         let options = arguments.options, paths = arguments.decoders
         FFmpegLog.configure(verbose: false)
         // Opened first, so a path that cannot be written fails before the benchmark runs.

@@ -65,6 +65,8 @@ enum ExitCode: Int32, CaseIterable {
         case is DisplayError, VulkanError.noPresentation: self = .noDisplay
         case is VulkanError: self = .vulkanUnavailable
         case is CubeLUTError: self = .badEffectFile
+        // A timed command of `bench --whole-process` that fails: the decoder under test could not run.
+        case is WholeProcessBenchmark.Failure: self = .decoderUnavailable
         default: self = .internalError
         }
     }

@@ -7,6 +7,9 @@ _ = ProcessClock.start
 // Before anything else: a signal during start-up is an interruption (exit 9).
 SignalTrap.installProcessHandlers()
 
+// The PRORES_DECODE_* settings, read once; a misspelt name is said, not ignored.
+for warning in Tuning.current.warnings { Console.warning(warning) }
+
 // Writes to a closed pipe must surface as EPIPE errors, not kill us silently.
 signal(SIGPIPE, SIG_IGN)
 

@@ -5,7 +5,7 @@ import Foundation
 import XCTest
 
 /// `check --decoder gpu` with consecutive files sharing one decode session
-/// (the default; `PRORES_DECODE_SHARED_SESSION=0` makes one per file): the
+/// (the default; with more jobs than devices, a session per file): the
 /// same report, golden file and statistics either way and as the CPU
 /// decoder's, files really overlapped, and a file's timeout its own.
 final class CheckSharedSessionTests: XCTestCase {
@@ -23,10 +23,10 @@ final class CheckSharedSessionTests: XCTestCase {
         let dir = try directory()
         let out = try makeTemporaryDirectory(self)
         var stderr: [String] = [], reports: [String] = [], goldens: [String] = []
-        for (name, decoder, shared) in [("shared", "gpu", "1"), ("per-file", "gpu", "0"), ("cpu", "cpu", "1")] {
+        for (name, decoder, jobs) in [("shared", "gpu", "1"), ("per-file", "gpu", "2"), ("cpu", "cpu", "1")] {
             let golden = out.appendingPathComponent("\(name).golden"), report = out.appendingPathComponent("\(name).json")
-            let result = try runTool(["check", dir.path, "--decoder", decoder, "--threads", "1", "--write-golden", golden.path,
-                                      "--report", report.path], environment: ["PRORES_DECODE_SHARED_SESSION": shared], timeout: 300)
+            let result = try runTool(["check", dir.path, "--decoder", decoder, "--threads", "1", "--jobs", jobs, "--write-golden", golden.path,
+                                      "--report", report.path], timeout: 300)
             XCTAssertEqual(result.status, 10, "\(name): some files fail; stderr:\n\(result.stderr)")
             stderr.append(CheckFixtures.normalise(result.stderr, directory: dir))
             reports.append(CheckFixtures.normalise(try String(contentsOf: report, encoding: .utf8), directory: dir))

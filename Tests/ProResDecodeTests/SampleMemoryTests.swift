@@ -61,16 +61,13 @@ final class SampleMemoryTests: XCTestCase {
 final class UploadPathTests: XCTestCase {
     func testTheFastestPathUnlessAnotherIsAskedForAndPossible() {
         // Unset: read in place on shared memory; else DMA from sample memory where the device imports it.
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: true, canImport: true, environment: nil), .direct)
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: false, canImport: true, environment: nil), .fromSampleMemory)
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: false, canImport: false, environment: nil), .copy)
+        XCTAssertEqual(UploadPath(nil, sharesHostMemory: true, canImport: true), .direct)
+        XCTAssertEqual(UploadPath(nil, sharesHostMemory: false, canImport: true), .fromSampleMemory)
+        XCTAssertEqual(UploadPath(nil, sharesHostMemory: false, canImport: false), .copy)
         // Asked for: the upload paths run on a shared-memory device too; reading in place needs one.
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: true, canImport: true, environment: "copy"), .copy)
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: true, canImport: true, environment: "import"), .fromSampleMemory)
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: true, canImport: false, environment: "import"), .copy)
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: false, canImport: true, environment: "direct"), .fromSampleMemory)
-        XCTAssertEqual(UploadPath(nil, sharesHostMemory: false, canImport: true, environment: "nonsense"), .fromSampleMemory)
-        // The configuration wins over the environment.
-        XCTAssertEqual(UploadPath(.copy, sharesHostMemory: false, canImport: true, environment: "import"), .copy)
+        XCTAssertEqual(UploadPath(.copy, sharesHostMemory: true, canImport: true), .copy)
+        XCTAssertEqual(UploadPath(.fromSampleMemory, sharesHostMemory: true, canImport: true), .fromSampleMemory)
+        XCTAssertEqual(UploadPath(.fromSampleMemory, sharesHostMemory: true, canImport: false), .copy)
+        XCTAssertEqual(UploadPath(.direct, sharesHostMemory: false, canImport: true), .fromSampleMemory)
     }
 }

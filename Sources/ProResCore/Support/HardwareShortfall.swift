@@ -22,6 +22,6 @@ public enum HardwareShortfall: Equatable, Sendable {
 
     /// Shared with `VulkanError.noMatchingDevice`, so both read alike.
     public static func noMatchWords(selector: String, candidates: [String]) -> String {
-        "the device selector '\(selector)' matches none of: " + candidates.joined(separator: ", ")
+        DeviceSelectorWords.noMatch(selector: selector, candidates: candidates)
     }
 }

@@ -4,18 +4,14 @@ import Glibc
 /// Threads of our own for the sample reads, taken in the order they were
 /// asked for, instead of the global dispatch queue. Why: a read is ~1–2 ms
 /// of copying on one core, and a decode of one 4K file keeps 16 in flight;
-/// on the H200 host the global queue's traces show only ~8 of them running
-/// at a time (`read sample` summed over the decode's window), while the
-/// host reads its page cache at 44 GB/s on 16 threads. The global queue
-/// shares its width with
+/// on a 16-core host with the global queue, traces show only ~8 of them
+/// running at a time, while the host reads its page cache at 44 GB/s on
+/// 16 threads. The global queue shares its width with
 /// `parallelFor`'s parse and sizes itself by its own rules; a read waiting
 /// for a thread there is a frame the GPU waits for.
 ///
 /// `PRORES_DECODE_READ_THREADS=N` sets the pool (1…256); `0` sends the
-/// reads to the global dispatch queue as before (a measurement switch).
-/// `PRORES_DECODE_READ_NICE=N` (0…19) lowers the pool threads' priority,
-/// so that the parse and submit threads, which the reads can starve on a
-/// host whose every core copies, run first.
+/// reads to the global dispatch queue.
 /// Threads start as work arrives, up to the pool's size, and live for the
 /// process: an idle one waits on a condition and costs nothing.
 ///
@@ -23,8 +19,7 @@ import Glibc
 package final class ReadThreads: @unchecked Sendable {
     /// nil: the reads go to the global dispatch queue.
     package static let shared: ReadThreads? = {
-        let setting = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_THREADS"].flatMap(Int.init)
-        let count = setting.map { max(0, min($0, 256)) } ?? defaultCount
+        let count = Tuning.current.readThreads ?? defaultCount
         return count == 0 ? nil : ReadThreads(count: count)
     }()
 
@@ -40,8 +35,6 @@ package final class ReadThreads: @unchecked Sendable {
     }
 
     package let count: Int
-    /// The pool threads' nice value (0: as the process).
-    package let nice: Int32 = ProcessInfo.processInfo.environment["PRORES_DECODE_READ_NICE"].flatMap(Int32.init).map { max(0, min($0, 19)) } ?? 0
     private let condition = NSCondition()
     private var waiting: [@Sendable () -> Void] = []
     private var next = 0
@@ -69,8 +62,6 @@ package final class ReadThreads: @unchecked Sendable {
     }
 
     private func serve() {
-        // Linux's nice is per thread: PRIO_PROCESS with a thread id.
-        if nice > 0, let gettid { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(gettid()), nice) }
         condition.lock()
         while true {
             while next == waiting.count {
@@ -93,8 +84,3 @@ package final class ReadThreads: @unchecked Sendable {
         }
     }
 }
-
-private typealias GetTID = @convention(c) () -> Int32
-
-/// gettid(2): the calling thread's id.
-private let gettid = libcFunction("gettid", as: GetTID.self)

@@ -81,7 +81,7 @@ extension DecoderBenchmark {
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
             try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, device: device,
-                                 configuration: .init(framesPerBatch: options.framesPerBatch, readback: readback, expectedFrames: options.frames,
+                                 configuration: .init(framesPerBatch: options.framesPerBatch ?? Tuning.current.batch, readback: readback, expectedFrames: options.frames,
                                                       expectedFrameBytes: largestFrameBytes, analysis: analysis,
                                                       cpus: device.placement.cpus),
                                  outputHandler: outcomes.record) }
@@ -124,7 +124,7 @@ extension DecoderBenchmark {
     }
 
     /// "NVIDIA H200 (discrete GPU), uploads on a transfer queue, 1200 of
-    /// 1200 in place, transforms on a second compute queue", or with several
+    /// 1200 frames uploaded in place", or with several
     /// devices their count and each one's name.
     private static func engine(_ devices: [GPUDevice], _ sessions: [GPUDecodeSession]) -> String {
         let names = devices.map { "\($0.context.info.name) (\($0.context.info.kind.rawValue))" }
@@ -136,7 +136,6 @@ extension DecoderBenchmark {
         } else if let path = uploads.first?.path {
             notes.append(path == .copy ? "every frame staged" : "read in place (shared memory)")
         }
-        if devices.allSatisfy({ $0.context.secondComputeQueue != nil }) { notes.append("transforms on a second compute queue") }
         let held = sessions.reduce(0) { $0 + $1.heldTransforms }
         if held > 0 { notes.append("\(held) transforms beside the next batch's entropy pass") }
         return (devices.count == 1 ? names[0] : "\(devices.count) devices: " + names.joined(separator: ", "))

@@ -156,7 +156,7 @@ public final class BatchCheck: @unchecked Sendable {
     /// Tests: `GPUDecodeLanes.streamOpened` for every device's shared session.
     package var sharedStreamOpened: ((GPUDecodeStream) -> Void)?
 
-    /// What the shared decode sessions did (`PRORES_DECODE_SHARED_SESSION`),
+    /// What the shared decode sessions did (`CheckOptions.sharesDecodeSessions`),
     /// once `run()` returned; zero without them.
     package private(set) var sharedSessionStatistics = GPUDecodeLane.Statistics()
 

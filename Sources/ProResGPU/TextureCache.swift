@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import GPUKit
 
 /// Hands pooled surfaces to Vulkan (CVMetalTextureCache): each surface's
 /// memory is imported once as a VkBuffer with VK_EXT_external_memory_host and

@@ -18,7 +18,7 @@ public enum Trace {
     }
 
     /// Where `write()` puts the trace; nil: tracing is off.
-    public static let path: String? = ProcessInfo.processInfo.environment["PRORES_DECODE_TRACE"].flatMap { $0.isEmpty ? nil : $0 }
+    public static let path: String? = Tuning.current.tracePath
     public static var isEnabled: Bool { path != nil }
 
     private static let lock = NSLock()

@@ -1,0 +1,85 @@
+import Foundation
+
+/// The `PRORES_DECODE_*` environment settings (docs/tuning.md), read once:
+/// `Tuning.current` is built from the environment on first use, which the
+/// command line makes its first act, and every setting is read from it.
+/// A `PRORES_DECODE_*` variable that is none of `names` is reported by
+/// `warnings` (a typo must not silently do nothing).
+public struct Tuning: Sendable {
+    public enum Validation: String, Sendable { case off, on, synchronization }
+
+    /// `PRORES_DECODE_VALIDATION=1|sync`: the Khronos validation layer on every device (`sync`: with its synchronisation checks).
+    public let validation: Validation
+    /// `PRORES_DECODE_TRACE=FILE`: a Chrome trace of the run written there.
+    public let tracePath: String?
+    /// `PRORES_DECODE_BATCH=N`: frames per GPU decoder batch (≥ 1), when `--batch` does not say.
+    public let batch: Int?
+    /// `PRORES_DECODE_SLOTS=N`: GPU decoder batches in flight, 2…8 (default 4).
+    public let slots: Int
+    /// `PRORES_DECODE_TIMESTAMPS=N`: GPU timestamps on one batch in N after the first 4 (1: every batch; 0: none; default 16).
+    public let timestampInterval: Int
+    /// `PRORES_DECODE_PIPELINE_CACHE=0`: no on-disk pipeline cache.
+    public let pipelineCache: Bool
+    /// `PRORES_DECODE_PIPELINE_STATS=1`: each kernel's compiled statistics on stderr.
+    public let pipelineStatistics: Bool
+    /// `PRORES_DECODE_READ_THREADS=N`: the sample reads' own threads, 0…256 (0: the global dispatch queue); nil: the default.
+    public let readThreads: Int?
+    /// `PRORES_DECODE_READ_AHEAD=N`: sample reads in flight ahead of a decoder, 1…65536; nil: the default (16 for one file, 8 in `check`).
+    public let readAhead: Int?
+    /// The `PRORES_DECODE_*` names the environment holds that are none of `names`.
+    public let unknownNames: [String]
+
+    /// Every name the tool knows. `PRORES_DECODE_SHADERS` (a directory of
+    /// shader sources) is read where the shaders are looked up;
+    /// `PRORES_DECODE_UPDATE_SNAPSHOTS` belongs to the test suite.
+    public static let names = ["VALIDATION", "TRACE", "BATCH", "SLOTS", "TIMESTAMPS", "PIPELINE_CACHE", "PIPELINE_STATS",
+                               "READ_THREADS", "READ_AHEAD", "SHADERS", "UPDATE_SNAPSHOTS"].map { prefix + $0 }
+    public static let prefix = "PRORES_DECODE_"
+
+    public static let current = Tuning(environment: ProcessInfo.processInfo.environment)
+
+    public init(environment: [String: String]) {
+        func integer(_ name: String, _ range: ClosedRange<Int>) -> Int? {
+            environment[Self.prefix + name].flatMap { Int($0) }.map { min(max($0, range.lowerBound), range.upperBound) }
+        }
+        switch environment[Self.prefix + "VALIDATION"] {
+        case "1": validation = .on
+        case "sync": validation = .synchronization
+        default: validation = .off
+        }
+        tracePath = environment[Self.prefix + "TRACE"].flatMap { $0.isEmpty ? nil : $0 }
+        batch = integer("BATCH", 1...Int.max)
+        slots = integer("SLOTS", 2...8) ?? 4
+        timestampInterval = integer("TIMESTAMPS", 0...Int.max) ?? 16
+        pipelineCache = environment[Self.prefix + "PIPELINE_CACHE"] != "0"
+        pipelineStatistics = environment[Self.prefix + "PIPELINE_STATS"] == "1"
+        readThreads = integer("READ_THREADS", 0...256)
+        readAhead = integer("READ_AHEAD", 1...(1 << 16))
+        unknownNames = environment.keys.filter { $0.hasPrefix(Self.prefix) && !Self.names.contains($0) }.sorted()
+    }
+
+    /// One line per unknown name, naming the nearest known one when it is close.
+    public var warnings: [String] {
+        unknownNames.map { name in
+            let nearest = Self.names.min { Self.distance(name, $0) < Self.distance(name, $1) }!
+            let close = Self.distance(name, nearest) <= max(2, (name.count - Self.prefix.count) / 3)
+            return "unknown setting \(name) is ignored" + (close ? " (did you mean \(nearest)?)" : " (docs/tuning.md lists the settings)")
+        }
+    }
+
+    /// Edit distance (insertions, deletions, substitutions, and swaps of two neighbours).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in stride(from: 1, through: a.count, by: 1) {
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import ProResCore
+import ProResFFmpeg
+import GPUKit
+import ProResGPU
+
+/// The one owner of a run's decoder: `--decoder auto|cpu|gpu` resolved for
+/// the stream, the GPU decoder's device started before the stream is open,
+/// FFmpeg first while that device starts and the handover to the GPU
+/// decoder after, FFmpeg again when the GPU decoder cannot start, and the
+/// decoder's name for the summary.
+///
+/// The command line makes a plan first (`startingDevice`), opens the stream,
+/// then `settle`s it; a `DecodeRun` resolves it for its stream and makes its
+/// session through it.
+///
+/// Thread-safety: made, settled and resolved on one thread; a handover's
+/// successor is made on the feeding thread, and the name is read after the
+/// session finished (which orders the two).
+public final class DecoderPlan: @unchecked Sendable {
+    public private(set) var selection: DecoderSelection
+    /// The device being made since the plan began, while no stream is known.
+    private let earlyDevice: Deferred<GPUDevice?>?
+    private let readyTime = ReadyTime()
+    /// FFmpeg decodes first while this device starts (`HandoverSession`).
+    package private(set) var deviceStarting: Deferred<GPUDevice?>?
+    /// What decodes: set by `resolve`, after a handover by its successor.
+    private var resolved: DecoderSelection.Resolved = .cpu(reason: nil, fellBack: false)
+    /// With a handover, what decodes after it, once the device is there.
+    private var handoverResolution: Deferred<DecoderSelection.Resolved>?
+
+    /// "cpu", "gpu (device)", or "gpu (starting)" until a handover is decided.
+    public private(set) var name = "cpu"
+    /// Why `auto` chose the CPU.
+    public private(set) var note: String?
+    /// `auto` wanted the GPU decoder but it failed to start: worth telling.
+    public private(set) var fellBack = false
+
+    /// A plan for a run whose device, if any, is made when it is resolved,
+    /// or is already `deviceStarting` (a handover).
+    package init(selection: DecoderSelection, deviceStarting: Deferred<GPUDevice?>? = nil) {
+        self.selection = selection
+        self.deviceStarting = deviceStarting
+        earlyDevice = nil
+    }
+
+    /// Starts making the GPU decoder's device now, unless the choice is the
+    /// CPU: on a discrete GPU, instance and device creation are most of
+    /// start-up, and they run while the stream opens. `made` gets the device
+    /// on the thread that made it.
+    public init(startingDeviceFor selection: DecoderSelection, made: @escaping @Sendable (GPUDevice) -> Void) {
+        self.selection = selection
+        let ready = readyTime
+        earlyDevice = selection.choice == .cpu ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
+            let device = selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+            device.map(made)
+            ready.mark()
+            return device
+        }
+    }
+
+    /// Whether a device is being made (the stream is then read ahead for it).
+    public var startsDevice: Bool { earlyDevice != nil }
+    /// When the early device was ready.
+    public var deviceReadyAt: UInt64? { readyTime.at }
+    /// The device the plan made or was given, once there.
+    public var device: GPUDevice? { selection.shared ?? (try? earlyDevice?.get()) ?? nil }
+
+    /// Once the stream is open: `auto` (the best decoder that works, frame
+    /// by frame) decodes with FFmpeg while the device starts when
+    /// `allowsHandover` (the run needs no device before its first frame),
+    /// the GPU decoder can decode `format`, and the device is not ready yet.
+    /// Otherwise the run waits for the device (`auto` without one then
+    /// resolves again, to say why). `--decoder gpu` asks for the GPU decoder
+    /// on every frame.
+    public func settle(for format: FormatDescription, allowsHandover: Bool) throws {
+        guard let earlyDevice else { return }
+        if selection.choice == .auto, allowsHandover, GPUProResDecoder.unsupportedReason(format) == nil, !earlyDevice.isReady(waitingUpTo: 0) {
+            deviceStarting = earlyDevice
+        } else {
+            selection.shared = try Trace.span("wait for device") { try earlyDevice.get() }
+        }
+    }
+
+    /// However the run ends, no thread is left making a device at exit.
+    public func waitForDeviceStart() { _ = try? earlyDevice?.get() }
+
+    // MARK: - The run's side
+
+    /// Decides the decoder for `format`: now, or, with a device starting,
+    /// FFmpeg until the device is there (`makeSession` hands over then).
+    func resolve(for format: FormatDescription) throws {
+        if deviceStarting != nil {
+            resolved = .cpu(reason: nil, fellBack: false)
+            name = "gpu (starting)"
+            return
+        }
+        resolved = try selection.resolve(for: format)
+        switch resolved {
+        case let .cpu(reason, fellBack): use(cpu: reason, fellBack: fellBack)
+        case let .gpu(device): name = "gpu (\(device.context.info.name))"
+        }
+    }
+
+    /// FFmpeg's frames, as made, are the run's (no handover to wait for).
+    var decodesOnCPUAlone: Bool {
+        if deviceStarting != nil { return false }
+        if case .cpu = resolved { return true }
+        return false
+    }
+
+    /// The GPU decoder's device, when it decodes (or, before a handover, nil).
+    var gpuDevice: GPUDevice? {
+        if case let .gpu(device) = resolved { return device }
+        return nil
+    }
+
+    /// Whether a handover's next decoder is known: the next sample goes to it.
+    var handoverIsDue: Bool { handoverResolution?.isReady(waitingUpTo: 0) ?? false }
+
+    /// The session that decodes `format`: FFmpeg's, the GPU decoder's (a
+    /// stream of `lanes` when given), or FFmpeg's first and the one chosen
+    /// when the device is there after it (returned as `handover` too).
+    func makeSession(format: FormatDescription, threads: Int, configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
+                     outputHandler: @escaping DecodeSession.OutputHandler, outputIdleHandler: OutputIdleHandler?)
+        throws -> (session: FrameDecoding, handover: HandoverSession?) {
+        if let starting = deviceStarting {
+            // Half the cores: the other half makes the device, reads ahead
+            // and parses (with all of them, the device comes ~20 ms later).
+            let firstThreads = threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+            let first: HandoverSession.Maker = { handler, idle in
+                try Self.cpuSession(format, threads: firstThreads, slicesOnly: true, handler, idle)
+            }
+            let selection = self.selection
+            let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
+                var resolving = selection
+                resolving.shared = try starting.get()
+                return try resolving.resolve(for: format)
+            }
+            handoverResolution = resolution
+            let handover = try HandoverSession(first: first, successor: { [self] in
+                guard resolution.isReady(waitingUpTo: 0) else { return nil }
+                let resolved = try resolution.get()
+                return { handler, idle in
+                    try self.session(resolved, format: format, threads: threads, configuration: configuration, lanes: nil, handler, idle)
+                }
+            }, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+            return (handover, handover)
+        }
+        return (try session(resolved, format: format, threads: threads, configuration: configuration, lanes: lanes,
+                            outputHandler, outputIdleHandler), nil)
+    }
+
+    /// A stream that ended before the handover: FFmpeg decoded every frame,
+    /// and why the GPU decoder did not. (Waiting for the device costs the
+    /// command line nothing: it waits for it before exiting anyway.)
+    func stayedOnCPU() {
+        if case let .cpu(reason, fellBack)? = try? handoverResolution?.get() {
+            use(cpu: reason, fellBack: fellBack)
+        } else {
+            use(cpu: "the stream ended before the GPU decoder's device was ready", fellBack: false)
+        }
+    }
+
+    /// The run ended: the device goes with the session, even if the run lives on.
+    func release() { resolved = .cpu(reason: nil, fellBack: false) }
+
+    /// The session for a resolved decoder; `auto` falls back to FFmpeg when
+    /// the GPU decoder cannot start (the best decoder that works).
+    private func session(_ resolved: DecoderSelection.Resolved, format: FormatDescription, threads: Int,
+                         configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
+                         _ handler: @escaping DecodeSession.OutputHandler, _ idle: OutputIdleHandler?) throws -> FrameDecoding {
+        guard case let .gpu(device) = resolved else {
+            if case let .cpu(reason, fellBack) = resolved { use(cpu: reason, fellBack: fellBack) }
+            return try Self.cpuSession(format, threads: threads, slicesOnly: false, handler, idle)
+        }
+        do {
+            let session = try Trace.span("session made") { () throws -> FrameDecoding in
+                if let lanes, lanes.device == device {
+                    return try lanes.stream(format: format, configuration: configuration, outputHandler: handler, outputIdleHandler: idle)
+                }
+                return try GPUDecodeSession(format: format, device: device, configuration: configuration, outputHandler: handler,
+                                            outputIdleHandler: idle)
+            }
+            self.resolved = .gpu(device)
+            name = "gpu (\(device.context.info.name))"
+            return session
+        } catch where selection.choice == .auto && !selection.requireHardware {
+            use(cpu: "the GPU decoder could not start: \(error)", fellBack: true)
+            return try Self.cpuSession(format, threads: threads, slicesOnly: false, handler, idle)
+        }
+    }
+
+    /// FFmpeg's session for frames that claim a picture larger than they
+    /// hold and than the device can hold: it rejects them one by one, as
+    /// `--decoder cpu` does, instead of the whole file failing.
+    func forgedPictureSession(_ why: String, format: FormatDescription, threads: Int, _ handler: @escaping DecodeSession.OutputHandler,
+                              _ idle: OutputIdleHandler?) throws -> FrameDecoding {
+        use(cpu: "the GPU decoder could not start (\(why)); the frames claim a picture larger than they hold", fellBack: true)
+        return try Self.cpuSession(format, threads: threads, slicesOnly: false, handler, idle)
+    }
+
+    private func use(cpu reason: String?, fellBack: Bool) {
+        name = "cpu"
+        note = reason
+        self.fellBack = fellBack
+    }
+
+    private static func cpuSession(_ format: FormatDescription, threads: Int, slicesOnly: Bool, _ handler: @escaping DecodeSession.OutputHandler,
+                                   _ idle: OutputIdleHandler?) throws -> FrameDecoding {
+        try DecodeSession(format: format, configuration: .init(threads: threads, slicesOnly: slicesOnly), outputHandler: handler,
+                          outputIdleHandler: idle)
+    }
+}
+
+/// When the early device was ready (the JSON summary's `device_ready`),
+/// marked on the thread that made it.
+private final class ReadyTime: @unchecked Sendable {
+    // @unchecked: `time` is touched only under `lock`.
+    private let lock = NSLock()
+    private var time: UInt64?
+
+    func mark() { lock.withLock { time = monotonicNanoseconds() } }
+
+    var at: UInt64? { lock.withLock { time } }
+}

@@ -1,0 +1,61 @@
+import Glibc
+import ProResCore
+import ProResPipeline
+import ProResOptions
+
+/// `bench --whole-process`'s own options, and the rules that tie them to the
+/// rest of bench's table.
+struct WholeProcessArguments {
+    let rounds: Int
+    /// The second command line, from --compare.
+    let compare: [String]?
+
+    /// Nil without --whole-process (where --rounds and --compare are refused).
+    init?(_ parsed: ParsedArguments) throws {
+        guard parsed.flag("--whole-process") else {
+            for option in ["--rounds", "--compare"] where parsed.string(option) != nil {
+                throw UsageError("\(option) needs --whole-process")
+            }
+            return nil
+        }
+        // The in-memory bench's settings would be silently ignored: refuse them.
+        for option in ["--decoders", "--frames", "--threads", "--batch", "--device", "--svg"] where parsed.string(option) != nil {
+            throw UsageError("\(option) is for the in-memory bench, not --whole-process (put it in the decode command line)")
+        }
+        for flag in ["--validate", "--verbose"] where parsed.flag(flag) {
+            throw UsageError("\(flag) is for the in-memory bench, not --whole-process (put it in the decode command line)")
+        }
+        rounds = try parsed.integer("--rounds") ?? 5
+        compare = try parsed.string("--compare").map { line in
+            guard let words = WholeProcessBenchmark.words(line), !words.isEmpty else {
+                throw UsageError("invalid value '\(line)' for --compare: expected a command line (an unclosed quote?)")
+            }
+            return words
+        }
+    }
+}
+
+extension BenchCommand {
+    /// This executable, so the decode command line runs the same build.
+    static var executablePath: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return count > 0 ? String(cString: buffer) : CommandLine.arguments[0]
+    }
+
+    static func runWholeProcess(_ whole: WholeProcessArguments, _ arguments: Arguments) throws -> ExitCode {
+        let html = try arguments.htmlPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
+        let commands = [[executablePath] + arguments.inputs] + (whole.compare.map { [$0] } ?? [])
+        let benchmark = WholeProcessBenchmark(commands: commands, rounds: whole.rounds)
+        let progress = ProgressLine.onTerminal(unit: "round", total: whole.rounds, rateUnit: nil)
+        let result: WholeProcessBenchmark.Result
+        do { result = try benchmark.run { progress?.update($0, force: true) } } catch { progress?.clear(); throw error }
+        progress?.clear()
+        try Console.standardOutput(arguments.json ? result.json + "\n" : result.text)
+        if let html {
+            try html.write(WholeProcessPage.html(result))
+            try html.commit()
+        }
+        return .success
+    }
+}

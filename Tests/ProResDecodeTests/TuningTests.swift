@@ -1,0 +1,74 @@
+import Foundation
+@testable import HostSupport
+import XCTest
+
+/// The `PRORES_DECODE_*` settings: read once into `Tuning`, a known one
+/// honoured, an unknown one said on stderr (with the name it is close to).
+final class TuningTests: XCTestCase {
+    private func batch(_ environment: [String: String]) throws -> (batch: Int?, stderr: String) {
+        let result = try runTool(["bench", Repo.fixture("hq.mov"), "--decoders", "gpu", "--frames", "8", "--json"], environment: environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let reports = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
+        let results = try XCTUnwrap(reports.first?["results"] as? [[String: Any]])
+        return (results.first?["batch"] as? Int, result.stderr)
+    }
+
+    func testAKnownSettingIsHonouredAndAMisspeltOneWarnsOnce() throws {
+        let known = try batch(["PRORES_DECODE_BATCH": "3"])
+        XCTAssertEqual(known.batch, 3, "PRORES_DECODE_BATCH=3 sets the GPU decoder's batch")
+        XCTAssertEqual(known.stderr, "")
+
+        let misspelt = try batch(["PRORES_DECODE_BATHC": "3"])
+        XCTAssertNotEqual(misspelt.batch, 3, "a misspelt name sets nothing")
+        XCTAssertEqual(misspelt.stderr,
+                       "prores-decode: warning: unknown setting PRORES_DECODE_BATHC is ignored (did you mean PRORES_DECODE_BATCH?)\n")
+    }
+
+    func testTheWarningComesBeforeAnythingElseAndForEveryCommand() throws {
+        let result = try runTool(["--version"], environment: ["PRORES_DECODE_NO_SUCH_THING": "1", "PRORES_DECODE_TRACEE": "x"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stderr.split(separator: "\n").map(String.init), [
+            "prores-decode: warning: unknown setting PRORES_DECODE_NO_SUCH_THING is ignored (docs/tuning.md lists the settings)",
+            "prores-decode: warning: unknown setting PRORES_DECODE_TRACEE is ignored (did you mean PRORES_DECODE_TRACE?)",
+        ])
+    }
+
+    func testValuesDefaultsAndRanges() {
+        let unset = Tuning(environment: [:])
+        XCTAssertEqual(unset.validation, .off)
+        XCTAssertNil(unset.batch)
+        XCTAssertEqual(unset.slots, 4)
+        XCTAssertEqual(unset.timestampInterval, 16)
+        XCTAssertTrue(unset.pipelineCache)
+        XCTAssertFalse(unset.pipelineStatistics)
+        XCTAssertNil(unset.readThreads)
+        XCTAssertNil(unset.tracePath)
+        XCTAssertEqual(unset.unknownNames, [])
+
+        let set = Tuning(environment: ["PRORES_DECODE_VALIDATION": "sync", "PRORES_DECODE_SLOTS": "20", "PRORES_DECODE_BATCH": "0",
+                                       "PRORES_DECODE_TIMESTAMPS": "1", "PRORES_DECODE_PIPELINE_CACHE": "0",
+                                       "PRORES_DECODE_PIPELINE_STATS": "1", "PRORES_DECODE_READ_THREADS": "999",
+                                       "PRORES_DECODE_READ_AHEAD": "0", "PRORES_DECODE_TRACE": "/tmp/t.json",
+                                       "PRORES_DECODE_SHADERS": "/x", "OTHER_THING": "1"])
+        XCTAssertEqual(set.validation, .synchronization)
+        XCTAssertEqual(set.slots, 8, "2…8")
+        XCTAssertEqual(set.batch, 1, "at least 1")
+        XCTAssertEqual(set.timestampInterval, 1)
+        XCTAssertFalse(set.pipelineCache)
+        XCTAssertTrue(set.pipelineStatistics)
+        XCTAssertEqual(set.readThreads, 256, "0…256")
+        XCTAssertEqual(set.readAhead, 1, "at least 1")
+        XCTAssertEqual(set.tracePath, "/tmp/t.json")
+        XCTAssertEqual(set.unknownNames, [], "SHADERS is known; other prefixes are not ours")
+        XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_VALIDATION": "1"]).validation, .on)
+    }
+
+    func testNearestNames() {
+        // Hand-counted edit distances: a swap of two neighbours is one edit.
+        XCTAssertEqual(Tuning.distance("BATHC", "BATCH"), 1)
+        XCTAssertEqual(Tuning.distance("SLOT", "SLOTS"), 1)
+        XCTAssertEqual(Tuning.distance("kitten", "sitting"), 3)
+        XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_PIPELINE_CASHE": "0"]).warnings,
+                       ["unknown setting PRORES_DECODE_PIPELINE_CASHE is ignored (did you mean PRORES_DECODE_PIPELINE_CACHE?)"])
+    }
+}
