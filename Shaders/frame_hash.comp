@@ -19,6 +19,9 @@
 //
 // Variants (the host's KernelInterface): V216 (4:2:2) or not (y416, 4:4:4);
 // PLANES 3 or 4 (alpha); DEPTH 10 or 12; GROUP_CHUNKS, the workgroup size.
+// PACKED: the message is the packed surface's own bytes instead (what
+// `--format v216|y416` writes when that is the decoder's layout): a frame's
+// rows are tight (no row padding), so its words are the message in order.
 // @interface
 
 const uint CHUNK_START = 1u, CHUNK_END = 2u, PARENT = 4u, ROOT = 8u;
@@ -152,8 +155,19 @@ void main() {
         uint chunk = firstChunk + local;
         uint chunkLength = min(1024u, pc.frameBytes - chunk * 1024u);
         uint blocks = (chunkLength + 63u) >> 6;
-        Cursor at = chunkStart(chunk);
         uint cv[8] = IV;
+#ifdef PACKED
+        // The message is the packed surface itself, its rows back to back.
+        uint firstWord = frameWord + chunk * 256u;
+        uint lastWord = frameWord + pc.frameBytes / 4u;
+        for (uint block = 0u; block < blocks; block++) {
+            uint m[16];
+            for (uint i = 0u; i < 16u; i++) {
+                uint word = firstWord + block * 16u + i;
+                m[i] = word < lastWord ? surface.words[word] : 0u;
+            }
+#else
+        Cursor at = chunkStart(chunk);
         for (uint block = 0u; block < blocks; block++) {
             uint m[16];
             uint width = planeWidth(min(at.plane, PLANES - 1u));
@@ -170,6 +184,7 @@ void main() {
                     m[i] = low | (nextSample(at, frameWord) << 16);
                 }
             }
+#endif
             bool last = block == blocks - 1u;
             uint flags = (block == 0u ? CHUNK_START : 0u) | (last ? CHUNK_END : 0u) | (last && pc.chunks == 1u ? ROOT : 0u);
             compress(cv, m, chunk, last ? chunkLength - 64u * block : 64u, flags);

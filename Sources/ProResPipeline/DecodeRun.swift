@@ -12,6 +12,9 @@ public final class DecodeRun: @unchecked Sendable {
     public let options: Options
     public let output: OutputSelection
     private let sinks: [FrameSink]
+    /// Sinks of the native planar frame whatever `output` is (hashes that
+    /// default to the native planes while `-o` or `--vulkan` needs a packed layout).
+    private let nativeSinks: [FrameSink]
     private let gpuSinks: [ConvertedFrameSink]
     private let analysisSink: FrameAnalysisSink?
     private let timingLog: OutputFile?
@@ -37,9 +40,10 @@ public final class DecodeRun: @unchecked Sendable {
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
 
-    public init(source: SampleSource, options: Options, sinks: [FrameSink], gpuSinks: [ConvertedFrameSink] = [],
+    public init(source: SampleSource, options: Options, sinks: [FrameSink], nativeSinks: [FrameSink] = [], gpuSinks: [ConvertedFrameSink] = [],
                 analysisSink: FrameAnalysisSink? = nil, timingLog: OutputFile? = nil) throws {
         self.analysisSink = analysisSink
+        self.nativeSinks = nativeSinks
         self.source = source
         self.options = options
         let requested = options.output ?? .packed(source.format.nativePackedLayout)
@@ -52,8 +56,9 @@ public final class DecodeRun: @unchecked Sendable {
         if options.gpu == nil, !gpuSinks.isEmpty {
             throw ProResDecodeError.badRequest(.saveNeedsConversion)
         }
-        precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || requested == .native),
-                     "an analysis needs its sink and the native planar output")
+        precondition((options.analysis == nil) == (analysisSink == nil)
+                     && (options.analysis?.hashedLayout).map { requested == .packed($0) } ?? true,
+                     "an analysis needs its sink, and a hashed packed layout that output")
         precondition(options.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
                      "a handover needs a run whose stages need no device before the first frame")
         // With a device still starting, the CPU decodes first and the
@@ -65,7 +70,8 @@ public final class DecodeRun: @unchecked Sendable {
         // cores, competing with FFmpeg's frame threads: why long runs lost
         // to the CLI (BENCHMARKS.md §1). A layout asked for is still
         // packed, so that pass can be timed on its own.
-        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, options.deviceStarting == nil,
+        if options.output == nil, sinks.isEmpty, nativeSinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil,
+           options.deviceStarting == nil,
            case .cpu = decoder {
             output = .native
         } else {
@@ -108,13 +114,13 @@ public final class DecodeRun: @unchecked Sendable {
         defer { decoder = .cpu(reason: nil, fellBack: false) }
         do {
             let report = try decodeAll()
-            for sink in sinks { try sink.finish() }
+            for sink in sinks + nativeSinks { try sink.finish() }
             for sink in gpuSinks { try sink.finish() }
             try separateAnalysisSink?.finish()
             try timingLog?.commit()
             return report
         } catch {
-            for sink in sinks { sink.abort() }
+            for sink in sinks + nativeSinks { sink.abort() }
             for sink in gpuSinks { sink.abort() }
             separateAnalysisSink?.abort()
             timingLog?.discard()
@@ -197,7 +203,10 @@ public final class DecodeRun: @unchecked Sendable {
         // A handover's first frames when nothing reads them and no layout
         // was asked for: not packed for nothing (the GPU decoder's have no
         // host surface then).
-        let nothingReadsFrames = options.output == nil && sinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil && analysisSink == nil
+        let nothingReadsFrames = options.output == nil && sinks.isEmpty && nativeSinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil
+            && analysisSink == nil
+        // The CPU's analyses measure the planar frame, or hash the output's packed bytes.
+        let analysesOutput = options.analysis?.hashedLayout != nil
         let cpuAnalysis = options.analysis.map { request in
             OrderedFrameWork<FrameAnalysis>(work: { frames in
                 frames.map { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
@@ -214,8 +223,10 @@ public final class DecodeRun: @unchecked Sendable {
             }
             var packed: PixelBuffer?
             var unpacked: PixelBuffer?
+            var planarCopy: PixelBuffer?
             // Before anything can throw: a sink that fails (EPIPE on `-o -`)
             // must not keep a use of the surface, and with it the pool.
+            defer { planarCopy?.releaseUse() }
             defer { unpacked?.releaseUse() }
             defer { packed?.releaseUse() }
             if var surface = frame.pixelBuffer, !nothingReadsFrames {
@@ -226,13 +237,24 @@ public final class DecodeRun: @unchecked Sendable {
                 // it is when asked for, else unpacked to the planar layout.
                 if case let .packed(held) = surface.layout.content, output != .packed(held) {
                     let t0 = monotonicNanoseconds()
-                    let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
-                                                      paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
-                    let planar = try PixelBufferPool.makeBuffer(wanted, from: &unpackPool)
-                    FrameUnpacker.unpack(surface, into: planar)
-                    unpacked = planar
-                    surface = planar
+                    unpacked = try unpackToPlanar(surface, format: format, pool: &unpackPool)
+                    surface = unpacked!
                     pack = monotonicNanoseconds() - t0
+                }
+                // The native planar frame, for the sinks and analyses that
+                // want it whatever the output: unpacked only when the
+                // output is the GPU decoder's packed surface.
+                let wantsPlanar = !nativeSinks.isEmpty || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
+                var planarSpans: [UnsafeRawBufferPointer] = []
+                var planarHolder = surface
+                if wantsPlanar {
+                    if case .packed = surface.layout.content {
+                        let t0 = monotonicNanoseconds()
+                        planarCopy = try unpackToPlanar(surface, format: format, pool: &unpackPool)
+                        planarHolder = planarCopy!
+                        pack += monotonicNanoseconds() - t0
+                    }
+                    planarSpans = planarHolder.visibleSpans()
                 }
                 if case .packed = surface.layout.content {
                     surface.retainUse()
@@ -254,7 +276,11 @@ public final class DecodeRun: @unchecked Sendable {
                 }
                 let t1 = monotonicNanoseconds()
                 for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
-                if frame.analysis == nil { try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
+                for sink in nativeSinks { try sink.consume(index: frame.index, pts: frame.pts, spans: planarSpans, holder: planarHolder) }
+                if frame.analysis == nil {
+                    try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: analysesOutput ? spans : planarSpans,
+                                            holder: analysesOutput ? holder : planarHolder)
+                }
                 write = monotonicNanoseconds() - t1
             }
             if let analysis = frame.analysis {
@@ -308,7 +334,7 @@ public final class DecodeRun: @unchecked Sendable {
                                         outputIdleHandler: idle)
         case let .gpu(device):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
-            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
+            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty || !nativeSinks.isEmpty, deviceSurfaces: options.gpu != nil,
                                                                analysis: options.analysis)
             do {
                 session = try Trace.span("session made") { () throws -> FrameDecoding in
@@ -416,6 +442,16 @@ public final class DecodeRun: @unchecked Sendable {
         return report
     }
 
+    /// The GPU decoder's packed surface as the native planar frame, in a
+    /// buffer of `pool` (the caller releases its use).
+    private func unpackToPlanar(_ surface: PixelBuffer, format: FormatDescription, pool: inout PixelBufferPool?) throws -> PixelBuffer {
+        let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
+                                          paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
+        let planar = try PixelBufferPool.makeBuffer(wanted, from: &pool)
+        FrameUnpacker.unpack(surface, into: planar)
+        return planar
+    }
+
     /// What decodes after the handover, chosen as `init` would have with
     /// the device there: the GPU decoder, or FFmpeg with every thread kind
     /// (`auto` without a hardware GPU, or a GPU decoder that cannot start).
@@ -435,7 +471,7 @@ public final class DecodeRun: @unchecked Sendable {
                 return try cpu(handler, idle)
             }
         case let .gpu(device):
-            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, analysis: options.analysis)
+            let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty || !nativeSinks.isEmpty, analysis: options.analysis)
             let fallsBack = options.decoder.choice == .auto && !options.decoder.requireHardware
             return { [self] handler, idle in
                 do {

@@ -68,26 +68,42 @@ enum DecodeCommand: Command {
         }
         // A container holds only what FFmpeg can read back; decided before any output exists.
         let container = arguments.container
-        let output = arguments.output ?? (container == .raw ? nil : container.defaultOutput(for: format))
+        // Hashes alone (no -o, no --vulkan) make the native planar frame they hash.
+        let hashesAlone = rawPath == nil && !arguments.useVulkan && (md5Path != nil || hashPath != nil)
+        let output = arguments.output ?? (hashesAlone ? .native : container == .raw ? nil : container.defaultOutput(for: format))
         if let refusal = container.refusal(holding: output ?? container.defaultOutput(for: format), of: format) {
             throw UsageError("-o \(arguments.rawPath ?? "-"): \(refusal)")
         }
         let run: DecodeRun
         do {
-            var sinks: [FrameSink] = []
+            var sinks: [FrameSink] = [], nativeSinks: [FrameSink] = []
             // Open every output before decoding: a bad path fails fast.
             if let rawPath { sinks.append(try makeFrameSink(path: rawPath, container: container, format: format, overwrite: overwrite)) }
-            if let md5Path { sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), format: format, algorithm: .md5)) }
-            // The native frame's BLAKE3 is the analysis hash: computed where
-            // the frame lives (on the GPU decoder's device), never read back.
+            // Hashes are of the native planar frame (`ffmpeg -f framemd5`'s
+            // bytes) unless --format names a packed layout.
+            let hashedLayout: PackedLayout? = if case let .packed(layout)? = arguments.output { layout } else { nil }
+            if let md5Path {
+                let sink = FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), format: format, algorithm: .md5,
+                                         layout: hashedLayout)
+                if hashedLayout == nil && output != .native { nativeSinks.append(sink) } else { sinks.append(sink) }
+            }
+            // BLAKE3 is the analysis hash: computed where the frame lives
+            // (on the GPU decoder's device), never read back; a packed
+            // layout there only when it is the decoder's own surface.
             var analysis: (request: AnalysisRequest, sink: FrameAnalysisSink)?
             if let hashPath {
-                let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), format: format, algorithm: .blake3)
-                if output == .native {
+                let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), format: format, algorithm: .blake3,
+                                         layout: hashedLayout)
+                if let hashedLayout {
+                    if hashedLayout == format.nativePackedLayout {
+                        sink.frameBytes = hashedLayout.bytesPerRow(width: format.width) * format.height
+                        analysis = (AnalysisRequest(hash: true, statistics: nil, hashedLayout: hashedLayout), sink)
+                    } else {
+                        sinks.append(sink)
+                    }
+                } else {
                     sink.frameBytes = format.nativeFormat.tightByteCount(width: format.width, height: format.height)
                     analysis = (AnalysisRequest(hash: true, statistics: nil), sink)
-                } else {
-                    sinks.append(sink)
                 }
             }
             let timing = try timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
@@ -100,7 +116,7 @@ enum DecodeCommand: Command {
             var options = DecodeRun.Options(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
                                             decoder: decoder, realtime: realtime, analysis: analysis?.request)
             options.deviceStarting = deviceStarting
-            run = try DecodeRun(source: source, options: options, sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink,
+            run = try DecodeRun(source: source, options: options, sinks: sinks, nativeSinks: nativeSinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink,
                                 timingLog: timing)
         }
         if !quiet {

@@ -17,10 +17,12 @@ extension DecodeCommand {
                 OptionSpec("--container", value: "raw|y4m|nut|mov",
                            help: "wrap -o's frames in this container whatever its name says"),
                 OptionSpec("--framemd5", value: "PATH|-",
-                           help: "write FFmpeg's framemd5 (as `ffmpeg -f framemd5 -fflags +bitexact`): md5 per frame of the bytes -o writes"),
+                           help: "write FFmpeg's framemd5 (as `ffmpeg -f framemd5 -fflags +bitexact`): md5 per frame of the native "
+                               + "planar bytes --format native writes, ffmpeg's own lines; with --format v216|y416, of that layout "
+                               + "(named in a #layout: header line)"),
                 OptionSpec("--framehash", value: "PATH|-",
-                           help: "the same with BLAKE3-256 (b3sum's hash of the frame's bytes; with --format native, "
-                               + "check's golden v2 hash)"),
+                           help: "the same with BLAKE3-256 (b3sum's hash of the frame's bytes; by default check's golden v2 hash), "
+                               + "computed on the device when the GPU decoder decodes"),
                 OptionSpec("--timing", value: "PATH|-", help: "write per-frame timing as JSON lines"),
                 OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
                 OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only)"),
