@@ -65,6 +65,7 @@ enum CheckCommand: Command {
         batch.onResult = { result in
             progress?.clear()
             Console.line(line(result))
+            for note in result.descriptionChangeNotes { Console.line("  note: " + note) }
             if verbose, let note = previewNote(result) { Console.line("  " + note) }
             progress?.update(reported.increment(), force: true)
         }

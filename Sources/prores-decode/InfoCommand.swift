@@ -46,11 +46,16 @@ enum InfoCommand: Command {
         var failure: Error?
         for input in arguments.inputs {
             do {
-                let format = try openSampleSource(input, track: arguments.track).format
+                let source = try openSampleSource(input, track: arguments.track)
+                let format = source.format
+                // Frame headers spread over the stream: a description that changes mid-clip is a note.
+                let changes = input == "-" ? [] : DescribedSource.changeNotes(DescribedSource.sample(source))
                 if arguments.json {
-                    described.append(StreamDescription(format, path: input).json)
+                    var description = StreamDescription(format, path: input)
+                    description.notes += changes
+                    described.append(description.json)
                 } else {
-                    Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input))
+                    Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input, notes: changes))
                     described.append(input)
                 }
             } catch {
@@ -66,7 +71,7 @@ enum InfoCommand: Command {
         return failure.map(ExitCode.init) ?? .success
     }
 
-    static func text(_ f: FormatDescription, path: String) -> String {
+    static func text(_ f: FormatDescription, path: String, notes: [String] = []) -> String {
         func tag(_ t: Tagged<ColorCode>) -> String { "\(t.value.displayName) (\(t.source.rawValue))" }
         let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" } ?? "unknown"
         var lines = [
@@ -86,7 +91,7 @@ enum InfoCommand: Command {
             "matrix:       \(tag(f.colorTags.matrix))",
             "range:        \(f.colorTags.range.value.rawValue) (\(f.colorTags.range.source.rawValue))",
         ]
-        lines += f.notes.map { "note:         \($0)" }
+        lines += (f.notes + notes).map { "note:         \($0)" }
         return lines.joined(separator: "\n") + "\n"
     }
 }

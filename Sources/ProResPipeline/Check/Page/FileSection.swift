@@ -18,6 +18,10 @@ enum FileSection {
         if !reasons.isEmpty {
             html += "<h3>Why</h3>\n<ul class=\"reasons\">\n" + reasons.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
         }
+        if !r.descriptionChanges.isEmpty {
+            html += "<h3>Description changes</h3>\n<ul class=\"changes\">\n"
+                + r.descriptionChangeNotes.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
+        }
         if !r.failedRules.isEmpty {
             html += "<h3>Rules not met</h3>\n<table class=\"rules\"><tr><th>expected</th><th>got</th></tr>\n"
                 + r.failedRules.map { "<tr><td>\(e($0.rule))</td><td>\(e($0.actual))</td></tr>\n" }.joined() + "</table>\n"
