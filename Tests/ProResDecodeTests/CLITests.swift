@@ -420,7 +420,7 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(fieldOrder(row), expected, "precondition: tags.tsv hdr_interlace for \(clip)")
             let json = try infoJSON(clip)
             XCTAssertEqual(json["field_order"] as? String, expected, "\(clip) info --json field_order")
-            XCTAssertEqual(try infoText(clip)["scan"], expected, "\(clip) info text scan line")
+            XCTAssertEqual(try infoText(clip)["field order"], expected, "\(clip) info text field order line")
         }
     }
 

@@ -51,8 +51,11 @@ enum FileSection {
         let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" }
         var rows = row("profile", f.profileName + (f.profile.map { " [\($0.fourCC)]" } ?? ""))
             + row("size", "\(f.width)×\(f.height)")
+            + row("display", f.displayWords)
             + row("frame rate", rate ?? "unknown")
             + row("frames", f.frameCount.map(String.init) ?? "unknown")
+            + row("duration", f.durationWords ?? "unknown")
+            + row("timecode", f.timecodeWords ?? "none")
             + row("chroma", "\(f.chroma.rawValue), \(f.bitDepth)-bit")
             + row("alpha", f.hasAlpha ? "\(f.alpha.bits)-bit" : "none")
             + row("scan", f.fieldOrder.rawValue)
@@ -61,6 +64,8 @@ enum FileSection {
             rows += row(name, tag.value.displayName, source: tag.source.rawValue)
         }
         rows += row("range", f.colorTags.range.value.rawValue, source: f.colorTags.range.source.rawValue)
+        if let mastering = f.masteringWords { rows += row("mastering", mastering) }
+        if let light = f.contentLightWords { rows += row("light level", light) }
         rows += f.notes.map { row("note", $0) }.joined()
         return "<table class=\"format\">\n" + rows + "</table>\n"
     }
