@@ -18,8 +18,10 @@ struct DecodeArguments: CommandArguments {
     let hashPath: String?
     let timingPath: String?
     let json: Bool
-    let start: Int
-    let frames: Int?
+    /// `--start` and `--frames` as given; frames once the input's rate and
+    /// time code are known (`start(for:)`, `frames(for:)`).
+    let startPosition: FramePosition
+    let framesPosition: FramePosition?
     let threads: Int
     let track: Int?
     let overwrite: Bool
@@ -49,8 +51,8 @@ struct DecodeArguments: CommandArguments {
         hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
         json = parsed.flag("--json")
-        start = try parsed.integer("--start", in: 0...Int(Int32.max)) ?? 0
-        frames = try parsed.integer("--frames", in: 1...Int.max)
+        startPosition = try FramePosition.parse(parsed, "--start") ?? .frame(0)
+        framesPosition = try FramePosition.parse(parsed, "--frames")
         threads = try parsed.integer("--threads", in: 1...256) ?? 0
         track = try parsed.integer("--track", in: 0...Int(Int32.max))
         overwrite = parsed.flag("--overwrite")
@@ -123,6 +125,9 @@ struct DecodeArguments: CommandArguments {
     var stdoutUsers: [String] {
         [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath)].filter { $0.1 == "-" }.map(\.0)
     }
+
+    func start(for format: FormatDescription) throws -> Int { try FramePosition.start(startPosition, format) }
+    func frames(for format: FormatDescription) throws -> Int? { try FramePosition.frames(framesPosition, format) }
 
     private static func isSameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()

@@ -16,7 +16,7 @@ enum DecodeCommand: Command {
             context: .init(device: arguments.device, validation: arguments.validation),
             referenceWhite: referenceWhite, effects: effects) : nil
         var decoder = arguments.decoder
-        let input = arguments.input, start = arguments.start, frames = arguments.frames
+        let input = arguments.input
         let rawPath = arguments.rawPath, md5Path = arguments.md5Path, hashPath = arguments.hashPath, timingPath = arguments.timingPath
         let quiet = arguments.quiet, overwrite = arguments.overwrite, stdoutUsers = arguments.stdoutUsers
         FFmpegLog.configure(verbose: arguments.verbose)
@@ -41,6 +41,8 @@ enum DecodeCommand: Command {
         let source = try Trace.span("source opened") { try openSampleSource(input, track: arguments.track) }
         let opened = monotonicNanoseconds()
         let format = source.format
+        // Seconds and time codes are frames at the input's rate and first time code.
+        let start = try arguments.start(for: format), frames = try arguments.frames(for: format)
         // A start past a counted end is refused before any note or output:
         // the source's own seek says so, in its words.
         if start > 0, let count = format.frameCount, start >= count { try source.seek(toFrame: start) }
@@ -55,8 +57,8 @@ enum DecodeCommand: Command {
             source.readAhead(samples: SampleSourcePrefetch.readsAheadOfOneFile)
             // The first batches' samples are read while the device is made
             // (~150 ms on the H200), so the first batch is whole at once.
-            if arguments.start == 0 {
-                source.prefetch(frames: min(SampleSourcePrefetch.framesBeforeTheDecoder, arguments.frames ?? .max))
+            if start == 0 {
+                source.prefetch(frames: min(SampleSourcePrefetch.framesBeforeTheDecoder, frames ?? .max))
             }
             if decoder.choice == .auto, !arguments.noCPUStart, gpu == nil, realtime == nil, GPUProResDecoder.unsupportedReason(format) == nil,
                !earlyDevice.isReady(waitingUpTo: 0) {

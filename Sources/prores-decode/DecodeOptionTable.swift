@@ -25,8 +25,9 @@ extension DecodeCommand {
                                + "computed on the device when the GPU decoder decodes"),
                 OptionSpec("--timing", value: "PATH|-", help: "write per-frame timing as JSON lines"),
                 OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
-                OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only)"),
-                OptionSpec("--frames", value: "N", help: "decode at most N frames"),
+                OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only): a frame number, seconds "
+                               + "(12.5s, 00:00:12.5) or the source's time code (10:00:01:00; ';' for drop-frame)"),
+                OptionSpec("--frames", value: "N", help: "decode at most N frames (or seconds: 2s, 00:00:02)"),
                 OptionSpec("--threads", value: "N", help: "FFmpeg decoder threads, 1 to 256 (default: one per core)"),
                 OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
                 .overwrite,
