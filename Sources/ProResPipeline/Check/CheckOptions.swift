@@ -31,6 +31,9 @@ public struct CheckOptions: Sendable {
     /// makes a session per file, for comparison.
     public var sharesDecodeSessions = ProcessInfo.processInfo.environment["PRORES_DECODE_SHARED_SESSION"] != "0"
 
+    /// Counts every checked frame, for a progress line; nil: nothing counts.
+    public var frameProgress: CheckFrameProgress?
+
     public static let defaultTimeout = 600.0
 
     public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],

@@ -86,6 +86,10 @@ enum FileChecker {
             var runOptions = DecodeRun.Options(output: .native, threads: threads, decoder: decoder, analysis: request)
             runOptions.inputEnded = inputEnded
             let run = try DecodeRun(source: described, options: runOptions, sinks: needsMD5 ? [sink] : [], analysisSink: sink)
+            if let counter = options.frameProgress {
+                counter.opened(frames: sampled?.count ?? format.frameCount)
+                run.progress = { _ in counter.frameChecked() }
+            }
             cancellation.attach(run)
             report = try Trace.span("decode run") { try run.run() }
         } catch {
