@@ -41,6 +41,8 @@ struct DecodeArguments: CommandArguments {
     let saveFormat: FrameSaver.Format?
     let validationFlag: Bool
     let playback: PlaybackArguments
+    /// `--assume-primaries/-transfer/-matrix`: H.273 codes for untagged colour.
+    let assumed: (primaries: Int?, transfer: Int?, matrix: Int?)
 
     init(_ parsed: ParsedArguments) throws {
         input = try parsed.input()
@@ -72,6 +74,10 @@ struct DecodeArguments: CommandArguments {
         }
         validationFlag = parsed.flag("--validate")
         playback = try PlaybackArguments(parsed)
+        func code(_ option: String, _ kind: ColorCode.Kind) throws -> Int? {
+            try parsed.value(option, expected: "one of FFmpeg's \(kind) names (as info prints them)") { ColorCodeNames.code(kind, named: $0) }
+        }
+        assumed = (try code("--assume-primaries", .primaries), try code("--assume-transfer", .transfer), try code("--assume-matrix", .matrix))
     }
 
     func validate() throws {

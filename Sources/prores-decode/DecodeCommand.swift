@@ -38,7 +38,10 @@ enum DecodeCommand: Command {
         }
         // However the run ends, no thread is left making a device at exit.
         defer { _ = try? earlyDevice?.get() }
-        let source = try Trace.span("source opened") { try openSampleSource(input, track: arguments.track) }
+        let file = try Trace.span("source opened") { try openSampleSource(input, track: arguments.track) }
+        let assumed = arguments.assumed
+        let source: SampleSource = assumed == (nil, nil, nil) ? file
+            : AssumedColourSource(file, primaries: assumed.primaries, transfer: assumed.transfer, matrix: assumed.matrix)
         let opened = monotonicNanoseconds()
         let format = source.format
         // Seconds and time codes are frames at the input's rate and first time code.

@@ -25,6 +25,11 @@ extension DecodeCommand {
                                + "computed on the device when the GPU decoder decodes"),
                 OptionSpec("--timing", value: "PATH|-", help: "write per-frame timing as JSON lines"),
                 OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
+                OptionSpec("--assume-primaries", value: "NAME", help: "primaries of a source that states none (FFmpeg's names: "
+                               + "bt709, bt2020, smpte170m, bt470bg, …): the conversion uses it and -o writes it; without it the "
+                               + "conversion assumes by picture size and the outputs leave it unspecified"),
+                OptionSpec("--assume-transfer", value: "NAME", help: "the same for the transfer (bt709, smpte2084, arib-std-b67, …)"),
+                OptionSpec("--assume-matrix", value: "NAME", help: "the same for the matrix (bt709, bt2020nc, smpte170m, …)"),
                 OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only): a frame number, seconds "
                                + "(12.5s, 00:00:12.5) or the source's time code (10:00:01:00; ';' for drop-frame)"),
                 OptionSpec("--frames", value: "N", help: "decode at most N frames (or seconds: 2s, 00:00:02)"),

@@ -72,7 +72,7 @@ enum InfoCommand: Command {
     }
 
     static func text(_ f: FormatDescription, path: String, notes: [String] = []) -> String {
-        func tag(_ t: Tagged<ColorCode>) -> String { "\(t.value.displayName) (\(t.source.rawValue))" }
+        func tag(_ t: Tagged<ColorCode>) -> String { ColorTags.words(t) }
         let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" } ?? "unknown"
         var lines = [
             "file:         \(TerminalText.escaped(path))",

@@ -61,7 +61,8 @@ enum FileSection {
             + row("scan", f.fieldOrder.rawValue)
             + row("container", "\(f.containerName), track \(f.trackIndex)")
         for (name, tag) in [("primaries", f.colorTags.primaries), ("transfer", f.colorTags.transfer), ("matrix", f.colorTags.matrix)] {
-            rows += row(name, tag.value.displayName, source: tag.source.rawValue)
+            rows += row(name, tag.source == .fallback ? "unspecified; conversions assume \(tag.value.displayName)" : tag.value.displayName,
+                        source: tag.source.rawValue)
         }
         rows += row("range", f.colorTags.range.value.rawValue, source: f.colorTags.range.source.rawValue)
         if let mastering = f.masteringWords { rows += row("mastering", mastering) }
