@@ -229,12 +229,9 @@ package final class GPUProResDecoder {
         upload = UploadPath(requestedUpload, sharesHostMemory: context.sharesHostMemory, canImport: cache.canImport)
         self.regionImports = regionImports ?? HostRegionImports(context: context)
         let planar = format.nativeFormat, packed = format.nativePackedLayout, batch = framesPerBatch
-        if let hashed = analysis?.hashedLayout, hashed != packed {
-            throw ProResDecodeError.decoderUnavailable("GPU decoder: hashing \(hashed) needs a \(hashed) surface, not \(packed)")
-        }
         let hashPass = analysis?.hash == true
             ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount,
-                                packedMessage: analysis?.hashedLayout != nil)
+                                message: analysis?.hashedLayout)
             : nil
         let statisticsPass = try analysis?.statistics.map {
             try FrameStatisticsPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height,

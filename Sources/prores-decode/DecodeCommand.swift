@@ -93,19 +93,14 @@ enum DecodeCommand: Command {
                 if hashedLayout == nil && output != .native { nativeSinks.append(sink) } else { sinks.append(sink) }
             }
             // BLAKE3 is the analysis hash: computed where the frame lives
-            // (on the GPU decoder's device), never read back; a packed
-            // layout there only when it is the decoder's own surface.
+            // (on the GPU decoder's device, in any layout), never read back.
             var analysis: (request: AnalysisRequest, sink: FrameAnalysisSink)?
             if let hashPath {
                 let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), format: format, algorithm: .blake3,
                                          layout: hashedLayout)
                 if let hashedLayout {
-                    if hashedLayout == format.nativePackedLayout {
-                        sink.frameBytes = hashedLayout.bytesPerRow(width: format.width) * format.height
-                        analysis = (AnalysisRequest(hash: true, statistics: nil, hashedLayout: hashedLayout), sink)
-                    } else {
-                        sinks.append(sink)
-                    }
+                    sink.frameBytes = hashedLayout.bytesPerRow(width: format.width) * format.height
+                    analysis = (AnalysisRequest(hash: true, statistics: nil, hashedLayout: hashedLayout), sink)
                 } else {
                     sink.frameBytes = format.nativeFormat.tightByteCount(width: format.width, height: format.height)
                     analysis = (AnalysisRequest(hash: true, statistics: nil), sink)

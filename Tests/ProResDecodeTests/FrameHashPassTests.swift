@@ -203,7 +203,7 @@ final class FrameHashPassTests: XCTestCase {
         let surfaceBytes = layout.bytesPerRow(width: width) * height
         let surfaceStride = (surfaceBytes + 255) / 256 * 256 + 132
         let pass = try FrameHashPass(kernels: device.kernels, format: format, layout: layout, width: width, height: height, slots: 1,
-                                     packedMessage: packedMessage)
+                                     message: packedMessage ? PackedLayout.native(for: format.chroma) : nil)
         XCTAssertEqual(pass.resultBytesPerFrame % 16, 0)
 
         let offset = Self.bindingOffset

@@ -7,8 +7,8 @@ public struct AnalysisRequest: Sendable {
     /// The BLAKE3-256 of the native planar frame (the bytes `--format native` writes).
     public var hash: Bool
     /// Hash this packed layout's bytes instead (what `--format v216|y416`
-    /// writes); nil: the native planar frame. The GPU decoder hashes only
-    /// its own surface's layout on the device (`nativePackedLayout`).
+    /// writes); nil: the native planar frame. The GPU decoder hashes either
+    /// layout from its surface on the device.
     public var hashedLayout: PackedLayout?
     /// Picture statistics (`PictureSums`); nil: none.
     public var statistics: Statistics?

@@ -24,13 +24,17 @@ enum FrameHashKernel {
     ])
 
     /// The variant for a stream: its packed layout, planes and depth;
-    /// `packedMessage`: hash the surface's own bytes, not the planar frame.
-    static func interface(_ format: PlanarFormat, layout: PackedLayout, packedMessage: Bool = false) -> KernelInterface {
+    /// `message`: hash that packed layout's bytes (the surface's own, or the
+    /// other layout made from it), not the planar frame.
+    static func interface(_ format: PlanarFormat, layout: PackedLayout, message: PackedLayout? = nil) -> KernelInterface {
         var defines: [(name: String, value: String)] = [
             ("GROUP_CHUNKS", "\(groupChunks)u"), ("PLANES", "\(format.planeCount)u"), ("DEPTH", "\(format.bitDepth)u"),
         ]
         if layout == .v216 { defines.append(("V216", "1")) }
-        if packedMessage { defines.append(("PACKED", "1")) }
+        if let message {
+            defines.append(("PACKED", "1"))
+            if message != layout { defines.append((message == .y416 ? "MESSAGE_Y416" : "MESSAGE_V216", "1")) }
+        }
         return KernelInterface(shader: shader, workgroupSize: groupChunks, defines: defines, bindings: [
             BufferBinding("surface", .read, "uint words[]", "the batch's \(layout) surfaces"),
             BufferBinding("surfaceQuads", .read, "uvec4 quads[]", "the same surfaces as 16-byte words, for aligned blocks"),
