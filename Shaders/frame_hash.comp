@@ -19,6 +19,14 @@
 //
 // Variants (the host's KernelInterface): V216 (4:2:2) or not (y416, 4:4:4);
 // PLANES 3 or 4 (alpha); DEPTH 10 or 12; GROUP_CHUNKS, the workgroup size.
+// PACKED: the message is the packed surface's own bytes instead (what
+// `--format v216|y416` writes when that is the decoder's layout): a frame's
+// rows are tight (no row padding), so its words are the message in order.
+// With MESSAGE_Y416 (a v216 surface) or MESSAGE_V216 (a y416 surface) the
+// message is the other layout, as the host's FramePacker makes it: y416 of
+// 4:2:2 repeats each chroma pair for both columns, alpha 0xFFFF; v216 of
+// 4:4:4 keeps the even columns' chroma, drops alpha, and an odd width's last
+// Y'1 repeats its Y'0.
 // @interface
 
 const uint CHUNK_START = 1u, CHUNK_END = 2u, PARENT = 4u, ROOT = 8u;
@@ -139,6 +147,27 @@ Cursor chunkStart(uint chunk) {
     return at;
 }
 
+#ifdef PACKED
+// Word `i` of the frame's packed message (see PACKED above).
+uint messageWord(uint frameWord, uint i) {
+#if defined(MESSAGE_Y416)
+    uint row = i / (2u * pc.width), within = i % (2u * pc.width), x = within >> 1;
+    uint base = frameWord + row * pc.wordsPerRow + 2u * (x >> 1);  // the v216 pair holding column x
+    return (within & 1u) == 0u ? 0xFFFFu | (surface.words[base + (x & 1u)] & 0xFFFF0000u)
+                               : (surface.words[base] & 0xFFFFu) | (surface.words[base + 1u] << 16);
+#elif defined(MESSAGE_V216)
+    uint rowWords = 2u * ((pc.width + 1u) >> 1);
+    uint row = i / rowWords, within = i % rowWords;
+    uint x0 = within & ~1u, x1 = min(x0 + 1u, pc.width - 1u);
+    uint base = frameWord + row * pc.wordsPerRow;                   // y416: A | Y' << 16, Cb | Cr << 16
+    return (within & 1u) == 0u ? (surface.words[base + 2u * x0 + 1u] & 0xFFFFu) | (surface.words[base + 2u * x0] & 0xFFFF0000u)
+                               : (surface.words[base + 2u * x0 + 1u] >> 16) | (surface.words[base + 2u * x1] & 0xFFFF0000u);
+#else
+    return surface.words[frameWord + i];
+#endif
+}
+#endif
+
 shared uint cvs[GROUP_CHUNKS * 8u];
 
 void main() {
@@ -152,8 +181,19 @@ void main() {
         uint chunk = firstChunk + local;
         uint chunkLength = min(1024u, pc.frameBytes - chunk * 1024u);
         uint blocks = (chunkLength + 63u) >> 6;
-        Cursor at = chunkStart(chunk);
         uint cv[8] = IV;
+#ifdef PACKED
+        // The message is the packed surface itself, its rows back to back.
+        uint firstWord = chunk * 256u;
+        uint messageWords = pc.frameBytes / 4u;
+        for (uint block = 0u; block < blocks; block++) {
+            uint m[16];
+            for (uint i = 0u; i < 16u; i++) {
+                uint word = firstWord + block * 16u + i;
+                m[i] = word < messageWords ? messageWord(frameWord, word) : 0u;
+            }
+#else
+        Cursor at = chunkStart(chunk);
         for (uint block = 0u; block < blocks; block++) {
             uint m[16];
             uint width = planeWidth(min(at.plane, PLANES - 1u));
@@ -170,6 +210,7 @@ void main() {
                     m[i] = low | (nextSample(at, frameWord) << 16);
                 }
             }
+#endif
             bool last = block == blocks - 1u;
             uint flags = (block == 0u ? CHUNK_START : 0u) | (last ? CHUNK_END : 0u) | (last && pc.chunks == 1u ? ROOT : 0u);
             compress(cv, m, chunk, last ? chunkLength - 64u * block : 64u, flags);

@@ -1,7 +1,8 @@
 #version 450
 // The last pass of `play`: one invocation a pixel of the swapchain image.
 // Samples the converted frame (RGBA16F extended linear Display P3, straight
-// alpha), nearest, fitted with its aspect kept and black around it, and
+// alpha), nearest, fitted with its display aspect kept (its pixels
+// stretched by the sample aspect ratio) and black around it, and
 // writes the pixel for the display's colour path into the staging buffer
 // the image is copied from:
 //   SDR:   negatives to 0, the highlight roll-off of --save-format png on the
@@ -47,8 +48,8 @@ void main() {
     if (x >= pc.targetWidth || y >= pc.targetHeight) return;
     // Black outside the fitted frame.
     vec4 pixel = vec4(0.0, 0.0, 0.0, 0.0);
-    int sx = int(floor((float(int(x) - pc.originX) + 0.5) * pc.sourcePerTarget));
-    int sy = int(floor((float(int(y) - pc.originY) + 0.5) * pc.sourcePerTarget));
+    int sx = int(floor((float(int(x) - pc.originX) + 0.5) * pc.sourcePerTargetX));
+    int sy = int(floor((float(int(y) - pc.originY) + 0.5) * pc.sourcePerTargetY));
     if (sx >= 0 && sy >= 0 && sx < int(pc.sourceWidth) && sy < int(pc.sourceHeight)) {
         uvec2 p = frame.pixels[uint(sy) * pc.sourceWidth + uint(sx)];
         pixel = vec4(unpackHalf2x16(p.x), unpackHalf2x16(p.y));

@@ -152,7 +152,28 @@ public final class AssetReader: SampleSource {
             let s = stream.pointee
             let tag = s.codecpar.pointee.codec_tag
             let profile = ProResProfile(codecTag: tag)
-            let rate = s.avg_frame_rate.num > 0 ? s.avg_frame_rate : s.r_frame_rate
+            var rate = s.avg_frame_rate.num > 0 ? s.avg_frame_rate : s.r_frame_rate
+            var rateNote: String?
+            // A Matroska track without DefaultDuration (mkvmerge's V_QUICKTIME)
+            // states no rate: libavformat's r_frame_rate is then its time base
+            // turned over (1000/1), and a length at that rate is 40 times too
+            // many frames at 25 fps. The frame header's rate, else the first
+            // two frames' timestamps, say what the rate is; else it is unknown.
+            let matroska = context.pointee.iformat.map { String(cString: $0.pointee.name).hasPrefix("matroska") } ?? false
+            if matroska, s.avg_frame_rate.num <= 0, rate.num <= 0 || av_cmp_q(rate, av_inv_q(s.time_base)) == 0 {
+                rate = AVRational(num: 0, den: 1)
+                if let stated = header.frameRate {
+                    rate = AVRational(num: Int32(stated.numerator), den: Int32(stated.denominator))
+                } else {
+                    if leading.count < 2, let next = try readPacket() { leading.append(next) }
+                    if leading.count >= 2, let delta = Self.ptsStep(leading[0].packet, leading[1].packet), s.time_base.num > 0 {
+                        var num: Int32 = 0, den: Int32 = 1
+                        _ = av_reduce(&num, &den, Int64(s.time_base.den), Int64(s.time_base.num) * delta, Int64(Int32.max))
+                        rate = AVRational(num: num, den: den)
+                        rateNote = "frame rate \(rate.num)/\(rate.den) from the first frames' timestamps (the container states none)"
+                    }
+                }
+            }
             let claimed = Self.claimedFrameCount(context, stream, rate: rate, tableEntries: timestampByIndex.count)
             let fileBytes = pipe == nil ? Int(exactly: avio_size(context.pointee.pb)).flatMap { $0 > 0 ? $0 : nil } : nil
             let (frameCount, overstated) = FrameCountClaim.judge(claimed, fileBytes: fileBytes)
@@ -166,7 +187,7 @@ public final class AssetReader: SampleSource {
                 frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
                 frameCount: frameCount, containerName: name, trackIndex: chosen,
                 timeBase: (Int(s.time_base.num), Int(s.time_base.den)),
-                frameCountNote: overstated.map { "\($0); frame count unknown" },
+                frameCountNote: overstated.map { "\($0); frame count unknown" } ?? rateNote,
                 sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream),
                 masteringDisplay: HDRSideData.masteringDisplay(stream), contentLightLevel: HDRSideData.contentLightLevel(stream))
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
@@ -251,6 +272,13 @@ public final class AssetReader: SampleSource {
         }
         if let readProblem { return ProResDecodeError.inputUnreadable(path: path, reason: readProblem) }
         return error
+    }
+
+    /// Ticks from one frame's timestamp to the next, when both have one.
+    private static func ptsStep(_ first: UnsafeMutablePointer<AVPacket>, _ second: UnsafeMutablePointer<AVPacket>) -> Int64? {
+        let a = first.pointee.pts, b = second.pointee.pts
+        guard a != PD_AV_NOPTS_VALUE, b != PD_AV_NOPTS_VALUE, b > a, b - a < Int64(Int32.max) else { return nil }
+        return b - a
     }
 
     /// What the container says about the track's length, in frames: its

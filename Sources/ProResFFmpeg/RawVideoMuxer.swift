@@ -89,10 +89,13 @@ public final class RawVideoMuxer {
         }
         // Stored where the container has a field for them: QuickTime's colr
         // (primaries, transfer, matrix; no range); NUT in FFmpeg 5.1 has none.
+        // Only what the source (or the user) stated: a fallback is a guess
+        // for conversions, and written down it would read as a fact.
         let tags = format.colorTags
-        parameters.pointee.color_primaries = AVColorPrimaries(rawValue: numericCast(tags.primaries.value.code))
-        parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: numericCast(tags.transfer.value.code))
-        parameters.pointee.color_space = AVColorSpace(rawValue: numericCast(tags.matrix.value.code))
+        let unspecified = 2
+        parameters.pointee.color_primaries = AVColorPrimaries(rawValue: numericCast(ColorTags.stated(tags.primaries) ?? unspecified))
+        parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: numericCast(ColorTags.stated(tags.transfer) ?? unspecified))
+        parameters.pointee.color_space = AVColorSpace(rawValue: numericCast(ColorTags.stated(tags.matrix) ?? unspecified))
         parameters.pointee.color_range = tags.range.value == .full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         stream.pointee.avg_frame_rate = fallbackRate
         stream.pointee.r_frame_rate = fallbackRate

@@ -229,7 +229,8 @@ package final class GPUProResDecoder {
         self.regionImports = regionImports ?? HostRegionImports(context: context)
         let planar = format.nativeFormat, packed = format.nativePackedLayout, batch = framesPerBatch
         let hashPass = analysis?.hash == true
-            ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount)
+            ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount,
+                                message: analysis?.hashedLayout)
             : nil
         let statisticsPass = try analysis?.statistics.map {
             try FrameStatisticsPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height,

@@ -50,7 +50,10 @@ package struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            guard let option = byName[name] else { throw UsageError("unknown option '\(name)' \(helpHint)") }
+            guard let option = byName[name] else {
+                let guess = Suggestion.closest(to: name, among: Array(byName.keys.filter { $0.hasPrefix("--") }))
+                throw UsageError("unknown option '\(name)'" + (guess.map { " (did you mean '\($0)'?)" } ?? "") + " \(helpHint)")
+            }
             if option.takesValue {
                 guard let value = inlineValue ?? iterator.next() else { throw UsageError("option '\(name)' needs a value") }
                 // Last occurrence wins for a single-value option.

@@ -12,6 +12,9 @@ public final class DecodeRun: @unchecked Sendable {
     public let options: Options
     public let output: OutputSelection
     private let sinks: [FrameSink]
+    /// Sinks of the native planar frame whatever `output` is (hashes that
+    /// default to the native planes while `-o` or `--vulkan` needs a packed layout).
+    private let nativeSinks: [FrameSink]
     private let gpuSinks: [ConvertedFrameSink]
     private let analysisSink: FrameAnalysisSink?
     private let timingLog: OutputFile?
@@ -33,9 +36,10 @@ public final class DecodeRun: @unchecked Sendable {
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
 
-    public init(source: SampleSource, options: Options, sinks: [FrameSink], gpuSinks: [ConvertedFrameSink] = [],
+    public init(source: SampleSource, options: Options, sinks: [FrameSink], nativeSinks: [FrameSink] = [], gpuSinks: [ConvertedFrameSink] = [],
                 analysisSink: FrameAnalysisSink? = nil, timingLog: OutputFile? = nil) throws {
         self.analysisSink = analysisSink
+        self.nativeSinks = nativeSinks
         self.source = source
         self.options = options
         let requested = options.output ?? .packed(source.format.nativePackedLayout)
@@ -48,8 +52,9 @@ public final class DecodeRun: @unchecked Sendable {
         if options.gpu == nil, !gpuSinks.isEmpty {
             throw ProResDecodeError.badRequest(.saveNeedsConversion)
         }
-        precondition((options.analysis == nil) == (analysisSink == nil) && (options.analysis == nil || requested == .native),
-                     "an analysis needs its sink and the native planar output")
+        precondition((options.analysis == nil) == (analysisSink == nil)
+                     && (options.analysis?.hashedLayout).map { requested == .packed($0) } ?? true,
+                     "an analysis needs its sink, and a hashed packed layout that output")
         plan = options.plan ?? DecoderPlan(selection: options.decoder, deviceStarting: options.deviceStarting)
         precondition(plan.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
                      "a handover needs a run whose stages need no device before the first frame")
@@ -60,7 +65,8 @@ public final class DecodeRun: @unchecked Sendable {
         // cores, competing with FFmpeg's frame threads, and long runs would
         // lose to the CLI. A layout asked for is still
         // packed, so that pass can be timed on its own.
-        if options.output == nil, sinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil, plan.decodesOnCPUAlone {
+        if options.output == nil, sinks.isEmpty, nativeSinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil,
+           plan.decodesOnCPUAlone {
             output = .native
         } else {
             output = requested
@@ -90,13 +96,13 @@ public final class DecodeRun: @unchecked Sendable {
         defer { plan.release() }
         do {
             let report = try decodeAll()
-            for sink in sinks { try sink.finish() }
+            for sink in sinks + nativeSinks { try sink.finish() }
             for sink in gpuSinks { try sink.finish() }
             try separateAnalysisSink?.finish()
             try timingLog?.commit()
             return report
         } catch {
-            for sink in sinks { sink.abort() }
+            for sink in sinks + nativeSinks { sink.abort() }
             for sink in gpuSinks { sink.abort() }
             separateAnalysisSink?.abort()
             timingLog?.discard()
@@ -131,7 +137,7 @@ public final class DecodeRun: @unchecked Sendable {
         // Host copies only for sinks that need the bytes; `--vulkan` reads the
         // device-local surfaces. A run with a GPU stage (`check --previews`)
         // keeps a session of its own rather than a shared lane's stream.
-        let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
+        let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty || !nativeSinks.isEmpty, deviceSurfaces: options.gpu != nil,
                                                            analysis: options.analysis)
         var samples: SampleSource = source
         let session: FrameDecoding, handover: HandoverSession?
@@ -258,7 +264,10 @@ public final class DecodeRun: @unchecked Sendable {
         // A handover's first frames when nothing reads them and no layout
         // was asked for: not packed for nothing (the GPU decoder's have no
         // host surface then).
-        let nothingReadsFrames = options.output == nil && sinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil && analysisSink == nil
+        let nothingReadsFrames = options.output == nil && sinks.isEmpty && nativeSinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil
+            && analysisSink == nil
+        // The CPU's analyses measure the planar frame, or hash the output's packed bytes.
+        let analysesOutput = options.analysis?.hashedLayout != nil
         return { [self] frame in
             if delivered.firstFrameAt == nil { delivered.firstFrameAt = monotonicNanoseconds() }
             var pack: UInt64 = 0, write: UInt64 = 0
@@ -269,8 +278,10 @@ public final class DecodeRun: @unchecked Sendable {
             }
             var packed: PixelBuffer?
             var unpacked: PixelBuffer?
+            var planarCopy: PixelBuffer?
             // Before anything can throw: a sink that fails (EPIPE on `-o -`)
             // must not keep a use of the surface, and with it the pool.
+            defer { planarCopy?.releaseUse() }
             defer { unpacked?.releaseUse() }
             defer { packed?.releaseUse() }
             if var surface = frame.pixelBuffer, !nothingReadsFrames {
@@ -281,13 +292,25 @@ public final class DecodeRun: @unchecked Sendable {
                 // it is when asked for, else unpacked to the planar layout.
                 if case let .packed(held) = surface.layout.content, output != .packed(held) {
                     let t0 = monotonicNanoseconds()
-                    let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
-                                                      paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
-                    let planar = try PixelBufferPool.makeBuffer(wanted, from: &delivered.unpackPool)
-                    FrameUnpacker.unpack(surface, into: planar)
+                    let planar = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
                     unpacked = planar
                     surface = planar
                     pack = monotonicNanoseconds() - t0
+                }
+                // The native planar frame, for the sinks and analyses that
+                // want it whatever the output: unpacked only when the
+                // output is the GPU decoder's packed surface.
+                let wantsPlanar = !nativeSinks.isEmpty || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
+                var planarSpans: [UnsafeRawBufferPointer] = []
+                var planarHolder = surface
+                if wantsPlanar {
+                    if case .packed = surface.layout.content {
+                        let t0 = monotonicNanoseconds()
+                        planarCopy = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
+                        planarHolder = planarCopy!
+                        pack += monotonicNanoseconds() - t0
+                    }
+                    planarSpans = planarHolder.visibleSpans()
                 }
                 if case .packed = surface.layout.content {
                     surface.retainUse()
@@ -309,7 +332,11 @@ public final class DecodeRun: @unchecked Sendable {
                 }
                 let t1 = monotonicNanoseconds()
                 for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
-                if frame.analysis == nil { try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
+                for sink in nativeSinks { try sink.consume(index: frame.index, pts: frame.pts, spans: planarSpans, holder: planarHolder) }
+                if frame.analysis == nil {
+                    try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: analysesOutput ? spans : planarSpans,
+                                            holder: analysesOutput ? holder : planarHolder)
+                }
                 write = monotonicNanoseconds() - t1
             }
             if let analysis = frame.analysis {
@@ -383,6 +410,16 @@ public final class DecodeRun: @unchecked Sendable {
             throw isCancelled ? ProResDecodeError.interrupted : error
         }
         return fed
+    }
+
+    /// The GPU decoder's packed surface as the native planar frame, in a
+    /// buffer of `pool` (the caller releases its use).
+    private func unpackToPlanar(_ surface: PixelBuffer, format: FormatDescription, pool: inout PixelBufferPool?) throws -> PixelBuffer {
+        let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
+                                          paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
+        let planar = try PixelBufferPool.makeBuffer(wanted, from: &pool)
+        FrameUnpacker.unpack(surface, into: planar)
+        return planar
     }
 
     private func report(_ fed: Fed, shortfall sourceShortfall: String?, delivered: DeliveredFrames, ledger: TimingLedger, started: UInt64, session: FrameDecoding,

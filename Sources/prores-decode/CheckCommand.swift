@@ -57,20 +57,27 @@ enum CheckCommand: Command {
         FFmpegLog.configure(verbose: verbose)
 
         let started = monotonicNanoseconds()
-        let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
-                                                                       rules: arguments.rules, golden: golden,
-                                                                       threadsPerFile: arguments.threads, previews: previews,
-                                                                       decoder: arguments.decoder,
-                                                                       keepsFrameSeries: arguments.htmlPath != nil))
-        KeptUntilExit.keep(batch)
-        // Files, not frames: a file's frame count is not known before it opens.
+        var options = CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout, rules: arguments.rules,
+                                   golden: golden, threadsPerFile: arguments.threads, previews: previews, decoder: arguments.decoder,
+                                   keepsFrameSeries: arguments.htmlPath != nil)
+        // Files, and the frames inside them as the files open (a long file
+        // is minutes of one file): `file 0/1 frame 480/20100 2% 220 fps ETA 1:30`.
         let progress = ProgressLine.onTerminal(unit: "file", total: inputs.count, rateUnit: nil)
-        let reported = ReportedCount()
+        let counts = CheckProgressCounts(files: inputs.count)
+        if let progress {
+            options.frameProgress = CheckFrameProgress { done, expected in
+                progress.draw { seconds in counts.frames(done: done, expected: expected, seconds: seconds) }
+            }
+        }
+        let batch = BatchCheck(inputs: inputs, options: options)
+        KeptUntilExit.keep(batch)
         batch.onResult = { result in
             progress?.clear()
             Console.line(line(result))
+            for note in result.descriptionChangeNotes { Console.line("  note: " + note) }
             if verbose, let note = previewNote(result) { Console.line("  " + note) }
-            progress?.update(reported.increment(), force: true)
+            counts.fileDone()
+            progress?.draw(force: true) { seconds in counts.text(seconds: seconds) }
         }
         let trap = SignalTrap { batch.cancel() }
         defer { withExtendedLifetime(trap) {} }
@@ -173,15 +180,29 @@ enum CheckCommand: Command {
 }
 
 /// How many files `check` has reported; results arrive from worker threads.
-final class ReportedCount: @unchecked Sendable {
-    // @unchecked: `count` is touched only under `lock`.
+/// What `check`'s progress line counts: files reported, frames checked.
+final class CheckProgressCounts: @unchecked Sendable {
+    // @unchecked: the counts are touched only under `lock`.
     private let lock = NSLock()
-    private var count = 0
+    private let files: Int
+    private var filesDone = 0
+    private var framesDone = 0
+    private var framesExpected: Int?
 
-    func increment() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        count += 1
-        return count
+    init(files: Int) { self.files = files }
+
+    func fileDone() { lock.withLock { filesDone += 1 } }
+
+    /// The line after frame `done` of the `expected` the opened files hold.
+    func frames(done: Int, expected: Int?, seconds: Double) -> String {
+        lock.withLock { (framesDone, framesExpected) = (done, expected) }
+        return text(seconds: seconds)
+    }
+
+    func text(seconds: Double) -> String {
+        lock.withLock {
+            "file \(filesDone)/\(files) " + (framesDone == 0 ? ""
+                : ProgressText.line(unit: "frame", done: framesDone, total: framesExpected, seconds: seconds))
+        }
     }
 }

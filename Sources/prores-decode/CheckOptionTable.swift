@@ -31,7 +31,9 @@ extension CheckCommand {
                                + "size=1920x1080, alpha=true, interlaced=false, chroma=4:2:2, transfer=pq, primaries=bt2020, "
                                + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
                                + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
-                               + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell"),
+                               + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell. "
+                               + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
+                               + "frames change colour, field order or alpha mid-clip"),
                 OptionSpec("--golden", value: "FILE|-", help: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
                                + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files"),
             ]),

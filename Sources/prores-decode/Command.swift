@@ -1,3 +1,4 @@
+import Glibc
 import ProResCore
 import ProResFFmpeg
 import GPUKit
@@ -83,6 +84,11 @@ enum CommandLineTool {
             return .success
         case let word?:
             if let command = commands.first(where: { $0.spec.name == word }) { return try command.main(Array(arguments.dropFirst())) }
+            // A mistyped command word (`chek DIR`) that names no file is not an input.
+            if !word.hasPrefix("-"), !word.contains("/"), access(word, F_OK) != 0,
+               let guess = Suggestion.closest(to: word, among: commands.compactMap { $0.spec.name }) {
+                throw UsageError("unknown command '\(word)' (did you mean '\(guess)'?); an input file named '\(word)' does not exist either")
+            }
             return try DecodeCommand.main(arguments)
         }
     }

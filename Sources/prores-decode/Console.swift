@@ -84,14 +84,19 @@ final class ProgressLine: @unchecked Sendable {
 
     /// `force`: redraw now (after a message printed over the line).
     func update(_ done: Int, force: Bool = false) {
+        draw(force: force) { [unit, total, rateUnit, mediaFrameRate] seconds in
+            ProgressText.line(unit: unit, done: done, total: total, seconds: seconds, rateUnit: rateUnit, mediaFrameRate: mediaFrameRate)
+        }
+    }
+
+    /// The line in the caller's words, given the seconds since it began.
+    func draw(force: Bool = false, _ text: (Double) -> String) {
         lock.lock()
         defer { lock.unlock() }
         let now = monotonicNanoseconds()
         guard force || now - lastDraw > 200_000_000 else { return }
         lastDraw = now
-        let text = ProgressText.line(unit: unit, done: done, total: total, seconds: Double(now - started) / 1e9,
-                                     rateUnit: rateUnit, mediaFrameRate: mediaFrameRate)
-        Console.write("\r\u{1B}[K" + text)
+        Console.write("\r\u{1B}[K" + text(Double(now - started) / 1e9))
         drawn = true
     }
 

@@ -18,8 +18,10 @@ struct DecodeArguments: CommandArguments {
     let hashPath: String?
     let timingPath: String?
     let json: Bool
-    let start: Int
-    let frames: Int?
+    /// `--start` and `--frames` as given; frames once the input's rate and
+    /// time code are known (`start(for:)`, `frames(for:)`).
+    let startPosition: FramePosition
+    let framesPosition: FramePosition?
     let threads: Int
     let track: Int?
     let overwrite: Bool
@@ -39,6 +41,8 @@ struct DecodeArguments: CommandArguments {
     let saveFormat: FrameSaver.Format?
     let validationFlag: Bool
     let playback: PlaybackArguments
+    /// `--assume-primaries/-transfer/-matrix`: H.273 codes for untagged colour.
+    let assumed: (primaries: Int?, transfer: Int?, matrix: Int?)
 
     init(_ parsed: ParsedArguments) throws {
         input = try parsed.input()
@@ -49,8 +53,8 @@ struct DecodeArguments: CommandArguments {
         hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
         json = parsed.flag("--json")
-        start = try parsed.integer("--start") ?? 0
-        frames = try parsed.integer("--frames")
+        startPosition = try FramePosition.parse(parsed, "--start") ?? .frame(0)
+        framesPosition = try FramePosition.parse(parsed, "--frames")
         threads = try parsed.integer("--threads") ?? 0
         track = try parsed.integer("--track")
         overwrite = parsed.flag("--overwrite")
@@ -68,6 +72,10 @@ struct DecodeArguments: CommandArguments {
         referenceWhite = try parsed.real("--reference-white")
         validationFlag = parsed.flag("--validate")
         playback = try PlaybackArguments(parsed)
+        func code(_ option: String, _ kind: ColorCode.Kind) throws -> Int? {
+            try parsed.value(option, expected: "one of FFmpeg's \(kind) names (as info prints them)") { ColorCodeNames.code(kind, named: $0) }
+        }
+        assumed = (try code("--assume-primaries", .primaries), try code("--assume-transfer", .transfer), try code("--assume-matrix", .matrix))
     }
 
     func validate() throws {
@@ -127,4 +135,7 @@ struct DecodeArguments: CommandArguments {
     var stdoutUsers: [String] {
         [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath)].filter { $0.1 == "-" }.map(\.0)
     }
+
+    func start(for format: FormatDescription) throws -> Int { try FramePosition.start(startPosition, format) }
+    func frames(for format: FormatDescription) throws -> Int? { try FramePosition.frames(framesPosition, format) }
 }

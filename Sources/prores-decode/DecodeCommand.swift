@@ -27,15 +27,16 @@ enum DecodeCommand: Command {
         // The GPU decoder's device is made while the container opens.
         let plan = DecoderPlan(startingDeviceFor: arguments.decoder) { KeptUntilExit.keep($0) }
         defer { plan.waitForDeviceStart() }
-        let (source, opened) = try openSource(arguments, readingAheadFor: plan)
+        let (source, opened, range) = try openSource(arguments, readingAheadFor: plan)
         let format = source.format
         let realtime = try arguments.playback.pacingRate(for: format)
         // FFmpeg may decode first only where nothing needs the device before the first frame.
         try plan.settle(for: format, allowsHandover: !arguments.noCPUStart && gpu == nil && realtime == nil)
-        let run = try makeRun(arguments, source: source, plan: plan, gpu: gpu, realtime: realtime, referenceWhite: referenceWhite)
+        let run = try makeRun(arguments, source: source, range: range, plan: plan, gpu: gpu, realtime: realtime,
+                              referenceWhite: referenceWhite)
         if !arguments.quiet { sayStreamNotes(run, format) }
         pending.attach(run)
-        let report = try decode(run, arguments, format: format)
+        let report = try decode(run, arguments, range: range, format: format)
         sayOutcome(report, run: run, plan: plan, arguments, format: format)
         let summaryJSON = summary(report, input: arguments.input, plan: plan, opened: opened)
         if arguments.json {
@@ -46,52 +47,75 @@ enum DecodeCommand: Command {
         return report.isClean ? .success : .damagedFrames
     }
 
-    /// The input opened (and when), a start past its end refused, and, with
-    /// a device starting, its first samples read meanwhile.
-    private static func openSource(_ arguments: DecodeArguments, readingAheadFor plan: DecoderPlan) throws -> (SampleSource, UInt64) {
-        let source = try Trace.span("source opened") { try openSampleSource(arguments.input, track: arguments.track) }
+    /// The frames asked for, in frames of the input (`--start`/`--frames`
+    /// may be seconds or time code).
+    struct FrameRange {
+        let start: Int
+        let frames: Int?
+    }
+
+    /// The input opened (and when) with the user's colour assumptions, the
+    /// range asked for in frames, a start past its end refused, and, with a
+    /// device starting, its first samples read meanwhile.
+    private static func openSource(_ arguments: DecodeArguments, readingAheadFor plan: DecoderPlan)
+        throws -> (SampleSource, UInt64, FrameRange) {
+        let file = try Trace.span("source opened") { try openSampleSource(arguments.input, track: arguments.track) }
+        let assumed = arguments.assumed
+        let source: SampleSource = assumed == (nil, nil, nil) ? file
+            : AssumedColourSource(file, primaries: assumed.primaries, transfer: assumed.transfer, matrix: assumed.matrix)
         let opened = monotonicNanoseconds()
+        // Seconds and time codes are frames at the input's rate and first time code.
+        let range = FrameRange(start: try arguments.start(for: source.format), frames: try arguments.frames(for: source.format))
         // A start past a counted end is refused before any note or output:
         // the source's own seek says so, in its words.
-        if arguments.start > 0, let count = source.format.frameCount, arguments.start >= count { try source.seek(toFrame: arguments.start) }
+        if range.start > 0, let count = source.format.frameCount, range.start >= count { try source.seek(toFrame: range.start) }
         if plan.startsDevice {
             source.readAhead(samples: SampleSourcePrefetch.readsAheadOfOneFile)
             // The first batches' samples are read while the device is made,
             // so the first batch is whole at once.
-            if arguments.start == 0 {
-                source.prefetch(frames: min(SampleSourcePrefetch.framesBeforeTheDecoder, arguments.frames ?? .max))
+            if range.start == 0 {
+                source.prefetch(frames: min(SampleSourcePrefetch.framesBeforeTheDecoder, range.frames ?? .max))
             }
         }
-        return (source, opened)
+        return (source, opened, range)
     }
 
     /// The run, with every output opened first: a bad path fails before decoding.
-    private static func makeRun(_ arguments: DecodeArguments, source: SampleSource, plan: DecoderPlan, gpu: DecodeRun.GPUOptions?,
-                                realtime: FrameRate?, referenceWhite: Double) throws -> DecodeRun {
-        let format = source.format, overwrite = arguments.overwrite, start = arguments.start, frames = arguments.frames
+    private static func makeRun(_ arguments: DecodeArguments, source: SampleSource, range: FrameRange, plan: DecoderPlan,
+                                gpu: DecodeRun.GPUOptions?, realtime: FrameRate?, referenceWhite: Double) throws -> DecodeRun {
+        let format = source.format, overwrite = arguments.overwrite, start = range.start, frames = range.frames
         // A container holds only what FFmpeg can read back; decided before any output exists.
         let container = arguments.container
-        let output = arguments.output ?? (container == .raw ? nil : container.defaultOutput(for: format))
+        // Hashes alone (no -o, no --vulkan) make the native planar frame they hash.
+        let hashesAlone = arguments.rawPath == nil && !arguments.useVulkan && (arguments.md5Path != nil || arguments.hashPath != nil)
+        let output = arguments.output ?? (hashesAlone ? .native : container == .raw ? nil : container.defaultOutput(for: format))
         if let refusal = container.refusal(holding: output ?? container.defaultOutput(for: format), of: format) {
             throw UsageError("-o \(arguments.rawPath ?? "-"): \(refusal)")
         }
-        var sinks: [FrameSink] = []
+        var sinks: [FrameSink] = [], nativeSinks: [FrameSink] = []
         if let rawPath = arguments.rawPath {
             sinks.append(try makeFrameSink(path: rawPath, container: container, format: format, firstFrame: start, overwrite: overwrite))
         }
+        // Hashes are of the native planar frame (`ffmpeg -f framemd5`'s
+        // bytes) unless --format names a packed layout.
+        let hashedLayout: PackedLayout? = if case let .packed(layout)? = arguments.output { layout } else { nil }
         if let md5Path = arguments.md5Path {
-            sinks.append(FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), format: format, algorithm: .md5))
+            let sink = FrameHashSink(file: try OutputFile(path: md5Path, overwrite: overwrite), format: format, algorithm: .md5,
+                                     layout: hashedLayout)
+            if hashedLayout == nil && output != .native { nativeSinks.append(sink) } else { sinks.append(sink) }
         }
-        // The native frame's BLAKE3 is the analysis hash: computed where
-        // the frame lives (on the GPU decoder's device), never read back.
+        // BLAKE3 is the analysis hash: computed where the frame lives
+        // (on the GPU decoder's device, in any layout), never read back.
         var analysis: (request: AnalysisRequest, sink: FrameAnalysisSink)?
         if let hashPath = arguments.hashPath {
-            let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), format: format, algorithm: .blake3)
-            if output == .native {
+            let sink = FrameHashSink(file: try OutputFile(path: hashPath, overwrite: overwrite), format: format, algorithm: .blake3,
+                                     layout: hashedLayout)
+            if let hashedLayout {
+                sink.frameBytes = hashedLayout.bytesPerRow(width: format.width) * format.height
+                analysis = (AnalysisRequest(hash: true, statistics: nil, hashedLayout: hashedLayout), sink)
+            } else {
                 sink.frameBytes = format.nativeFormat.tightByteCount(width: format.width, height: format.height)
                 analysis = (AnalysisRequest(hash: true, statistics: nil), sink)
-            } else {
-                sinks.append(sink)
             }
         }
         let timing = try arguments.timingPath.map { try OutputFile(path: $0, overwrite: overwrite) }
@@ -104,8 +128,8 @@ enum DecodeCommand: Command {
         var options = DecodeRun.Options(output: output, start: start, frames: frames, threads: arguments.threads, gpu: gpu,
                                         decoder: plan.selection, realtime: realtime, analysis: analysis?.request)
         options.plan = plan
-        return try DecodeRun(source: source, options: options, sinks: sinks, gpuSinks: gpuSinks, analysisSink: analysis?.sink,
-                             timingLog: timing)
+        return try DecodeRun(source: source, options: options, sinks: sinks, nativeSinks: nativeSinks, gpuSinks: gpuSinks,
+                             analysisSink: analysis?.sink, timingLog: timing)
     }
 
     /// What the stream itself makes worth saying before decoding.
@@ -116,8 +140,9 @@ enum DecodeCommand: Command {
     }
 
     /// The run, with a progress line on a terminal.
-    private static func decode(_ run: DecodeRun, _ arguments: DecodeArguments, format: FormatDescription) throws -> DecodeRun.Report {
-        let progress = ProgressLine.onTerminal(total: arguments.frames ?? format.frameCount.map { $0 - arguments.start },
+    private static func decode(_ run: DecodeRun, _ arguments: DecodeArguments, range: FrameRange, format: FormatDescription)
+        throws -> DecodeRun.Report {
+        let progress = ProgressLine.onTerminal(total: range.frames ?? format.frameCount.map { $0 - range.start },
                                                mediaFrameRate: format.framesPerSecond, quiet: arguments.quiet)
         run.progress = progress.map { line in { line.update($0) } }
         defer { progress?.clear() }

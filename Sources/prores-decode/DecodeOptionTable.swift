@@ -17,14 +17,22 @@ extension DecodeCommand {
                 OptionSpec("--container", value: "raw|y4m|nut|mov",
                            help: "wrap -o's frames in this container whatever its name says"),
                 OptionSpec("--framemd5", value: "PATH|-",
-                           help: "write FFmpeg's framemd5 (as `ffmpeg -f framemd5 -fflags +bitexact`): md5 per frame of the bytes -o writes"),
+                           help: "write FFmpeg's framemd5 (as `ffmpeg -f framemd5 -fflags +bitexact`): md5 per frame of the native "
+                               + "planar bytes --format native writes, ffmpeg's own lines; with --format v216|y416, of that layout "
+                               + "(named in a #layout: header line)"),
                 OptionSpec("--framehash", value: "PATH|-",
-                           help: "the same with BLAKE3-256 (b3sum's hash of the frame's bytes; with --format native, "
-                               + "check's golden v2 hash)"),
+                           help: "the same with BLAKE3-256 (b3sum's hash of the frame's bytes; by default check's golden v2 hash), "
+                               + "computed on the device when the GPU decoder decodes"),
                 OptionSpec("--timing", value: "PATH|-", help: "write per-frame timing as JSON lines"),
                 OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
-                OptionSpec("--start", value: "N", range: .integer(0...Int(Int32.max)), help: "first frame to decode (exact: ProRes is intra-only)"),
-                OptionSpec("--frames", value: "N", range: .integer(1...Int.max), help: "decode at most N frames"),
+                OptionSpec("--assume-primaries", value: "NAME", help: "primaries of a source that states none (FFmpeg's names: "
+                               + "bt709, bt2020, smpte170m, bt470bg, …): the conversion uses it and -o writes it; without it the "
+                               + "conversion assumes by picture size and the outputs leave it unspecified"),
+                OptionSpec("--assume-transfer", value: "NAME", help: "the same for the transfer (bt709, smpte2084, arib-std-b67, …)"),
+                OptionSpec("--assume-matrix", value: "NAME", help: "the same for the matrix (bt709, bt2020nc, smpte170m, …)"),
+                OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only): a frame number, seconds "
+                               + "(12.5s, 00:00:12.5) or the source's time code (10:00:01:00; ';' for drop-frame)"),
+                OptionSpec("--frames", value: "N", help: "decode at most N frames (or seconds: 2s, 00:00:02)"),
                 OptionSpec("--threads", value: "N", range: .integer(1...256), help: "FFmpeg decoder threads (default: one per core)"),
                 OptionSpec("--track", value: "N", range: .integer(0...Int(Int32.max)), help: "stream index of the ProRes track (default: the first)"),
                 .overwrite,

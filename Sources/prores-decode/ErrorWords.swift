@@ -50,7 +50,7 @@ enum ErrorWords {
     static func render(_ shortfall: HardwareShortfall) -> String {
         switch shortfall {
         case let .softwareDevice(name, kind):
-            return "\(name) is a \(kind) device, not hardware; use --decoder gpu to run the GPU decoder on it anyway"
+            return "\(name) is a \(kind) device, not hardware; drop --require-hardware to run the GPU decoder on it anyway"
         case let .noMatchingDevice(selector, candidates):
             return "no usable Vulkan device: " + VulkanError.noMatchingDevice(selector: selector, candidates: candidates).cliWords
         case .message: return shortfall.description

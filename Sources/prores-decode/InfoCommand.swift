@@ -52,8 +52,12 @@ enum InfoCommand: Command {
         var failure: Error?
         for input in arguments.inputs {
             let format: FormatDescription
+            let changes: [String]
             do {
-                format = try openSampleSource(input, track: arguments.track).format
+                let source = try openSampleSource(input, track: arguments.track)
+                format = source.format
+                // Frame headers spread over the stream: a description that changes mid-clip is a note.
+                changes = input == "-" ? [] : DescribedSource.changeNotes(DescribedSource.sample(source))
             } catch {
                 // One unreadable input must not hide what the others are.
                 guard many else { throw error }
@@ -63,9 +67,11 @@ enum InfoCommand: Command {
             }
             // Outside the catch: stdout that cannot be written ends the command (exit 6).
             if arguments.json {
-                described.append(StreamDescription(format, path: input).json)
+                var description = StreamDescription(format, path: input)
+                description.notes += changes
+                described.append(description.json)
             } else {
-                try Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input))
+                try Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input, notes: changes))
                 described.append(input)
             }
         }
@@ -75,27 +81,33 @@ enum InfoCommand: Command {
         return failure.map(ExitCode.init) ?? .success
     }
 
-    static func text(_ f: FormatDescription, path: String) -> String {
-        func tag(_ t: Tagged<ColorCode>) -> String { "\(t.value.displayName) (\(t.source.rawValue))" }
+    static func text(_ f: FormatDescription, path: String, notes: [String] = []) -> String {
+        func tag(_ t: Tagged<ColorCode>) -> String { ColorTags.words(t) }
         let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" } ?? "unknown"
         var lines = [
             "file:         \(TerminalText.escaped(path))",
             "container:    \(f.containerName), track \(f.trackIndex)",
             "profile:      \(f.profileName)\(f.profile.map { " [\($0.fourCC)]" } ?? "")",
             "size:         \(f.width)x\(f.height)",
+            "display:      \(f.displayWords)",
             "frame rate:   \(rate)",
             "frames:       \(f.frameCount.map(String.init) ?? "unknown")",
+            "duration:     \(f.durationWords ?? "unknown")",
+            "timecode:     \(f.timecodeWords ?? "none")",
+            "time base:    \(f.timeBase.numerator)/\(f.timeBase.denominator)",
             "chroma:       \(f.chroma.rawValue), \(f.bitDepth)-bit decode",
             "alpha:        \(f.hasAlpha ? "\(f.alpha.bits)-bit in the bitstream" : "none")",
-            "scan:         \(f.fieldOrder.rawValue)",
+            "field order:  \(f.fieldOrder.rawValue)",
             "native:       \(f.nativeFormat.name) (packed: \(f.nativePackedLayout.rawValue))",
             "creator:      \(f.creator)",
             "primaries:    \(tag(f.colorTags.primaries))",
             "transfer:     \(tag(f.colorTags.transfer))",
             "matrix:       \(tag(f.colorTags.matrix))",
             "range:        \(f.colorTags.range.value.rawValue) (\(f.colorTags.range.source.rawValue))",
+            "mastering:    \(f.masteringWords ?? "none")",
+            "light level:  \(f.contentLightWords ?? "none")",
         ]
-        lines += f.notes.map { "note:         \($0)" }
+        lines += (f.notes + notes).map { "note:         \($0)" }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -8,8 +8,8 @@ import ProResOptions
 extension PlayCommand {
     struct Arguments: CommandArguments {
         let input: String
-        let start: Int
-        let frames: Int?
+        let start: FramePosition
+        let frames: FramePosition?
         let paused: Bool
         let loop: Bool
         let rate: FrameRate?
@@ -25,8 +25,8 @@ extension PlayCommand {
 
         init(_ parsed: ParsedArguments) throws {
             input = try parsed.input()
-            start = try parsed.integer("--start") ?? 0
-            frames = try parsed.integer("--frames")
+            start = try FramePosition.parse(parsed, "--start") ?? .frame(0)
+            frames = try FramePosition.parse(parsed, "--frames")
             paused = parsed.flag("--paused")
             loop = parsed.flag("--loop")
             if let text = parsed.string("--rate"), let problem = FrameRate.problem(parsing: text) {

@@ -17,9 +17,10 @@ enum PlayCommand: Command {
         let rate = try arguments.rate ?? format.frameRate.flatMap { FrameRate(numerator: $0.numerator, denominator: $0.denominator) }
             ?? { throw UsageError("play: the input states no frame rate; give --rate FPS (1 to 1000)") }()
         let name = URL(fileURLWithPath: arguments.input).lastPathComponent
-        var windowSize = (width: format.width, height: format.height)
+        // The window opens at the display size: 720×576 at 16:15 is 768 wide.
+        var windowSize = format.displaySize
         let window = try X11Window(title: "prores-decode — \(name)", fullscreen: arguments.fullscreen) { screen in
-            windowSize = WindowSize.initial(frame: (format.width, format.height), screen: screen)
+            windowSize = WindowSize.initial(frame: format.displaySize, screen: screen)
             return windowSize
         }
         // The surface and swapchain go before the window they show in, and
@@ -29,7 +30,8 @@ enum PlayCommand: Command {
             let device = try GPUDevice(context: context)
             let surface = try PresentationSurface(context: context, connection: window.connectionHandle, window: window.windowHandle)
             let presenter = try FramePresenter(device: device, surface: surface, size: windowSize, referenceWhite: arguments.referenceWhite,
-                                               mastering: format.masteringDisplay, contentLight: format.contentLightLevel)
+                                               mastering: format.masteringDisplay, contentLight: format.contentLightLevel,
+                                               pixelAspect: format.sampleAspectRatio.map { Double($0.numerator) / Double($0.denominator) } ?? 1)
             if arguments.verbose {
                 Console.note("display: \(presenter.choice.path.rawValue) in \(presenter.choice.format) (\(presenter.choice.reason)); "
                     + "pacing by " + (presenter.knowsWhenShown ? "VK_KHR_present_wait" : "the clock (no VK_KHR_present_wait)"))

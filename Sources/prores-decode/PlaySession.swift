@@ -51,9 +51,10 @@ final class PlaySession {
         self.device = device
         self.window = window
         path = presenter.choice.path
-        first = arguments.start
+        let start = try FramePosition.start(arguments.start, format)
         let available = format.frameCount ?? Int.max
-        end = min(available, arguments.frames.map { arguments.start + $0 } ?? available)
+        first = start
+        end = min(available, try FramePosition.frames(arguments.frames, format).map { start + $0 } ?? available)
         hud = arguments.hud
         startTimecode = format.frameRate.flatMap { rate in format.timecode.flatMap { SMPTETimecode($0, rate: rate) } }
             ?? SMPTETimecode(hours: 0, minutes: 0, seconds: 0, frames: 0, framesPerSecond: max(1, Int(rate.framesPerSecond.rounded())),

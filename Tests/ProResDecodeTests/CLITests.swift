@@ -113,12 +113,12 @@ final class CLITests: XCTestCase {
                                    expected: try packedReferenceMD5s("hq.mov", layout: "y416"))
     }
 
-    func testFrameMD5DefaultFormatIsNativePackedLayout() throws {
-        // 4:2:2 defaults to v216, 4:4:4 to y416 (--help).
-        try assertFrameMD5OnStdout(clip: "hq.mov", format: nil, frameSize: Self.v216FrameSize,
-                                   expected: try packedReferenceMD5s("hq.mov", layout: "v216"))
-        try assertFrameMD5OnStdout(clip: "4444.mov", format: nil, frameSize: Self.y416FrameSize,
-                                   expected: try packedReferenceMD5s("4444.mov", layout: "y416"))
+    func testFrameMD5DefaultFormatIsTheNativePlanes() throws {
+        // Without --format, the frames ffmpeg's framemd5 hashes (yuv422p10le, yuva444p12le).
+        try assertFrameMD5OnStdout(clip: "hq.mov", format: nil, frameSize: Self.native422FrameSize,
+                                   expected: try ffmpegFrameMD5s("hq.mov"))
+        try assertFrameMD5OnStdout(clip: "4444.mov", format: nil, frameSize: 192 * 112 * 2 * 4,
+                                   expected: try ffmpegFrameMD5s("4444.mov"))
     }
 
     // MARK: - stdout carries only data: -o -
@@ -420,7 +420,7 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(fieldOrder(row), expected, "precondition: tags.tsv hdr_interlace for \(clip)")
             let json = try infoJSON(clip)
             XCTAssertEqual(json["field_order"] as? String, expected, "\(clip) info --json field_order")
-            XCTAssertEqual(try infoText(clip)["scan"], expected, "\(clip) info text scan line")
+            XCTAssertEqual(try infoText(clip)["field order"], expected, "\(clip) info text field order line")
         }
     }
 
@@ -499,11 +499,16 @@ final class CLITests: XCTestCase {
         let lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         XCTAssertEqual(lines.last, "", "--framemd5 output should end with a newline", file: file, line: line)
         let body = lines.dropLast()
-        // FFmpeg's framemd5 header (bitexact: no #software line), then only data.
-        XCTAssertEqual(body.prefix(9).filter { $0.hasPrefix("#") }.count, 9, "nine '#' header lines expected first:\n\(result.stdoutText)", file: file, line: line)
+        // FFmpeg's framemd5 header (bitexact: no #software line), then only
+        // data; a packed layout is named in one more line.
+        let packed = format.map { $0 != "native" } ?? false
+        let headerLines = packed ? 10 : 9
+        XCTAssertEqual(body.prefix(headerLines).filter { $0.hasPrefix("#") }.count, headerLines,
+                       "\(headerLines) '#' header lines expected first:\n\(result.stdoutText)", file: file, line: line)
         XCTAssertEqual(body.first, "#format: frame checksums", file: file, line: line)
-        XCTAssertEqual(body[8], "#stream#, dts,        pts, duration,     size, hash", file: file, line: line)
-        let rows = body.dropFirst(9)
+        XCTAssertEqual(body.contains("#layout: \(format ?? "")"), packed, "the #layout line:\n\(result.stdoutText)", file: file, line: line)
+        XCTAssertEqual(body[headerLines - 1], "#stream#, dts,        pts, duration,     size, hash", file: file, line: line)
+        let rows = body.dropFirst(headerLines)
         var md5s: [String] = []
         for (position, row) in rows.enumerated() {
             let fields = row.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -28,7 +28,7 @@ final class ErrorWordsTests: XCTestCase {
         (ProResDecodeError.badRequest(.saveNeedsConversion), "--save needs --vulkan (frames are saved as converted on the GPU)"),
         (ProResDecodeError.badRequest(.message("'x.mov' has no frames to benchmark")), "'x.mov' has no frames to benchmark"),
         (ProResDecodeError.hardwareUnavailable(.softwareDevice(name: "llvmpipe (LLVM 15.0.6, 256 bits)", kind: "cpu")),
-         "no hardware decoder: llvmpipe (LLVM 15.0.6, 256 bits) is a cpu device, not hardware; use --decoder gpu to run the GPU decoder on it anyway"),
+         "no hardware decoder: llvmpipe (LLVM 15.0.6, 256 bits) is a cpu device, not hardware; drop --require-hardware to run the GPU decoder on it anyway"),
         (ProResDecodeError.hardwareUnavailable(.noMatchingDevice(selector: "nv", candidates: ["0: llvmpipe", "1: other"])),
          "no hardware decoder: no usable Vulkan device: --device nv matches none of: 0: llvmpipe, 1: other"),
         (ProResDecodeError.hardwareUnavailable(.message("the GPU decoder cannot decode this stream: 4:4:4")),

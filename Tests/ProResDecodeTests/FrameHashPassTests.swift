@@ -122,6 +122,20 @@ final class FrameHashPassTests: XCTestCase {
         XCTAssertEqual(device.context.validation?.messages ?? [], [])
     }
 
+    /// The PACKED variant (`--format v216|y416 --framehash` on the GPU
+    /// decoder): the digest is b3sum's of the packed surface's own bytes,
+    /// junk included, for every size above.
+    func testPackedMessageHashesAsB3sumOfTheSurface() throws {
+        let device = try Self.device.get()
+        var random = KernelRandom(seed: 11)
+        for test in Self.cases {
+            let frames = (0..<test.frames).map { _ in randomPlanarFrame(test.format, width: test.width, height: test.height, &random) }
+            let got = try gpuHashes(frames, format: test.format, width: test.width, height: test.height, device: device, packedMessage: true)
+            XCTAssertEqual(got.digests.map(\.hex), try B3Sum.hexes(got.packed), "\(test.what): \(test.format) \(test.width)x\(test.height)")
+        }
+        XCTAssertEqual(device.context.validation?.messages ?? [], [])
+    }
+
     // MARK: - Packing and running
 
     /// Planar samples below 2^depth, each plane tight: a frame as `--format native` writes it.
@@ -182,13 +196,14 @@ final class FrameHashPassTests: XCTestCase {
     /// Runs the pass once on all `frames` (tight planar), packed into one
     /// buffer at a surface stride that is a multiple of 4 only; returns each
     /// frame's digest and its raw results (the workgroups' CVs).
-    private func gpuHashes(_ frames: [Data], format: PlanarFormat, width: Int, height: Int,
-                           device: Device) throws -> (digests: [BLAKE3Digest], results: [[SIMD8<UInt32>]]) {
+    private func gpuHashes(_ frames: [Data], format: PlanarFormat, width: Int, height: Int, device: Device,
+                           packedMessage: Bool = false) throws -> (digests: [BLAKE3Digest], results: [[SIMD8<UInt32>]], packed: [Data]) {
         var random = KernelRandom(seed: UInt64(width * 7919 + height))
         let layout = PackedLayout.native(for: format.chroma)
         let surfaceBytes = layout.bytesPerRow(width: width) * height
         let surfaceStride = (surfaceBytes + 255) / 256 * 256 + 132
-        let pass = try FrameHashPass(kernels: device.kernels, format: format, layout: layout, width: width, height: height, slots: 1)
+        let pass = try FrameHashPass(kernels: device.kernels, format: format, layout: layout, width: width, height: height, slots: 1,
+                                     message: packedMessage ? PackedLayout.native(for: format.chroma) : nil)
         XCTAssertEqual(pass.resultBytesPerFrame % 16, 0)
 
         let offset = Self.bindingOffset
@@ -196,9 +211,11 @@ final class FrameHashPassTests: XCTestCase {
         let surfaces = try VulkanBuffer(device.context, size: offset + surfaceRange + 256, usage: .storage, memory: .host)
         let junk = random.bytes(surfaces.size)
         junk.withUnsafeBytes { surfaces.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var packedFrames: [Data] = []
         for (i, frame) in frames.enumerated() {
             let packed = pack(frame, format, width: width, height: height, &random)
             packed.withUnsafeBytes { (surfaces.mapped! + offset + i * surfaceStride).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            packedFrames.append(packed.withUnsafeBytes { Data($0) })
         }
         let resultRange = frames.count * pass.resultBytesPerFrame
         let results = try VulkanBuffer(device.context, size: offset + resultRange + 256, usage: .storage, memory: .host)
@@ -223,7 +240,7 @@ final class FrameHashPassTests: XCTestCase {
                         }
                         return words
                     }
-                })
+                }, packedFrames)
     }
 }
 

@@ -85,6 +85,23 @@ final class PlayWindowTests: XCTestCase {
         }
     }
 
+    /// A PAL 4:3 clip (720×576, sample aspect 16:15, made by the ffmpeg CLI)
+    /// opens 768 wide, as xwininfo measures the window: 720 × 16/15.
+    func testTheWindowOpensAtTheDisplaySize() throws {
+        let xvfb = try XvfbServer(self)
+        let clip = try makeTemporaryDirectory(self).appendingPathComponent("pal.mov").path
+        let made = try runExternal(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25",
+                                    "-frames:v", "2", "-vf", "setsar=16/15", "-c:v", "prores_ks", "-profile:v", "0", clip])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let player = try startPlayer(["play", clip, "--paused"], on: xvfb)
+        let window = try findWindow("pal.mov", on: xvfb, player: player)
+        let info = try xvfb.client(["xwininfo", "-id", window]).text
+        XCTAssertTrue(info.contains("Width: 768\n"), info)
+        XCTAssertTrue(info.contains("Height: 576\n"), info)
+        _ = try xvfb.client(["xdotool", "key", "--window", window, "q"])
+        XCTAssertEqual(try waitForExit(player).status, 0)
+    }
+
     func testNoDisplayIsItsOwnExitCode() throws {
         let run = try runTool(["play", Repo.fixture("pq.mov")], environment: ["DISPLAY": ""])
         XCTAssertEqual(run.status, 14, run.stderr)

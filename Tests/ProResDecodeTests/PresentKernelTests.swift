@@ -74,9 +74,23 @@ final class PresentKernelTests: XCTestCase {
         XCTAssertEqual(Array(rows[1][2..<6]), Array(straight[4..<8]))
     }
 
+    /// Pixels twice as wide as tall (sample aspect 2:1) fill an image twice
+    /// the frame's width: each frame pixel shown in two columns, no bars.
+    func testSampleAspectStretchesAcross() throws {
+        let format = SurfaceFormat(.bgra8Unorm, .srgbNonlinear)
+        let straight = try run(.sdr, format, target: (width, height))
+        let wide = try run(.sdr, format, target: (2 * width, height), pixelAspect: 2)
+        for row in 0..<height {
+            for column in 0..<2 * width {
+                XCTAssertEqual(wide[row * 2 * width + column], straight[row * width + column / 2], "row \(row), column \(column)")
+            }
+        }
+    }
+
     // MARK: - The pass, run alone
 
-    private func run(_ path: DisplayColourPath, _ format: SurfaceFormat, target: (width: Int, height: Int)) throws -> [UInt32] {
+    private func run(_ path: DisplayColourPath, _ format: SurfaceFormat, target: (width: Int, height: Int),
+                     pixelAspect: Double = 1) throws -> [UInt32] {
         let context = try VulkanContext(options: .init(validation: true))
         let kernel = try KernelCache(context: context, compiler: ShaderCompiler(cacheDirectory: nil)).kernel(PresentKernel.interface)
         let halves = source.flatMap { p in [p.x, p.y, p.z, p.w].map { Float16(Float($0)).bitPattern } }
@@ -89,7 +103,8 @@ final class PresentKernelTests: XCTestCase {
         let recorder = try CommandRecorder(context: context, count: 1)
         let cb = try recorder.begin(0)
         cb.dispatch(kernel, set: try kernel.makeBindingSets(1)[0], buffers: [BufferRange(frame), BufferRange(output)],
-                    push: PresentKernel.values(path: path, format: format, source: (width, height), target: target, referenceWhite: 203),
+                    push: PresentKernel.values(path: path, format: format, source: (width, height), target: target, referenceWhite: 203,
+                                               pixelAspect: pixelAspect),
                     groups: (kernel.interface.groups(covering: target.width), target.height, 1))
         try recorder.wait(for: try recorder.submit(cb))
         XCTAssertEqual(context.validation?.messages ?? [], [])

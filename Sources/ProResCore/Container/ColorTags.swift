@@ -4,8 +4,12 @@ public enum TagSource: String, Sendable {
     case bitstream
     /// The container (MOV `colr` atom, MXF descriptor, ...).
     case container
-    /// Neither said anything usable; a documented rule chose the value.
+    /// Neither said anything usable; a documented rule chose the value,
+    /// for conversions only: outputs leave it unspecified.
     case fallback
+    /// Neither said anything; the user said what to assume (`--assume-*`),
+    /// and outputs carry it.
+    case assumed
 }
 
 /// One colour property as an ITU-T H.273 code point (the numbering ProRes
@@ -123,6 +127,31 @@ public struct ColorTags: Sendable {
         }
         self.conflicts = conflicts
     }
+
+    /// The user's assumptions for the tags nothing stated (a fallback);
+    /// stated tags stay as they are.
+    public func assuming(primaries: Int?, transfer: Int?, matrix: Int?) -> ColorTags {
+        func assumed(_ tag: Tagged<ColorCode>, _ code: Int?) -> Tagged<ColorCode> {
+            guard tag.source == .fallback, let code else { return tag }
+            return Tagged(ColorCode(tag.value.kind, code), .assumed)
+        }
+        return ColorTags(primaries: assumed(self.primaries, primaries), transfer: assumed(self.transfer, transfer),
+                         matrix: assumed(self.matrix, matrix), range: range, conflicts: conflicts)
+    }
+
+    private init(primaries: Tagged<ColorCode>, transfer: Tagged<ColorCode>, matrix: Tagged<ColorCode>, range: Tagged<ColorRange>,
+                 conflicts: [String]) {
+        (self.primaries, self.transfer, self.matrix, self.range, self.conflicts) = (primaries, transfer, matrix, range, conflicts)
+    }
+
+    /// A tag for a person: `bt709 (bitstream)`, or for a fallback
+    /// `unspecified; conversions assume bt709 (fallback)`: never a guess as a fact.
+    public static func words(_ tag: Tagged<ColorCode>) -> String {
+        (tag.source == .fallback ? "unspecified; conversions assume \(tag.value.displayName)" : tag.value.displayName) + " (\(tag.source.rawValue))"
+    }
+
+    /// The code a file may carry for `tag`: nil (unspecified) for a fallback.
+    public static func stated(_ tag: Tagged<ColorCode>) -> Int? { tag.source == .fallback ? nil : tag.value.code }
 
     /// True when any tag had to be guessed.
     public var usesFallback: Bool {

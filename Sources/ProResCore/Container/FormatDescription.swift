@@ -29,7 +29,7 @@ public struct FormatDescription: Sendable {
     public let chroma: ProResFrameHeader.Chroma
     public let alpha: ProResFrameHeader.Alpha
     public let fieldOrder: ProResFrameHeader.FieldOrder
-    public let colorTags: ColorTags
+    public private(set) var colorTags: ColorTags
     /// Creator code from the first frame header ("apl0", "fmpg", ...).
     public let creator: String
     /// The format the decoder writes: the `native` output layout.
@@ -64,6 +64,13 @@ public struct FormatDescription: Sendable {
     public func timecode(atFrame index: Int) -> SMPTETimecode? {
         guard let rate = frameRate, let start = timecode.flatMap({ SMPTETimecode($0, rate: rate) }) else { return nil }
         return start.advanced(by: index)
+    }
+
+    /// The same stream with the user's assumptions for its untagged colour (`ColorTags.assuming`).
+    public func assuming(primaries: Int?, transfer: Int?, matrix: Int?) -> FormatDescription {
+        var copy = self
+        copy.colorTags = colorTags.assuming(primaries: primaries, transfer: transfer, matrix: matrix)
+        return copy
     }
 
     public var framesPerSecond: Double? {

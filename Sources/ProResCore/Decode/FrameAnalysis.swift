@@ -6,6 +6,10 @@
 public struct AnalysisRequest: Sendable {
     /// The BLAKE3-256 of the native planar frame (the bytes `--format native` writes).
     public var hash: Bool
+    /// Hash this packed layout's bytes instead (what `--format v216|y416`
+    /// writes); nil: the native planar frame. The GPU decoder hashes either
+    /// layout from its surface on the device.
+    public var hashedLayout: PackedLayout?
     /// Picture statistics (`PictureSums`); nil: none.
     public var statistics: Statistics?
 
@@ -21,9 +25,11 @@ public struct AnalysisRequest: Sendable {
         }
     }
 
-    public init(hash: Bool, statistics: Statistics?) {
+    public init(hash: Bool, statistics: Statistics?, hashedLayout: PackedLayout? = nil) {
+        precondition(hashedLayout == nil || statistics == nil, "statistics measure the native planar frame")
         self.hash = hash
         self.statistics = statistics
+        self.hashedLayout = hashedLayout
     }
 }
 
@@ -38,7 +44,8 @@ public struct FrameAnalysis: Sendable {
     }
 
     /// Measures a native planar frame given as a sink sees it, on this
-    /// thread (frames are measured in parallel, one a thread).
+    /// thread (frames are measured in parallel, one a thread). With a
+    /// `hashedLayout`, `spans` are that layout's bytes, hashed alone.
     public init(planar spans: [UnsafeRawBufferPointer], format: PlanarFormat, width: Int, height: Int, request: AnalysisRequest) {
         digest = request.hash ? BLAKE3.hash(spans, parallel: false) : nil
         sums = request.statistics.flatMap { statistics in

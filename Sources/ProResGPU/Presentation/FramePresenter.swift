@@ -15,10 +15,13 @@ public final class FramePresenter {
     private var staging: VulkanBuffer?
     private let context: VulkanContext
     private let referenceWhite: Double
+    private let pixelAspect: Double
 
+    /// `pixelAspect`: the frames' sample aspect ratio (a pixel's width over its height).
     public init(device: GPUDevice, surface: PresentationSurface, size: (width: Int, height: Int), referenceWhite: Double,
-                mastering: MasteringDisplay? = nil, contentLight: ContentLightLevel? = nil) throws {
+                mastering: MasteringDisplay? = nil, contentLight: ContentLightLevel? = nil, pixelAspect: Double = 1) throws {
         context = device.context
+        self.pixelAspect = pixelAspect
         self.referenceWhite = referenceWhite
         guard let choice = DisplayColourChoice.choose(from: surface.formats, colorSpaces: context.presentation?.colorSpaces ?? false) else {
             throw VulkanError.noPresentation("the window offers no format we can fill (\(surface.formats.map(\.description).joined(separator: ", ")))")
@@ -51,7 +54,7 @@ public final class FramePresenter {
             }
             cb.dispatch(kernel, set: bindingSets[slot], buffers: [BufferRange(frame, bytes: width * height * 8), BufferRange(staging!)],
                         push: PresentKernel.values(path: choice.path, format: swapchain.format, source: (width, height),
-                                                   target: extent, referenceWhite: referenceWhite),
+                                                   target: extent, referenceWhite: referenceWhite, pixelAspect: pixelAspect),
                         groups: (kernel.interface.groups(covering: extent.width), extent.height, 1))
             return staging!
         }

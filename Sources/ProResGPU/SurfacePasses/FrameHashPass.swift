@@ -3,7 +3,7 @@ import ProResCore
 
 /// BLAKE3-256 of decoded frames on the GPU: the hash of each frame's native
 /// planar bytes (what `--format native` writes), computed from its packed
-/// surface without a planar copy. The GPU hashes 128-chunk subtrees
+/// surface without a planar copy, or of the packed surface's own bytes. The GPU hashes 128-chunk subtrees
 /// (`frame_hash.comp`); the host merges their CVs (`BLAKE3.root`). A frame
 /// of one workgroup is finalised by the shader itself (ROOT on its last
 /// compression), so its single result is already the digest.
@@ -21,18 +21,21 @@ package final class FrameHashPass {
     /// `slots`: binding sets to make (one per batch in flight). `layout`
     /// must be the format's native packed layout (v216 for 4:2:2 without
     /// alpha, y416 for 4:4:4): only those hold the planar frame losslessly.
-    package init(kernels: KernelCache, format: PlanarFormat, layout: PackedLayout, width: Int, height: Int, slots: Int) throws {
+    /// `message`: hash the bytes `--format` with that packed layout writes
+    /// (the surface's own, or the other layout made from it), not the planar frame.
+    package init(kernels: KernelCache, format: PlanarFormat, layout: PackedLayout, width: Int, height: Int, slots: Int,
+                 message: PackedLayout? = nil) throws {
         precondition(layout == .native(for: format.chroma) && !(format.chroma == .c422 && format.hasAlpha),
                      "\(layout) does not hold every sample of \(format)")
         precondition(width > 0 && height > 0 && slots > 0)
         self.width = width
         self.height = height
         wordsPerRow = layout.bytesPerRow(width: width) / 4
-        frameBytes = format.tightByteCount(width: width, height: height)
+        frameBytes = message.map { $0.bytesPerRow(width: width) * height } ?? format.tightByteCount(width: width, height: height)
         precondition(frameBytes < 1 << 32, "a \(width)x\(height) frame is beyond the shader's 32-bit byte offsets")
         chunks = BLAKE3.chunkCount(bytes: frameBytes)
         groupsPerFrame = (chunks + FrameHashKernel.groupChunks - 1) / FrameHashKernel.groupChunks
-        kernel = try kernels.kernel(FrameHashKernel.interface(format, layout: layout))
+        kernel = try kernels.kernel(FrameHashKernel.interface(format, layout: layout, message: message))
         sets = try kernel.makeBindingSets(slots)
     }
 

@@ -31,6 +31,9 @@ public struct CheckOptions: Sendable {
     /// session per file; so too with more jobs than devices.
     public var sharesDecodeSessions = true
 
+    /// Counts every checked frame, for a progress line; nil: nothing counts.
+    public var frameProgress: CheckFrameProgress?
+
     public static let defaultTimeout = 600.0
 
     public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],

@@ -35,6 +35,12 @@ public enum CheckReport {
         ]
         // Only with --previews: without it the report is byte for byte what it was.
         if let previews = r.previews { fields.append(("previews", previews.json)) }
+        // Only where a frame's description changes mid-clip: the first frame of each new run.
+        if !r.descriptionChanges.isEmpty {
+            fields.append(("description_changes", JSON.array(r.descriptionChanges.map {
+                JSON.object([("frame", "\($0.frame)"), ("changed", JSON.string($0.what))])
+            })))
+        }
         fields.append(("decoder", r.decoder.map(JSON.string) ?? "null"))
         fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
         return JSON.object(fields)

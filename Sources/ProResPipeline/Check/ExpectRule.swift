@@ -10,11 +10,15 @@ import ProResGPU
 ///
 /// Colour rules compare what the file states (frame header or container): a
 /// value the documented fallback assumed matches only `untagged`, so
-/// `transfer=bt709` cannot pass on a file that says nothing.
+/// `transfer=bt709` cannot pass on a file that says nothing. They hold for
+/// every frame checked (each frame header states its own colour), as does
+/// `interlaced`; `constant-description` (alone, or `=true`) fails on any
+/// change of a frame's description mid-clip.
 public struct ExpectRule: Equatable, Sendable {
     public enum Key: String, CaseIterable, Sendable {
         case profile, size, alpha, transfer, primaries, matrix, chroma, interlaced
         case frames, width, height, fps, bitDepth = "bit-depth", maxNits = "max-nits"
+        case constantDescription = "constant-description"
 
         var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits].contains(self) }
     }
@@ -58,11 +62,14 @@ public struct ExpectRule: Equatable, Sendable {
         public let frames: Int
         /// Peak light in nits; nil when not PQ/HLG or not measured.
         public let maxNits: Double?
+        /// The checked frames' descriptions; none: the format's alone.
+        public let runs: [DescriptionRuns.Run]
 
-        public init(format: FormatDescription, frames: Int, maxNits: Double?) {
+        public init(format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = []) {
             self.format = format
             self.frames = frames
             self.maxNits = maxNits
+            self.runs = runs
         }
     }
 
@@ -92,7 +99,9 @@ public struct ExpectRule: Equatable, Sendable {
     }
 
     public init(_ rule: String) throws {
-        let text = rule.trimmingCharacters(in: .whitespaces)
+        let written = rule.trimmingCharacters(in: .whitespaces)
+        // `constant-description` alone means `constant-description=true`.
+        let text = written.lowercased() == Key.constantDescription.rawValue ? written + "=true" : written
         func fail(_ why: String) -> ParseError { .invalidRule(rule: text, why: why) }
         guard let at = text.firstIndex(where: { "=!<>".contains($0) }) else {
             throw fail(text.isEmpty ? "empty rule" : "no comparison (=, !=, >=, <=, >, <)")
@@ -122,7 +131,7 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("size must be WIDTHxHEIGHT, e.g. 1920x1080")
             }
             expected = .size(width: w, height: h)
-        case .alpha, .interlaced:
+        case .alpha, .interlaced, .constantDescription:
             guard let flag = ["true": true, "false": false][value.lowercased()] else { throw fail("expected true or false") }
             expected = .flag(flag)
         case .chroma:
@@ -174,6 +183,20 @@ public struct ExpectRule: Equatable, Sendable {
             return (actual == wanted) == (comparison == .equal) ? nil : actual
         case let .size(w, h):
             return ((f.width, f.height) == (w, h)) == (comparison == .equal) ? nil : "\(f.width)x\(f.height)"
+        case let .flag(wanted) where key == .constantDescription:
+            let constant = facts.runs.count <= 1
+            guard constant != (wanted == (comparison == .equal)) else { return nil }
+            if constant { return "one description" }
+            return DescriptionRuns.changesText(facts.runs)
+        case let .flag(wanted) where key == .interlaced && facts.runs.count > 1:
+            let failing = facts.runs.filter { ($0.description.fieldOrder != .progressive) != (wanted == (comparison == .equal)) }
+            return failing.isEmpty ? nil : failing.map { "\($0.description.fieldOrder.rawValue) in \(DescriptionRuns.frames($0))" }
+                .joined(separator: "; ")
+        case let .color(wanted) where facts.runs.count > 1:
+            let kind: ColorCode.Kind = key == .transfer ? .transfer : key == .primaries ? .primaries : .matrix
+            let failing = facts.runs.filter { ($0.description.code(kind) == wanted) != (comparison == .equal) }
+            return failing.isEmpty ? nil : failing.map { "\(FrameDescription.name(kind, $0.description.code(kind))) in \(DescriptionRuns.frames($0))" }
+                .joined(separator: "; ")
         case let .flag(wanted):
             let actual = key == .alpha ? f.hasAlpha : f.fieldOrder != .progressive
             let shown = key == .alpha ? "\(actual)" : "\(actual) (\(f.fieldOrder.rawValue))"

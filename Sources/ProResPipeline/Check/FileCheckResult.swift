@@ -54,6 +54,15 @@ public struct FileCheckResult: Sendable {
     /// Per-frame numbers for the check page (`CheckOptions.keepsFrameSeries`);
     /// nil without it or when the file could not be checked.
     public internal(set) var series: FrameSeries? = nil
+    /// Where a checked frame's description (colour, field order, …) differs
+    /// from the frame before it: the first frame of each new run, and what
+    /// changed. A finding in every report; a failure only by a rule.
+    public internal(set) var descriptionChanges: [(frame: Int, what: String)] = []
+
+    /// Each description change in words, as the reports print it.
+    public var descriptionChangeNotes: [String] {
+        descriptionChanges.map { "frame \($0.frame): the description changes: \($0.what)" }
+    }
 
     /// Every reason this file did not pass, file-level first.
     public var problems: [String] {

@@ -79,12 +79,17 @@ enum FileChecker {
         // (md5) golden file needs the frames' bytes on the host.
         let needsMD5 = options.golden?.algorithm == .md5
         let sink = CheckSink(md5: needsMD5)
+        // Every frame's header, as it goes to the decoder: its own description.
+        let described = DescribedSource(sampled.map { SampledSource(source, frames: $0) } ?? source)
         let report: DecodeRun.Report
         do {
             var runOptions = DecodeRun.Options(output: .native, threads: threads, decoder: decoder, analysis: request)
             runOptions.inputEnded = inputEnded
-            let run = try DecodeRun(source: sampled.map { SampledSource(source, frames: $0) } ?? source, options: runOptions,
-                                    sinks: needsMD5 ? [sink] : [], analysisSink: sink)
+            let run = try DecodeRun(source: described, options: runOptions, sinks: needsMD5 ? [sink] : [], analysisSink: sink)
+            if let counter = options.frameProgress {
+                counter.opened(frames: sampled?.count ?? format.frameCount)
+                run.progress = { _ in counter.frameChecked() }
+            }
             cancellation.attach(run)
             report = try Trace.span("decode run") {
                 try cancellation.run(run, label: input.path, cpus: decoder.shared?.placement.cpus)
@@ -127,7 +132,8 @@ enum FileChecker {
         series.frameCount = format.frameCount
 
         let frameCount = sampled == nil ? report.framesRead : format.frameCount
-        let facts = ExpectRule.Facts(format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits)
+        let runs = described.runs
+        let facts = ExpectRule.Facts(format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits, runs: runs.runs)
         let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) } }
         let hashes = sink.hashes
         // A sample of every frame (N at least the file's count) is a complete check.
@@ -139,6 +145,7 @@ enum FileChecker {
                                      sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
                                      statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
+        result.descriptionChanges = runs.changes
         if options.keepsFrameSeries { result.series = series }
         return result
     }

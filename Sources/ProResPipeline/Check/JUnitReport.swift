@@ -21,9 +21,16 @@ public enum JUnitReport {
             let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(PathBytes.reportText(r.input.path)))\""
                 + " time=\"\(JSON.number(r.seconds, digits: 3))\""
             let element: String
+            // A description change is a finding on any file, passed or not.
+            let notes = r.descriptionChangeNotes.isEmpty ? nil
+                : "    <system-out>" + XMLText.escape(r.descriptionChangeNotes.joined(separator: "\n")) + "</system-out>"
             switch r.status {
             case .pass:
-                lines.append(open + "/>")
+                if let notes {
+                    lines += [open + ">", notes, "  </testcase>"]
+                } else {
+                    lines.append(open + "/>")
+                }
                 continue
             case .fail: element = "failure"
             case .error: element = "error"
@@ -32,6 +39,7 @@ public enum JUnitReport {
             lines.append(open + ">")
             lines.append("    <\(element) type=\"\(r.status.rawValue)\" message=\"\(XMLText.escape(problems.first ?? r.status.rawValue))\">"
                 + XMLText.escape(problems.joined(separator: "\n")) + "</\(element)>")
+            if let notes { lines.append(notes) }
             lines.append("  </testcase>")
         }
         lines.append("</testsuite>")

@@ -17,7 +17,9 @@ public struct FrameHashLines: Sendable {
     private let duration: Int64
 
     /// `hashName`: what ffmpeg's `#hash:` line says ("MD5"); ours for BLAKE3.
-    public init(format: FormatDescription, hashName: String) {
+    /// `layout`: the packed layout hashed, named in a `#layout:` line; nil
+    /// for the native planar frame, whose header is ffmpeg's, line for line.
+    public init(format: FormatDescription, hashName: String, layout: PackedLayout? = nil) {
         streamTimeBase = format.timeBase
         // An elementary stream counts frames (pts = index); without a rate in
         // its frame headers it is read at ffmpeg's raw-stream default, 25 fps.
@@ -37,7 +39,7 @@ public struct FrameHashLines: Sendable {
             #format: frame checksums
             #version: 2
             #hash: \(hashName)
-            #tb 0: \(timeBase.numerator)/\(timeBase.denominator)
+            \(layout.map { "#layout: \($0.rawValue)\n" } ?? "")#tb 0: \(timeBase.numerator)/\(timeBase.denominator)
             #media_type 0: video
             #codec_id 0: rawvideo
             #dimensions 0: \(format.width)x\(format.height)

@@ -41,8 +41,9 @@ public final class RawSink: FrameSink {
 }
 
 /// One line per frame in FFmpeg's framemd5 format (`FrameHashLines`): the
-/// hash of exactly the bytes a raw output would hold for that frame
-/// (`--framemd5`: md5, `--framehash`: BLAKE3-256, same shape). Frames are hashed on every core at once (`OrderedFrameWork`),
+/// hash of exactly the bytes a raw output of `layout` (nil: the native
+/// planar frame) would hold for that frame (`--framemd5`: md5,
+/// `--framehash`: BLAKE3-256, same shape). Frames are hashed on every core at once (`OrderedFrameWork`),
 /// the lines written in frame order. A BLAKE3 of the native planar frame can
 /// instead come from the run's analysis (`FrameAnalysisSink`): the GPU
 /// decoder then hashes each frame on the device and no frame is read back.
@@ -69,9 +70,9 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
     private var header: String?
     private var work: OrderedFrameWork<String>!
 
-    public init(file: OutputFile, format: FormatDescription, algorithm: Algorithm) {
+    public init(file: OutputFile, format: FormatDescription, algorithm: Algorithm, layout: PackedLayout? = nil) {
         self.file = file
-        lines = FrameHashLines(format: format, hashName: algorithm == .md5 ? "MD5" : "BLAKE3")
+        lines = FrameHashLines(format: format, hashName: algorithm == .md5 ? "MD5" : "BLAKE3", layout: layout)
         header = lines.header
         // Weak: the workers may still deliver while an aborted sink goes.
         work = OrderedFrameWork(batch: algorithm.batch, work: algorithm.hex) { [weak self] _, pts, size, hex in
@@ -98,8 +99,7 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
         try work.submit(index: index, pts: pts, spans: spans, holder: holder)
     }
 
-    /// `frameBytes`: the native planar frame's size, for the lines written
-    /// from analyses.
+    /// `frameBytes`: the hashed frame's size, for the lines written from analyses.
     public var frameBytes = 0
 
     public func consume(index: Int, pts: Int64?, analysis: FrameAnalysis) throws {

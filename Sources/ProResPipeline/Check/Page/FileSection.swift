@@ -18,6 +18,10 @@ enum FileSection {
         if !reasons.isEmpty {
             html += "<h3>Why</h3>\n<ul class=\"reasons\">\n" + reasons.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
         }
+        if !r.descriptionChanges.isEmpty {
+            html += "<h3>Description changes</h3>\n<ul class=\"changes\">\n"
+                + r.descriptionChangeNotes.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
+        }
         if !r.failedRules.isEmpty {
             html += "<h3>Rules not met</h3>\n<table class=\"rules\"><tr><th>expected</th><th>got</th></tr>\n"
                 + r.failedRules.map { "<tr><td>\(e($0.rule))</td><td>\(e($0.actual))</td></tr>\n" }.joined() + "</table>\n"
@@ -47,16 +51,22 @@ enum FileSection {
         let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" }
         var rows = row("profile", f.profileName + (f.profile.map { " [\($0.fourCC)]" } ?? ""))
             + row("size", "\(f.width)×\(f.height)")
+            + row("display", f.displayWords)
             + row("frame rate", rate ?? "unknown")
             + row("frames", f.frameCount.map(String.init) ?? "unknown")
+            + row("duration", f.durationWords ?? "unknown")
+            + row("timecode", f.timecodeWords ?? "none")
             + row("chroma", "\(f.chroma.rawValue), \(f.bitDepth)-bit")
             + row("alpha", f.hasAlpha ? "\(f.alpha.bits)-bit" : "none")
             + row("scan", f.fieldOrder.rawValue)
             + row("container", "\(f.containerName), track \(f.trackIndex)")
         for (name, tag) in [("primaries", f.colorTags.primaries), ("transfer", f.colorTags.transfer), ("matrix", f.colorTags.matrix)] {
-            rows += row(name, tag.value.displayName, source: tag.source.rawValue)
+            rows += row(name, tag.source == .fallback ? "unspecified; conversions assume \(tag.value.displayName)" : tag.value.displayName,
+                        source: tag.source.rawValue)
         }
         rows += row("range", f.colorTags.range.value.rawValue, source: f.colorTags.range.source.rawValue)
+        if let mastering = f.masteringWords { rows += row("mastering", mastering) }
+        if let light = f.contentLightWords { rows += row("light level", light) }
         rows += f.notes.map { row("note", $0) }.joined()
         return "<table class=\"format\">\n" + rows + "</table>\n"
     }
