@@ -7,13 +7,16 @@ import XCTest
 /// gives its verdict within 10 % or 0.5 s (frames already on the GPU finish
 /// in the background).
 final class CheckTimeoutTests: XCTestCase {
-    /// hq.mov's five frames looped 600 times by ffmpeg, without re-encoding:
-    /// far more than a second of decoding on either decoder.
+    /// hq.mov's five frames looped 6,000 times by ffmpeg, without
+    /// re-encoding: 30,000 frames, far more than the deadlines' seconds of
+    /// decoding on either decoder however fast the machine (3,000 took 3.7 s
+    /// on the CPU here); a deadline stops the decode, so the length costs
+    /// only the copy.
     private func clips(in dir: URL) throws -> (long: String, short: String) {
         let long = dir.appendingPathComponent("a-long.mov").path, short = dir.appendingPathComponent("b-short.mov").path
         let ffmpeg = Process()
         ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        ffmpeg.arguments = ["-v", "error", "-y", "-stream_loop", "599", "-i", Repo.fixture("hq.mov"), "-c", "copy", "-an", long]
+        ffmpeg.arguments = ["-v", "error", "-y", "-stream_loop", "5999", "-i", Repo.fixture("hq.mov"), "-c", "copy", "-an", long]
         try ffmpeg.run()
         ffmpeg.waitUntilExit()
         XCTAssertEqual(ffmpeg.terminationStatus, 0, "ffmpeg could not loop hq.mov")
