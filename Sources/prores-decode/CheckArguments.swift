@@ -10,11 +10,12 @@ extension CheckCommand {
     /// checked on its own, then every rule between options in `validate()`.
     struct Arguments: CommandArguments {
         let paths: [String]
+        let listPath: String?
         let rules: [ExpectRule]
         let sample: Int?
         let jobs: Int
         let threads: Int
-        let shard: CheckShard?
+        let shard: ShardRequest?
         let timeout: Double
         let previewsPath: String?
         let previewFrames: Int?
@@ -33,7 +34,9 @@ extension CheckCommand {
 
         init(_ parsed: ParsedArguments) throws {
             paths = parsed.positionals
-            guard !paths.isEmpty else { throw UsageError("missing PATH to check (see prores-decode check --help)") }
+            listPath = parsed.string("--list")
+            guard !paths.isEmpty || listPath != nil else { throw UsageError("missing PATH to check, or --list FILE (see prores-decode check --help)") }
+            if listPath?.isEmpty == true { throw UsageError("--list needs a file, or - for stdin") }
             if let stdin = paths.first(where: { $0 == "-" }) {
                 let golden = parsed.string("--golden") == "-" ? " (and --golden - reads stdin)" : ""
                 throw UsageError("'\(stdin)': check reads files, not stdin\(golden)")
@@ -44,7 +47,7 @@ extension CheckCommand {
             sample = try parsed.integer("--sample", in: 1...Int.max)
             jobs = try parsed.integer("--jobs", in: 1...256) ?? 0
             threads = try parsed.integer("--threads", in: 1...256) ?? 0
-            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N", CheckShard.init(parsing:))
+            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N, auto or auto/N", ShardRequest.init(parsing:))
             timeout = try parsed.value("--timeout", expected: "seconds above 0, at most 604800") { text in
                 Double(text).flatMap { $0.isFinite && $0 > 0 && $0 <= 604_800 ? $0 : nil }
             } ?? CheckOptions.defaultTimeout
@@ -88,14 +91,47 @@ extension CheckCommand {
             let named = outputs.compactMap(\.1).filter { $0 != "-" }
             if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
             if let goldenPath, named.contains(goldenPath) { throw UsageError("--golden '\(goldenPath)' is also an output") }
+            if listPath == "-", goldenPath == "-" { throw UsageError("--list - and --golden - cannot both read stdin") }
         }
 
         var decoder: DecoderSelection {
             DecoderSelection(choice: decoderChoice ?? .auto, requireHardware: requireHardware, device: device)
         }
 
+        /// The options that shape verdicts, for the report's `"run"`
+        /// (`CheckRun.options`): what `merge` requires shards to share.
+        func runOptions(golden: GoldenFile?) -> String {
+            var words: [String] = []
+            if !rules.isEmpty { words += ["--expect", rules.map(\.text).joined(separator: ",")] }
+            if let golden { words += ["--golden", "blake3:" + Array(golden.text.utf8).withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex }] }
+            if let sample { words += ["--sample", "\(sample)"] }
+            words += filter.include.flatMap { ["--include", $0.text] } + filter.exclude.flatMap { ["--exclude", $0.text] }
+            if timeout != CheckOptions.defaultTimeout { words += ["--timeout", JSON.number(timeout, digits: 3)] }
+            if let decoderChoice { words += ["--decoder", decoderChoice.rawValue] }
+            if previewsPath != nil { words += ["--preview-frames", "\(previewFrames ?? PreviewOptions.defaultFrames)"] }
+            return words.joined(separator: " ")
+        }
+
         var previews: PreviewOptions? {
             previewsPath.map { PreviewOptions(directory: $0, frames: previewFrames ?? PreviewOptions.defaultFrames) }
+        }
+    }
+
+    /// `--shard I/N`, `auto` or `auto/N` (`ShardEnvironment`).
+    enum ShardRequest {
+        case fixed(CheckShard)
+        case auto(count: Int?)
+
+        init?(parsing text: String) {
+            if text == "auto" {
+                self = .auto(count: nil)
+            } else if text.hasPrefix("auto/") {
+                guard let count = Int(text.dropFirst(5)), count >= 1 else { return nil }
+                self = .auto(count: count)
+            } else {
+                guard let shard = CheckShard(parsing: text) else { return nil }
+                self = .fixed(shard)
+            }
         }
     }
 }

@@ -11,12 +11,17 @@ import ProResOptions
 /// and, if asked, as JSON, JUnit XML, an HTML page and a golden md5 file.
 enum CheckCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let shard = arguments.shard, sample = arguments.sample, previews = arguments.previews, verbose = arguments.verbose
+        let sample = arguments.sample, previews = arguments.previews, verbose = arguments.verbose
+        let (shard, shardSource) = try resolveShard(arguments.shard)
         let golden = try arguments.goldenPath.map(loadGolden)
-        let filtered = arguments.filter.apply(CheckInputExpander.expand(arguments.paths))
+        let listed = try arguments.listPath.map(loadList) ?? []
+        let filtered = arguments.filter.apply(CheckInputExpander.expand(arguments.paths, listed: listed))
         let everything = filtered.kept
         try noteSkipped(filtered)
         let inputs = shard?.select(everything) ?? everything
+        let run = CheckRun(options: arguments.runOptions(golden: golden), inputs: everything, shard: shard, shardSource: shardSource,
+                           goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 })
+        if let shardSource, let shard { Console.note("check: shard \(shard) from \(shardSource)") }
         if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]
             for input in inputs where input.problem == nil {
@@ -113,7 +118,7 @@ enum CheckCommand: Command {
             try goldenOut.commit()
         }
         if let report {
-            try report.write(CheckReport.json(results, summary: summary))
+            try report.write(CheckReport.json(results, summary: summary, run: run))
             try report.commit()
         }
         if let junit {
@@ -150,6 +155,27 @@ enum CheckCommand: Command {
         case nil, .skipped?: return nil
         case let .written(sheet, frame, _, _, _)?: return "previews: \(sheet), \(frame)"
         case let .failed(reason)?: return "previews: none: \(reason)"
+        }
+    }
+
+    /// `--shard auto` resolved from the engine's variables, with where it came from.
+    private static func resolveShard(_ request: ShardRequest?) throws -> (CheckShard?, String?) {
+        switch request {
+        case nil: return (nil, nil)
+        case let .fixed(shard)?: return (shard, nil)
+        case let .auto(count)?:
+            do {
+                let choice = try ShardEnvironment.resolve(count: count, environment: ProcessInfo.processInfo.environment)
+                return (choice.shard, choice.source)
+            } catch let problem as ShardEnvironment.Problem {
+                throw UsageError(problem.description)
+            }
+        }
+    }
+
+    private static func loadList(_ path: String) throws -> [String] {
+        do { return try CheckInputList.read(path) } catch let problem as CheckInputList.Problem {
+            throw ProResDecodeError.inputUnreadable(path: path == "-" ? "stdin" : path, reason: "--list: \(problem)")
         }
     }
 

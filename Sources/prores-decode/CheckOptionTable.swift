@@ -46,7 +46,15 @@ extension CheckCommand {
                 OptionSpec("--exclude", value: "GLOB", repeatable: true,
                            help: "skip found files whose key matches GLOB (as --include). Sidecars found under a directory "
                                + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
-                OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
+                OptionSpec("--list", value: "FILE|-",
+                           help: "also check the files and http(s) URLs named in FILE (- reads stdin), one a line, byte for byte "
+                               + "(never a glob); blank lines and lines starting with # are skipped; at most 64 MiB"),
+                OptionSpec("--shard", value: "I/N|auto|auto/N",
+                           help: "check only shard I of N (1-based): the files whose key's SHA-256, first 8 bytes as a big-endian "
+                               + "integer, is I-1 mod N, so adding a file moves no other; auto reads I (and N) from the engine: "
+                               + "PRORES_DECODE_SHARD_INDEX/_TOTAL (0-based), CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), "
+                               + "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID/_MIN/_COUNT, AWS_BATCH_JOB_ARRAY_INDEX; "
+                               + "N from auto/N where the engine gives none"),
                 OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
                 OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),
             ]),
@@ -76,8 +84,9 @@ extension CheckCommand {
         One line per file on stderr, in path order, then a TOTAL line.
 
         PATH: a file; a directory (every regular file below it, recursively, hidden \
-        names skipped); or a quoted glob pattern ('clips/*.mov'). Files are checked in \
-        path order. A PATH that names nothing (missing, empty directory, no match) is \
+        names skipped); a quoted glob pattern ('clips/*.mov'); or an http:// or https:// \
+        URL, read with range requests (its query, a presigned URL's signature, is left out \
+        of reports and keys). Files are checked in path order. A PATH that names nothing (missing, empty directory, no match) is \
         an ERROR: a check never passes by finding nothing.
         """,
         epilogue: """

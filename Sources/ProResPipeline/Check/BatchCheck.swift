@@ -188,10 +188,10 @@ public final class BatchCheck: @unchecked Sendable {
     /// its first batch took a few more, with the GPU idle.
     private func openAhead(_ index: Int) -> Deferred<SampleSource>? {
         guard index < inputs.count, inputs[index].problem == nil else { return nil }
-        let path = inputs[index].path, prefetches = options.sample == nil
+        let path = inputs[index].path, location = inputs[index].location, prefetches = options.sample == nil
         return Deferred("prores-decode.open-ahead") {
             try FFmpegLog.withContext(path) {
-                let source = try openSampleSource(path)
+                let source = try openSampleSource(location)
                 if prefetches { source.prefetch(frames: SampleSourcePrefetch.framesBeforeTheDecoder) }
                 return source
             }

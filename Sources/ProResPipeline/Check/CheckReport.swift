@@ -4,12 +4,17 @@ import GPUKit
 import ProResGPU
 
 /// The JSON report of a check run:
-/// `{"files":[{...},\n{...}],"summary":{...}}`, one file per line, keys in a
-/// fixed order (so reports diff well and compare with snapshots).
+/// `{"files":[{...},\n{...}],\n"summary":{...},\n"run":{...}}`, one file per
+/// line, keys in a fixed order (so reports diff well and compare with
+/// snapshots, and `merge` joins shards' lines as they are).
 public enum CheckReport {
-    public static func json(_ results: [FileCheckResult], summary: CheckSummary) -> String {
-        "{\"files\":[" + (results.isEmpty ? "" : "\n" + results.map(file).joined(separator: ",\n") + "\n")
-            + "],\n\"summary\":" + summary.json + "}\n"
+    public static func json(_ results: [FileCheckResult], summary: CheckSummary, run: CheckRun) -> String {
+        json(fileLines: results.map(file), summary: summary.json, run: run.json)
+    }
+
+    public static func json(fileLines: [String], summary: String, run: String) -> String {
+        "{\"files\":[" + (fileLines.isEmpty ? "" : "\n" + fileLines.joined(separator: ",\n") + "\n")
+            + "],\n\"summary\":" + summary + ",\n\"run\":" + run + "}\n"
     }
 
     public static func file(_ r: FileCheckResult) -> String {

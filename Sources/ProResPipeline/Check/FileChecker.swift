@@ -60,7 +60,7 @@ enum FileChecker {
 
         let source: SampleSource
         do {
-            source = try Trace.span("source opened") { try (try? opened?.get()) ?? openSampleSource(input.path) }
+            source = try Trace.span("source opened") { try (try? opened?.get()) ?? openSampleSource(input.location) }
         } catch ProResDecodeError.truncatedRecording {
             // A recording cut short is a deliverable that fails, not a file
             // that could not be checked.
