@@ -1,3 +1,4 @@
+import Glibc
 import ProResCore
 
 /// What makes shard reports parts of one run, recorded in each JSON report
@@ -34,7 +35,7 @@ public struct CheckRun: Sendable, Equatable {
     /// them, and wherever each machine mounts the files (keys are relative
     /// to the directory argument).
     public static func digest(keys: [String]) -> String {
-        let sorted = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let sorted = ByteOrder.sorted(keys, by: \.self)
         var bytes: [UInt8] = []
         for path in sorted { bytes += path.utf8; bytes.append(0x0A) }
         return "blake3:" + bytes.withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex }
@@ -46,5 +47,19 @@ public struct CheckRun: Sendable, Equatable {
                      ("shard_scheme", JSON.string(CheckShard.scheme)),
                      ("shard_source", shardSource.map(JSON.string) ?? "null"),
                      ("golden", goldenPath.map { JSON.string(PathBytes.reportText($0)) } ?? "null")])
+    }
+}
+
+/// Sorting by the bytes of a string (as paths sort), with memcmp:
+/// `utf8.lexicographicallyPrecedes` walks a generic iterator a byte at a
+/// time, most of a 12,800-file merge's sorting.
+enum ByteOrder {
+    static func sorted<Item>(_ items: [Item], by text: (Item) -> String) -> [Item] {
+        let keyed = items.map { (bytes: Array(text($0).utf8), item: $0) }
+        return keyed.sorted { a, b in
+            let common = min(a.bytes.count, b.bytes.count)
+            let order = a.bytes.withUnsafeBufferPointer { x in b.bytes.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, common) } }
+            return order != 0 ? order < 0 : a.bytes.count < b.bytes.count
+        }.map(\.item)
     }
 }
