@@ -16,7 +16,8 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
 # probes in scripts/, built by DeviceProbeTests): installed by `make test`
 # only, so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium \
-                xvfb xdotool x11-apps python3-numpy gcc libc6-dev
+                xvfb xdotool x11-apps python3-numpy gcc libc6-dev \
+                nginx-light python3-yaml
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean

@@ -141,8 +141,9 @@ enum CheckCommand: Command {
     static func line(_ result: FileCheckResult) -> String {
         let problems = result.problems
         let more = problems.count > 1 ? " (+\(problems.count - 1) more)" : ""
+        let retried = result.retries.isEmpty ? "" : " (opened after \(result.retries.count) failed tr\(result.retries.count == 1 ? "y" : "ies"))"
         switch result.status {
-        case .pass: return "PASS \(result.input.path)"
+        case .pass: return "PASS \(result.input.path)\(retried)"
         case .fail: return "FAIL \(result.input.path): \(problems.first ?? "failed")\(more)"
         case .error: return "ERROR \(result.input.path): \(problems.first ?? "error")\(more)"
         }

@@ -40,6 +40,8 @@ public enum CheckReport {
         ]
         // Only with --previews: without it the report is byte for byte what it was.
         if let previews = r.previews { fields.append(("previews", previews.json)) }
+        // Only for a URL that was tried again, likewise.
+        if !r.retries.isEmpty { fields.append(("retries", JSON.array(r.retries.map(JSON.string)))) }
         fields.append(("decoder", r.decoder.map(JSON.string) ?? "null"))
         fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
         return JSON.object(fields)
