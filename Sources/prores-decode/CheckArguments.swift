@@ -11,6 +11,7 @@ extension CheckCommand {
     struct Arguments: CommandArguments {
         let paths: [String]
         let listPath: String?
+        let resumePath: String?
         let rules: [ExpectRule]
         let sample: Int?
         let jobs: Int
@@ -35,6 +36,7 @@ extension CheckCommand {
         init(_ parsed: ParsedArguments) throws {
             paths = parsed.positionals
             listPath = parsed.string("--list")
+            resumePath = parsed.string("--resume")
             guard !paths.isEmpty || listPath != nil else { throw UsageError("missing PATH to check, or --list FILE (see prores-decode check --help)") }
             if listPath?.isEmpty == true { throw UsageError("--list needs a file, or - for stdin") }
             if let stdin = paths.first(where: { $0 == "-" }) {
@@ -91,6 +93,11 @@ extension CheckCommand {
             let named = outputs.compactMap(\.1).filter { $0 != "-" }
             if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
             if let goldenPath, named.contains(goldenPath) { throw UsageError("--golden '\(goldenPath)' is also an output") }
+            if resumePath != nil, htmlPath != nil {
+                throw UsageError("--html cannot be combined with --resume (carried files have no per-frame numbers): "
+                                 + "prores-decode merge REPORT --html FILE makes the page from the report")
+            }
+            if let resumePath, resumePath == reportPath { throw UsageError("--resume '\(resumePath)' is also the --report: give the new report another name") }
             if listPath == "-", goldenPath == "-" { throw UsageError("--list - and --golden - cannot both read stdin") }
         }
 
@@ -99,7 +106,9 @@ extension CheckCommand {
         }
 
         /// The options that shape verdicts, for the report's `"run"`
-        /// (`CheckRun.options`): what `merge` requires shards to share.
+        /// (`CheckRun.options`): what `merge` requires shards to share and
+        /// `--resume` requires of the earlier run. Previews never change a
+        /// verdict, so they are not among them.
         func runOptions(golden: GoldenFile?) -> String {
             var words: [String] = []
             if !rules.isEmpty { words += ["--expect", rules.map(\.text).joined(separator: ",")] }
@@ -108,7 +117,6 @@ extension CheckCommand {
             words += filter.include.flatMap { ["--include", $0.text] } + filter.exclude.flatMap { ["--exclude", $0.text] }
             if timeout != CheckOptions.defaultTimeout { words += ["--timeout", JSON.number(timeout, digits: 3)] }
             if let decoderChoice { words += ["--decoder", decoderChoice.rawValue] }
-            if previewsPath != nil { words += ["--preview-frames", "\(previewFrames ?? PreviewOptions.defaultFrames)"] }
             return words.joined(separator: " ")
         }
 

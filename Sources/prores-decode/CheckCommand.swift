@@ -22,6 +22,10 @@ enum CheckCommand: Command {
         let run = CheckRun(options: arguments.runOptions(golden: golden), inputs: everything, shard: shard, shardSource: shardSource,
                            goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 })
         if let shardSource, let shard { Console.note("check: shard \(shard) from \(shardSource)") }
+        let resumed = try arguments.resumePath.map {
+            try ResumedFiles.load($0, options: run.options, inputs: inputs, wantsGolden: arguments.writeGoldenPath != nil)
+        }
+        let toCheck = resumed.map { r in inputs.filter { r.carried[$0.path] == nil } } ?? inputs
         if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]
             for input in inputs where input.problem == nil {
@@ -58,14 +62,14 @@ enum CheckCommand: Command {
         FFmpegLog.configure(verbose: verbose)
 
         let started = monotonicNanoseconds()
-        let batch = BatchCheck(inputs: inputs, options: CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
+        let batch = BatchCheck(inputs: toCheck, options: CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
                                                                        rules: arguments.rules, golden: golden,
                                                                        threadsPerFile: arguments.threads, previews: previews,
                                                                        decoder: arguments.decoder,
                                                                        keepsFrameSeries: arguments.htmlPath != nil))
         KeptUntilExit.keep(batch)
         // Files, not frames: a file's frame count is not known before it opens.
-        let progress = ProgressLine.onTerminal(unit: "file", total: inputs.count, rateUnit: nil)
+        let progress = ProgressLine.onTerminal(unit: "file", total: toCheck.count, rateUnit: nil)
         let reported = ReportedCount()
         batch.onResult = { result in
             progress?.clear()
@@ -83,6 +87,7 @@ enum CheckCommand: Command {
             }
         }
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
+        if let resumed { resumed.announce(inputs) }
         let results: [FileCheckResult]
         do { results = try batch.run() } catch { progress?.clear(); throw error }
         progress?.clear()
@@ -96,7 +101,9 @@ enum CheckCommand: Command {
                              + " was on the device, \(shared.mixedBatches) batches held two files' frames")
             }
         }
-        let summary = CheckSummary(results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
+        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        let summary = resumed?.summary(results, seconds: seconds, shard: shard, sample: sample)
+            ?? CheckSummary(results, seconds: seconds, shard: shard, sample: sample)
         let previewFailures = results.compactMap { result -> String? in
             if case let .failed(reason)? = result.previews { return "\(result.input.path): \(reason)" }
             return nil
@@ -110,6 +117,7 @@ enum CheckCommand: Command {
         if let goldenOut {
             var file = GoldenFile()
             for result in results where result.decodedCleanly { file.add(key: result.input.key, hashes: result.hashes) }
+            resumed?.addGolden(to: &file)
             let left = results.filter { !$0.decodedCleanly }
             if !left.isEmpty {
                 Console.note("not in the golden file (frames not decoded cleanly): \(left.map(\.input.path).joined(separator: ", "))")
@@ -118,11 +126,12 @@ enum CheckCommand: Command {
             try goldenOut.commit()
         }
         if let report {
-            try report.write(CheckReport.json(results, summary: summary, run: run))
+            try report.write(resumed?.json(results, inputs: inputs, summary: summary, run: run)
+                             ?? CheckReport.json(results, summary: summary, run: run))
             try report.commit()
         }
         if let junit {
-            try junit.write(JUnitReport.xml(results, summary: summary))
+            try junit.write(resumed?.junit(results, inputs: inputs, summary: summary) ?? JUnitReport.xml(results, summary: summary))
             try junit.commit()
         }
         if let html, let path = arguments.htmlPath {

@@ -24,11 +24,11 @@ enum CheckFixtures {
         return dir
     }
 
-    /// Timings become 0 and the temporary directory `$DIR`, so two runs (or a
-    /// run and a snapshot) compare byte for byte.
+    /// Timings and modification times become 0 and the temporary directory
+    /// `$DIR`, so two runs (or a run and a snapshot) compare byte for byte.
     static func normalise(_ text: String, directory: URL) -> String {
         var text = text.replacingOccurrences(of: directory.path, with: "$DIR")
-        for (pattern, replacement) in [("\"seconds\":[0-9.e+-]+", "\"seconds\":0"), ("time=\"[0-9.e+-]+\"", "time=\"0\""),
+        for (pattern, replacement) in [("\"seconds\":[0-9.e+-]+", "\"seconds\":0"), ("\"mtime_ns\":[0-9]+", "\"mtime_ns\":0"), ("time=\"[0-9.e+-]+\"", "time=\"0\""),
                                        (" in [0-9.e+-]+ s\n", " in 0 s\n")] {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }
@@ -79,7 +79,8 @@ enum CheckFixtures {
 
     /// A merged report says what the unsharded check of the same list says:
     /// the same files with the same verdicts, reasons, formats and
-    /// statistics (timings and preview paths aside), the same totals, in
+    /// statistics (timings, preview paths, file times and `--resume`'s carried marks
+    /// aside), the same totals, in
     /// any order; and, given both, the same golden lines.
     static func assertSameCheck(merged: URL, unsharded: URL, mergedGolden: URL? = nil, unshardedGolden: URL? = nil,
                                 file: StaticString = #filePath, line: UInt = #line) throws {
@@ -87,7 +88,7 @@ enum CheckFixtures {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any], file: file, line: line)
             var byPath: [String: NSDictionary] = [:]
             for entry in try XCTUnwrap(object["files"] as? [[String: Any]], file: file, line: line) {
-                let kept = entry.filter { !["seconds", "previews"].contains($0.key) }
+                let kept = entry.filter { !["seconds", "previews", "carried", "source"].contains($0.key) }
                 XCTAssertNil(byPath.updateValue(kept as NSDictionary, forKey: entry["path"] as? String ?? ""), "a path twice", file: file, line: line)
             }
             let summary = try XCTUnwrap(object["summary"] as? [String: Any], file: file, line: line)

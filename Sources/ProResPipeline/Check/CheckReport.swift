@@ -42,6 +42,7 @@ public enum CheckReport {
         if let previews = r.previews { fields.append(("previews", previews.json)) }
         // Only for a URL that was tried again, likewise.
         if !r.retries.isEmpty { fields.append(("retries", JSON.array(r.retries.map(JSON.string)))) }
+        fields.append(("source", r.source?.json ?? "null"))
         fields.append(("decoder", r.decoder.map(JSON.string) ?? "null"))
         fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
         return JSON.object(fields)

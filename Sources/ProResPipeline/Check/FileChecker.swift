@@ -27,8 +27,11 @@ enum FileChecker {
     private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                             cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
                                             inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
+        // Before the file is read: a file changed while it is checked is checked again by a --resume.
+        let source = CheckInput.isURL(input.location) || input.problem != nil ? nil : FileSource.of(path: input.location)
         var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
                                  inputEnded: inputEnded)
+        result.source = source
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
             if result.status == .error {
