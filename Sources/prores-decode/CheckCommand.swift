@@ -15,7 +15,14 @@ enum CheckCommand: Command {
         let (shard, shardSource) = try resolveShard(arguments.shard)
         let golden = try arguments.goldenPath.map(loadGolden)
         let listed = try arguments.listPath.map(loadList) ?? []
-        let filtered = arguments.filter.apply(CheckInputExpander.expand(arguments.paths, listed: listed))
+        var expanded = CheckInputExpander.expand(arguments.paths, listed: listed)
+        if let listPath = arguments.listPath, listed.isEmpty {
+            // A check never passes by finding nothing: an empty list (a query that matched nothing) is an error.
+            let name = listPath == "-" ? "stdin" : listPath
+            expanded.append(CheckInput(path: name, key: name, problem: "the --list names no files"))
+            expanded.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        }
+        let filtered = arguments.filter.apply(expanded)
         let everything = filtered.kept
         try noteSkipped(filtered)
         let inputs = shard?.select(everything) ?? everything

@@ -143,6 +143,12 @@ final class CheckCLITests: XCTestCase {
         }
     }
 
+    func testAnEmptyListIsAnErrorNotAPass() throws {
+        let result = try runTool(["check", "--list", "-", "--report", "-"], stdin: Data("# nothing today\n\n".utf8))
+        XCTAssertEqual(result.status, 11, result.stderr)
+        XCTAssertTrue(result.stderr.contains("ERROR stdin: cannot read: the --list names no files"), result.stderr)
+    }
+
     func testListThatIsNotAFileIsRefusedInOneLine() throws {
         let dir = try makeTemporaryDirectory(self)
         for (list, words) in [(dir.path, "a directory, not a file of paths"), ("/dev/zero", "a device, not a file of paths"),
