@@ -6,7 +6,8 @@ extension CheckCommand {
         name: "check", operands: "PATH...", summary: "batch QC for CI: pass, fail or error per file",
         sections: [
             OptionSection(heading: "REPORTS", options: [
-                OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...}}"#),
+                OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...},"run":{...}}; "#
+                               + "prores-decode merge joins the reports of a run's shards into one"),
                 OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
                 OptionSpec("--html", value: "FILE|-",
                            help: "a page to look at: summary, then per file (failures first) the verdict and why, the format "

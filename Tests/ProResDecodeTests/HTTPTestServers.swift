@@ -13,7 +13,8 @@ final class NginxServer {
     init(root: URL, test: XCTestCase) throws {
         let nginx = "/usr/sbin/nginx"
         guard FileManager.default.isExecutableFile(atPath: nginx) else {
-            throw XCTSkip("nginx is not installed (make test-deps installs nginx-light)")
+            // Not a skip: a check that did not run has not passed.
+            throw ExternalToolMissing(description: "nginx is not installed: make test-deps installs nginx-light")
         }
         let prefix = try makeTemporaryDirectory(test)
         var lastError = ""
