@@ -18,9 +18,9 @@ struct ResumedFiles {
             throw ProResDecodeError.inputUnreadable(path: path, reason: "--resume: " + (errno == ENOENT ? "no such file" : String(cString: strerror(errno))))
         }
         let bytes = [UInt8](FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile())
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let directory = ShardMergeDirectory.of(path)
         let previous: ShardReport
-        do { previous = try ShardReport(parsing: bytes, directory: directory.isEmpty ? "/" : directory) } catch let problem as ShardReport.Problem {
+        do { previous = try ShardReport(parsing: bytes, directory: directory) } catch let problem as ShardReport.Problem {
             throw ProResDecodeError.inputUnreadable(path: path, reason: "--resume: \(problem)")
         }
         guard previous.run.options == options else {
@@ -36,7 +36,7 @@ struct ResumedFiles {
                 throw UsageError("--write-golden with --resume needs the golden file of '\(path)', whose check wrote none")
             }
             let name = written.split(separator: "/").last.map(String.init) ?? written
-            let goldenPath = directory == "." || directory.isEmpty ? name : directory + "/" + name
+            let goldenPath = directory == "." ? name : directory + "/" + name
             let fd = PathBytes.withCString(goldenPath) { open($0, O_RDONLY | O_CLOEXEC) }
             let text = fd < 0 ? nil : String(data: FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile(), encoding: .utf8)
             guard let text else { throw ProResDecodeError.inputUnreadable(path: goldenPath, reason: "--resume: golden file: cannot be read") }

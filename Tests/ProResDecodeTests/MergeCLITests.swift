@@ -97,6 +97,15 @@ final class MergeCLITests: XCTestCase {
         let short = try merge([t2.path, reports[1], reports[2]])
         XCTAssertTrue(short.stderr.contains("the reports hold 10 files but the run listed 12"), short.stderr)
 
+        // A run that names no shard of its count is no report, not a crash.
+        var zero = try Self.parts(reports[0])
+        zero.run = zero.run.replacingOccurrences(of: "\"shard_count\":3", with: "\"shard_count\":0")
+        let t3 = out.appendingPathComponent("t3.json")
+        try CheckReport.json(fileLines: zero.files, summary: zero.summary, run: zero.run).write(to: t3, atomically: true, encoding: .utf8)
+        let broken = try runTool(["merge", t3.path])
+        XCTAssertEqual(broken.status, 3, broken.stderr)
+        XCTAssertTrue(broken.stderr.contains("its run names shard 1 of 0"), broken.stderr)
+
         let notReport = out.appendingPathComponent("not.json")
         try Data("{}".utf8).write(to: notReport)
         let bad = try runTool(["merge", notReport.path])

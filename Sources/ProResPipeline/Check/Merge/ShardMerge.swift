@@ -73,8 +73,9 @@ public struct ShardMerge: Sendable {
             for file in report.files {
                 owners[file.path, default: []].append(name)
                 files.append(file)
+                guard report.run.shardCount > 1 else { continue }
                 let belongs = CheckShard.shard(ofKey: PathBytes.fromReportText(file.key) ?? file.key, count: report.run.shardCount)
-                if report.run.shardCount > 1, belongs != report.run.shardIndex {
+                if belongs != report.run.shardIndex {
                     problems.append(.wrongShard(path: file.path, report: name, index: report.run.shardIndex, belongs: belongs))
                 }
             }

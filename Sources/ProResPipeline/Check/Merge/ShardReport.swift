@@ -82,6 +82,7 @@ public struct ShardReport: Sendable {
 
     public let files: [File]
     public let run: Run
+    public static let maximumShards = 100_000
     public let sample: Int?
     public let seconds: Double
 
@@ -130,6 +131,10 @@ public struct ShardReport: Sendable {
               let digest = run["inputs_digest"] as? String, let count = run["shard_count"] as? Int, let index = run["shard_index"] as? Int,
               let scheme = run["shard_scheme"] as? String else {
             throw Problem.notAReport("no \"run\" (written by an older prores-decode?)")
+        }
+        // At most as many shards as `merge` will list missing ones of.
+        guard (1...Self.maximumShards).contains(count), (1...count).contains(index), inputs >= 0 else {
+            throw Problem.notAReport("its run names shard \(index) of \(count)")
         }
         self.files = files
         self.run = Run(options: options, inputs: inputs, inputsDigest: digest, shardCount: count, shardIndex: index, scheme: scheme,
