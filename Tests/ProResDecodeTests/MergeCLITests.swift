@@ -137,6 +137,12 @@ final class MergeCLITests: XCTestCase {
         XCTAssertTrue(merge.json(goldenPath: nil).contains(line), "the line is carried byte for byte")
     }
 
+    /// Sorting by bytes: shorter first on a common prefix, empty keys included.
+    func testByteOrderSortsEmptyAndPrefixedKeys() {
+        let keys = ["b", "", "a/b", "a", "\u{E9}", "a b"]
+        XCTAssertEqual(ByteOrder.sorted(keys, by: { $0 }), ["", "a", "a b", "a/b", "b", "\u{E9}"])
+    }
+
     /// A report's file lines, summary and run, as `CheckReport.json` takes them.
     static func parts(_ path: String) throws -> (files: [String], summary: String, run: String) {
         let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")

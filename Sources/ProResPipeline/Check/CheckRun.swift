@@ -58,7 +58,10 @@ enum ByteOrder {
         let keyed = items.map { (bytes: Array(text($0).utf8), item: $0) }
         return keyed.sorted { a, b in
             let common = min(a.bytes.count, b.bytes.count)
-            let order = a.bytes.withUnsafeBufferPointer { x in b.bytes.withUnsafeBufferPointer { y in memcmp(x.baseAddress!, y.baseAddress!, common) } }
+            // An empty array may have no base address: nothing to compare then.
+            let order = common == 0 ? 0 : a.bytes.withUnsafeBufferPointer { x in
+                b.bytes.withUnsafeBufferPointer { y in x.baseAddress.flatMap { p in y.baseAddress.map { memcmp(p, $0, common) } } ?? 0 }
+            }
             return order != 0 ? order < 0 : a.bytes.count < b.bytes.count
         }.map(\.item)
     }
