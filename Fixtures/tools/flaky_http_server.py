@@ -4,7 +4,7 @@ files of one directory with byte ranges, and misbehaves on purpose by path
 prefix. It listens on 127.0.0.1 only, on a free port it prints on stdout.
 
   /ok/NAME          the file, with ranges
-  /flaky503/NAME    503 for the first two requests of NAME, then the file
+  /flaky503/NAME    503 for the first two GET requests of NAME, then the file
   /drop/NAME        the first response for NAME stops halfway and closes
                     the connection; later ones (ranges) are whole
   /redirect/NAME    302 to /ok/NAME
@@ -55,7 +55,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        if kind == "flaky503" and seen("503 " + name) <= 2:
+        if kind == "flaky503" and body and seen("503 " + name) <= 2:
             return self.send_error(503)
         path = os.path.join(ROOT, name)
         if not os.path.isfile(path):

@@ -57,10 +57,11 @@ extension CheckCommand {
                                + "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID/_MIN/_COUNT, AWS_BATCH_JOB_ARRAY_INDEX; "
                                + "N from auto/N where the engine gives none"),
                 OptionSpec("--resume", value: "PREVIOUS.json",
-                           help: "carry over PREVIOUS.json's pass and fail verdicts (made with the same options) for local files "
-                               + "whose key, size and modification time are unchanged; check the rest. Carried files are marked "
+                           help: "carry over PREVIOUS.json's pass and fail verdicts (made with the same options) for files whose "
+                               + "key and size and modification time (an http:// URL: ETag and Last-Modified) are unchanged; check "
+                               + "the rest. Carried files are marked "
                                + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
-                               + "golden file PREVIOUS.json's run wrote (beside it). Errors and URLs are always checked again"),
+                               + "golden file PREVIOUS.json's run wrote (beside it). Errors and https:// URLs are always checked again"),
                 OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
                 OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),
             ]),

@@ -60,6 +60,27 @@ final class CheckResumeTests: XCTestCase {
         XCTAssertFalse(try CheckFixtures.files(other.stdout).contains { $0["carried"] != nil })
     }
 
+    /// An http:// file is carried while its ETag and Last-Modified (nginx's,
+    /// from the file's size and time) are unchanged.
+    func testAURLIsCarriedWhileItsETagHolds() throws {
+        let root = try makeTemporaryDirectory(self)
+        for name in ["hq.mov", "4444.mov"] { try FileManager.default.copyItem(atPath: Repo.fixture(name), toPath: root.appendingPathComponent(name).path) }
+        let nginx = try NginxServer(root: root, test: self)
+        let out = try makeTemporaryDirectory(self)
+        let urls = ["hq.mov", "4444.mov"].map { nginx.base + "/" + $0 }
+        let previous = out.appendingPathComponent("previous.json")
+        XCTAssertEqual(try runTool(["check"] + urls + ["--report", previous.path]).status, 0)
+        let sources = try CheckFixtures.files(Data(contentsOf: previous)).compactMap { $0["source"] as? [String: Any] }
+        XCTAssertEqual(sources.count, 2)
+        XCTAssertTrue(sources.allSatisfy { ($0["etag"] as? String)?.isEmpty == false && ($0["last_modified"] as? String)?.isEmpty == false }, "\(sources)")
+        let touched = root.appendingPathComponent("4444.mov").path
+        setModified(touched, modified(touched) + 5_000_000_000)
+        let again = try runTool(["check"] + urls + ["--resume", previous.path, "--report", "-"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let carried = try CheckFixtures.files(again.stdout).filter { $0["carried"] as? Bool == true }.map { $0["key"] as! String }
+        XCTAssertEqual(carried, [urls[0]], "the untouched file only: \(again.stderr)")
+    }
+
     func testResumeRefusesAPageAndAMissingReport() throws {
         let hq = Repo.fixture("hq.mov")
         let page = try runTool(["check", hq, "--resume", "x.json", "--html", "p.html"])

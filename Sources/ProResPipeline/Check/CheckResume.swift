@@ -4,10 +4,11 @@ import ProResCore
 /// `check --resume PREVIOUS.json`: the verdicts of an earlier report that
 /// still hold. A file is carried over, not decoded again, when the earlier
 /// report has a pass or fail under its key, that report was made with the
-/// same options (`CheckRun.options`), and the local file has the size and
-/// modification time recorded there (`"source"`). An error is never
+/// same options (`CheckRun.options`), and the file is as recorded there
+/// (`"source"`): a local file's size and modification time, an http://
+/// object's ETag and Last-Modified (`HTTPValidators`). An error is never
 /// carried (it may have passed: a timeout, a mount that was away), nor is
-/// a URL: no size and time of it are recorded.
+/// an https:// URL (its headers are not asked for).
 public struct CheckResume: Sendable {
     public let previous: ShardReport
     private let byKey: [String: (file: ShardReport.File, source: FileSource)]
@@ -17,17 +18,18 @@ public struct CheckResume: Sendable {
         var byKey: [String: (ShardReport.File, FileSource)] = [:]
         for file in previous.files where file.status != .error {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(file.line.utf8))) as? [String: Any],
-                  let source = object["source"] as? [String: Any], let size = (source["size"] as? NSNumber)?.int64Value,
-                  let modified = (source["mtime_ns"] as? NSNumber)?.int64Value else { continue }
-            byKey[file.key] = (file, FileSource(size: size, modifiedNanoseconds: modified))
+                  let source = object["source"] as? [String: Any] else { continue }
+            let recorded = FileSource(size: (source["size"] as? NSNumber)?.int64Value, modifiedNanoseconds: (source["mtime_ns"] as? NSNumber)?.int64Value,
+                                      etag: source["etag"] as? String, lastModified: source["last_modified"] as? String)
+            guard recorded != FileSource() else { continue }
+            byKey[file.key] = (file, recorded)
         }
         self.byKey = byKey
     }
 
     /// The earlier verdict on `input`, its line marked `"carried":true`; nil to check it.
     public func carried(_ input: CheckInput) -> ShardReport.File? {
-        guard input.problem == nil, !CheckInput.isURL(input.location),
-              let (file, source) = byKey[PathBytes.reportText(input.key)], FileSource.of(path: input.location) == source else { return nil }
+        guard input.problem == nil, let (file, source) = byKey[PathBytes.reportText(input.key)], FileSource.of(input) == source else { return nil }
         return file.markedCarried()
     }
 }

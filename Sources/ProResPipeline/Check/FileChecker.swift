@@ -28,7 +28,7 @@ enum FileChecker {
                                             cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
                                             inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
         // Before the file is read: a file changed while it is checked is checked again by a --resume.
-        let source = CheckInput.isURL(input.location) || input.problem != nil ? nil : FileSource.of(path: input.location)
+        let source = input.problem != nil ? nil : FileSource.of(input)
         var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
                                  inputEnded: inputEnded)
         result.source = source
