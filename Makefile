@@ -19,7 +19,8 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
 # only, so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium mkvtoolnix \
                 xvfb xdotool x11-apps python3-numpy \
-                man-db groff-base zsh fish dpkg-dev debootstrap
+                man-db groff-base zsh fish dpkg-dev debootstrap \
+                nginx-light python3-yaml
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps test-deps build demo test bench fixtures clean install uninstall deb

@@ -515,3 +515,62 @@ private final class PipeFeeder {
         }
     }
 }
+
+/// How an http(s) URL is opened: range requests (libavformat's http
+/// protocol seeks with `Range:`), a reconnect from where a read stopped when
+/// a connection drops mid-file, and the whole open tried again, with
+/// backoff, when it fails in a way that passes (a 5xx reply, a reset or
+/// timed-out connection). A 4xx reply (404, 403) is an answer, not
+/// trouble: never retried, and its status is in the reason.
+public struct URLOpening: Sendable {
+    /// Opens tried in all; the waits between them double from `firstDelay`.
+    public var attempts = 4
+    public var firstDelay = 0.25
+    /// Seconds a read or connect may wait for the server (libavformat's rw_timeout).
+    public var timeout = 30.0
+
+    public init() {}
+
+    /// libavformat's AVERROR_HTTP_SERVER_ERROR: FFERRTAG(0xF8, '5', 'X', 'X').
+    static let serverError = -Int32(bitPattern: 0xF8 | UInt32(UInt8(ascii: "5")) << 8 | UInt32(UInt8(ascii: "X")) << 16
+                                        | UInt32(UInt8(ascii: "X")) << 24)
+
+    /// A failure that another try may not meet.
+    static func isTransient(_ status: Int32) -> Bool {
+        status == serverError || [ECONNRESET, ETIMEDOUT, EPIPE, ECONNABORTED, EAGAIN, EIO].contains(-status)
+    }
+
+    var options: [(String, String)] {
+        // A drop mid-file is libavformat's to mend (a range request from where
+        // it stopped: at once, then after 1 and 3 s; shown with --verbose);
+        // a failed open is ours, so that the report can say so.
+        [("reconnect", "1"), ("reconnect_on_network_error", "1"), ("reconnect_delay_max", "4"),
+         ("rw_timeout", "\(Int(timeout * 1e6))")]
+    }
+}
+
+extension AssetReader {
+    /// Opens `url` as `URLOpening` says; `retried` hears each failed try
+    /// that is tried again, in words.
+    public static func open(url: String, displayPath: String, track: Int?, opening: URLOpening = URLOpening(),
+                            retried: ((String) -> Void)? = nil) throws -> AssetReader {
+        var delay = opening.firstDelay, attempt = 0
+        while true {
+            attempt += 1
+            var status: Int32 = 0
+            do {
+                return try AssetReader(open: { context in
+                    var dictionary: OpaquePointer?
+                    for (key, value) in opening.options { av_dict_set(&dictionary, key, value, 0) }
+                    status = PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, &dictionary) }
+                    av_dict_free(&dictionary)
+                    return status
+                }, displayPath: displayPath, track: track, pipe: nil, localPath: nil)
+            } catch let ProResDecodeError.inputUnreadable(_, reason) where attempt < opening.attempts && URLOpening.isTransient(status) {
+                retried?("try \(attempt) of \(opening.attempts): \(reason); again in \(JSON.number(delay, digits: 2)) s")
+                usleep(useconds_t(delay * 1e6))
+                delay *= 2
+            }
+        }
+    }
+}

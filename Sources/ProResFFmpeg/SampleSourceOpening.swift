@@ -3,7 +3,9 @@ import ProResCore
 
 /// Opens `input` (a path, `-` for stdin, or a URL libavformat understands)
 /// and picks the ProRes track: the first one, or `track` (a stream index).
-public func openSampleSource(_ input: String, track: Int? = nil) throws -> SampleSource {
+/// An http(s) URL is opened as `URLOpening` says; `retried` hears each
+/// failed try that is tried again.
+public func openSampleSource(_ input: String, track: Int? = nil, retried: ((String) -> Void)? = nil) throws -> SampleSource {
     FFmpegLog.install()
     if let path = FileURL.localPath(input) { return try openSampleSource(path, track: track) }
     if input == "-" {
@@ -15,6 +17,10 @@ public func openSampleSource(_ input: String, track: Int? = nil) throws -> Sampl
         return try AssetReader(pipePrefix: prefix, track: track)
     }
     if FileURL.isRemote(input) {
+        let scheme = input.prefix(8).lowercased()
+        if scheme.hasPrefix("http://") || scheme.hasPrefix("https://") {
+            return try AssetReader.open(url: input, displayPath: input, track: track, retried: retried)
+        }
         return try AssetReader(url: input, displayPath: input, track: track)
     }
     let (fd, regular) = try openLocalFile(input)

@@ -10,11 +10,13 @@ extension CheckCommand {
     /// checked on its own, then every rule between options in `validate()`.
     struct Arguments: CommandArguments {
         let paths: [String]
+        let listPath: String?
+        let resumePath: String?
         let rules: [ExpectRule]
         let sample: Int?
         let jobs: Int
         let threads: Int
-        let shard: CheckShard?
+        let shard: ShardRequest?
         let timeout: Double
         let previewsPath: String?
         let previewFrames: Int?
@@ -33,7 +35,10 @@ extension CheckCommand {
 
         init(_ parsed: ParsedArguments) throws {
             paths = try parsed.operands("PATH")
-            guard !paths.isEmpty else { throw UsageError("missing PATH to check (see prores-decode check --help)") }
+            listPath = parsed.string("--list")
+            resumePath = parsed.string("--resume")
+            guard !paths.isEmpty || listPath != nil else { throw UsageError("missing PATH to check, or --list FILE (see prores-decode check --help)") }
+            if listPath?.isEmpty == true { throw UsageError("--list needs a file, or - for stdin") }
             if let stdin = paths.first(where: { $0 == "-" }) {
                 let golden = parsed.string("--golden") == "-" ? " (and --golden - reads stdin)" : ""
                 throw UsageError("'\(stdin)': check reads files, not stdin\(golden)")
@@ -44,7 +49,7 @@ extension CheckCommand {
             sample = try parsed.integer("--sample")
             jobs = try parsed.integer("--jobs") ?? 0
             threads = try parsed.integer("--threads") ?? 0
-            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N", CheckShard.init(parsing:))
+            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N, auto or auto/N", ShardRequest.init(parsing:))
             timeout = try parsed.real("--timeout") ?? CheckOptions.defaultTimeout
             previewsPath = parsed.string("--previews")
             previewFrames = try parsed.integer("--preview-frames")
@@ -83,6 +88,12 @@ extension CheckCommand {
             let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
             let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
             if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
+            if resumePath != nil, htmlPath != nil {
+                throw UsageError("--html cannot be combined with --resume (carried files have no per-frame numbers): "
+                                 + "prores-decode merge REPORT --html FILE makes the page from the report")
+            }
+            if let resumePath, resumePath == reportPath { throw UsageError("--resume '\(resumePath)' is also the --report: give the new report another name") }
+            if listPath == "-", goldenPath == "-" { throw UsageError("--list - and --golden - cannot both read stdin") }
         }
 
         /// Each file the folders expand to and the filters keep (in any
@@ -95,6 +106,8 @@ extension CheckCommand {
             for path in paths { files.input("the input", path) }
             for input in expanded { files.input("the input", input.path) }
             files.input("--golden", goldenPath)
+            files.input("--list", listPath)
+            files.input("--resume", resumePath)
             for (option, path) in [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)] {
                 files.output(option, path)
             }
@@ -113,8 +126,41 @@ extension CheckCommand {
             DecoderSelection(choice: decoderChoice ?? .auto, requireHardware: requireHardware, device: device)
         }
 
+        /// The options that shape verdicts, for the report's `"run"`
+        /// (`CheckRun.options`): what `merge` requires shards to share and
+        /// `--resume` requires of the earlier run. Previews never change a
+        /// verdict, so they are not among them.
+        func runOptions(golden: GoldenFile?) -> String {
+            var words: [String] = []
+            if !rules.isEmpty { words += ["--expect", rules.map(\.text).joined(separator: ",")] }
+            if let golden { words += ["--golden", "blake3:" + Array(golden.text.utf8).withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex }] }
+            if let sample { words += ["--sample", "\(sample)"] }
+            words += filter.include.flatMap { ["--include", $0.text] } + filter.exclude.flatMap { ["--exclude", $0.text] }
+            if timeout != CheckOptions.defaultTimeout { words += ["--timeout", JSON.number(timeout, digits: 3)] }
+            if let decoderChoice { words += ["--decoder", decoderChoice.rawValue] }
+            return words.joined(separator: " ")
+        }
+
         var previews: PreviewOptions? {
             previewsPath.map { PreviewOptions(directory: $0, frames: previewFrames ?? PreviewOptions.defaultFrames) }
+        }
+    }
+
+    /// `--shard I/N`, `auto` or `auto/N` (`ShardEnvironment`).
+    enum ShardRequest {
+        case fixed(CheckShard)
+        case auto(count: Int?)
+
+        init?(parsing text: String) {
+            if text == "auto" {
+                self = .auto(count: nil)
+            } else if text.hasPrefix("auto/") {
+                guard let count = Int(text.dropFirst(5)), count >= 1 else { return nil }
+                self = .auto(count: count)
+            } else {
+                guard let shard = CheckShard(parsing: text) else { return nil }
+                self = .fixed(shard)
+            }
         }
     }
 }

@@ -11,13 +11,29 @@ import ProResOptions
 /// and, if asked, as JSON, JUnit XML, an HTML page and a golden md5 file.
 enum CheckCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let shard = arguments.shard, sample = arguments.sample, verbose = arguments.verbose
+        let sample = arguments.sample, verbose = arguments.verbose
+        let (shard, shardSource) = try resolveShard(arguments.shard)
         let golden = try arguments.goldenPath.map(loadGolden)
-        let filtered = arguments.filter.apply(CheckInputExpander.expand(arguments.paths))
+        let listed = try arguments.listPath.map(loadList) ?? []
+        var expanded = CheckInputExpander.expand(arguments.paths, listed: listed)
+        if let listPath = arguments.listPath, listed.isEmpty {
+            // A check never passes by finding nothing: an empty list (a query that matched nothing) is an error.
+            let name = listPath == "-" ? "stdin" : listPath
+            expanded.append(CheckInput(path: name, key: name, problem: "the --list names no files"))
+            expanded.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        }
+        let filtered = arguments.filter.apply(expanded)
         let everything = filtered.kept
         try noteSkipped(filtered)
         let inputs = shard?.select(everything) ?? everything
         var previews = arguments.previews
+        let run = CheckRun(options: arguments.runOptions(golden: golden), inputs: everything, shard: shard, shardSource: shardSource,
+                           goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 })
+        if let shardSource, let shard { Console.note("check: shard \(shard) from \(shardSource)") }
+        let resumed = try arguments.resumePath.map {
+            try ResumedFiles.load($0, options: run.options, inputs: inputs, wantsGolden: arguments.writeGoldenPath != nil)
+        }
+        let toCheck = resumed.map { r in inputs.filter { r.carried[$0.path] == nil } } ?? inputs
         if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]
             for input in inputs where input.problem == nil {
@@ -62,14 +78,14 @@ enum CheckCommand: Command {
                                    keepsFrameSeries: arguments.htmlPath != nil)
         // Files, and the frames inside them as the files open (a long file
         // is minutes of one file): `file 0/1 frame 480/20100 2% 220 fps ETA 1:30`.
-        let progress = ProgressLine.onTerminal(unit: "file", total: inputs.count, rateUnit: nil)
-        let counts = CheckProgressCounts(files: inputs.count)
+        let progress = ProgressLine.onTerminal(unit: "file", total: toCheck.count, rateUnit: nil)
+        let counts = CheckProgressCounts(files: toCheck.count)
         if let progress {
             options.frameProgress = CheckFrameProgress { done, expected in
                 progress.draw { seconds in counts.frames(done: done, expected: expected, seconds: seconds) }
             }
         }
-        let batch = BatchCheck(inputs: inputs, options: options)
+        let batch = BatchCheck(inputs: toCheck, options: options)
         KeptUntilExit.keep(batch)
         batch.onResult = { result in
             progress?.clear()
@@ -89,6 +105,7 @@ enum CheckCommand: Command {
             }
         }
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
+        if let resumed { resumed.announce(inputs) }
         let results: [FileCheckResult]
         do { results = try batch.run() } catch { progress?.clear(); throw error }
         progress?.clear()
@@ -102,7 +119,9 @@ enum CheckCommand: Command {
                              + " was on the device, \(shared.mixedBatches) batches held two files' frames")
             }
         }
-        let summary = CheckSummary(results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
+        let seconds = Double(monotonicNanoseconds() - started) / 1e9
+        let summary = resumed?.summary(results, seconds: seconds, shard: shard, sample: sample)
+            ?? CheckSummary(results, seconds: seconds, shard: shard, sample: sample)
         let previewFailures = results.compactMap { result -> String? in
             if case let .failed(reason)? = result.previews { return "\(result.input.path): \(reason)" }
             return nil
@@ -118,6 +137,7 @@ enum CheckCommand: Command {
         if let goldenOut {
             var file = GoldenFile()
             for result in results where result.decodedCleanly { file.add(key: result.input.key, hashes: result.hashes) }
+            resumed?.addGolden(to: &file)
             let left = results.filter { !$0.decodedCleanly }
             if !left.isEmpty {
                 Console.note("not in the golden file (frames not decoded cleanly): \(left.map(\.input.path).joined(separator: ", "))")
@@ -126,11 +146,12 @@ enum CheckCommand: Command {
             try goldenOut.commit()
         }
         if let report {
-            try report.write(CheckReport.json(results, summary: summary))
+            try report.write(resumed?.json(results, inputs: inputs, summary: summary, run: run)
+                             ?? CheckReport.json(results, summary: summary, run: run))
             try report.commit()
         }
         if let junit {
-            try junit.write(JUnitReport.xml(results, summary: summary))
+            try junit.write(resumed?.junit(results, inputs: inputs, summary: summary) ?? JUnitReport.xml(results, summary: summary))
             try junit.commit()
         }
         if let html, let path = arguments.htmlPath {
@@ -149,8 +170,9 @@ enum CheckCommand: Command {
     static func line(_ result: FileCheckResult) -> String {
         let problems = result.problems
         let more = problems.count > 1 ? " (+\(problems.count - 1) more)" : ""
+        let retried = result.retries.isEmpty ? "" : " (opened after \(result.retries.count) failed tr\(result.retries.count == 1 ? "y" : "ies"))"
         switch result.status {
-        case .pass: return "PASS \(result.input.path)"
+        case .pass: return "PASS \(result.input.path)\(retried)"
         case .fail: return "FAIL \(result.input.path): \(problems.first ?? "failed")\(more)"
         case .error: return "ERROR \(result.input.path): \(problems.first ?? "error")\(more)"
         }
@@ -163,6 +185,27 @@ enum CheckCommand: Command {
         case nil, .skipped?: return nil
         case let .written(sheet, frame, _, _, _)?: return "previews: \(sheet), \(frame)"
         case let .failed(reason)?: return "previews: none: \(reason)"
+        }
+    }
+
+    /// `--shard auto` resolved from the engine's variables, with where it came from.
+    private static func resolveShard(_ request: ShardRequest?) throws -> (CheckShard?, String?) {
+        switch request {
+        case nil: return (nil, nil)
+        case let .fixed(shard)?: return (shard, nil)
+        case let .auto(count)?:
+            do {
+                let choice = try ShardEnvironment.resolve(count: count, environment: ProcessInfo.processInfo.environment)
+                return (choice.shard, choice.source)
+            } catch let problem as ShardEnvironment.Problem {
+                throw UsageError(problem.description)
+            }
+        }
+    }
+
+    private static func loadList(_ path: String) throws -> [String] {
+        do { return try CheckInputList.read(path) } catch let problem as CheckInputList.Problem {
+            throw ProResDecodeError.inputUnreadable(path: path == "-" ? "stdin" : path, reason: "--list: \(problem)")
         }
     }
 

@@ -7,7 +7,8 @@ extension CheckCommand {
         name: "check", operands: "PATH...", summary: "batch QC for CI: pass, fail or error per file",
         sections: [
             OptionSection(heading: "REPORTS", options: [
-                OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...}}"#),
+                OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...},"run":{...}}; "#
+                               + "prores-decode merge joins the reports of a run's shards into one"),
                 OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
                 OptionSpec("--html", value: "FILE|-",
                            help: "a page to look at: summary, then per file (failures first) the verdict and why, the format "
@@ -49,7 +50,21 @@ extension CheckCommand {
                 OptionSpec("--exclude", value: "GLOB", repeatable: true,
                            help: "skip found files whose key matches GLOB (as --include). Sidecars found under a directory "
                                + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
-                OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
+                OptionSpec("--list", value: "FILE|-",
+                           help: "also check the files and http(s) URLs named in FILE (- reads stdin), one a line, byte for byte "
+                               + "(never a glob); blank lines and lines starting with # are skipped; at most 64 MiB"),
+                OptionSpec("--shard", value: "I/N|auto|auto/N",
+                           help: "check only shard I of N (1-based): the files whose key's SHA-256, first 8 bytes as a big-endian "
+                               + "integer, is I-1 mod N, so adding a file moves no other; auto reads I (and N) from the engine: "
+                               + "PRORES_DECODE_SHARD_INDEX/_TOTAL (0-based), CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), "
+                               + "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID/_MIN/_COUNT, AWS_BATCH_JOB_ARRAY_INDEX; "
+                               + "N from auto/N where the engine gives none"),
+                OptionSpec("--resume", value: "PREVIOUS.json",
+                           help: "carry over PREVIOUS.json's pass and fail verdicts (made with the same options) for files whose "
+                               + "key and size and modification time (an http:// URL: ETag and Last-Modified) are unchanged; check "
+                               + "the rest. Carried files are marked "
+                               + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
+                               + "golden file PREVIOUS.json's run wrote (beside it). Errors and https:// URLs are always checked again"),
                 OptionSpec("--timeout", value: "SECONDS", range: .real(lower: 0, upper: 604_800, lowerExcluded: true), help: "per file, opening included (default 600): ERROR \"timed out\""),
                 OptionSpec("--threads", value: "N", range: .integer(1...256), help: "FFmpeg threads per file (default: max(1, cores/jobs))"),
             ]),
@@ -79,8 +94,9 @@ extension CheckCommand {
         One line per file on stderr, in path order, then a TOTAL line.
 
         PATH: a file; a directory (every regular file below it, recursively, hidden \
-        names skipped); or a quoted glob pattern ('clips/*.mov'). Files are checked in \
-        path order. A PATH that names nothing (missing, empty directory, no match) is \
+        names skipped); a quoted glob pattern ('clips/*.mov'); or an http:// or https:// \
+        URL, read with range requests (its query, a presigned URL's signature, is left out \
+        of reports and keys). Files are checked in path order. A PATH that names nothing (missing, empty directory, no match) is \
         an ERROR: a check never passes by finding nothing.
         """,
         epilogue: """

@@ -56,7 +56,7 @@ enum CommandLineTool {
     /// Every command, in the order the main help and README.md list them;
     /// decoding, which has no word of its own, takes whatever else comes.
     static var commands: [any Command.Type] {
-        [DecodeCommand.self, InfoCommand.self, DevicesCommand.self, CheckCommand.self, PlayCommand.self, RooflineCommand.self,
+        [DecodeCommand.self, InfoCommand.self, DevicesCommand.self, CheckCommand.self, MergeCommand.self, PlayCommand.self, RooflineCommand.self,
          BenchCommand.self, PlotCommand.self]
     }
 

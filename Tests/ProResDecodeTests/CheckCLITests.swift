@@ -70,20 +70,102 @@ final class CheckCLITests: XCTestCase {
 
     // MARK: - Sharding
 
-    func testShardsPartitionTheSortedList() throws {
+    func testShardsFollowTheKeysSHA256() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
-        let all = try reportFiles(["check", dir.path, "--threads", "1"]).map { $0["path"] as! String }
+        let all = try reportFiles(["check", dir.path, "--threads", "1"]).map { ($0["path"] as! String, $0["key"] as! String) }
         XCTAssertEqual(all.count, 12)
         for count in [1, 2, 3, 5, 13] {
+            let expected = try SHA256Sum.shards(keys: all.map(\.1), count: count)
             var seen: [String] = []
             for index in 1...count {
                 let shard = try reportFiles(["check", dir.path, "--shard", "\(index)/\(count)", "--threads", "1"]).map { $0["path"] as! String }
-                XCTAssertEqual(shard, all.enumerated().filter { $0.offset % count == index - 1 }.map(\.element),
-                               "shard \(index)/\(count) must hold positions ≡ \(index - 1) mod \(count), in order")
+                XCTAssertEqual(shard, zip(all, expected).filter { $0.1 == index }.map(\.0.0),
+                               "shard \(index)/\(count) must hold the files whose key's SHA-256 is \(index - 1) mod \(count), in order")
                 seen += shard
             }
-            XCTAssertEqual(seen.sorted(), all.sorted(), "shards of \(count) must cover every file exactly once")
+            XCTAssertEqual(seen.sorted(), all.map(\.0).sorted(), "shards of \(count) must cover every file exactly once")
         }
+    }
+
+    func testShardAutoSaysWhereItCameFrom() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        let result = try runTool(["check", dir.path, "--shard", "auto", "--threads", "1", "--report", "-"],
+                                 environment: ["CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"])
+        XCTAssertTrue(result.stderr.contains("check: shard 2/3 from GitLab CI (CI_NODE_INDEX=2, CI_NODE_TOTAL=3)"), result.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let run = try XCTUnwrap(object["run"] as? [String: Any])
+        XCTAssertEqual(run["shard_index"] as? Int, 2)
+        XCTAssertEqual(run["shard_count"] as? Int, 3)
+        XCTAssertEqual(run["shard_source"] as? String, "GitLab CI (CI_NODE_INDEX=2, CI_NODE_TOTAL=3)")
+        XCTAssertEqual(run["inputs"] as? Int, 12)
+        // The engines' variables of the machine running the tests would answer instead.
+        let engines = ["PRORES_DECODE_SHARD_INDEX", "CI_NODE_INDEX", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX"]
+        guard !ProcessInfo.processInfo.environment.keys.contains(where: engines.contains) else { return }
+        let none = try runTool(["check", dir.path, "--shard", "auto"])
+        XCTAssertEqual(none.status, 2, none.stderr)
+        XCTAssertTrue(none.stderr.contains("--shard auto found none of"), none.stderr)
+    }
+
+    func testListNamesFilesAndURLsByteForByte() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        let odd = dir.appendingPathComponent("good").path + "/odd[1]?.mov"
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: odd)
+        let nonUTF8 = Array(dir.appendingPathComponent("good").path.utf8) + Array("/clip".utf8) + [0xFF] + Array(".mov".utf8)
+        XCTAssertEqual(nonUTF8.withUnsafeBufferPointer { bytes -> Int32 in
+            let name = bytes.map { CChar(bitPattern: $0) } + [0]
+            return Repo.fixture("hq.mov").withCString { source in
+                guard let from = fopen(source, "rb"), let to = fopen(name, "wb") else { return -1 }
+                defer { fclose(from); fclose(to) }
+                var buffer = [UInt8](repeating: 0, count: 1 << 16)
+                while true {
+                    let n = fread(&buffer, 1, buffer.count, from)
+                    if n == 0 { break }
+                    fwrite(buffer, 1, n, to)
+                }
+                return 0
+            }
+        }, 0)
+        var list = Data("# clips to check\n\n".utf8)
+        list += Data((dir.appendingPathComponent("good/hq.mov").path + "\n").utf8)
+        list += Data((odd + "\r\n").utf8)
+        list += Data(nonUTF8 + [0x0A])
+        list += Data((dir.appendingPathComponent("bad/missing.mov").path + "\n").utf8)
+        let listFile = dir.appendingPathComponent("list.txt")
+        try list.write(to: listFile)
+        for source in [listFile.path, "-"] {
+            let result = try runTool(["check", "--list", source, "--threads", "1", "--report", "-"], stdin: source == "-" ? list : nil)
+            XCTAssertEqual(result.status, 11, result.stderr)
+            let files = try CheckFixtures.files(result.stdout)
+            XCTAssertEqual(files.map { $0["status"] as! String }, ["error", "pass", "pass", "pass"], result.stderr)
+            XCTAssertEqual(files.map { $0["key"] as! String }.sorted(), [dir.appendingPathComponent("bad/missing.mov").path,
+                                                                       dir.appendingPathComponent("good").path + "/clip\\xFF.mov",
+                                                                       dir.appendingPathComponent("good/hq.mov").path, odd].sorted())
+        }
+    }
+
+    func testAnEmptyListIsAnErrorNotAPass() throws {
+        let result = try runTool(["check", "--list", "-", "--report", "-"], stdin: Data("# nothing today\n\n".utf8))
+        XCTAssertEqual(result.status, 11, result.stderr)
+        XCTAssertTrue(result.stderr.contains("ERROR stdin: cannot read: the --list names no files"), result.stderr)
+    }
+
+    func testListThatIsNotAFileIsRefusedInOneLine() throws {
+        let dir = try makeTemporaryDirectory(self)
+        for (list, words) in [(dir.path, "a directory, not a file of paths"), ("/dev/zero", "a device, not a file of paths"),
+                              (dir.appendingPathComponent("none.txt").path, "no such file")] {
+            let result = try runTool(["check", "--list", list])
+            XCTAssertEqual(result.status, 3, result.stderr)
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+            XCTAssertTrue(result.stderr.contains(words), result.stderr)
+        }
+        let big = dir.appendingPathComponent("big.txt")
+        XCTAssertTrue(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: UInt64(64 << 20) + 1)
+        try handle.close()
+        let result = try runTool(["check", "--list", big.path])
+        XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(result.stderr.contains("larger than 64 MiB"), result.stderr)
     }
 
     func testEmptyShardPasses() throws {

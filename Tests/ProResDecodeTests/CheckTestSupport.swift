@@ -24,11 +24,12 @@ enum CheckFixtures {
         return dir
     }
 
-    /// Timings become 0 and the temporary directory `$DIR`, so two runs (or a
+    /// Timings and modification times become 0, the temporary directory
+    /// `$DIR` and the golden file a run wrote `$GOLDEN`, so two runs (or a
     /// run and a snapshot) compare byte for byte.
     static func normalise(_ text: String, directory: URL) -> String {
         var text = text.replacingOccurrences(of: directory.path, with: "$DIR")
-        for (pattern, replacement) in [("\"seconds\":[0-9.e+-]+", "\"seconds\":0"), ("time=\"[0-9.e+-]+\"", "time=\"0\""),
+        for (pattern, replacement) in [("\"seconds\":[0-9.e+-]+", "\"seconds\":0"), ("\"mtime_ns\":[0-9]+", "\"mtime_ns\":0"), ("(\"run\":\\{.*\"golden\":)\"[^\"]*\"", "$1\"$GOLDEN\""), ("time=\"[0-9.e+-]+\"", "time=\"0\""),
                                        (" in [0-9.e+-]+ s\n", " in 0 s\n")] {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }
@@ -75,5 +76,36 @@ enum CheckFixtures {
             offset += size
         }
         return frames
+    }
+
+    /// A merged report says what the unsharded check of the same list says:
+    /// the same files with the same verdicts, reasons, formats and
+    /// statistics (timings, preview paths, file times and `--resume`'s carried marks
+    /// aside), the same totals, in
+    /// any order; and, given both, the same golden lines.
+    static func assertSameCheck(merged: URL, unsharded: URL, mergedGolden: URL? = nil, unshardedGolden: URL? = nil,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        func verdicts(_ url: URL) throws -> ([String: NSDictionary], [String: Int]) {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any], file: file, line: line)
+            var byPath: [String: NSDictionary] = [:]
+            for entry in try XCTUnwrap(object["files"] as? [[String: Any]], file: file, line: line) {
+                let kept = entry.filter { !["seconds", "previews", "carried", "source"].contains($0.key) }
+                XCTAssertNil(byPath.updateValue(kept as NSDictionary, forKey: entry["path"] as? String ?? ""), "a path twice", file: file, line: line)
+            }
+            let summary = try XCTUnwrap(object["summary"] as? [String: Any], file: file, line: line)
+            return (byPath, summary.compactMapValues { $0 as? Int }.filter { ["files", "passed", "failed", "errors"].contains($0.key) })
+        }
+        let (m, mTotals) = try verdicts(merged), (u, uTotals) = try verdicts(unsharded)
+        XCTAssertEqual(Set(m.keys), Set(u.keys), "the merged report holds other files", file: file, line: line)
+        for (path, entry) in u where m[path] != entry {
+            XCTFail("\(path): merged \(m[path].map { "\($0)" } ?? "missing") but unsharded \(entry)", file: file, line: line)
+        }
+        XCTAssertEqual(mTotals, uTotals, "totals", file: file, line: line)
+        XCTAssertEqual(mTotals.count, 4, file: file, line: line)
+        if let mergedGolden, let unshardedGolden {
+            let lines = { (url: URL) in Set(try String(contentsOf: url, encoding: .utf8).split(separator: "\n")) }
+            XCTAssertEqual(try lines(mergedGolden), try lines(unshardedGolden), "golden lines", file: file, line: line)
+            XCTAssertGreaterThan(try lines(unshardedGolden).count, 1, "a golden file with frames", file: file, line: line)
+        }
     }
 }

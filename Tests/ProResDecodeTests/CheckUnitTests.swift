@@ -53,17 +53,88 @@ final class CheckUnitTests: XCTestCase {
         XCTAssertNil(CheckShard(parsing: "1"))
         XCTAssertNil(CheckShard(parsing: "1/2/3"))
         XCTAssertEqual(CheckShard(parsing: "2/3"), CheckShard(index: 2, count: 3))
-        for total in 0...20 {
-            let items = Array(0..<total)
-            for count in 1...7 {
-                let shards = (1...count).map { CheckShard(index: $0, count: count)!.select(items) }
-                XCTAssertEqual(shards.flatMap { $0 }.sorted(), items, "\(count) shards of \(total) must cover each item once")
-                for (i, shard) in shards.enumerated() {
-                    XCTAssertTrue(shard.allSatisfy { $0 % count == i })
-                    XCTAssertEqual(shard, shard.sorted())
-                }
+        let inputs = (0..<40).map { CheckInput(path: "d/\($0).mov", key: "\($0).mov") }
+        for count in 1...7 {
+            let shards = (1...count).map { CheckShard(index: $0, count: count)!.select(inputs) }
+            XCTAssertEqual(shards.flatMap { $0 }.map(\.key).sorted(), inputs.map(\.key).sorted(), "\(count) shards must cover each file once")
+            for shard in shards {
+                let kept = Set(shard.map(\.path))
+                XCTAssertEqual(shard.map(\.path), inputs.map(\.path).filter(kept.contains), "a shard keeps the list's order")
             }
         }
+    }
+
+    /// 1 + (first 8 bytes of SHA-256(key), big-endian) mod N, worked out
+    /// with Python's hashlib: int.from_bytes(sha256(key).digest()[:8], "big") % n + 1.
+    func testShardOfAKeyIsItsSHA256ModN() {
+        let expected: [(String, [Int])] = [
+            ("a.mov", [1, 1, 3, 4, 61]), ("good/hq.mov", [1, 1, 1, 5, 11]),
+            (PathBytes.string([0x63, 0x6C, 0x69, 0x70, 0xFF, 0x2E, 0x6D, 0x6F, 0x76]), [1, 2, 2, 2, 48]),
+            ("https://example.com/x/y.mov", [1, 2, 2, 1, 64]),
+        ]
+        for (key, shards) in expected {
+            XCTAssertEqual([1, 2, 3, 7, 64].map { CheckShard.shard(ofKey: key, count: $0) }, shards, key)
+        }
+    }
+
+    /// Adding a file moves no other file to another shard.
+    func testAddingAFileMovesOnlyThatFile() {
+        let before = (0..<200).map { CheckInput(path: "\($0).mov", key: "\($0).mov") }
+        let after = before + [CheckInput(path: "new.mov", key: "new.mov")]
+        for count in [2, 3, 8] {
+            for index in 1...count {
+                let shard = CheckShard(index: index, count: count)!
+                XCTAssertEqual(Set(shard.select(after).map(\.key)).subtracting(["new.mov"]), Set(shard.select(before).map(\.key)))
+            }
+        }
+    }
+
+    func testShardAutoReadsEachEngine() throws {
+        func resolve(_ count: Int?, _ environment: [String: String]) throws -> String {
+            let choice = try ShardEnvironment.resolve(count: count, environment: environment)
+            return "\(choice.shard) \(choice.source)"
+        }
+        XCTAssertEqual(try resolve(nil, ["CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"]), "2/3 GitLab CI (CI_NODE_INDEX=2, CI_NODE_TOTAL=3)")
+        XCTAssertEqual(try resolve(4, ["JOB_COMPLETION_INDEX": "0"]), "1/4 Kubernetes Indexed Job (JOB_COMPLETION_INDEX=0)")
+        XCTAssertEqual(try resolve(nil, ["SLURM_ARRAY_TASK_ID": "12", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_COUNT": "8"]),
+                       "3/8 Slurm job array (SLURM_ARRAY_TASK_ID=12, SLURM_ARRAY_TASK_MIN=10, SLURM_ARRAY_TASK_COUNT=8)")
+        XCTAssertEqual(try resolve(nil, ["SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4",
+                                         "SLURM_ARRAY_TASK_STEP": "4"]).prefix(3), "3/4")
+        XCTAssertEqual(try resolve(8, ["AWS_BATCH_JOB_ARRAY_INDEX": "7"]), "8/8 AWS Batch array job (AWS_BATCH_JOB_ARRAY_INDEX=7)")
+        XCTAssertEqual(try resolve(nil, ["PRORES_DECODE_SHARD_INDEX": "0", "PRORES_DECODE_SHARD_TOTAL": "3"]).prefix(3), "1/3")
+        XCTAssertEqual(try resolve(3, ["CI_NODE_INDEX": "3"]).prefix(3), "3/3", "auto/N gives GitLab's count when it states none")
+        let problems: [(Int?, [String: String], ShardEnvironment.Problem)] = [
+            (nil, [:], .noEngine),
+            (nil, ["JOB_COMPLETION_INDEX": "1"], .needsCount(engine: "Kubernetes Indexed Job")),
+            (nil, ["AWS_BATCH_JOB_ARRAY_INDEX": "x"], .notANumber(variable: "AWS_BATCH_JOB_ARRAY_INDEX", value: "x")),
+            (2, ["JOB_COMPLETION_INDEX": "2"], .outOfRange(source: "Kubernetes Indexed Job (JOB_COMPLETION_INDEX=2)")),
+            (4, ["CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "3"], .countsDisagree(source: "GitLab CI (CI_NODE_INDEX=1, CI_NODE_TOTAL=3)", given: 4)),
+        ]
+        for (count, environment, problem) in problems {
+            XCTAssertThrowsError(try ShardEnvironment.resolve(count: count, environment: environment)) {
+                XCTAssertEqual($0 as? ShardEnvironment.Problem, problem)
+            }
+        }
+    }
+
+    func testListLinesKeepTheirBytes() throws {
+        let text: [UInt8] = Array("# a comment\n\n  \t\nclips/a.mov\r\n  # indented comment\n with space.mov\nhttps://h/x.mov?sig=1\n".utf8)
+            + [0x62, 0xFF, 0x2E, 0x6D, 0x6F, 0x76]
+        let entries = try CheckInputList.entries(text)
+        XCTAssertEqual(entries.count, 4)
+        XCTAssertEqual(Array(entries.prefix(3)), ["clips/a.mov", " with space.mov", "https://h/x.mov?sig=1"])
+        XCTAssertEqual(PathBytes.bytes(entries[3]), [0x62, 0xFF, 0x2E, 0x6D, 0x6F, 0x76])
+        XCTAssertThrowsError(try CheckInputList.entries([UInt8](repeating: 0x61, count: CheckInputList.maximumLineBytes + 1))) {
+            XCTAssertEqual($0 as? CheckInputList.Problem, .lineTooLong(line: 1))
+        }
+    }
+
+    func testAURLIsShownAndKeyedWithoutItsQuery() {
+        let inputs = CheckInputExpander.expand([], listed: ["https://host.invalid/a/b.mov?X-Amz-Signature=secret#t"])
+        XCTAssertEqual(inputs.map(\.path), ["https://host.invalid/a/b.mov"])
+        XCTAssertEqual(inputs.map(\.key), ["https://host.invalid/a/b.mov"])
+        XCTAssertEqual(inputs.map(\.location), ["https://host.invalid/a/b.mov?X-Amz-Signature=secret#t"])
+        XCTAssertNil(inputs.first?.problem)
     }
 
     // MARK: - Paths

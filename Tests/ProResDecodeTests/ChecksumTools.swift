@@ -23,6 +23,22 @@ enum MD5Sum {
     }
 }
 
+/// GNU coreutils' `sha256sum`: the independent reference for shard assignment.
+enum SHA256Sum {
+    static let path = "/usr/bin/sha256sum"
+
+    /// Lowercase hex digests of `messages`, in order.
+    static func hexes(_ messages: [Data], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        try ChecksumTool.lines(path, options: [], messages: messages, file: file, line: line).map { String($0.prefix(64)) }
+    }
+
+    /// The shard (1-based) of `count` a key belongs to: 1 + (the digest's
+    /// first 8 bytes, big-endian) mod count.
+    static func shards(keys: [String], count: Int) throws -> [Int] {
+        try hexes(keys.map { Data($0.utf8) }).map { Int(UInt64($0.prefix(16), radix: 16)! % UInt64(count)) + 1 }
+    }
+}
+
 /// A checksum CLI run once over `messages`, each written to a file of its
 /// own: its output lines, one a message, in order.
 enum ChecksumTool {

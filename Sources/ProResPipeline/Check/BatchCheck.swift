@@ -201,11 +201,12 @@ public final class BatchCheck: @unchecked Sendable {
     /// H200 a 48-frame 4K file decodes in ~10 ms, and opening it and reading
     /// its first batch took a few more, with the GPU idle.
     private func openAhead(_ index: Int) -> Deferred<SampleSource>? {
-        guard index < inputs.count, inputs[index].problem == nil else { return nil }
-        let path = inputs[index].path, prefetches = options.sample == nil
+        // A URL opens in its own check, where the tries it took are recorded.
+        guard index < inputs.count, inputs[index].problem == nil, !CheckInput.isURL(inputs[index].location) else { return nil }
+        let path = inputs[index].path, location = inputs[index].location, prefetches = options.sample == nil
         return Deferred("prores-decode.open-ahead") {
             try FFmpegLog.withContext(path) {
-                let source = try openSampleSource(path)
+                let source = try openSampleSource(location)
                 if prefetches { source.prefetch(frames: SampleSourcePrefetch.framesBeforeTheDecoder) }
                 return source
             }

@@ -22,11 +22,30 @@ public struct CheckInput: Hashable, Sendable {
     /// such files are filtered (`--include`, `--exclude`, sidecars), since a
     /// file named on the command line was asked for.
     public let found: Bool
+    /// What is opened: the path, or for an http(s) URL the URL in full. A
+    /// URL's `path` and `key` leave out its query and fragment, so that a
+    /// presigned URL's signature reaches no report or log, and the same
+    /// object signed again keeps its key.
+    public let location: String
 
-    public init(path: String, key: String, problem: String? = nil, found: Bool = false) {
+    public init(path: String, key: String, problem: String? = nil, found: Bool = false, location: String? = nil) {
         self.path = path
         self.key = key
         self.problem = problem
         self.found = found
+        self.location = location ?? path
+    }
+
+    /// `http://` or `https://` (any case): read through libavformat, with
+    /// range requests. Anything else is a local path.
+    public static func isURL(_ text: String) -> Bool {
+        let lower = text.prefix(8).lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// A URL as it is shown and keyed: without its query and fragment.
+    public static func url(_ text: String) -> CheckInput {
+        let shown = String(text.prefix { $0 != "?" && $0 != "#" })
+        return CheckInput(path: shown, key: shown, location: text)
     }
 }

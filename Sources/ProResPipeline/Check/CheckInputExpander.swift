@@ -18,27 +18,30 @@ import ProResGPU
 /// keyed below the directory, a glob's matches below its last directory
 /// without wildcards, and a file argument by its path with `./` and doubled
 /// slashes tidied away.
+///
+/// An `http://` or `https://` argument that is not a local path is a URL
+/// (`CheckInput.url`): one entry, opened by libavformat.
 public enum CheckInputExpander {
-    public static func expand(_ arguments: [String]) -> [CheckInput] {
-        var found: [CheckInput] = []
-        for given in arguments {
-            let argument = FileURL.localPath(given) ?? given
-            if exists(argument) {
-                found += expandExisting(argument)
-            } else if argument.contains(where: { "*?[".contains($0) }) {
-                let matches = glob(argument)
-                if matches.isEmpty {
-                    found.append(CheckInput(path: argument, key: argument, problem: "no file matches this pattern"))
-                }
-                let root = globRoot(argument)
-                for match in matches { found += expandExisting(match, keyPrefix: tidy(String(match.dropFirst(root.count)))) }
-            } else {
-                found.append(CheckInput(path: argument, key: argument, problem: "no such file"))
-            }
-        }
+    /// `listed`: the lines of a `--list`, which name files (a name may
+    /// hold `[` or `?`), never patterns.
+    public static func expand(_ arguments: [String], listed: [String] = []) -> [CheckInput] {
+        let found = arguments.flatMap { expand($0, globs: true) } + listed.flatMap { expand($0, globs: false) }
         var seen = Set<String>()
         return found.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
             .filter { seen.insert($0.path).inserted }
+    }
+
+    private static func expand(_ given: String, globs: Bool) -> [CheckInput] {
+        let argument = FileURL.localPath(given) ?? given
+        if exists(argument) { return expandExisting(argument) }
+        if CheckInput.isURL(argument) { return [CheckInput.url(argument)] }
+        guard globs, argument.contains(where: { "*?[".contains($0) }) else {
+            return [CheckInput(path: argument, key: argument, problem: "no such file")]
+        }
+        let matches = glob(argument)
+        if matches.isEmpty { return [CheckInput(path: argument, key: argument, problem: "no file matches this pattern")] }
+        let root = globRoot(argument)
+        return matches.flatMap { expandExisting($0, keyPrefix: tidy(String($0.dropFirst(root.count)))) }
     }
 
     private static func exists(_ path: String) -> Bool {

@@ -4,12 +4,17 @@ import GPUKit
 import ProResGPU
 
 /// The JSON report of a check run:
-/// `{"files":[{...},\n{...}],"summary":{...}}`, one file per line, keys in a
-/// fixed order (so reports diff well and compare with snapshots).
+/// `{"files":[{...},\n{...}],\n"summary":{...},\n"run":{...}}`, one file per
+/// line, keys in a fixed order (so reports diff well and compare with
+/// snapshots, and `merge` joins shards' lines as they are).
 public enum CheckReport {
-    public static func json(_ results: [FileCheckResult], summary: CheckSummary) -> String {
-        "{\"files\":[" + (results.isEmpty ? "" : "\n" + results.map(file).joined(separator: ",\n") + "\n")
-            + "],\n\"summary\":" + summary.json + "}\n"
+    public static func json(_ results: [FileCheckResult], summary: CheckSummary, run: CheckRun) -> String {
+        json(fileLines: results.map(file), summary: summary.json, run: run.json)
+    }
+
+    public static func json(fileLines: [String], summary: String, run: String) -> String {
+        "{\"files\":[" + (fileLines.isEmpty ? "" : "\n" + fileLines.joined(separator: ",\n") + "\n")
+            + "],\n\"summary\":" + summary + ",\n\"run\":" + run + "}\n"
     }
 
     public static func file(_ r: FileCheckResult) -> String {
@@ -41,6 +46,9 @@ public enum CheckReport {
                 JSON.object([("frame", "\($0.frame)"), ("changed", JSON.string($0.what))])
             })))
         }
+        // Only for a URL that was tried again, likewise.
+        if !r.retries.isEmpty { fields.append(("retries", JSON.array(r.retries.map(JSON.string)))) }
+        fields.append(("source", r.source?.json ?? "null"))
         fields.append(("decoder", r.decoder.map(JSON.string) ?? "null"))
         fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
         return JSON.object(fields)

@@ -1,14 +1,16 @@
 import ProResCore
-import ProResFFmpeg
-import GPUKit
-import ProResGPU
 
-/// `--shard I/N`: the I-th of N disjoint slices of the sorted file list, so N
-/// CI machines can split one check between them.
+/// `--shard I/N`: the I-th of N disjoint slices of the file list, so N
+/// machines can split one check between them.
 ///
-/// Why round-robin (position ≡ I−1 mod N) rather than contiguous blocks:
-/// neighbouring files (one camera roll, one episode) tend to be alike in
-/// size, so interleaving spreads the work more evenly.
+/// A file belongs to shard 1 + (h mod N), where h is the first 8 bytes of
+/// the SHA-256 of its key's bytes (the path relative to its directory
+/// argument, or as given; a URL without its query), read as a big-endian
+/// unsigned integer. Why a hash of the key rather than a position in the
+/// sorted list: adding or removing a file moves only that file, so a rerun
+/// after the archive grew (or a `--resume`) finds every other file in the
+/// shard it was in; and the same file goes to the same shard on every
+/// machine, whatever directory the archive is mounted at.
 public struct CheckShard: Hashable, Sendable, CustomStringConvertible {
     /// 1-based.
     public let index: Int
@@ -29,8 +31,19 @@ public struct CheckShard: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(index)/\(count)" }
 
-    /// The items whose position in `items` is ≡ index − 1 (mod count).
-    public func select<Item>(_ items: [Item]) -> [Item] {
-        items.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+    /// The name of the assignment, recorded in reports so that `merge`
+    /// never joins shards cut another way.
+    public static let scheme = "sha256-key-mod-n"
+
+    /// The shard (1-based) of `count` that the file keyed `key` belongs to.
+    public static func shard(ofKey key: String, count: Int) -> Int {
+        let digest = SHA256.hex(of: PathBytes.bytes(key))
+        let h = UInt64(digest.prefix(16), radix: 16) ?? 0
+        return Int(h % UInt64(count)) + 1
+    }
+
+    /// The inputs of this shard, in their order.
+    public func select(_ inputs: [CheckInput]) -> [CheckInput] {
+        inputs.filter { Self.shard(ofKey: $0.key, count: count) == index }
     }
 }

@@ -23,6 +23,17 @@ public struct CheckSummary: Sendable {
         self.sample = sample
     }
 
+    /// Totals counted elsewhere (checked files and carried ones, `--resume`).
+    public init(files: Int, passed: Int, failed: Int, errors: Int, seconds: Double, shard: CheckShard?, sample: Int?) {
+        self.files = files
+        self.passed = passed
+        self.failed = failed
+        self.errors = errors
+        self.seconds = seconds
+        self.shard = shard
+        self.sample = sample
+    }
+
     /// `7 files: 3 passed, 2 failed, 2 errors (0.42 s)`
     public var text: String {
         "\(files) file\(files == 1 ? "" : "s"): \(passed) passed, \(failed) failed, \(errors) error\(errors == 1 ? "" : "s")"

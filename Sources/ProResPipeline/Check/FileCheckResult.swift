@@ -47,6 +47,12 @@ public struct FileCheckResult: Sendable {
     /// error, `GPULaneFailure`): it is checked again alone, so that no file
     /// is blamed for another's failure.
     var failedWithSharedDecoder = false
+    /// An http(s) file's opens that failed in a way that passes and were
+    /// tried again (`URLOpening`), in words; empty for most files.
+    public internal(set) var retries: [String] = []
+    /// The local file's size and modification time before it was read;
+    /// nil for a URL or what could not be looked at.
+    public internal(set) var source: FileSource? = nil
     /// Which decoder ran: "cpu" or "gpu (device)"; nil when none did.
     public internal(set) var decoder: String? = nil
     /// With `--previews`: what was made (nil without it). Never affects `status`.

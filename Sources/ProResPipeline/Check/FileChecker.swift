@@ -1,3 +1,4 @@
+import Foundation
 import ProResCore
 import ProResFFmpeg
 import GPUKit
@@ -26,8 +27,11 @@ enum FileChecker {
     private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                             cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
                                             inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
+        // Before the file is read: a file changed while it is checked is checked again by a --resume.
+        let source = input.problem != nil ? nil : FileSource.of(input)
         var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
                                  inputEnded: inputEnded)
+        result.source = source
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
             if result.status == .error {
@@ -59,14 +63,20 @@ enum FileChecker {
         if let problem = input.problem { return .error(input, "cannot read: \(problem)", seconds: elapsed()) }
 
         let source: SampleSource
+        let retries = RetryNotes()
         do {
-            source = try Trace.span("source opened") { try (try? opened?.get()) ?? openSampleSource(input.path) }
+            source = try Trace.span("source opened") {
+                try (try? opened?.get()) ?? openSampleSource(input.location, retried: { retries.add($0) })
+            }
         } catch ProResDecodeError.truncatedRecording {
             // A recording cut short is a deliverable that fails, not a file
             // that could not be checked.
             return try timedOut(nil) ?? .failure(input, ProResDecodeError.truncatedRecordingReason, seconds: elapsed())
         } catch {
-            return try timedOut(nil) ?? .error(input, describe(error), seconds: elapsed(), failedToOpen: true)
+            if let stopped = try timedOut(nil) { return stopped }
+            var result = FileCheckResult.error(input, describe(error), seconds: elapsed(), failedToOpen: true)
+            result.retries = retries.list
+            return result
         }
         let format = source.format
         if let stopped = try timedOut(format) { return stopped }
@@ -99,6 +109,7 @@ enum FileChecker {
             let shared = error as? GPULaneFailure
             var result = FileCheckResult.error(input, describe(shared?.underlying ?? error), format: format, seconds: elapsed())
             result.failedWithSharedDecoder = shared != nil
+            result.retries = retries.list
             return result
         }
         if let stopped = try timedOut(format) { return stopped }
@@ -146,6 +157,7 @@ enum FileChecker {
                                      statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
         result.descriptionChanges = runs.changes
+        result.retries = retries.list
         if options.keepsFrameSeries { result.series = series }
         return result
     }
@@ -157,5 +169,25 @@ enum FileChecker {
         case let ProResDecodeError.notProRes(_, reason): return "not ProRes: \(reason)"
         default: return "\(error)"
         }
+    }
+}
+
+/// The tries of an http(s) open that failed and were made again, in words,
+/// for the report; said from the opening thread.
+final class RetryNotes: @unchecked Sendable {
+    // @unchecked: `notes` is touched only under `lock`.
+    private let lock = NSLock()
+    private var notes: [String] = []
+
+    func add(_ note: String) {
+        lock.lock()
+        notes.append(note)
+        lock.unlock()
+    }
+
+    var list: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return notes
     }
 }

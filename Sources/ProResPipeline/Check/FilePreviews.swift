@@ -39,7 +39,7 @@ enum FilePreviews {
         let collector = PreviewCollector(thumbnailWidth: options.thumbnailWidth, middle: chosenClean[chosenClean.count / 2],
                                          damaged: Set(chosenDamaged))
         do {
-            let source = try openSampleSource(input.path)
+            let source = try openSampleSource(input.location)
             format = source.format
             let run = try DecodeRun(source: SampledSource(source, frames: chosen),
                                     options: .init(output: .packed(source.format.nativePackedLayout), threads: threads, gpu: options.gpu,

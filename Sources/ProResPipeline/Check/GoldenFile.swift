@@ -94,6 +94,18 @@ public struct GoldenFile: Equatable, Sendable {
         for (index, hash) in hashes { entries[key, default: [:]][index] = hash }
     }
 
+    /// Joins another run's golden file (a shard's) into this one: both of one
+    /// kind, no key in both. Returns the keys both list, and joins nothing
+    /// then; nil when they are of different kinds.
+    public mutating func join(_ other: GoldenFile) -> [String]? {
+        if !other.entries.isEmpty, !entries.isEmpty, other.algorithm != algorithm { return nil }
+        let shared = other.entries.keys.filter { entries[$0] != nil }
+        guard shared.isEmpty else { return shared.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+        if entries.isEmpty { algorithm = other.algorithm }
+        entries.merge(other.entries) { mine, _ in mine }
+        return []
+    }
+
     public var text: String {
         var lines = [algorithm.header]
         for key in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {

@@ -11,14 +11,34 @@ import ProResGPU
 public enum JUnitReport {
     public static let suiteName = "prores-decode check"
 
+    /// One testcase: a file's path as the report writes it, its verdict and why.
+    public struct Case: Sendable {
+        public let name: String
+        public let status: FileCheckResult.Status
+        public let problems: [String]
+        public let seconds: Double
+
+        public init(name: String, status: FileCheckResult.Status, problems: [String], seconds: Double) {
+            self.name = name
+            self.status = status
+            self.problems = problems
+            self.seconds = seconds
+        }
+    }
+
     public static func xml(_ results: [FileCheckResult], summary: CheckSummary) -> String {
+        xml(results.map { Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds) },
+            failed: summary.failed, errors: summary.errors, seconds: summary.seconds)
+    }
+
+    public static func xml(_ cases: [Case], failed: Int, errors: Int, seconds: Double) -> String {
         var lines = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-            "<testsuite name=\"\(XMLText.escape(suiteName))\" tests=\"\(summary.files)\" failures=\"\(summary.failed)\""
-                + " errors=\"\(summary.errors)\" skipped=\"0\" time=\"\(JSON.number(summary.seconds, digits: 3))\">",
+            "<testsuite name=\"\(XMLText.escape(suiteName))\" tests=\"\(cases.count)\" failures=\"\(failed)\""
+                + " errors=\"\(errors)\" skipped=\"0\" time=\"\(JSON.number(seconds, digits: 3))\">",
         ]
-        for r in results {
-            let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(PathBytes.reportText(r.input.path)))\""
+        for r in cases {
+            let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(r.name))\""
                 + " time=\"\(JSON.number(r.seconds, digits: 3))\""
             let element: String
             // A description change is a finding on any file, passed or not.

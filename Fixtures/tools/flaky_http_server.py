@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""A small HTTP server for the tests of check over http(s): it serves the
+files of one directory with byte ranges, and misbehaves on purpose by path
+prefix. It listens on 127.0.0.1 only, on a free port it prints on stdout.
+
+  /ok/NAME          the file, with ranges
+  /flaky503/NAME    503 for the first two GET requests of NAME, then the file
+  /drop/NAME        the first response for NAME stops halfway and closes
+                    the connection; later ones (ranges) are whole
+  /redirect/NAME    302 to /ok/NAME
+  /missing/NAME     404
+  /forbidden/NAME   403
+
+Usage: flaky_http_server.py DIRECTORY
+"""
+import http.server
+import os
+import re
+import sys
+import threading
+
+ROOT = sys.argv[1]
+counts = {}
+lock = threading.Lock()
+
+
+def seen(key):
+    with lock:
+        counts[key] = counts.get(key, 0) + 1
+        return counts[key]
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_HEAD(self):
+        self.respond(body=False)
+
+    def do_GET(self):
+        self.respond(body=True)
+
+    def respond(self, body):
+        match = re.fullmatch(r"/(ok|flaky503|drop|redirect|missing|forbidden)/([^/]+)", self.path.split("?")[0])
+        if not match:
+            return self.send_error(404)
+        kind, name = match.groups()
+        if kind == "missing":
+            return self.send_error(404)
+        if kind == "forbidden":
+            return self.send_error(403)
+        if kind == "redirect":
+            self.send_response(302)
+            self.send_header("Location", "/ok/" + name)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if kind == "flaky503" and body and seen("503 " + name) <= 2:
+            return self.send_error(503)
+        path = os.path.join(ROOT, name)
+        if not os.path.isfile(path):
+            return self.send_error(404)
+        size = os.path.getsize(path)
+        start, end = 0, size - 1
+        ranged = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
+        if ranged:
+            start = int(ranged.group(1))
+            end = min(int(ranged.group(2)), size - 1) if ranged.group(2) else size - 1
+            if start >= size:
+                self.send_response(416)
+                self.send_header("Content-Range", "bytes */%d" % size)
+                self.end_headers()
+                return
+            self.send_response(206)
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (start, end, size))
+        else:
+            self.send_response(200)
+        length = end - start + 1
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Length", str(length))
+        self.send_header("Content-Type", "application/octet-stream")
+        self.end_headers()
+        if not body:
+            return
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(length)
+        if kind == "drop" and seen("drop " + name) == 1:
+            self.wfile.write(data[: max(1, length // 2)])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.wfile.write(data)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+server = Server(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()

@@ -1,0 +1,85 @@
+import Foundation
+
+/// `--shard auto` and `--shard auto/N`: the shard that the engine running
+/// this process gives it, read from that engine's variables, tried in this
+/// order:
+///
+/// | engine                      | index (base)                        | count                     |
+/// |-----------------------------|-------------------------------------|---------------------------|
+/// | any (GitHub Actions matrix) | PRORES_DECODE_SHARD_INDEX (0)       | PRORES_DECODE_SHARD_TOTAL |
+/// | GitLab CI `parallel:`       | CI_NODE_INDEX (1)                   | CI_NODE_TOTAL             |
+/// | Kubernetes Indexed Job      | JOB_COMPLETION_INDEX (0)            | auto/N                    |
+/// | Slurm job array             | SLURM_ARRAY_TASK_ID − _MIN (÷ _STEP)| SLURM_ARRAY_TASK_COUNT    |
+/// | AWS Batch array job         | AWS_BATCH_JOB_ARRAY_INDEX (0)       | auto/N                    |
+///
+/// GitHub Actions sets no such variable for a matrix job: its workflow
+/// passes `strategy.job-index` and `strategy.job-total` as the first row's.
+/// Where the engine states a count and `auto/N` names another, the two
+/// disagree and nothing is checked.
+public struct ShardEnvironment: Sendable {
+    public struct Choice: Sendable, Equatable {
+        public let shard: CheckShard
+        /// The engine and the variables read: "GitLab CI (CI_NODE_INDEX=2, CI_NODE_TOTAL=3)".
+        public let source: String
+    }
+
+    public enum Problem: Error, Equatable, CustomStringConvertible {
+        case noEngine
+        case needsCount(engine: String)
+        case notANumber(variable: String, value: String)
+        case outOfRange(source: String)
+        case countsDisagree(source: String, given: Int)
+
+        public var description: String {
+            switch self {
+            case .noEngine:
+                return "--shard auto found none of PRORES_DECODE_SHARD_INDEX, CI_NODE_INDEX, JOB_COMPLETION_INDEX, "
+                    + "SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX: give --shard I/N"
+            case let .needsCount(engine): return "--shard auto: \(engine) gives no shard count: use --shard auto/N"
+            case let .notANumber(variable, value): return "--shard auto: \(variable)='\(value)' is not a whole number"
+            case let .outOfRange(source): return "--shard auto: \(source) is not a shard of its count"
+            case let .countsDisagree(source, given): return "--shard auto/\(given) disagrees with \(source)"
+            }
+        }
+    }
+
+    /// `count`: N of `auto/N`, nil for `auto`.
+    public static func resolve(count: Int?, environment: [String: String]) throws -> Choice {
+        func number(_ name: String) throws -> Int? {
+            guard let text = environment[name] else { return nil }
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else { throw Problem.notANumber(variable: name, value: text) }
+            return value
+        }
+        func choose(engine: String, index: Int, base: Int, stated: Int?, read: [String]) throws -> Choice {
+            let source = engine + " (" + read.map { "\($0)=\(environment[$0] ?? "")" }.joined(separator: ", ") + ")"
+            if let stated, let count, stated != count { throw Problem.countsDisagree(source: source, given: count) }
+            guard let total = stated ?? count else { throw Problem.needsCount(engine: engine) }
+            guard let shard = CheckShard(index: index - base + 1, count: total) else { throw Problem.outOfRange(source: source) }
+            return Choice(shard: shard, source: source)
+        }
+        if let index = try number("PRORES_DECODE_SHARD_INDEX") {
+            let total = try number("PRORES_DECODE_SHARD_TOTAL")
+            return try choose(engine: "PRORES_DECODE_SHARD_INDEX", index: index, base: 0, stated: total,
+                              read: ["PRORES_DECODE_SHARD_INDEX"] + (total == nil ? [] : ["PRORES_DECODE_SHARD_TOTAL"]))
+        }
+        if let index = try number("CI_NODE_INDEX") {
+            return try choose(engine: "GitLab CI", index: index, base: 1, stated: try number("CI_NODE_TOTAL"),
+                              read: ["CI_NODE_INDEX", "CI_NODE_TOTAL"])
+        }
+        if let index = try number("JOB_COMPLETION_INDEX") {
+            return try choose(engine: "Kubernetes Indexed Job", index: index, base: 0, stated: nil, read: ["JOB_COMPLETION_INDEX"])
+        }
+        if let id = try number("SLURM_ARRAY_TASK_ID") {
+            let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0, step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
+            let read = ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"]
+                + (environment["SLURM_ARRAY_TASK_STEP"] == nil ? [] : ["SLURM_ARRAY_TASK_STEP"])
+            let offset = id - minimum
+            return try choose(engine: "Slurm job array", index: offset % step == 0 ? offset / step : -1, base: 0,
+                              stated: try number("SLURM_ARRAY_TASK_COUNT"), read: read)
+        }
+        if let index = try number("AWS_BATCH_JOB_ARRAY_INDEX") {
+            return try choose(engine: "AWS Batch array job", index: index, base: 0, stated: nil, read: ["AWS_BATCH_JOB_ARRAY_INDEX"])
+        }
+        throw Problem.noEngine
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import ProResCore
+import ProResPipeline
+import ProResOptions
+
+/// `prores-decode merge REPORT.json...`: the shard reports of one `check`
+/// (`--shard`), proven complete and joined into one report, JUnit file,
+/// page and golden file.
+enum MergeCommand: Command {
+    struct Arguments: CommandArguments {
+        let reports: [String]
+        let reportPath: String?
+        let junitPath: String?
+        let htmlPath: String?
+        let writeGoldenPath: String?
+        let overwrite: Bool
+        let noOverwrite: Bool
+
+        init(_ parsed: ParsedArguments) throws {
+            reports = parsed.positionals
+            guard !reports.isEmpty else { throw UsageError("missing REPORT.json to merge (see prores-decode merge --help)") }
+            if reports.contains("-") { throw UsageError("merge reads reports by name, not from stdin") }
+            reportPath = parsed.string("--report")
+            junitPath = parsed.string("--junit")
+            htmlPath = parsed.string("--html")
+            writeGoldenPath = parsed.string("--write-golden")
+            overwrite = parsed.flag("--overwrite")
+            noOverwrite = parsed.flag("--no-overwrite")
+        }
+
+        func validate() throws {
+            if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
+            let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
+            let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
+            if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
+            let named = outputs.compactMap(\.1).filter { $0 != "-" }
+            if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
+            if let input = reports.first(where: named.contains) { throw UsageError("'\(input)' is both a report to merge and an output") }
+        }
+    }
+
+    /// A report of 12,800 files is ~25 MB; this refuses a wrong file (a clip) early.
+    static let maximumReportBytes = 1 << 30
+
+    static func run(_ arguments: Arguments) throws -> ExitCode {
+        var shards: [(name: String, report: ShardReport)] = []
+        for path in arguments.reports {
+            let bytes = try readBytes(path, what: "report")
+            do { shards.append((path, try ShardReport(parsing: bytes, directory: ShardMergeDirectory.of(path)))) } catch let problem as ShardReport.Problem {
+                throw ProResDecodeError.inputUnreadable(path: path, reason: problem.description)
+            }
+        }
+        let merge: ShardMerge
+        do { merge = try ShardMerge(shards) } catch let problems as ShardMerge.Problems {
+            for problem in problems.list.dropLast() { Console.error(problem.description) }
+            throw UsageError(problems.list.last?.description ?? "the reports are not one run's shards")
+        }
+        let golden = try arguments.writeGoldenPath.map { _ in try joinGoldens(shards) }
+
+        let overwrite = !arguments.noOverwrite
+        let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let html = try arguments.htmlPath.map { try OutputFile(path: $0, overwrite: overwrite) }
+        let goldenOut = try arguments.writeGoldenPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
+        Console.write("TOTAL \(merge.text)\n")
+        if let goldenOut, let golden {
+            try goldenOut.write(golden.text)
+            try goldenOut.commit()
+        }
+        if let report {
+            try report.write(merge.json(goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 }))
+            try report.commit()
+        }
+        if let junit {
+            try junit.write(merge.junit)
+            try junit.commit()
+        }
+        if let html, let path = arguments.htmlPath {
+            let directory = path == "-" ? "." : ShardMergeDirectory.of(path)
+            try html.write(MergedPage.html(merge, pageDirectory: directory))
+            try html.commit()
+        }
+        return merge.failed > 0 ? .checkFailed : merge.errors > 0 ? .checkErrors : .success
+    }
+
+    /// Each shard's golden file, found beside its report, joined.
+    private static func joinGoldens(_ shards: [(name: String, report: ShardReport)]) throws -> GoldenFile {
+        var joined = GoldenFile()
+        for (name, report) in shards {
+            guard let written = report.run.golden.flatMap(PathBytes.fromReportText) else {
+                throw ProResDecodeError.inputUnreadable(path: name, reason: "names no golden file: its check ran without --write-golden FILE")
+            }
+            let base = written.split(separator: "/").last.map(String.init) ?? written
+            let directory = ShardMergeDirectory.of(name)
+            let path = directory == "." ? base : directory + "/" + base
+            let golden: GoldenFile
+            do { golden = try GoldenFile(parsing: try readText(path, what: "golden file")) } catch let error as GoldenFile.ParseError {
+                throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(error)")
+            }
+            guard let shared = joined.join(golden) else {
+                throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: of another kind (md5 or BLAKE3) than the others")
+            }
+            if let key = shared.first {
+                throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: '\(key)' is in another shard's golden file too")
+            }
+        }
+        return joined
+    }
+
+    private static func readText(_ path: String, what: String) throws -> String {
+        guard let text = String(validating: try readBytes(path, what: what), as: UTF8.self) else {
+            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): not UTF-8 text")
+        }
+        return text
+    }
+
+    private static func readBytes(_ path: String, what: String) throws -> [UInt8] {
+        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else {
+            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): " + (errno == ENOENT ? "no such file" : String(cString: strerror(errno))))
+        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): not a regular file")
+        }
+        guard Int(info.st_size) <= maximumReportBytes else {
+            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): larger than \(maximumReportBytes >> 30) GiB")
+        }
+        return [UInt8](handle.readDataToEndOfFile())
+    }
+}
+
+/// The directory part of a path ("." for a bare name).
+enum ShardMergeDirectory {
+    static func of(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

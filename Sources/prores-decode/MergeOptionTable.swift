@@ -1,0 +1,36 @@
+import ProResOptions
+
+/// `merge`'s table: every option, its help, and the prose around them.
+extension MergeCommand {
+    static let spec = CommandSpec(
+        name: "merge", operands: "REPORT.json...", summary: "join the shard reports of one check into one",
+        sections: [
+            OptionSection(heading: "OUTPUTS", options: [
+                OptionSpec("--report", value: "FILE|-", help: "the merged JSON report: every shard's file lines, in path order, and the totals"),
+                OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
+                OptionSpec("--html", value: "FILE|-",
+                           help: "a page to look at: verdicts, reasons, formats and --previews pictures linked relative to FILE's "
+                               + "directory (per-frame graphs stay on each shard's own page)"),
+                OptionSpec("--write-golden", value: "FILE|-",
+                           help: "join the shards' golden files: each is found beside its report, under the name the shard's "
+                               + "--write-golden gave it"),
+                OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file"),
+                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either"),
+            ]),
+        ],
+        about: """
+        Reads the JSON reports (--report) of the shards of one check run and proves \
+        they are one run's (the same options, the same file list, the same shard count, \
+        each shard once) and that together they cover the list exactly once (no file \
+        twice, each in the shard its key belongs to); then writes one report as \
+        check would have for the whole list. Relative preview paths are taken as \
+        relative to each report's directory: keep a shard's report, golden file and \
+        previews together as check wrote them.
+        """,
+        epilogue: """
+        Exit status: as check's: 0 every file passed; 10 at least one failed; 11 none \
+        failed but at least one could not be checked; 2 the reports are not one run's \
+        shards, or miss or repeat files (each problem named on stderr, nothing written); \
+        3 a report or golden file is missing or unreadable; 6 an output could not be written.
+        """)
+}

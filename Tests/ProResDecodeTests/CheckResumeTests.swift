@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+/// `check --resume PREVIOUS.json`: unchanged files keep their verdicts
+/// without being read, changed ones, errors and other options are checked.
+final class CheckResumeTests: XCTestCase {
+    /// Sets a file's modification time (nanoseconds since 1970).
+    private func setModified(_ path: String, _ nanoseconds: Int64) {
+        var times = [timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000)),
+                     timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+    }
+
+    private func modified(_ path: String) -> Int64 {
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    func testUnchangedFilesAreCarriedWithoutBeingRead() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        let out = try makeTemporaryDirectory(self)
+        let previous = out.appendingPathComponent("previous.json"), previousGolden = out.appendingPathComponent("previous.golden")
+        let first = try runTool(["check", dir.path, "--report", previous.path, "--write-golden", previousGolden.path])
+        XCTAssertEqual(first.status, 10, first.stderr)
+
+        // hq.mov's bytes become garbage of the same size and time: carried, it still passes; read, it would not.
+        let hq = dir.appendingPathComponent("good/hq.mov").path
+        let hqTime = modified(hq)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: hq)[.size] as? Int)
+        try Data(repeating: 0x5A, count: size).write(to: URL(fileURLWithPath: hq))
+        setModified(hq, hqTime)
+        // pq.mov is touched: checked again.
+        let pq = dir.appendingPathComponent("good/pq.mov").path
+        setModified(pq, modified(pq) + 1_000_000_000)
+
+        let resumed = out.appendingPathComponent("resumed.json"), resumedGolden = out.appendingPathComponent("resumed.golden")
+        let second = try runTool(["check", dir.path, "--resume", previous.path, "--report", resumed.path, "--write-golden", resumedGolden.path])
+        XCTAssertEqual(second.status, 10, second.stderr)
+        XCTAssertTrue(second.stderr.contains("PASS \(hq) (carried)"), second.stderr)
+        XCTAssertFalse(second.stderr.contains("PASS \(pq) (carried)"), second.stderr)
+        let files = try CheckFixtures.files(Data(contentsOf: resumed))
+        let carried = Set(files.filter { $0["carried"] as? Bool == true }.map { $0["key"] as! String })
+        let before = try CheckFixtures.files(Data(contentsOf: previous))
+        let expected = Set(before.filter { $0["status"] as? String != "error" }.map { $0["key"] as! String }).subtracting(["good/pq.mov"])
+        XCTAssertEqual(carried, expected, "every unchanged pass and fail, no error, not the touched file")
+        XCTAssertEqual(files.first { $0["key"] as? String == "good/hq.mov" }?["status"] as? String, "pass")
+        XCTAssertEqual(try String(contentsOf: resumedGolden, encoding: .utf8), try String(contentsOf: previousGolden, encoding: .utf8),
+                       "the carried files' golden lines come from the previous golden file")
+        XCTAssertTrue(second.stderr.contains("files carried over"), second.stderr)
+
+        // The resumed report reads as the first one, carried marks aside; a check of the garbage fails.
+        try CheckFixtures.assertSameCheck(merged: resumed, unsharded: previous)
+        let fresh = try runTool(["check", hq])
+        XCTAssertNotEqual(fresh.status, 0, "the garbage is not a clip")
+
+        // Other options: nothing carried.
+        let other = try runTool(["check", dir.path, "--resume", previous.path, "--sample", "2", "--report", "-"])
+        XCTAssertTrue(other.stderr.contains("was made with other options"), other.stderr)
+        XCTAssertFalse(try CheckFixtures.files(other.stdout).contains { $0["carried"] != nil })
+    }
+
+    /// An http:// file is carried while its ETag and Last-Modified (nginx's,
+    /// from the file's size and time) are unchanged.
+    func testAURLIsCarriedWhileItsETagHolds() throws {
+        let root = try makeTemporaryDirectory(self)
+        for name in ["hq.mov", "4444.mov"] { try FileManager.default.copyItem(atPath: Repo.fixture(name), toPath: root.appendingPathComponent(name).path) }
+        let nginx = try NginxServer(root: root, test: self)
+        let out = try makeTemporaryDirectory(self)
+        let urls = ["hq.mov", "4444.mov"].map { nginx.base + "/" + $0 }
+        let previous = out.appendingPathComponent("previous.json")
+        XCTAssertEqual(try runTool(["check"] + urls + ["--report", previous.path]).status, 0)
+        let sources = try CheckFixtures.files(Data(contentsOf: previous)).compactMap { $0["source"] as? [String: Any] }
+        XCTAssertEqual(sources.count, 2)
+        XCTAssertTrue(sources.allSatisfy { ($0["etag"] as? String)?.isEmpty == false && ($0["last_modified"] as? String)?.isEmpty == false }, "\(sources)")
+        let touched = root.appendingPathComponent("4444.mov").path
+        setModified(touched, modified(touched) + 5_000_000_000)
+        let again = try runTool(["check"] + urls + ["--resume", previous.path, "--report", "-"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let carried = try CheckFixtures.files(again.stdout).filter { $0["carried"] as? Bool == true }.map { $0["key"] as! String }
+        XCTAssertEqual(carried, [urls[0]], "the untouched file only: \(again.stderr)")
+    }
+
+    func testResumeRefusesAPageAndAMissingReport() throws {
+        let hq = Repo.fixture("hq.mov")
+        let page = try runTool(["check", hq, "--resume", "x.json", "--html", "p.html"])
+        XCTAssertEqual(page.status, 2, page.stderr)
+        XCTAssertTrue(page.stderr.contains("merge REPORT --html"), page.stderr)
+        let missing = try runTool(["check", hq, "--resume", "/nonexistent/previous.json"])
+        XCTAssertEqual(missing.status, 3, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("--resume: no such file"), missing.stderr)
+    }
+}
