@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import ProResCore
+import HostSupport
 
 /// A cache entry on disk (`ShaderCompiler`'s SPIR-V, `PipelineCache`'s
 /// driver builds): the payload, then a trailer that vouches for it —

@@ -12,6 +12,8 @@ struct WholeProcessArguments {
 
     /// Nil without --whole-process (where --rounds and --compare are refused).
     init?(_ parsed: ParsedArguments) throws {
+        // The value first: one outside its range is refused as such, with or without --whole-process.
+        let rounds = try parsed.integer("--rounds")
         guard parsed.flag("--whole-process") else {
             for option in ["--rounds", "--compare"] where parsed.string(option) != nil {
                 throw UsageError("\(option) needs --whole-process")
@@ -25,7 +27,7 @@ struct WholeProcessArguments {
         for flag in ["--validate", "--verbose"] where parsed.flag(flag) {
             throw UsageError("\(flag) is for the in-memory bench, not --whole-process (put it in the decode command line)")
         }
-        rounds = try parsed.integer("--rounds") ?? 5
+        self.rounds = rounds ?? 5
         compare = try parsed.string("--compare").map { line in
             guard let words = WholeProcessBenchmark.words(line), !words.isEmpty else {
                 throw UsageError("invalid value '\(line)' for --compare: expected a command line (an unclosed quote?)")

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ProResCore
+@testable import HostSupport
 
 /// Our BLAKE3 against `b3sum`, for lengths on and around every boundary of
 /// the spec (block 64, chunk 1024, subtrees of 2^k chunks, a parallel

@@ -43,8 +43,7 @@ final class CheckTimeoutTests: XCTestCase {
         let (long, short) = try clips(in: dir)
         let cache = dir.appendingPathComponent("cache"), report = dir.appendingPathComponent("r.json")
         // Shaders compiled once, before any clock runs; 4 s: lavapipe on a
-        // busy host takes over a second for its first batch (the 1 s
-        // is on an idle one).
+        // busy host takes over a second for its first batch.
         XCTAssertEqual(try check([short, "--decoder", "gpu"], timeout: "600", cache: cache, report: report).first?["status"] as? String, "pass")
         for decoder in ["cpu", "gpu"] {
             for jobs in ["1", "2"] {
