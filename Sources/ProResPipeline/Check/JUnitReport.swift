@@ -17,17 +17,22 @@ public enum JUnitReport {
         public let status: FileCheckResult.Status
         public let problems: [String]
         public let seconds: Double
+        /// Where the file's frame description changes mid-clip (`<system-out>`).
+        public let descriptionChangeNotes: [String]
 
-        public init(name: String, status: FileCheckResult.Status, problems: [String], seconds: Double) {
+        public init(name: String, status: FileCheckResult.Status, problems: [String], seconds: Double,
+                    descriptionChangeNotes: [String] = []) {
             self.name = name
             self.status = status
             self.problems = problems
             self.seconds = seconds
+            self.descriptionChangeNotes = descriptionChangeNotes
         }
     }
 
     public static func xml(_ results: [FileCheckResult], summary: CheckSummary) -> String {
-        xml(results.map { Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds) },
+        xml(results.map { Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds,
+                          descriptionChangeNotes: $0.descriptionChangeNotes) },
             failed: summary.failed, errors: summary.errors, seconds: summary.seconds)
     }
 

@@ -4,7 +4,7 @@
 # The command word of the line being completed; decoding has none.
 function __prores_decode_command
     set -l words (commandline -opc)
-    if test (count $words) -ge 2; and contains -- $words[2] info devices check play roofline bench plot
+    if test (count $words) -ge 2; and contains -- $words[2] info devices check merge play roofline bench plot
         echo $words[2]
     else
         echo decode
@@ -14,6 +14,7 @@ end
 complete -c prores-decode -n 'test (count (commandline -opc)) -eq 1' -a info -d 'the format and where each colour tag came from'
 complete -c prores-decode -n 'test (count (commandline -opc)) -eq 1' -a devices -d 'list Vulkan devices'
 complete -c prores-decode -n 'test (count (commandline -opc)) -eq 1' -a check -d 'batch QC for CI: pass, fail or error per file'
+complete -c prores-decode -n 'test (count (commandline -opc)) -eq 1' -a merge -d 'join the shard reports of one check into one'
 complete -c prores-decode -n 'test (count (commandline -opc)) -eq 1' -a play -d 'show a clip in a window (X11, Vulkan), paced by the clock'
 complete -c prores-decode -n 'test (count (commandline -opc)) -eq 1' -a roofline -d 'the GPU\'s bandwidth ceilings, conversion vs them'
 complete -c prores-decode -n 'test (count (commandline -opc)) -eq 1' -a bench -d 'CPU vs GPU decoder on the same frames'
@@ -27,6 +28,9 @@ complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l framem
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l framehash -r -F -d 'the same with BLAKE3-256'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l timing -r -F -d 'write per-frame timing as JSON lines'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l json -d 'print the end-of-run summary as JSON'
+complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l assume-primaries -x -d 'primaries of a source that states none'
+complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l assume-transfer -x -d 'the same for the transfer'
+complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l assume-matrix -x -d 'the same for the matrix'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l start -x -d 'first frame to decode'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l frames -x -d 'decode at most N frames'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l threads -x -d 'FFmpeg decoder threads'
@@ -73,7 +77,9 @@ complete -c prores-decode -n 'test (__prores_decode_command) = check' -l sample 
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l jobs -x -d 'check N files at once'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l include -x -d 'check only found files whose key matches one GLOB'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l exclude -x -d 'skip found files whose key matches GLOB'
-complete -c prores-decode -n 'test (__prores_decode_command) = check' -l shard -x -d 'check only files I, I+N, I+2N..'
+complete -c prores-decode -n 'test (__prores_decode_command) = check' -l list -r -F -d 'also check the files and http(s) URLs named in FILE'
+complete -c prores-decode -n 'test (__prores_decode_command) = check' -l shard -x -d 'check only shard I of N'
+complete -c prores-decode -n 'test (__prores_decode_command) = check' -l resume -x -d 'carry over PREVIOUS.json\'s pass and fail verdicts'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l timeout -x -d 'per file, opening included'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l threads -x -d 'FFmpeg threads per file'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l decoder -x -a 'cpu gpu auto' -d 'cpu: FFmpeg'
@@ -83,9 +89,17 @@ complete -c prores-decode -n 'test (__prores_decode_command) = check' -l preview
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l preview-frames -x -d 'frames on the contact sheet'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l help -d 'print the options and exit'
 
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l report -r -F -d 'the merged JSON report'
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l junit -r -F -d 'JUnit XML'
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l html -r -F -d 'a page to look at'
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l write-golden -r -F -d 'join the shards\' golden files'
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -s y -l overwrite -d 'also replace an existing --write-golden file'
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -s n -l no-overwrite -d 'never replace an existing report, JUnit or HTML file either'
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l help -d 'print the options and exit'
+
 complete -c prores-decode -n 'test (__prores_decode_command) = play' -s i -r -F -d 'the input, as ffmpeg takes it'
 complete -c prores-decode -n 'test (__prores_decode_command) = play' -l start -x -d 'first frame'
-complete -c prores-decode -n 'test (__prores_decode_command) = play' -l frames -x -d 'play at most N frames from --start'
+complete -c prores-decode -n 'test (__prores_decode_command) = play' -l frames -x -d 'play at most N frames'
 complete -c prores-decode -n 'test (__prores_decode_command) = play' -l paused -d 'start paused on the first frame'
 complete -c prores-decode -n 'test (__prores_decode_command) = play' -l loop -d 'play again from --start at the end'
 complete -c prores-decode -n 'test (__prores_decode_command) = play' -l rate -x -d 'the clock\'s rate instead of the clip\'s'
