@@ -9,6 +9,7 @@ import PackageDescription
 //   ProResPipeline           decode run, sinks, check, bench
 //   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
+//   ProResCPU                our ProRes decoder on the CPU (no C)
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
 //   ProResFFmpeg  ← CFFmpeg, CZlib, CStreamingCopy: readers, CPU session,
 //                            still images, MD5
@@ -55,6 +56,7 @@ let package = Package(
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
+        .target(name: "ProResCPU", dependencies: ["ProResCore"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
@@ -68,8 +70,8 @@ let package = Package(
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
         .testTarget(
             name: "ProResDecodeTests",
-            dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting",
-                           "ProResDisplay", "prores-decode"]
+            dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
+                           "ProResTesting", "ProResDisplay", "prores-decode"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -14,6 +14,7 @@ final class LayeringTests: XCTestCase {
         "ProResFFmpeg": ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"],
         "GPUKit": ["ProResCore", "CVulkan", "CShaderc"],
         "ProResGPU": ["ProResCore", "GPUKit"],
+        "ProResCPU": ["ProResCore"],
         "ProResPipeline": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"],
         "ProResDisplay": ["CXCB"],
         "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],

@@ -1,0 +1,95 @@
+import Foundation
+import ProResCore
+
+/// A decode session on our CPU decoder, with the FFmpeg session's contract
+/// (`FrameDecoding`): samples in through `decode(_:)` with back-pressure,
+/// frames out in order, each with a status, on the session's own output
+/// thread. Each frame's slices are spread over `threads`.
+// @unchecked: the decoder is used by the decode thread alone; queues and threads have their own locks.
+public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
+    public let format: FormatDescription
+    private let decoder: ProResCPUDecoder
+    private let input: BlockingQueue<CompressedSample>
+    private let output: BlockingQueue<DecodedFrame>
+    private let handler: FrameOutputHandler
+    private let idleHandler: OutputIdleHandler?
+    private let workers = SessionThreads()
+
+    /// `threads`: 0 means one per core.
+    public init(format: FormatDescription, threads: Int, outputHandler: @escaping FrameOutputHandler,
+                outputIdleHandler: OutputIdleHandler? = nil) {
+        self.format = format
+        let resolved = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
+        decoder = ProResCPUDecoder(bitDepth: format.bitDepth, threads: resolved)
+        handler = outputHandler
+        idleHandler = outputIdleHandler
+        input = BlockingQueue(capacity: 2)
+        output = BlockingQueue(capacity: resolved + 2)
+        workers.start("prores-decode.cpu-decode") { [self] in runDecoder() }
+        workers.start("prores-decode.output") { [self] in runOutput() }
+    }
+
+    deinit {
+        cancel()
+        workers.wait()
+    }
+
+    public func decode(_ sample: CompressedSample) throws { try workers.feed(sample, to: input) }
+
+    public func finish() throws { try workers.finish(closing: input) }
+
+    public func cancel() { fail(ProResDecodeError.interrupted) }
+
+    public var poolStatistics: PixelBufferPool.Statistics { decoder.poolStatistics }
+
+    private func fail(_ error: Error) {
+        workers.record(error)
+        input.closeAndDrain()
+        output.closeAndDrain()
+    }
+
+    private func runOutput() {
+        while let frame = output.pop() {
+            do {
+                try handler(frame)
+                if output.queued == 0 { try idleHandler?() }
+            } catch { fail(error) }
+        }
+    }
+
+    private func runDecoder() {
+        while let sample = input.pop() {
+            if !output.push(Self.frame(sample, decoder: decoder)) { break }
+        }
+        output.close()
+    }
+
+    /// One sample decoded, with its status in the words of the other decoders.
+    static func frame(_ sample: CompressedSample, decoder: ProResCPUDecoder) -> DecodedFrame {
+        let sent = monotonicNanoseconds()
+        var surface: PixelBuffer?
+        var codes: (Int, Int, Int)?
+        let status: FrameStatus
+        do {
+            let outcome = try decoder.decode(sample.bytes)
+            surface = outcome.surface
+            let header = outcome.header
+            codes = (header.colorPrimaries, header.transferCharacteristic, header.matrixCoefficients)
+            var problems: [String] = []
+            if header.frameSize > sample.bytes.count {
+                problems.append("truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
+            }
+            if outcome.missingSecondField { problems.append(ProResFrameHeader.missingSecondField) }
+            if header.alphaIsMissing(in: sample.bytes) { problems.append(ProResFrameHeader.missingAlpha) }
+            if !outcome.missingSecondField && outcome.damagedSlices > 0 {
+                problems.append("some slices could not be decoded and were concealed")
+            }
+            status = problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
+        } catch {
+            status = .failed("\(error)")
+        }
+        return DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface, colorCodes: codes,
+                            readStart: sample.readStart, demuxNanoseconds: sample.demuxNanoseconds,
+                            decodeNanoseconds: monotonicNanoseconds() - sent)
+    }
+}
