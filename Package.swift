@@ -9,7 +9,7 @@ import PackageDescription
 //   ProResPipeline           decode run, sinks, check, bench
 //   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
-//   ProResCPU                our ProRes decoder on the CPU (no C)
+//   ProResCPU ← CProResKernels: our ProRes decoder on the CPU
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
 //   ProResFFmpeg  ← CFFmpeg, CZlib, CStreamingCopy: readers, CPU session,
 //                            still images, MD5
@@ -51,12 +51,14 @@ let package = Package(
         .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
         // Our own C: streaming stores, which Swift cannot write.
         .target(name: "CStreamingCopy"),
+        // The CPU decoder's IDCT on SSE2 (x86-64): the 16-bit multiply-adds Swift cannot emit.
+        .target(name: "CProResKernels"),
         .target(name: "ProResCore", swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
-        .target(name: "ProResCPU", dependencies: ["ProResCore"], swiftSettings: swift6),
+        .target(name: "ProResCPU", dependencies: ["ProResCore", "CProResKernels"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],

@@ -1,3 +1,7 @@
+#if arch(x86_64)
+import CProResKernels
+#endif
+
 /// FFmpeg's ProRes dequantisation and integer IDCT (proresdsp.c and the
 /// ProRes variants of simple_idct_template.c: `ff_prores_idct_10` with its
 /// extra shift, `ff_prores_idct_12`), the C code and not its x86 SIMD
@@ -10,7 +14,9 @@
 /// transposed, so the row pass works on vectors that each hold one natural
 /// column of all eight rows; one transpose between the passes; the column
 /// pass then yields whole output rows, clipped and stored straight into
-/// the plane.
+/// the plane. On x86-64 the C kernel (CProResKernels) does the same with
+/// SSE2's 16-bit multiply-adds, which Swift cannot emit; this Swift version
+/// is the decoder's elsewhere.
 protocol IDCTConstants {
     static var w1: Int32 { get }
     static var w2: Int32 { get }
@@ -59,16 +65,37 @@ typealias Lanes = SIMD8<Int32>
 @inline(__always) func int16(_ v: Lanes) -> Lanes { (v &<< 16) &>> 16 }
 
 enum IntegerIDCT {
-    /// One block: `coefficients` quantised and transposed (natural column ×
-    /// 8 + row), `matrix` the scaled quantisation matrix in the same order
-    /// (each entry already an int16), out to 8 rows of 8 samples at `out`,
-    /// `stride` samples apart.
+    /// One block at `depth` bits, on the fastest code this machine has:
+    /// `coefficients` quantised and transposed (natural column × 8 + row),
+    /// `matrix` the scaled quantisation matrix in the same order (each entry
+    /// already an int16), out to 8 rows of 8 samples at `out`, `stride`
+    /// samples apart.
     @inline(__always)
-    static func transform<K: IDCTConstants>(_: K.Type, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Lanes>,
+    static func put(depth: Int, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>, out: UnsafeMutablePointer<UInt16>,
+                    stride: Int) {
+        #if arch(x86_64)
+        if depth == 12 {
+            pd_idct_put_12(coefficients, matrix, out, stride)
+        } else {
+            pd_idct_put_10(coefficients, matrix, out, stride)
+        }
+        #else
+        if depth == 12 {
+            transform(IDCT12.self, coefficients, matrix: matrix, out: out, stride: stride)
+        } else {
+            transform(IDCT10.self, coefficients, matrix: matrix, out: out, stride: stride)
+        }
+        #endif
+    }
+
+    /// The Swift version of `put` for constants `K`.
+    @inline(__always)
+    static func transform<K: IDCTConstants>(_: K.Type, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>,
                                             out: UnsafeMutablePointer<UInt16>, stride: Int) {
         @inline(__always) func load(_ k: Int) -> Lanes {
             let raw = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: SIMD8<Int16>.self)
-            return int16(Lanes(truncatingIfNeeded: raw) &* matrix[k])
+            let q = UnsafeRawPointer(matrix + 8 * k).loadUnaligned(as: SIMD8<Int16>.self)
+            return int16(Lanes(truncatingIfNeeded: raw) &* Lanes(truncatingIfNeeded: q))
         }
         // Row pass: lane j is row j; r_k its natural column k.
         let r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3), r4 = load(4), r5 = load(5), r6 = load(6), r7 = load(7)

@@ -38,7 +38,7 @@ struct SliceDecoder {
     /// Coefficients of one component of one slice (up to 32 blocks).
     private let blocks: UnsafeMutablePointer<Int16>
     /// The slice's scaled matrices, transposed: luma then chroma.
-    private let matrices: UnsafeMutablePointer<Lanes>
+    private let matrices: UnsafeMutablePointer<Int16>
     /// Alpha samples of one slice (16 rows of 128).
     private let alpha: UnsafeMutablePointer<UInt16>
 
@@ -46,7 +46,7 @@ struct SliceDecoder {
 
     init() {
         blocks = .allocate(capacity: Self.maxBlocks * 64)
-        matrices = .allocate(capacity: 16)
+        matrices = .allocate(capacity: 128)
         alpha = .allocate(capacity: 16 * 128)
     }
 
@@ -67,9 +67,8 @@ struct SliceDecoder {
         }
         for i in 0..<64 {
             let transposed = (i & 7) << 3 | i >> 3
-            let lane = transposed & 7, vector = transposed >> 3
-            matrices[vector][lane] = Int32(Int16(truncatingIfNeeded: Int(lumaMatrix[i]) * slice.qscale))
-            matrices[8 + vector][lane] = Int32(Int16(truncatingIfNeeded: Int(chromaMatrix[i]) * slice.qscale))
+            matrices[transposed] = Int16(truncatingIfNeeded: Int(lumaMatrix[i]) * slice.qscale)
+            matrices[64 + transposed] = Int16(truncatingIfNeeded: Int(chromaMatrix[i]) * slice.qscale)
         }
         let mbs = 1 << slice.log2Mbs
         let lumaOffset = slice.dataOffset, cbOffset = lumaOffset + slice.lumaSize, crOffset = cbOffset + slice.cbSize
@@ -99,7 +98,7 @@ struct SliceDecoder {
                 for block in 0..<mbs << chromaLog2 {
                     // Per macroblock, columns of two blocks: top, bottom.
                     let mb = block >> chromaLog2, b = block & ((1 << chromaLog2) - 1)
-                    transform(blocks + block * 64, matrix: matrices + 8, depth: targets.depth,
+                    transform(blocks + block * 64, matrix: matrices + 64, depth: targets.depth,
                               out: base + mb * mbChroma + (b >> 1) * 8 + (b & 1) * 8 * stride, stride: stride)
                 }
             }
@@ -128,13 +127,9 @@ struct SliceDecoder {
     }
 
     @inline(__always)
-    private func transform(_ block: UnsafePointer<Int16>, matrix: UnsafePointer<Lanes>, depth: Int, out: UnsafeMutablePointer<UInt16>,
+    private func transform(_ block: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>, depth: Int, out: UnsafeMutablePointer<UInt16>,
                            stride: Int) {
-        if depth == 12 {
-            IntegerIDCT.transform(IDCT12.self, block, matrix: matrix, out: out, stride: stride)
-        } else {
-            IntegerIDCT.transform(IDCT10.self, block, matrix: matrix, out: out, stride: stride)
-        }
+        IntegerIDCT.put(depth: depth, block, matrix: matrix, out: out, stride: stride)
     }
 
     /// Conceals the components from the first failed one on: luma (and so

@@ -148,7 +148,7 @@ final class CPUTransformKernelTests: XCTestCase {
         let seed = KernelTestSeed.seed(0xC1DC_0001)
         var rng = KernelRandom(seed: seed)
         var out = [UInt16](repeating: 0, count: 8 * 11)
-        var matrix = [SIMD8<Int32>](repeating: .zero, count: 8)
+        var matrix = [Int16](repeating: 0, count: 64)
         var blocks = 0
         for depth in [10, 12] {
             for style in [CoefficientStyle.typical, .extreme, .wrapping] {
@@ -163,29 +163,34 @@ final class CPUTransformKernelTests: XCTestCase {
                     let natural = ProResScan.naturalBlock(coded[...], block: 0, log2Blocks: 0, interlaced: false)
                     let transposed = (0..<64).map { natural[($0 & 7) << 3 | $0 >> 3] }
                     for i in 0..<64 {
-                        matrix[i >> 3][i & 7] = Int32(Int16(truncatingIfNeeded: Int(m[(i & 7) << 3 | i >> 3]) * qscale))
+                        matrix[i] = Int16(truncatingIfNeeded: Int(m[(i & 7) << 3 | i >> 3]) * qscale)
                     }
-                    // Rows 11 samples apart, so a store past a row's 8 shows.
-                    for i in out.indices { out[i] = 0xBEEF }
-                    transposed.withUnsafeBufferPointer { c in
-                        matrix.withUnsafeBufferPointer { q in
-                            out.withUnsafeMutableBufferPointer { o in
-                                if depth == 12 {
-                                    IntegerIDCT.transform(IDCT12.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
-                                } else {
-                                    IntegerIDCT.transform(IDCT10.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
+                    let expected = ReferenceIDCT.reconstruct(natural, matrix: m, qscale: qscale, depth: depth)
+                    // The decoder's kernel (SSE2 C on x86-64) and the Swift one.
+                    for swift in [false, true] {
+                        // Rows 11 samples apart, so a store past a row's 8 shows.
+                        for i in out.indices { out[i] = 0xBEEF }
+                        transposed.withUnsafeBufferPointer { c in
+                            matrix.withUnsafeBufferPointer { q in
+                                out.withUnsafeMutableBufferPointer { o in
+                                    if !swift {
+                                        IntegerIDCT.put(depth: depth, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
+                                    } else if depth == 12 {
+                                        IntegerIDCT.transform(IDCT12.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
+                                    } else {
+                                        IntegerIDCT.transform(IDCT10.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
+                                    }
                                 }
                             }
                         }
-                    }
-                    let expected = ReferenceIDCT.reconstruct(natural, matrix: m, qscale: qscale, depth: depth)
-                    let got = (0..<64).map { out[($0 >> 3) * 11 + ($0 & 7)] }
-                    let gaps = (0..<7).flatMap { row in (8..<11).map { out[row * 11 + $0] } }
-                    if got != expected || gaps.contains(where: { $0 != 0xBEEF }) {
-                        let i = (0..<64).first { got[$0] != expected[$0] } ?? 0
-                        XCTFail("seed 0x\(String(seed, radix: 16)): \(depth)-bit \(style) block \(blocks), qscale \(qscale): "
-                                + "row \(i / 8) column \(i % 8): expected \(expected[i]), got \(got[i]); coefficients \(natural)")
-                        return
+                        let got = (0..<64).map { out[($0 >> 3) * 11 + ($0 & 7)] }
+                        let gaps = (0..<7).flatMap { row in (8..<11).map { out[row * 11 + $0] } }
+                        if got != expected || gaps.contains(where: { $0 != 0xBEEF }) {
+                            let i = (0..<64).first { got[$0] != expected[$0] } ?? 0
+                            XCTFail("seed 0x\(String(seed, radix: 16)): \(swift ? "Swift" : "decoder's") \(depth)-bit \(style) block \(blocks), "
+                                    + "qscale \(qscale): row \(i / 8) column \(i % 8): expected \(expected[i]), got \(got[i]); coefficients \(natural)")
+                            return
+                        }
                     }
                     blocks += 1
                 }
