@@ -28,17 +28,17 @@ struct BitReader {
     /// 64 bits from `position`, first bit in the top bit; the low
     /// `position & 7` bits are zeros, not data.
     @inline(__always) func window() -> UInt64 {
-        let raw = UnsafeRawPointer(base + (position >> 3)).loadUnaligned(as: UInt64.self)
-        return UInt64(bigEndian: raw) << UInt64(position & 7)
+        let raw = UnsafeRawPointer(base + (position &>> 3)).loadUnaligned(as: UInt64.self)
+        return UInt64(bigEndian: raw) &<< UInt64(position & 7)
     }
 
-    @inline(__always) var validBits: Int { 64 - (position & 7) }
+    @inline(__always) var validBits: Int { 64 &- (position & 7) }
 
-    @inline(__always) mutating func skip(_ n: Int) { position = min(position + n, limit) }
+    @inline(__always) mutating func skip(_ n: Int) { position = min(position &+ n, limit) }
 
     /// `n` bits (1...25) as FFmpeg's get_bits reads them.
     @inline(__always) mutating func bits(_ n: Int) -> Int {
-        let value = Int(truncatingIfNeeded: window() >> UInt64(64 - n))
+        let value = Int(truncatingIfNeeded: window() &>> UInt64(64 &- n))
         skip(n)
         return value
     }
@@ -72,12 +72,14 @@ struct Codebook {
     /// leading zeros, longer still). A Rice code's top bits are its
     /// terminating 1, worth 1 << rice order, and its suffix.
     @inline(__always) func decode(_ window: UInt64) -> (bits: Int, value: Int) {
+        // Wrapping arithmetic: no value here comes near overflowing, and
+        // the checks would sit on the serial path of every codeword.
         let q = window.leadingZeroBitCount
         let expGolomb = q > switchBits
-        let bits = expGolomb ? 2 * q + expMinusSwitch : q + riceOrder + 1
+        let bits = expGolomb ? 2 &* q &+ expMinusSwitch : q &+ riceOrder &+ 1
         if bits > 31 { return (0, 0) }
-        let top = Int(truncatingIfNeeded: window >> UInt64(64 - bits))
-        return (bits, top + (expGolomb ? expOffset : (q - 1) << riceOrder))
+        let top = Int(truncatingIfNeeded: window &>> UInt64(64 &- bits))
+        return (bits, top &+ (expGolomb ? expOffset : (q &- 1) &<< riceOrder))
     }
 }
 
@@ -163,39 +165,39 @@ enum EntropyDecoder {
         var lastLevelBits = -1
         var position = blockMask
         while true {
-            let bitsLeft = reader.sizeBits - reader.position
+            let bitsLeft = reader.sizeBits &- reader.position
             let window = reader.window()
             if bitsLeft < 32 {
                 if bitsLeft <= 0 { break }
-                let n = min(bitsLeft, 31 - lastLevelBits)
-                if n == 0 || window >> UInt64(64 - n) == 0 { break }
+                let n = min(bitsLeft, 31 &- lastLevelBits)
+                if n == 0 || window &>> UInt64(64 &- n) == 0 { break }
             }
             let (runBits, runValue) = tables.run[min(run, 15)].decode(window)
             if runBits == 0 { return false }
             run = runValue
-            position += run + 1
+            position = position &+ run &+ 1
             if position >= maxPosition { return false }
             // The level and its sign usually lie in the same 64 bits: one
             // load for both codewords where no bit read is beyond the valid
             // ones and the position cannot reach the limit; otherwise the run
             // is skipped first, as FFmpeg does, and the level read after it.
             let levelBook = tables.level[min(level, 9)]
-            var shifted = window << UInt64(runBits)
+            var shifted = window &<< UInt64(runBits)
             var (levelBits, levelValue) = levelBook.decode(shifted)
-            var total = runBits + levelBits + 1
-            if levelBits == 0 || total > reader.validBits || reader.position + total >= reader.limit {
+            var total = runBits &+ levelBits &+ 1
+            if levelBits == 0 || total > reader.validBits || reader.position &+ total >= reader.limit {
                 reader.skip(runBits)
                 shifted = reader.window()
                 (levelBits, levelValue) = levelBook.decode(shifted)
                 if levelBits == 0 { return false }
-                total = levelBits + 1
+                total = levelBits &+ 1
             }
             reader.skip(total)
-            let negative = -Int(truncatingIfNeeded: (shifted << UInt64(levelBits)) >> 63)
-            level = levelValue + 1
+            let negative = 0 &- Int(truncatingIfNeeded: (shifted &<< UInt64(levelBits)) &>> 63)
+            level = levelValue &+ 1
             lastLevelBits = levelBits
             let block = position & blockMask
-            blocks[block << 6 | Int(scan[position >> log2Blocks])] = Int16(truncatingIfNeeded: (level ^ negative) - negative)
+            blocks[block &<< 6 | Int(scan[position &>> log2Blocks])] = Int16(truncatingIfNeeded: (level ^ negative) &- negative)
         }
         return true
     }
