@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "GPUKit", dependencies: ["ProResCore", "CVulkan", "CShaderc"], swiftSettings: swift6),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResCPU", dependencies: ["ProResCore", "CProResKernels"], swiftSettings: swift6),
-        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
+        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"], swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
                 swiftSettings: swift6),

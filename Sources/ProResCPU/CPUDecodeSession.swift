@@ -64,6 +64,15 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
         output.close()
     }
 
+    /// A failed frame's truncation, named as the FFmpeg session names it:
+    /// for frames that got as far as the decoder's slices, not for those
+    /// refused on their headers.
+    private static func truncation(failing sample: CompressedSample) -> String? {
+        guard let header = try? ProResFrameHeader(sample.bytes), sample.bytes.count >= header.minimumFrameBytes,
+              header.pictureLayoutMismatch(in: sample.bytes) == nil, header.frameSize > sample.bytes.count else { return nil }
+        return "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)"
+    }
+
     /// One sample decoded, with its status in the words of the other decoders.
     static func frame(_ sample: CompressedSample, decoder: ProResCPUDecoder) -> DecodedFrame {
         let sent = monotonicNanoseconds()
@@ -86,7 +95,7 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
             }
             status = problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
         } catch {
-            status = .failed("\(error)")
+            status = .failed(["\(error)", truncation(failing: sample)].compactMap { $0 }.joined(separator: "; "))
         }
         return DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface, colorCodes: codes,
                             readStart: sample.readStart, demuxNanoseconds: sample.demuxNanoseconds,

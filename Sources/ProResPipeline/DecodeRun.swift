@@ -76,7 +76,7 @@ public final class DecodeRun: @unchecked Sendable {
             decoderName = "gpu (starting)"
             decoderNote = nil
         case let .cpu(reason, fellBack):
-            decoderName = "cpu"
+            decoderName = options.decoder.cpuDecoderName
             decoderNote = reason
             decoderFellBack = fellBack
         case let .gpu(device):
@@ -288,11 +288,11 @@ public final class DecodeRun: @unchecked Sendable {
             // and parses (with all of them, the device came ~20 ms later on
             // the H200's host).
             let threads = options.threads > 0 ? options.threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
-            let first: HandoverSession.Maker = { handler, idle in
-                try DecodeSession(format: format, configuration: .init(threads: threads, slicesOnly: true), outputHandler: handler,
-                                  outputIdleHandler: idle)
-            }
             let starting = options.deviceStarting!, selection = options.decoder
+            let first: HandoverSession.Maker = { handler, idle in
+                try selection.makeCPUSession(format: format, threads: threads, slicesOnly: true, outputHandler: handler,
+                                             outputIdleHandler: idle)
+            }
             let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
                 var resolving = selection
                 resolving.shared = try starting.get()
@@ -304,8 +304,8 @@ public final class DecodeRun: @unchecked Sendable {
             }, outputHandler: handler, outputIdleHandler: idle)
             session = handover!
         case .cpu:
-            session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
-                                        outputIdleHandler: idle)
+            session = try options.decoder.makeCPUSession(format: format, threads: options.threads, outputHandler: handler,
+                                                         outputIdleHandler: idle)
         case let .gpu(device):
             // Host copies only for sinks that need the bytes; `--vulkan` reads the device-local surfaces.
             let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty, deviceSurfaces: options.gpu != nil,
@@ -321,10 +321,10 @@ public final class DecodeRun: @unchecked Sendable {
                                                 outputHandler: handler, outputIdleHandler: idle)
                 }
             } catch where options.decoder.choice == .auto && !options.decoder.requireHardware {
-                // `auto` means the best decoder that works: FFmpeg when ours cannot start.
-                session = try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler,
-                                            outputIdleHandler: idle)
-                decoderName = "cpu"
+                // `auto` means the best decoder that works: the CPU when the GPU cannot start.
+                session = try options.decoder.makeCPUSession(format: format, threads: options.threads, outputHandler: handler,
+                                                             outputIdleHandler: idle)
+                decoderName = options.decoder.cpuDecoderName
                 decoderNote = "the GPU decoder could not start: \(error)"
                 decoderFellBack = true
             }
@@ -367,10 +367,10 @@ public final class DecodeRun: @unchecked Sendable {
             endInput()
             try Trace.span("session finished") { try session.finish() }
             if let handover, !handover.handedOver {
-                // FFmpeg decoded every frame: why the GPU decoder did not.
+                // The CPU decoded every frame: why the GPU decoder did not.
                 // Waiting for the device costs the command line nothing (it
                 // waits for it before exiting anyway).
-                decoderName = "cpu"
+                decoderName = options.decoder.cpuDecoderName
                 if case let .cpu(reason, fellBack)? = try? handoverResolution?.get() {
                     decoderNote = reason
                     decoderFellBack = fellBack
@@ -411,25 +411,25 @@ public final class DecodeRun: @unchecked Sendable {
                       decoderPool: session.poolStatistics, packPool: packPool?.statistics, gpu: try gpuStage?.get().report,
                       decoder: decoderName, decoderNote: decoderNote, pacing: pacing, firstFrameAt: firstFrameAt)
         report.skippedLate = skippedLate
-        // Counted only where the GPU decoder took over (not FFmpeg from FFmpeg).
+        // Counted only where the GPU decoder took over (not the CPU from the CPU).
         if case .gpu = decoder, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
         return report
     }
 
     /// What decodes after the handover, chosen as `init` would have with
-    /// the device there: the GPU decoder, or FFmpeg with every thread kind
-    /// (`auto` without a hardware GPU, or a GPU decoder that cannot start).
+    /// the device there: the GPU decoder, or the CPU decoder with every
+    /// thread (`auto` without a hardware GPU, or a GPU decoder that cannot start).
     /// The maker, called on the feeding thread at the handover, names the
     /// decoder then (never, when the stream ends first: `decodeAll` names it).
     private func decoderAfterHandover(_ format: FormatDescription, _ resolved: DecoderSelection.Resolved) -> HandoverSession.Maker {
-        let threads = options.threads
+        let threads = options.threads, selection = options.decoder
         let cpu: HandoverSession.Maker = { handler, idle in
-            try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler, outputIdleHandler: idle)
+            try selection.makeCPUSession(format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
         }
         switch resolved {
         case let .cpu(reason, fellBack):
             return { [self] handler, idle in
-                decoderName = "cpu"
+                decoderName = options.decoder.cpuDecoderName
                 decoderNote = reason
                 decoderFellBack = fellBack
                 return try cpu(handler, idle)
@@ -447,7 +447,7 @@ public final class DecodeRun: @unchecked Sendable {
                     decoderName = "gpu (\(device.context.info.name))"
                     return session
                 } catch where fallsBack {
-                    decoderName = "cpu"
+                    decoderName = options.decoder.cpuDecoderName
                     decoderNote = "the GPU decoder could not start: \(error)"
                     decoderFellBack = true
                     return try cpu(handler, idle)

@@ -48,12 +48,13 @@ extension CheckCommand {
                                + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
                 OptionSpec("--shard", value: "I/N", help: "check only files I, I+N, I+2N... of the sorted list (1-based)"),
                 OptionSpec("--timeout", value: "SECONDS", help: "per file, opening included (default 600): ERROR \"timed out\""),
-                OptionSpec("--threads", value: "N", help: "FFmpeg threads per file, 1 to 256 (default: max(1, cores/jobs))"),
+                OptionSpec("--threads", value: "N", help: "CPU decoder threads per file, 1 to 256 (default: max(1, cores/jobs))"),
             ]),
             OptionSection(heading: "DECODER", options: [
-                OptionSpec("--decoder", value: "cpu|gpu|auto",
-                           help: "cpu: FFmpeg; gpu: our Vulkan compute decoder (bit-exact with FFmpeg), on any Vulkan device; "
-                               + "auto (default): gpu on a hardware GPU, else cpu. Verdicts, statistics and hashes are the same"),
+                OptionSpec("--decoder", value: "cpu|ffmpeg|gpu|auto",
+                           help: "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder, on any Vulkan "
+                               + "device (ours are bit-exact with FFmpeg); auto (default): gpu on a hardware GPU, else cpu. "
+                               + "Verdicts, statistics and hashes are the same"),
                 OptionSpec("--device", value: "N|NAME|all|N,N...",
                            help: "Vulkan device for the GPU decoder: its index in the devices list, or part of its name; "
                                + "all: every hardware GPU, files spread over them; a comma list: those devices (default: a "

@@ -30,7 +30,7 @@ enum DecodeCommand: Command {
         // discrete GPU, instance and device creation are most of start-up.
         let selection = decoder
         let deviceReady = DeviceReadyTime()
-        let earlyDevice = decoder.choice == .cpu ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
+        let earlyDevice = decoder.choice.isCPU ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
             let device = selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
             device.map(KeptUntilExit.keep)
             deviceReady.mark()
@@ -46,7 +46,7 @@ enum DecodeCommand: Command {
         if start > 0, let count = format.frameCount, start >= count { try source.seek(toFrame: start) }
         let realtime = try arguments.playback.pacingRate(for: format)
         // `auto` (the best decoder that works, frame by frame) decodes with
-        // FFmpeg while the device starts, unless the run needs the device
+        // our CPU decoder while the device starts, unless the run needs the device
         // before its first frame, or the GPU decoder cannot decode this
         // stream anyway (the run then says why, as before). `--decoder gpu`
         // asked for the GPU decoder on every frame.
@@ -126,7 +126,7 @@ enum DecodeCommand: Command {
         if !quiet && (arguments.verbose || decoder.choice != .auto || run.decoderFellBack) {
             // Counted only where the GPU decoder took over.
             let handover = report.framesBeforeHandover > 0
-                ? "; FFmpeg decoded the first \(report.framesBeforeHandover) while its device started" : ""
+                ? "; the CPU decoded the first \(report.framesBeforeHandover) while its device started" : ""
             Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? "") + handover)
         }
         if let gpu = report.gpu, !quiet {

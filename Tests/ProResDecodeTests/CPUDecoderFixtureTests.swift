@@ -108,3 +108,35 @@ final class CPUDecoderFixtureTests: XCTestCase {
         }
     }
 }
+
+/// `--decoder cpu` is ours, `--decoder ffmpeg` FFmpeg's, `auto` ours where
+/// no hardware GPU decodes: the same frames, each run naming its decoder.
+final class CPUDecoderSelectionCLITests: XCTestCase {
+    func testEachDecoderChoiceNamesItsDecoderAndWritesTheSameFrames() throws {
+        var md5s: [String: String] = [:]
+        for (choice, name) in [("cpu", "cpu"), ("ffmpeg", "ffmpeg"), ("auto", "cpu")] {
+            let run = try runTool([Repo.fixture("interlaced-bff.mov"), "--decoder", choice, "--format", "native", "--framemd5", "-", "--quiet"])
+            XCTAssertEqual(run.status, 0, "\(choice): \(run.stderr)")
+            md5s[choice] = run.stdoutText
+            let json = try runTool([Repo.fixture("interlaced-bff.mov"), "--decoder", choice, "--json", "--quiet"])
+            let report = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+            XCTAssertEqual(report?["decoder"] as? String, name, "\(choice): \(json.stderr)")
+        }
+        XCTAssertEqual(md5s["cpu"], md5s["ffmpeg"])
+        XCTAssertEqual(md5s["auto"], md5s["ffmpeg"])
+        XCTAssertEqual(md5Column(md5s["ffmpeg"] ?? ""), try ffmpegFrameMD5s("interlaced-bff.mov"))
+    }
+
+    func testCheckNamesTheDecoderAndFlagsTheSameFrames() throws {
+        var reports: [[String: Any]] = []
+        for choice in ["cpu", "ffmpeg"] {
+            let result = try runTool(["check", Repo.fixture("bad/corrupt-slice.mov"), "--decoder", choice, "--report", "-"])
+            XCTAssertEqual(result.status, 10, "\(choice): \(result.stderr)")
+            reports.append(try XCTUnwrap(try CheckFixtures.files(result.stdout).first, choice))
+        }
+        XCTAssertEqual(reports.map { $0["decoder"] as? String }, ["cpu", "ffmpeg"])
+        XCTAssertEqual(reports[0]["reason"] as? String, reports[1]["reason"] as? String)
+        XCTAssertNotNil(reports[0]["stats"] as? [String: Any])
+        XCTAssertTrue(try CheckGPUDecoderTests.statistics(reports[0]["stats"], equal: reports[1]["stats"]))
+    }
+}

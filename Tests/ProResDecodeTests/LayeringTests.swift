@@ -15,7 +15,7 @@ final class LayeringTests: XCTestCase {
         "GPUKit": ["ProResCore", "CVulkan", "CShaderc"],
         "ProResGPU": ["ProResCore", "GPUKit"],
         "ProResCPU": ["ProResCore", "CProResKernels"],
-        "ProResPipeline": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"],
+        "ProResPipeline": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"],
         "ProResDisplay": ["CXCB"],
         "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
         "prores-decode": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay"],
