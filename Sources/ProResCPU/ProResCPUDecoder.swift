@@ -4,8 +4,9 @@ import ProResCore
 /// threads, written straight into a pooled surface of the native planar
 /// layout (FFmpeg's pixel format for the stream, rows padded to whole
 /// macroblocks). Bit-exact with FFmpeg's software decoder (its C IDCT) and
-/// with the GPU decoder, damaged slices included. Nothing is allocated per
-/// frame once the first has set up the scratch memory and the pool.
+/// with the GPU decoder, damaged slices included. The slice table, every
+/// slice group's scratch memory and the surfaces are reused from frame to
+/// frame; a frame makes only its header's few small arrays.
 public final class ProResCPUDecoder {
     /// What one frame came to.
     public struct Outcome {

@@ -60,8 +60,8 @@ public final class DecodeRun: @unchecked Sendable {
         // decision is taken when the device is there (`successor`).
         decoder = options.deviceStarting == nil ? try options.decoder.resolve(for: source.format) : .cpu(reason: nil, fellBack: false)
         // Nothing reads the frames (no sink, no GPU stage, no analysis): the
-        // CPU decoder's stay as FFmpeg made them, as `ffmpeg -f null` leaves
-        // them. Packing them anyway was a pass over every frame on all
+        // CPU decoder's stay in its native planar layout, as `ffmpeg -f null`
+        // leaves them. Packing them anyway was a pass over every frame on all
         // cores, competing with FFmpeg's frame threads: why long runs lost
         // to the CLI (BENCHMARKS.md §1). A layout asked for is still
         // packed, so that pass can be timed on its own.
