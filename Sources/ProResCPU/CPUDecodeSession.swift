@@ -4,7 +4,8 @@ import ProResCore
 /// A decode session on our CPU decoder, with the FFmpeg session's contract
 /// (`FrameDecoding`): samples in through `decode(_:)` with back-pressure,
 /// frames out in order, each with a status, on the session's own output
-/// thread. Each frame's slices are spread over `threads`.
+/// thread. Each frame's slices are spread over `threads`, those of up to
+/// `ProResCPUDecoder.framesAtOnce` queued frames together.
 // @unchecked: the decoder is used by the decode thread alone; queues and threads have their own locks.
 public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
     public let format: FormatDescription
@@ -23,7 +24,7 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
         decoder = ProResCPUDecoder(bitDepth: format.bitDepth, threads: resolved)
         handler = outputHandler
         idleHandler = outputIdleHandler
-        input = BlockingQueue(capacity: 2)
+        input = BlockingQueue(capacity: max(2, decoder.framesAtOnce))
         output = BlockingQueue(capacity: resolved + 2)
         workers.start("prores-decode.cpu-decode") { [self] in runDecoder() }
         workers.start("prores-decode.output") { [self] in runOutput() }
@@ -58,8 +59,15 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
     }
 
     private func runDecoder() {
-        while let sample = input.pop() {
-            if !output.push(Self.frame(sample, decoder: decoder)) { break }
+        decoding: while true {
+            // The frames already queued, without waiting for more.
+            let batch = input.popBatch(limit: decoder.framesAtOnce)
+            if batch.isEmpty { break }
+            let sent = monotonicNanoseconds()
+            let outcomes = decoder.decode(batch.map(\.bytes))
+            for (sample, outcome) in zip(batch, outcomes) {
+                if !output.push(Self.frame(sample, outcome, sent: sent)) { break decoding }
+            }
         }
         output.close()
     }
@@ -74,13 +82,12 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
     }
 
     /// One sample decoded, with its status in the words of the other decoders.
-    static func frame(_ sample: CompressedSample, decoder: ProResCPUDecoder) -> DecodedFrame {
-        let sent = monotonicNanoseconds()
+    static func frame(_ sample: CompressedSample, _ result: Result<ProResCPUDecoder.Outcome, Error>, sent: UInt64) -> DecodedFrame {
         var surface: PixelBuffer?
         var codes: (Int, Int, Int)?
         let status: FrameStatus
         do {
-            let outcome = try decoder.decode(sample.bytes)
+            let outcome = try result.get()
             surface = outcome.surface
             let header = outcome.header
             codes = (header.colorPrimaries, header.transferCharacteristic, header.matrixCoefficients)

@@ -21,9 +21,16 @@ public final class ProResCPUDecoder {
     /// The decoded precision: 10 or 12 bits (the codec tag's, as in FFmpeg).
     public let bitDepth: Int
     public let threads: Int
-    private var picture = PictureLayout()
-    /// Scratch memory of each slice group.
+    /// Frames `decode(_:)` takes at once: their slices share one spread
+    /// over the threads, so no thread waits at each frame's end for the
+    /// slowest group.
+    public let framesAtOnce: Int
+    /// Slice groups a frame is split into.
+    private let groupsPerFrame: Int
+    private var pictures: [PictureLayout]
+    /// Scratch memory of each slice group of the batch.
     private let workers: [SliceDecoder]
+    /// Concealed slices of each group.
     private let damaged: UnsafeMutablePointer<Int>
     private var pool: PixelBufferPool?
 
@@ -31,9 +38,11 @@ public final class ProResCPUDecoder {
     public init(bitDepth: Int, threads: Int) {
         self.bitDepth = bitDepth
         self.threads = max(1, threads)
-        let groups = self.threads == 1 ? 1 : self.threads * 4
-        workers = (0..<groups).map { _ in SliceDecoder() }
-        damaged = .allocate(capacity: groups)
+        framesAtOnce = self.threads == 1 ? 1 : min(self.threads, 4)
+        groupsPerFrame = self.threads == 1 ? 1 : self.threads * 4
+        pictures = [PictureLayout](repeating: PictureLayout(), count: framesAtOnce)
+        workers = (0..<framesAtOnce * groupsPerFrame).map { _ in SliceDecoder() }
+        damaged = .allocate(capacity: framesAtOnce * groupsPerFrame)
     }
 
     deinit {
@@ -59,45 +68,74 @@ public final class ProResCPUDecoder {
     /// for the caller). `bytes` must be followed by `CompressedSample.padding`
     /// zero bytes. Throws, naming the problem, where no picture can be made.
     public func decode(_ bytes: UnsafeRawBufferPointer) throws -> Outcome {
+        try decode([bytes])[0].get()
+    }
+
+    /// Decodes up to `framesAtOnce` frames, each as `decode(_:)` does, their
+    /// slices spread over the threads together; the outcomes in order.
+    public func decode(_ frames: [UnsafeRawBufferPointer]) -> [Result<Outcome, Error>] {
+        precondition(frames.count <= framesAtOnce, "at most framesAtOnce frames a call")
+        var prepared: [Result<(header: ProResFrameHeader, surface: PixelBuffer), Error>] = []
+        for (i, bytes) in frames.enumerated() {
+            prepared.append(Result { try prepare(bytes, picture: i) })
+        }
+        // Every frame's slice groups in one spread; a failed frame has none.
+        let targets = prepared.map { result in (try? result.get()).map { Self.targets(surface: $0.surface, header: $0.header, depth: bitDepth) } }
+        let groups = frames.count * groupsPerFrame
+        let decodeGroup = { (group: Int) in
+            let f = group / self.groupsPerFrame, g = group % self.groupsPerFrame
+            self.damaged[group] = 0
+            guard let target = targets[f], case let .success(frame) = prepared[f] else { return }
+            self.damaged[group] = self.decodeSlices(frames[f], picture: f, header: frame.header, targets: target, group: g,
+                                                   worker: self.workers[group])
+        }
+        if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
+        return prepared.enumerated().map { f, result in
+            result.map { frame in
+                let concealed = (0..<groupsPerFrame).reduce(0) { $0 + damaged[f * groupsPerFrame + $1] }
+                return Outcome(surface: frame.surface, header: frame.header, damagedSlices: concealed,
+                               missingSecondField: pictures[f].missingSecondField)
+            }
+        }
+    }
+
+    /// Parses frame `bytes` into `pictures[picture]` and takes its surface.
+    private func prepare(_ bytes: UnsafeRawBufferPointer, picture: Int) throws -> (header: ProResFrameHeader, surface: PixelBuffer) {
         let header: ProResFrameHeader
         do { header = try ProResFrameHeader(bytes) } catch { throw BitstreamError("invalid frame header: \(error)") }
         guard bytes.count >= header.minimumFrameBytes else {
             throw BitstreamError("invalid picture: a \(header.width)x\(header.height) frame needs at least "
                                  + "\(header.minimumFrameBytes) bytes, this one has \(bytes.count)")
         }
-        try picture.parse(bytes, header: header)
-        let surface = try PixelBufferPool.makeBuffer(surfaceLayout(for: header), from: &pool)
-        let damagedSlices = decodeSlices(bytes, header: header, into: surface)
-        return Outcome(surface: surface, header: header, damagedSlices: damagedSlices, missingSecondField: picture.missingSecondField)
+        try pictures[picture].parse(bytes, header: header)
+        return (header, try PixelBufferPool.makeBuffer(surfaceLayout(for: header), from: &pool))
     }
 
-    /// Decodes the parsed slices into `surface`; returns how many were concealed.
-    private func decodeSlices(_ bytes: UnsafeRawBufferPointer, header: ProResFrameHeader, into surface: PixelBuffer) -> Int {
+    private static func targets(surface: PixelBuffer, header: ProResFrameHeader, depth: Int) -> PlaneTargets {
         let layout = surface.layout
-        let targets = PlaneTargets(planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
-                                   strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: bitDepth,
-                                   chroma444: header.chroma == .c444, interlaced: header.fieldOrder != .progressive,
-                                   alphaBits: header.alpha.rawValue)
+        return PlaneTargets(planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
+                            strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: depth, chroma444: header.chroma == .c444,
+                            interlaced: header.fieldOrder != .progressive, alphaBits: header.alpha.rawValue)
+    }
+
+    /// Decodes group `group` of the parsed slices of `pictures[picture]`;
+    /// returns how many were concealed.
+    private func decodeSlices(_ bytes: UnsafeRawBufferPointer, picture: Int, header: ProResFrameHeader, targets: PlaneTargets, group: Int,
+                              worker: SliceDecoder) -> Int {
         let luma = header.lumaQuantMatrix ?? Self.flatMatrix
         let chroma = header.chromaQuantMatrix ?? luma
         guard let frame = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-        return picture.slices.withUnsafeBufferPointer { slices in
+        return pictures[picture].slices.withUnsafeBufferPointer { slices in
             luma.withUnsafeBufferPointer { luma in
                 chroma.withUnsafeBufferPointer { chroma in
-                    let groups = min(workers.count, max(1, slices.count))
-                    let decodeGroup = { (group: Int) in
-                        let worker = self.workers[group]
-                        var count = 0
-                        for i in slices.count * group / groups..<slices.count * (group + 1) / groups {
-                            if !worker.decode(slices[i], frame: frame, targets: targets, lumaMatrix: luma.baseAddress!,
-                                              chromaMatrix: chroma.baseAddress!) {
-                                count += 1
-                            }
+                    var count = 0
+                    for i in slices.count * group / groupsPerFrame..<slices.count * (group + 1) / groupsPerFrame {
+                        if !worker.decode(slices[i], frame: frame, targets: targets, lumaMatrix: luma.baseAddress!,
+                                          chromaMatrix: chroma.baseAddress!) {
+                            count += 1
                         }
-                        self.damaged[group] = count
                     }
-                    if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
-                    return (0..<groups).reduce(0) { $0 + damaged[$1] }
+                    return count
                 }
             }
         }

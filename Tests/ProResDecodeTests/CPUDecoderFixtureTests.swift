@@ -52,6 +52,33 @@ final class CPUDecoderFixtureTests: XCTestCase {
         }
     }
 
+    /// Frames decoded together (their slices spread over the threads at
+    /// once) come out as each alone would, a frame that fails among them
+    /// failing alone.
+    func testFramesDecodedTogetherEqualFFmpegsFrames() throws {
+        for clip in ["hq.mov", "4444.mov", "interlaced-tff.mov"] {
+            let (format, samples) = try fixtureSamples(clip)
+            let expected = try ffmpegFrameMD5s(clip)
+            let decoder = ProResCPUDecoder(bitDepth: format.bitDepth, threads: 4)
+            XCTAssertEqual(decoder.framesAtOnce, 4)
+            let broken = Data([0, 0, 0, 8, 0x69, 0x63, 0x70, 0x66] + [UInt8](repeating: 0, count: CompressedSample.padding))
+            var got: [String?] = []
+            try broken.withUnsafeBytes { broken in
+                var frames = samples.map(\.bytes)
+                frames.insert(UnsafeRawBufferPointer(rebasing: broken[0..<8]), at: 2)
+                for start in stride(from: 0, to: frames.count, by: 4) {
+                    for outcome in decoder.decode(Array(frames[start..<min(start + 4, frames.count)])) {
+                        got.append(try? outcome.map { MD5.hex(of: $0.surface.visibleSpans()) }.get())
+                        if case let .success(decoded) = outcome { decoded.surface.releaseUse() }
+                    }
+                }
+            }
+            var want: [String?] = expected
+            want.insert(nil, at: 2)
+            XCTAssertEqual(got, want, clip)
+        }
+    }
+
     func testDamagedFixturesMatchFFmpegsConcealment() throws {
         let clips = ["bad/corrupt-slice.mov", "bad/truncated-faststart.mov", "hostile/alpha-data-missing.mov", "hostile/alpha-claim.mov",
                      "hostile/interlace-claim.mov", "hostile/progressive-claim.mov", "hostile/chroma-444-claim.mov"]
