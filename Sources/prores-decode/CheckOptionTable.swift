@@ -39,7 +39,7 @@ extension CheckCommand {
                            help: "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"),
                 OptionSpec("--jobs", value: "N",
                            help: "check N files at once, 1 to 256 (default 1; on the GPU decoder one per device, two with "
-                               + "--previews), each FFmpeg decoder with max(1, cores/N) threads; the output order never changes"),
+                               + "--previews), each CPU decoder with max(1, cores/N) threads; the output order never changes"),
                 OptionSpec("--include", value: "GLOB", repeatable: true,
                            help: "check only found files whose key matches one GLOB (* and ? within a directory, ** across "
                                + "directories; without '/' the file name alone); files named as PATH are always checked"),

@@ -25,7 +25,7 @@ extension DecodeCommand {
                 OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
                 OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only)"),
                 OptionSpec("--frames", value: "N", help: "decode at most N frames"),
-                OptionSpec("--threads", value: "N", help: "FFmpeg decoder threads, 1 to 256 (default: one per core)"),
+                OptionSpec("--threads", value: "N", help: "CPU decoder threads (ours or FFmpeg's), 1 to 256 (default: one per core)"),
                 OptionSpec("--track", value: "N", help: "stream index of the ProRes track (default: the first)"),
                 .overwrite,
                 .noOverwrite,
