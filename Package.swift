@@ -9,6 +9,7 @@ import PackageDescription
 //   ProResPipeline           decode run, sinks, check, bench
 //   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
+//   ProResCPU ← CProResKernels: our ProRes decoder on the CPU
 //   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
 //   ProResFFmpeg  ← CFFmpeg, CZlib, CStreamingCopy: readers, CPU session,
 //                            still images, MD5
@@ -54,6 +55,8 @@ let package = Package(
         .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
         // Our own C: streaming stores, which Swift cannot write.
         .target(name: "CStreamingCopy"),
+        // The CPU decoder's IDCT on SSE2 (x86-64): the 16-bit multiply-adds Swift cannot emit.
+        .target(name: "CProResKernels"),
         .target(name: "HostSupport", swiftSettings: swift6),
         .target(name: "ProResCore", dependencies: ["HostSupport"], swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
@@ -62,7 +65,8 @@ let package = Package(
         .target(name: "GPUKit", dependencies: ["HostSupport", "CVulkan", "CShaderc"], swiftSettings: swift6,
                 plugins: ["EmbedShaders"]),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
-        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"], swiftSettings: swift6),
+        .target(name: "ProResCPU", dependencies: ["ProResCore", "CProResKernels"], swiftSettings: swift6),
+        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"], swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
                 swiftSettings: swift6),
@@ -76,8 +80,8 @@ let package = Package(
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
         .testTarget(
             name: "ProResDecodeTests",
-            dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResTesting",
-                           "ProResDisplay", "prores-decode"]
+            dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
+                           "ProResTesting", "ProResDisplay", "prores-decode"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -3,15 +3,20 @@ import ProResCore
 import GPUKit
 
 /// Which decoder a run uses (VideoToolbox's decoder specification):
-/// `--decoder cpu|gpu|auto`, `--require-hardware`, `--no-hardware`.
+/// `--decoder cpu|ffmpeg|gpu|auto`, `--require-hardware`, `--no-hardware`.
 public struct DecoderSelection: Sendable, Equatable {
     public enum Choice: String, Sendable, CaseIterable {
-        /// FFmpeg's libavcodec on the CPU.
+        /// Our CPU decoder (ProResCPU).
         case cpu
+        /// FFmpeg's libavcodec on the CPU: the reference, and a fallback.
+        case ffmpeg
         /// Our Vulkan compute decoder, on any Vulkan device (lavapipe too).
         case gpu
-        /// The GPU decoder on a hardware GPU, else the CPU.
+        /// The GPU decoder on a hardware GPU, else our CPU decoder.
         case auto
+
+        /// A decoder that runs on the CPU alone, needing no device.
+        public var isCPU: Bool { self == .cpu || self == .ffmpeg }
     }
 
     public var choice: Choice
@@ -39,11 +44,15 @@ public struct DecoderSelection: Sendable, Equatable {
 
     /// The decoder chosen for `format`: the CPU (with why, when `auto`
     /// passed over the GPU; `fellBack` when it wanted the GPU decoder but
-    /// could not start it), or the device for the GPU decoder.
+    /// could not start it), or the device for the GPU decoder. Which CPU
+    /// decoder: FFmpeg's for `.ffmpeg`, ours otherwise (`usesFFmpeg`).
     public enum Resolved {
         case cpu(reason: String?, fellBack: Bool)
         case gpu(GPUDevice)
     }
+
+    /// Whether a run that decodes on the CPU uses FFmpeg's decoder rather than ours.
+    public var usesFFmpeg: Bool { choice == .ffmpeg }
 
     /// `--device all`: every hardware GPU of the machine.
     public static let allDevices = "all"
@@ -56,12 +65,12 @@ public struct DecoderSelection: Sendable, Equatable {
     }
 
     public func resolve(for format: FormatDescription) throws -> Resolved {
-        if choice != .cpu, let reason = GPUProResDecoder.unsupportedReason(format) {
+        if !choice.isCPU, let reason = GPUProResDecoder.unsupportedReason(format) {
             guard choice == .gpu else { return .cpu(reason: "the GPU decoder cannot: \(reason)", fellBack: false) }
             let message = "the GPU decoder cannot decode this stream: \(reason)"
             throw requireHardware ? ProResDecodeError.hardwareUnavailable(.message(message)) : ProResDecodeError.decoderUnavailable(message)
         }
-        if let shared, choice != .cpu {
+        if let shared, !choice.isCPU {
             let info = shared.context.info
             if info.isHardware || choice == .gpu { return .gpu(shared) }
             return .cpu(reason: "no hardware Vulkan device (\(info.name))", fellBack: false)
@@ -79,7 +88,7 @@ public struct DecoderSelection: Sendable, Equatable {
     /// default device). Empty when it decodes on the CPU.
     public func makeDevices(limit: Int = .max) throws -> [GPUDevice] {
         switch choice {
-        case .cpu:
+        case .cpu, .ffmpeg:
             return []
         case .gpu:
             var selectors: [String?] = Self.deviceList(device) ?? [device == Self.allDevices ? nil : device]
@@ -108,7 +117,7 @@ public struct DecoderSelection: Sendable, Equatable {
             } catch VulkanError.loaderMissing {
                 return ([], "no Vulkan loader or driver", false)
             } catch {
-                // `auto` means the best decoder that works: FFmpeg when ours cannot start.
+                // `auto` means the best decoder that works: the CPU when the GPU cannot start.
                 return ([], "the GPU decoder could not start: \(error)", true)
             }
         }
@@ -127,7 +136,7 @@ public struct DecoderSelection: Sendable, Equatable {
                 firstError = firstError ?? error
             }
         }
-        // `auto` means the best decoder that works: FFmpeg when ours cannot start.
+        // `auto` means the best decoder that works: the CPU when the GPU cannot start.
         if made.isEmpty { return ([], "the GPU decoder could not start: \(firstError!)", true) }
         return (made, nil, false)
     }

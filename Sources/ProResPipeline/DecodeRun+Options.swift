@@ -24,7 +24,7 @@ extension DecodeRun {
         /// be decoded is skipped instead (a player that cannot keep up);
         /// off, every frame reaches every sink (`--realtime` outputs).
         public var skipLateFrames = false
-        /// The GPU decoder's device while it is being made: FFmpeg decodes
+        /// The GPU decoder's device while it is being made: the CPU decoder decodes
         /// the first frames on the CPU until it is ready, then the GPU
         /// decoder takes over (`HandoverSession`), so the first frame does
         /// not wait for the driver's start-up. `decoder` then decides, once

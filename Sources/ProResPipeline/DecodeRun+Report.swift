@@ -41,7 +41,7 @@ extension DecodeRun {
         public let firstFrameAt: UInt64?
         /// Frames skipped before decoding because their tick had passed (`skipLateFrames`).
         public var skippedLate: [Int] = []
-        /// Frames FFmpeg decoded while the GPU decoder's device started (`Options.deviceStarting`).
+        /// Frames the CPU decoded while the GPU decoder's device started (`Options.deviceStarting`).
         public var framesBeforeHandover = 0
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }

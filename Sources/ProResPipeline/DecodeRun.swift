@@ -340,7 +340,7 @@ public final class DecodeRun: @unchecked Sendable {
                 write = monotonicNanoseconds() - t1
             }
             if let analysis = frame.analysis {
-                // After a handover, FFmpeg's last frames may still be measured on the CPU.
+                // After a handover, the CPU decoder's last frames may still be measured on the CPU.
                 try cpuAnalysis?.waitUntilDelivered()
                 try analysisSink?.consume(index: frame.index, pts: frame.pts, analysis: analysis)
             }

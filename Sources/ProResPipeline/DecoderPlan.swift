@@ -6,9 +6,10 @@ import ProResGPU
 
 /// The one owner of a run's decoder: `--decoder auto|cpu|gpu` resolved for
 /// the stream, the GPU decoder's device started before the stream is open,
-/// FFmpeg first while that device starts and the handover to the GPU
-/// decoder after, FFmpeg again when the GPU decoder cannot start, and the
-/// decoder's name for the summary.
+/// a CPU decoder first while that device starts and the handover to the GPU
+/// decoder after, the CPU decoder again when the GPU decoder cannot start,
+/// and the decoder's name for the summary. The CPU decoder is ours, or
+/// FFmpeg's for `--decoder ffmpeg` (`DecoderSelection.makeCPUSession`).
 ///
 /// The command line makes a plan first (`startingDevice`), opens the stream,
 /// then `settle`s it; a `DecodeRun` resolves it for its stream and makes its
@@ -22,14 +23,14 @@ public final class DecoderPlan: @unchecked Sendable {
     /// The device being made since the plan began, while no stream is known.
     private let earlyDevice: Deferred<GPUDevice?>?
     private let readyTime = ReadyTime()
-    /// FFmpeg decodes first while this device starts (`HandoverSession`).
+    /// The CPU decoder decodes first while this device starts (`HandoverSession`).
     package private(set) var deviceStarting: Deferred<GPUDevice?>?
     /// What decodes: set by `resolve`, after a handover by its successor.
     private var resolved: DecoderSelection.Resolved = .cpu(reason: nil, fellBack: false)
     /// With a handover, what decodes after it, once the device is there.
     private var handoverResolution: Deferred<DecoderSelection.Resolved>?
 
-    /// "cpu", "gpu (device)", or "gpu (starting)" until a handover is decided.
+    /// "cpu" (ours), "ffmpeg", "gpu (device)", or "gpu (starting)" until a handover is decided.
     public private(set) var name = "cpu"
     /// Why `auto` chose the CPU.
     public private(set) var note: String?
@@ -42,6 +43,7 @@ public final class DecoderPlan: @unchecked Sendable {
         self.selection = selection
         self.deviceStarting = deviceStarting
         earlyDevice = nil
+        name = selection.cpuDecoderName
     }
 
     /// Starts making the GPU decoder's device now, unless the choice is the
@@ -50,8 +52,9 @@ public final class DecoderPlan: @unchecked Sendable {
     /// on the thread that made it.
     public init(startingDeviceFor selection: DecoderSelection, made: @escaping @Sendable (GPUDevice) -> Void) {
         self.selection = selection
+        name = selection.cpuDecoderName
         let ready = readyTime
-        earlyDevice = selection.choice == .cpu ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
+        earlyDevice = selection.choice.isCPU ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
             let device = selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
             device.map(made)
             ready.mark()
@@ -67,7 +70,7 @@ public final class DecoderPlan: @unchecked Sendable {
     public var device: GPUDevice? { selection.shared ?? (try? earlyDevice?.get()) ?? nil }
 
     /// Once the stream is open: `auto` (the best decoder that works, frame
-    /// by frame) decodes with FFmpeg while the device starts when
+    /// by frame) decodes on the CPU while the device starts when
     /// `allowsHandover` (the run needs no device before its first frame),
     /// the GPU decoder can decode `format`, and the device is not ready yet.
     /// Otherwise the run waits for the device (`auto` without one then
@@ -88,7 +91,7 @@ public final class DecoderPlan: @unchecked Sendable {
     // MARK: - The run's side
 
     /// Decides the decoder for `format`: now, or, with a device starting,
-    /// FFmpeg until the device is there (`makeSession` hands over then).
+    /// the CPU decoder until the device is there (`makeSession` hands over then).
     func resolve(for format: FormatDescription) throws {
         if deviceStarting != nil {
             resolved = .cpu(reason: nil, fellBack: false)
@@ -102,7 +105,7 @@ public final class DecoderPlan: @unchecked Sendable {
         }
     }
 
-    /// FFmpeg's frames, as made, are the run's (no handover to wait for).
+    /// The CPU decoder's frames, as made, are the run's (no handover to wait for).
     var decodesOnCPUAlone: Bool {
         if deviceStarting != nil { return false }
         if case .cpu = resolved { return true }
@@ -118,8 +121,8 @@ public final class DecoderPlan: @unchecked Sendable {
     /// Whether a handover's next decoder is known: the next sample goes to it.
     var handoverIsDue: Bool { handoverResolution?.isReady(waitingUpTo: 0) ?? false }
 
-    /// The session that decodes `format`: FFmpeg's, the GPU decoder's (a
-    /// stream of `lanes` when given), or FFmpeg's first and the one chosen
+    /// The session that decodes `format`: the CPU decoder's, the GPU decoder's (a
+    /// stream of `lanes` when given), or the CPU decoder's first and the one chosen
     /// when the device is there after it (returned as `handover` too).
     func makeSession(format: FormatDescription, threads: Int, configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
                      outputHandler: @escaping DecodeSession.OutputHandler, outputIdleHandler: OutputIdleHandler?)
@@ -128,10 +131,11 @@ public final class DecoderPlan: @unchecked Sendable {
             // Half the cores: the other half makes the device, reads ahead
             // and parses (with all of them, the device comes ~20 ms later).
             let firstThreads = threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
-            let first: HandoverSession.Maker = { handler, idle in
-                try Self.cpuSession(format, threads: firstThreads, slicesOnly: true, handler, idle)
-            }
             let selection = self.selection
+            let first: HandoverSession.Maker = { handler, idle in
+                try selection.makeCPUSession(format: format, threads: firstThreads, slicesOnly: true, outputHandler: handler,
+                                             outputIdleHandler: idle)
+            }
             let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
                 var resolving = selection
                 resolving.shared = try starting.get()
@@ -151,7 +155,7 @@ public final class DecoderPlan: @unchecked Sendable {
                             outputHandler, outputIdleHandler), nil)
     }
 
-    /// A stream that ended before the handover: FFmpeg decoded every frame,
+    /// A stream that ended before the handover: the CPU decoded every frame,
     /// and why the GPU decoder did not. (Waiting for the device costs the
     /// command line nothing: it waits for it before exiting anyway.)
     func stayedOnCPU() {
@@ -165,14 +169,14 @@ public final class DecoderPlan: @unchecked Sendable {
     /// The run ended: the device goes with the session, even if the run lives on.
     func release() { resolved = .cpu(reason: nil, fellBack: false) }
 
-    /// The session for a resolved decoder; `auto` falls back to FFmpeg when
+    /// The session for a resolved decoder; `auto` falls back to the CPU when
     /// the GPU decoder cannot start (the best decoder that works).
     private func session(_ resolved: DecoderSelection.Resolved, format: FormatDescription, threads: Int,
                          configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
                          _ handler: @escaping DecodeSession.OutputHandler, _ idle: OutputIdleHandler?) throws -> FrameDecoding {
         guard case let .gpu(device) = resolved else {
             if case let .cpu(reason, fellBack) = resolved { use(cpu: reason, fellBack: fellBack) }
-            return try Self.cpuSession(format, threads: threads, slicesOnly: false, handler, idle)
+            return try selection.makeCPUSession(format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
         }
         do {
             let session = try Trace.span("session made") { () throws -> FrameDecoding in
@@ -187,30 +191,25 @@ public final class DecoderPlan: @unchecked Sendable {
             return session
         } catch where selection.choice == .auto && !selection.requireHardware {
             use(cpu: "the GPU decoder could not start: \(error)", fellBack: true)
-            return try Self.cpuSession(format, threads: threads, slicesOnly: false, handler, idle)
+            return try selection.makeCPUSession(format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
         }
     }
 
-    /// FFmpeg's session for frames that claim a picture larger than they
+    /// The CPU decoder's session for frames that claim a picture larger than they
     /// hold and than the device can hold: it rejects them one by one, as
     /// `--decoder cpu` does, instead of the whole file failing.
     func forgedPictureSession(_ why: String, format: FormatDescription, threads: Int, _ handler: @escaping DecodeSession.OutputHandler,
                               _ idle: OutputIdleHandler?) throws -> FrameDecoding {
         use(cpu: "the GPU decoder could not start (\(why)); the frames claim a picture larger than they hold", fellBack: true)
-        return try Self.cpuSession(format, threads: threads, slicesOnly: false, handler, idle)
+        return try selection.makeCPUSession(format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
     }
 
     private func use(cpu reason: String?, fellBack: Bool) {
-        name = "cpu"
+        name = selection.cpuDecoderName
         note = reason
         self.fellBack = fellBack
     }
 
-    private static func cpuSession(_ format: FormatDescription, threads: Int, slicesOnly: Bool, _ handler: @escaping DecodeSession.OutputHandler,
-                                   _ idle: OutputIdleHandler?) throws -> FrameDecoding {
-        try DecodeSession(format: format, configuration: .init(threads: threads, slicesOnly: slicesOnly), outputHandler: handler,
-                          outputIdleHandler: idle)
-    }
 }
 
 /// When the early device was ready (the JSON summary's `device_ready`),

@@ -10,14 +10,15 @@ import ProResOptions
 /// process, fps, per-stage percentiles and ratios.
 enum BenchCommand: Command {
     static let spec = CommandSpec(
-        name: "bench", operands: "INPUT...", summary: "CPU vs GPU decoder on the same frames",
+        name: "bench", operands: "INPUT...", summary: "FFmpeg's, our CPU and our GPU decoder on the same frames",
         sections: [OptionSection(heading: "OPTIONS", options: [
-            OptionSpec("--decoders", value: "cpu,gpu,gpu-host,gpu-check",
-                       help: "the decoders to time, in this order (default cpu,gpu): cpu: FFmpeg; gpu: our Vulkan decoder "
+            OptionSpec("--decoders", value: "ffmpeg,cpu,gpu,gpu-host,gpu-check",
+                       help: "the decoders to time, in this order (default cpu,gpu): ffmpeg: FFmpeg's; cpu: ours on the CPU; "
+                           + "gpu: our Vulkan decoder "
                            + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces; "
                            + "gpu-check: gpu plus check's measurements of every frame on the device (BLAKE3 hash, statistics)"),
             OptionSpec("--frames", value: "N", range: .integer(1...1_000_000), help: "frames each decoder decodes, the clip looped (default 240)"),
-            OptionSpec("--threads", value: "N", range: .integer(1...256), help: "FFmpeg threads for cpu (default: one per core)"),
+            OptionSpec("--threads", value: "N", range: .integer(1...256), help: "threads for ffmpeg and cpu (default: one per core)"),
             OptionSpec("--batch", value: "N", range: .integer(1...256), help: "frames per GPU batch (default: from the frame size and the device's limits)"),
             OptionSpec("--device", value: "N|NAME|all|N,N...",
                        help: "Vulkan device(s) for the gpu decoders: its index in the devices list, or part of its name; all: "
@@ -42,7 +43,7 @@ enum BenchCommand: Command {
                            + "\"ffmpeg -hwaccel vulkan -i clip.mov -f null -\"). A command that fails ends the bench, exit 7"),
         ])],
         about: "Reads up to --frames samples of each INPUT into memory, then decodes --frames frames with each decoder in "
-            + "turn after a warm-up, and prints fps, per-stage p50/p95/p99 and the gpu/cpu ratios on stdout. "
+            + "turn after a warm-up, and prints fps, per-stage p50/p95/p99 and the ratios to the first of ffmpeg or cpu on stdout. "
             + "With --whole-process, times decode command lines as whole processes instead (start-up to exit).")
 
     struct Arguments: CommandArguments {
@@ -70,7 +71,7 @@ enum BenchCommand: Command {
             if wholeProcess == nil, inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
             decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(separator: ",", omittingEmptySubsequences: false).map { name in
                 guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
-                    throw UsageError("invalid decoder '\(name)' in --decoders: expected cpu, gpu, gpu-host or gpu-check")
+                    throw UsageError("invalid decoder '\(name)' in --decoders: expected ffmpeg, cpu, gpu, gpu-host or gpu-check")
                 }
                 return path
             }
@@ -137,9 +138,10 @@ enum BenchCommand: Command {
                 }
             }
             runs.append(BenchRun(input: input, format: bench.format, frameBytes: bench.averageFrameBytes, results: results))
-            let cpu = results.first { $0.path == .cpu }
-            let ratios = results.filter { $0.path != .cpu }.compactMap { result -> (String, Double)? in
-                cpu.map { ("\(result.path.rawValue)/cpu", result.framesPerSecond / $0.framesPerSecond) }
+            // Ratios to FFmpeg's decoder when it ran, else to ours on the CPU.
+            let base = results.first { $0.path == .ffmpeg } ?? results.first { $0.path == .cpu }
+            let ratios = results.filter { $0.path != base?.path }.compactMap { result -> (String, Double)? in
+                base.map { ("\(result.path.rawValue)/\($0.path.rawValue)", result.framesPerSecond / $0.framesPerSecond) }
             }
             if arguments.json {
                 reports.append(JSON.object([

@@ -62,7 +62,7 @@ extension CheckCommand {
             overwrite = parsed.flag("--overwrite")
             noOverwrite = parsed.flag("--no-overwrite")
             verbose = parsed.flag("--verbose")
-            decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
+            decoderChoice = try parsed.value("--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
             device = parsed.string("--device")
             requireHardware = parsed.flag("--require-hardware")
             func patterns(_ option: String) throws -> [PathPattern] {
@@ -79,7 +79,9 @@ extension CheckCommand {
             if requireHardware, let decoderChoice, decoderChoice != .gpu {
                 throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
             }
-            if decoderChoice == .cpu, device != nil { throw UsageError("--device needs the GPU decoder, not --decoder cpu") }
+            if let decoderChoice, decoderChoice.isCPU, device != nil {
+                throw UsageError("--device needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
+            }
             if device?.isEmpty == true { throw UsageError("--device needs a device index, name or 'all'") }
             try OptionSpec.checkDeviceList(device)
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }

@@ -43,7 +43,7 @@ extension CheckCommand {
                            help: "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"),
                 OptionSpec("--jobs", value: "N", range: .integer(1...256),
                            help: "check N files at once (default 1; on the GPU decoder one per device, two with "
-                               + "--previews), each FFmpeg decoder with max(1, cores/N) threads; the output order never changes"),
+                               + "--previews), each CPU decoder with max(1, cores/N) threads; the output order never changes"),
                 OptionSpec("--include", value: "GLOB", repeatable: true,
                            help: "check only found files whose key matches one GLOB (* and ? within a directory, ** across "
                                + "directories; without '/' the file name alone); files named as PATH are always checked"),
@@ -66,12 +66,13 @@ extension CheckCommand {
                                + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
                                + "golden file PREVIOUS.json's run wrote (beside it). Errors and https:// URLs are always checked again"),
                 OptionSpec("--timeout", value: "SECONDS", range: .real(lower: 0, upper: 604_800, lowerExcluded: true), help: "per file, opening included (default 600): ERROR \"timed out\""),
-                OptionSpec("--threads", value: "N", range: .integer(1...256), help: "FFmpeg threads per file (default: max(1, cores/jobs))"),
+                OptionSpec("--threads", value: "N", range: .integer(1...256), help: "CPU decoder threads per file (default: max(1, cores/jobs))"),
             ]),
             OptionSection(heading: "DECODER", options: [
-                OptionSpec("--decoder", value: "cpu|gpu|auto",
-                           help: "cpu: FFmpeg; gpu: our Vulkan compute decoder (bit-exact with FFmpeg), on any Vulkan device; "
-                               + "auto (default): gpu on a hardware GPU, else cpu. Verdicts, statistics and hashes are the same"),
+                OptionSpec("--decoder", value: "cpu|ffmpeg|gpu|auto",
+                           help: "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder, on any Vulkan "
+                               + "device (ours are bit-exact with FFmpeg); auto (default): gpu on a hardware GPU, else cpu. "
+                               + "Verdicts, statistics and hashes are the same"),
                 OptionSpec("--device", value: "N|NAME|all|N,N...",
                            help: "Vulkan device for the GPU decoder: its index in the devices list, or part of its name; "
                                + "all: every hardware GPU, files spread over them; a comma list: those devices (default: a "

@@ -61,7 +61,7 @@ struct DecodeArguments: CommandArguments {
         noOverwrite = parsed.flag("--no-overwrite")
         quiet = parsed.flag("--quiet")
         verbose = parsed.flag("--verbose")
-        decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:))
+        decoderChoice = try parsed.value("--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
         requireHardware = parsed.flag("--require-hardware")
         noHardware = parsed.flag("--no-hardware")
         noCPUStart = parsed.flag("--no-cpu-start")
@@ -92,10 +92,10 @@ struct DecodeArguments: CommandArguments {
             throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
         }
         if noHardware && decoderChoice == .gpu { throw UsageError("--no-hardware contradicts --decoder gpu") }
-        if noCPUStart && decoder.choice == .cpu { throw UsageError("--no-cpu-start needs --decoder auto or gpu") }
+        if noCPUStart && decoder.choice.isCPU { throw UsageError("--no-cpu-start needs --decoder auto or gpu") }
         if !useVulkan {
             if referenceWhite != nil { throw UsageError("--reference-white needs --vulkan") }
-            if decoder.choice == .cpu {
+            if decoder.choice.isCPU {
                 for (option, given) in [("--device", device != nil), ("--validate", validationFlag)] where given {
                     throw UsageError("\(option) needs --vulkan or the GPU decoder")
                 }

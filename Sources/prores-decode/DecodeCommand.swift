@@ -157,7 +157,7 @@ enum DecodeCommand: Command {
         if !quiet && (arguments.verbose || plan.selection.choice != .auto || run.decoderFellBack) {
             // Counted only where the GPU decoder took over.
             let handover = report.framesBeforeHandover > 0
-                ? "; FFmpeg decoded the first \(report.framesBeforeHandover) while its device started" : ""
+                ? "; the CPU decoded the first \(report.framesBeforeHandover) while its device started" : ""
             Console.note("decoder: \(run.decoderName)" + (run.decoderNote.map { " (\($0))" } ?? "") + handover)
         }
         if let gpu = report.gpu, !quiet {

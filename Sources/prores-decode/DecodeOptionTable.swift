@@ -33,7 +33,7 @@ extension DecodeCommand {
                 OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only): a frame number, seconds "
                                + "(12.5s, 00:00:12.5) or the source's time code (10:00:01:00; ';' for drop-frame)"),
                 OptionSpec("--frames", value: "N", help: "decode at most N frames (or seconds: 2s, 00:00:02)"),
-                OptionSpec("--threads", value: "N", range: .integer(1...256), help: "FFmpeg decoder threads (default: one per core)"),
+                OptionSpec("--threads", value: "N", range: .integer(1...256), help: "CPU decoder threads, ours or FFmpeg's (default: one per core)"),
                 OptionSpec("--track", value: "N", range: .integer(0...Int(Int32.max)), help: "stream index of the ProRes track (default: the first)"),
                 .overwrite,
                 .noOverwrite,
@@ -41,14 +41,14 @@ extension DecodeCommand {
                 .verbose("also show FFmpeg's own diagnostics and which decoder ran"),
             ]),
             OptionSection(heading: "DECODER OPTIONS", options: [
-                OptionSpec("--decoder", value: "cpu|gpu|auto",
-                           help: "cpu: FFmpeg; gpu: our Vulkan compute ProRes decoder (bit-exact with FFmpeg), on any Vulkan "
-                               + "device; auto (default): gpu on a hardware GPU, else cpu"),
+                OptionSpec("--decoder", value: "cpu|ffmpeg|gpu|auto",
+                           help: "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute ProRes decoder, on any Vulkan "
+                               + "device (ours are bit-exact with FFmpeg); auto (default): gpu on a hardware GPU, else cpu"),
                 OptionSpec("--require-hardware", help: "the GPU decoder on a hardware GPU, or exit 13"),
-                OptionSpec("--no-hardware", help: "FFmpeg on the CPU (= --decoder cpu)"),
+                OptionSpec("--no-hardware", help: "our CPU decoder (= --decoder cpu)"),
                 OptionSpec("--no-cpu-start",
-                           help: "with --decoder auto, wait for the GPU's device before the first frame (default: FFmpeg decodes "
-                               + "the first frames on the CPU while the device starts, ~0.2 s on a discrete GPU, then the GPU "
+                           help: "with --decoder auto, wait for the GPU's device before the first frame (default: our CPU "
+                               + "decoder decodes the first frames while the device starts, ~0.2 s on a discrete GPU, then the GPU "
                                + "decoder takes over; the same bits either way; never with --vulkan or --realtime, which need "
                                + "the device first; --decoder gpu always waits)"),
             ]),

@@ -37,7 +37,7 @@ extension PlayCommand {
             hud = parsed.flag("--hud")
             json = parsed.flag("--json")
             verbose = parsed.flag("--verbose")
-            decoderChoice = try parsed.value("--decoder", expected: "cpu, gpu or auto", DecoderSelection.Choice.init(rawValue:)) ?? .auto
+            decoderChoice = try parsed.value("--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:)) ?? .auto
             device = parsed.string("--device")
             try OptionSpec.checkSingleDevice(device)
             effectSpecs = parsed.strings("--effect")

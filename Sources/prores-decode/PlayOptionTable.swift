@@ -20,8 +20,8 @@ extension PlayCommand {
                 .verbose("also say which colour path and surface format were chosen, and why"),
             ]),
             OptionSection(heading: "DECODER AND GPU", options: [
-                OptionSpec("--decoder", value: "cpu|gpu|auto",
-                           help: "cpu: FFmpeg; gpu: our Vulkan compute decoder (its frames shown where they are); "
+                OptionSpec("--decoder", value: "cpu|ffmpeg|gpu|auto",
+                           help: "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder (its frames shown where they are); "
                                + "auto (default): gpu on a hardware GPU, else cpu"),
                 .device,
                 OptionSpec("--effect", value: "SPEC", repeatable: true, help: "a GPU pass on every frame, as for decoding (see --help)"),

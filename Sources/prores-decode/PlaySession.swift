@@ -113,7 +113,7 @@ final class PlaySession {
     /// watching the keys meanwhile; paced runs go at the clock's rate.
     private func play(from start: Int, count: Int, paced: Bool) throws -> RunEnd {
         let selection = DecoderSelection(choice: arguments.decoderChoice, device: arguments.device, validation: arguments.validation,
-                                         shared: arguments.decoderChoice == .cpu ? nil : device)
+                                         shared: arguments.decoderChoice.isCPU ? nil : device)
         // A run after another starts where it is told: rewind explicitly
         // (DecodeRun seeks only to a start past 0).
         try source.seek(toFrame: start)

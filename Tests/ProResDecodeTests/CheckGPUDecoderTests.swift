@@ -11,7 +11,7 @@ final class CheckGPUDecoderTests: XCTestCase {
         let dir = try CheckFixtures.mixedDirectory(self)
         let out = try makeTemporaryDirectory(self)
         var reports: [[[String: Any]]] = [], goldens: [String] = []
-        for decoder in ["cpu", "gpu"] {
+        for decoder in ["ffmpeg", "gpu"] {
             let golden = out.appendingPathComponent("\(decoder).golden"), report = out.appendingPathComponent("\(decoder).json")
             let result = try runTool(["check", dir.path, "--decoder", decoder, "--threads", "1", "--write-golden", golden.path,
                                       "--report", report.path], timeout: 300)
@@ -35,7 +35,7 @@ final class CheckGPUDecoderTests: XCTestCase {
             XCTAssertTrue(try Self.statistics(cpu["stats"], equal: gpu["stats"]), "\(path): \(String(describing: cpu["stats"])) vs \(String(describing: gpu["stats"]))")
             let decoder = gpu["decoder"] as? String
             if cpu["status"] as? String != "error" {
-                XCTAssertEqual(cpu["decoder"] as? String, "cpu", path)
+                XCTAssertEqual(cpu["decoder"] as? String, "ffmpeg", path)
                 XCTAssertTrue(decoder?.hasPrefix("gpu (") == true, "\(path): \(String(describing: decoder))")
             }
         }

@@ -8,7 +8,7 @@ import XCTest
 /// lie does not touch equal the `ffmpeg` CLI's decode of the clean clip.
 final class HeaderDataDisagreementTests: XCTestCase {
     /// The decoders and thread counts every case runs with.
-    static let decoders = [["--decoder", "cpu", "--threads", "1"], ["--decoder", "cpu", "--threads", "4"], ["--decoder", "gpu"]]
+    static let decoders = [["--decoder", "ffmpeg", "--threads", "1"], ["--decoder", "cpu", "--threads", "4"], ["--decoder", "gpu"]]
 
     /// `--format native --framehash -` lines (index, hash) of one run, with its result.
     private func frameHashes(_ fixture: String, _ decoder: [String]) throws -> (ToolResult, [String]) {

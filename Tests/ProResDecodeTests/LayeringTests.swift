@@ -15,7 +15,8 @@ final class LayeringTests: XCTestCase {
         "ProResFFmpeg": ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"],
         "GPUKit": ["HostSupport", "CVulkan", "CShaderc"],
         "ProResGPU": ["ProResCore", "GPUKit"],
-        "ProResPipeline": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU"],
+        "ProResCPU": ["ProResCore", "CProResKernels"],
+        "ProResPipeline": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"],
         "ProResDisplay": ["CXCB"],
         "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
         "prores-decode": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay"],
@@ -23,7 +24,7 @@ final class LayeringTests: XCTestCase {
     ]
     /// What any target may import: the platform's own modules.
     static let system: Set<String> = ["Foundation", "FoundationXML", "Glibc", "Dispatch"]
-    static let ours: Set<String> = Set(allowed.keys).union(["CFFmpeg", "CZlib", "CStreamingCopy", "CVulkan", "CShaderc", "CXCB"])
+    static let ours: Set<String> = Set(allowed.keys).union(["CFFmpeg", "CZlib", "CStreamingCopy", "CProResKernels", "CVulkan", "CShaderc", "CXCB"])
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
@@ -70,7 +71,7 @@ final class LayeringTests: XCTestCase {
 
     func testEachCLibraryHasExactlyOneImporter() throws {
         let imports = try Self.imports()
-        for (shim, owner) in [("CFFmpeg", "ProResFFmpeg"), ("CZlib", "ProResFFmpeg"), ("CStreamingCopy", "ProResFFmpeg"), ("CVulkan", "GPUKit"), ("CShaderc", "GPUKit"), ("CXCB", "ProResDisplay")] {
+        for (shim, owner) in [("CFFmpeg", "ProResFFmpeg"), ("CZlib", "ProResFFmpeg"), ("CStreamingCopy", "ProResFFmpeg"), ("CProResKernels", "ProResCPU"), ("CVulkan", "GPUKit"), ("CShaderc", "GPUKit"), ("CXCB", "ProResDisplay")] {
             let importers = Set(imports.filter { $0.value.contains { $0.module == shim } }.keys)
             XCTAssertEqual(importers, [owner], "\(shim) must be imported by \(owner) alone")
         }

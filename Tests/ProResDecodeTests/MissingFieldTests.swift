@@ -33,7 +33,7 @@ final class MissingFieldTests: XCTestCase {
         try Data(bytes).write(to: damaged)
 
         var outputs: [Data] = []
-        for arguments in [["--decoder", "cpu", "--threads", "1"], ["--decoder", "cpu", "--threads", "4"], ["--decoder", "gpu"], ["--decoder", "gpu"]] {
+        for arguments in [["--decoder", "ffmpeg", "--threads", "1"], ["--decoder", "cpu", "--threads", "4"], ["--decoder", "gpu"], ["--decoder", "gpu"]] {
             let result = try runTool([damaged.path, "--format", "native", "-o", "-"] + arguments, timeout: 120)
             XCTAssertEqual(result.status, 5, "\(arguments): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("frame 2 damaged: the second field is missing"), result.stderr)

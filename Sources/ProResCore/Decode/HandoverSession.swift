@@ -2,7 +2,7 @@ import Foundation
 
 /// Decodes a stream's first frames with a session that is ready at once
 /// while a faster one starts, then hands every later sample to that one:
-/// FFmpeg on the CPU (open in milliseconds) while the GPU decoder's device
+/// the CPU decoder (open in milliseconds) while the GPU decoder's device
 /// is made (0.16–0.23 s on the H200, the driver's own time). The frames
 /// leave in order through one handler: the successor's first frame waits
 /// until the opening session has delivered all of its own.

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import ProResCPU
 import ProResFFmpeg
 
 /// `prores-decode bench`: the CPU and GPU decoders on the same frames, in
@@ -8,8 +9,10 @@ import ProResFFmpeg
 /// each path is warmed up (shaders compiled, pools filled) before timing.
 public struct DecoderBenchmark {
     public enum Path: String, CaseIterable, Sendable {
-        /// FFmpeg's software decoder, `threads` threads.
+        /// Our CPU decoder, `threads` threads.
         case cpu
+        /// FFmpeg's software decoder, `threads` threads.
+        case ffmpeg
         /// Our GPU decoder into device-resident surfaces (no readback).
         case gpu
         /// Our GPU decoder with every frame copied back into host surfaces.
@@ -119,7 +122,7 @@ public struct DecoderBenchmark {
 
     public func run(_ path: Path) throws -> Result {
         switch path {
-        case .cpu: return try runCPU()
+        case .cpu, .ffmpeg: return try runCPU(path)
         case .gpu, .gpuHost, .gpuCheck: return try runGPU(path)
         }
     }
@@ -134,7 +137,7 @@ public struct DecoderBenchmark {
     /// GPU paths, on one device or several, are `runGPU`).
     private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
                                                  _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
-        throws -> (session: Session, seconds: Double, cpuSeconds: Double, latencies: [Double]) {
+        throws -> (seconds: Double, cpuSeconds: Double, latencies: [Double]) {
         let outcomes = FrameOutcomes()
         let warmUp = try make(outcomes.record)
         for i in 0..<min(options.frames, warmFrames(warmUp)) { try warmUp.decode(sample(i)) }
@@ -148,7 +151,7 @@ public struct DecoderBenchmark {
         }
         try timed.finish()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9, cpuSeconds = Self.processCPUSeconds() - cpuStart
-        return (timed, seconds, cpuSeconds, try outcomes.latencies(on: name))
+        return (seconds, cpuSeconds, try outcomes.latencies(on: name))
     }
 
     /// User + system time of all the process's threads so far.
@@ -159,11 +162,17 @@ public struct DecoderBenchmark {
         return Double(user.tv_sec + system.tv_sec) + Double(user.tv_usec + system.tv_usec) / 1e6
     }
 
-    private func runCPU() throws -> Result {
-        let (_, seconds, cpuSeconds, latencies) = try measure("CPU", warmFrames: { _ in 2 * options.threads }) { (handler) -> DecodeSession in
-            try DecodeSession(format: format, configuration: .init(threads: options.threads), outputHandler: handler)
-        }
-        return Result(path: .cpu, engine: "FFmpeg libavcodec, \(options.threads) threads", frames: options.frames, seconds: seconds,
+    private func runCPU(_ path: Path) throws -> Result {
+        let threads = options.threads
+        let (seconds, cpuSeconds, latencies) = path == .ffmpeg
+            ? try measure("FFmpeg", warmFrames: { _ in 2 * threads }) { handler -> DecodeSession in
+                try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
+            }
+            : try measure("CPU", warmFrames: { _ in 2 * threads }) { handler -> CPUDecodeSession in
+                CPUDecodeSession(format: format, threads: threads, outputHandler: handler)
+            }
+        let engine = path == .ffmpeg ? "FFmpeg libavcodec" : "ours on the CPU"
+        return Result(path: path, engine: "\(engine), \(options.threads) threads", frames: options.frames, seconds: seconds,
                       batch: nil, stages: [("decode", Percentiles(latencies)!)],
                       cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: [])
     }

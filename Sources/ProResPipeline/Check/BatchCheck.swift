@@ -68,9 +68,9 @@ public final class BatchCheck: @unchecked Sendable {
         options.threadsPerFile > 0 ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
     }
 
-    /// What decodes: "cpu", or the GPU decoder and its devices.
+    /// What decodes: "cpu" (ours), "ffmpeg", or the GPU decoder and its devices.
     public var decoderDescription: String {
-        devices.isEmpty ? "cpu" : "gpu (" + devices.map(\.context.info.name).joined(separator: ", ") + ")"
+        devices.isEmpty ? options.decoder.cpuDecoderName : "gpu (" + devices.map(\.context.info.name).joined(separator: ", ") + ")"
     }
 
     /// Stops every file being checked and starts no more; `run()` then
@@ -86,7 +86,7 @@ public final class BatchCheck: @unchecked Sendable {
     /// Makes the decoder's devices (unless `run()` already did); throws what
     /// `--decoder gpu` / `--require-hardware` cannot have.
     public func prepareDevices() throws {
-        guard devices.isEmpty, options.decoder.choice != .cpu, !inputs.isEmpty else { return }
+        guard devices.isEmpty, !options.decoder.choice.isCPU, !inputs.isEmpty else { return }
         // Several workers take files in any order: none waits for file 0 in particular.
         if firstOpened == nil, options.jobs <= 1 { firstOpened = openAhead(0) }
         if options.decoder.choice == .auto {
@@ -233,7 +233,7 @@ public final class BatchCheck: @unchecked Sendable {
         var decoder = options.decoder
         decoder.shared = feed.device
         decoder.lanes = feed.lanes
-        if feed.device == nil { decoder.choice = .cpu }
+        if feed.device == nil && !decoder.choice.isCPU { decoder.choice = .cpu }
         return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threadsPerFile, cancellation: cancellation,
                                      opened: opened, inputEnded: inputEnded)
     }

@@ -1,0 +1,16 @@
+#ifndef PRORES_DECODE_PRORES_IDCT_H
+#define PRORES_DECODE_PRORES_IDCT_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// x86-64 only (the Swift decoder has its own SIMD code elsewhere):
+/// FFmpeg's ProRes dequantisation, integer IDCT (its C code at 10 or 12
+/// bits: 32-bit wrapping sums, int16 intermediates, the row pass's DC-only
+/// shortcut, +8192 on row 0) and clip to [4, 2^depth - 5], on one block.
+/// `coefficients` and `matrix` (the scaled matrix, each entry an int16)
+/// are transposed: natural column * 8 + row. Writes 8 rows of 8 samples
+/// at `out`, `stride` samples apart.
+void pd_idct_put_10(const int16_t *coefficients, const int16_t *matrix, uint16_t *out, ptrdiff_t stride);
+void pd_idct_put_12(const int16_t *coefficients, const int16_t *matrix, uint16_t *out, ptrdiff_t stride);
+
+#endif

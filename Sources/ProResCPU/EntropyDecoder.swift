@@ -1,0 +1,240 @@
+/// ProRes entropy decoding (SMPTE RDD 36 §7.1) of one component of a slice,
+/// bit-exact with FFmpeg's software decoder down to its bit reader: each
+/// codeword starts from the next 32 bits, escape codes longer than 31 bits
+/// are errors, the read position stops 8 bits past the component's end
+/// (reads there see the frame's following bytes, then its zero padding),
+/// and values are stored as 16-bit integers, wrapping. So a damaged slice
+/// fails, or decodes to the same garbage, as it does there and on the GPU.
+///
+/// The reader loads 64 bits at the current position for each step (at least
+/// 57 of them valid): a run, its level and the level's sign usually come out
+/// of one load, which keeps the serial chain of a coefficient short.
+struct BitReader {
+    /// The component's first byte; the frame's bytes and padding follow it.
+    let base: UnsafePointer<UInt8>
+    /// Bits read so far, at most `limit`.
+    var position = 0
+    /// The component's size in bits.
+    let sizeBits: Int
+    /// Where FFmpeg's reader stops: 8 bits past the end.
+    let limit: Int
+
+    init(_ base: UnsafePointer<UInt8>, bytes: Int) {
+        self.base = base
+        sizeBits = bytes << 3
+        limit = sizeBits + 8
+    }
+
+    /// 64 bits from `position`, first bit in the top bit; the low
+    /// `position & 7` bits are zeros, not data.
+    @inline(__always) func window() -> UInt64 {
+        let raw = UnsafeRawPointer(base + (position &>> 3)).loadUnaligned(as: UInt64.self)
+        return UInt64(bigEndian: raw) &<< UInt64(position & 7)
+    }
+
+    @inline(__always) var validBits: Int { 64 &- (position & 7) }
+
+    @inline(__always) mutating func skip(_ n: Int) { position = min(position &+ n, limit) }
+
+    /// `n` bits (1...25) as FFmpeg's get_bits reads them.
+    @inline(__always) mutating func bits(_ n: Int) -> Int {
+        let value = Int(truncatingIfNeeded: window() &>> UInt64(64 &- n))
+        skip(n)
+        return value
+    }
+}
+
+/// An adaptive Rice / exp-Golomb codebook (RDD 36 Table 9), with the
+/// constants a codeword's decoding needs worked out beforehand.
+struct Codebook {
+    let switchBits: Int
+    let riceOrder: Int
+    /// exp-Golomb order - switch bits.
+    let expMinusSwitch: Int
+    /// What an exp-Golomb code's bits are offset by to give its value.
+    let expOffset: Int
+
+    init(_ code: Int) {
+        switchBits = code & 3
+        riceOrder = code >> 5
+        let expOrder = (code >> 2) & 7
+        expMinusSwitch = expOrder - switchBits
+        expOffset = ((switchBits + 1) << riceOrder) - (1 << expOrder)
+    }
+
+    static let firstDC = Codebook(0xB8)
+    static let dc = [0x04, 0x28, 0x28, 0x4D, 0x4D, 0x70, 0x70].map(Codebook.init)
+    static let run = [0x06, 0x06, 0x05, 0x05, 0x04, 0x29, 0x29, 0x29, 0x29, 0x28, 0x28, 0x28, 0x28, 0x28, 0x28, 0x4C].map(Codebook.init)
+    static let level = [0x04, 0x0A, 0x05, 0x06, 0x04, 0x28, 0x28, 0x28, 0x28, 0x4C].map(Codebook.init)
+
+    /// The codeword at the top of `window`: its length and value; length 0
+    /// for an escape longer than 31 bits (an all-zero window counts 64
+    /// leading zeros, longer still). A Rice code's top bits are its
+    /// terminating 1, worth 1 << rice order, and its suffix.
+    @inline(__always) func decode(_ window: UInt64) -> (bits: Int, value: Int) {
+        // Wrapping arithmetic: no value here comes near overflowing, and
+        // the checks would sit on the serial path of every codeword.
+        let q = window.leadingZeroBitCount
+        let expGolomb = q > switchBits
+        let bits = expGolomb ? 2 &* q &+ expMinusSwitch : q &+ riceOrder &+ 1
+        if bits > 31 { return (0, 0) }
+        let top = Int(truncatingIfNeeded: window &>> UInt64(64 &- bits))
+        return (bits, top &+ (expGolomb ? expOffset : (q &- 1) &<< riceOrder))
+    }
+}
+
+/// The tables one component's decoding reads, as unsafe pointers: the
+/// loops below must not pay for bounds checks or reference counting.
+struct EntropyTables {
+    let dc: UnsafeMutablePointer<Codebook>
+    let run: UnsafeMutablePointer<Codebook>
+    let level: UnsafeMutablePointer<Codebook>
+    /// Per scan position: where the coefficient goes in a block stored
+    /// transposed (natural column × 8 + natural row), progressive then interlaced.
+    let scans: UnsafeMutablePointer<UInt8>
+
+    static let shared = EntropyTables()
+
+    private init() {
+        func copy<T>(_ values: [T]) -> UnsafeMutablePointer<T> {
+            let pointer = UnsafeMutablePointer<T>.allocate(capacity: values.count)
+            pointer.initialize(from: values, count: values.count)
+            return pointer
+        }
+        dc = copy(Codebook.dc)
+        run = copy(Codebook.run)
+        level = copy(Codebook.level)
+        scans = copy((ProResScanOrder.progressive + ProResScanOrder.interlaced).map { UInt8(($0 & 7) << 3 | $0 >> 3) })
+    }
+}
+
+extension EntropyTables: @unchecked Sendable {}  // written once, at initialisation, read only after
+
+/// The scan orders of RDD 36 (§7.3): the natural (raster) index of each scan position.
+enum ProResScanOrder {
+    static let progressive: [Int] = [
+         0,  1,  8,  9,  2,  3, 10, 11, 16, 17, 24, 25, 18, 19, 26, 27,
+         4,  5, 12, 20, 13,  6,  7, 14, 21, 28, 29, 22, 15, 23, 30, 31,
+        32, 33, 40, 48, 41, 34, 35, 42, 49, 56, 57, 50, 43, 36, 37, 44,
+        51, 58, 59, 52, 45, 38, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+    ]
+    static let interlaced: [Int] = [
+         0,  8,  1,  9, 16, 24, 17, 25,  2, 10,  3, 11, 18, 26, 19, 27,
+        32, 40, 33, 34, 41, 48, 56, 49, 42, 35, 43, 50, 57, 58, 51, 59,
+         4, 12,  5,  6, 13, 20, 28, 21, 14,  7, 15, 22, 29, 36, 44, 37,
+        30, 23, 31, 38, 45, 52, 60, 53, 46, 39, 47, 54, 61, 62, 55, 63,
+    ]
+}
+
+enum EntropyDecoder {
+    /// Decodes one component's DC and AC coefficients into `blocks`
+    /// (1 << log2Blocks blocks of 64, zeroed by the caller), each block
+    /// transposed (natural column × 8 + natural row). False where FFmpeg
+    /// fails the slice.
+    static func decodeCoefficients(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int,
+                                   interlaced: Bool) -> Bool {
+        let tables = EntropyTables.shared
+        let blockCount = 1 << log2Blocks
+        var (bits, code) = Codebook.firstDC.decode(reader.window())
+        if bits == 0 { return false }
+        reader.skip(bits)
+        var dc = Int16(truncatingIfNeeded: (code >> 1) ^ -(code & 1))
+        blocks[0] = dc
+        code = 5
+        var sign = 0
+        for block in 1..<blockCount {
+            (bits, code) = tables.dc[min(code, 6)].decode(reader.window())
+            if bits == 0 { return false }
+            reader.skip(bits)
+            sign = code != 0 ? sign ^ -(code & 1) : 0
+            dc = dc &+ Int16(truncatingIfNeeded: (((code + 1) >> 1) ^ sign) - sign)
+            blocks[block << 6] = dc
+        }
+        return decodeAC(&reader, into: blocks, log2Blocks: log2Blocks, scan: tables.scans + (interlaced ? 64 : 0), tables: tables)
+    }
+
+    @inline(__always)
+    private static func decodeAC(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int,
+                                 scan: UnsafeMutablePointer<UInt8>, tables: EntropyTables) -> Bool {
+        let maxPosition = 64 << log2Blocks
+        let blockMask = (1 << log2Blocks) - 1
+        var run = 4, level = 2
+        // FFmpeg tests for the end of the data on its 32-bit cache as the
+        // last level's sign left it: shifted, zeros after the bits still
+        // valid. `lastLevelBits`: that level's length (-1 before the first).
+        var lastLevelBits = -1
+        var position = blockMask
+        while true {
+            let bitsLeft = reader.sizeBits &- reader.position
+            let window = reader.window()
+            if bitsLeft < 32 {
+                if bitsLeft <= 0 { break }
+                let n = min(bitsLeft, 31 &- lastLevelBits)
+                if n == 0 || window &>> UInt64(64 &- n) == 0 { break }
+            }
+            let (runBits, runValue) = tables.run[min(run, 15)].decode(window)
+            if runBits == 0 { return false }
+            run = runValue
+            position = position &+ run &+ 1
+            if position >= maxPosition { return false }
+            // The level and its sign usually lie in the same 64 bits: one
+            // load for both codewords where no bit read is beyond the valid
+            // ones and the position cannot reach the limit; otherwise the run
+            // is skipped first, as FFmpeg does, and the level read after it.
+            let levelBook = tables.level[min(level, 9)]
+            var shifted = window &<< UInt64(runBits)
+            var (levelBits, levelValue) = levelBook.decode(shifted)
+            var total = runBits &+ levelBits &+ 1
+            if levelBits == 0 || total > reader.validBits || reader.position &+ total >= reader.limit {
+                reader.skip(runBits)
+                shifted = reader.window()
+                (levelBits, levelValue) = levelBook.decode(shifted)
+                if levelBits == 0 { return false }
+                total = levelBits &+ 1
+            }
+            reader.skip(total)
+            let negative = 0 &- Int(truncatingIfNeeded: (shifted &<< UInt64(levelBits)) &>> 63)
+            level = levelValue &+ 1
+            lastLevelBits = levelBits
+            let block = position & blockMask
+            blocks[block &<< 6 | Int(scan[position &>> log2Blocks])] = Int16(truncatingIfNeeded: (level ^ negative) &- negative)
+        }
+        return true
+    }
+
+    /// Scanned alpha (RDD 36 §7.1.2) read as FFmpeg's unpack_alpha reads
+    /// it, written as samples at `depth` bits into `count` entries of `out`.
+    static func decodeAlpha(_ reader: inout BitReader, into out: UnsafeMutablePointer<UInt16>, count: Int, streamBits: Int, depth: Int) {
+        let mask = (1 << streamBits) - 1
+        let shortBits = streamBits == 16 ? 7 : 4
+        @inline(__always) func sample(_ alpha: Int) -> UInt16 {
+            let value = streamBits == 16 ? alpha >> (16 - depth) : (alpha << (depth - 8)) | (alpha >> (16 - depth))
+            return UInt16(truncatingIfNeeded: value)
+        }
+        var alpha = mask
+        var index = 0
+        repeat {
+            repeat {
+                var value: Int
+                if reader.bits(1) != 0 {
+                    value = reader.bits(streamBits)
+                } else {
+                    value = reader.bits(shortBits)
+                    let negative = value & 1 != 0
+                    value = (value + 2) >> 1
+                    if negative { value = -value }
+                }
+                alpha = (alpha + value) & mask
+                out[index] = sample(alpha)
+                index += 1
+                if index >= count { return }
+            } while reader.sizeBits - reader.position > 0 && reader.bits(1) != 0
+            var run = reader.bits(4)
+            if run == 0 { run = reader.bits(11) }
+            run = min(run, count - index)
+            let value = sample(alpha)
+            for i in index..<index + run { out[i] = value }
+            index += run
+        } while index < count
+    }
+}

@@ -1,0 +1,151 @@
+import ProResCore
+
+/// Our CPU ProRes decoder: one frame at a time, its slices spread over
+/// threads, written straight into a pooled surface of the native planar
+/// layout (FFmpeg's pixel format for the stream, rows padded to whole
+/// macroblocks). Bit-exact with FFmpeg's software decoder (its C IDCT) and
+/// with the GPU decoder, damaged slices included. The slice table, every
+/// slice group's scratch memory and the surfaces are reused from frame to
+/// frame; a frame makes only its header's few small arrays.
+public final class ProResCPUDecoder {
+    /// What one frame came to.
+    public struct Outcome {
+        public let surface: PixelBuffer
+        public let header: ProResFrameHeader
+        /// Slices that could not be decoded and were concealed.
+        public let damagedSlices: Int
+        /// The frame ended with its first field; the second was concealed.
+        public let missingSecondField: Bool
+    }
+
+    /// The decoded precision: 10 or 12 bits (the codec tag's, as in FFmpeg).
+    public let bitDepth: Int
+    public let threads: Int
+    /// Frames `decode(_:)` takes at once: their slices share one spread
+    /// over the threads, so that on many cores no thread waits at each
+    /// frame's end for the slowest group.
+    public let framesAtOnce: Int
+    /// Slice groups a frame is split into.
+    private let groupsPerFrame: Int
+    private var pictures: [PictureLayout]
+    /// Scratch memory of each slice group of the batch.
+    private let workers: [SliceDecoder]
+    /// Concealed slices of each group.
+    private let damaged: UnsafeMutablePointer<Int>
+    private var pool: PixelBufferPool?
+
+    /// `threads`: slice groups decoded at once (1: all on the caller's thread).
+    public init(bitDepth: Int, threads: Int) {
+        self.bitDepth = bitDepth
+        self.threads = max(1, threads)
+        // Frames together only from 8 threads: on 2 cores a second frame's
+        // slices cost 1-10% more CPU time (their outputs share the caches)
+        // and leave no thread idle that one frame's groups did not keep busy.
+        framesAtOnce = self.threads >= 8 ? min(4, self.threads / 4) : 1
+        // Four groups a thread over a full batch: enough to even out
+        // slices of different cost, few enough to cost little to hand out.
+        groupsPerFrame = self.threads == 1 ? 1 : max(2, self.threads * 4 / framesAtOnce)
+        pictures = [PictureLayout](repeating: PictureLayout(), count: framesAtOnce)
+        workers = (0..<framesAtOnce * groupsPerFrame).map { _ in SliceDecoder() }
+        damaged = .allocate(capacity: framesAtOnce * groupsPerFrame)
+    }
+
+    deinit {
+        for worker in workers { worker.deallocate() }
+        damaged.deallocate()
+    }
+
+    public var poolStatistics: PixelBufferPool.Statistics {
+        pool?.statistics ?? .init(allocated: 0, vended: 0, peakInUse: 0)
+    }
+
+    /// The surface layout a frame with `header` decodes into.
+    public func surfaceLayout(for header: ProResFrameHeader) -> SurfaceLayout {
+        let interlaced = header.fieldOrder != .progressive
+        let mbWidth = (header.width + 15) >> 4
+        let rows = interlaced ? ((header.height + 31) >> 5) * 32 : ((header.height + 15) >> 4) * 16
+        let format = PlanarFormat(decoding: header.chroma, bitDepth: bitDepth, alpha: header.alpha != .none)
+        return .planar(format, width: header.width, height: header.height, paddedWidth: mbWidth * 16, paddedHeight: rows,
+                       rowAlignment: 64)
+    }
+
+    /// Decodes one frame into a surface of the decoder's pool (one use held
+    /// for the caller). `bytes` must be followed by `CompressedSample.padding`
+    /// zero bytes. Throws, naming the problem, where no picture can be made.
+    public func decode(_ bytes: UnsafeRawBufferPointer) throws -> Outcome {
+        try decode([bytes])[0].get()
+    }
+
+    /// Decodes up to `framesAtOnce` frames, each as `decode(_:)` does, their
+    /// slices spread over the threads together; the outcomes in order.
+    public func decode(_ frames: [UnsafeRawBufferPointer]) -> [Result<Outcome, Error>] {
+        precondition(frames.count <= framesAtOnce, "at most framesAtOnce frames a call")
+        var prepared: [Result<(header: ProResFrameHeader, surface: PixelBuffer), Error>] = []
+        for (i, bytes) in frames.enumerated() {
+            prepared.append(Result { try prepare(bytes, picture: i) })
+        }
+        // Every frame's slice groups in one spread; a failed frame has none.
+        let targets = prepared.map { result in (try? result.get()).map { Self.targets(surface: $0.surface, header: $0.header, depth: bitDepth) } }
+        let groups = frames.count * groupsPerFrame
+        let decodeGroup = { (group: Int) in
+            let f = group / self.groupsPerFrame, g = group % self.groupsPerFrame
+            self.damaged[group] = 0
+            guard let target = targets[f], case let .success(frame) = prepared[f] else { return }
+            self.damaged[group] = self.decodeSlices(frames[f], picture: f, header: frame.header, targets: target, group: g,
+                                                   worker: self.workers[group])
+        }
+        if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
+        return prepared.enumerated().map { f, result in
+            result.map { frame in
+                let concealed = (0..<groupsPerFrame).reduce(0) { $0 + damaged[f * groupsPerFrame + $1] }
+                return Outcome(surface: frame.surface, header: frame.header, damagedSlices: concealed,
+                               missingSecondField: pictures[f].missingSecondField)
+            }
+        }
+    }
+
+    /// Parses frame `bytes` into `pictures[picture]` and takes its surface.
+    private func prepare(_ bytes: UnsafeRawBufferPointer, picture: Int) throws -> (header: ProResFrameHeader, surface: PixelBuffer) {
+        let header: ProResFrameHeader
+        do { header = try ProResFrameHeader(bytes) } catch { throw BitstreamError("invalid frame header: \(error)") }
+        guard bytes.count >= header.minimumFrameBytes else {
+            throw BitstreamError("invalid picture: a \(header.width)x\(header.height) frame needs at least "
+                                 + "\(header.minimumFrameBytes) bytes, this one has \(bytes.count)")
+        }
+        try pictures[picture].parse(bytes, header: header)
+        return (header, try PixelBufferPool.makeBuffer(surfaceLayout(for: header), from: &pool))
+    }
+
+    private static func targets(surface: PixelBuffer, header: ProResFrameHeader, depth: Int) -> PlaneTargets {
+        let layout = surface.layout
+        return PlaneTargets(planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
+                            strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: depth, chroma444: header.chroma == .c444,
+                            interlaced: header.fieldOrder != .progressive, alphaBits: header.alpha.rawValue)
+    }
+
+    /// Decodes group `group` of the parsed slices of `pictures[picture]`;
+    /// returns how many were concealed.
+    private func decodeSlices(_ bytes: UnsafeRawBufferPointer, picture: Int, header: ProResFrameHeader, targets: PlaneTargets, group: Int,
+                              worker: SliceDecoder) -> Int {
+        let luma = header.lumaQuantMatrix ?? Self.flatMatrix
+        let chroma = header.chromaQuantMatrix ?? luma
+        guard let frame = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+        return pictures[picture].slices.withUnsafeBufferPointer { slices in
+            luma.withUnsafeBufferPointer { luma in
+                chroma.withUnsafeBufferPointer { chroma in
+                    var count = 0
+                    for i in slices.count * group / groupsPerFrame..<slices.count * (group + 1) / groupsPerFrame {
+                        if !worker.decode(slices[i], frame: frame, targets: targets, lumaMatrix: luma.baseAddress!,
+                                          chromaMatrix: chroma.baseAddress!) {
+                            count += 1
+                        }
+                    }
+                    return count
+                }
+            }
+        }
+    }
+
+    /// RDD 36: without a matrix in the frame header, every entry is 4.
+    private static let flatMatrix = [UInt8](repeating: 4, count: 64)
+}

@@ -1,0 +1,22 @@
+import ProResCore
+import ProResCPU
+import ProResFFmpeg
+import ProResGPU
+
+extension DecoderSelection {
+    /// The session that decodes on the CPU for this selection: FFmpeg's
+    /// decoder for `--decoder ffmpeg`, ours otherwise. `slicesOnly`: every
+    /// thread on one frame at a time (the first frames of a handover);
+    /// ours always works that way.
+    func makeCPUSession(format: FormatDescription, threads: Int, slicesOnly: Bool = false, outputHandler: @escaping FrameOutputHandler,
+                        outputIdleHandler: OutputIdleHandler? = nil) throws -> FrameDecoding {
+        if usesFFmpeg {
+            return try DecodeSession(format: format, configuration: .init(threads: threads, slicesOnly: slicesOnly), outputHandler: outputHandler,
+                                     outputIdleHandler: outputIdleHandler)
+        }
+        return CPUDecodeSession(format: format, threads: threads, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+    }
+
+    /// The name a run's report gives the CPU decoder it used.
+    var cpuDecoderName: String { usesFFmpeg ? "ffmpeg" : "cpu" }
+}
