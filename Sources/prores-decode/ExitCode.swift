@@ -44,7 +44,7 @@ enum ExitCode: Int32, CaseIterable {
         case .checkErrors: return "check: no file failed, but at least one could not be checked"
         case .badEffectFile: return "--effect lut:FILE.cube: the file is missing, unreadable or malformed (one line with the file and line number; nothing is written)"
         case .hardwareUnavailable: return "--require-hardware: no hardware Vulkan device can decode the input (lavapipe is not hardware)"
-        case .noDisplay: return "play: no display to show frames on (DISPLAY unset, no X server, or no Vulkan surface or queue that can present to it)"
+        case .noDisplay: return "play: no display to show frames on (DISPLAY unset, no X server, or no Vulkan surface or queue that can present to it), or the display went away while playing"
         }
     }
 

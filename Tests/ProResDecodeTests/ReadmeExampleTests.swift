@@ -8,7 +8,7 @@ import XCTest
 /// runs on a private Xvfb; its clip is 5 frames long, so it ends by itself.
 final class ReadmeExampleTests: XCTestCase {
     /// The subcommands a new user meets; `decode` is the command without a word.
-    private static let commands = ["decode", "info", "devices", "check", "bench", "play", "plot"]
+    private static let commands = ["decode", "info", "devices", "check", "merge", "bench", "play", "plot"]
 
     func testEveryReadmeExampleRunsAsWritten() throws {
         let examples = try Self.exampleLines()
@@ -27,7 +27,7 @@ final class ReadmeExampleTests: XCTestCase {
         }
         // What the examples say they write is there.
         for written in ["frames.y4m", "frames.y416", "clip.framemd5", "exr/frame-000000.exr",
-                        "qc/index.html", "junit.xml", "t.jsonl", "t.svg"] {
+                        "qc/index.html", "shard-1.json", "shard-2.json", "all.json", "junit.xml", "t.jsonl", "t.svg"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent(written).path),
                           "a README example did not write \(written)")
         }
