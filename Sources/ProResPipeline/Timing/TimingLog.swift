@@ -57,7 +57,8 @@ public struct TimingLog: Sendable {
             }
             var stages: [String: Double] = [:]
             var latency: Double?
-            for (key, value) in object where key.hasSuffix("_us") && key != "effects_us" {
+            // In key order: the first bad stage named is the same on every run.
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) where key.hasSuffix("_us") && key != "effects_us" {
                 guard let number = (value as? NSNumber)?.doubleValue, number.isFinite else { throw bad("\(key) is not a number") }
                 guard abs(number) <= Self.largestMicroseconds else {
                     throw bad("\(key) \(number) is no stage time (at most \(Int(Self.largestMicroseconds)) µs, 11.6 days)")
