@@ -306,8 +306,9 @@ public final class DecodeRun: @unchecked Sendable {
                 if wantsPlanar {
                     if case .packed = surface.layout.content {
                         let t0 = monotonicNanoseconds()
-                        planarCopy = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
-                        planarHolder = planarCopy!
+                        let copy = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
+                        planarCopy = copy
+                        planarHolder = copy
                         pack += monotonicNanoseconds() - t0
                     }
                     planarSpans = planarHolder.visibleSpans()

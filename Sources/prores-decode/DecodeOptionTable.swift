@@ -30,9 +30,9 @@ extension DecodeCommand {
                                + "conversion assumes by picture size and the outputs leave it unspecified"),
                 OptionSpec("--assume-transfer", value: "NAME", help: "the same for the transfer (bt709, smpte2084, arib-std-b67, …)"),
                 OptionSpec("--assume-matrix", value: "NAME", help: "the same for the matrix (bt709, bt2020nc, smpte170m, …)"),
-                OptionSpec("--start", value: "N", help: "first frame to decode (exact: ProRes is intra-only): a frame number, seconds "
+                OptionSpec("--start", value: "POSITION", help: "first frame to decode (exact: ProRes is intra-only): a frame number, seconds "
                                + "(12.5s, 00:00:12.5) or the source's time code (10:00:01:00; ';' for drop-frame)"),
-                OptionSpec("--frames", value: "N", help: "decode at most N frames (or seconds: 2s, 00:00:02)"),
+                OptionSpec("--frames", value: "LENGTH", help: "decode at most LENGTH: a number of frames, or seconds (2s, 00:00:02)"),
                 OptionSpec("--threads", value: "N", range: .integer(1...256), help: "CPU decoder threads, ours or FFmpeg's (default: one per core)"),
                 OptionSpec("--track", value: "N", range: .integer(0...Int(Int32.max)), help: "stream index of the ProRes track (default: the first)"),
                 .overwrite,

@@ -7,9 +7,9 @@ extension PlayCommand {
         sections: [
             OptionSection(heading: "PLAYBACK", options: [
                 .input,
-                OptionSpec("--start", value: "N", help: "first frame (exact: ProRes is intra-only): a frame number, seconds (12.5s, "
+                OptionSpec("--start", value: "POSITION", help: "first frame (exact: ProRes is intra-only): a frame number, seconds (12.5s, "
                                + "00:00:12.5) or the source's time code (10:00:01:00)"),
-                OptionSpec("--frames", value: "N", help: "play at most N frames (or seconds: 2s) from --start"),
+                OptionSpec("--frames", value: "LENGTH", help: "play at most LENGTH from --start: a number of frames, or seconds (2s)"),
                 OptionSpec("--paused", help: "start paused on the first frame"),
                 OptionSpec("--loop", help: "play again from --start at the end (without it the player exits there)"),
                 OptionSpec("--rate", value: "FPS", range: .real(lower: 1, upper: 1000, lowerExcluded: false), help: "the clock's rate instead of the clip's (1 to 1000: 25, 29.97 or 30000/1001)"),

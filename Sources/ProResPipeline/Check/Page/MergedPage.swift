@@ -7,9 +7,15 @@ import ProResCore
 /// shard's own `--html` page has them.
 public enum MergedPage {
     public static func html(_ merge: ShardMerge, pageDirectory: String) -> String {
-        let order: [FileCheckResult.Status] = [.fail, .error, .pass]
+        func rank(_ status: FileCheckResult.Status) -> Int {
+            switch status {
+            case .fail: return 0
+            case .error: return 1
+            case .pass: return 2
+            }
+        }
         let sorted = merge.files.enumerated().sorted { a, b in
-            let (ra, rb) = (order.firstIndex(of: a.element.status)!, order.firstIndex(of: b.element.status)!)
+            let (ra, rb) = (rank(a.element.status), rank(b.element.status))
             return ra != rb ? ra < rb : a.offset < b.offset
         }.map(\.element)
         let verdict = merge.failed > 0 ? "FAIL" : merge.errors > 0 ? "ERROR" : "PASS"
