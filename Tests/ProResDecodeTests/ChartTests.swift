@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 @testable import ProResCore
+@testable import ProResPipeline
 import XCTest
 
 /// The SVG chart writer: scales and ticks against values worked out by
