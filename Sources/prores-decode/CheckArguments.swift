@@ -104,7 +104,9 @@ extension CheckCommand {
         /// is a file named in advance, an output.
         func files() -> CommandFiles {
             var files = CommandFiles()
-            let expanded = filter.apply(CheckInputExpander.expand(paths)).kept
+            // A list read from a file names inputs too (stdin's cannot be read twice).
+            let listed = listPath.flatMap { $0 == "-" ? nil : try? CheckInputList.read($0) } ?? []
+            let expanded = filter.apply(CheckInputExpander.expand(paths, listed: listed)).kept
             for path in paths { files.input("the input", path) }
             for input in expanded { files.input("the input", input.path) }
             files.input("--golden", goldenPath)

@@ -27,6 +27,22 @@ final class OutputSafetyTests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(name).path).sorted()
     }
 
+    /// A file named in a `--list` is an input like one named on the command
+    /// line, and so is the list itself: neither may be an output.
+    func testAFileNamedInAListIsAnInput() throws {
+        let clip = bytes("victim.mov"), list = Data("# the archive\nvictim.mov\n".utf8)
+        FileManager.default.createFile(atPath: directory.appendingPathComponent("l.txt").path, contents: list)
+        for output in ["--report", "--html", "--junit", "--write-golden"] {
+            let result = try runTool(["check", "--list", "l.txt", output, "victim.mov", "-y"], in: directory)
+            XCTAssertEqual(result.status, usage, "\(output): \(result.stderr)")
+            assertSingleError(result, mentions: [output, "victim.mov"], output)
+            XCTAssertEqual(bytes("victim.mov"), clip, "\(output): victim.mov changed")
+        }
+        let result = try runTool(["check", "--list", "l.txt", "--report", "l.txt", "-y"], in: directory)
+        XCTAssertEqual(result.status, usage, result.stderr)
+        XCTAssertEqual(bytes("l.txt"), list, "the list changed")
+    }
+
     /// Each way a run named one of its inputs as an output, or one file as
     /// two outputs: a usage error naming both, before anything is written.
     func testAnOutputThatIsAnInputOrAnotherOutputIsAUsageErrorNamingBoth() throws {
