@@ -91,7 +91,7 @@ final class GeneratedReferenceTests: XCTestCase {
         XCTAssertEqual(try complete(["prores-decode", "--for"]), ["--format"])
         XCTAssertEqual(try complete(["prores-decode", "ch"]), ["check"])
         XCTAssertEqual(try complete(["prores-decode", "check", "--deco"]), ["--decoder"])
-        XCTAssertEqual(try complete(["prores-decode", "check", "--decoder", ""]), ["cpu", "gpu", "auto"])
+        XCTAssertEqual(try complete(["prores-decode", "check", "--decoder", ""]), ["cpu", "ffmpeg", "gpu", "auto"])
         XCTAssertEqual(try complete(["prores-decode", "--format", "v"]), ["v216"])
         XCTAssertEqual(try complete(["prores-decode", "bench", "--fr"]), ["--frames"])
         XCTAssertEqual(try complete(["prores-decode", "clip.mov", "-o", "cl"]), ["clip one.mov"])
@@ -118,7 +118,7 @@ final class GeneratedReferenceTests: XCTestCase {
         let answers = completed.stdoutText.components(separatedBy: "==\n").map { $0.split(separator: "\n").map { String($0.split(separator: "\t")[0]) } }
         XCTAssertEqual(answers.count, 3, completed.stdoutText)
         XCTAssertEqual(answers.first, ["--format"])
-        XCTAssertEqual(Set(answers.dropFirst().first ?? []), ["cpu", "gpu", "auto"])
+        XCTAssertEqual(Set(answers.dropFirst().first ?? []), ["cpu", "ffmpeg", "gpu", "auto"])
         XCTAssertEqual(Set(answers.last ?? []), ["play", "plot"])
     }
 
