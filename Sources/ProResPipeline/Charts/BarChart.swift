@@ -1,3 +1,5 @@
+import ProResCore
+
 /// Horizontal bars in groups: one group per row label (a decoder, a stage),
 /// one bar per series in each (p50, p95, p99), each bar labelled with its
 /// value. Written as one standalone SVG element.

@@ -1,3 +1,5 @@
+import ProResCore
+
 /// An axis: what it measures and in which unit ("frame", "µs", "nits").
 public struct ChartAxis: Sendable {
     public var label: String

@@ -1,3 +1,5 @@
+import ProResCore
+
 /// A linear map from data values to SVG coordinates, with "nice" tick
 /// values (1, 2 or 5 × a power of ten) for the axis.
 public struct ChartScale: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import ProResCore
+
 /// A chart of series over an x axis (frames, most often), with marker bands
 /// under it and labelled horizontal rules, written as one standalone SVG
 /// element (inline in HTML, or a file of its own).

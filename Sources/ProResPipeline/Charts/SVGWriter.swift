@@ -1,3 +1,5 @@
+import ProResCore
+
 /// Builds SVG markup one element at a time. Every attribute value and every
 /// text goes through `XMLText.escape`, so a name or title holding `<`, `&`
 /// or quotes stays text; coordinates are written with one decimal.

@@ -1,3 +1,5 @@
+import ProResCore
+
 /// Fixed-width integers appended in a file format's byte order.
 ///
 /// Why: EXR headers are little-endian and PNG/ICC are big-endian; writing each

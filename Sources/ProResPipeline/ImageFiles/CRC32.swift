@@ -1,3 +1,5 @@
+import ProResCore
+
 /// The CRC-32 of ISO 3309 / ITU-T V.42 (reflected polynomial 0xEDB88320),
 /// as PNG puts after every chunk's type and data.
 public enum CRC32 {

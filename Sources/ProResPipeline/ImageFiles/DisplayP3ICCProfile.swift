@@ -1,3 +1,5 @@
+import ProResCore
+
 /// An ICC v4.3 display profile for Display P3: P3 primaries, D65 white,
 /// the sRGB tone curve (ICC.1:2022 matrix/TRC model).
 ///

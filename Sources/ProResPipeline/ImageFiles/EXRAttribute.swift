@@ -1,3 +1,5 @@
+import ProResCore
+
 /// One OpenEXR header attribute: name, type name and value bytes, laid out
 /// in the file as `name\0 type\0 size(int32 LE) value`.
 ///

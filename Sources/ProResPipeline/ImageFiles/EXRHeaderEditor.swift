@@ -1,3 +1,5 @@
+import ProResCore
+
 /// Sets attributes in the header of a single-part scanline OpenEXR file
 /// (what FFmpeg's encoder writes), leaving every pixel byte as it was.
 ///

@@ -1,3 +1,5 @@
+import ProResCore
+
 /// One PNG chunk: a four-letter type and its data. In the file it is
 /// `length(uint32 BE) type data CRC-32(type + data)`.
 public struct PNGChunk: Equatable, Sendable {

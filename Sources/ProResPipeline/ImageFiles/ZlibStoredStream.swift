@@ -1,3 +1,5 @@
+import ProResCore
+
 /// A zlib stream (RFC 1950) whose deflate data (RFC 1951) is all *stored*
 /// blocks: valid for every inflater, just not smaller than its input.
 ///
