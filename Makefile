@@ -13,12 +13,13 @@ APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
 # mkvtoolnix for Matroska files as mkvmerge and mkvpropedit write them;
-# for `play`: an X server, xdotool, xwd and numpy; man, zsh and fish to read
+# for `play`: an X server, xdotool, xwd, xwininfo/xkill and numpy; man, zsh and fish to read
 # the generated man page and completions; dpkg-dev and debootstrap to build
-# the .deb and install it on a clean Debian 12): installed by `make test`
+# the .deb and install it on a clean Debian 12; nginx and PyYAML for check
+# over HTTP and the scale-out recipes): installed by `make test`
 # only, so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium mkvtoolnix \
-                xvfb xdotool x11-apps python3-numpy \
+                xvfb xdotool x11-apps x11-utils python3-numpy \
                 man-db groff-base zsh fish dpkg-dev debootstrap \
                 nginx-light python3-yaml
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
