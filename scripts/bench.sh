@@ -5,13 +5,15 @@
 #
 #   scripts/bench.sh [--frames N] [--threads N] [--runs N] [--json FILE]
 #
-# The clip is generated once into bench-cache/ (not committed). Each
+# DECODER (default cpu, ours; ffmpeg for FFmpeg's decoder through us) picks
+# the CPU path. The clip is generated once into bench-cache/ (not committed). Each
 # measurement is the median wall time of --runs runs; ratios compare
 # medians taken in this same run, so machine speed cancels out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FRAMES=48
+DECODER=${DECODER:-cpu}
 THREADS=$(nproc)
 RUNS=3
 JSON=
@@ -56,13 +58,13 @@ median() {
 
 declare -A T
 T[ffmpeg_null]=$(median ffmpeg -v error -threads "$THREADS" -i "$CLIP" -f null -)
-T[ours_native]=$(median "$BIN" "$CLIP" --decoder cpu --format native --threads "$THREADS" --quiet)
+T[ours_native]=$(median "$BIN" "$CLIP" --decoder "$DECODER" --format native --threads "$THREADS" --quiet)
 T[ffmpeg_raw]=$(median ffmpeg -v error -threads "$THREADS" -i "$CLIP" -f rawvideo -y /dev/null)
-T[ours_native_raw]=$(median "$BIN" "$CLIP" --decoder cpu --format native --threads "$THREADS" --quiet -o /dev/null)
-T[ours_v216]=$(median "$BIN" "$CLIP" --decoder cpu --format v216 --threads "$THREADS" --quiet)
-T[ours_v216_raw]=$(median "$BIN" "$CLIP" --decoder cpu --format v216 --threads "$THREADS" --quiet -o /dev/null)
-T[ours_y416]=$(median "$BIN" "$CLIP" --decoder cpu --format y416 --threads "$THREADS" --quiet)
-T[ours_y416_raw]=$(median "$BIN" "$CLIP" --decoder cpu --format y416 --threads "$THREADS" --quiet -o /dev/null)
+T[ours_native_raw]=$(median "$BIN" "$CLIP" --decoder "$DECODER" --format native --threads "$THREADS" --quiet -o /dev/null)
+T[ours_v216]=$(median "$BIN" "$CLIP" --decoder "$DECODER" --format v216 --threads "$THREADS" --quiet)
+T[ours_v216_raw]=$(median "$BIN" "$CLIP" --decoder "$DECODER" --format v216 --threads "$THREADS" --quiet -o /dev/null)
+T[ours_y416]=$(median "$BIN" "$CLIP" --decoder "$DECODER" --format y416 --threads "$THREADS" --quiet)
+T[ours_y416_raw]=$(median "$BIN" "$CLIP" --decoder "$DECODER" --format y416 --threads "$THREADS" --quiet -o /dev/null)
 
 fps() { echo "scale=2; $FRAMES / $1" | bc -l; }
 ratio() { echo "scale=3; $1 / $2" | bc -l; }
@@ -92,7 +94,7 @@ echo "  y416 -o /dev/null      : $(ratio "${T[ours_y416_raw]}" "${T[ours_native_
 # ffmpeg -f null row above is the FFmpeg software baseline.
 echo
 if [ "${SKIP_GPU:-0}" != 1 ]; then
-  "$BIN" bench "$CLIP" --decoders cpu,gpu,gpu-host --frames "${BENCH_FRAMES:-$((FRAMES * 4))}" --threads "$THREADS" ||
+  "$BIN" bench "$CLIP" --decoders ffmpeg,cpu,gpu,gpu-host --frames "${BENCH_FRAMES:-$((FRAMES * 4))}" --threads "$THREADS" ||
     echo "bench.sh: prores-decode bench failed (no Vulkan device?); SKIP_GPU=1 skips it" >&2
   echo "ffmpeg -threads $THREADS -f null - : $(fps "${T[ffmpeg_null]}") fps (the same clip, decoded from the file)"
 fi
