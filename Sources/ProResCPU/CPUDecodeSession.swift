@@ -49,14 +49,7 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
         output.closeAndDrain()
     }
 
-    private func runOutput() {
-        while let frame = output.pop() {
-            do {
-                try handler(frame)
-                if output.queued == 0 { try idleHandler?() }
-            } catch { fail(error) }
-        }
-    }
+    private func runOutput() { workers.deliver(output, to: handler, idle: idleHandler, failing: fail) }
 
     private func runDecoder() {
         decoding: while true {

@@ -91,14 +91,7 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         output.closeAndDrain()
     }
 
-    private func runOutput() {
-        while let frame = output.pop() {
-            do {
-                try handler(frame)
-                if output.queued == 0 { try idleHandler?() }
-            } catch { fail(error) }
-        }
-    }
+    private func runOutput() { threads.deliver(output, to: handler, idle: idleHandler, failing: fail) }
 
     /// A sample handed to FFmpeg, waiting for its picture.
     private struct InFlight {

@@ -38,6 +38,19 @@ package final class SessionThreads: @unchecked Sendable {
         if let failure { throw failure }
     }
 
+    /// The body of a session's output thread: each frame of `output` to
+    /// `handler`, then `idle` whenever no frame is queued behind it; a
+    /// handler that throws hands its error to `fail`, which stops the session.
+    package func deliver(_ output: BlockingQueue<DecodedFrame>, to handler: FrameOutputHandler, idle: OutputIdleHandler?,
+                         failing fail: (Error) -> Void) {
+        while let frame = output.pop() {
+            do {
+                try handler(frame)
+                if output.queued == 0 { try idle?() }
+            } catch { fail(error) }
+        }
+    }
+
     /// Keeps `error` unless an earlier one was recorded.
     package func record(_ error: Error) {
         lock.lock()
