@@ -29,7 +29,7 @@ struct BitReader {
     /// `position & 7` bits are zeros, not data.
     @inline(__always) func window() -> UInt64 {
         let raw = UnsafeRawPointer(base + (position &>> 3)).loadUnaligned(as: UInt64.self)
-        return UInt64(bigEndian: raw) &<< UInt64(position & 7)
+        return UInt64(bigEndian: raw) &<< UInt64(truncatingIfNeeded: position & 7)
     }
 
     @inline(__always) var validBits: Int { 64 &- (position & 7) }
@@ -38,29 +38,34 @@ struct BitReader {
 
     /// `n` bits (1...25) as FFmpeg's get_bits reads them.
     @inline(__always) mutating func bits(_ n: Int) -> Int {
-        let value = Int(truncatingIfNeeded: window() &>> UInt64(64 &- n))
+        let value = Int(truncatingIfNeeded: window() &>> UInt64(truncatingIfNeeded: 64 &- n))
         skip(n)
         return value
     }
 }
 
 /// An adaptive Rice / exp-Golomb codebook (RDD 36 Table 9), with the
-/// constants a codeword's decoding needs worked out beforehand.
+/// constants a codeword's decoding needs worked out beforehand and packed
+/// into one word: a codeword's decoding loads it whole, so that both of its
+/// cases are worked out from registers and one is picked without a branch
+/// (which grain makes unpredictable).
 struct Codebook {
-    let switchBits: Int
-    let riceOrder: Int
-    /// exp-Golomb order - switch bits.
-    let expMinusSwitch: Int
-    /// What an exp-Golomb code's bits are offset by to give its value.
-    let expOffset: Int
+    /// Bits 0-7 switch bits, 8-15 Rice order, 16-23 exp-Golomb order -
+    /// switch bits (signed), 32-63 what an exp-Golomb code's bits are
+    /// offset by to give its value (signed).
+    let packed: UInt64
 
     init(_ code: Int) {
-        switchBits = code & 3
-        riceOrder = code >> 5
-        let expOrder = (code >> 2) & 7
-        expMinusSwitch = expOrder - switchBits
-        expOffset = ((switchBits + 1) << riceOrder) - (1 << expOrder)
+        let switchBits = code & 3, riceOrder = code >> 5, expOrder = (code >> 2) & 7
+        let expOffset = ((switchBits + 1) << riceOrder) - (1 << expOrder)
+        packed = UInt64(switchBits) | UInt64(riceOrder) << 8 | UInt64(UInt8(bitPattern: Int8(expOrder - switchBits))) << 16
+            | UInt64(UInt32(bitPattern: Int32(expOffset))) << 32
     }
+
+    @inline(__always) var switchBits: Int { Int(packed & 0xFF) }
+    @inline(__always) var riceOrder: Int { Int((packed &>> 8) & 0xFF) }
+    @inline(__always) var expMinusSwitch: Int { Int(Int8(truncatingIfNeeded: packed &>> 16)) }
+    @inline(__always) var expOffset: Int { Int(Int32(truncatingIfNeeded: packed &>> 32)) }
 
     static let firstDC = Codebook(0xB8)
     static let dc = [0x04, 0x28, 0x28, 0x4D, 0x4D, 0x70, 0x70].map(Codebook.init)
@@ -74,12 +79,17 @@ struct Codebook {
     @inline(__always) func decode(_ window: UInt64) -> (bits: Int, value: Int) {
         // Wrapping arithmetic: no value here comes near overflowing, and
         // the checks would sit on the serial path of every codeword.
+        // Both cases worked out, one kept by a mask: all ones where the
+        // prefix is longer than the switch bits (exp-Golomb).
         let q = window.leadingZeroBitCount
-        let expGolomb = q > switchBits
-        let bits = expGolomb ? 2 &* q &+ expMinusSwitch : q &+ riceOrder &+ 1
+        let riceOrder = self.riceOrder
+        let expGolomb = (switchBits &- q) &>> 63
+        let riceBits = q &+ riceOrder &+ 1, riceOffset = (q &- 1) &<< riceOrder
+        let bits = riceBits ^ ((riceBits ^ (2 &* q &+ expMinusSwitch)) & expGolomb)
+        let offset = riceOffset ^ ((riceOffset ^ expOffset) & expGolomb)
         if bits > 31 { return (0, 0) }
-        let top = Int(truncatingIfNeeded: window &>> UInt64(64 &- bits))
-        return (bits, top &+ (expGolomb ? expOffset : (q &- 1) &<< riceOrder))
+        let top = Int(truncatingIfNeeded: window &>> UInt64(truncatingIfNeeded: 64 &- bits))
+        return (bits, top &+ offset)
     }
 }
 
@@ -133,8 +143,46 @@ enum EntropyDecoder {
     /// fails the slice.
     static func decodeCoefficients(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int,
                                    interlaced: Bool) -> Bool {
+        let context = ACContext(log2Blocks: log2Blocks, interlaced: interlaced)
+        guard decodeDC(&reader, into: blocks, log2Blocks: log2Blocks) else { return false }
+        var stream = ACStream(reader, blocks: blocks, context: context)
+        while stream.step(context) == .more {}
+        reader = stream.reader
+        return stream.outcome == .done
+    }
+
+    /// Two components of the same size in blocks, each as
+    /// `decodeCoefficients` decodes it, their AC codewords taken in turns:
+    /// a codeword's chain of dependent steps (load, count the leading zeros,
+    /// shift, pick the next codebook) is long and serial within a stream,
+    /// and two independent chains fill each other's waits. Each stream's
+    /// reads and results are exactly those it has alone.
+    static func decodeCoefficients(_ first: inout BitReader, into firstBlocks: UnsafeMutablePointer<Int16>,
+                                   _ second: inout BitReader, into secondBlocks: UnsafeMutablePointer<Int16>,
+                                   log2Blocks: Int, interlaced: Bool) -> (Bool, Bool) {
+        let context = ACContext(log2Blocks: log2Blocks, interlaced: interlaced)
+        let firstDC = decodeDC(&first, into: firstBlocks, log2Blocks: log2Blocks)
+        let secondDC = decodeDC(&second, into: secondBlocks, log2Blocks: log2Blocks)
+        var a = ACStream(first, blocks: firstBlocks, context: context)
+        var b = ACStream(second, blocks: secondBlocks, context: context)
+        if !firstDC { a.outcome = .failed }
+        if !secondDC { b.outcome = .failed }
+        if a.outcome == .more && b.outcome == .more {
+            while true {
+                let stepA = a.step(context), stepB = b.step(context)
+                if stepA != .more || stepB != .more { break }
+            }
+        }
+        while a.outcome == .more { _ = a.step(context) }
+        while b.outcome == .more { _ = b.step(context) }
+        first = a.reader
+        second = b.reader
+        return (a.outcome == .done, b.outcome == .done)
+    }
+
+    /// The DC coefficients of every block (RDD 36 §7.1.1).
+    private static func decodeDC(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int) -> Bool {
         let tables = EntropyTables.shared
-        let blockCount = 1 << log2Blocks
         var (bits, code) = Codebook.firstDC.decode(reader.window())
         if bits == 0 { return false }
         reader.skip(bits)
@@ -142,7 +190,7 @@ enum EntropyDecoder {
         blocks[0] = dc
         code = 5
         var sign = 0
-        for block in 1..<blockCount {
+        for block in 1..<(1 << log2Blocks) {
             (bits, code) = tables.dc[min(code, 6)].decode(reader.window())
             if bits == 0 { return false }
             reader.skip(bits)
@@ -150,58 +198,99 @@ enum EntropyDecoder {
             dc = dc &+ Int16(truncatingIfNeeded: (((code + 1) >> 1) ^ sign) - sign)
             blocks[block << 6] = dc
         }
-        return decodeAC(&reader, into: blocks, log2Blocks: log2Blocks, scan: tables.scans + (interlaced ? 64 : 0), tables: tables)
-    }
-
-    @inline(__always)
-    private static func decodeAC(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int,
-                                 scan: UnsafeMutablePointer<UInt8>, tables: EntropyTables) -> Bool {
-        let maxPosition = 64 << log2Blocks
-        let blockMask = (1 << log2Blocks) - 1
-        var run = 4, level = 2
-        // FFmpeg tests for the end of the data on its 32-bit cache as the
-        // last level's sign left it: shifted, zeros after the bits still
-        // valid. `lastLevelBits`: that level's length (-1 before the first).
-        var lastLevelBits = -1
-        var position = blockMask
-        while true {
-            let bitsLeft = reader.sizeBits &- reader.position
-            let window = reader.window()
-            if bitsLeft < 32 {
-                if bitsLeft <= 0 { break }
-                let n = min(bitsLeft, 31 &- lastLevelBits)
-                if n == 0 || window &>> UInt64(64 &- n) == 0 { break }
-            }
-            let (runBits, runValue) = tables.run[min(run, 15)].decode(window)
-            if runBits == 0 { return false }
-            run = runValue
-            position = position &+ run &+ 1
-            if position >= maxPosition { return false }
-            // The level and its sign usually lie in the same 64 bits: one
-            // load for both codewords where no bit read is beyond the valid
-            // ones and the position cannot reach the limit; otherwise the run
-            // is skipped first, as FFmpeg does, and the level read after it.
-            let levelBook = tables.level[min(level, 9)]
-            var shifted = window &<< UInt64(runBits)
-            var (levelBits, levelValue) = levelBook.decode(shifted)
-            var total = runBits &+ levelBits &+ 1
-            if levelBits == 0 || total > reader.validBits || reader.position &+ total >= reader.limit {
-                reader.skip(runBits)
-                shifted = reader.window()
-                (levelBits, levelValue) = levelBook.decode(shifted)
-                if levelBits == 0 { return false }
-                total = levelBits &+ 1
-            }
-            reader.skip(total)
-            let negative = 0 &- Int(truncatingIfNeeded: (shifted &<< UInt64(levelBits)) &>> 63)
-            level = levelValue &+ 1
-            lastLevelBits = levelBits
-            let block = position & blockMask
-            blocks[block &<< 6 | Int(scan[position &>> log2Blocks])] = Int16(truncatingIfNeeded: (level ^ negative) &- negative)
-        }
         return true
     }
+}
 
+/// What the AC decoding of every component of one size shares.
+struct ACContext {
+    let log2Blocks: Int
+    let maxPosition: Int
+    let blockMask: Int
+    let run: UnsafeMutablePointer<Codebook>
+    let level: UnsafeMutablePointer<Codebook>
+    /// The scan order's block offsets, progressive or interlaced.
+    let scan: UnsafeMutablePointer<UInt8>
+
+    init(log2Blocks: Int, interlaced: Bool) {
+        let tables = EntropyTables.shared
+        self.log2Blocks = log2Blocks
+        maxPosition = 64 << log2Blocks
+        blockMask = (1 << log2Blocks) - 1
+        run = tables.run
+        level = tables.level
+        scan = tables.scans + (interlaced ? 64 : 0)
+    }
+}
+
+/// One component's AC coefficients (RDD 36 §7.1.2), decoded a run and
+/// its level at a time.
+struct ACStream {
+    enum Outcome { case more, done, failed }
+
+    var reader: BitReader
+    let blocks: UnsafeMutablePointer<Int16>
+    var outcome = Outcome.more
+    private var run = 4, level = 2
+    /// FFmpeg tests for the end of the data on its 32-bit cache as the
+    /// last level's sign left it: shifted, zeros after the bits still
+    /// valid. The length of that level (-1 before the first).
+    private var lastLevelBits = -1
+    /// Scan position × blocks + block of the last coefficient.
+    private var position: Int
+
+    init(_ reader: BitReader, blocks: UnsafeMutablePointer<Int16>, context: ACContext) {
+        self.reader = reader
+        self.blocks = blocks
+        position = context.blockMask
+    }
+
+    /// Decodes the next run and level; `outcome` says whether more follow.
+    @inline(__always)
+    mutating func step(_ context: ACContext) -> Outcome {
+        let bitsLeft = reader.sizeBits &- reader.position
+        let window = reader.window()
+        if bitsLeft < 32 {
+            if bitsLeft <= 0 { return finish(.done) }
+            let n = min(bitsLeft, 31 &- lastLevelBits)
+            if n == 0 || window &>> UInt64(truncatingIfNeeded: 64 &- n) == 0 { return finish(.done) }
+        }
+        let (runBits, runValue) = context.run[min(run, 15)].decode(window)
+        if runBits == 0 { return finish(.failed) }
+        run = runValue
+        position = position &+ run &+ 1
+        if position >= context.maxPosition { return finish(.failed) }
+        // The level and its sign usually lie in the same 64 bits: one
+        // load for both codewords where no bit read is beyond the valid
+        // ones and the position cannot reach the limit; otherwise the run
+        // is skipped first, as FFmpeg does, and the level read after it.
+        let levelBook = context.level[min(level, 9)]
+        var shifted = window &<< UInt64(truncatingIfNeeded: runBits)
+        var (levelBits, levelValue) = levelBook.decode(shifted)
+        var total = runBits &+ levelBits &+ 1
+        if levelBits == 0 || total > reader.validBits || reader.position &+ total >= reader.limit {
+            reader.skip(runBits)
+            shifted = reader.window()
+            (levelBits, levelValue) = levelBook.decode(shifted)
+            if levelBits == 0 { return finish(.failed) }
+            total = levelBits &+ 1
+        }
+        reader.skip(total)
+        let negative = 0 &- Int(truncatingIfNeeded: (shifted &<< UInt64(truncatingIfNeeded: levelBits)) &>> 63)
+        level = levelValue &+ 1
+        lastLevelBits = levelBits
+        let block = position & context.blockMask
+        blocks[block &<< 6 | Int(context.scan[position &>> context.log2Blocks])] = Int16(truncatingIfNeeded: (level ^ negative) &- negative)
+        return .more
+    }
+
+    @inline(__always) private mutating func finish(_ end: Outcome) -> Outcome {
+        outcome = end
+        return end
+    }
+}
+
+extension EntropyDecoder {
     /// Scanned alpha (RDD 36 §7.1.2) read as FFmpeg's unpack_alpha reads
     /// it, written as samples at `depth` bits into `count` entries of `out`.
     static func decodeAlpha(_ reader: inout BitReader, into out: UnsafeMutablePointer<UInt16>, count: Int, streamBits: Int, depth: Int) {

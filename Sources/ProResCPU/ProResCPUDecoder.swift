@@ -134,11 +134,13 @@ public final class ProResCPUDecoder {
             luma.withUnsafeBufferPointer { luma in
                 chroma.withUnsafeBufferPointer { chroma in
                     var count = 0
-                    for i in slices.count * group / groupsPerFrame..<slices.count * (group + 1) / groupsPerFrame {
-                        if !worker.decode(slices[i], frame: frame, targets: targets, lumaMatrix: luma.baseAddress!,
-                                          chromaMatrix: chroma.baseAddress!) {
-                            count += 1
-                        }
+                    var i = slices.count * group / groupsPerFrame
+                    let end = slices.count * (group + 1) / groupsPerFrame
+                    while i < end {
+                        let paired = i + 1 < end && SliceDecoder.pairs(slices[i], slices[i + 1])
+                        count += worker.decode(slices[i], paired ? slices[i + 1] : nil, frame: frame, targets: targets,
+                                               lumaMatrix: luma.baseAddress!, chromaMatrix: chroma.baseAddress!)
+                        i += paired ? 2 : 1
                     }
                     return count
                 }

@@ -34,10 +34,14 @@ struct PlaneTargets {
 /// Cb, Cr, alpha; the first failure ends the slice) with its concealment as
 /// the project's FFmpeg path and GPU decoder make it: what is not decoded
 /// keeps the neutral values (video black, neutral chroma, opaque).
+///
+/// Two slices of one size go together: their components' entropy decoding
+/// runs interleaved (`EntropyDecoder`), each slice's outcome its own.
 struct SliceDecoder {
-    /// Coefficients of one component of one slice (up to 32 blocks).
+    /// Coefficients of one component of each of two slices (up to 32
+    /// blocks each, the second slice's `maxBlocks * 64` after the first's).
     private let blocks: UnsafeMutablePointer<Int16>
-    /// The slice's scaled matrices, transposed: luma then chroma.
+    /// Each slice's scaled matrices, transposed: luma then chroma.
     private let matrices: UnsafeMutablePointer<Int16>
     /// Alpha samples of one slice (16 rows of 128).
     private let alpha: UnsafeMutablePointer<UInt16>
@@ -45,8 +49,8 @@ struct SliceDecoder {
     static let maxBlocks = 32
 
     init() {
-        blocks = .allocate(capacity: Self.maxBlocks * 64)
-        matrices = .allocate(capacity: 128)
+        blocks = .allocate(capacity: 2 * Self.maxBlocks * 64)
+        matrices = .allocate(capacity: 2 * 128)
         alpha = .allocate(capacity: 16 * 128)
     }
 
@@ -56,74 +60,164 @@ struct SliceDecoder {
         alpha.deallocate()
     }
 
-    /// Decodes `slice` of the frame at `frame` (followed by its padding)
-    /// into `targets`. `matrices`: luma then chroma quantisation matrices,
-    /// natural order. False when the slice was damaged and concealed.
-    func decode(_ slice: CPUSlice, frame: UnsafePointer<UInt8>, targets: PlaneTargets, lumaMatrix: UnsafePointer<UInt8>,
-                chromaMatrix: UnsafePointer<UInt8>) -> Bool {
-        guard slice.valid else {
-            fill(slice, targets, luma: true, cb: true, cr: true)
-            return false
+    /// Whether `decode` takes `first` and `second` together.
+    static func pairs(_ first: CPUSlice, _ second: CPUSlice) -> Bool {
+        first.valid && second.valid && first.log2Mbs == second.log2Mbs
+    }
+
+    /// Decodes `first` (and `second`, where `pairs` allows) of the frame at
+    /// `frame` (followed by its padding) into `targets`. `lumaMatrix`,
+    /// `chromaMatrix`: the quantisation matrices, natural order. Returns
+    /// how many of the slices were damaged and concealed.
+    func decode(_ first: CPUSlice, _ second: CPUSlice?, frame: UnsafePointer<UInt8>, targets: PlaneTargets,
+                lumaMatrix: UnsafePointer<UInt8>, chromaMatrix: UnsafePointer<UInt8>) -> Int {
+        guard first.valid else {
+            fill(first, targets, luma: true, cb: true, cr: true)
+            return 1
         }
+        // Two slots, the second empty (never alive) without a second slice:
+        // no arrays, so that a slice allocates nothing.
+        var a = SliceSlot(slice: first, index: 0, alive: true)
+        var b = SliceSlot(slice: second ?? first, index: 1, alive: second != nil)
+        scale(a, lumaMatrix: lumaMatrix, chromaMatrix: chromaMatrix)
+        if b.alive { scale(b, lumaMatrix: lumaMatrix, chromaMatrix: chromaMatrix) }
+        let mbs = 1 << first.log2Mbs
+        let chromaLog2 = targets.chroma444 ? 2 : 1
+        var damaged = 0
+
+        let luma = entropy(a, b, frame: frame, log2Blocks: first.log2Mbs + 2, targets: targets) { ($0.dataOffset, $0.lumaSize) }
+        func finishLuma(_ slot: inout SliceSlot, _ ok: Bool) {
+            guard slot.alive else { return }
+            if ok {
+                transformLuma(slot, mbs: mbs, targets: targets)
+            } else {
+                fill(slot.slice, targets, luma: true, cb: true, cr: true)
+                damaged += 1
+                slot.alive = false
+            }
+            // A slice without chroma gets FFmpeg's fill there and goes on to alpha.
+            if slot.alive && !slot.hasChroma {
+                let width = (8 << (chromaLog2 - 1)) << slot.slice.log2Mbs
+                fillRect(slot.slice, targets, plane: 1, width: width, value: targets.noChroma)
+                fillRect(slot.slice, targets, plane: 2, width: width, value: targets.noChroma)
+            }
+        }
+        finishLuma(&a, luma.0)
+        finishLuma(&b, luma.1)
+        for plane in 1...2 {
+            var aChroma = a, bChroma = b
+            aChroma.alive = a.alive && a.hasChroma
+            bChroma.alive = b.alive && b.hasChroma
+            let decoded = entropy(aChroma, bChroma, frame: frame, log2Blocks: first.log2Mbs + chromaLog2, targets: targets) { slice in
+                plane == 1 ? (slice.dataOffset + slice.lumaSize, slice.cbSize)
+                    : (slice.dataOffset + slice.lumaSize + slice.cbSize, slice.crSize)
+            }
+            func finishChroma(_ slot: inout SliceSlot, decoding chroma: SliceSlot, _ ok: Bool) {
+                guard chroma.alive else { return }
+                if ok {
+                    transformChroma(chroma, plane: plane, mbs: mbs, chromaLog2: chromaLog2, targets: targets)
+                } else {
+                    fill(chroma.slice, targets, luma: false, cb: plane == 1, cr: true)
+                    damaged += 1
+                    slot.alive = false
+                }
+            }
+            finishChroma(&a, decoding: aChroma, decoded.0)
+            finishChroma(&b, decoding: bChroma, decoded.1)
+        }
+        if targets.hasAlpha {
+            if a.alive { decodeAlpha(a.slice, frame: frame, targets: targets) }
+            if b.alive { decodeAlpha(b.slice, frame: frame, targets: targets) }
+        }
+        return damaged
+    }
+
+    /// A slice in one of the decoder's two scratch slots.
+    private struct SliceSlot {
+        let slice: CPUSlice
+        let index: Int
+        /// Still to be decoded: not absent, and no component failed.
+        var alive: Bool
+
+        var hasChroma: Bool { slice.cbSize + slice.crSize > 0 }
+    }
+
+    private func coefficients(_ slot: SliceSlot) -> UnsafeMutablePointer<Int16> { blocks + slot.index * Self.maxBlocks * 64 }
+
+    private func matrix(_ slot: SliceSlot, chroma: Bool) -> UnsafeMutablePointer<Int16> { matrices + slot.index * 128 + (chroma ? 64 : 0) }
+
+    private func scale(_ slot: SliceSlot, lumaMatrix: UnsafePointer<UInt8>, chromaMatrix: UnsafePointer<UInt8>) {
+        let luma = matrix(slot, chroma: false), chroma = matrix(slot, chroma: true)
         for i in 0..<64 {
             let transposed = (i & 7) << 3 | i >> 3
-            matrices[transposed] = Int16(truncatingIfNeeded: Int(lumaMatrix[i]) * slice.qscale)
-            matrices[64 + transposed] = Int16(truncatingIfNeeded: Int(chromaMatrix[i]) * slice.qscale)
+            luma[transposed] = Int16(truncatingIfNeeded: Int(lumaMatrix[i]) * slot.slice.qscale)
+            chroma[transposed] = Int16(truncatingIfNeeded: Int(chromaMatrix[i]) * slot.slice.qscale)
         }
-        let mbs = 1 << slice.log2Mbs
-        let lumaOffset = slice.dataOffset, cbOffset = lumaOffset + slice.lumaSize, crOffset = cbOffset + slice.cbSize
-        guard component(frame + lumaOffset, bytes: slice.lumaSize, log2Blocks: slice.log2Mbs + 2, interlaced: targets.interlaced) else {
-            fill(slice, targets, luma: true, cb: true, cr: true)
-            return false
+    }
+
+    /// Entropy-decodes one component of each live slot into its
+    /// coefficients, the two together where both are live; `component`
+    /// gives the component's offset and size. Whether each decoded (true
+    /// for a slot not alive).
+    private func entropy(_ a: SliceSlot, _ b: SliceSlot, frame: UnsafePointer<UInt8>, log2Blocks: Int, targets: PlaneTargets,
+                         component: (CPUSlice) -> (offset: Int, size: Int)) -> (Bool, Bool) {
+        func reader(_ slot: SliceSlot) -> BitReader {
+            let (offset, size) = component(slot.slice)
+            coefficients(slot).update(repeating: 0, count: 64 << log2Blocks)
+            return BitReader(frame + offset, bytes: size)
         }
-        let lumaStride = targets.pictureStride(0)
+        func single(_ slot: SliceSlot) -> Bool {
+            var only = reader(slot)
+            return EntropyDecoder.decodeCoefficients(&only, into: coefficients(slot), log2Blocks: log2Blocks, interlaced: targets.interlaced)
+        }
+        switch (a.alive, b.alive) {
+        case (true, true):
+            var first = reader(a), second = reader(b)
+            return EntropyDecoder.decodeCoefficients(&first, into: coefficients(a), &second, into: coefficients(b), log2Blocks: log2Blocks,
+                                                     interlaced: targets.interlaced)
+        case (true, false): return (single(a), true)
+        case (false, true): return (true, single(b))
+        case (false, false): return (true, true)
+        }
+    }
+
+    private func transformLuma(_ slot: SliceSlot, mbs: Int, targets: PlaneTargets) {
+        let slice = slot.slice, stride = targets.pictureStride(0)
+        let blocks = coefficients(slot), matrix = matrix(slot, chroma: false)
         for mb in 0..<mbs {
             let out = targets.row(0, pictureRow: slice.mbY * 16, parity: slice.parity) + (slice.mbX + mb) * 16
             for b in 0..<4 {
-                transform(blocks + (mb * 4 + b) * 64, matrix: matrices, depth: targets.depth,
-                          out: out + (b >> 1) * 8 * lumaStride + (b & 1) * 8, stride: lumaStride)
+                transform(blocks + (mb * 4 + b) * 64, matrix: matrix, depth: targets.depth,
+                          out: out + (b >> 1) * 8 * stride + (b & 1) * 8, stride: stride)
             }
         }
-        let chromaLog2 = targets.chroma444 ? 2 : 1
-        let mbChroma = 8 << (chromaLog2 - 1)
-        if slice.cbSize + slice.crSize > 0 {
-            for plane in 1...2 {
-                let offset = plane == 1 ? cbOffset : crOffset, size = plane == 1 ? slice.cbSize : slice.crSize
-                guard component(frame + offset, bytes: size, log2Blocks: slice.log2Mbs + chromaLog2, interlaced: targets.interlaced) else {
-                    fill(slice, targets, luma: false, cb: plane == 1, cr: true)
-                    return false
-                }
-                let stride = targets.pictureStride(plane)
-                let base = targets.row(plane, pictureRow: slice.mbY * 16, parity: slice.parity) + slice.mbX * mbChroma
-                for block in 0..<mbs << chromaLog2 {
-                    // Per macroblock, columns of two blocks: top, bottom.
-                    let mb = block >> chromaLog2, b = block & ((1 << chromaLog2) - 1)
-                    transform(blocks + block * 64, matrix: matrices + 64, depth: targets.depth,
-                              out: base + mb * mbChroma + (b >> 1) * 8 + (b & 1) * 8 * stride, stride: stride)
-                }
-            }
-        } else {
-            fillRect(slice, targets, plane: 1, width: mbChroma << slice.log2Mbs, value: targets.noChroma)
-            fillRect(slice, targets, plane: 2, width: mbChroma << slice.log2Mbs, value: targets.noChroma)
-        }
-        guard targets.hasAlpha else { return true }
-        if slice.alphaSize > 0 {
-            let count = 256 << slice.log2Mbs, width = 16 << slice.log2Mbs
-            var reader = BitReader(frame + crOffset + slice.crSize, bytes: slice.alphaSize)
-            EntropyDecoder.decodeAlpha(&reader, into: alpha, count: count, streamBits: targets.alphaBits == 2 ? 16 : 8, depth: targets.depth)
-            let stride = targets.pictureStride(3)
-            let base = targets.row(3, pictureRow: slice.mbY * 16, parity: slice.parity) + slice.mbX * 16
-            for y in 0..<16 { (base + y * stride).update(from: alpha + y * width, count: width) }
-        } else {
-            fillRect(slice, targets, plane: 3, width: 16 << slice.log2Mbs, value: targets.fillAlpha)
-        }
-        return true
     }
 
-    private func component(_ start: UnsafePointer<UInt8>, bytes: Int, log2Blocks: Int, interlaced: Bool) -> Bool {
-        blocks.update(repeating: 0, count: 64 << log2Blocks)
-        var reader = BitReader(start, bytes: bytes)
-        return EntropyDecoder.decodeCoefficients(&reader, into: blocks, log2Blocks: log2Blocks, interlaced: interlaced)
+    private func transformChroma(_ slot: SliceSlot, plane: Int, mbs: Int, chromaLog2: Int, targets: PlaneTargets) {
+        let slice = slot.slice, stride = targets.pictureStride(plane)
+        let mbChroma = 8 << (chromaLog2 - 1)
+        let blocks = coefficients(slot), matrix = matrix(slot, chroma: true)
+        let base = targets.row(plane, pictureRow: slice.mbY * 16, parity: slice.parity) + slice.mbX * mbChroma
+        for block in 0..<mbs << chromaLog2 {
+            // Per macroblock, columns of two blocks: top, bottom.
+            let mb = block >> chromaLog2, b = block & ((1 << chromaLog2) - 1)
+            transform(blocks + block * 64, matrix: matrix, depth: targets.depth,
+                      out: base + mb * mbChroma + (b >> 1) * 8 + (b & 1) * 8 * stride, stride: stride)
+        }
+    }
+
+    private func decodeAlpha(_ slice: CPUSlice, frame: UnsafePointer<UInt8>, targets: PlaneTargets) {
+        guard slice.alphaSize > 0 else {
+            fillRect(slice, targets, plane: 3, width: 16 << slice.log2Mbs, value: targets.fillAlpha)
+            return
+        }
+        let count = 256 << slice.log2Mbs, width = 16 << slice.log2Mbs
+        let start = frame + slice.dataOffset + slice.lumaSize + slice.cbSize + slice.crSize
+        var reader = BitReader(start, bytes: slice.alphaSize)
+        EntropyDecoder.decodeAlpha(&reader, into: alpha, count: count, streamBits: targets.alphaBits == 2 ? 16 : 8, depth: targets.depth)
+        let stride = targets.pictureStride(3)
+        let base = targets.row(3, pictureRow: slice.mbY * 16, parity: slice.parity) + slice.mbX * 16
+        for y in 0..<16 { (base + y * stride).update(from: alpha + y * width, count: width) }
     }
 
     @inline(__always)

@@ -69,6 +69,76 @@ final class CPUEntropyKernelTests: XCTestCase {
         print("cpu entropy: seed 0x\(String(seed, radix: 16)), \(components) components")
     }
 
+    /// Two components decoded together (as the slices of a pair are) give
+    /// each the coefficients, outcome and end position it has alone, and
+    /// alone it matches the reference on intact components: intact and
+    /// damaged ones, of different lengths, ending in either order.
+    func testTwoComponentsTogetherDecodeAsEachAlone() throws {
+        let seed = KernelTestSeed.seed(0xC0E0_0002)
+        var rng = KernelRandom(seed: seed)
+        func component(log2Blocks: Int) throws -> (bytes: [UInt8], expected: [Int16]?) {
+            var coded = rng.coefficients(log2Blocks: log2Blocks, style: rng.pick([CoefficientStyle.typical, .extreme, .wrapping]))
+            var bytes = ProResEntropyEncoder.encodeCoefficients(repairing: &coded, log2Blocks: log2Blocks)
+            guard rng.chance(0.4), !bytes.isEmpty else { return (bytes, Self.expectedBlocks(coded, log2Blocks: log2Blocks, interlaced: false)) }
+            if rng.chance(0.5) {
+                for _ in 0..<rng.int(1...4) { bytes[rng.int(0..<bytes.count)] ^= UInt8(rng.int(1...255)) }
+            } else {
+                bytes = Array(bytes.prefix(rng.int(0..<bytes.count)))
+            }
+            return (bytes, nil)
+        }
+        func alone(_ bytes: [UInt8], log2Blocks: Int) -> (blocks: [Int16], ok: Bool, position: Int) {
+            var blocks = [Int16](repeating: 0, count: 64 << log2Blocks)
+            var position = 0
+            let ok = Self.padded(bytes).withUnsafeBufferPointer { data in
+                blocks.withUnsafeMutableBufferPointer { out in
+                    var reader = BitReader(data.baseAddress!, bytes: bytes.count)
+                    defer { position = reader.position }
+                    return EntropyDecoder.decodeCoefficients(&reader, into: out.baseAddress!, log2Blocks: log2Blocks, interlaced: false)
+                }
+            }
+            return (blocks, ok, position)
+        }
+        var pairs = 0, failures = 0
+        for log2Blocks in 1...5 {
+            for _ in 0..<40 {
+                let first = try component(log2Blocks: log2Blocks), second = try component(log2Blocks: log2Blocks)
+                let a = alone(first.bytes, log2Blocks: log2Blocks), b = alone(second.bytes, log2Blocks: log2Blocks)
+                for (one, run) in [(first, a), (second, b)] where one.expected != nil {
+                    XCTAssertTrue(run.ok, "seed 0x\(String(seed, radix: 16)): an intact component failed")
+                    XCTAssertEqual(run.blocks, one.expected, "seed 0x\(String(seed, radix: 16)): an intact component alone")
+                }
+                var blocksA = [Int16](repeating: 0, count: 64 << log2Blocks), blocksB = blocksA
+                let dataA = Self.padded(first.bytes), dataB = Self.padded(second.bytes)
+                let (okA, okB, positionA, positionB) = dataA.withUnsafeBufferPointer { pa in
+                    dataB.withUnsafeBufferPointer { pb in
+                        blocksA.withUnsafeMutableBufferPointer { outA in
+                            blocksB.withUnsafeMutableBufferPointer { outB in
+                                var readerA = BitReader(pa.baseAddress!, bytes: first.bytes.count)
+                                var readerB = BitReader(pb.baseAddress!, bytes: second.bytes.count)
+                                let (okA, okB) = EntropyDecoder.decodeCoefficients(&readerA, into: outA.baseAddress!, &readerB,
+                                                                                  into: outB.baseAddress!, log2Blocks: log2Blocks,
+                                                                                  interlaced: false)
+                                return (okA, okB, readerA.position, readerB.position)
+                            }
+                        }
+                    }
+                }
+                let context = "seed 0x\(String(seed, radix: 16)): \(1 << log2Blocks) blocks, pair \(pairs)"
+                XCTAssertEqual(okA, a.ok, context)
+                XCTAssertEqual(okB, b.ok, context)
+                XCTAssertEqual(positionA, a.position, context)
+                XCTAssertEqual(positionB, b.position, context)
+                if okA { XCTAssertEqual(blocksA, a.blocks, context) }
+                if okB { XCTAssertEqual(blocksB, b.blocks, context) }
+                pairs += 1
+                failures += (a.ok ? 0 : 1) + (b.ok ? 0 : 1)
+            }
+        }
+        XCTAssertGreaterThan(failures, 10, "the damaged components must include failing ones")
+        print("cpu entropy pairs: seed 0x\(String(seed, radix: 16)), \(pairs) pairs, \(failures) failed components")
+    }
+
     func testAlphaAtEachStreamAndDecodedDepth() {
         let seed = KernelTestSeed.seed(0xC0A1_0001)
         var rng = KernelRandom(seed: seed)
