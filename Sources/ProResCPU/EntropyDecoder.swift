@@ -69,8 +69,10 @@ struct Codebook {
 
     static let firstDC = Codebook(0xB8)
     static let dc = [0x04, 0x28, 0x28, 0x4D, 0x4D, 0x70, 0x70].map(Codebook.init)
-    static let run = [0x06, 0x06, 0x05, 0x05, 0x04, 0x29, 0x29, 0x29, 0x29, 0x28, 0x28, 0x28, 0x28, 0x28, 0x28, 0x4C].map(Codebook.init)
-    static let level = [0x04, 0x0A, 0x05, 0x06, 0x04, 0x28, 0x28, 0x28, 0x28, 0x4C].map(Codebook.init)
+    /// The run codebook after each previous run (0...15, 15 for every larger one).
+    static let runCodes = [0x06, 0x06, 0x05, 0x05, 0x04, 0x29, 0x29, 0x29, 0x29, 0x28, 0x28, 0x28, 0x28, 0x28, 0x28, 0x4C]
+    /// The level codebook after each previous level (0...9, 9 for every larger one).
+    static let levelCodes = [0x04, 0x0A, 0x05, 0x06, 0x04, 0x28, 0x28, 0x28, 0x28, 0x4C]
 
     /// The codeword at the top of `window`: its length and value; length 0
     /// for an escape longer than 31 bits (an all-zero window counts 64
@@ -81,7 +83,9 @@ struct Codebook {
         // the checks would sit on the serial path of every codeword.
         // Both cases worked out, one kept by a mask: all ones where the
         // prefix is longer than the switch bits (exp-Golomb).
-        let q = window.leadingZeroBitCount
+        // The low bit set: a count without the all-zero case's extra
+        // instructions; 63 or 64 leading zeros are both escapes too long.
+        let q = (window | 1).leadingZeroBitCount
         let riceOrder = self.riceOrder
         let expGolomb = (switchBits &- q) &>> 63
         let riceBits = q &+ riceOrder &+ 1, riceOffset = (q &- 1) &<< riceOrder
@@ -97,11 +101,19 @@ struct Codebook {
 /// loops below must not pay for bounds checks or reference counting.
 struct EntropyTables {
     let dc: UnsafeMutablePointer<Codebook>
-    let run: UnsafeMutablePointer<Codebook>
-    let level: UnsafeMutablePointer<Codebook>
     /// Per scan position: where the coefficient goes in a block stored
     /// transposed (natural column × 8 + natural row), progressive then interlaced.
     let scans: UnsafeMutablePointer<UInt8>
+    /// The run and level codebooks, each distinct one once, and which of
+    /// them follows each previous value (run: 0...15, level: 0...9, the
+    /// last standing for every larger one).
+    let runBooks: UnsafeMutablePointer<Codebook>
+    let levelBooks: UnsafeMutablePointer<Codebook>
+    let runBookAfter: UnsafeMutablePointer<Int>
+    let levelBookAfter: UnsafeMutablePointer<Int>
+    /// `ShortCodes` tables of every distinct run and level codebook.
+    let shortRuns: UnsafeMutablePointer<UInt32>
+    let shortLevels: UnsafeMutablePointer<UInt32>
 
     static let shared = EntropyTables()
 
@@ -112,9 +124,54 @@ struct EntropyTables {
             return pointer
         }
         dc = copy(Codebook.dc)
-        run = copy(Codebook.run)
-        level = copy(Codebook.level)
         scans = copy((ProResScanOrder.progressive + ProResScanOrder.interlaced).map { UInt8(($0 & 7) << 3 | $0 >> 3) })
+        let runCodes = Codebook.runCodes, levelCodes = Codebook.levelCodes
+        let distinctRuns = runCodes.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+        let distinctLevels = levelCodes.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+        let runAfter = runCodes.map { code in distinctRuns.firstIndex(of: code) ?? 0 }
+        let levelAfter = levelCodes.map { code in distinctLevels.firstIndex(of: code) ?? 0 }
+        runBooks = copy(distinctRuns.map(Codebook.init))
+        levelBooks = copy(distinctLevels.map(Codebook.init))
+        runBookAfter = copy(runAfter)
+        levelBookAfter = copy(levelAfter)
+        shortRuns = copy(distinctRuns.flatMap { ShortCodes.runs(Codebook($0), next: runAfter) })
+        shortLevels = copy(distinctLevels.flatMap { ShortCodes.levels(Codebook($0), next: levelAfter) })
+    }
+}
+
+/// Lookup tables for the codewords of at most `bits` bits, indexed by a
+/// codebook's place among the distinct ones times 2^bits plus the next
+/// `bits` bits of the stream: what the codebook's arithmetic decoding gives
+/// for them, worked out once, so that a typical run and level take two
+/// loads instead of two dozen instructions each. 0 where the codeword is
+/// longer (the arithmetic decoding then takes it).
+enum ShortCodes {
+    static let bits = 8
+    static let size = 1 << bits
+
+    /// A run entry: bits 0-4 the codeword's length, 5-15 the run + 1,
+    /// 16-31 the next run codebook's table offset.
+    static func runs(_ book: Codebook, next: [Int]) -> [UInt32] {
+        (0..<size).map { pattern in
+            let (length, value) = book.decode(UInt64(pattern) << UInt64(64 - bits))
+            guard length > 0, length <= bits else { return 0 }
+            return UInt32(length) | UInt32(value + 1) << 5 | UInt32(next[min(value, next.count - 1)] * size) << 16
+        }
+    }
+
+    /// A level entry, its sign bit included: bits 0-4 the length with the
+    /// sign, 5-9 the length without, 10-20 the next level codebook's table
+    /// offset, 21-31 the signed coefficient.
+    static func levels(_ book: Codebook, next: [Int]) -> [UInt32] {
+        (0..<size).map { pattern in
+            let window = UInt64(pattern) << UInt64(64 - bits)
+            let (length, value) = book.decode(window)
+            guard length > 0, length + 1 <= bits else { return 0 }
+            let negative = (window << UInt64(length)) >> 63 != 0
+            let level = value + 1
+            return UInt32(length + 1) | UInt32(length) << 5 | UInt32(next[min(level, next.count - 1)] * size) << 10
+                | UInt32(bitPattern: Int32(negative ? -level : level)) << 21
+        }
     }
 }
 
@@ -207,18 +264,15 @@ struct ACContext {
     let log2Blocks: Int
     let maxPosition: Int
     let blockMask: Int
-    let run: UnsafeMutablePointer<Codebook>
-    let level: UnsafeMutablePointer<Codebook>
+    let tables: EntropyTables
     /// The scan order's block offsets, progressive or interlaced.
     let scan: UnsafeMutablePointer<UInt8>
 
     init(log2Blocks: Int, interlaced: Bool) {
-        let tables = EntropyTables.shared
+        tables = EntropyTables.shared
         self.log2Blocks = log2Blocks
         maxPosition = 64 << log2Blocks
         blockMask = (1 << log2Blocks) - 1
-        run = tables.run
-        level = tables.level
         scan = tables.scans + (interlaced ? 64 : 0)
     }
 }
@@ -231,7 +285,10 @@ struct ACStream {
     var reader: BitReader
     let blocks: UnsafeMutablePointer<Int16>
     var outcome = Outcome.more
-    private var run = 4, level = 2
+    /// The next run's and level's codebooks, as offsets into the
+    /// `ShortCodes` tables (the codebook's place × `ShortCodes.size`):
+    /// those after a run of 4 and a level of 2.
+    private var runBook = 0, levelBook = 0
     /// FFmpeg tests for the end of the data on its 32-bit cache as the
     /// last level's sign left it: shifted, zeros after the bits still
     /// valid. The length of that level (-1 before the first).
@@ -243,6 +300,8 @@ struct ACStream {
         self.reader = reader
         self.blocks = blocks
         position = context.blockMask
+        runBook = context.tables.runBookAfter[4] &* ShortCodes.size
+        levelBook = context.tables.levelBookAfter[2] &* ShortCodes.size
     }
 
     /// Decodes the next run and level; `outcome` says whether more follow.
@@ -250,21 +309,45 @@ struct ACStream {
     mutating func step(_ context: ACContext) -> Outcome {
         let bitsLeft = reader.sizeBits &- reader.position
         let window = reader.window()
-        if bitsLeft < 32 {
+        // At least 32 bits left: the end-of-data test cannot stop here, and
+        // a short run and level (16 bits at most) end inside the data.
+        if bitsLeft >= 32 {
+            let shift = UInt64(64 &- ShortCodes.bits)
+            let run = context.tables.shortRuns[runBook &+ Int(truncatingIfNeeded: window &>> shift)]
+            let runBits = run & 31
+            let level = context.tables.shortLevels[levelBook &+ Int(truncatingIfNeeded: (window &<< UInt64(runBits)) &>> shift)]
+            if runBits != 0 && level & 31 != 0 {
+                position = position &+ Int(truncatingIfNeeded: (run &>> 5) & 0x7FF)
+                if position >= context.maxPosition { return finish(.failed) }
+                reader.position = reader.position &+ Int(truncatingIfNeeded: runBits &+ level & 31)
+                runBook = Int(truncatingIfNeeded: run &>> 16)
+                levelBook = Int(truncatingIfNeeded: (level &>> 10) & 0x7FF)
+                lastLevelBits = Int(truncatingIfNeeded: (level &>> 5) & 31)
+                store(Int16(truncatingIfNeeded: Int32(bitPattern: level) &>> 21), context)
+                return .more
+            }
+        } else {
             if bitsLeft <= 0 { return finish(.done) }
             let n = min(bitsLeft, 31 &- lastLevelBits)
             if n == 0 || window &>> UInt64(truncatingIfNeeded: 64 &- n) == 0 { return finish(.done) }
         }
-        let (runBits, runValue) = context.run[min(run, 15)].decode(window)
+        return longStep(window, context)
+    }
+
+    /// A step with a codeword longer than the short tables hold, or near
+    /// the end of the data: the codebooks' arithmetic decoding.
+    private mutating func longStep(_ window: UInt64, _ context: ACContext) -> Outcome {
+        let tables = context.tables
+        let (runBits, runValue) = tables.runBooks[runBook / ShortCodes.size].decode(window)
         if runBits == 0 { return finish(.failed) }
-        run = runValue
-        position = position &+ run &+ 1
+        runBook = tables.runBookAfter[min(runValue, 15)] &* ShortCodes.size
+        position = position &+ runValue &+ 1
         if position >= context.maxPosition { return finish(.failed) }
         // The level and its sign usually lie in the same 64 bits: one
         // load for both codewords where no bit read is beyond the valid
         // ones and the position cannot reach the limit; otherwise the run
         // is skipped first, as FFmpeg does, and the level read after it.
-        let levelBook = context.level[min(level, 9)]
+        let levelBook = tables.levelBooks[self.levelBook / ShortCodes.size]
         var shifted = window &<< UInt64(truncatingIfNeeded: runBits)
         var (levelBits, levelValue) = levelBook.decode(shifted)
         var total = runBits &+ levelBits &+ 1
@@ -277,11 +360,16 @@ struct ACStream {
         }
         reader.skip(total)
         let negative = 0 &- Int(truncatingIfNeeded: (shifted &<< UInt64(truncatingIfNeeded: levelBits)) &>> 63)
-        level = levelValue &+ 1
+        let level = levelValue &+ 1
+        self.levelBook = tables.levelBookAfter[min(level, 9)] &* ShortCodes.size
         lastLevelBits = levelBits
-        let block = position & context.blockMask
-        blocks[block &<< 6 | Int(context.scan[position &>> context.log2Blocks])] = Int16(truncatingIfNeeded: (level ^ negative) &- negative)
+        store(Int16(truncatingIfNeeded: (level ^ negative) &- negative), context)
         return .more
+    }
+
+    @inline(__always) private func store(_ value: Int16, _ context: ACContext) {
+        let block = position & context.blockMask
+        blocks[block &<< 6 | Int(context.scan[position &>> context.log2Blocks])] = value
     }
 
     @inline(__always) private mutating func finish(_ end: Outcome) -> Outcome {
