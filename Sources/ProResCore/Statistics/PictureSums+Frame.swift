@@ -4,49 +4,88 @@ extension PictureSums {
     /// and the light on `light`'s grid when it is given.
     public init(frame: NativeFrameView, range: ColorRange, light meter: LightLevelMeter?) {
         let limits = VideoRangeLimits(range: range, bitDepth: frame.format.bitDepth)
-        var low = Int.max, high = Int.min
-        var sum: UInt64 = 0
+        // Without limits every code is legal: bounds no code passes (the
+        // counts are then left out).
+        let lumaLow = limits?.lumaLow ?? 0, lumaHigh = limits?.lumaHigh ?? Int(UInt16.max)
+        var luma = RowScan()
         var counts = OutOfRangeCounts()
         for y in 0..<frame.height {
-            var rowSum: UInt64 = 0
-            for sample in frame.row(plane: 0, y: y) {
-                let value = Int(sample)
-                if value < low { low = value }
-                if value > high { high = value }
-                rowSum += UInt64(sample)
-            }
-            sum += rowSum
+            let row = RowScan(frame.row(plane: 0, y: y), low: lumaLow, high: lumaHigh)
+            luma.merge(row)
         }
+        counts.lumaBelow = luma.below
+        counts.lumaAbove = luma.above
         if let limits {
             for y in 0..<frame.height {
-                counts = counts + Self.outside(frame.row(plane: 0, y: y), limits.lumaLow, limits.lumaHigh, chroma: false)
                 for plane in 1...2 {
-                    counts = counts + Self.outside(frame.row(plane: plane, y: y), limits.chromaLow, limits.chromaHigh, chroma: true)
+                    let row = RowScan(frame.row(plane: plane, y: y), low: limits.chromaLow, high: limits.chromaHigh)
+                    counts.chromaBelow += row.below
+                    counts.chromaAbove += row.above
                 }
             }
         }
         var alpha: AlphaCoverage?
         if frame.format.hasAlpha {
-            let opaque = UInt16((1 << frame.format.bitDepth) - 1)
-            var zeros: UInt64 = 0, full: UInt64 = 0
-            for y in 0..<frame.height {
-                for sample in frame.row(plane: 3, y: y) {
-                    if sample == 0 { zeros += 1 } else if sample >= opaque { full += 1 }
-                }
-            }
-            alpha = AlphaCoverage(transparent: zeros, opaque: full)
+            // Transparent: below 1; opaque: above the largest code less one.
+            let opaque = (1 << frame.format.bitDepth) - 1
+            var coverage = RowScan()
+            for y in 0..<frame.height { coverage.merge(RowScan(frame.row(plane: 3, y: y), low: 1, high: opaque - 1)) }
+            alpha = AlphaCoverage(transparent: coverage.below, opaque: coverage.above)
         }
-        self.init(lumaMin: low, lumaMax: high, lumaSum: sum, samples: UInt64(frame.width * frame.height), alpha: alpha,
+        self.init(lumaMin: luma.low, lumaMax: luma.high, lumaSum: luma.sum, samples: UInt64(frame.width * frame.height), alpha: alpha,
                   outOfRange: limits == nil ? nil : counts, light: meter.map { LightLevel($0.measure(frame)) })
     }
+}
 
-    /// Samples of one row below `low` or above `high`.
-    private static func outside(_ row: UnsafeBufferPointer<UInt16>, _ low: Int, _ high: Int, chroma: Bool) -> OutOfRangeCounts {
-        var below: UInt64 = 0, above: UInt64 = 0
-        for sample in row {
-            if Int(sample) < low { below += 1 } else if Int(sample) > high { above += 1 }
+/// One pass over rows of samples: their smallest and largest code, their
+/// sum, and how many lie below `low` or above `high`. The loop has no
+/// branches, so that the compiler vectorises it.
+private struct RowScan {
+    var low = Int.max, high = Int.min
+    var sum: UInt64 = 0
+    var below: UInt64 = 0, above: UInt64 = 0
+
+    init() {}
+
+    init(_ row: UnsafeBufferPointer<UInt16>, low: Int, high: Int) {
+        // Clamped to codes: no code lies below 0 or above 65,535.
+        let lowCode = UInt16(clamping: low), highCode = UInt16(clamping: high)
+        var smallest = UInt16.max, largest = UInt16.min
+        var under: UInt32 = 0, over: UInt32 = 0
+        let low32 = Int32(lowCode), high32 = Int32(highCode)
+        guard let base = row.baseAddress else { return }
+        // A row's sum fits in 32 bits only in pieces (65,535 samples of 16
+        // bits would not): pieces of 4,096 samples. The comparisons are
+        // arithmetic, the sign of a difference, not branches.
+        var start = 0
+        while start < row.count {
+            let piece = base + start, count = min(row.count - start, 4096)
+            var total: UInt32 = 0
+            for i in 0..<count {
+                let sample = piece[i], value = Int32(sample)
+                smallest = min(smallest, sample)
+                largest = max(largest, sample)
+                total &+= UInt32(sample)
+                under &+= UInt32(bitPattern: value &- low32) &>> 31
+                over &+= UInt32(bitPattern: high32 &- value) &>> 31
+            }
+            sum += UInt64(total)
+            start += count
         }
-        return chroma ? OutOfRangeCounts(chromaBelow: below, chromaAbove: above) : OutOfRangeCounts(lumaBelow: below, lumaAbove: above)
+        if !row.isEmpty {
+            self.low = Int(smallest)
+            self.high = Int(largest)
+        }
+        below = UInt64(under)
+        above = UInt64(over)
+    }
+
+    mutating func merge(_ other: RowScan) {
+        low = min(low, other.low)
+        high = max(high, other.high)
+        sum += other.sum
+        below += other.below
+        above += other.above
     }
 }
 
