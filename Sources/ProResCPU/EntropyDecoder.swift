@@ -312,7 +312,7 @@ struct ACStream {
         let bitsLeft = reader.sizeBits &- reader.position
         let window = reader.window()
         // At least 32 bits left: the end-of-data test cannot stop here, and
-        // a short run and level (16 bits at most) end inside the data.
+        // a short run and level (2 × ShortCodes.bits at most) end inside the data.
         if bitsLeft >= 32 {
             let shift = UInt64(64 &- ShortCodes.bits)
             let run = context.tables.shortRuns[runBook &+ Int(truncatingIfNeeded: window &>> shift)]
