@@ -140,6 +140,7 @@ package final class GPUDecodeLane: @unchecked Sendable {
         self.decoder = decoder
         self.reuse = reuse
         uploadsBefore = (decoder.uploadedInPlace, decoder.staged)
+        linkTrafficBefore = decoder.linkTraffic
         heldBefore = decoder.heldTransforms
         overlapTransforms = configuration.overlapTransforms
         input = BlockingQueue(capacity: 2 * decoder.framesPerBatch)
@@ -175,6 +176,9 @@ package final class GPUDecodeLane: @unchecked Sendable {
     }
     /// The decoder's counts when this lane took it (a decoder serves one lane at a time).
     private let uploadsBefore: (inPlace: Int, staged: Int)
+    /// What this lane's input took from host memory (read once its batches are done).
+    package var linkTraffic: LinkTraffic { decoder.linkTraffic.since(linkTrafficBefore) }
+    private let linkTrafficBefore: LinkTraffic
     private let heldBefore: Int
     /// Batches whose transform went beside the next batch's entropy pass (`overlapTransforms`).
     package var heldTransforms: Int { decoder.heldTransforms - heldBefore }

@@ -104,6 +104,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     public var framesPerBatch: Int { lane.framesPerBatch }
     /// The decoder's upload path, and this session's frames so far uploaded in place and staged.
     package var uploads: (path: UploadPath, inPlace: Int, staged: Int) { lane.uploads }
+    /// What this session's input took from host memory: each sample, its
+    /// padding and the tables (read once the session finished).
+    package var linkTraffic: LinkTraffic { lane.linkTraffic }
     /// Batches whose transform went beside the next batch's entropy pass (`overlapTransforms`).
     package var heldTransforms: Int { lane.heldTransforms }
 

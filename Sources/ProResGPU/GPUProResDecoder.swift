@@ -96,6 +96,8 @@ package final class GPUProResDecoder {
     /// Frames uploaded from imported sample memory, and staged (read once
     /// the batches are done: only the submitting thread writes them).
     package private(set) var uploadedInPlace = 0, staged = 0
+    /// What the input took from host memory so far (written as `staged`).
+    package private(set) var linkTraffic = LinkTraffic()
     /// Batches whose transform was held for the next batch's command buffer.
     package private(set) var heldTransforms = 0
     /// Every surface batch made so far: each slot's, and those still read
@@ -421,6 +423,8 @@ package final class GPUProResDecoder {
                 staged.append((stagedOffset, offsets[i], Self.paddedSize(compressed[i].count)))
             }
         }
+        count(tableBytes: inputBytes - tablesOffset, samples: compressed.map(\.count),
+              regions: sources.indices.map { sources[$0] != nil ? compressed[$0].count + CompressedSample.padding : Self.paddedSize(compressed[$0].count) })
         func recordUpload(_ cb: CommandBuffer, to device: VulkanBuffer) {
             cb.copy(slot.staging!, to: device, regions: staged)
             for (buffer, regions) in imported.values { cb.copy(buffer, to: device, regions: regions) }
@@ -515,4 +519,14 @@ package final class GPUProResDecoder {
     }
 
     static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }
+
+    /// Adds a batch to `linkTraffic`: its tables, and each frame's region
+    /// (the sample and the zero bytes after it). A frame read in place
+    /// (`direct`) counts its region of the staging memory, as if copied.
+    private func count(tableBytes: Int, samples: [Int], regions: [Int]) {
+        linkTraffic.frames += samples.count
+        linkTraffic.sampleBytes += samples.reduce(0, +)
+        linkTraffic.paddingBytes += zip(regions, samples).reduce(0) { $0 + $1.0 - $1.1 }
+        linkTraffic.bytes += tableBytes + regions.reduce(0, +)
+    }
 }

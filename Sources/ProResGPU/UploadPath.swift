@@ -23,3 +23,41 @@ public enum UploadPath: String, Equatable, Sendable {
         }
     }
 }
+
+/// What a decoder's input took from host memory: every byte its uploads
+/// copy (each sample, the zero padding after it, the batch's slice and
+/// frame tables) or, where the shaders read the staging memory in place
+/// (`direct`), the same input read there.
+package struct LinkTraffic: Equatable, Sendable {
+    package var frames = 0
+    package var bytes = 0
+    /// The samples' own bytes among `bytes`.
+    package var sampleBytes = 0
+    /// The zero bytes after each sample (the bit reader reads past its end),
+    /// with a staged sample's rounding to a whole word.
+    package var paddingBytes = 0
+    /// The slice and frame tables, each batch's rounded to the upload's alignment.
+    package var tableBytes: Int { bytes - sampleBytes - paddingBytes }
+
+    package init() {}
+
+    /// What was added since `earlier`.
+    package func since(_ earlier: LinkTraffic) -> LinkTraffic {
+        var added = LinkTraffic()
+        added.frames = frames - earlier.frames
+        added.bytes = bytes - earlier.bytes
+        added.sampleBytes = sampleBytes - earlier.sampleBytes
+        added.paddingBytes = paddingBytes - earlier.paddingBytes
+        return added
+    }
+
+    /// The sum of two (a bench's sessions on several devices).
+    package static func + (a: LinkTraffic, b: LinkTraffic) -> LinkTraffic {
+        var sum = a
+        sum.frames += b.frames
+        sum.bytes += b.bytes
+        sum.sampleBytes += b.sampleBytes
+        sum.paddingBytes += b.paddingBytes
+        return sum
+    }
+}

@@ -31,12 +31,13 @@ public struct VulkanRoofline {
         let compiler = try ShaderCompiler()
         let copyBytes = min(1 << 30, Int(context.info.maxStorageBufferRange))
         let steps = measurementCount
-        let device = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: try Kernel(
-            context: context, compiler: compiler, interface: copyKernel))
+        let device = try timedCopy(context, bytes: copyBytes, from: .device, shader: try Kernel(
+            context: context, compiler: compiler, interface: copyKernel), queue: .compute)
         progress?(1, steps)
-        let transfer = try timedCopy(context, bytes: copyBytes, fromHost: false, shader: nil)
+        let transfer = try timedCopy(context, bytes: copyBytes, from: .device, shader: nil, queue: .compute)
         progress?(2, steps)
-        let host = context.info.hostMemoryImport ? try timedCopy(context, bytes: min(1 << 29, copyBytes), fromHost: true, shader: nil) : nil
+        let host = context.info.hostMemoryImport
+            ? try timedCopy(context, bytes: min(1 << 29, copyBytes), from: .importedHost, shader: nil, queue: .compute) : nil
         progress?(3, steps)
         var conversions: [(PackedLayout, String, Double, Int)] = []
         var uploads: [Double] = []
@@ -88,28 +89,46 @@ public struct VulkanRoofline {
         BufferBinding("dst", .write, "uvec4 d[]", "where it goes"),
     ], push: PushLayout(blockName: "CopyParameters", fields: [("count", .uint, "uvec4s to copy")]))
 
-    /// Median bandwidth of 5 timed copies (after one warm-up), by `shader`
-    /// when given, else by a transfer copy.
-    private static func timedCopy(_ context: VulkanContext, bytes: Int, fromHost: Bool, shader: Kernel?) throws -> Double {
+    /// Where a timed copy reads from.
+    enum CopySource {
+        /// Device-local memory (a read and a write of every byte).
+        case device
+        /// Page-locked host memory of ours, imported (VK_EXT_external_memory_host).
+        case importedHost
+        /// A host-visible buffer the driver allocated (pinned staging memory).
+        case hostVisible
+    }
+
+    /// Median bandwidth of `rounds` timed copies of `bytes` (after one
+    /// warm-up), by `shader` when given, else by vkCmdCopyBuffer on `queue`.
+    static func timedCopy(_ context: VulkanContext, bytes: Int, from origin: CopySource, shader: Kernel?,
+                                  queue: CommandRecorder.Queue, rounds: Int = 5) throws -> Double {
         var hostMemory: UnsafeMutableRawPointer?
         let source: VulkanBuffer
-        if fromHost {
+        let shared = queue == .transfer
+        switch origin {
+        case .importedHost:
             let alignment = max(context.minImportedHostPointerAlignment, 4096)
             guard posix_memalign(&hostMemory, alignment, bytes) == 0, let hostMemory else { throw VulkanError.outOfMemory("host buffer") }
             memset(hostMemory, 1, bytes)
-            source = try VulkanBuffer(context, importing: hostMemory, size: bytes, usage: [.transferSource, .storage])
-        } else {
+            source = try VulkanBuffer(context, importing: hostMemory, size: bytes, usage: [.transferSource, .storage],
+                                      sharedWithTransferQueue: shared)
+        case .hostVisible:
+            source = try VulkanBuffer(context, size: bytes, usage: [.transferSource, .storage], memory: .host, sharedWithTransferQueue: shared)
+            if let mapped = source.mapped { memset(mapped, 1, bytes) }
+        case .device:
             source = try VulkanBuffer(context, size: bytes, usage: [.transferSource, .storage], memory: .device)
         }
         defer { withExtendedLifetime(source) {}; free(hostMemory) }
-        let destination = try VulkanBuffer(context, size: bytes, usage: [.transferDestination, .storage], memory: .device)
+        let destination = try VulkanBuffer(context, size: bytes, usage: [.transferDestination, .storage], memory: .device,
+                                           sharedWithTransferQueue: shared)
         let set = try shader?.makeBindingSets(1)[0]
-        let recorder = try CommandRecorder(context: context, count: 1)
-        guard let timestamps = try TimestampQueries.make(context, slots: 1, perSlot: 2) else {
-            throw VulkanError.missingFeature("timestamps on the compute queue")
+        let recorder = try CommandRecorder(context: context, count: 1, queue: queue)
+        guard let timestamps = try TimestampQueries.make(context, slots: 1, perSlot: 2, queue: queue) else {
+            throw VulkanError.missingFeature("timestamps on the \(queue == .transfer ? "transfer" : "compute") queue")
         }
         var samples: [Double] = []
-        for round in 0..<6 {
+        for round in 0...rounds {
             let cb = try recorder.begin(0)
             timestamps.start(cb, slot: 0)
             if let shader, let set {
@@ -126,7 +145,7 @@ public struct VulkanRoofline {
             try recorder.wait(for: try recorder.submit(cb))
             let seconds = try timestamps.spans(slot: 0)[0] / 1e6
             // A device copy reads and writes every byte; an upload moves it once.
-            if round > 0, seconds > 0 { samples.append(Double(bytes) * (fromHost ? 1 : 2) / seconds) }
+            if round > 0, seconds > 0 { samples.append(Double(bytes) * (origin == .device ? 2 : 1) / seconds) }
         }
         return median(samples)
     }
