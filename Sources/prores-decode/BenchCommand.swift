@@ -43,7 +43,9 @@ enum BenchCommand: Command {
                            + "\"ffmpeg -hwaccel vulkan -i clip.mov -f null -\"). A command that fails ends the bench, exit 7"),
         ])],
         about: "Reads up to --frames samples of each INPUT into memory, then decodes --frames frames with each decoder in "
-            + "turn after a warm-up, and prints fps, per-stage p50/p95/p99 and the ratios to the first of ffmpeg or cpu on stdout. "
+            + "turn after a warm-up, and prints fps, per-stage p50/p95/p99 and the ratios to the first of ffmpeg or cpu on stdout; "
+            + "for the GPU decoders also the bytes a frame takes to the device, the host-to-device bandwidth measured with the "
+            + "device's own copy, the fps ceiling they make and the share of it reached. "
             + "With --whole-process, times decode command lines as whole processes instead (start-up to exit).")
 
     struct Arguments: CommandArguments {

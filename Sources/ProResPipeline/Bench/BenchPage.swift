@@ -1,3 +1,4 @@
+import Foundation
 import ProResCore
 
 /// `bench --html FILE`: the benchmark as one offline page: what was decoded,
@@ -25,7 +26,14 @@ public enum BenchPage {
                         + [p.p50, p.p95, p.p99].map { "<td class=\"num\">\(JSON.number($0, digits: 1))</td>" }.joined() + "</tr>\n"
                 }
             }
-            html += "</table>\n</section>\n"
+            html += "</table>\n"
+            for result in run.results {
+                if let link = result.link {
+                    let line = link.text(framesPerSecond: result.framesPerSecond).trimmingCharacters(in: .whitespacesAndNewlines)
+                    html += "<p class=\"note link\">\(e(result.path.rawValue + " " + line))</p>\n"
+                }
+            }
+            html += "</section>\n"
         }
         html += "<h2>Charts</h2>\n" + BenchCharts.charts(runs).map { $0.svg + "\n" }.joined()
         return html + PageStyle.tail(script: false)

@@ -65,6 +65,8 @@ public struct DecoderBenchmark {
         /// The GPU paths' devices, each one's frames and rate (one entry
         /// with a single device; empty for the CPU).
         public let devices: [DeviceShare]
+        /// The GPU paths' ceiling set by the host → device link (nil for the CPU).
+        public var link: LinkCeiling?
         public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
         public var text: String {
@@ -77,9 +79,11 @@ public struct DecoderBenchmark {
             }
             if devices.count > 1 {
                 for (index, device) in devices.enumerated() {
-                    text += "  device \(index): \(device.name): \(device.frames) frames, \(JSON.number(device.framesPerSecond, digits: 1)) fps\n"
+                    text += "  device \(index): \(device.name): \(device.frames) frames, \(JSON.number(device.framesPerSecond, digits: 1)) fps"
+                        + (device.linkBytesPerSecond.map { ", link \(JSON.number($0 / 1e9, digits: 2)) GB/s" } ?? "") + "\n"
                 }
             }
+            if let link { text += link.text(framesPerSecond: framesPerSecond) }
             return text
         }
 
@@ -93,6 +97,7 @@ public struct DecoderBenchmark {
                                                                              ("p95", JSON.number($0.percentiles.p95, digits: 1)),
                                                                              ("p99", JSON.number($0.percentiles.p99, digits: 1))])) })),
                 ("devices", JSON.array(devices.map(\.json))),
+                ("link", link.map { $0.json(framesPerSecond: framesPerSecond) } ?? "null"),
             ])
         }
     }

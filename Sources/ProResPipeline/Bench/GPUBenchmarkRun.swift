@@ -11,10 +11,13 @@ public struct DeviceShare: Sendable {
     public let seconds: Double
     /// Where its session's threads ran (`--verbose`).
     public let placement: ThreadPlacement
+    /// Its host → device link, measured after the timed run (nil: not measured).
+    public var linkBytesPerSecond: Double?
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
     var json: String {
-        JSON.object([("name", JSON.string(name)), ("frames", "\(frames)"), ("fps", JSON.number(framesPerSecond, digits: 1))])
+        JSON.object([("name", JSON.string(name)), ("frames", "\(frames)"), ("fps", JSON.number(framesPerSecond, digits: 1)),
+                     ("link_bytes_per_second", linkBytesPerSecond.map { JSON.number($0, digits: 0) } ?? "null")])
     }
 }
 
@@ -112,15 +115,20 @@ extension DecoderBenchmark {
         group.wait()
         let end = monotonicNanoseconds()
         let seconds = Double(end - start) / 1e9, cpuSeconds = Self.processCPUSeconds() - cpuStart
-        let shares = try zip(devices, shareOutcomes.results).map { device, outcome in
+        // The link's ceiling, measured now that the timed sessions are done (a few hundred MB a device).
+        let links = devices.map { device in Swift.Result { try Trace.span("link measured") { try VulkanRoofline.hostToDevice(context: device.context) } } }
+        let shares = try zip(zip(devices, shareOutcomes.results), links).map { pair, link in
+            let (device, outcome) = pair
             let (frames, finished) = try outcome.get()
             return DeviceShare(name: device.context.info.name, frames: frames, seconds: Double(finished - start) / 1e9,
-                               placement: device.placement)
+                               placement: device.placement, linkBytesPerSecond: try? link.get().bytesPerSecond)
         }
         let latencies = try outcomes.latencies(on: "GPU")
-        return Result(path: path, engine: Self.engine(devices, sessions), frames: options.frames, seconds: seconds,
-                      batch: sessions[0].framesPerBatch, stages: Self.gpuStages(latencies, sessions.flatMap { $0.batchTimings }, readback: readback),
-                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: shares)
+        var result = Result(path: path, engine: Self.engine(devices, sessions), frames: options.frames, seconds: seconds,
+                            batch: sessions[0].framesPerBatch, stages: Self.gpuStages(latencies, sessions.flatMap { $0.batchTimings }, readback: readback),
+                            cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: shares)
+        result.link = LinkCeiling(traffic: sessions.map(\.linkTraffic).reduce(LinkTraffic(), +), links: links)
+        return result
     }
 
     /// "NVIDIA H200 (discrete GPU), uploads on a transfer queue, 1200 of
