@@ -17,9 +17,16 @@ public enum Trace {
         let end: UInt64
     }
 
-    /// Where `write()` puts the trace; nil: tracing is off.
+    /// Where `write()` puts the trace; nil: no trace file.
     public static let path: String? = Tuning.current.tracePath
-    public static var isEnabled: Bool { path != nil }
+    /// Spans are kept: for the trace file, or for `keptSpans()` (a phase report).
+    public static var isEnabled: Bool { keeping || path != nil }
+    /// Set by `keepSpans()`, once, before any other thread records.
+    nonisolated(unsafe) private static var keeping = false
+
+    /// Keeps every span from now on, without a trace file (`keptSpans()` reads
+    /// them). Call it before starting the threads that record spans.
+    public static func keepSpans() { keeping = true }
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var spans: [Span] = []
@@ -44,6 +51,36 @@ public enum Trace {
         let start = monotonicNanoseconds()
         defer { record(name, start: start, end: monotonicNanoseconds()) }
         return try body()
+    }
+
+    /// A span timed by the caller (work whose start was known before
+    /// spans were kept, or that began on another thread).
+    public static func record(_ name: StaticString, from start: UInt64, to end: UInt64) {
+        guard isEnabled else { return }
+        record(name, start: start, end: end)
+    }
+
+    /// One span as kept: its name, thread and monotonic start and end (ns).
+    public struct Recorded: Sendable, Equatable {
+        public let name: String
+        public let thread: UInt64
+        public let start: UInt64
+        public let end: UInt64
+
+        public init(name: String, thread: UInt64, start: UInt64, end: UInt64) {
+            self.name = name
+            self.thread = thread
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// Every span kept so far, in the order they ended.
+    public static func keptSpans() -> [Recorded] {
+        lock.lock()
+        let taken = spans
+        lock.unlock()
+        return taken.map { Recorded(name: "\($0.name)", thread: $0.thread, start: $0.start, end: $0.end) }
     }
 
     private static func record(_ name: StaticString, start: UInt64, end: UInt64) {

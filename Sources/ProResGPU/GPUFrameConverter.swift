@@ -249,7 +249,7 @@ public final class GPUFrameConverter: @unchecked Sendable {
         let value: UInt64, submitted: UInt64
         do {
             if let failed { throw failed }
-            (value, submitted) = try encode(group)
+            (value, submitted) = try Trace.span("conversion submitted") { try encode(group) }
         } catch {
             for frame in group { frame.input.releaseUse() }
             throw error
@@ -349,10 +349,10 @@ public final class GPUFrameConverter: @unchecked Sendable {
             var error: Error?
             do {
                 if job.group.value > completed {
-                    try recorder.wait(for: job.group.value)
+                    try Trace.span("wait for conversion on GPU") { try recorder.wait(for: job.group.value) }
                     completed = job.group.value
                 }
-                if !failed { try deliver(job, from: slot) }
+                if !failed { try Trace.span("converted frame handled") { try deliver(job, from: slot) } }
             } catch let thrown {
                 error = thrown
             }

@@ -230,7 +230,9 @@ public final class DecodeRun: @unchecked Sendable {
             // GPU stage alone.
             let handedOver = UncheckedSendable((gpuSinks, decoderDevice))
             return Deferred("prores-decode.gpu-setup") { () throws -> GPUStage in
-                let stage = try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1 ?? gpuOptions.device)
+                let stage = try Trace.span("gpu stage made") {
+                    try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1 ?? gpuOptions.device)
+                }
                 stage.onConverted = { converted in
                     guard var timing = ledger.converted(converted.index) else { return }
                     timing.gpuUpload = converted.uploadMicroseconds

@@ -55,7 +55,9 @@ public final class DecoderPlan: @unchecked Sendable {
         name = selection.cpuDecoderName
         let ready = readyTime
         earlyDevice = selection.choice.isCPU ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
-            let device = selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+            let device = try Trace.span("device made") {
+                selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+            }
             device.map(made)
             ready.mark()
             return device

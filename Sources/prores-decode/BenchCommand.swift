@@ -37,6 +37,9 @@ enum BenchCommand: Command {
                            + "once untimed and then --rounds times, interleaved with --compare's command; prints each "
                            + "side's min/median/max wall seconds and the ratio of the medians (--json, --html as above)"),
             OptionSpec("--rounds", value: "N", range: .integer(1...1000), help: "timed rounds of --whole-process (default 5)"),
+            OptionSpec("--phases", help: "--whole-process: the decode command line also writes its phase report (--phases) each "
+                           + "round, and bench prints each phase's median milliseconds and share of the round, with the time before "
+                           + "main() and after the report measured from outside, so that the rows add up to the wall time"),
             OptionSpec("--compare", value: "COMMAND",
                        help: "--whole-process: a second command line, timed in the same rounds (A B, A B, ...); its words are "
                            + "split at spaces, '...' and \"...\" quote, the program is looked up in PATH (e.g. "

@@ -9,6 +9,8 @@ struct WholeProcessArguments {
     let rounds: Int
     /// The second command line, from --compare.
     let compare: [String]?
+    /// `--phases`: the decode reports its phases each round.
+    let phases: Bool
 
     /// Nil without --whole-process (where --rounds and --compare are refused).
     init?(_ parsed: ParsedArguments) throws {
@@ -18,6 +20,7 @@ struct WholeProcessArguments {
             for option in ["--rounds", "--compare"] where parsed.string(option) != nil {
                 throw UsageError("\(option) needs --whole-process")
             }
+            if parsed.flag("--phases") { throw UsageError("--phases needs --whole-process") }
             return nil
         }
         // The in-memory bench's settings would be silently ignored: refuse them.
@@ -28,6 +31,7 @@ struct WholeProcessArguments {
             throw UsageError("\(flag) is for the in-memory bench, not --whole-process (put it in the decode command line)")
         }
         self.rounds = rounds ?? 5
+        phases = parsed.flag("--phases")
         compare = try parsed.string("--compare").map { line in
             guard let words = WholeProcessBenchmark.words(line), !words.isEmpty else {
                 throw UsageError("invalid value '\(line)' for --compare: expected a command line (an unclosed quote?)")
@@ -48,7 +52,7 @@ extension BenchCommand {
     static func runWholeProcess(_ whole: WholeProcessArguments, _ arguments: Arguments) throws -> ExitCode {
         let html = try arguments.htmlPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
         let commands = [[executablePath] + arguments.inputs] + (whole.compare.map { [$0] } ?? [])
-        let benchmark = WholeProcessBenchmark(commands: commands, rounds: whole.rounds)
+        let benchmark = WholeProcessBenchmark(commands: commands, rounds: whole.rounds, phases: whole.phases)
         let progress = ProgressLine.onTerminal(unit: "round", total: whole.rounds, rateUnit: nil)
         let result: WholeProcessBenchmark.Result
         do { result = try benchmark.run { progress?.update($0, force: true) } } catch { progress?.clear(); throw error }

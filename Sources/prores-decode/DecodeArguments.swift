@@ -17,6 +17,8 @@ struct DecodeArguments: CommandArguments {
     let md5Path: String?
     let hashPath: String?
     let timingPath: String?
+    /// `--phases`: where the phase report goes at exit.
+    let phasesPath: String?
     let json: Bool
     /// `--start` and `--frames` as given; frames once the input's rate and
     /// time code are known (`start(for:)`, `frames(for:)`).
@@ -52,6 +54,7 @@ struct DecodeArguments: CommandArguments {
         md5Path = parsed.string("--framemd5")
         hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
+        phasesPath = parsed.string("--phases")
         json = parsed.flag("--json")
         startPosition = try FramePosition.parse(parsed, "--start") ?? .frame(0)
         framesPosition = try FramePosition.parse(parsed, "--frames")
@@ -81,7 +84,8 @@ struct DecodeArguments: CommandArguments {
     func validate() throws {
         // An empty name is a mistake (an unset shell variable), not "here":
         // `--save ""` used to fill the current directory with frames.
-        for (option, path) in [("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath)] where path == "" {
+        for (option, path) in [("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath),
+                               ("--phases", phasesPath)] where path == "" {
             throw UsageError("\(option) needs a \(option == "--save" ? "directory" : "file") name, not an empty string")
         }
         if forcedContainer != nil && rawPath == nil { throw UsageError("--container needs -o PATH") }
@@ -111,7 +115,7 @@ struct DecodeArguments: CommandArguments {
         files.input("the input", input)
         for path in playback.lutPaths { files.input("--effect lut:", path) }
         for (option, path) in [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath),
-                               ("--save", savePath)] {
+                               ("--phases", phasesPath), ("--save", savePath)] {
             files.output(option, path)
         }
         return files
@@ -133,7 +137,8 @@ struct DecodeArguments: CommandArguments {
 
     /// The outputs that write to stdout, by the option that names them.
     var stdoutUsers: [String] {
-        [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath)].filter { $0.1 == "-" }.map(\.0)
+        [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath), ("--phases", phasesPath)]
+            .filter { $0.1 == "-" }.map(\.0)
     }
 
     func start(for format: FormatDescription) throws -> Int { try FramePosition.start(startPosition, format) }

@@ -12,6 +12,8 @@ enum DecodeCommand: Command {
     /// The steps: the decoder's device started, the stream opened, the run
     /// made with every output open, the frames decoded, what happened said.
     static func run(_ arguments: DecodeArguments) throws -> ExitCode {
+        // Before anything is timed: the phases are kept from here, and the file is opened now (a bad path fails first).
+        if let path = arguments.phasesPath { PhasesAtExit.start(try OutputFile(path: path, overwrite: arguments.overwrite)) }
         let referenceWhite = arguments.referenceWhite ?? TransferFunction.defaultReferenceWhite
         let effects = try arguments.playback.effects(referenceWhite: referenceWhite)
         let gpu = arguments.useVulkan ? DecodeRun.GPUOptions(
@@ -37,13 +39,16 @@ enum DecodeCommand: Command {
         if !arguments.quiet { sayStreamNotes(run, format) }
         pending.attach(run)
         let report = try decode(run, arguments, range: range, format: format)
-        sayOutcome(report, run: run, plan: plan, arguments, format: format)
-        let summaryJSON = summary(report, input: arguments.input, plan: plan, opened: opened)
-        if arguments.json {
-            if arguments.stdoutUsers.isEmpty { try Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }
-        } else if !arguments.quiet {
-            Console.write(report.summary.text + "\n" + (report.pacing.map { $0.text + "\n" } ?? ""))
+        try Trace.span("summary written") {
+            sayOutcome(report, run: run, plan: plan, arguments, format: format)
+            let summaryJSON = summary(report, input: arguments.input, plan: plan, opened: opened)
+            if arguments.json {
+                if arguments.stdoutUsers.isEmpty { try Console.standardOutput(summaryJSON + "\n") } else { Console.write(summaryJSON + "\n") }
+            } else if !arguments.quiet {
+                Console.write(report.summary.text + "\n" + (report.pacing.map { $0.text + "\n" } ?? ""))
+            }
         }
+        PhasesAtExit.tearingDown()
         return report.isClean ? .success : .damagedFrames
     }
 

@@ -24,6 +24,10 @@ extension DecodeCommand {
                            help: "the same with BLAKE3-256 (b3sum's hash of the frame's bytes; by default check's golden v2 hash), "
                                + "computed on the device when the GPU decoder decodes"),
                 OptionSpec("--timing", value: "PATH|-", help: "write per-frame timing as JSON lines"),
+                OptionSpec("--phases", value: "PATH|-",
+                           help: "write where the process's time went, as JSON, when it exits: each phase from main() to exit "
+                               + "(Vulkan instance and device, pipelines, container open, first sample read, first upload, first "
+                               + "decode, first conversion, output, teardown), every millisecond counted once"),
                 OptionSpec("--json", help: "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)"),
                 OptionSpec("--assume-primaries", value: "NAME", help: "primaries of a source that states none (FFmpeg's names: "
                                + "bt709, bt2020, smpte170m, bt470bg, …): the conversion uses it and -o writes it; without it the "

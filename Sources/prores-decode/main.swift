@@ -27,6 +27,8 @@ do {
     Console.error(ErrorWords.render(error))
     status = ExitCode(error)
 }
-OutputSafety.writeTrace()
-KeptUntilExit.quiesce()
+Trace.span("trace written") { OutputSafety.writeTrace() }
+Trace.span("devices idle at exit") { KeptUntilExit.quiesce() }
+// Last: the report covers everything above.
+PhasesAtExit.write()
 ProcessExit.now(status.rawValue)

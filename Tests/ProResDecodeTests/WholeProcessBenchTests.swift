@@ -94,6 +94,30 @@ final class WholeProcessBenchTests: XCTestCase {
         assertSingleError(absent, mentions: ["cannot run '/no/such/program'"], "a program that does not exist")
     }
 
+    /// With --phases each round's rows (the time before main, the decode's
+    /// own phases, the time after its report) add up to the round's wall time.
+    func testPhasesAddUpToEachRound() throws {
+        let gpu = [Repo.fixture("hq.mov"), "--decoder", "gpu", "--frames", "1", "--quiet"]
+        let report = try json(runTool(["bench", "--whole-process", "--phases", "--rounds", "2", "--json", "--"] + gpu, timeout: 120))
+        let command = try XCTUnwrap((report["commands"] as? [[String: Any]])?.first)
+        XCTAssertEqual(command["argv"] as? [String], [Repo.executable.path] + gpu, "the report's path is bench's, not the command's")
+        let seconds = try XCTUnwrap(command["seconds"] as? [Double])
+        let rounds = try XCTUnwrap(command["phases_ms"] as? [[String: Double]])
+        XCTAssertEqual(rounds.count, seconds.count)
+        for (round, rows) in rounds.enumerated() {
+            for name in ["before_main", "vulkan_instance", "first_decode", "teardown", "unattributed", "after_report"] {
+                XCTAssertNotNil(rows[name], "\(name) in \(rows)")
+            }
+            XCTAssertTrue(rows.values.allSatisfy { $0 >= 0 }, "\(rows)")
+            // Rows rounded to a microsecond, seconds to one.
+            XCTAssertEqual(rows.values.reduce(0, +), seconds[round] * 1000, accuracy: 0.0005 * Double(rows.count) + 0.001, "round \(round + 1)")
+        }
+        let text = try runTool(["bench", "--whole-process", "--phases", "--rounds", "1", "--"] + gpu, timeout: 120)
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdoutText.contains("A's phases, median ms of 1 round ("), text.stdoutText)
+        XCTAssertTrue(text.stdoutText.contains("  whole process"), text.stdoutText)
+    }
+
     func testOptionsThatDoNotBelongAreRefused() throws {
         let cases: [([String], String)] = [
             (["bench", "--rounds", "2", "clip.mov"], "--rounds needs --whole-process"),
@@ -102,6 +126,7 @@ final class WholeProcessBenchTests: XCTestCase {
             (["bench", "--whole-process", "--compare", "ffmpeg 'unclosed", "--", "clip.mov"], "invalid value"),
             (["bench", "--whole-process", "--rounds", "0", "--", "clip.mov"], "--rounds"),
             (["bench", "--whole-process"], "needs a decode command line"),
+            (["bench", "--phases", "clip.mov"], "--phases needs --whole-process"),
         ]
         for (arguments, words) in cases {
             let result = try runTool(arguments)

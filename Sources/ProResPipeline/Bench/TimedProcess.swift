@@ -15,8 +15,9 @@ struct TimedProcess {
         case signalled(Int32)
     }
 
-    /// Wall seconds and how the process ended; throws only when it could not start.
-    func run() throws -> (seconds: Double, outcome: Outcome) {
+    /// Wall seconds, how the process ended, and when (monotonic ns) it was
+    /// spawned and reaped; throws only when it could not start.
+    func run() throws -> (seconds: Double, outcome: Outcome, spawned: UInt64, reaped: UInt64) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -35,10 +36,11 @@ struct TimedProcess {
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw WholeProcessBenchmark.Failure.cannotStart(command: argv, reason: "waitpid failed") }
         }
-        let seconds = Double(monotonicNanoseconds() &- start) / 1e9
+        let reaped = monotonicNanoseconds()
+        let seconds = Double(reaped &- start) / 1e9
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift cannot import as macros.
         let outcome: Outcome = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
-        return (seconds, outcome)
+        return (seconds, outcome, start, reaped)
     }
 
     /// The last non-empty line the process wrote on stderr, for the failure's message.

@@ -11,20 +11,27 @@ public struct WholeProcessBenchmark {
     /// A command line: the program (looked up in PATH) and its arguments.
     public let commands: [[String]]
     public let rounds: Int
+    /// The first command line is a decode that reports its phases
+    /// (`--phases`): each round's report, placed in the time measured here.
+    public let phases: Bool
 
-    public init(commands: [[String]], rounds: Int) {
+    public init(commands: [[String]], rounds: Int, phases: Bool = false) {
         precondition(!commands.isEmpty && commands.allSatisfy { !$0.isEmpty } && rounds > 0)
         self.commands = commands
         self.rounds = rounds
+        self.phases = phases
     }
 
     public enum Failure: Error, CustomStringConvertible {
         case cannotStart(command: [String], reason: String)
         case failed(command: [String], round: Int, status: String, lastLine: String)
+        case noPhases(command: [String], round: Int, reason: String)
 
         public var description: String {
             switch self {
             case let .cannotStart(command, reason): return "bench: cannot run '\(Self.line(command))': \(reason)"
+            case let .noPhases(command, round, reason):
+                return "bench: '\(Self.line(command))' wrote no phase report in round \(round): \(reason)"
             case let .failed(command, round, status, lastLine):
                 let when = round == 0 ? "in its warm-up run" : "in round \(round)"
                 return "bench: '\(Self.line(command))' \(status) \(when)" + (lastLine.isEmpty ? "" : ": \(lastLine)")
@@ -38,6 +45,8 @@ public struct WholeProcessBenchmark {
     public struct Side: Sendable {
         public let command: [String]
         public let seconds: [Double]
+        /// Each timed round's phases, with `phases` (the first side only).
+        public var phaseRounds: [RoundPhases] = []
         public var minimum: Double { seconds.min() ?? 0 }
         public var maximum: Double { seconds.max() ?? 0 }
         /// The middle value; with an even count, the mean of the middle two.
@@ -59,9 +68,14 @@ public struct WholeProcessBenchmark {
     /// cannot start ends the benchmark, naming its command and round.
     public func run(progress: (Int) -> Void = { _ in }) throws -> Result {
         let stderrPaths = try commands.indices.map { _ in try Self.temporaryFile() }
-        defer { for path in stderrPaths { unlink(path) } }
-        let processes = zip(commands, stderrPaths).map { TimedProcess(argv: $0, stderrPath: $1) }
+        // Made and removed: the decode creates it anew each round, as it does every output.
+        let phasesPath = phases ? try Self.temporaryFile() : nil
+        if let phasesPath { unlink(phasesPath) }
+        defer { for path in stderrPaths + (phasesPath.map { [$0] } ?? []) { unlink(path) } }
+        let argvs = commands.enumerated().map { side, command in side == 0 ? command + (phasesPath.map { ["--phases", $0] } ?? []) : command }
+        let processes = zip(argvs, stderrPaths).map { TimedProcess(argv: $0, stderrPath: $1) }
         var seconds = Array(repeating: [Double](), count: commands.count)
+        var phaseRounds: [RoundPhases] = []
         for round in 0...rounds {
             for (side, process) in processes.enumerated() {
                 let run = try process.run()
@@ -69,10 +83,21 @@ public struct WholeProcessBenchmark {
                     throw Failure.failed(command: process.argv, round: round, status: status, lastLine: process.lastErrorLine())
                 }
                 if round > 0 { seconds[side].append(run.seconds) }
+                if side == 0, let phasesPath {
+                    defer { unlink(phasesPath) }
+                    do {
+                        let phases = try RoundPhases(reportAt: phasesPath, spawned: run.spawned, reaped: run.reaped)
+                        if round > 0 { phaseRounds.append(phases) }
+                    } catch {
+                        throw Failure.noPhases(command: process.argv, round: round, reason: "\(error)")
+                    }
+                }
             }
             if round > 0 { progress(round) }
         }
-        return Result(rounds: rounds, sides: zip(commands, seconds).map { Side(command: $0, seconds: $1) })
+        var sides = zip(commands, seconds).map { Side(command: $0, seconds: $1) }
+        sides[0].phaseRounds = phaseRounds
+        return Result(rounds: rounds, sides: sides)
     }
 
     private static func failureWords(_ outcome: TimedProcess.Outcome) -> String? {
@@ -135,6 +160,7 @@ extension WholeProcessBenchmark.Result {
                 + "max \(Self.seconds(side.maximum)) s over \(rounds) rounds\n"
         }
         if let ratio { text += "ratio B/A of the medians: \(JSON.number(ratio, digits: 3)) (above 1: A is faster)\n" }
+        for (i, side) in sides.enumerated() where !side.phaseRounds.isEmpty { text += RoundPhases.table(side.phaseRounds, label: Self.label(i)) }
         return text
     }
 
@@ -149,6 +175,7 @@ extension WholeProcessBenchmark.Result {
                     ("min", JSON.number(side.minimum, digits: 6)),
                     ("median", JSON.number(side.median, digits: 6)),
                     ("max", JSON.number(side.maximum, digits: 6)),
+                    ("phases_ms", side.phaseRounds.isEmpty ? "null" : JSON.array(side.phaseRounds.map(\.json))),
                 ])
             })),
             ("ratio", ratio.map { JSON.number($0, digits: 4) } ?? "null"),

@@ -27,6 +27,7 @@ complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l contai
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l framemd5 -r -F -d 'write FFmpeg\'s framemd5'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l framehash -r -F -d 'the same with BLAKE3-256'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l timing -r -F -d 'write per-frame timing as JSON lines'
+complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l phases -r -F -d 'write where the process\'s time went, as JSON, when it exits'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l json -d 'print the end-of-run summary as JSON'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l assume-primaries -x -d 'primaries of a source that states none'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l assume-transfer -x -d 'the same for the transfer'
@@ -135,6 +136,7 @@ complete -c prores-decode -n 'test (__prores_decode_command) = bench' -s n -l no
 complete -c prores-decode -n 'test (__prores_decode_command) = bench' -l validate -d 'enable the Khronos validation layer on the GPU decoders'
 complete -c prores-decode -n 'test (__prores_decode_command) = bench' -l whole-process -d 'time whole processes instead'
 complete -c prores-decode -n 'test (__prores_decode_command) = bench' -l rounds -x -d 'timed rounds of --whole-process'
+complete -c prores-decode -n 'test (__prores_decode_command) = bench' -l phases -d '--whole-process: the decode command line also writes its phase report'
 complete -c prores-decode -n 'test (__prores_decode_command) = bench' -l compare -x -d '--whole-process: a second command line, timed in the same rounds'
 complete -c prores-decode -n 'test (__prores_decode_command) = bench' -l help -d 'print the options and exit'
 
