@@ -187,13 +187,19 @@ final class DescriptorPool {
 /// and every session on a context (`VulkanContext.kernels`), so that a
 /// check of many files builds each pipeline once.
 ///
-/// Thread-safety: any thread; a kernel is made under the lock, once.
-// @unchecked: `kernels` is touched only under `lock`; the rest is immutable.
+/// Thread-safety: any thread; each kernel is built once, outside the lock,
+/// so that different kernels build at the same time (`prepare`): the
+/// driver compiles each pipeline on its own, and the pipeline cache is
+/// internally synchronised. A caller asking for a kernel another thread is
+/// building waits for that build.
+// @unchecked: `kernels`, `building` and `pipelineCache` are touched only under `lock`; the rest is immutable.
 public final class KernelCache: @unchecked Sendable {
     private let context: VulkanContext
     private let compiler: ShaderCompiler
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var kernels: [String: Kernel] = [:]
+    /// Variants being built now, by any thread.
+    private var building: Set<String> = []
     /// Opened with the first kernel, beside the compiler's SPIR-V cache;
     /// none when the compiler keeps no cache. Touched under `lock` only.
     private lazy var pipelineCache: PipelineCache? = PipelineCache.enabled
@@ -220,14 +226,36 @@ public final class KernelCache: @unchecked Sendable {
     }
 
     public func kernel(_ interface: KernelInterface) throws -> Kernel {
+        let key = interface.variantKey
+        lock.lock()
+        while building.contains(key) { lock.wait() }
+        if let made = kernels[key] {
+            lock.unlock()
+            return made
+        }
+        building.insert(key)
+        let pipelineCache = self.pipelineCache
+        lock.unlock()
+        let built = Result {
+            try Trace.span("kernel built") {
+                try Kernel(context: context, compiler: compiler, interface: interface, pipelineCache: pipelineCache)
+            }
+        }
         lock.lock()
         defer { lock.unlock() }
-        if let made = kernels[interface.variantKey] { return made }
-        let made = try Trace.span("kernel built") {
-            try Kernel(context: context, compiler: compiler, interface: interface, pipelineCache: pipelineCache)
+        building.remove(key)
+        if case let .success(made) = built {
+            kernels[key] = made
+            pipelineCache?.saveIfGrown()
         }
-        pipelineCache?.saveIfGrown()
-        kernels[interface.variantKey] = made
-        return made
+        lock.broadcast()
+        return try built.get()
+    }
+
+    /// Builds every one of `interfaces` not made yet, at the same time, and
+    /// returns when they are done. A build that fails is left unmade: the
+    /// kernel's user builds it again and gets the error.
+    public func prepare(_ interfaces: [KernelInterface]) {
+        parallelFor(interfaces.count) { _ = try? kernel(interfaces[$0]) }
     }
 }

@@ -22,6 +22,8 @@ public struct Tuning: Sendable {
     public let pipelineCache: Bool
     /// `PRORES_DECODE_PIPELINE_STATS=1`: each kernel's compiled statistics on stderr.
     public let pipelineStatistics: Bool
+    /// `PRORES_DECODE_EARLY_KERNELS=0`: a decode builds each kernel when its session first asks for it, not all at once early.
+    public let earlyKernels: Bool
     /// `PRORES_DECODE_READ_THREADS=N`: the sample reads' own threads, 0…256 (0: the global dispatch queue); nil: the default.
     public let readThreads: Int?
     /// `PRORES_DECODE_READ_AHEAD=N`: sample reads in flight ahead of a decoder, 1…65536; nil: the default (16 for one file, 8 in `check`).
@@ -33,7 +35,7 @@ public struct Tuning: Sendable {
     /// shader sources) is read where the shaders are looked up;
     /// `PRORES_DECODE_UPDATE_SNAPSHOTS` belongs to the test suite.
     public static let names = ["VALIDATION", "TRACE", "BATCH", "SLOTS", "TIMESTAMPS", "PIPELINE_CACHE", "PIPELINE_STATS",
-                               "READ_THREADS", "READ_AHEAD", "SHADERS", "UPDATE_SNAPSHOTS"].map { prefix + $0 }
+                               "READ_THREADS", "READ_AHEAD", "EARLY_KERNELS", "SHADERS", "UPDATE_SNAPSHOTS"].map { prefix + $0 }
     public static let prefix = "PRORES_DECODE_"
 
     public static let current = Tuning(environment: ProcessInfo.processInfo.environment)
@@ -53,6 +55,7 @@ public struct Tuning: Sendable {
         timestampInterval = integer("TIMESTAMPS", 0...Int.max) ?? 16
         pipelineCache = environment[Self.prefix + "PIPELINE_CACHE"] != "0"
         pipelineStatistics = environment[Self.prefix + "PIPELINE_STATS"] == "1"
+        earlyKernels = environment[Self.prefix + "EARLY_KERNELS"] != "0"
         readThreads = integer("READ_THREADS", 0...256)
         readAhead = integer("READ_AHEAD", 1...(1 << 16))
         unknownNames = environment.keys.filter { $0.hasPrefix(Self.prefix) && !Self.names.contains($0) }.sorted()

@@ -46,4 +46,14 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
     }
 
     public static func == (a: GPUDevice, b: GPUDevice) -> Bool { a === b }
+
+    /// Builds the kernels a GPU decode of `format` needs (and, `converting`,
+    /// the conversion of its frames) all at once, before the session asks
+    /// for them one after the other (`KernelCache.prepare`).
+    package func prepareKernels(decoding format: FormatDescription, converting: Bool) {
+        guard GPUProResDecoder.unsupportedReason(format) == nil else { return }
+        var interfaces = [DecoderKernels.entropy(format), DecoderKernels.transform(format)]
+        if converting { interfaces += GPUFrameConverter.kernelInterfaces(format.nativePackedLayout, width: format.width) }
+        kernels.prepare(interfaces)
+    }
 }

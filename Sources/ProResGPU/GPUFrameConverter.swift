@@ -167,6 +167,13 @@ public final class GPUFrameConverter: @unchecked Sendable {
         try kernels.kernel(ConversionKernel.interface(layout, pairs: pairs))
     }
 
+    /// The kernels a converter of frames of `layout` and `width` builds:
+    /// the variant whose binding sets every variant shares (made with the
+    /// converter), and the frames' own.
+    static func kernelInterfaces(_ layout: PackedLayout, width: Int) -> [KernelInterface] {
+        [ConversionKernel.interface(.y416, pairs: true), ConversionKernel.interface(layout, pairs: width % 2 == 0)]
+    }
+
     /// Surfaces imported without a copy, and frames that needed a CPU copy.
     public var importedSurfaces: Int { cache.importedCount }
     public var copiedFrames: Int { cache.copies }

@@ -22,6 +22,8 @@ public final class DecoderPlan: @unchecked Sendable {
     public private(set) var selection: DecoderSelection
     /// The device being made since the plan began, while no stream is known.
     private let earlyDevice: Deferred<GPUDevice?>?
+    /// The stream's kernels being built once that device is there (`prepareKernels`).
+    private var earlyKernels: Deferred<Void>?
     private let readyTime = ReadyTime()
     /// The CPU decoder decodes first while this device starts (`HandoverSession`).
     package private(set) var deviceStarting: Deferred<GPUDevice?>?
@@ -87,8 +89,27 @@ public final class DecoderPlan: @unchecked Sendable {
         }
     }
 
-    /// However the run ends, no thread is left making a device at exit.
-    public func waitForDeviceStart() { _ = try? earlyDevice?.get() }
+    /// Once the stream is open: the kernels its GPU decoder will ask for
+    /// (and, `converting`, the conversion of its frames) are built as soon
+    /// as the device is made, all at once, on threads of their own, while
+    /// the run is set up; the session then finds them built, or waits for
+    /// the one still building, instead of building them one after the
+    /// other. Not where `auto` decodes on the CPU (no hardware device).
+    /// `PRORES_DECODE_EARLY_KERNELS=0` leaves them to the session.
+    public func prepareKernels(for format: FormatDescription, converting: Bool) {
+        guard let earlyDevice, Tuning.current.earlyKernels else { return }
+        let choice = selection.choice
+        earlyKernels = Deferred("prores-decode.kernels") {
+            guard let device = try earlyDevice.get(), choice == .gpu || device.context.info.isHardware else { return }
+            Trace.span("kernels prepared") { device.prepareKernels(decoding: format, converting: converting) }
+        }
+    }
+
+    /// However the run ends, no thread is left making a device or its kernels at exit.
+    public func waitForDeviceStart() {
+        _ = try? earlyDevice?.get()
+        _ = try? earlyKernels?.get()
+    }
 
     // MARK: - The run's side
 

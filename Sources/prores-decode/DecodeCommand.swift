@@ -31,6 +31,7 @@ enum DecodeCommand: Command {
         defer { plan.waitForDeviceStart() }
         let (source, opened, range) = try openSource(arguments, readingAheadFor: plan)
         let format = source.format
+        plan.prepareKernels(for: format, converting: gpu != nil)
         let realtime = try arguments.playback.pacingRate(for: format)
         // FFmpeg may decode first only where nothing needs the device before the first frame.
         try plan.settle(for: format, allowsHandover: !arguments.noCPUStart && gpu == nil && realtime == nil)

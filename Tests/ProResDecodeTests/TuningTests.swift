@@ -41,6 +41,7 @@ final class TuningTests: XCTestCase {
         XCTAssertEqual(unset.timestampInterval, 16)
         XCTAssertTrue(unset.pipelineCache)
         XCTAssertFalse(unset.pipelineStatistics)
+        XCTAssertTrue(unset.earlyKernels)
         XCTAssertNil(unset.readThreads)
         XCTAssertNil(unset.tracePath)
         XCTAssertEqual(unset.unknownNames, [])
@@ -49,13 +50,14 @@ final class TuningTests: XCTestCase {
                                        "PRORES_DECODE_TIMESTAMPS": "1", "PRORES_DECODE_PIPELINE_CACHE": "0",
                                        "PRORES_DECODE_PIPELINE_STATS": "1", "PRORES_DECODE_READ_THREADS": "999",
                                        "PRORES_DECODE_READ_AHEAD": "0", "PRORES_DECODE_TRACE": "/tmp/t.json",
-                                       "PRORES_DECODE_SHADERS": "/x", "OTHER_THING": "1"])
+                                       "PRORES_DECODE_SHADERS": "/x", "PRORES_DECODE_EARLY_KERNELS": "0", "OTHER_THING": "1"])
         XCTAssertEqual(set.validation, .synchronization)
         XCTAssertEqual(set.slots, 8, "2…8")
         XCTAssertEqual(set.batch, 1, "at least 1")
         XCTAssertEqual(set.timestampInterval, 1)
         XCTAssertFalse(set.pipelineCache)
         XCTAssertTrue(set.pipelineStatistics)
+        XCTAssertFalse(set.earlyKernels)
         XCTAssertEqual(set.readThreads, 256, "0…256")
         XCTAssertEqual(set.readAhead, 1, "at least 1")
         XCTAssertEqual(set.tracePath, "/tmp/t.json")

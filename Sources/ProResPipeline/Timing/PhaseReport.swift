@@ -64,6 +64,7 @@ public struct PhaseReport: Sendable {
         "wait for device": Rule(phase: "vulkan_device", background: true),
         "pipeline cache loaded": Rule(phase: "pipelines"),
         "kernel built": Rule(phase: "pipelines"),
+        "kernels prepared": Rule(phase: "pipelines", background: true),
         "source opened": Rule(phase: "container_open"),
         "read sample": Rule(phase: "first_sample_read", firstOnly: true),
         "read waited for a thread": Rule(phase: "first_sample_read", firstOnly: true),
