@@ -15,9 +15,10 @@ import PackageDescription
 //                            still images, MD5
 //   ProResCore               formats, surfaces, colour, timing (no C);
 //                            re-exports HostSupport
-//   HostSupport              tracing, clock, JSON, path bytes, SHA-256,
-//                            PCI addresses, the environment's settings
-//                            (no C, nothing of ProRes: GPUKit's base)
+//   HostSupport ← CHashKernels: tracing, clock, JSON, path bytes,
+//                            BLAKE3, SHA-256, PCI addresses, the
+//                            environment's settings (nothing of ProRes:
+//                            GPUKit's base)
 //   ProResOptions            option tables and their strict parser (no C,
 //                            no dependency: the fuzz target reaches it)
 //
@@ -57,7 +58,11 @@ let package = Package(
         .target(name: "CStreamingCopy"),
         // The CPU decoder's IDCT on SSE2 (x86-64): the 16-bit multiply-adds Swift cannot emit.
         .target(name: "CProResKernels"),
-        .target(name: "HostSupport", swiftSettings: swift6),
+        // BLAKE3 on x86-64, 4 or 8 chunks at once in SSE2/AVX2 lanes: Swift's
+        // SIMD types have no lane shuffles (the transposes, the rotations by
+        // 16 and 8), and in debug builds each of their operations is a call.
+        .target(name: "CHashKernels"),
+        .target(name: "HostSupport", dependencies: ["CHashKernels"], swiftSettings: swift6),
         .target(name: "ProResCore", dependencies: ["HostSupport"], swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),

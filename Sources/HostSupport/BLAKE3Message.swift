@@ -57,6 +57,19 @@ struct SpanReader {
         }
     }
 
+    /// The next `count` bytes where they lie when one span holds them all,
+    /// else copied to `scratch` (`count` of them) and read there.
+    @inline(__always)
+    mutating func next(_ count: Int, copyingAcrossSpansTo scratch: UnsafeMutableRawPointer) -> UnsafeRawPointer {
+        guard count <= left, let start = position else {
+            read(count, into: scratch)
+            return UnsafeRawPointer(scratch)
+        }
+        position = start + count
+        left -= count
+        return start
+    }
+
     private mutating func readAcrossSpans(_ count: Int, into destination: UnsafeMutableRawPointer) {
         var done = 0
         while done < count {
