@@ -22,6 +22,23 @@ final class BLAKE3Tests: XCTestCase {
         }
     }
 
+    /// Chunks before a message's last are hashed several at a time in SIMD
+    /// lanes on x86-64 (4 a group with SSE2, 8 with AVX2, up to 16 a call),
+    /// the few left over and the last one alone: chunk counts around each
+    /// group size, one byte short, exact and one byte over.
+    func testChunkGroupsMatchB3sum() throws {
+        var random = KernelRandom(seed: 4)
+        let chunkCounts = [4, 5, 7, 8, 9, 12, 13, 16, 17, 21, 33]
+        let lengths: [Int] = chunkCounts.flatMap { (chunks: Int) -> [Int] in [chunks * 1024 - 1, chunks * 1024, chunks * 1024 + 1] }
+        let messages = lengths.map { random.bytes($0) }
+        for (message, hex) in zip(messages, try B3Sum.hexes(messages)) {
+            message.withUnsafeBytes { bytes in
+                XCTAssertEqual(BLAKE3.hash(bytes).hex, hex, "\(message.count) bytes, parallel")
+                XCTAssertEqual(BLAKE3.hash(bytes, parallel: false).hex, hex, "\(message.count) bytes, serial")
+            }
+        }
+    }
+
     /// The official test vectors' input (byte i = i mod 251), hashed by b3sum.
     func testOfficialVectorInputsMatchB3sum() throws {
         let lengths = [0, 1, 1023, 1024, 1025, 2048, 2049, 3072, 3073, 4096, 4097, 5120, 5121, 6144, 6145, 7168, 7169, 8192, 8193,
@@ -36,16 +53,19 @@ final class BLAKE3Tests: XCTestCase {
     /// message whatever their boundaries (empty spans included).
     func testSpansSplitAnywhereFormOneMessage() throws {
         var random = KernelRandom(seed: 2)
-        for length in [0, 65, 1025, 5000, 70_000, (1 << 20) + 7] {
+        for length in [0, 65, 1025, 5000, 16 * 1024 + 1, 33 * 1024 - 1, 70_000, (1 << 20) + 7] {
             let message = random.bytes(length)
             let expected = try B3Sum.hexes([message])[0]
             message.withUnsafeBytes { whole in
-                for split in 0..<4 {
+                for split in 0..<5 {
                     var spans: [UnsafeRawBufferPointer] = []
                     var at = 0
                     while at < length {
-                        // Odd sizes: 1 byte, 7, 63, 1023, rows of 3842 bytes, random, and empty spans between.
-                        let size = [[1, 7, 0, 63], [1023, 1, 0, 65], [3842], [Int(random.next() % 5000)]][split].randomElement(using: &random)!
+                        // Odd sizes: 1 byte, 7, 63, 1023, rows of 3842 bytes, random, around a chunk and
+                        // a group of chunks (so that chunks of one group lie in different spans, or
+                        // straddle them), and empty spans between.
+                        let sizes = [[1, 7, 0, 63], [1023, 1, 0, 65], [3842], [Int(random.next() % 5000)], [1025, 4095, 0, 8193, 511]]
+                        let size = sizes[split].randomElement(using: &random)!
                         let end = min(length, at + size)
                         spans.append(UnsafeRawBufferPointer(rebasing: whole[at..<end]))
                         at = end
