@@ -105,6 +105,9 @@ public struct DecoderSelection: Sendable, Equatable {
     /// `auto`'s devices: the hardware GPUs (the first, or all), each that
     /// starts; when none does, why not, and whether one was there but failed.
     public func automaticDevices(limit: Int = .max) -> (devices: [GPUDevice], reason: String?, fellBack: Bool) {
+        guard GPUDeviceNodes.present() else {
+            return ([], "no hardware Vulkan device (no GPU device node: \(GPUDeviceNodes.described))", false)
+        }
         // One device wanted: chosen and made in one Vulkan instance.
         if device != Self.allDevices && Self.deviceList(device) == nil {
             do {

@@ -49,14 +49,16 @@ public final class DecoderPlan: @unchecked Sendable {
     }
 
     /// Starts making the GPU decoder's device now, unless the choice is the
-    /// CPU: on a discrete GPU, instance and device creation are most of
+    /// CPU or there is no GPU to make one on: on a discrete GPU, instance and device creation are most of
     /// start-up, and they run while the stream opens. `made` gets the device
     /// on the thread that made it.
     public init(startingDeviceFor selection: DecoderSelection, made: @escaping @Sendable (GPUDevice) -> Void) {
         self.selection = selection
         name = selection.cpuDecoderName
         let ready = readyTime
-        earlyDevice = selection.choice.isCPU ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
+        // `auto` with no GPU device node has no device to start, nor to hand over to.
+        let noDevice = selection.choice.isCPU || (selection.choice == .auto && !GPUDeviceNodes.present())
+        earlyDevice = noDevice ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
             let device = try Trace.span("device made") {
                 selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
             }

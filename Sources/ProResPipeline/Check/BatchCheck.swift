@@ -87,6 +87,11 @@ public final class BatchCheck: @unchecked Sendable {
     /// `--decoder gpu` / `--require-hardware` cannot have.
     public func prepareDevices() throws {
         guard devices.isEmpty, !options.decoder.choice.isCPU, !inputs.isEmpty else { return }
+        // `auto` with no GPU device node: the CPU, as with `--decoder cpu`, and the note says why.
+        if options.decoder.choice == .auto && !GPUDeviceNodes.present() {
+            decoderNote = options.decoder.automaticDevices().reason
+            return
+        }
         // Several workers take files in any order: none waits for file 0 in particular.
         if firstOpened == nil, options.jobs <= 1 { firstOpened = openAhead(0) }
         if options.decoder.choice == .auto {
