@@ -10,23 +10,18 @@
 // the column pass (after one 8x8 transpose, vector j is row j), whose
 // results are output rows stored as they are.
 #include "prores_idct.h"
+#include "prores_idct_sse2.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-
-// A weight w as w' + k * 65536 with w' an int16: w * x = w' * x + (k * x << 16)
-// modulo 2^32, so weights above 32767 (the 12-bit ones) take a second
-// pmaddwd. Constant-folded away for weights that fit.
-static inline __attribute__((always_inline)) int16_t low_part(int w) { return (int16_t)(w - (w > 32767 ? 65536 : w < -32768 ? -65536 : 0)); }
-static inline __attribute__((always_inline)) int16_t high_part(int w) { return (int16_t)(w > 32767 ? 1 : w < -32768 ? -1 : 0); }
 
 static inline __attribute__((always_inline)) __m128i pair(int a, int b) { return _mm_set_epi16(b, a, b, a, b, a, b, a); }
 
 // wa * x + wb * y (32-bit, wrapping) for the interleaved pairs in p.
 static inline __attribute__((always_inline)) __m128i madd(__m128i p, int wa, int wb) {
-    __m128i sum = _mm_madd_epi16(p, pair(low_part(wa), low_part(wb)));
-    if (high_part(wa) != 0 || high_part(wb) != 0) {
-        sum = _mm_add_epi32(sum, _mm_slli_epi32(_mm_madd_epi16(p, pair(high_part(wa), high_part(wb))), 16));
+    __m128i sum = _mm_madd_epi16(p, pair(pd_low_part(wa), pd_low_part(wb)));
+    if (pd_high_part(wa) != 0 || pd_high_part(wb) != 0) {
+        sum = _mm_add_epi32(sum, _mm_slli_epi32(_mm_madd_epi16(p, pair(pd_high_part(wa), pd_high_part(wb))), 16));
     }
     return sum;
 }
@@ -38,13 +33,11 @@ static inline __attribute__((always_inline)) __m128i narrow(__m128i lo, __m128i 
     return _mm_packs_epi32(lo, hi);
 }
 
-struct weights { int w1, w2, w3, w4, w5, w6, w7; };
-
 // One pass on 8 vectors x[k] (lane = the row or column being transformed,
 // k = the element), `bias` added to the even part; out[i] = element i.
 // `low_only`: x[4..7] are all zero, so their products are left out (a
 // skipped zero term changes no sum).
-static inline __attribute__((always_inline)) void pass(const __m128i x[8], __m128i out[8], struct weights w, int bias, int shift,
+static inline __attribute__((always_inline)) void pass(const __m128i x[8], __m128i out[8], struct pd_weights w, int bias, int shift,
                                                      int low_only) {
     __m128i halves[2][8];
     for (int h = 0; h < 2; h++) {
@@ -95,7 +88,7 @@ static inline __attribute__((always_inline)) void transpose(__m128i m[8]) {
 }
 
 static inline __attribute__((always_inline)) void idct_put(const int16_t *coefficients, const int16_t *matrix, uint16_t *out, ptrdiff_t stride,
-                            struct weights w, int row_shift, int column_shift, int depth) {
+                            struct pd_weights w, int row_shift, int column_shift, int depth) {
     __m128i x[8], y[8];
     // Dequantisation: the int16 product, truncated (pmullw).
     for (int k = 0; k < 8; k++) {
@@ -153,13 +146,11 @@ static inline __attribute__((always_inline)) void idct_put(const int16_t *coeffi
 }
 
 void pd_idct_put_10(const int16_t *coefficients, const int16_t *matrix, uint16_t *out, ptrdiff_t stride) {
-    const struct weights w = {22725, 21407, 19265, 16384, 12873, 8867, 4520};
-    idct_put(coefficients, matrix, out, stride, w, 15, 18, 10);
+    idct_put(coefficients, matrix, out, stride, PD_WEIGHTS_10, 15, 18, 10);
 }
 
 void pd_idct_put_12(const int16_t *coefficients, const int16_t *matrix, uint16_t *out, ptrdiff_t stride) {
-    const struct weights w = {45451, 42813, 38531, 32767, 25746, 17734, 9041};
-    idct_put(coefficients, matrix, out, stride, w, 16, 17, 12);
+    idct_put(coefficients, matrix, out, stride, PD_WEIGHTS_12, 16, 17, 12);
 }
 
 #endif

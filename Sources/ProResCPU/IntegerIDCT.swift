@@ -88,6 +88,24 @@ enum IntegerIDCT {
         #endif
     }
 
+    /// `put` on two consecutive blocks (`coefficients`, then
+    /// `coefficients + 64`) with one matrix, out to `outA` and `outB`; on
+    /// x86-64 both at once where the CPU has AVX2.
+    @inline(__always)
+    static func put2(depth: Int, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>, outA: UnsafeMutablePointer<UInt16>,
+                     outB: UnsafeMutablePointer<UInt16>, stride: Int) {
+        #if arch(x86_64)
+        if depth == 12 {
+            pd_idct_put2_12(coefficients, matrix, outA, outB, stride)
+        } else {
+            pd_idct_put2_10(coefficients, matrix, outA, outB, stride)
+        }
+        #else
+        put(depth: depth, coefficients, matrix: matrix, out: outA, stride: stride)
+        put(depth: depth, coefficients + 64, matrix: matrix, out: outB, stride: stride)
+        #endif
+    }
+
     /// The Swift version of `put` for constants `K`.
     @inline(__always)
     static func transform<K: IDCTConstants>(_: K.Type, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>,

@@ -185,10 +185,12 @@ struct SliceDecoder {
         let slice = slot.slice, stride = targets.pictureStride(0)
         let blocks = coefficients(slot), matrix = matrix(slot, chroma: false)
         for mb in 0..<mbs {
+            // Blocks 0 and 1 side by side, 2 and 3 below them.
             let out = targets.row(0, pictureRow: slice.mbY * 16, parity: slice.parity) + (slice.mbX + mb) * 16
-            for b in 0..<4 {
-                transform(blocks + (mb * 4 + b) * 64, matrix: matrix, depth: targets.depth,
-                          out: out + (b >> 1) * 8 * stride + (b & 1) * 8, stride: stride)
+            for half in 0..<2 {
+                let top = out + half * 8 * stride
+                IntegerIDCT.put2(depth: targets.depth, blocks + (mb * 4 + half * 2) * 64, matrix: matrix, outA: top, outB: top + 8,
+                                 stride: stride)
             }
         }
     }
@@ -198,11 +200,15 @@ struct SliceDecoder {
         let mbChroma = 8 << (chromaLog2 - 1)
         let blocks = coefficients(slot), matrix = matrix(slot, chroma: true)
         let base = targets.row(plane, pictureRow: slice.mbY * 16, parity: slice.parity) + slice.mbX * mbChroma
-        for block in 0..<mbs << chromaLog2 {
-            // Per macroblock, columns of two blocks: top, bottom.
+        // Per macroblock, columns of two blocks: top, bottom; a column's two
+        // blocks go to the transform together.
+        func out(_ block: Int) -> UnsafeMutablePointer<UInt16> {
             let mb = block >> chromaLog2, b = block & ((1 << chromaLog2) - 1)
-            transform(blocks + block * 64, matrix: matrix, depth: targets.depth,
-                      out: base + mb * mbChroma + (b >> 1) * 8 + (b & 1) * 8 * stride, stride: stride)
+            return base + mb * mbChroma + (b >> 1) * 8 + (b & 1) * 8 * stride
+        }
+        for block in Swift.stride(from: 0, to: mbs << chromaLog2, by: 2) {
+            IntegerIDCT.put2(depth: targets.depth, blocks + block * 64, matrix: matrix, outA: out(block), outB: out(block + 1),
+                             stride: stride)
         }
     }
 
@@ -220,11 +226,6 @@ struct SliceDecoder {
         for y in 0..<16 { (base + y * stride).update(from: alpha + y * width, count: width) }
     }
 
-    @inline(__always)
-    private func transform(_ block: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>, depth: Int, out: UnsafeMutablePointer<UInt16>,
-                           stride: Int) {
-        IntegerIDCT.put(depth: depth, block, matrix: matrix, out: out, stride: stride)
-    }
 
     /// Conceals the components from the first failed one on: luma (and so
     /// everything), or chroma from Cb or from Cr; alpha with any of them.

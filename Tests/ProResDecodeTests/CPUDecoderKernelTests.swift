@@ -268,6 +268,66 @@ final class CPUTransformKernelTests: XCTestCase {
         }
         print("cpu idct: seed 0x\(String(seed, radix: 16)), \(blocks) blocks")
     }
+
+    /// Two blocks transformed together (AVX2 where the CPU has it) give
+    /// each the reference's samples: random pairs, and pairs where one or
+    /// both blocks are a single value (DC only), or have no high rows or
+    /// columns, so that every shortcut is taken for one block and not the other.
+    func testBlockPairsMatchFFmpegsCIDCT() {
+        let seed = KernelTestSeed.seed(0xC1DC_0002)
+        var rng = KernelRandom(seed: seed)
+        var pairs = 0
+        func shaped(_ coded: [Int16], _ shape: Int) -> [Int16] {
+            let natural = ProResScan.naturalBlock(coded[...], block: 0, log2Blocks: 0, interlaced: false)
+            // 0: as drawn; 1: DC only; 2: natural columns 4-7 zero; 3: rows 4-7 zero.
+            return (0..<64).map { i in
+                switch shape {
+                case 1: return i == 0 ? natural[i] : 0
+                case 2: return i % 8 >= 4 ? 0 : natural[i]
+                case 3: return i / 8 >= 4 ? 0 : natural[i]
+                default: return natural[i]
+                }
+            }
+        }
+        for depth in [10, 12] {
+            for style in [CoefficientStyle.typical, .extreme, .wrapping] {
+                for _ in 0..<150 {
+                    let m = rng.matrix(style: style)
+                    let qscale = SyntheticSlice(picture: 0, mbX: 0, mbY: 0, log2Mbs: 0, qscaleCode: rng.qscaleCode(style: style),
+                                                luma: [], cb: [], cr: []).qscale
+                    let naturals = (0..<2).map { _ in
+                        var coded = rng.coefficients(log2Blocks: 0, style: style)
+                        if style == .wrapping { rng.wrapSome(&coded, log2Blocks: 0, matrix: m, qscale: qscale, interlaced: false) }
+                        return shaped(coded, rng.int(0...3))
+                    }
+                    let transposed = naturals.flatMap { natural in (0..<64).map { natural[($0 & 7) << 3 | $0 >> 3] } }
+                    let matrix = (0..<64).map { Int16(truncatingIfNeeded: Int(m[($0 & 7) << 3 | $0 >> 3]) * qscale) }
+                    // Block A at column 0, block B at column 12 of rows 23 samples apart.
+                    var out = [UInt16](repeating: 0xBEEF, count: 8 * 23)
+                    transposed.withUnsafeBufferPointer { c in
+                        matrix.withUnsafeBufferPointer { q in
+                            out.withUnsafeMutableBufferPointer { o in
+                                IntegerIDCT.put2(depth: depth, c.baseAddress!, matrix: q.baseAddress!, outA: o.baseAddress!,
+                                                 outB: o.baseAddress! + 12, stride: 23)
+                            }
+                        }
+                    }
+                    for (k, natural) in naturals.enumerated() {
+                        let expected = ReferenceIDCT.reconstruct(natural, matrix: m, qscale: qscale, depth: depth)
+                        let got = (0..<64).map { out[($0 >> 3) * 23 + k * 12 + ($0 & 7)] }
+                        if got != expected {
+                            XCTFail("seed 0x\(String(seed, radix: 16)): \(depth)-bit \(style) pair \(pairs) block \(k): expected \(expected), got \(got)")
+                            return
+                        }
+                    }
+                    let gaps = (0..<8).flatMap { row in [8, 9, 10, 11, 20, 21, 22].map { out[row * 23 + $0] } }
+                    XCTAssertFalse(gaps.contains { $0 != 0xBEEF }, "seed 0x\(String(seed, radix: 16)): a store outside the blocks")
+                    pairs += 1
+                }
+            }
+        }
+        print("cpu idct pairs: seed 0x\(String(seed, radix: 16)), \(pairs) pairs")
+    }
 }
 
 /// Whole synthetic frames through our decoder against ReferenceDecoder.

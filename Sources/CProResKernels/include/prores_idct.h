@@ -13,4 +13,10 @@
 void pd_idct_put_10(const int16_t *coefficients, const int16_t *matrix, uint16_t *out, ptrdiff_t stride);
 void pd_idct_put_12(const int16_t *coefficients, const int16_t *matrix, uint16_t *out, ptrdiff_t stride);
 
+/// Two consecutive blocks (`coefficients`, then `coefficients + 64`) with
+/// one matrix, out to `out_a` and `out_b`: the same samples as two
+/// `pd_idct_put_*` calls, on AVX2 where the CPU has it.
+void pd_idct_put2_10(const int16_t *coefficients, const int16_t *matrix, uint16_t *out_a, uint16_t *out_b, ptrdiff_t stride);
+void pd_idct_put2_12(const int16_t *coefficients, const int16_t *matrix, uint16_t *out_a, uint16_t *out_b, ptrdiff_t stride);
+
 #endif

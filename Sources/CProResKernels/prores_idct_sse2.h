@@ -1,0 +1,18 @@
+// What the SSE2 and AVX2 IDCTs share: the weights and how a weight that
+// does not fit in an int16 is split for pmaddwd.
+#ifndef PRORES_DECODE_PRORES_IDCT_SSE2_H
+#define PRORES_DECODE_PRORES_IDCT_SSE2_H
+#include <stdint.h>
+
+// A weight w as w' + k * 65536 with w' an int16: w * x = w' * x + (k * x << 16)
+// modulo 2^32, so weights above 32767 (the 12-bit ones) take a second
+// pmaddwd. Constant-folded away for weights that fit.
+static inline __attribute__((always_inline)) int16_t pd_low_part(int w) { return (int16_t)(w - (w > 32767 ? 65536 : w < -32768 ? -65536 : 0)); }
+static inline __attribute__((always_inline)) int16_t pd_high_part(int w) { return (int16_t)(w > 32767 ? 1 : w < -32768 ? -1 : 0); }
+
+struct pd_weights { int w1, w2, w3, w4, w5, w6, w7; };
+
+#define PD_WEIGHTS_10 ((struct pd_weights){22725, 21407, 19265, 16384, 12873, 8867, 4520})
+#define PD_WEIGHTS_12 ((struct pd_weights){45451, 42813, 38531, 32767, 25746, 17734, 9041})
+
+#endif
