@@ -16,12 +16,13 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let idleHandler: OutputIdleHandler?
     private let workers = SessionThreads()
 
-    /// `threads`: 0 means one per core.
-    public init(format: FormatDescription, threads: Int, outputHandler: @escaping FrameOutputHandler,
+    /// `threads`: 0 means one per core. `packing`: frames in that packed
+    /// layout instead of the native planar one.
+    public init(format: FormatDescription, threads: Int, packing: PackedLayout? = nil, outputHandler: @escaping FrameOutputHandler,
                 outputIdleHandler: OutputIdleHandler? = nil) {
         self.format = format
         let resolved = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
-        decoder = ProResCPUDecoder(bitDepth: format.bitDepth, threads: resolved)
+        decoder = ProResCPUDecoder(bitDepth: format.bitDepth, threads: resolved, packing: packing)
         handler = outputHandler
         idleHandler = outputIdleHandler
         input = BlockingQueue(capacity: max(2, decoder.framesAtOnce))

@@ -21,6 +21,10 @@ public final class ProResCPUDecoder {
     /// The decoded precision: 10 or 12 bits (the codec tag's, as in FFmpeg).
     public let bitDepth: Int
     public let threads: Int
+    /// Surfaces of this packed layout instead of the native planar one:
+    /// each pair of slices is decoded into a small planar scratch and
+    /// packed from there (`SliceScratch`), never a whole planar frame.
+    public let packing: PackedLayout?
     /// Frames `decode(_:)` takes at once: their slices share one spread
     /// over the threads, so that on many cores no thread waits at each
     /// frame's end for the slowest group.
@@ -30,13 +34,16 @@ public final class ProResCPUDecoder {
     private var pictures: [PictureLayout]
     /// Scratch memory of each slice group of the batch.
     private let workers: [SliceDecoder]
+    /// Each group's planar scratch, where `packing` is set.
+    private let scratches: [SliceScratch]
     /// Concealed slices of each group.
     private let damaged: UnsafeMutablePointer<Int>
     private var pool: PixelBufferPool?
 
     /// `threads`: slice groups decoded at once (1: all on the caller's thread).
-    public init(bitDepth: Int, threads: Int) {
+    public init(bitDepth: Int, threads: Int, packing: PackedLayout? = nil) {
         self.bitDepth = bitDepth
+        self.packing = packing
         self.threads = max(1, threads)
         // Frames together only from 8 threads: on 2 cores a second frame's
         // slices cost 1-10% more CPU time (their outputs share the caches)
@@ -47,11 +54,13 @@ public final class ProResCPUDecoder {
         groupsPerFrame = self.threads == 1 ? 1 : max(2, self.threads * 4 / framesAtOnce)
         pictures = [PictureLayout](repeating: PictureLayout(), count: framesAtOnce)
         workers = (0..<framesAtOnce * groupsPerFrame).map { _ in SliceDecoder() }
+        scratches = packing == nil ? [] : workers.map { _ in SliceScratch() }
         damaged = .allocate(capacity: framesAtOnce * groupsPerFrame)
     }
 
     deinit {
         for worker in workers { worker.deallocate() }
+        for scratch in scratches { scratch.deallocate() }
         damaged.deallocate()
     }
 
@@ -61,6 +70,7 @@ public final class ProResCPUDecoder {
 
     /// The surface layout a frame with `header` decodes into.
     public func surfaceLayout(for header: ProResFrameHeader) -> SurfaceLayout {
+        if let packing { return .packed(packing, width: header.width, height: header.height) }
         let interlaced = header.fieldOrder != .progressive
         let mbWidth = (header.width + 15) >> 4
         let rows = interlaced ? ((header.height + 31) >> 5) * 32 : ((header.height + 15) >> 4) * 16
@@ -86,13 +96,14 @@ public final class ProResCPUDecoder {
         }
         // Every frame's slice groups in one spread; a failed frame has none.
         let targets = prepared.map { result in (try? result.get()).map { Self.targets(surface: $0.surface, header: $0.header, depth: bitDepth) } }
+        let packedTargets = prepared.map { result in (try? result.get()).flatMap { packedTarget(surface: $0.surface, header: $0.header) } }
         let groups = frames.count * groupsPerFrame
         let decodeGroup = { (group: Int) in
             let f = group / self.groupsPerFrame, g = group % self.groupsPerFrame
             self.damaged[group] = 0
             guard let target = targets[f], case let .success(frame) = prepared[f] else { return }
             self.damaged[group] = self.decodeSlices(frames[f], picture: f, header: frame.header, targets: target, group: g,
-                                                   worker: self.workers[group])
+                                                   worker: self.workers[group], packing: packedTargets[f].map { ($0, self.scratches[group]) })
         }
         if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
         return prepared.enumerated().map { f, result in
@@ -116,17 +127,34 @@ public final class ProResCPUDecoder {
         return (header, try PixelBufferPool.makeBuffer(surfaceLayout(for: header), from: &pool))
     }
 
+    /// The planar targets of a planar surface; of a packed one, no planes,
+    /// only the sample format (the scratch's targets take it).
     private static func targets(surface: PixelBuffer, header: ProResFrameHeader, depth: Int) -> PlaneTargets {
         let layout = surface.layout
+        if case .packed = layout.content {
+            return PlaneTargets(planes: [], strides: [], depth: depth, chroma444: header.chroma == .c444,
+                                interlaced: header.fieldOrder != .progressive, interlacedScan: header.fieldOrder != .progressive,
+                                alphaBits: header.alpha.rawValue)
+        }
         return PlaneTargets(planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
                             strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: depth, chroma444: header.chroma == .c444,
-                            interlaced: header.fieldOrder != .progressive, alphaBits: header.alpha.rawValue)
+                            interlaced: header.fieldOrder != .progressive, interlacedScan: header.fieldOrder != .progressive,
+                            alphaBits: header.alpha.rawValue)
     }
 
-    /// Decodes group `group` of the parsed slices of `pictures[picture]`;
-    /// returns how many were concealed.
+    private func packedTarget(surface: PixelBuffer, header: ProResFrameHeader) -> PackedTarget? {
+        guard case let .packed(layout) = surface.layout.content else { return nil }
+        let plane = surface.layout.planes[0]
+        return PackedTarget(base: surface.baseAddress + plane.offset, bytesPerRow: plane.bytesPerRow, layout: layout,
+                            format: PlanarFormat(decoding: header.chroma, bitDepth: bitDepth, alpha: header.alpha != .none),
+                            width: header.width, height: header.height, interlaced: header.fieldOrder != .progressive)
+    }
+
+    /// Decodes group `group` of the parsed slices of `pictures[picture]`
+    /// into `targets`, or with `packing` into its scratch and from there
+    /// into the packed surface; returns how many were concealed.
     private func decodeSlices(_ bytes: UnsafeRawBufferPointer, picture: Int, header: ProResFrameHeader, targets: PlaneTargets, group: Int,
-                              worker: SliceDecoder) -> Int {
+                              worker: SliceDecoder, packing: (surface: PackedTarget, scratch: SliceScratch)?) -> Int {
         let luma = header.lumaQuantMatrix ?? Self.flatMatrix
         let chroma = header.chromaQuantMatrix ?? luma
         guard let frame = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
@@ -136,10 +164,21 @@ public final class ProResCPUDecoder {
                     var count = 0
                     var i = slices.count * group / groupsPerFrame
                     let end = slices.count * (group + 1) / groupsPerFrame
+                    let scratchTargets = packing.map { $0.scratch.targets(like: targets) }
+                    let lumaMatrix = luma.baseAddress!, chromaMatrix = chroma.baseAddress!
                     while i < end {
                         let paired = i + 1 < end && SliceDecoder.pairs(slices[i], slices[i + 1])
-                        count += worker.decode(slices[i], paired ? slices[i + 1] : nil, frame: frame, targets: targets,
-                                               lumaMatrix: luma.baseAddress!, chromaMatrix: chroma.baseAddress!)
+                        let second = paired ? slices[i + 1] : nil
+                        if let packing, let scratchTargets {
+                            count += worker.decode(SliceScratch.placed(slices[i], slot: 0), second.map { SliceScratch.placed($0, slot: 1) },
+                                                   frame: frame, targets: scratchTargets, lumaMatrix: lumaMatrix,
+                                                   chromaMatrix: chromaMatrix)
+                            packing.scratch.pack(slices[i], slot: 0, into: packing.surface)
+                            if let second { packing.scratch.pack(second, slot: 1, into: packing.surface) }
+                        } else {
+                            count += worker.decode(slices[i], second, frame: frame, targets: targets, lumaMatrix: lumaMatrix,
+                                                   chromaMatrix: chromaMatrix)
+                        }
                         i += paired ? 2 : 1
                     }
                     return count

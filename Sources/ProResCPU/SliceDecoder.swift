@@ -9,7 +9,11 @@ struct PlaneTargets {
     let strides: [Int]
     let depth: Int
     let chroma444: Bool
+    /// Picture rows are a field's: every other row of the planes.
     let interlaced: Bool
+    /// The coefficients come in the interlaced scan order (a field's
+    /// slices, even where the planes are a scratch of one picture's rows).
+    let interlacedScan: Bool
     /// The frame header's alpha type: 0 none, 1 8-bit, 2 16-bit.
     let alphaBits: Int
 
@@ -168,13 +172,13 @@ struct SliceDecoder {
         }
         func single(_ slot: SliceSlot) -> Bool {
             var only = reader(slot)
-            return EntropyDecoder.decodeCoefficients(&only, into: coefficients(slot), log2Blocks: log2Blocks, interlaced: targets.interlaced)
+            return EntropyDecoder.decodeCoefficients(&only, into: coefficients(slot), log2Blocks: log2Blocks, interlaced: targets.interlacedScan)
         }
         switch (a.alive, b.alive) {
         case (true, true):
             var first = reader(a), second = reader(b)
             return EntropyDecoder.decodeCoefficients(&first, into: coefficients(a), &second, into: coefficients(b), log2Blocks: log2Blocks,
-                                                     interlaced: targets.interlaced)
+                                                     interlaced: targets.interlacedScan)
         case (true, false): return (single(a), true)
         case (false, true): return (true, single(b))
         case (false, false): return (true, true)

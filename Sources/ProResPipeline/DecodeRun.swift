@@ -144,6 +144,7 @@ public final class DecodeRun: @unchecked Sendable {
         do {
             (session, handover) = try plan.makeSession(format: format, threads: options.threads, configuration: configuration,
                                                        lanes: options.gpu == nil ? plan.selection.lanes : nil,
+                                                       cpuPacking: cpuPacking(analysing: cpuAnalysis != nil),
                                                        outputHandler: handler, outputIdleHandler: idle)
         } catch ProResDecodeError.decoderUnavailable(let why) where options.gpu == nil {
             // A picture size the device cannot hold, claimed by a frame too
@@ -254,6 +255,14 @@ public final class DecodeRun: @unchecked Sendable {
                 frames.map { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
             }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
         }
+    }
+
+    /// The packed layout our CPU decoder writes its frames in itself, slice
+    /// by slice, with no planar frame in between: the output's, where
+    /// nothing wants the planar frame (no native sink, no analysis of it).
+    private func cpuPacking(analysing: Bool) -> PackedLayout? {
+        guard case let .packed(layout) = output, nativeSinks.isEmpty else { return nil }
+        return !analysing || options.analysis?.hashedLayout != nil ? layout : nil
     }
 
     /// Each decoded frame, on the session's output thread: its status noted,

@@ -150,7 +150,8 @@ public final class DecoderPlan: @unchecked Sendable {
     /// stream of `lanes` when given), or the CPU decoder's first and the one chosen
     /// when the device is there after it (returned as `handover` too).
     func makeSession(format: FormatDescription, threads: Int, configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
-                     outputHandler: @escaping DecodeSession.OutputHandler, outputIdleHandler: OutputIdleHandler?)
+                     cpuPacking: PackedLayout? = nil, outputHandler: @escaping DecodeSession.OutputHandler,
+                     outputIdleHandler: OutputIdleHandler?)
         throws -> (session: FrameDecoding, handover: HandoverSession?) {
         if let starting = deviceStarting {
             // Half the cores: the other half makes the device, reads ahead
@@ -158,8 +159,8 @@ public final class DecoderPlan: @unchecked Sendable {
             let firstThreads = threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
             let selection = self.selection
             let first: HandoverSession.Maker = { handler, idle in
-                try selection.makeCPUSession(format: format, threads: firstThreads, slicesOnly: true, outputHandler: handler,
-                                             outputIdleHandler: idle)
+                try selection.makeCPUSession(format: format, threads: firstThreads, slicesOnly: true, packing: cpuPacking,
+                                             outputHandler: handler, outputIdleHandler: idle)
             }
             let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
                 var resolving = selection
@@ -171,13 +172,14 @@ public final class DecoderPlan: @unchecked Sendable {
                 guard resolution.isReady(waitingUpTo: 0) else { return nil }
                 let resolved = try resolution.get()
                 return { handler, idle in
-                    try self.session(resolved, format: format, threads: threads, configuration: configuration, lanes: nil, handler, idle)
+                    try self.session(resolved, format: format, threads: threads, configuration: configuration, lanes: nil,
+                                     cpuPacking: cpuPacking, handler, idle)
                 }
             }, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
             return (handover, handover)
         }
         return (try session(resolved, format: format, threads: threads, configuration: configuration, lanes: lanes,
-                            outputHandler, outputIdleHandler), nil)
+                            cpuPacking: cpuPacking, outputHandler, outputIdleHandler), nil)
     }
 
     /// A stream that ended before the handover: the CPU decoded every frame,
@@ -197,11 +199,12 @@ public final class DecoderPlan: @unchecked Sendable {
     /// The session for a resolved decoder; `auto` falls back to the CPU when
     /// the GPU decoder cannot start (the best decoder that works).
     private func session(_ resolved: DecoderSelection.Resolved, format: FormatDescription, threads: Int,
-                         configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
+                         configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?, cpuPacking: PackedLayout?,
                          _ handler: @escaping DecodeSession.OutputHandler, _ idle: OutputIdleHandler?) throws -> FrameDecoding {
         guard case let .gpu(device) = resolved else {
             if case let .cpu(reason, fellBack) = resolved { use(cpu: reason, fellBack: fellBack) }
-            return try selection.makeCPUSession(format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
+            return try selection.makeCPUSession(format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
+                                                outputIdleHandler: idle)
         }
         do {
             let session = try Trace.span("session made") { () throws -> FrameDecoding in
@@ -216,7 +219,8 @@ public final class DecoderPlan: @unchecked Sendable {
             return session
         } catch where selection.choice == .auto && !selection.requireHardware {
             use(cpu: "the GPU decoder could not start: \(error)", fellBack: true)
-            return try selection.makeCPUSession(format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
+            return try selection.makeCPUSession(format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
+                                                outputIdleHandler: idle)
         }
     }
 

@@ -26,18 +26,43 @@ final class DecodeRunOutputTests: XCTestCase {
         }
     }
 
+    /// Records the layout of each frame's surface.
+    private final class LayoutSink: FrameSink {
+        var layouts: [SurfaceLayout.Content] = []
+        func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {}
+        func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
+            if let holder { layouts.append(holder.layout.content) }
+        }
+        func finish() throws {}
+        func abort() {}
+    }
+
     func testASinkGetsTheNativePackedLayout() throws {
         for (clip, layout) in [("hq.mov", PackedLayout.v216), ("4444.mov", .y416)] {
-            let (output, report) = try decode(clip, output: nil, sinks: [NullSink()])
+            let sink = LayoutSink()
+            let (output, report) = try decode(clip, output: nil, sinks: [sink])
             XCTAssertEqual(output, .packed(layout), clip)
-            XCTAssertEqual(report.packPool?.vended, 5, "\(clip): every frame a sink reads is packed")
+            XCTAssertEqual(sink.layouts, [SurfaceLayout.Content](repeating: .packed(layout), count: 5),
+                           "\(clip): every frame a sink reads is packed")
+            // Our CPU decoder packs its frames itself: no planar frame, no second pass.
+            XCTAssertNil(report.packPool, clip)
+            XCTAssertGreaterThan(report.decoderPool.vended, 0, clip)
         }
     }
 
-    func testALayoutAskedForIsPackedWithoutSinksToo() throws {
+    func testALayoutAskedForIsMadeWithoutSinksToo() throws {
         let (output, report) = try decode("hq.mov", output: .packed(.v216), sinks: [])
         XCTAssertEqual(output, .packed(.v216))
-        XCTAssertEqual(report.packPool?.vended, 5, "--format v216 times the packing even when nothing is written")
+        // The decoder's own surfaces are the layout asked for, so their
+        // making is timed with the decoding.
+        XCTAssertEqual(report.decoderPool.vended, 5, "--format v216 makes its frames even when nothing is written")
+        XCTAssertNil(report.packPool)
+    }
+
+    func testFFmpegsPlanarFramesArePackedForASink() throws {
+        let run = try DecodeRun(source: try openSampleSource(Repo.fixture("hq.mov")),
+                                options: .init(output: nil, threads: 2, decoder: .init(choice: .ffmpeg)), sinks: [NullSink()])
+        XCTAssertEqual(try run.run().packPool?.vended, 5, "FFmpeg's planar frames go through the packing pass")
     }
 
     private func summary(_ json: Data) throws -> [String: Any] {

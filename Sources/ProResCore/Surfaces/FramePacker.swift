@@ -27,8 +27,6 @@ public enum FramePacker {
         }
         precondition(source.layout.width == destination.layout.width && source.layout.height == destination.layout.height)
         let width = source.layout.width
-        let shift = UInt16(16 - format.bitDepth)
-        let alphaShift = UInt16(2 * format.bitDepth - 16)
         let planes = source.layout.planes
         let out = destination.layout.planes[0]
         for row in rows {
@@ -37,18 +35,30 @@ public enum FramePacker {
                     .assumingMemoryBound(to: UInt16.self)
             }
             let dst = (destination.baseAddress + out.offset + row * out.bytesPerRow).assumingMemoryBound(to: UInt16.self)
-            let y = rowPointer(0), cb = rowPointer(1), cr = rowPointer(2)
-            let a = format.hasAlpha ? rowPointer(3) : nil
-            switch (packed, format.chroma) {
-            case (.y416, .c444):
-                packY416From444(dst, y, cb, cr, a, width, shift, alphaShift)
-            case (.y416, .c422):
-                packY416From422(dst, y, cb, cr, a, width, shift, alphaShift)
-            case (.v216, .c422):
-                packV216(dst, y, cb, cr, width, shift, chromaStep: 1)
-            case (.v216, .c444):
-                packV216(dst, y, cb, cr, width, shift, chromaStep: 2)
-            }
+            packRow(packed, format, into: dst, y: rowPointer(0), cb: rowPointer(1), cr: rowPointer(2),
+                    alpha: format.hasAlpha ? rowPointer(3) : nil, width: width)
+        }
+    }
+
+    /// Packs `width` pixels of one row from planar rows (`cb`, `cr` at the
+    /// format's chroma resolution, `alpha` nil without alpha) into `dst`,
+    /// the row's first pixel (y416) or pair (v216). A decoder that writes
+    /// packed surfaces itself packs each slice's piece of a row with it.
+    @inline(__always)
+    public static func packRow(_ packed: PackedLayout, _ format: PlanarFormat, into dst: UnsafeMutablePointer<UInt16>,
+                               y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>,
+                               alpha a: UnsafePointer<UInt16>?, width: Int) {
+        let shift = UInt16(16 - format.bitDepth)
+        let alphaShift = UInt16(2 * format.bitDepth - 16)
+        switch (packed, format.chroma) {
+        case (.y416, .c444):
+            packY416From444(dst, y, cb, cr, a, width, shift, alphaShift)
+        case (.y416, .c422):
+            packY416From422(dst, y, cb, cr, a, width, shift, alphaShift)
+        case (.v216, .c422):
+            packV216(dst, y, cb, cr, width, shift, chromaStep: 1)
+        case (.v216, .c444):
+            packV216(dst, y, cb, cr, width, shift, chromaStep: 2)
         }
     }
 
