@@ -23,40 +23,10 @@ INLINE __m256i rotr8(__m256i x) {
 INLINE __m256i rotr12(__m256i x) { return _mm256_or_si256(_mm256_srli_epi32(x, 12), _mm256_slli_epi32(x, 20)); }
 INLINE __m256i rotr7(__m256i x) { return _mm256_or_si256(_mm256_srli_epi32(x, 7), _mm256_slli_epi32(x, 25)); }
 
-INLINE __m256i add3(__m256i a, __m256i b, __m256i c) { return _mm256_add_epi32(_mm256_add_epi32(a, b), c); }
-
-INLINE void g(__m256i v[16], int a, int b, int c, int d, __m256i x, __m256i y) {
-    v[a] = add3(v[a], v[b], x);
-    v[d] = rotr16(_mm256_xor_si256(v[d], v[a]));
-    v[c] = _mm256_add_epi32(v[c], v[d]);
-    v[b] = rotr12(_mm256_xor_si256(v[b], v[c]));
-    v[a] = add3(v[a], v[b], y);
-    v[d] = rotr8(_mm256_xor_si256(v[d], v[a]));
-    v[c] = _mm256_add_epi32(v[c], v[d]);
-    v[b] = rotr7(_mm256_xor_si256(v[b], v[c]));
-}
-
-INLINE void round_lanes(__m256i v[16], const __m256i m[16], int r) {
-    const uint8_t *s = blake3_schedule[r];
-    g(v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
-    g(v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
-    g(v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
-    g(v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
-    g(v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
-    g(v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
-    g(v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
-    g(v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
-}
-
-// In each 128-bit half: rows in, columns out (r[k] word j becomes r[j] word k).
-INLINE void transpose_halves(__m256i r[4]) {
-    __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]), t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-    __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]), t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-    r[0] = _mm256_unpacklo_epi64(t0, t2);
-    r[1] = _mm256_unpackhi_epi64(t0, t2);
-    r[2] = _mm256_unpacklo_epi64(t1, t3);
-    r[3] = _mm256_unpackhi_epi64(t1, t3);
-}
+#define VEC __m256i
+#define OP(name) _mm256_##name
+#define XOR _mm256_xor_si256
+#include "blake3_rounds.h"
 
 // Message word j of block `block` of the eight chunks into m[j] (lane k: chunk k).
 INLINE void load_block(const uint8_t *const chunks[8], int block, __m256i m[16]) {
@@ -66,22 +36,8 @@ INLINE void load_block(const uint8_t *const chunks[8], int block, __m256i m[16])
         for (int k = 0; k < 4; k++) {
             words[k] = _mm256_loadu2_m128i((const __m128i *)(chunks[k + 4] + at), (const __m128i *)(chunks[k] + at));
         }
-        transpose_halves(words);
+        transpose(words);
     }
-}
-
-INLINE void compress(__m256i h[8], const __m256i m[16], __m256i counter_low, __m256i counter_high, uint32_t flags) {
-    __m256i v[16] = {
-        h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7],
-        _mm256_set1_epi32((int)blake3_iv[0]), _mm256_set1_epi32((int)blake3_iv[1]),
-        _mm256_set1_epi32((int)blake3_iv[2]), _mm256_set1_epi32((int)blake3_iv[3]),
-        counter_low, counter_high, _mm256_set1_epi32(BLAKE3_BLOCK_BYTES), _mm256_set1_epi32((int)flags),
-    };
-    // Unrolled, each message word read is a fixed slot, not a schedule
-    // look-up: 4% faster.
-#pragma clang loop unroll(full)
-    for (int r = 0; r < 7; r++) round_lanes(v, m, r);
-    for (int i = 0; i < 8; i++) h[i] = _mm256_xor_si256(v[i], v[i + 8]);
 }
 
 void pd_blake3_chunks8_avx2(const uint8_t *const chunks[8], uint64_t counter, uint32_t cvs[64]) {
@@ -97,8 +53,8 @@ void pd_blake3_chunks8_avx2(const uint8_t *const chunks[8], uint64_t counter, ui
     }
     // Lanes back to chunks: h[k] is then words 0-3 of chunk k (low half)
     // and of chunk k + 4 (high half), h[4 + k] their words 4-7.
-    transpose_halves(h);
-    transpose_halves(h + 4);
+    transpose(h);
+    transpose(h + 4);
     for (int k = 0; k < 4; k++) {
         _mm256_storeu2_m128i((__m128i *)(cvs + 8 * (k + 4)), (__m128i *)(cvs + 8 * k), h[k]);
         _mm256_storeu2_m128i((__m128i *)(cvs + 8 * (k + 4) + 4), (__m128i *)(cvs + 8 * k + 4), h[4 + k]);
