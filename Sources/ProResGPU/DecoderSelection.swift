@@ -54,6 +54,11 @@ public struct DecoderSelection: Sendable, Equatable {
     /// Whether a run that decodes on the CPU uses FFmpeg's decoder rather than ours.
     public var usesFFmpeg: Bool { choice == .ffmpeg }
 
+    /// `auto` on a machine with no GPU device node: no hardware Vulkan
+    /// device can exist, so nothing is started, and our CPU decoder decodes
+    /// (`automaticDevices` says why).
+    public var cannotFindDevice: Bool { choice == .auto && !GPUDeviceNodes.present() }
+
     /// `--device all`: every hardware GPU of the machine.
     public static let allDevices = "all"
 
@@ -105,7 +110,7 @@ public struct DecoderSelection: Sendable, Equatable {
     /// `auto`'s devices: the hardware GPUs (the first, or all), each that
     /// starts; when none does, why not, and whether one was there but failed.
     public func automaticDevices(limit: Int = .max) -> (devices: [GPUDevice], reason: String?, fellBack: Bool) {
-        guard GPUDeviceNodes.present() else {
+        guard !cannotFindDevice else {
             return ([], "no hardware Vulkan device (no GPU device node: \(GPUDeviceNodes.described))", false)
         }
         // One device wanted: chosen and made in one Vulkan instance.

@@ -56,9 +56,7 @@ public final class DecoderPlan: @unchecked Sendable {
         self.selection = selection
         name = selection.cpuDecoderName
         let ready = readyTime
-        // `auto` with no GPU device node has no device to start, nor to hand over to.
-        let noDevice = selection.choice.isCPU || (selection.choice == .auto && !GPUDeviceNodes.present())
-        earlyDevice = noDevice ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
+        earlyDevice = selection.choice.isCPU || selection.cannotFindDevice ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
             let device = try Trace.span("device made") {
                 selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
             }

@@ -87,8 +87,8 @@ public final class BatchCheck: @unchecked Sendable {
     /// `--decoder gpu` / `--require-hardware` cannot have.
     public func prepareDevices() throws {
         guard devices.isEmpty, !options.decoder.choice.isCPU, !inputs.isEmpty else { return }
-        // `auto` with no GPU device node: the CPU, as with `--decoder cpu`, and the note says why.
-        if options.decoder.choice == .auto && !GPUDeviceNodes.present() {
+        // As with `--decoder cpu` (no file opened ahead for a device), and the note says why.
+        if options.decoder.cannotFindDevice {
             decoderNote = options.decoder.automaticDevices().reason
             return
         }
