@@ -95,15 +95,22 @@ public final class ProResCPUDecoder {
             prepared.append(Result { try prepare(bytes, picture: i) })
         }
         // Every frame's slice groups in one spread; a failed frame has none.
-        let targets = prepared.map { result in (try? result.get()).map { Self.targets(surface: $0.surface, header: $0.header, depth: bitDepth) } }
-        let packedTargets = prepared.map { result in (try? result.get()).flatMap { packedTarget(surface: $0.surface, header: $0.header) } }
+        let outputs = prepared.map { result in (try? result.get()).map { output(surface: $0.surface, header: $0.header) } }
         let groups = frames.count * groupsPerFrame
         let decodeGroup = { (group: Int) in
             let f = group / self.groupsPerFrame, g = group % self.groupsPerFrame
             self.damaged[group] = 0
-            guard let target = targets[f], case let .success(frame) = prepared[f] else { return }
-            self.damaged[group] = self.decodeSlices(frames[f], picture: f, header: frame.header, targets: target, group: g,
-                                                   worker: self.workers[group], packing: packedTargets[f].map { ($0, self.scratches[group]) })
+            guard let output = outputs[f], case let .success(frame) = prepared[f] else { return }
+            // The slices go to the frame's planes, or to the group's scratch and from there to the packed surface.
+            let targets: PlaneTargets, packing: (surface: PackedTarget, scratch: SliceScratch)?
+            switch output {
+            case let .planes(planes): (targets, packing) = (planes, nil)
+            case let .packed(surface):
+                let scratch = self.scratches[group]
+                (targets, packing) = (scratch.targets(for: surface), (surface, scratch))
+            }
+            self.damaged[group] = self.decodeSlices(frames[f], picture: f, header: frame.header, targets: targets, packing: packing,
+                                                   group: g, worker: self.workers[group])
         }
         if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
         return prepared.enumerated().map { f, result in
@@ -127,34 +134,34 @@ public final class ProResCPUDecoder {
         return (header, try PixelBufferPool.makeBuffer(surfaceLayout(for: header), from: &pool))
     }
 
-    /// The planar targets of a planar surface; of a packed one, no planes,
-    /// only the sample format (the scratch's targets take it).
-    private static func targets(surface: PixelBuffer, header: ProResFrameHeader, depth: Int) -> PlaneTargets {
-        let layout = surface.layout
-        if case .packed = layout.content {
-            return PlaneTargets(planes: [], strides: [], depth: depth, chroma444: header.chroma == .c444,
-                                interlaced: header.fieldOrder != .progressive, interlacedScan: header.fieldOrder != .progressive,
-                                alphaBits: header.alpha.rawValue)
-        }
-        return PlaneTargets(planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
-                            strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: depth, chroma444: header.chroma == .c444,
-                            interlaced: header.fieldOrder != .progressive, interlacedScan: header.fieldOrder != .progressive,
-                            alphaBits: header.alpha.rawValue)
+    /// Where a frame's slices go: the planes of a planar surface, or a
+    /// packed surface, through each group's scratch.
+    private enum SliceOutput {
+        case planes(PlaneTargets)
+        case packed(PackedTarget)
     }
 
-    private func packedTarget(surface: PixelBuffer, header: ProResFrameHeader) -> PackedTarget? {
-        guard case let .packed(layout) = surface.layout.content else { return nil }
-        let plane = surface.layout.planes[0]
-        return PackedTarget(base: surface.baseAddress + plane.offset, bytesPerRow: plane.bytesPerRow, layout: layout,
-                            format: PlanarFormat(decoding: header.chroma, bitDepth: bitDepth, alpha: header.alpha != .none),
-                            width: header.width, height: header.height, interlaced: header.fieldOrder != .progressive)
+    private func output(surface: PixelBuffer, header: ProResFrameHeader) -> SliceOutput {
+        let layout = surface.layout
+        let interlaced = header.fieldOrder != .progressive
+        if case let .packed(packed) = layout.content {
+            return .packed(PackedTarget(base: surface.baseAddress + layout.planes[0].offset, bytesPerRow: layout.planes[0].bytesPerRow,
+                                        layout: packed,
+                                        format: PlanarFormat(decoding: header.chroma, bitDepth: bitDepth, alpha: header.alpha != .none),
+                                        alphaBits: header.alpha.rawValue, width: header.width, height: header.height,
+                                        interlaced: interlaced))
+        }
+        return .planes(PlaneTargets(planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
+                                    strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: bitDepth, chroma444: header.chroma == .c444,
+                                    interlaced: interlaced, interlacedScan: interlaced, alphaBits: header.alpha.rawValue))
     }
 
     /// Decodes group `group` of the parsed slices of `pictures[picture]`
-    /// into `targets`, or with `packing` into its scratch and from there
-    /// into the packed surface; returns how many were concealed.
-    private func decodeSlices(_ bytes: UnsafeRawBufferPointer, picture: Int, header: ProResFrameHeader, targets: PlaneTargets, group: Int,
-                              worker: SliceDecoder, packing: (surface: PackedTarget, scratch: SliceScratch)?) -> Int {
+    /// into `targets`: the frame's planes, or with `packing` its scratch,
+    /// packed from there into the surface a pair of slices at a time.
+    /// Returns how many were concealed.
+    private func decodeSlices(_ bytes: UnsafeRawBufferPointer, picture: Int, header: ProResFrameHeader, targets: PlaneTargets,
+                              packing: (surface: PackedTarget, scratch: SliceScratch)?, group: Int, worker: SliceDecoder) -> Int {
         let luma = header.lumaQuantMatrix ?? Self.flatMatrix
         let chroma = header.chromaQuantMatrix ?? luma
         guard let frame = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
@@ -164,15 +171,13 @@ public final class ProResCPUDecoder {
                     var count = 0
                     var i = slices.count * group / groupsPerFrame
                     let end = slices.count * (group + 1) / groupsPerFrame
-                    let scratchTargets = packing.map { $0.scratch.targets(like: targets) }
                     let lumaMatrix = luma.baseAddress!, chromaMatrix = chroma.baseAddress!
                     while i < end {
                         let paired = i + 1 < end && SliceDecoder.pairs(slices[i], slices[i + 1])
                         let second = paired ? slices[i + 1] : nil
-                        if let packing, let scratchTargets {
+                        if let packing {
                             count += worker.decode(SliceScratch.placed(slices[i], slot: 0), second.map { SliceScratch.placed($0, slot: 1) },
-                                                   frame: frame, targets: scratchTargets, lumaMatrix: lumaMatrix,
-                                                   chromaMatrix: chromaMatrix)
+                                                   frame: frame, targets: targets, lumaMatrix: lumaMatrix, chromaMatrix: chromaMatrix)
                             packing.scratch.pack(slices[i], slot: 0, into: packing.surface)
                             if let second { packing.scratch.pack(second, slot: 1, into: packing.surface) }
                         } else {

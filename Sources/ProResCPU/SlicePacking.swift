@@ -21,11 +21,12 @@ struct SliceScratch {
 
     func plane(_ index: Int) -> UnsafeMutablePointer<UInt16> { storage + index * Self.rows * Self.width }
 
-    /// Targets over the scratch: its own rows, one after the other, in
-    /// the frame's scan order.
-    func targets(like frame: PlaneTargets) -> PlaneTargets {
-        PlaneTargets(planes: (0..<4).map(plane), strides: [Int](repeating: Self.width, count: 4), depth: frame.depth,
-                     chroma444: frame.chroma444, interlaced: false, interlacedScan: frame.interlacedScan, alphaBits: frame.alphaBits)
+    /// Targets over the scratch for slices of `surface`'s frame: the
+    /// scratch's own rows, one after the other, in the frame's scan order.
+    func targets(for surface: PackedTarget) -> PlaneTargets {
+        PlaneTargets(planes: (0..<4).map(plane), strides: [Int](repeating: Self.width, count: 4), depth: surface.format.bitDepth,
+                     chroma444: surface.format.chroma == .c444, interlaced: false, interlacedScan: surface.interlaced,
+                     alphaBits: surface.alphaBits)
     }
 
     /// `slice` placed in the scratch's slot `slot`: first macroblock row,
@@ -66,6 +67,8 @@ struct PackedTarget {
     let bytesPerRow: Int
     let layout: PackedLayout
     let format: PlanarFormat
+    /// The frame header's alpha type: 0 none, 1 8-bit, 2 16-bit.
+    let alphaBits: Int
     let width: Int
     let height: Int
     let interlaced: Bool
