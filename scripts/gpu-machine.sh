@@ -4,14 +4,14 @@
 #   cd dist && ./gpu-machine.sh [LOGDIR]        from `make bundle`'s output (default LOGDIR ./out)
 #   PD=.build/release/prores-decode FF=ffmpeg scripts/gpu-machine.sh LOGDIR    from a checkout
 #
-# 1. bit-exactness: every fixture against Fixtures/ref (CPU and GPU
-#    decoders), and the GPU decoder against the CPU decoder (per-frame md5 in
-#    native, v216 and y416) on the fixtures, the encoder-variant matrix
-#    (prores-variants.sh) and the clips of step 2;
+# 1. bit-exactness: every fixture against Fixtures/ref, and the GPU decoder
+#    against our CPU decoder (per-frame md5 in native, v216 and y416) and
+#    both against FFmpeg's decoder (native) on the fixtures, the
+#    encoder-variant matrix (prores-variants.sh) and the clips of step 2;
 # 2. clips: FRAMES frames at SIZE of each profile in PROFILES, made with FF;
-# 3. `bench` of each profile in memory, CPU against GPU decoder;
+# 3. `bench` of each profile in memory: FFmpeg's, our CPU and the GPU decoder;
 # 4. whole processes (`bench --whole-process`): the HQ clip looped to a long
-#    file, decoded with --decoder gpu and with the default decoder, against
+#    file, decoded with --decoder gpu, the default and --decoder cpu, against
 #    FF's software decoder and, with FFMPEG_VULKAN, FFmpeg's Vulkan decoder;
 # 5. `check` of a folder of every profile's clip, GPU against CPU decoder.
 #
@@ -80,12 +80,17 @@ done
 
 # --- 1. bit-exactness ---------------------------------------------------------------------
 section "bit-exactness"
-# same_frames CLIP FORMAT [DECODER-A DECODER-B]: per-frame md5 of two decoders agree.
+# frame_sums CLIP FORMAT DECODER: the md5 of a decoder's per-frame md5 column.
+frame_sums() {
+  timeout 300 "$PD" "$1" --decoder "$3" --format "$2" --framemd5 - --quiet 2>>"$LOGDIR/failures.txt" | md5col /dev/stdin | md5sum
+}
+# same_frames CLIP FORMAT: the GPU decoder's frames equal our CPU decoder's,
+# and in the native format both equal FFmpeg's decoder's.
 same_frames() {
-  local a b
-  a=$(timeout 300 "$PD" "$1" --decoder cpu --format "$2" --framemd5 - --quiet 2>>"$LOGDIR/failures.txt" | md5col /dev/stdin | md5sum)
-  b=$(timeout 300 "$PD" "$1" --decoder gpu --format "$2" --framemd5 - --quiet 2>>"$LOGDIR/failures.txt" | md5col /dev/stdin | md5sum)
-  [ "$a" = "$b" ]
+  local cpu
+  cpu=$(frame_sums "$1" "$2" cpu)
+  [ "$cpu" = "$(frame_sums "$1" "$2" gpu)" ] || return 1
+  [ "$2" != native ] || [ "$cpu" = "$(frame_sums "$1" "$2" ffmpeg)" ]
 }
 passed=0 total=0
 clips=()
@@ -117,15 +122,15 @@ if [ "$GPU" = 1 ]; then
     echo "$verdict gpu=cpu $(basename "$clip"):$detail" >>"$LOGDIR/exactness.txt"
     if [ $verdict = PASS ]; then passed=$((passed + 1)); else fail "GPU decoder differs on $clip:$detail"; fi
   done
-  log "GPU decoder = CPU decoder (native, v216, y416): $passed/$total clips"
+  log "GPU decoder = our CPU decoder (native, v216, y416) = FFmpeg's (native): $passed/$total clips"
 fi
 
 # --- 3. in memory -------------------------------------------------------------------------
-section "bench: CPU ($THREADS threads) against GPU decoder, $BENCH_FRAMES frames in memory"
+section "bench: FFmpeg's and our CPU decoder ($THREADS threads) against the GPU decoder, $BENCH_FRAMES frames in memory"
 inputs=()
 for profile in $PROFILES; do [ -s "${CLIP[$profile]}" ] && inputs+=("${CLIP[$profile]}"); done
-decoders=cpu
-[ "$GPU" = 1 ] && decoders=cpu,gpu
+decoders=ffmpeg,cpu
+[ "$GPU" = 1 ] && decoders=ffmpeg,cpu,gpu
 timeout 900 "$PD" bench "${inputs[@]}" --decoders $decoders --frames "$BENCH_FRAMES" --threads "$THREADS" \
   --html "$LOGDIR/bench.html" -y 2>&1 | tee -a "$LOGDIR/summary.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || fail "bench in memory"
@@ -144,10 +149,10 @@ LONG=${HQ%.mov}-x$((LOOPS + 1)).mov
 [ -s "$LONG" ] || "$FF" -nostdin -v error -y -stream_loop "$LOOPS" -i "$HQ" -c copy "$LONG" || fail "cannot loop $HQ"
 cat "$LONG" >/dev/null   # in the page cache, as for every later run
 section "whole processes: $(basename "$LONG"), $((FRAMES * (LOOPS + 1))) frames, $ROUNDS rounds (A B, A B, ...)"
-ours=("--decoder cpu")
-[ "$GPU" = 1 ] && ours=("--decoder gpu" "")
+ours=("--decoder cpu --threads $THREADS")
+[ "$GPU" = 1 ] && ours=("--decoder gpu" "" "--decoder cpu --threads $THREADS")
 for args in "${ours[@]}"; do
-  label=${args:-default}; label=${label//--decoder /}
+  label=${args:-default}; label=${label//--decoder /}; label=${label%% *}
   whole "whole-$label-ffmpeg-cpu" "'$FF' -nostdin -v error -threads $THREADS -i '$LONG' -f null -" "$LONG" $args --quiet
   if [ -n "${FFMPEG_VULKAN:-}" ] && [ "$GPU" = 1 ]; then
     whole "whole-$label-ffmpeg-vulkan" "'$FFMPEG_VULKAN' -nostdin -v error -hwaccel vulkan -hwaccel_output_format vulkan -i '$LONG' -f null -" \

@@ -102,9 +102,19 @@ enum BenchCommand: Command {
             }
         }
 
+        /// With --whole-process, the timed command lines are not parsed
+        /// here: each of their words that names an existing file (a clip, a
+        /// list, a golden file) counts as an input, so a page never replaces it.
         func files() -> CommandFiles {
             var files = CommandFiles()
-            if wholeProcess == nil { for input in inputs { files.input("the input", input) } }
+            if let wholeProcess {
+                let words = inputs + (wholeProcess.compare ?? [])
+                for word in words where !word.hasPrefix("-") {
+                    if case .inode = FileIdentity(word) { files.input("a file the timed command lines name", word) }
+                }
+            } else {
+                for input in inputs { files.input("the input", input) }
+            }
             files.output("--html", htmlPath)
             files.output("--svg", svgPath)
             return files

@@ -12,12 +12,10 @@ struct ResumedFiles {
     /// The golden file PREVIOUS.json's run wrote, for the carried files' lines.
     let golden: GoldenFile?
 
-    static func load(_ path: String, options: String, inputs: [CheckInput], wantsGolden: Bool) throws -> ResumedFiles {
-        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "--resume: " + (errno == ENOENT ? "no such file" : String(cString: strerror(errno))))
-        }
-        let bytes = [UInt8](FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile())
+    /// `files`: the command line's own, for the output-safety rule, which
+    /// the golden file named inside PREVIOUS.json joins as one more input.
+    static func load(_ path: String, options: String, inputs: [CheckInput], wantsGolden: Bool, files: CommandFiles) throws -> ResumedFiles {
+        let bytes = try ReportInput.bytes(path, what: "--resume")
         let directory = ShardMergeDirectory.of(path)
         let previous: ShardReport
         do { previous = try ShardReport(parsing: bytes, directory: directory) } catch let problem as ShardReport.Problem {
@@ -32,17 +30,13 @@ struct ResumedFiles {
         for input in inputs { if let file = resume.carried(input) { carried[input.path] = file } }
         var golden: GoldenFile?
         if wantsGolden, !carried.isEmpty {
-            guard let written = previous.run.golden.flatMap(PathBytes.fromReportText) else {
+            guard let goldenPath = ReportInput.goldenPath(of: previous, at: path) else {
                 throw UsageError("--write-golden with --resume needs the golden file of '\(path)', whose check wrote none")
             }
-            let name = written.split(separator: "/").last.map(String.init) ?? written
-            let goldenPath = directory == "." ? name : directory + "/" + name
-            let fd = PathBytes.withCString(goldenPath) { open($0, O_RDONLY | O_CLOEXEC) }
-            let text = fd < 0 ? nil : String(data: FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile(), encoding: .utf8)
-            guard let text else { throw ProResDecodeError.inputUnreadable(path: goldenPath, reason: "--resume: golden file: cannot be read") }
-            do { golden = try GoldenFile(parsing: text) } catch {
-                throw ProResDecodeError.inputUnreadable(path: goldenPath, reason: "--resume: golden file: \(error)")
-            }
+            var files = files
+            files.input("the golden file of --resume", goldenPath)
+            try OutputSafety.check(files)
+            golden = try ReportInput.golden(goldenPath, what: "--resume")
         }
         return ResumedFiles(carried: carried, golden: golden)
     }

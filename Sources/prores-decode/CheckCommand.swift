@@ -31,7 +31,8 @@ enum CheckCommand: Command {
                            goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 })
         if let shardSource, let shard { Console.note("check: shard \(shard) from \(shardSource)") }
         let resumed = try arguments.resumePath.map {
-            try ResumedFiles.load($0, options: run.options, inputs: inputs, wantsGolden: arguments.writeGoldenPath != nil)
+            try ResumedFiles.load($0, options: run.options, inputs: inputs, wantsGolden: arguments.writeGoldenPath != nil,
+                                  files: arguments.files())
         }
         let toCheck = resumed.map { r in inputs.filter { r.carried[$0.path] == nil } } ?? inputs
         if golden != nil || arguments.writeGoldenPath != nil {
@@ -211,14 +212,7 @@ enum CheckCommand: Command {
 
     private static func loadGolden(_ path: String) throws -> GoldenFile {
         // check reads its files by name, so stdin is free for the golden file.
-        let name = path == "-" ? "stdin" : path
-        let bytes: [UInt8]
-        do throws(AuxiliaryInput.Refusal) { bytes = try GoldenFile.input.read(path) } catch {
-            throw ProResDecodeError.inputUnreadable(path: name, reason: "golden file: \(error.text)")
-        }
-        do { return try GoldenFile(parsing: String(decoding: bytes, as: UTF8.self)) } catch {
-            throw ProResDecodeError.inputUnreadable(path: name, reason: "golden file: \(error)")
-        }
+        try ReportInput.golden(path)
     }
 }
 

@@ -34,19 +34,24 @@ enum MergeCommand: Command {
             let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
             let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
             if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
-            let named = outputs.compactMap(\.1).filter { $0 != "-" }
-            if Set(named).count < named.count { throw UsageError("two outputs name the same file") }
-            if let input = reports.first(where: named.contains) { throw UsageError("'\(input)' is both a report to merge and an output") }
+        }
+
+        /// The reports are inputs; the golden files beside them join once
+        /// the reports are read (`run`).
+        func files() -> CommandFiles {
+            var files = CommandFiles()
+            for report in reports { files.input("the report", report) }
+            for (option, path) in [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)] {
+                files.output(option, path)
+            }
+            return files
         }
     }
-
-    /// A report of 12,800 files is ~25 MB; this refuses a wrong file (a clip) early.
-    static let maximumReportBytes = 1 << 30
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
         var shards: [(name: String, report: ShardReport)] = []
         for path in arguments.reports {
-            let bytes = try readBytes(path, what: "report")
+            let bytes = try ReportInput.bytes(path, what: "report")
             do { shards.append((path, try ShardReport(parsing: bytes, directory: ShardMergeDirectory.of(path)))) } catch let problem as ShardReport.Problem {
                 throw ProResDecodeError.inputUnreadable(path: path, reason: problem.description)
             }
@@ -56,7 +61,7 @@ enum MergeCommand: Command {
             for problem in problems.list.dropLast() { Console.error(problem.description) }
             throw UsageError(problems.list.last?.description ?? "the reports are not one run's shards")
         }
-        let golden = try arguments.writeGoldenPath.map { _ in try joinGoldens(shards) }
+        let golden = try arguments.writeGoldenPath.map { _ in try joinGoldens(shards, files: arguments.files()) }
 
         let overwrite = !arguments.noOverwrite
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
@@ -84,20 +89,21 @@ enum MergeCommand: Command {
         return merge.failed > 0 ? .checkFailed : merge.errors > 0 ? .checkErrors : .success
     }
 
-    /// Each shard's golden file, found beside its report, joined.
-    private static func joinGoldens(_ shards: [(name: String, report: ShardReport)]) throws -> GoldenFile {
-        var joined = GoldenFile()
-        for (name, report) in shards {
-            guard let written = report.run.golden.flatMap(PathBytes.fromReportText) else {
+    /// Each shard's golden file, found beside its report, joined; each is
+    /// one more input to the output-safety rule, checked before any is read.
+    private static func joinGoldens(_ shards: [(name: String, report: ShardReport)], files: CommandFiles) throws -> GoldenFile {
+        var files = files
+        let paths = try shards.map { name, report in
+            guard let path = ReportInput.goldenPath(of: report, at: name) else {
                 throw ProResDecodeError.inputUnreadable(path: name, reason: "names no golden file: its check ran without --write-golden FILE")
             }
-            let base = written.split(separator: "/").last.map(String.init) ?? written
-            let directory = ShardMergeDirectory.of(name)
-            let path = directory == "." ? base : directory + "/" + base
-            let golden: GoldenFile
-            do { golden = try GoldenFile(parsing: try readText(path, what: "golden file")) } catch let error as GoldenFile.ParseError {
-                throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: \(error)")
-            }
+            files.input("the golden file of '\(name)'", path)
+            return path
+        }
+        try OutputSafety.check(files)
+        var joined = GoldenFile()
+        for path in paths {
+            let golden = try ReportInput.golden(path)
             guard let shared = joined.join(golden) else {
                 throw ProResDecodeError.inputUnreadable(path: path, reason: "golden file: of another kind (md5 or BLAKE3) than the others")
             }
@@ -106,29 +112,6 @@ enum MergeCommand: Command {
             }
         }
         return joined
-    }
-
-    private static func readText(_ path: String, what: String) throws -> String {
-        guard let text = String(validating: try readBytes(path, what: what), as: UTF8.self) else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): not UTF-8 text")
-        }
-        return text
-    }
-
-    private static func readBytes(_ path: String, what: String) throws -> [UInt8] {
-        let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): " + (errno == ENOENT ? "no such file" : String(cString: strerror(errno))))
-        }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): not a regular file")
-        }
-        guard Int(info.st_size) <= maximumReportBytes else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): larger than \(maximumReportBytes >> 30) GiB")
-        }
-        return [UInt8](handle.readDataToEndOfFile())
     }
 }
 

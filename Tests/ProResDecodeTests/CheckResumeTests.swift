@@ -90,4 +90,31 @@ final class CheckResumeTests: XCTestCase {
         XCTAssertEqual(missing.status, 3, missing.stderr)
         XCTAssertTrue(missing.stderr.contains("--resume: no such file"), missing.stderr)
     }
+
+    /// A directory or an endless device given as the earlier report is one
+    /// line and exit 3, at once: nothing is read from it.
+    func testResumeRefusesADirectoryAndADevice() throws {
+        let folder = try makeTemporaryDirectory(self)
+        for (path, words) in [(folder.path, "a directory, not a report"), ("/dev/zero", "not a regular file, not a report")] {
+            let result = try runTool(["check", Repo.fixture("hq.mov"), "--resume", path], timeout: 30)
+            XCTAssertEqual(result.status, 3, "\(path): \(result.stderr)")
+            assertSingleError(result, mentions: ["--resume", words, path], path)
+        }
+    }
+
+    /// The golden file an earlier report names is an input of the resumed
+    /// run: --write-golden may not replace it, even with -y.
+    func testTheEarlierGoldenFileIsAnInput() throws {
+        let folder = try makeTemporaryDirectory(self)
+        let clip = folder.appendingPathComponent("hq.mov").path
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: clip)
+        let first = try runTool(["check", clip, "--report", "r.json", "--write-golden", "g.txt"], in: folder)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let golden = try Data(contentsOf: folder.appendingPathComponent("g.txt"))
+        let again = try runTool(["check", clip, "--resume", "r.json", "--report", "r2.json", "--write-golden", "./g.txt", "-y"], in: folder)
+        XCTAssertEqual(again.status, 2, again.stderr)
+        assertSingleError(again, mentions: ["--write-golden", "g.txt", "the golden file of --resume"], "resume")
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("g.txt")), golden)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("r2.json").path))
+    }
 }

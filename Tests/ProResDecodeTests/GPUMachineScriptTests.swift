@@ -17,16 +17,19 @@ final class GPUMachineScriptTests: XCTestCase {
         let summary = (try? String(contentsOf: out.appendingPathComponent("summary.txt"), encoding: .utf8)) ?? ""
         XCTAssertEqual(run.status, 0, "stdout:\n\(run.text)\nstderr:\n\(run.stderr)")
         XCTAssertTrue(summary.contains("fixtures against Fixtures/ref: 1/1"), summary)
-        // hq.mov and the two profiles' clips, each in three layouts.
-        XCTAssertTrue(summary.contains("GPU decoder = CPU decoder (native, v216, y416): 3/3 clips"), summary)
-        // The in-memory bench of both profiles, and three whole-process comparisons with their ratio:
-        // --decoder gpu and the default against ffmpeg, then check on the GPU against the CPU.
-        XCTAssertEqual(summary.components(separatedBy: "ratio gpu/cpu: ").count - 1, 2, summary)
-        XCTAssertEqual(summary.components(separatedBy: "ratio B/A of the medians: ").count - 1, 3, summary)
+        // hq.mov and the two profiles' clips, each in three layouts, and FFmpeg's decoder in the native one.
+        XCTAssertTrue(summary.contains("GPU decoder = our CPU decoder (native, v216, y416) = FFmpeg's (native): 3/3 clips"), summary)
+        // The in-memory bench of both profiles with both ratios to FFmpeg's decoder, and four whole-process
+        // comparisons with their ratio: --decoder gpu, the default and --decoder cpu against ffmpeg, then
+        // check on the GPU against the CPU.
+        XCTAssertEqual(summary.components(separatedBy: "ratio gpu/ffmpeg: ").count - 1, 2, summary)
+        XCTAssertEqual(summary.components(separatedBy: "ratio cpu/ffmpeg: ").count - 1, 2, summary)
+        XCTAssertEqual(summary.components(separatedBy: "ratio B/A of the medians: ").count - 1, 4, summary)
         XCTAssertTrue(summary.contains("done: 0 failure(s)"), summary)
         let check = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("check.json"))) as? [String: Any])
         XCTAssertEqual((check["files"] as? [Any])?.count, 6, "two profiles, three copies each")
-        for page in ["bench.html", "whole-gpu-ffmpeg-cpu.html", "whole-default-ffmpeg-cpu.html", "whole-check.html"] {
+        for page in ["bench.html", "whole-gpu-ffmpeg-cpu.html", "whole-default-ffmpeg-cpu.html", "whole-cpu-ffmpeg-cpu.html",
+                     "whole-check.html"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent(page).path), page)
         }
     }

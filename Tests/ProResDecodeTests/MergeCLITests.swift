@@ -42,6 +42,27 @@ final class MergeCLITests: XCTestCase {
         }
     }
 
+    /// The golden files beside the reports are inputs of the merge: an
+    /// output may not replace one, even with -y. A report that is a
+    /// directory or a device is one line, exit 3.
+    func testTheShardsFilesAreInputs() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        let out = try makeTemporaryDirectory(self)
+        let reports = try shardReports(dir, out, count: 2)
+        let golden = out.appendingPathComponent("shard-1/shard.golden")
+        let before = try Data(contentsOf: golden)
+        let result = try runTool(["merge"] + reports + ["--write-golden", golden.path, "-y"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        assertSingleError(result, mentions: ["--write-golden", "the golden file of", "shard.golden"], "golden")
+        XCTAssertEqual(try Data(contentsOf: golden), before)
+        for (path, words) in [(out.path, "a directory, not a report"), ("/dev/zero", "not a regular file, not a report")] {
+            let refused = try runTool(["merge", path, "--report", out.appendingPathComponent("m.json").path], timeout: 30)
+            XCTAssertEqual(refused.status, 3, "\(path): \(refused.stderr)")
+            assertSingleError(refused, mentions: [path, words], path)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("m.json").path))
+    }
+
     /// The list digest is BLAKE3 of the sorted keys, each with a line feed,
     /// as b3sum computes it.
     func testTheListDigestIsBLAKE3OfTheSortedKeys() throws {

@@ -60,6 +60,12 @@ final class OutputSafetyTests: XCTestCase {
             (["check", "t1", "--report", "r.json", "--junit", "./r.json"], [:], ["--report 'r.json'", "--junit './r.json'"]),
             (["check", "t1", "--golden", "g.txt", "--write-golden", "./g.txt", "-y"], [:], ["--write-golden", "--golden"]),
             (["victim.mov", "-o", "t1/../victim.mov", "-y"], [:], ["-o", "victim.mov"]),
+            (["bench", "--whole-process", "--rounds", "1", "--html", "victim.mov", "-y", "--", "victim.mov", "--frames", "1"], [:],
+             ["--html", "victim.mov", "timed command"]),
+            (["bench", "--whole-process", "--rounds", "1", "--html", "./victim.mov", "-y", "--compare", "prores-decode victim.mov",
+              "--", "info", "t1/hq.mov"], [:], ["--html", "victim.mov"]),
+            (["merge", "self.jsonl", "--report", "./self.jsonl", "-y"], [:], ["--report", "self.jsonl", "input"]),
+            (["merge", "self.jsonl", "--report", "r.json", "--junit", "./r.json"], [:], ["--report 'r.json'", "--junit './r.json'"]),
         ]
         FileManager.default.createFile(atPath: directory.appendingPathComponent("g.txt").path, contents: Data("# golden\n".utf8))
         for (arguments, environment, mentions) in cases {

@@ -33,6 +33,44 @@ final class ReadmeExampleTests: XCTestCase {
         }
     }
 
+    /// README.md's Install block, line by line, as a user runs it: the build
+    /// (the debug configuration these tests use), `make install` and `make
+    /// uninstall` into a staging DESTDIR, `make deb`, and the `apt install`
+    /// line, whose file name must match a package that is really there. The
+    /// `sudo` and `apt` the lines call are stand-ins: `sudo` runs its command,
+    /// `apt install` checks the package with `dpkg-deb` (scripts/test-deb.sh
+    /// installs it with apt on a clean Debian 12: DebPackageTests).
+    func testTheInstallBlockRunsAsWritten() throws {
+        let lines = try Self.codeLines(section: "Install")
+        XCTAssertEqual(lines.filter { $0.contains("make install") }.count, 1, "\(lines)")
+        let stage = try makeTemporaryDirectory(self)
+        let shims = try makeTemporaryDirectory(self)
+        try Self.writeScript(shims.appendingPathComponent("sudo"), "exec \"$@\"")
+        try Self.writeScript(shims.appendingPathComponent("apt"), """
+            [ "$1" = install ] && [ $# = 2 ] && [ -f "$2" ] || { echo "apt stand-in: expected 'install FILE.deb', got: $*" >&2; exit 1; }
+            dpkg-deb --contents "$2" | grep -q ' ./usr/bin/prores-decode$' || { echo "$2 holds no usr/bin/prores-decode" >&2; exit 1; }
+            echo "apt stand-in: $2"
+            """)
+        for line in lines {
+            let script = "cd '\(Repo.root.path)' && export PATH='\(shims.path)':\"$PATH\" DESTDIR='\(stage.path)' CONFIG=debug && \(line)"
+            let run = try runExternal(["timeout", "3000", "bash", "-c", script])
+            XCTAssertEqual(run.status, 0, "README install line exits \(run.status): \(line)\n\(run.stderr)")
+            if line.contains("make install") {
+                let binary = stage.appendingPathComponent("usr/local/bin/prores-decode").path
+                XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "\(line) installed no \(binary)")
+                XCTAssertTrue(FileManager.default.fileExists(atPath: stage.appendingPathComponent("usr/local/share/man/man1/prores-decode.1").path))
+            }
+            if line.contains("apt install") { XCTAssertTrue(run.text.contains("apt stand-in: ./dist-deb/prores-decode_"), run.text) }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stage.appendingPathComponent("usr/local/bin/prores-decode").path),
+                       "make uninstall left the binary")
+    }
+
+    private static func writeScript(_ url: URL, _ body: String) throws {
+        try ("#!/bin/bash\n" + body + "\n").write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(url.path, 0o755), 0)
+    }
+
     func testTheExamplesCoverEveryCommand() throws {
         let examples = try Self.exampleLines()
         XCTAssertTrue((8...12).contains(examples.count), "README.md has \(examples.count) example commands; keep 8 to 12")
@@ -58,9 +96,13 @@ final class ReadmeExampleTests: XCTestCase {
 
     /// The non-blank, non-comment lines of the code blocks between
     /// `## Examples` and the next `## ` heading.
-    static func exampleLines() throws -> [String] {
+    static func exampleLines() throws -> [String] { try codeLines(section: "Examples") }
+
+    /// The non-blank, non-comment lines of the code blocks between `## NAME`
+    /// and the next `## ` heading.
+    static func codeLines(section name: String) throws -> [String] {
         let readme = try String(contentsOf: Repo.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try XCTUnwrap(readme.range(of: "\n## Examples\n"), "README.md has no '## Examples' section")
+        let start = try XCTUnwrap(readme.range(of: "\n## \(name)\n"), "README.md has no '## \(name)' section")
         let section = readme[start.upperBound...]
         let end = section.range(of: "\n## ")?.lowerBound ?? section.endIndex
         var lines: [String] = []
@@ -70,7 +112,7 @@ final class ReadmeExampleTests: XCTestCase {
             let command = line.trimmingCharacters(in: .whitespaces)
             if inBlock, !command.isEmpty, !command.hasPrefix("#") { lines.append(command) }
         }
-        XCTAssertFalse(inBlock, "README.md's Examples end inside a code block")
+        XCTAssertFalse(inBlock, "README.md's \(name) ends inside a code block")
         return lines
     }
 
