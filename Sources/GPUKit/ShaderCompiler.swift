@@ -29,7 +29,7 @@ public final class ShaderCompiler: @unchecked Sendable {
     private let countLock = NSLock()
 
     public init(shaderDirectory: URL? = nil, cacheDirectory: URL? = ShaderCompiler.defaultCacheDirectory) throws {
-        let overriding = shaderDirectory == nil ? try Self.overridingDirectory(ProcessInfo.processInfo.environment) : nil
+        let overriding = shaderDirectory == nil ? try Self.overridingDirectory(Tuning.current) : nil
         self.shaderDirectory = shaderDirectory ?? overriding
         directoryFromEnvironment = overriding != nil
         self.cacheDirectory = cacheDirectory
@@ -40,8 +40,8 @@ public final class ShaderCompiler: @unchecked Sendable {
     /// `$PRORES_DECODE_SHADERS` when it is set and not empty (empty is unset:
     /// never the current directory); a directory without shaders is an error
     /// that names the variable, not a run on half of them.
-    static func overridingDirectory(_ environment: [String: String]) throws -> URL? {
-        guard let path = environment[environmentVariable], !path.isEmpty else { return nil }
+    static func overridingDirectory(_ tuning: Tuning) throws -> URL? {
+        guard let path = tuning.shaderDirectory else { return nil }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         guard names.contains(where: { $0.hasSuffix(".comp") }) else {
             throw VulkanError.shaderSources("\(environmentVariable)=\(path) holds no shaders (*.comp); unset it to use the built-in ones")

@@ -122,8 +122,10 @@ public final class VulkanContext: @unchecked Sendable {
                     throw VulkanError.noMatchingDevice(selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
                 }
                 chosen = match
+            } else if let best = candidates.min(by: { $0.1.kind.rank < $1.1.kind.rank }) {
+                chosen = best
             } else {
-                chosen = candidates.min { $0.1.kind.rank < $1.1.kind.rank }!
+                throw VulkanError.noDevice("the Vulkan loader found no devices")
             }
             let physical = chosen.0
             let deviceInfo = chosen.1

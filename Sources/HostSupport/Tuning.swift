@@ -28,12 +28,15 @@ public struct Tuning: Sendable {
     public let readThreads: Int?
     /// `PRORES_DECODE_READ_AHEAD=N`: sample reads in flight ahead of a decoder, 1…65536; nil: the default (16 for one file, 8 in `check`).
     public let readAhead: Int?
+    /// `PRORES_DECODE_SHADERS=DIR`: shader sources read from DIR instead of the built-in ones; empty is unset.
+    public let shaderDirectory: String?
     /// The `PRORES_DECODE_*` names the environment holds that are none of `names`.
     public let unknownNames: [String]
+    /// One line per known setting whose value is not one it takes, saying what is used instead.
+    public let invalidValues: [String]
 
-    /// Every name the tool knows. `PRORES_DECODE_SHADERS` (a directory of
-    /// shader sources) is read where the shaders are looked up;
-    /// `PRORES_DECODE_UPDATE_SNAPSHOTS` belongs to the test suite.
+    /// Every name the tool knows. `PRORES_DECODE_UPDATE_SNAPSHOTS` belongs
+    /// to the test suite.
     public static let names = ["VALIDATION", "TRACE", "BATCH", "SLOTS", "TIMESTAMPS", "PIPELINE_CACHE", "PIPELINE_STATS",
                                "READ_THREADS", "READ_AHEAD", "EARLY_KERNELS", "SHADERS", "UPDATE_SNAPSHOTS"].map { prefix + $0 }
     public static let prefix = "PRORES_DECODE_"
@@ -41,10 +44,30 @@ public struct Tuning: Sendable {
     public static let current = Tuning(environment: ProcessInfo.processInfo.environment)
 
     public init(environment: [String: String]) {
+        var invalid: [String] = []
+        /// A whole number in `range`; one outside it is clamped, one that is
+        /// no number is ignored, each with a warning.
         func integer(_ name: String, _ range: ClosedRange<Int>) -> Int? {
-            environment[Self.prefix + name].flatMap { Int($0) }.map { min(max($0, range.lowerBound), range.upperBound) }
+            guard let text = environment[Self.prefix + name], !text.isEmpty else { return nil }
+            let bounds = range.upperBound == Int.max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
+            guard let value = Int(text) else {
+                invalid.append("\(Self.prefix + name)=\(text) is not a whole number (\(bounds)): the default is used")
+                return nil
+            }
+            let clamped = min(max(value, range.lowerBound), range.upperBound)
+            if clamped != value { invalid.append("\(Self.prefix + name)=\(text) is outside \(bounds): \(clamped) is used") }
+            return clamped
         }
-        switch environment[Self.prefix + "VALIDATION"] {
+        /// One of `values`; anything else is the default, with a warning.
+        func word(_ name: String, _ values: [String]) -> String? {
+            guard let text = environment[Self.prefix + name], !text.isEmpty else { return nil }
+            guard values.contains(text) else {
+                invalid.append("\(Self.prefix + name)=\(text) is none of \(values.joined(separator: ", ")): the default is used")
+                return nil
+            }
+            return text
+        }
+        switch word("VALIDATION", ["0", "1", "sync"]) {
         case "1": validation = .on
         case "sync": validation = .synchronization
         default: validation = .off
@@ -53,21 +76,25 @@ public struct Tuning: Sendable {
         batch = integer("BATCH", 1...Int.max)
         slots = integer("SLOTS", 2...8) ?? 4
         timestampInterval = integer("TIMESTAMPS", 0...Int.max) ?? 16
-        pipelineCache = environment[Self.prefix + "PIPELINE_CACHE"] != "0"
-        pipelineStatistics = environment[Self.prefix + "PIPELINE_STATS"] == "1"
-        earlyKernels = environment[Self.prefix + "EARLY_KERNELS"] != "0"
+        pipelineCache = word("PIPELINE_CACHE", ["0", "1"]) != "0"
+        pipelineStatistics = word("PIPELINE_STATS", ["0", "1"]) == "1"
+        earlyKernels = word("EARLY_KERNELS", ["0", "1"]) != "0"
+        shaderDirectory = environment[Self.prefix + "SHADERS"].flatMap { $0.isEmpty ? nil : $0 }
         readThreads = integer("READ_THREADS", 0...256)
         readAhead = integer("READ_AHEAD", 1...(1 << 16))
         unknownNames = environment.keys.filter { $0.hasPrefix(Self.prefix) && !Self.names.contains($0) }.sorted()
+        invalidValues = invalid
     }
 
     /// One line per unknown name, naming the nearest known one when it is close.
     public var warnings: [String] {
         unknownNames.map { name in
-            let nearest = Self.names.min { Self.distance(name, $0) < Self.distance(name, $1) }!
-            let close = Self.distance(name, nearest) <= max(2, (name.count - Self.prefix.count) / 3)
-            return "unknown setting \(name) is ignored" + (close ? " (did you mean \(nearest)?)" : " (docs/tuning.md lists the settings)")
-        }
+            let nearest = Self.names.min { Self.distance(name, $0) < Self.distance(name, $1) }
+            guard let nearest, Self.distance(name, nearest) <= max(2, (name.count - Self.prefix.count) / 3) else {
+                return "unknown setting \(name) is ignored (docs/tuning.md lists the settings)"
+            }
+            return "unknown setting \(name) is ignored (did you mean \(nearest)?)"
+        } + invalidValues
     }
 
     /// Edit distance (insertions, deletions, substitutions, and swaps of two neighbours).

@@ -33,26 +33,32 @@ final class ReadmeExampleTests: XCTestCase {
         }
     }
 
-    /// README.md's Install block, line by line, as a user runs it: the build
-    /// (the debug configuration these tests use), `make install` and `make
-    /// uninstall` into a staging DESTDIR, `make deb`, and the `apt install`
-    /// line, whose file name must match a package that is really there. The
-    /// `sudo` and `apt` the lines call are stand-ins: `sudo` runs its command,
-    /// `apt install` checks the package with `dpkg-deb` (scripts/test-deb.sh
-    /// installs it with apt on a clean Debian 12: DebPackageTests).
+    /// README.md's Install block, line by line, as a user runs it: `make`,
+    /// `make install` and `make uninstall` into a staging DESTDIR, `make deb`,
+    /// and the `apt install` line, whose file name must match a package that
+    /// is really there. Three stand-ins: `sudo` runs its command; `apt
+    /// install` checks the package with `dpkg-deb` (scripts/test-deb.sh
+    /// installs it with apt on a clean Debian 12: DebPackageTests); and the
+    /// `swift build` that `make` runs in .build only checks that the build
+    /// these tests run from is there, since `swift test` holds that folder
+    /// (`make deb` builds in a folder of its own, with the real swift).
     func testTheInstallBlockRunsAsWritten() throws {
         let lines = try Self.codeLines(section: "Install")
         XCTAssertEqual(lines.filter { $0.contains("make install") }.count, 1, "\(lines)")
         let stage = try makeTemporaryDirectory(self)
         let shims = try makeTemporaryDirectory(self)
         try Self.writeScript(shims.appendingPathComponent("sudo"), "exec \"$@\"")
+        try Self.writeScript(shims.appendingPathComponent("swift-in-use"), """
+            [ "$1 $2 $3" = "build -c debug" ] && [ $# = 3 ] || exec swift "$@"
+            [ -x .build/debug/prores-decode ] || { echo "swift stand-in: no .build/debug/prores-decode" >&2; exit 1; }
+            """)
         try Self.writeScript(shims.appendingPathComponent("apt"), """
             [ "$1" = install ] && [ $# = 2 ] && [ -f "$2" ] || { echo "apt stand-in: expected 'install FILE.deb', got: $*" >&2; exit 1; }
             dpkg-deb --contents "$2" | grep -q ' ./usr/bin/prores-decode$' || { echo "$2 holds no usr/bin/prores-decode" >&2; exit 1; }
             echo "apt stand-in: $2"
             """)
         for line in lines {
-            let script = "cd '\(Repo.root.path)' && export PATH='\(shims.path)':\"$PATH\" DESTDIR='\(stage.path)' CONFIG=debug && \(line)"
+            let script = "cd '\(Repo.root.path)' && export PATH='\(shims.path)':\"$PATH\" DESTDIR='\(stage.path)' CONFIG=debug SWIFT=swift-in-use && \(line)"
             let run = try runExternal(["timeout", "3000", "bash", "-c", script])
             XCTAssertEqual(run.status, 0, "README install line exits \(run.status): \(line)\n\(run.stderr)")
             if line.contains("make install") {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GPUKit
+import HostSupport
 import XCTest
 
 /// The GLSL is built into the binary from Shaders/ (Plugins/EmbedShaders);
@@ -53,8 +54,8 @@ final class ShaderSourceTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: copy) }
         let compiler = try ShaderCompiler(cacheDirectory: nil)
         XCTAssertNil(compiler.shaderDirectory, "the test runs without PRORES_DECODE_SHADERS")
-        XCTAssertEqual(try ShaderCompiler.overridingDirectory(["PRORES_DECODE_SHADERS": copy])?.path, copy)
-        XCTAssertNil(try ShaderCompiler.overridingDirectory(["PRORES_DECODE_SHADERS": ""]))
+        XCTAssertEqual(try ShaderCompiler.overridingDirectory(Tuning(environment: ["PRORES_DECODE_SHADERS": copy]))?.path, copy)
+        XCTAssertNil(try ShaderCompiler.overridingDirectory(Tuning(environment: ["PRORES_DECODE_SHADERS": ""])))
         let overridden = try ShaderCompiler(shaderDirectory: URL(fileURLWithPath: copy), cacheDirectory: nil)
         XCTAssertEqual(try overridden.glsl("convert_to_p3.comp"), "not GLSL\n")
         XCTAssertEqual(try compiler.glsl("convert_to_p3.comp"), EmbeddedShaders.sources["convert_to_p3.comp"])

@@ -114,6 +114,7 @@ final class TrapScanTests: XCTestCase {
         XCTAssertEqual(Self.traps(in: "fatalError(\"no\")"), ["fatalError("])
         XCTAssertEqual(Self.traps(in: "let y = z as! Int"), ["as!"])
         XCTAssertEqual(Self.traps(in: "a.b!.c + d[0]! + e()!"), ["b!", "]!", ")!"])
+        XCTAssertEqual(Self.traps(in: "let m = list.min { $0 < $1 }!"), ["}!"])
         XCTAssertEqual(Self.traps(in: "if a != b, !c { }"), [])
         XCTAssertEqual(Self.codeLines("let s = \"a! \\(b!) c!\"").flatMap { Self.traps(in: $0.1) }, ["b!"])
         XCTAssertEqual(Self.codeLines("let a = 1 // b!\nlet s = \"c!\"\n\"\"\"\nd!important\n\"\"\"\nz!").map(\.1),
@@ -167,9 +168,9 @@ final class TrapScanTests: XCTestCase {
         return out
     }
 
-    /// `try!`, `fatalError(`, `as!`, and `!` right after a name, `)`, `]` or `>` (not `!=`).
+    /// `try!`, `fatalError(`, `as!`, and `!` right after a name, `)`, `]`, `>` or `}` (not `!=`).
     static func traps(in line: String) -> [String] {
-        let pattern = try! NSRegularExpression(pattern: #"try!|fatalError\(|as!|[A-Za-z0-9_\)\]>]!(?!=)"#)
+        let pattern = try! NSRegularExpression(pattern: #"try!|fatalError\(|as!|[A-Za-z0-9_\)\]>}]!(?!=)"#)
         let range = NSRange(line.startIndex..., in: line)
         return pattern.matches(in: line, range: range).compactMap { Range($0.range, in: line).map { String(line[$0]) } }.map { site in
             site == "try!" || site == "as!" || site == "fatalError(" ? site : String(site.suffix(2))

@@ -61,8 +61,34 @@ final class TuningTests: XCTestCase {
         XCTAssertEqual(set.readThreads, 256, "0…256")
         XCTAssertEqual(set.readAhead, 1, "at least 1")
         XCTAssertEqual(set.tracePath, "/tmp/t.json")
+        XCTAssertEqual(set.shaderDirectory, "/x")
         XCTAssertEqual(set.unknownNames, [], "SHADERS is known; other prefixes are not ours")
+        XCTAssertEqual(set.invalidValues, [
+            "PRORES_DECODE_BATCH=0 is outside 1 or more: 1 is used",
+            "PRORES_DECODE_SLOTS=20 is outside 2…8: 8 is used",
+            "PRORES_DECODE_READ_THREADS=999 is outside 0…256: 256 is used",
+            "PRORES_DECODE_READ_AHEAD=0 is outside 1…65536: 1 is used",
+        ])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_VALIDATION": "1"]).validation, .on)
+        XCTAssertNil(Tuning(environment: ["PRORES_DECODE_SHADERS": ""]).shaderDirectory, "empty is unset, never the current folder")
+    }
+
+    /// A value a setting cannot take is said once on stderr with what is used
+    /// instead, not silently dropped; a value it takes says nothing.
+    func testAValueASettingCannotTakeIsSaid() throws {
+        let bad = Tuning(environment: ["PRORES_DECODE_SLOTS": "abc", "PRORES_DECODE_VALIDATION": "yes", "PRORES_DECODE_PIPELINE_CACHE": "off"])
+        XCTAssertEqual(bad.slots, 4)
+        XCTAssertEqual(bad.validation, .off)
+        XCTAssertTrue(bad.pipelineCache)
+        XCTAssertEqual(bad.warnings, [
+            "PRORES_DECODE_VALIDATION=yes is none of 0, 1, sync: the default is used",
+            "PRORES_DECODE_SLOTS=abc is not a whole number (2…8): the default is used",
+            "PRORES_DECODE_PIPELINE_CACHE=off is none of 0, 1: the default is used",
+        ])
+        XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": "3", "PRORES_DECODE_VALIDATION": "0"]).warnings, [])
+        let result = try runTool(["--version"], environment: ["PRORES_DECODE_SLOTS": "abc"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stderr, "prores-decode: warning: PRORES_DECODE_SLOTS=abc is not a whole number (2…8): the default is used\n")
     }
 
     func testNearestNames() {

@@ -227,7 +227,7 @@ public struct LineChart: Sendable {
                 out.y.append(bucket.map { s.y[$0] }.reduce(0, +) / Double(bucket.count))
                 if let lower = s.lower { out.lower!.append(bucket.map { lower[$0] }.reduce(0, +) / Double(bucket.count)) }
             case .line:
-                let low = bucket.min { s.y[$0] < s.y[$1] }!, high = bucket.max { s.y[$0] < s.y[$1] }!
+                guard let low = bucket.min(by: { s.y[$0] < s.y[$1] }), let high = bucket.max(by: { s.y[$0] < s.y[$1] }) else { break }
                 for k in low == high ? [low] : [min(low, high), max(low, high)] {
                     out.x.append(centre)
                     out.y.append(s.y[k])
