@@ -196,7 +196,13 @@ final class OutputSafetyTests: XCTestCase {
             ["bench", "--frames", "2", "--decoders", "cpu", "victim.mov"],
             ["victim.mov", "--json", "-q"], ["victim.mov", "-o", "-", "-q"], ["victim.mov", "--framemd5", "-", "-q"],
             ["check", "victim.mov", "--report", "-"], ["plot", "-", "-o", "-"], ["--version"], ["info", "--help"],
+            ["victim.mov", "--framehash", "-", "-q"], ["victim.mov", "--timing", "-", "-q"],
+            ["merge", "shard.json", "--report", "-"], ["merge", "shard.json", "--junit", "-"],
+            ["roofline", "--json", "--frames", "8"],
+            ["bench", "--whole-process", "--rounds", "1", "--json", "--", "info", "victim.mov"],
         ]
+        let shard = try runTool(["check", "victim.mov", "--shard", "1/1", "--report", "shard.json"], in: directory)
+        XCTAssertEqual(shard.status, 0, shard.stderr)
         let log = try timingLog()
         for arguments in commands {
             for target in [ToolStdout.deviceFull, .closedPipe] {
