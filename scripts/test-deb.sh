@@ -9,7 +9,9 @@
 #     .build/deb-root/archives for the next run);
 #   - `prores-decode --version`, `man prores-decode`, and a decode of a
 #     fixture on both decoders (the GPU one on Mesa lavapipe, from the
-#     Recommends), whose framemd5 must equal the host ffmpeg's.
+#     Recommends), whose framemd5 must equal the host ffmpeg's;
+#   - a `check` of the fixture served over http by nginx (deploy/Containerfile
+#     installs this package on debian:12-slim the same way).
 # Prints one `ok: ...` line per check; any failure exits non-zero.
 # Environment: DEB (a built package; default: scripts/build-deb.sh makes
 # one), DEBIAN_MIRROR. Needs root (debootstrap, chroot, mount).
@@ -78,3 +80,24 @@ for decoder in cpu gpu; do
     [ "$got" = "$expected" ] || fail "--decoder $decoder: framemd5 differs from ffmpeg's"
     echo "ok: --decoder $decoder framemd5 equals ffmpeg's ($(wc -l <<<"$got") frames)"
 done
+
+# The installed tool reads URLs (Debian's libavformat has http and https): a
+# check of the clip served with ranges by nginx on a loopback port, which the
+# chroot shares with the host.
+SERVE=$(mktemp -d)
+cp "$CLIP" "$SERVE/clip.mov"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$SERVE/nginx.conf" <<CONF
+daemon off; master_process off; worker_processes 1; pid $SERVE/nginx.pid; error_log $SERVE/error.log warn;
+events { worker_connections 16; }
+http { access_log off; client_body_temp_path $SERVE/body; proxy_temp_path $SERVE/proxy; fastcgi_temp_path $SERVE/fastcgi;
+       uwsgi_temp_path $SERVE/uwsgi; scgi_temp_path $SERVE/scgi; default_type application/octet-stream;
+       server { listen 127.0.0.1:$port; root $SERVE; } }
+CONF
+/usr/sbin/nginx -p "$SERVE" -c "$SERVE/nginx.conf" -e "$SERVE/error.log" &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$SERVE"; cleanup' EXIT
+for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.1)" 2>/dev/null && break; sleep 0.1; done
+verdict=$(inside prores-decode check "http://127.0.0.1:$port/clip.mov" --decoder cpu 2>&1) || fail "check over http failed: $verdict"
+grep -q "^PASS http://127.0.0.1:$port/clip.mov" <<<"$verdict" || fail "check over http: $verdict"
+echo "ok: check of an http URL passes"

@@ -9,8 +9,9 @@ sets for each, waits for them, then runs the merge, all in WORKDIR.
 
 prores-decode must be on PATH. Prints the merge's exit status last; exits
 1 if the recipe is not what this runner expects, or a shard fails.
-`container` checks deploy/Containerfile instead: what it copies is what
-`make bundle` makes, and its health check command runs.
+`container` checks deploy/Containerfile instead: it copies the folder
+`make deb` writes and installs the package there, and its health check
+command runs.
 """
 import json
 import os
@@ -131,11 +132,17 @@ def container():
     words = {k.upper(): v for k, v in instructions}
     if not re.fullmatch(r"debian:\d+-slim", words["FROM"]):
         fail("the base is not a slim Debian: " + words["FROM"])
-    bundle = load(os.path.join("..", "scripts", "build-bundle.sh"))
-    for source in [v.split()[0] for k, v in instructions if k.upper() == "COPY"]:
-        name = source.split("/", 1)[1]
-        if not source.startswith("dist/") or ('"$DIST/%s"' % name not in bundle and "$DIST/%s" % name.split(".")[0] not in bundle):
-            fail("COPY %s: not something make bundle puts in dist/" % source)
+    # What it copies is the folder `make deb` writes, and what it installs is the package there.
+    deb = load(os.path.join("..", "scripts", "build-deb.sh"))
+    folder = re.search(r"OUT=\$\{OUT:-([^}]+)\}", deb).group(1)
+    if not re.search(r"DEB=\$OUT/prores-decode_\$\{VERSION\}_\$\{ARCH\}\.deb", deb):
+        fail("scripts/build-deb.sh no longer names its package prores-decode_VERSION_ARCH.deb")
+    copies = [v.split() for k, v in instructions if k.upper() == "COPY"]
+    if copies != [[folder + "/", "/tmp/deb/"]]:
+        fail("COPY: expected %s/ (what make deb writes) to /tmp/deb/, got %s" % (folder, copies))
+    run = " ".join(v for k, v in instructions if k.upper() == "RUN")
+    if "apt-get install" not in run or "/tmp/deb/prores-decode_*.deb" not in run:
+        fail("RUN does not install the package make deb wrote")
     health = re.fullmatch(r'.*CMD (\[.*\])', words["HEALTHCHECK"])
     if not health:
         fail("no HEALTHCHECK CMD in exec form")

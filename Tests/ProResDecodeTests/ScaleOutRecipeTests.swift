@@ -36,10 +36,11 @@ final class ScaleOutRecipeTests: XCTestCase {
         }
     }
 
-    /// deploy/Containerfile copies what `make bundle` makes, on a slim
+    /// deploy/Containerfile installs the package `make deb` writes on a slim
     /// Debian, and its health check (`prores-decode --version`) runs. Not
-    /// built here: no hadolint in Debian, and no image builder on this machine.
-    func testContainerfileCopiesTheBundleAndItsHealthCheckRuns() throws {
+    /// built here (no hadolint in Debian, no image builder running): the same
+    /// install on a clean Debian 12 is DebPackageTests'.
+    func testContainerfileInstallsThePackageAndItsHealthCheckRuns() throws {
         let path = Repo.executable.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let run = try runExternal(["/usr/bin/env", "PATH=" + path, "python3", Self.runner, "container", "0", "."])
         XCTAssertEqual(run.status, 0, run.stderr)
