@@ -8,7 +8,7 @@ import XCTest
 /// runs on a private Xvfb; its clip is 5 frames long, so it ends by itself.
 final class ReadmeExampleTests: XCTestCase {
     /// The subcommands a new user meets; `decode` is the command without a word.
-    private static let commands = ["decode", "info", "devices", "check", "merge", "bench", "play", "plot"]
+    private static let commands = ["decode", "info", "devices", "roofline", "check", "merge", "bench", "play", "plot"]
 
     func testEveryReadmeExampleRunsAsWritten() throws {
         let examples = try Self.exampleLines()
