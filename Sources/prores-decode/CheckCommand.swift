@@ -88,7 +88,9 @@ enum CheckCommand: Command {
         }
         let batch = BatchCheck(inputs: toCheck, options: options)
         KeptUntilExit.keep(batch)
+        let finished = FinishedResults()
         batch.onResult = { result in
+            finished.append(result)
             progress?.clear()
             Console.line(line(result))
             for note in result.descriptionChangeNotes { Console.line("  note: " + note) }
@@ -108,7 +110,15 @@ enum CheckCommand: Command {
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
         if let resumed { resumed.announce(inputs) }
         let results: [FileCheckResult]
-        do { results = try batch.run() } catch { progress?.clear(); throw error }
+        do { results = try batch.run() } catch ProResDecodeError.interrupted {
+            // What the run finished stays: a report `--resume` carries on from.
+            progress?.clear()
+            var summary = resumed?.summary(finished.results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
+                ?? CheckSummary(finished.results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
+            summary.interrupted = true
+            try publish(finished.results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs, run: run)
+            throw ProResDecodeError.interrupted
+        } catch { progress?.clear(); throw error }
         progress?.clear()
         if verbose {
             for (index, device) in batch.devices.enumerated() {
@@ -135,6 +145,26 @@ enum CheckCommand: Command {
         // Before the reports that link them.
         try previews?.publishStaged()
 
+        try publish(results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs, run: run)
+        if let junit {
+            try junit.write(resumed?.junit(results, inputs: inputs, summary: summary) ?? JUnitReport.xml(results, summary: summary))
+            try junit.commit()
+        }
+        if let html, let path = arguments.htmlPath {
+            // Previews are linked relative to the page: stdout's page is read from here.
+            let directory = path == "-" ? "." : (path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ".")
+            try html.write(CheckPage.html(results, summary: summary, decoder: batch.decoderDescription,
+                                          pageDirectory: directory.isEmpty ? "/" : directory))
+            try html.commit()
+        }
+        for path in replaced { Console.note("check: replaced the existing \(path)") }
+        return summary.failed > 0 ? .checkFailed : summary.errors > 0 ? .checkErrors : .success
+    }
+
+    /// The golden file and the JSON report of `results` (with the carried
+    /// files of `--resume`): at the end of a run, and of an interrupted one.
+    private static func publish(_ results: [FileCheckResult], summary: CheckSummary, golden goldenOut: OutputFile?, report: OutputFile?,
+                                resumed: ResumedFiles?, inputs: [CheckInput], run: CheckRun) throws {
         if let goldenOut {
             var file = GoldenFile()
             for result in results where result.decodedCleanly { file.add(key: result.input.key, hashes: result.hashes) }
@@ -151,19 +181,6 @@ enum CheckCommand: Command {
                              ?? CheckReport.json(results, summary: summary, run: run))
             try report.commit()
         }
-        if let junit {
-            try junit.write(resumed?.junit(results, inputs: inputs, summary: summary) ?? JUnitReport.xml(results, summary: summary))
-            try junit.commit()
-        }
-        if let html, let path = arguments.htmlPath {
-            // Previews are linked relative to the page: stdout's page is read from here.
-            let directory = path == "-" ? "." : (path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ".")
-            try html.write(CheckPage.html(results, summary: summary, decoder: batch.decoderDescription,
-                                          pageDirectory: directory.isEmpty ? "/" : directory))
-            try html.commit()
-        }
-        for path in replaced { Console.note("check: replaced the existing \(path)") }
-        return summary.failed > 0 ? .checkFailed : summary.errors > 0 ? .checkErrors : .success
     }
 
     /// `PASS path`, `FAIL path: reason`, `ERROR path: reason` (the first
@@ -242,4 +259,14 @@ final class CheckProgressCounts: @unchecked Sendable {
                 : ProgressText.line(unit: "frame", done: framesDone, total: framesExpected, seconds: seconds))
         }
     }
+}
+
+/// The results `check` has reported, in list order; they arrive on worker threads.
+final class FinishedResults: @unchecked Sendable {
+    // @unchecked: `list` is touched only under `lock`.
+    private let lock = NSLock()
+    private var list: [FileCheckResult] = []
+
+    func append(_ result: FileCheckResult) { lock.withLock { list.append(result) } }
+    var results: [FileCheckResult] { lock.withLock { list } }
 }

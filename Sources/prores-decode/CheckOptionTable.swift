@@ -124,6 +124,7 @@ extension CheckCommand {
 
         Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \
         at least one could not be checked; 2 usage; 3 golden file unreadable; 6 a report \
-        could not be written; 9 interrupted (no report is written).
+        could not be written; 9 interrupted (--report and --write-golden still hold the \
+        files it finished, marked interrupted, for --resume; nothing else is written).
         """)
 }

@@ -477,39 +477,67 @@ final class CheckCLITests: XCTestCase {
         XCTAssertTrue(lines.contains("PASS \(dir.path)/b.mov"), result.stderr)
     }
 
-    /// SIGINT mid-check: exit 9, and no report or temporary is left.
-    func testInterruptLeavesNoReport() throws {
+    /// SIGINT mid-check: exit 9; the report and golden file hold the files
+    /// the check finished, marked interrupted, and nothing else is left (no
+    /// JUnit file, no temporary). `merge` refuses such a report; `--resume`
+    /// carries its files on.
+    func testAnInterruptedCheckReportsWhatItFinishedAndResumes() throws {
         let dir = try makeTemporaryDirectory(self), out = try makeTemporaryDirectory(self)
-        let long = dir.appendingPathComponent("long.prores")
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("a.mov").path)
+        let long = dir.appendingPathComponent("b.prores")
         try longStream().write(to: long)
+        let report = out.appendingPathComponent("r.json"), golden = out.appendingPathComponent("g.txt")
         let process = Process()
         process.executableURL = Repo.executable
-        process.arguments = ["check", long.path, "--threads", "1", "--report", out.appendingPathComponent("r.json").path,
+        process.arguments = ["check", dir.path, "--jobs", "1", "--threads", "1", "--report", report.path, "--write-golden", golden.path,
                              "--junit", out.appendingPathComponent("j.xml").path]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         let err = Pipe()
         process.standardError = err
+        let collected = CollectedText()
+        err.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
         try process.run()
-        let errData = ToolPipeBytes(), group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        usleep(300_000)
+        // Interrupt once a.mov is reported, while b.prores decodes.
+        let begun = Date()
+        while process.isRunning && Date().timeIntervalSince(begun) < 60 && !collected.text.contains("PASS \(dir.path)/a.mov") { usleep(20_000) }
         guard process.isRunning else {
             process.waitUntilExit()
-            group.wait()
             throw XCTSkip("the check finished before it could be interrupted")
         }
+        usleep(100_000)
         process.interrupt()
         let sent = Date()
         while process.isRunning && Date().timeIntervalSince(sent) < 5 { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL); XCTFail("no exit within 5 s of SIGINT") }
         process.waitUntilExit()
-        group.wait()
-        let stderr = String(decoding: errData.data, as: UTF8.self)
+        err.fileHandleForReading.readabilityHandler = nil
+        collected.append(err.fileHandleForReading.readDataToEndOfFile())
+        let stderr = collected.text
         XCTAssertEqual(process.terminationReason, .exit, stderr)
         XCTAssertEqual(process.terminationStatus, 9, stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), [], "no report and no temporary may remain")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["g.txt", "r.json"],
+                       "the report and golden file of what finished; no JUnit file, no temporary")
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let summary = try XCTUnwrap(object["summary"] as? [String: Any])
+        XCTAssertEqual(summary["interrupted"] as? Bool, true)
+        XCTAssertEqual(summary["files"] as? Int, 1)
+        XCTAssertEqual((object["files"] as? [[String: Any]])?.compactMap { $0["key"] as? String }, ["a.mov"])
+        let goldenText = try String(contentsOf: golden, encoding: .utf8)
+        XCTAssertEqual(goldenText.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 5, "a.mov's five frames: \(goldenText)")
+
+        let merged = try runTool(["merge", report.path, "--report", out.appendingPathComponent("m.json").path])
+        XCTAssertEqual(merged.status, 2, merged.stderr)
+        XCTAssertTrue(merged.stderr.contains("interrupted check"), merged.stderr)
+
+        // The long file made short: the resumed run carries a.mov and checks b.prores.
+        try FileManager.default.removeItem(at: long)
+        try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores"))).write(to: long)
+        let resumed = try runTool(["check", dir.path, "--jobs", "1", "--threads", "1", "--resume", report.path,
+                                   "--report", out.appendingPathComponent("r2.json").path])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("PASS \(dir.path)/a.mov (carried)"), resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("PASS \(dir.path)/b.prores"), resumed.stderr)
     }
 
     // MARK: - Options and outputs
@@ -657,4 +685,14 @@ private final class JUnitShape: NSObject, XMLParserDelegate {
         default: break
         }
     }
+}
+
+/// Text a pipe's reader gathers while the process runs.
+private final class CollectedText: @unchecked Sendable {
+    // @unchecked: `data` is touched only under `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ more: Data) { lock.withLock { data.append(more) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }

@@ -12,6 +12,9 @@ public struct CheckSummary: Sendable {
     public let seconds: Double
     public let shard: CheckShard?
     public let sample: Int?
+    /// The run was stopped by a signal: the totals are of the files it
+    /// finished, and the report is one `check --resume` takes, not `merge`.
+    public var interrupted = false
 
     public init(_ results: [FileCheckResult], seconds: Double, shard: CheckShard?, sample: Int?) {
         files = results.count
@@ -38,12 +41,13 @@ public struct CheckSummary: Sendable {
     public var text: String {
         "\(files) file\(files == 1 ? "" : "s"): \(passed) passed, \(failed) failed, \(errors) error\(errors == 1 ? "" : "s")"
             + (shard.map { " (shard \($0))" } ?? "") + " in \(JSON.number(seconds, digits: 2)) s"
+            + (interrupted ? ", interrupted" : "")
     }
 
     public var json: String {
         JSON.object([("files", "\(files)"), ("passed", "\(passed)"), ("failed", "\(failed)"), ("errors", "\(errors)"),
                      ("shard", shard.map { JSON.string($0.description) } ?? "null"),
                      ("sample", sample.map(String.init) ?? "null"),
-                     ("seconds", JSON.number(seconds, digits: 3))])
+                     ("seconds", JSON.number(seconds, digits: 3))] + (interrupted ? [("interrupted", "true")] : []))
     }
 }

@@ -20,6 +20,7 @@ public struct ShardMerge: Sendable {
         case differentRun(report: String, field: String, value: String, first: String, expected: String)
         case shardTwice(index: Int, reports: [String])
         case shardsMissing(indices: [Int], count: Int)
+        case interrupted(report: String, index: Int)
         case pathTwice(path: String, reports: [String])
         case wrongShard(path: String, report: String, index: Int, belongs: Int)
         case listDiffers(files: Int, listed: Int)
@@ -32,6 +33,8 @@ public struct ShardMerge: Sendable {
             case let .shardTwice(index, reports): return "shard \(index) is in more than one report: \(reports.map { "'\($0)'" }.joined(separator: ", "))"
             case let .shardsMissing(indices, count):
                 return "no report for shard\(indices.count == 1 ? "" : "s") \(indices.map(String.init).joined(separator: ", ")) of \(count)"
+            case let .interrupted(report, index):
+                return "'\(report)' is of an interrupted check (shard \(index)): finish it with check --resume '\(report)' first"
             case let .pathTwice(path, reports): return "'\(path)' is in more than one report: \(reports.map { "'\($0)'" }.joined(separator: ", "))"
             case let .wrongShard(path, report, index, belongs):
                 return "'\(path)' is in '\(report)' (shard \(index)) but its key belongs to shard \(belongs)"
@@ -65,6 +68,7 @@ public struct ShardMerge: Sendable {
         }
         let missing = (1...max(1, r.shardCount)).filter { byIndex[$0] == nil }
         if !missing.isEmpty { problems.append(.shardsMissing(indices: missing, count: r.shardCount)) }
+        for (name, report) in reports where report.interrupted { problems.append(.interrupted(report: name, index: report.run.shardIndex)) }
 
         var owners: [String: [String]] = [:]
         var files: [ShardReport.File] = []

@@ -85,6 +85,8 @@ public struct ShardReport: Sendable {
     public static let maximumShards = 100_000
     public let sample: Int?
     public let seconds: Double
+    /// The check was interrupted: its files are the ones it finished.
+    public let interrupted: Bool
 
     public enum Problem: Error, CustomStringConvertible, Equatable {
         case notAReport(String)
@@ -141,6 +143,7 @@ public struct ShardReport: Sendable {
                        golden: run["golden"] as? String)
         sample = summary["sample"] as? Int
         seconds = summary["seconds"] as? Double ?? 0
+        interrupted = summary["interrupted"] as? Bool ?? false
     }
 
     /// A file line read from its fixed start and end; nil for anything else.
