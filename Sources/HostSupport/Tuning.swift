@@ -24,7 +24,7 @@ public struct Tuning: Sendable {
     public let pipelineStatistics: Bool
     /// `PRORES_DECODE_EARLY_KERNELS=0`: a decode builds each kernel when its session first asks for it, not all at once early.
     public let earlyKernels: Bool
-    /// `PRORES_DECODE_READ_THREADS=N`: the sample reads' own threads, 0…256 (0: the global dispatch queue); nil: the default.
+    /// `PRORES_DECODE_READ_THREADS=N`: the sample reads' own threads, 1…256; nil: the default.
     public let readThreads: Int?
     /// `PRORES_DECODE_READ_AHEAD=N`: sample reads in flight ahead of a decoder, 1…65536; nil: the default (16 for one file, 8 in `check`).
     public let readAhead: Int?
@@ -80,7 +80,7 @@ public struct Tuning: Sendable {
         pipelineStatistics = word("PIPELINE_STATS", ["0", "1"]) == "1"
         earlyKernels = word("EARLY_KERNELS", ["0", "1"]) != "0"
         shaderDirectory = environment[Self.prefix + "SHADERS"].flatMap { $0.isEmpty ? nil : $0 }
-        readThreads = integer("READ_THREADS", 0...256)
+        readThreads = integer("READ_THREADS", 1...256)
         readAhead = integer("READ_AHEAD", 1...(1 << 16))
         unknownNames = environment.keys.filter { $0.hasPrefix(Self.prefix) && !Self.names.contains($0) }.sorted()
         invalidValues = invalid

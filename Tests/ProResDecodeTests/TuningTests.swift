@@ -58,7 +58,7 @@ final class TuningTests: XCTestCase {
         XCTAssertFalse(set.pipelineCache)
         XCTAssertTrue(set.pipelineStatistics)
         XCTAssertFalse(set.earlyKernels)
-        XCTAssertEqual(set.readThreads, 256, "0…256")
+        XCTAssertEqual(set.readThreads, 256, "1…256")
         XCTAssertEqual(set.readAhead, 1, "at least 1")
         XCTAssertEqual(set.tracePath, "/tmp/t.json")
         XCTAssertEqual(set.shaderDirectory, "/x")
@@ -66,7 +66,7 @@ final class TuningTests: XCTestCase {
         XCTAssertEqual(set.invalidValues, [
             "PRORES_DECODE_BATCH=0 is outside 1 or more: 1 is used",
             "PRORES_DECODE_SLOTS=20 is outside 2…8: 8 is used",
-            "PRORES_DECODE_READ_THREADS=999 is outside 0…256: 256 is used",
+            "PRORES_DECODE_READ_THREADS=999 is outside 1…256: 256 is used",
             "PRORES_DECODE_READ_AHEAD=0 is outside 1…65536: 1 is used",
         ])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_VALIDATION": "1"]).validation, .on)

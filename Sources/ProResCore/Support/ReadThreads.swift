@@ -10,18 +10,13 @@ import Glibc
 /// `parallelFor`'s parse and sizes itself by its own rules; a read waiting
 /// for a thread there is a frame the GPU waits for.
 ///
-/// `PRORES_DECODE_READ_THREADS=N` sets the pool (1…256); `0` sends the
-/// reads to the global dispatch queue.
+/// `PRORES_DECODE_READ_THREADS=N` sets the pool's size (1…256).
 /// Threads start as work arrives, up to the pool's size, and live for the
 /// process: an idle one waits on a condition and costs nothing.
 ///
 /// Thread-safety: any thread.
 package final class ReadThreads: @unchecked Sendable {
-    /// nil: the reads go to the global dispatch queue.
-    package static let shared: ReadThreads? = {
-        let count = Tuning.current.readThreads ?? defaultCount
-        return count == 0 ? nil : ReadThreads(count: count)
-    }()
+    package static let shared = ReadThreads(count: Tuning.current.readThreads ?? defaultCount)
 
     /// As many as the reads a GPU decode of one file keeps in flight, and
     /// no more than the cores (each read is a core's copying).
@@ -29,9 +24,9 @@ package final class ReadThreads: @unchecked Sendable {
         max(2, min(ProcessInfo.processInfo.activeProcessorCount, SampleSourcePrefetch.readsAheadOfOneFile))
     }
 
-    /// Runs `work` on the pool, or on the global queue when there is none.
+    /// Runs `work` on the pool.
     package static func run(_ work: @escaping @Sendable () -> Void) {
-        if let shared { shared.enqueue(work) } else { DispatchQueue.global(qos: .userInitiated).async(execute: work) }
+        shared.enqueue(work)
     }
 
     package let count: Int
