@@ -5,6 +5,7 @@ prefix. It listens on 127.0.0.1 only, on a free port it prints on stdout.
 
   /ok/NAME          the file, with ranges
   /flaky503/NAME    503 for the first two GET requests of NAME, then the file
+  /down/NAME        503 for every GET request (its count is /count/down/NAME)
   /drop/NAME        the first response for NAME stops halfway and closes
                     the connection; later ones (ranges) are whole
   /redirect/NAME    302 to /ok/NAME
@@ -41,7 +42,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.respond(body=True)
 
     def respond(self, body):
-        match = re.fullmatch(r"/(ok|flaky503|drop|redirect|missing|forbidden)/([^/]+)", self.path.split("?")[0])
+        match = re.fullmatch(r"/(ok|flaky503|down|count|drop|redirect|missing|forbidden)/(.+)", self.path.split("?")[0])
         if not match:
             return self.send_error(404)
         kind, name = match.groups()
@@ -57,6 +58,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if kind == "flaky503" and body and seen("503 " + name) <= 2:
             return self.send_error(503)
+        if kind == "down":
+            if body:
+                seen(self.path)
+            return self.send_error(503)
+        if kind == "count":
+            with lock:
+                text = str(counts.get("/" + name, 0)).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            return self.wfile.write(text)
         path = os.path.join(ROOT, name)
         if not os.path.isfile(path):
             return self.send_error(404)

@@ -64,4 +64,27 @@ final class CheckHTTPTests: XCTestCase {
             XCTAssertNil(files["missing/hq.mov"]?["retries"], "a 404 is an answer, not tried again")
         }
     }
+
+    /// A server that never recovers: the file is tried a bounded number of
+    /// times, each try is reported, and it ends an ERROR naming the status
+    /// within the waits' sum, on both decoders.
+    func testRetriesStopAndTheFileIsAnError() throws {
+        let root = try makeTemporaryDirectory(self)
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: root.appendingPathComponent("hq.mov").path)
+        for decoder in ["cpu", "gpu"] {
+            let server = try FlakyHTTPServer(root: root)
+            let started = Date()
+            let result = try runTool(["check", server.base + "/down/hq.mov", "--decoder", decoder, "--report", "-"], timeout: 60)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 20, "\(decoder): the tries are bounded")
+            XCTAssertEqual(result.status, 11, result.stderr)
+            let file = try XCTUnwrap(try CheckFixtures.files(result.stdout).first)
+            XCTAssertEqual(file["status"] as? String, "error")
+            XCTAssertTrue((file["reason"] as? String ?? "").contains("5XX"), "FFmpeg's words for a 503: \(file)")
+            let retries = file["retries"] as? [String] ?? []
+            XCTAssertEqual(retries.count, 3, "\(decoder): 4 tries, 3 of them followed by another: \(retries)")
+            let count = try runExternal(["python3", "-c", "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                                         server.base + "/count/down/hq.mov"])
+            XCTAssertEqual(count.text, "4\n", "\(decoder): the server saw every try and no more")
+        }
+    }
 }
