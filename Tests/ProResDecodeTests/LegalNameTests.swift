@@ -11,7 +11,9 @@ final class LegalNameTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("a:"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: directory.appendingPathComponent("a:/b.mov").path)
         let reference = try runTool([Repo.fixture("hq.mov"), "--framemd5", "-", "-q"])
-        for name in ["a://b.mov", "./a://b.mov"] {
+        // As a file: URL, percent-escapes decoded (`a%3A` is `a:`).
+        let fileURL = "file://" + directory.path + "/a%3A/b.mov"
+        for name in ["a://b.mov", "./a://b.mov", fileURL] {
             let info = try runTool(["info", name], in: directory)
             XCTAssertEqual(info.status, 0, "\(name): \(info.stderr)")
             let decoded = try runTool([name, "--framemd5", "-", "-q"], in: directory)
