@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # check --list over HTTP from a local nginx against the same files from
-# disk (CPU decoder), in interleaved runs: disk, http, disk, http, ...
+# disk (CPU decoder), as whole processes in interleaved rounds
+# (`prores-decode bench --whole-process`: A from disk, B over HTTP).
 #
 #   scripts/bench-list-http.sh [BINARY] [FILES] [ROUNDS] [CLIP]
 #
 # BINARY: prores-decode (default .build/release/prores-decode); FILES copies
 # of CLIP (default 1000 of Fixtures/hq.mov) in a temporary directory, served
 # by nginx (Debian's nginx-light) on a free 127.0.0.1 port with its own
-# prefix; ROUNDS (default 5) pairs. Prints each run's wall time, the
-# medians and their ratio (http / disk). Extra check options: CHECK_OPTS.
+# prefix; ROUNDS (default 5) rounds. Prints each round's wall times, the
+# medians and their ratio (B/A: http / disk). Extra check options: CHECK_OPTS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/release/prores-decode}
@@ -38,24 +39,11 @@ CONF
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" 2>/dev/null && break; python3 -c 'import time; time.sleep(0.1)'; done
 ls "$WORK/clips" | sed "s|^|$WORK/clips/|" >"$WORK/disk.txt"
 ls "$WORK/clips" | sed "s|^|http://127.0.0.1:$PORT/|" >"$WORK/http.txt"
-run() {
-  local start end
-  start=$(date +%s.%N)
-  "$BIN" check --list "$WORK/$1.txt" --decoder cpu ${CHECK_OPTS:-} --report "$WORK/$1.json" 2>/dev/null || true
-  end=$(date +%s.%N)
-  python3 -c "import json; r=json.load(open('$WORK/$1.json'))['summary']; assert r['passed']==$FILES, r" 
-  echo "$end - $start" | bc
-}
-disk=(); http=()
-for r in $(seq "$ROUNDS"); do
-  d=$(run disk); h=$(run http)
-  echo "round $r: disk $d s, http $h s"
-  disk+=("$d"); http+=("$h")
+# B: over HTTP; A: from disk. Each side must pass every file, every round
+# (bench --whole-process stops at a command that fails).
+"$BIN" bench --whole-process --rounds "$ROUNDS" \
+  --compare "$BIN check --list $WORK/http.txt --decoder cpu ${CHECK_OPTS:-} --report $WORK/http.json" \
+  -- check --list "$WORK/disk.txt" --decoder cpu ${CHECK_OPTS:-} --report "$WORK/disk.json"
+for side in disk http; do
+  python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['summary']; assert r['passed'] == $FILES, r" "$WORK/$side.json"
 done
-python3 - "${disk[@]}" -- "${http[@]}" <<'PY'
-import statistics, sys
-args = sys.argv[1:]; cut = args.index("--")
-disk, http = [float(x) for x in args[:cut]], [float(x) for x in args[cut + 1:]]
-d, h = statistics.median(disk), statistics.median(http)
-print(f"median: disk {d:.3f} s, http {h:.3f} s, http/disk {h / d:.3f}")
-PY
