@@ -35,6 +35,9 @@ final class CheckHTTPTests: XCTestCase {
             XCTAssertEqual(httpLines, diskLines, "\(decoder): frame hashes over HTTP")
             XCTAssertGreaterThan(diskLines.count, 10)
         }
+        // The files were read with range requests, answered in part.
+        let ranged = nginx.requests.filter { $0.hasPrefix("206 bytes=") }
+        XCTAssertFalse(ranged.isEmpty, "no range request was answered with 206: \(nginx.requests.prefix(5))")
     }
 
     func testTransientFailuresAreRetriedAndReported() throws {

@@ -4,9 +4,16 @@ import XCTest
 /// A real nginx (Debian's nginx-light), started by a test on a free
 /// loopback port with its own configuration and prefix in a temporary
 /// directory, serving `root` with byte ranges; stopped with the test.
+/// Each request is logged (`requests`: status, Range header, request line).
 final class NginxServer {
     let port: Int
     private let process: Process
+    private let log: URL
+
+    /// The requests served so far, one line each: `STATUS RANGE REQUEST`.
+    var requests: [String] {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
 
     var base: String { "http://127.0.0.1:\(port)" }
 
@@ -17,6 +24,7 @@ final class NginxServer {
             throw ExternalToolMissing(description: "nginx is not installed: make test-deps installs nginx-light")
         }
         let prefix = try makeTemporaryDirectory(test)
+        log = prefix.appendingPathComponent("requests.log")
         var lastError = ""
         for _ in 0..<5 {
             let port = try freeLoopbackPort()
@@ -28,7 +36,8 @@ final class NginxServer {
             error_log \(prefix.path)/error.log warn;
             events { worker_connections 256; }
             http {
-                access_log off;
+                log_format requests '$status $http_range $request';
+                access_log \(log.path) requests;
                 client_body_temp_path \(prefix.path)/body;
                 proxy_temp_path \(prefix.path)/proxy;
                 fastcgi_temp_path \(prefix.path)/fastcgi;
