@@ -14,6 +14,7 @@ enum MergeCommand: Command {
         let junitPath: String?
         let htmlPath: String?
         let writeGoldenPath: String?
+        let listPath: String?
         let overwrite: Bool
         let noOverwrite: Bool
 
@@ -25,6 +26,7 @@ enum MergeCommand: Command {
             junitPath = parsed.string("--junit")
             htmlPath = parsed.string("--html")
             writeGoldenPath = parsed.string("--write-golden")
+            listPath = parsed.string("--list")
             overwrite = parsed.flag("--overwrite")
             noOverwrite = parsed.flag("--no-overwrite")
         }
@@ -41,6 +43,7 @@ enum MergeCommand: Command {
         func files() -> CommandFiles {
             var files = CommandFiles()
             for report in reports { files.input("the report", report) }
+            files.input("--list", listPath)
             for (option, path) in [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)] {
                 files.output(option, path)
             }
@@ -59,6 +62,7 @@ enum MergeCommand: Command {
         let merge: ShardMerge
         do { merge = try ShardMerge(shards) } catch let problems as ShardMerge.Problems {
             for problem in problems.list.dropLast() { Console.error(problem.description) }
+            if let listPath = arguments.listPath { try nameMissingFiles(problems.list, list: listPath, run: shards[0].report.run) }
             throw UsageError(problems.list.last?.description ?? "the reports are not one run's shards")
         }
         let golden = try arguments.writeGoldenPath.map { _ in try joinGoldens(shards, files: arguments.files()) }
@@ -87,6 +91,30 @@ enum MergeCommand: Command {
             try html.commit()
         }
         return merge.failed > 0 ? .checkFailed : merge.errors > 0 ? .checkErrors : .success
+    }
+
+    /// With `--list`, every file of a shard whose report is missing, one
+    /// line each: the list is expanded as `check` expands it, and must give
+    /// the digest the shards recorded, or nothing is named from it.
+    private static func nameMissingFiles(_ problems: [ShardMerge.Problem], list path: String, run: ShardReport.Run) throws {
+        let missing = Set(problems.flatMap { problem -> [Int] in
+            if case let .shardsMissing(indices, _) = problem { return indices }
+            return []
+        })
+        guard !missing.isEmpty else { return }
+        let lines: [String]
+        do { lines = try CheckInputList.read(path) } catch let problem as CheckInputList.Problem {
+            throw ProResDecodeError.inputUnreadable(path: path, reason: "--list: \(problem)")
+        }
+        let keys = CheckInputExpander.expand([], listed: lines).map(\.key)
+        guard CheckRun.digest(keys: keys.map(PathBytes.reportText)) == run.inputsDigest else {
+            Console.error("--list '\(path)' is not the list the shards checked (its digest differs): the missing files cannot be named")
+            return
+        }
+        for key in keys {
+            let shard = CheckShard.shard(ofKey: key, count: run.shardCount)
+            if missing.contains(shard) { Console.error("missing: '\(PathBytes.reportText(key))' (shard \(shard) of \(run.shardCount))") }
+        }
     }
 
     /// Each shard's golden file, found beside its report, joined; each is

@@ -17,6 +17,11 @@ extension MergeCommand {
                 OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file"),
                 OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either"),
             ]),
+            OptionSection(heading: "INPUTS", options: [
+                OptionSpec("--list", value: "FILE",
+                           help: "the list the shards checked (check --list FILE): when a shard's report is missing, each of "
+                               + "its files is named on stderr (the list must give the digest the shards recorded)"),
+            ]),
         ],
         about: """
         Reads the JSON reports (--report) of the shards of one check run and proves \

@@ -63,6 +63,44 @@ final class MergeCLITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("m.json").path))
     }
 
+    /// A shard's report missing: merge names the shard, and with --list
+    /// every file of it (the files check itself puts in that shard), and
+    /// writes nothing. A list that is not the run's names none.
+    func testAMissingShardsFilesAreNamedFromTheList() throws {
+        let dir = try CheckFixtures.mixedDirectory(self)
+        let out = try makeTemporaryDirectory(self)
+        let list = out.appendingPathComponent("files.txt")
+        // Relative names, so that the keys, and so the shards, are the same on every machine.
+        let names = CheckFixtures.good.map { "good/" + $0 } + CheckFixtures.bad
+        try names.map { $0 + "\n" }.joined().write(to: list, atomically: true, encoding: .utf8)
+        var reports: [String] = []
+        var third: [String] = []
+        for index in 1...3 {
+            let report = out.appendingPathComponent("s\(index).json").path
+            let result = try runTool(["check", "--list", list.path, "--shard", "\(index)/3", "--threads", "1", "--report", report], in: dir)
+            XCTAssertTrue([0, 10, 11].contains(result.status), result.stderr)
+            if index < 3 { reports.append(report) } else {
+                third = try CheckFixtures.files(Data(contentsOf: URL(fileURLWithPath: report))).compactMap { $0["key"] as? String }
+            }
+        }
+        XCTAssertFalse(third.isEmpty, "shard 3 of 3 holds some of the \(names.count) files")
+        let merged = out.appendingPathComponent("m.json")
+        let result = try runTool(["merge"] + reports + ["--list", list.path, "--report", merged.path], in: dir)
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no report for shard 3 of 3"), result.stderr)
+        let named = result.stderr.split(separator: "\n").filter { $0.contains("missing: '") }
+            .map { String($0.split(separator: "'")[1]) }
+        XCTAssertEqual(named.sorted(), third.sorted(), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: merged.path))
+
+        let other = out.appendingPathComponent("other.txt")
+        try (names.dropLast().map { $0 + "\n" }).joined().write(to: other, atomically: true, encoding: .utf8)
+        let wrong = try runTool(["merge"] + reports + ["--list", other.path, "--report", merged.path], in: dir)
+        XCTAssertEqual(wrong.status, 2, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("is not the list the shards checked"), wrong.stderr)
+        XCTAssertFalse(wrong.stderr.contains("missing: '"), wrong.stderr)
+    }
+
     /// The list digest is BLAKE3 of the sorted keys, each with a line feed,
     /// as b3sum computes it.
     func testTheListDigestIsBLAKE3OfTheSortedKeys() throws {

@@ -96,6 +96,7 @@ complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l html -r
 complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l write-golden -r -F -d 'join the shards\' golden files'
 complete -c prores-decode -n 'test (__prores_decode_command) = merge' -s y -l overwrite -d 'also replace an existing --write-golden file'
 complete -c prores-decode -n 'test (__prores_decode_command) = merge' -s n -l no-overwrite -d 'never replace an existing report, JUnit or HTML file either'
+complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l list -r -F -d 'the list the shards checked'
 complete -c prores-decode -n 'test (__prores_decode_command) = merge' -l help -d 'print the options and exit'
 
 complete -c prores-decode -n 'test (__prores_decode_command) = play' -s i -r -F -d 'the input, as ffmpeg takes it'
