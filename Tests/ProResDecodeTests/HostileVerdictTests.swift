@@ -1,16 +1,20 @@
 import Foundation
 import XCTest
 
-/// Every media file of Fixtures/hostile/ gets one verdict from both
+/// Every media file of Fixtures/hostile/ and Fixtures/bad/ gets one verdict from both
 /// decoders: the same exit status, the same damaged and failed frames, the
 /// same hashes of the frames they deliver (concealed ones included), and the
 /// same `check` status and frame list.
 final class HostileVerdictTests: XCTestCase {
     static let decoders = ["cpu", "gpu"]
 
+    /// Paths under Fixtures/: the forged headers and tables, and the damaged and foreign files.
     static var corpus: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: Repo.fixture("hostile"))) ?? []
-        return names.filter { ["mov", "mxf", "mkv", "prores"].contains(($0 as NSString).pathExtension) }.sorted()
+        ["hostile", "bad"].flatMap { folder in
+            ((try? FileManager.default.contentsOfDirectory(atPath: Repo.fixture(folder))) ?? [])
+                .filter { ["mov", "mxf", "mkv", "mp4", "prores", "bin"].contains(($0 as NSString).pathExtension) }
+                .sorted().map { folder + "/" + $0 }
+        }
     }
 
     private struct Outcome: Equatable {
@@ -22,7 +26,7 @@ final class HostileVerdictTests: XCTestCase {
     }
 
     private func decode(_ name: String, _ decoder: String) throws -> Outcome {
-        let result = try runTool([Hostile.fixture(name), "--decoder", decoder, "--format", "native", "--framehash", "-", "--quiet"],
+        let result = try runTool([Repo.fixture(name), "--decoder", decoder, "--format", "native", "--framehash", "-", "--quiet"],
                                  timeout: 120)
         XCTAssertFalse(result.timedOut, "\(name) on \(decoder): hung")
         XCTAssertEqual(result.reason, .exit, "\(name) on \(decoder): killed by a signal; stderr:\n\(result.stderr)")
@@ -37,7 +41,7 @@ final class HostileVerdictTests: XCTestCase {
     }
 
     func testBothDecodersDecodeEveryHostileFileAlike() throws {
-        XCTAssertGreaterThanOrEqual(Self.corpus.count, 20, "the corpus: \(Self.corpus)")
+        XCTAssertGreaterThanOrEqual(Self.corpus.count, 28, "the corpus: \(Self.corpus)")
         for name in Self.corpus {
             let (cpu, gpu) = (try decode(name, "cpu"), try decode(name, "gpu"))
             XCTAssertEqual(cpu, gpu, "\(name): the CPU and GPU decoders disagree")
@@ -49,12 +53,12 @@ final class HostileVerdictTests: XCTestCase {
         var verdicts: [[String]] = []
         for decoder in Self.decoders {
             let report = dir.appendingPathComponent("\(decoder).json")
-            let result = try runTool(["check"] + Self.corpus.map(Hostile.fixture) + ["--decoder", decoder, "--report", report.path],
+            let result = try runTool(["check"] + Self.corpus.map(Repo.fixture) + ["--decoder", decoder, "--report", report.path],
                                      timeout: 300)
             XCTAssertEqual(result.reason, .exit, "\(decoder): \(result.stderr)")
             verdicts.append(try CheckFixtures.files(try Data(contentsOf: report)).map { file in
                 let frames = (file["errors"] as? [[String: Any]] ?? []).map { "\($0["frame"] ?? "-")" }
-                return "\((file["path"] as? String ?? "").split(separator: "/").last ?? "") \(file["status"] ?? "?") \(frames)"
+                return "\((file["path"] as? String ?? "").split(separator: "/").suffix(2).joined(separator: "/")) \(file["status"] ?? "?") \(frames)"
             } + ["exit \(result.status)"])
         }
         XCTAssertEqual(verdicts[0].count, Self.corpus.count + 1)
