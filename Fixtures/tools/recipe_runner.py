@@ -164,13 +164,17 @@ def main():
     scripts = ["\n".join("env %s %s || exit $?" % (" ".join(shlex.quote("%s=%s" % kv) for kv in env.items()),
                                                    " ".join(shlex.quote(w) for w in words))
                          for words, env in steps) for steps in shards]
-    processes = [subprocess.Popen(["bash", "-c", s], cwd=workdir) for s in scripts]
+    # Only the variables each engine sets: none of them inherited from wherever
+    # the runner itself runs (a GitLab job has CI_NODE_INDEX of its own).
+    engine_variables = ("CI_NODE_", "JOB_COMPLETION_INDEX", "SLURM_", "AWS_BATCH_", "PRORES_DECODE_SHARD")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(engine_variables)}
+    processes = [subprocess.Popen(["bash", "-c", s], cwd=workdir, env=clean) for s in scripts]
     codes = [p.wait() for p in processes]
     if any(codes):
         fail("shard exit statuses %s" % codes)
     status = 0
     for words, env in merge:
-        status = subprocess.run(words, cwd=workdir, env={**os.environ, **env}).returncode
+        status = subprocess.run(words, cwd=workdir, env={**clean, **env}).returncode
         if status not in (0, 10, 11):
             break
     print(status)
