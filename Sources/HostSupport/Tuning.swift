@@ -35,10 +35,12 @@ public struct Tuning: Sendable {
     /// One line per known setting whose value is not one it takes, saying what is used instead.
     public let invalidValues: [String]
 
-    /// Every name the tool knows. `PRORES_DECODE_UPDATE_SNAPSHOTS` belongs
-    /// to the test suite.
+    /// Every name the tool knows. `PRORES_DECODE_SHARD_INDEX`/`_TOTAL` are
+    /// `check --shard auto`'s (ShardEnvironment reads them with the engines'
+    /// own variables); `PRORES_DECODE_UPDATE_SNAPSHOTS` belongs to the test suite.
     public static let names = ["VALIDATION", "TRACE", "BATCH", "SLOTS", "TIMESTAMPS", "PIPELINE_CACHE", "PIPELINE_STATS",
-                               "READ_THREADS", "READ_AHEAD", "EARLY_KERNELS", "SHADERS", "UPDATE_SNAPSHOTS"].map { prefix + $0 }
+                               "READ_THREADS", "READ_AHEAD", "EARLY_KERNELS", "SHADERS", "SHARD_INDEX", "SHARD_TOTAL",
+                               "UPDATE_SNAPSHOTS"].map { prefix + $0 }
     public static let prefix = "PRORES_DECODE_"
 
     public static let current = Tuning(environment: ProcessInfo.processInfo.environment)

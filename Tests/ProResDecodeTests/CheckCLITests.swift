@@ -98,6 +98,11 @@ final class CheckCLITests: XCTestCase {
         XCTAssertEqual(run["shard_count"] as? Int, 3)
         XCTAssertEqual(run["shard_source"] as? String, "GitLab CI (CI_NODE_INDEX=2, CI_NODE_TOTAL=3)")
         XCTAssertEqual(run["inputs"] as? Int, 12)
+        // The matrix's own variables: used, and so never called unknown.
+        let matrix = try runTool(["check", dir.path, "--shard", "auto", "--threads", "1"],
+                                 environment: ["PRORES_DECODE_SHARD_INDEX": "0", "PRORES_DECODE_SHARD_TOTAL": "2"])
+        XCTAssertTrue(matrix.stderr.contains("check: shard 1/2 from PRORES_DECODE_SHARD_INDEX"), matrix.stderr)
+        XCTAssertFalse(matrix.stderr.contains("unknown setting"), matrix.stderr)
         // The engines' variables of the machine running the tests would answer instead.
         let engines = ["PRORES_DECODE_SHARD_INDEX", "CI_NODE_INDEX", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "AWS_BATCH_JOB_ARRAY_INDEX"]
         guard !ProcessInfo.processInfo.environment.keys.contains(where: engines.contains) else { return }

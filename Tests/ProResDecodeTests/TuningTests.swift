@@ -86,6 +86,8 @@ final class TuningTests: XCTestCase {
             "PRORES_DECODE_PIPELINE_CACHE=off is none of 0, 1: the default is used",
         ])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": "3", "PRORES_DECODE_VALIDATION": "0"]).warnings, [])
+        // check --shard auto's own variables are known, not "ignored".
+        XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SHARD_INDEX": "0", "PRORES_DECODE_SHARD_TOTAL": "2"]).warnings, [])
         let result = try runTool(["--version"], environment: ["PRORES_DECODE_SLOTS": "abc"])
         XCTAssertEqual(result.status, 0)
         XCTAssertEqual(result.stderr, "prores-decode: warning: PRORES_DECODE_SLOTS=abc is not a whole number (2…8): the default is used\n")
