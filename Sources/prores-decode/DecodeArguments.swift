@@ -83,7 +83,7 @@ struct DecodeArguments: CommandArguments {
 
     func validate() throws {
         // An empty name is a mistake (an unset shell variable), not "here":
-        // `--save ""` used to fill the current directory with frames.
+        // taken as a folder, `--save ""` would fill the current one with frames.
         for (option, path) in [("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath),
                                ("--phases", phasesPath)] where path == "" {
             throw UsageError("\(option) needs a \(option == "--save" ? "directory" : "file") name, not an empty string")

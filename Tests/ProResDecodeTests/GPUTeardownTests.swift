@@ -3,9 +3,9 @@ import XCTest
 
 /// A GPU run that ends early (a signal while frames flow through the GPU
 /// decoder and the `--vulkan` conversion) stops cleanly: exit 9, every
-/// temporary and every frame `--save` had staged removed, never a crash. The GPU stage used to hand frames to
-/// sinks through an unowned reference that the stage's release could
-/// outlive (exit 134, "Attempted to read an unowned reference").
+/// temporary and every frame `--save` had staged removed, never a crash: the
+/// GPU stage's sinks must not outlive the stage through an unowned reference
+/// (exit 134, "Attempted to read an unowned reference").
 final class GPUTeardownTests: XCTestCase {
     func testSignalsDuringVulkanRunsStopCleanly() throws {
         let inputDir = try makeTemporaryDirectory(self)

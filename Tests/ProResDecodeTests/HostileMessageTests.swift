@@ -66,8 +66,8 @@ final class HostileMessageTests: XCTestCase {
         XCTAssertEqual(TerminalText.escaped("\u{9B}2J \u{202E}txt"), "\\u{9B}2J \\u{202E}txt")
     }
 
-    /// An empty name (an unset shell variable) is a usage error: `--save ""`
-    /// used to fill the current directory with EXRs.
+    /// An empty name (an unset shell variable) is a usage error: taken as a
+    /// folder, `--save ""` would fill the current directory with EXRs.
     func testEmptyOutputNamesAreUsageErrors() throws {
         let dir = try makeTemporaryDirectory(self)
         for option in ["--save", "-o", "--framemd5", "--timing"] {

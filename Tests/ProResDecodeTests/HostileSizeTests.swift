@@ -7,8 +7,8 @@ import XCTest
 /// FFmpeg cannot decode is refused up front in words.
 final class HostileSizeTests: XCTestCase {
 
-    /// 12 KB on a pipe whose first size field says 1 GiB: it used to allocate
-    /// (and zero) the whole GiB before reading a byte of it.
+    /// 12 KB on a pipe whose first size field says 1 GiB: no GiB may be
+    /// allocated (and zeroed) before a byte of it arrives.
     func testPipedFrameClaimingAGigabyteCostsWhatArrives() throws {
         let path = Hostile.fixture("frame-size-1g.prores")
         let (status, bytes) = try Hostile.peakMemory(["-", "--quiet"], stdinFile: nil, pipeFrom: path)

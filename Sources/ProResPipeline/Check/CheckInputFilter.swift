@@ -1,7 +1,7 @@
 /// Which found files `check` looks at: `--include` (any of them must match
 /// when given), `--exclude` (none may match), and never a sidecar — the
 /// .xml, .md5, .txt, ... that deliveries carry next to their clips, which are
-/// not media and used to be reported as ERRORs. Files named on the command
+/// not media and would each be an ERROR. Files named on the command
 /// line are always kept: they were asked for.
 public struct CheckInputFilter: Sendable {
     public var include: [PathPattern] = []
