@@ -93,6 +93,18 @@ final class TuningTests: XCTestCase {
         XCTAssertEqual(result.stderr, "prores-decode: warning: PRORES_DECODE_SLOTS=abc is not a whole number (2…8): the default is used\n")
     }
 
+    /// Every `PRORES_DECODE_*` name the docs and README mention is one the
+    /// tool reads: no page tells a user to set a switch that is gone.
+    func testTheDocsNameOnlySettingsTheToolReads() throws {
+        let found = try runExternal(["git", "-C", Repo.root.path, "grep", "-ohE", "PRORES_DECODE_[A-Z0-9_]+", "--", "README.md", "docs"])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        let named = Set(found.text.split(separator: "\n").map(String.init))
+        XCTAssertTrue(named.contains("PRORES_DECODE_SLOTS"), "the scan reads the docs: \(named)")
+        // The misspelling docs/tuning.md shows in its warning example.
+        let unknown = named.subtracting(Tuning.names).subtracting(["PRORES_DECODE_BATHC"])
+        XCTAssertEqual(unknown, [], "the docs name settings the tool does not read")
+    }
+
     func testNearestNames() {
         // Hand-counted edit distances: a swap of two neighbours is one edit.
         XCTAssertEqual(Tuning.distance("BATHC", "BATCH"), 1)
