@@ -113,9 +113,11 @@ enum CheckCommand: Command {
         do { results = try batch.run() } catch ProResDecodeError.interrupted {
             // What the run finished stays: a report `--resume` carries on from.
             progress?.clear()
-            var summary = resumed?.summary(finished.results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
-                ?? CheckSummary(finished.results, seconds: Double(monotonicNanoseconds() - started) / 1e9, shard: shard, sample: sample)
+            let seconds = Double(monotonicNanoseconds() - started) / 1e9
+            var summary = resumed?.summary(finished.results, seconds: seconds, shard: shard, sample: sample)
+                ?? CheckSummary(finished.results, seconds: seconds, shard: shard, sample: sample)
             summary.interrupted = true
+            Console.write("TOTAL \(summary.text)\n")
             try publish(finished.results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs, run: run)
             throw ProResDecodeError.interrupted
         } catch { progress?.clear(); throw error }
