@@ -95,16 +95,37 @@ final class OptionRangeTests: XCTestCase {
     }
 
     /// The EXR samples of `arguments` on pq.mov and hlg.mov: all finite.
-    private func assertFiniteEXR(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertFiniteEXR(_ arguments: [String], context: String = "", file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try makeTemporaryDirectory(self)
         for clip in ["pq.mov", "hlg.mov"] {
             let out = dir.appendingPathComponent(clip).path
             let result = try runTool([Repo.fixture(clip), "--frames", "1", "--save", out, "--quiet"] + arguments, timeout: 120)
-            XCTAssertEqual(result.status, 0, "\(clip) \(arguments): \(result.stderr)", file: file, line: line)
+            XCTAssertEqual(result.status, 0, "\(clip) \(arguments) \(context): \(result.stderr)", file: file, line: line)
             let planes = try exrPlanes(out + "/frame-000000.exr")
             let samples = planes.r + planes.g + planes.b + planes.a
             XCTAssertFalse(samples.isEmpty, file: file, line: line)
-            XCTAssertEqual(samples.filter { !$0.isFinite }.count, 0, "\(clip) \(arguments): samples that are not finite", file: file, line: line)
+            XCTAssertEqual(samples.filter { !$0.isFinite }.count, 0, "\(clip) \(arguments) \(context): samples that are not finite",
+                           file: file, line: line)
+        }
+    }
+
+    /// Inside the ranges, not only at their ends: values drawn at random
+    /// (a fresh seed each run, named in any failure) for the reference white
+    /// and a chain of every effect, all giving finite EXR samples.
+    func testValuesDrawnInsideTheRangesGiveFiniteEXRs() throws {
+        let seed = UInt64(Date().timeIntervalSince1970 * 1000)
+        var generator = SplitMix64(seed: seed)
+        func draw(_ range: ClosedRange<Double>) -> String {
+            let unit = Double(generator.next() >> 11) / Double(1 << 53)
+            return OptionNumber.text(range.lowerBound + unit * (range.upperBound - range.lowerBound))
+        }
+        for _ in 0..<4 {
+            let arguments = ["--reference-white", draw(1...10000),
+                             "--effect", "exposure:" + draw(-20...20), "--effect", "saturation:" + draw(0...10),
+                             "--effect", "sepia:" + draw(0...1),
+                             "--effect", "chroma-key:color=\(draw(0...1)),\(draw(0...1)),\(draw(0...1)),"
+                                 + "tolerance=\(draw(0...2)),softness=\(draw(0...2))"]
+            try assertFiniteEXR(arguments, context: "seed \(seed)")
         }
     }
 
@@ -123,4 +144,23 @@ final class OptionRangeTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("x").path))
         }
     }
+}
+
+/// A small seeded generator (SplitMix64), so that a failing draw can be
+/// made again from the seed the failure names.
+private struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A decimal the options parse: six places, no exponent.
+private enum OptionNumber {
+    static func text(_ value: Double) -> String { String(format: "%.6f", value) }
 }
