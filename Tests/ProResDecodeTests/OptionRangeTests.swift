@@ -114,10 +114,10 @@ final class OptionRangeTests: XCTestCase {
     /// and a chain of every effect, all giving finite EXR samples.
     func testValuesDrawnInsideTheRangesGiveFiniteEXRs() throws {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        var generator = SplitMix64(seed: seed)
+        var generator = KernelRandom(seed: seed)
+        // Six decimal places, no exponent: a number the options parse.
         func draw(_ range: ClosedRange<Double>) -> String {
-            let unit = Double(generator.next() >> 11) / Double(1 << 53)
-            return OptionNumber.text(range.lowerBound + unit * (range.upperBound - range.lowerBound))
+            String(format: "%.6f", Double.random(in: range, using: &generator))
         }
         for _ in 0..<4 {
             let arguments = ["--reference-white", draw(1...10000),
@@ -144,23 +144,4 @@ final class OptionRangeTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("x").path))
         }
     }
-}
-
-/// A small seeded generator (SplitMix64), so that a failing draw can be
-/// made again from the seed the failure names.
-private struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// A decimal the options parse: six places, no exponent.
-private enum OptionNumber {
-    static func text(_ value: Double) -> String { String(format: "%.6f", value) }
 }
