@@ -109,13 +109,17 @@ enum CheckCommand: Command {
         }
         if inputs.isEmpty, let shard { Console.note("check: shard \(shard) holds no files") }
         if let resumed { resumed.announce(inputs) }
+        // The totals of `results` (and of the files --resume carried) so far.
+        func summarise(_ results: [FileCheckResult]) -> CheckSummary {
+            let seconds = Double(monotonicNanoseconds() - started) / 1e9
+            return resumed?.summary(results, seconds: seconds, shard: shard, sample: sample)
+                ?? CheckSummary(results, seconds: seconds, shard: shard, sample: sample)
+        }
         let results: [FileCheckResult]
         do { results = try batch.run() } catch ProResDecodeError.interrupted {
             // What the run finished stays: a report `--resume` carries on from.
             progress?.clear()
-            let seconds = Double(monotonicNanoseconds() - started) / 1e9
-            var summary = resumed?.summary(finished.results, seconds: seconds, shard: shard, sample: sample)
-                ?? CheckSummary(finished.results, seconds: seconds, shard: shard, sample: sample)
+            var summary = summarise(finished.results)
             summary.interrupted = true
             Console.write("TOTAL \(summary.text)\n")
             try publish(finished.results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs, run: run)
@@ -132,9 +136,7 @@ enum CheckCommand: Command {
                              + " was on the device, \(shared.mixedBatches) batches held two files' frames")
             }
         }
-        let seconds = Double(monotonicNanoseconds() - started) / 1e9
-        let summary = resumed?.summary(results, seconds: seconds, shard: shard, sample: sample)
-            ?? CheckSummary(results, seconds: seconds, shard: shard, sample: sample)
+        let summary = summarise(results)
         let previewFailures = results.compactMap { result -> String? in
             if case let .failed(reason)? = result.previews { return "\(result.input.path): \(reason)" }
             return nil
