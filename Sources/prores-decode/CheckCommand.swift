@@ -225,7 +225,8 @@ enum CheckCommand: Command {
         }
     }
 
-    private static func loadList(_ path: String) throws -> [String] {
+    /// The lines of a `--list` file (`-`: stdin), its problems in words; merge reads its list here too.
+    static func loadList(_ path: String) throws -> [String] {
         do { return try CheckInputList.read(path) } catch let problem as CheckInputList.Problem {
             throw ProResDecodeError.inputUnreadable(path: path == "-" ? "stdin" : path, reason: "--list: \(problem)")
         }

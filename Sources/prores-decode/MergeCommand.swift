@@ -102,11 +102,7 @@ enum MergeCommand: Command {
             return []
         })
         guard !missing.isEmpty else { return }
-        let lines: [String]
-        do { lines = try CheckInputList.read(path) } catch let problem as CheckInputList.Problem {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "--list: \(problem)")
-        }
-        let keys = CheckInputExpander.expand([], listed: lines).map(\.key)
+        let keys = CheckInputExpander.expand([], listed: try CheckCommand.loadList(path)).map(\.key)
         guard CheckRun.digest(keys: keys.map(PathBytes.reportText)) == run.inputsDigest else {
             Console.error("--list '\(path)' is not the list the shards checked (its digest differs): the missing files cannot be named")
             return
