@@ -118,6 +118,8 @@ struct DecodeArguments: CommandArguments {
                                ("--phases", phasesPath), ("--save", savePath)] {
             files.output(option, path)
         }
+        let format = saveFormat ?? .exr
+        files.folder("--save", savePath) { FrameSaver.isFrameFileName($0, format: format) }
         return files
     }
 

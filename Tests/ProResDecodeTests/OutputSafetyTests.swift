@@ -93,6 +93,95 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(bytes("victim.mov"), FileManager.default.contents(atPath: Repo.fixture("hq.mov")))
     }
 
+    /// A shell command line with the tool as `$T`, run in the test folder.
+    private func runShell(_ script: String) throws -> ToolResult {
+        try runTool(["-c", "T=\"$0\"; " + script, Repo.executable.path], in: directory, executable: URL(fileURLWithPath: "/bin/sh"))
+    }
+
+    /// stdin, stdout and stderr are files like any other: redirected onto
+    /// an input (or stdin read from the file an output replaces), the run
+    /// is the usage error every other clash is, and the input keeps its bytes.
+    func testStandardStreamsOnAnInputAreAUsageError() throws {
+        let clip = bytes("victim.mov")
+        let cases: [(script: String, mentions: [String])] = [
+            ("\"$T\" victim.mov -o - -q 1<>victim.mov", ["stdout", "victim.mov"]),
+            ("\"$T\" victim.mov --framemd5 - -q 1<>victim.mov", ["stdout", "victim.mov"]),
+            ("\"$T\" info victim.mov 1<>victim.mov", ["stdout", "victim.mov"]),
+            ("\"$T\" check victim.mov --report - 1<>victim.mov", ["stdout", "victim.mov"]),
+            ("\"$T\" info victim.mov 1>>victim.mov", ["stdout", "victim.mov"]),
+            ("\"$T\" - -o victim.mov -y -q < victim.mov", ["-o", "victim.mov", "stdin"]),
+            ("\"$T\" - -o ./t1/../victim.mov -y -q < victim.mov", ["-o", "victim.mov", "stdin"]),
+            ("\"$T\" check victim.mov --report r.json > r.json", ["stdout", "--report", "r.json"]),
+        ]
+        for (script, mentions) in cases {
+            let result = try runShell(script)
+            XCTAssertEqual(result.status, usage, "\(script): \(result.stderr)")
+            assertSingleError(result, mentions: mentions, script)
+            XCTAssertEqual(bytes("victim.mov"), clip, "\(script): victim.mov changed")
+        }
+        // stderr onto the input: refused, and its line goes nowhere rather than into the input.
+        let result = try runShell("\"$T\" info victim.mov 2>>victim.mov")
+        XCTAssertEqual(result.status, usage, result.stderr)
+        XCTAssertEqual(bytes("victim.mov"), clip, "victim.mov changed")
+    }
+
+    /// `-o /dev/stdout` (or `/proc/self/fd/1`) is stdout: written in place,
+    /// never renamed over. In a private mount namespace whose /dev can be
+    /// written, a rename would replace the link and leave the file empty.
+    func testAnOutputNamingStdoutIsWrittenThroughIt() throws {
+        let expected = try runTool(["victim.mov", "-o", "-", "-q"], in: directory)
+        XCTAssertEqual(expected.status, 0, expected.stderr)
+        for name in ["/dev/stdout", "/proc/self/fd/1"] {
+            let result = try runShell("\"$T\" victim.mov -o \(name) -y -q > out.raw")
+            XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
+            XCTAssertEqual(bytes("out.raw"), expected.stdout, name)
+        }
+        guard access("/usr/bin/unshare", X_OK) == 0, getuid() == 0 else {
+            throw XCTSkip("the mount-namespace half needs unshare and root")
+        }
+        let script = "unshare --mount sh -c 'mount -t tmpfs tmpfs /dev && ln -s /proc/self/fd/1 /dev/stdout"
+            + " && mknod /dev/null c 1 3 && \"$0\" victim.mov -o /dev/stdout -y -q > ns.raw && readlink /dev/stdout >&2' \"$T\""
+        let result = try runShell(script)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(bytes("ns.raw"), expected.stdout, "the output must reach the file stdout names")
+        XCTAssertTrue(result.stderr.contains("/proc/self/fd/1"), "/dev/stdout must stay a link: \(result.stderr)")
+    }
+
+    /// `--save DIR -y` never replaces an input that lives in DIR under a
+    /// frame's name: the clip, or a LUT.
+    func testSaveNeverReplacesAnInputInItsFolder() throws {
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("s"), withIntermediateDirectories: true)
+        let lut = Data("LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n".utf8)
+        FileManager.default.createFile(atPath: directory.appendingPathComponent("s/frame-000001.exr").path, contents: lut)
+        try copy("hq.mov", to: "s/frame-000000.png")
+        let cases: [[String]] = [
+            ["victim.mov", "--effect", "lut:s/frame-000001.exr", "--save", "s", "-y", "-q"],
+            ["s/frame-000000.png", "--save", "s", "--save-format", "png", "-y", "-q"],
+            ["s/frame-000000.png", "--save", "./s/", "--save-format", "png", "-y", "-q", "--frames", "1"],
+        ]
+        for arguments in cases {
+            let result = try runTool(arguments, in: directory)
+            XCTAssertEqual(result.status, usage, "\(arguments): \(result.stderr)")
+            assertSingleError(result, mentions: ["--save", "frame-00000"], "\(arguments)")
+            XCTAssertEqual(bytes("s/frame-000001.exr"), lut, "\(arguments): the LUT changed")
+            XCTAssertEqual(bytes("s/frame-000000.png"), FileManager.default.contents(atPath: Repo.fixture("hq.mov")), "\(arguments)")
+            XCTAssertEqual(try entries("s"), ["frame-000000.png", "frame-000001.exr"], "\(arguments): nothing may be written")
+        }
+    }
+
+    /// `-o link -y` where link is a symlink to a regular file: the link
+    /// stays, and the file it points to gets the output.
+    func testAnOutputThroughASymlinkReplacesItsTarget() throws {
+        FileManager.default.createFile(atPath: directory.appendingPathComponent("target.raw").path, contents: Data("old".utf8))
+        XCTAssertEqual(symlink("target.raw", directory.appendingPathComponent("link.raw").path), 0)
+        let expected = try runTool(["victim.mov", "-o", "-", "-q"], in: directory)
+        let result = try runTool(["victim.mov", "-o", "link.raw", "-y", "-q"], in: directory)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(bytes("target.raw"), expected.stdout)
+        let link = try FileManager.default.destinationOfSymbolicLink(atPath: directory.appendingPathComponent("link.raw").path)
+        XCTAssertEqual(link, "target.raw")
+    }
+
     /// Outputs to /dev/null share it harmlessly.
     func testOutputsMayShareTheNullDevice() throws {
         let result = try runTool(["victim.mov", "-o", "/dev/null", "--framemd5", "/dev/null", "-q"], in: directory)

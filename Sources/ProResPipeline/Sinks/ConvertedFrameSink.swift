@@ -86,13 +86,21 @@ public final class FrameSaver: ConvertedFrameSink {
         guard let names = Directories.names(directory) else {
             throw ProResDecodeError.output(path: directory, reason: "cannot list the directory (\(String(cString: strerror(errno))))")
         }
+        return names.sorted().first { name in frameIndex(name, format: format).map(frames.contains) ?? false }
+    }
+
+    /// Whether `name` is one a save of any frame in `format` writes.
+    public static func isFrameFileName(_ name: String, format: Format) -> Bool {
+        frameIndex(name, format: format) != nil
+    }
+
+    /// The source index a frame file's name says, nil for any other name.
+    private static func frameIndex(_ name: String, format: Format) -> Int? {
         let suffix = "." + format.rawValue
-        return names.sorted().first { name in
-            guard name.hasPrefix("frame-"), name.hasSuffix(suffix) else { return false }
-            let digits = name.dropFirst(6).dropLast(suffix.count)
-            guard digits.count >= 6, digits.allSatisfy(\.isASCII), let index = Int(digits) else { return false }
-            return frames.contains(index) && name == fileName(index: index, format: format)
-        }
+        guard name.hasPrefix("frame-"), name.hasSuffix(suffix) else { return nil }
+        let digits = name.dropFirst(6).dropLast(suffix.count)
+        guard digits.count >= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(digits) else { return nil }
+        return name == fileName(index: index, format: format) ? index : nil
     }
 
     public static func fileName(index: Int, format: Format) -> String {

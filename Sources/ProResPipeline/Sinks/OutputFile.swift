@@ -12,19 +12,31 @@ import ProResGPU
 /// runs racing for it exactly one wins). `discard()` (or a signal, via
 /// `TemporaryFiles`) removes it. A missing parent directory is made (and
 /// taken back if nothing is published in it). Special files (`/dev/null`,
-/// pipes) and stdout (`-`) are written directly.
+/// pipes), stdout (`-`) and names of open descriptors (`/dev/stdout`,
+/// `/proc/self/fd/N`: `DescriptorNames`) are written directly, in place;
+/// nothing is ever renamed over them. A symlink to a regular file keeps its
+/// link: the file it points to is the one replaced.
 public final class OutputFile {
     public let path: String
     private var fd: Int32
     private let temporaryPath: String?
+    /// Where the temporary is published: `path`, or the file a symlink at `path` points to.
+    private let publishedPath: String
     private let overwrite: Bool
     private var closed = false
 
     public init(path: String, overwrite: Bool) throws {
         self.path = path
         self.overwrite = overwrite
+        publishedPath = Self.linkTarget(path) ?? path
         if path == "-" {
             fd = STDOUT_FILENO
+            temporaryPath = nil
+            return
+        }
+        if let descriptor = DescriptorNames.descriptor(path) {
+            fd = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+            guard fd >= 0 else { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno))) }
             temporaryPath = nil
             return
         }
@@ -46,14 +58,26 @@ public final class OutputFile {
                 return
             }
         }
-        try Self.makeParent(of: path)
-        guard let temporary = Publish.temporaryFile(beside: path) else {
+        try Self.makeParent(of: publishedPath)
+        guard let temporary = Publish.temporaryFile(beside: publishedPath) else {
             let reason = String(cString: strerror(errno))
             TemporaryFiles.shared.removeEmptyMadeDirectories()
             throw ProResDecodeError.output(path: path, reason: reason)
         }
         fd = temporary.fd
         temporaryPath = temporary.path
+    }
+
+    /// The real path of the regular file a symlink at `path` points to; nil
+    /// when `path` is no symlink, or its target is missing or no regular file.
+    private static func linkTarget(_ path: String) -> String? {
+        var info = stat()
+        guard PathBytes.withCString(path, { lstat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFLNK,
+              PathBytes.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let real = PathBytes.withCString(path, { realpath($0, nil) })
+        else { return nil }
+        defer { free(real) }
+        return PathBytes.string(cString: real)
     }
 
     /// `mkdir -p` of the directory part, as `--save` and `--previews` do for
@@ -117,7 +141,7 @@ public final class OutputFile {
             Self.remove(temporaryPath)
             throw ProResDecodeError.output(path: path, reason: String(cString: strerror(closeError)))
         }
-        do { try Publish.publish(temporaryPath, as: path, replacing: overwrite) } catch {
+        do { try Publish.publish(temporaryPath, as: publishedPath, replacing: overwrite, shownAs: path) } catch {
             TemporaryFiles.shared.removeEmptyMadeDirectories()
             throw error
         }

@@ -31,7 +31,8 @@ public enum Publish {
 
     /// Gives `temporary` the name `path`; the temporary is gone either way.
     /// Throws `outputExists` when not replacing and the name is taken.
-    public static func publish(_ temporary: String, as path: String, replacing: Bool) throws {
+    /// `shownAs` names the output in errors when `path` is a symlink's target.
+    public static func publish(_ temporary: String, as path: String, replacing: Bool, shownAs shown: String? = nil) throws {
         defer {
             _ = PathBytes.withCString(temporary) { unlink($0) }
             TemporaryFiles.shared.unregister(temporary)
@@ -41,8 +42,8 @@ public enum Publish {
         }
         switch failure {
         case 0: return
-        case EEXIST: throw ProResDecodeError.outputExists(path: path)
-        default: throw ProResDecodeError.output(path: path, reason: String(cString: strerror(failure)))
+        case EEXIST: throw ProResDecodeError.outputExists(path: shown ?? path)
+        default: throw ProResDecodeError.output(path: shown ?? path, reason: String(cString: strerror(failure)))
         }
     }
 
