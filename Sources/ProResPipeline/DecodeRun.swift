@@ -395,6 +395,11 @@ public final class DecodeRun: @unchecked Sendable {
         // On failure not before the session stopped: the next file's clock
         // must not run while this one's dropped frames still hold the decoder.
         defer { endInput() }
+        // A frame of another picture format ends the input there: every
+        // frame before it is decoded and delivered, so a stream output
+        // (stdout) holds exactly those frames, whatever the decoder and
+        // threads, before the run fails.
+        var formatChange: Error?
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
             while options.frames.map({ fed.read < $0 }) ?? true, let sample = try Trace.span("next sample", { try source.nextSample() }) {
@@ -403,7 +408,10 @@ public final class DecodeRun: @unchecked Sendable {
                     fed.skippedLate.append(sample.index)
                     continue
                 }
-                try Self.checkPictureFormat(sample, against: format)
+                do { try Self.checkPictureFormat(sample, against: format) } catch {
+                    formatChange = error
+                    break
+                }
                 try Trace.span("sample queued") { try session.decode(sample) }
             }
             endInput()
@@ -413,6 +421,7 @@ public final class DecodeRun: @unchecked Sendable {
             try gpuStage?.get().drain()
             pacer?.finish()
             fed.pacing = try presenter?.get()
+            if let formatChange { throw formatChange }
         } catch {
             pacer?.cancel()
             session.cancel()

@@ -36,4 +36,31 @@ final class DamagedInputExitTests: XCTestCase {
             XCTAssertNil(page.range(of: "=\"[^\"]*\\b\(word)\\b", options: [.regularExpression, .caseInsensitive]), "\(word) in:\n\(page)")
         }
     }
+
+    /// A picture-format change mid-stream (exit 7) after 40 good frames:
+    /// stdout, which cannot be taken back, holds exactly those 40 frames,
+    /// whole, with every decoder and thread count; a file output is not left.
+    func testAFormatChangeLeavesExactlyTheFramesBeforeItOnStdout() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let stream = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores"))))
+        let size = Int(stream[0]) << 24 | Int(stream[1]) << 16 | Int(stream[2]) << 8 | Int(stream[3])
+        let good = Array(stream[0..<size])
+        var resized = good
+        resized[16...19] = [0, 100, 0, 50]  // 100x50, big-endian width and height
+        let clip = dir.appendingPathComponent("change.prores")
+        try Data(Array([[UInt8]](repeating: good, count: 40).joined()) + resized + Array([[UInt8]](repeating: good, count: 5).joined()))
+            .write(to: clip)
+        // yuv422p10le, 192x112: luma 192*112 and two 96*112 chroma planes, 2 bytes each.
+        let frameBytes = (192 * 112 + 2 * 96 * 112) * 2
+        for decoder in ["cpu", "ffmpeg", "gpu"] {
+            for threads in ["1", "2"] {
+                let result = try runTool([clip.path, "-o", "-", "-q", "--decoder", decoder, "--threads", threads], timeout: 120)
+                Hostile.assertExit(result, 7, "\(decoder) \(threads)")
+                XCTAssertEqual(result.stdout.count, 40 * frameBytes, "\(decoder) --threads \(threads)")
+            }
+        }
+        let file = try runTool([clip.path, "-o", dir.appendingPathComponent("out.raw").path, "-q"], timeout: 120)
+        Hostile.assertExit(file, 7, "-o out.raw")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.raw").path))
+    }
 }
