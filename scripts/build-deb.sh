@@ -32,6 +32,9 @@ ROOT=$WORK/root
 make --no-print-directory install BIN="$BIN" DESTDIR="$ROOT" PREFIX=/usr >/dev/null
 strip --strip-unneeded "$ROOT/usr/bin/prores-decode"
 gzip -9 -n "$ROOT/usr/share/man/man1/prores-decode.1"
+# Debian keeps each package's licence in /usr/share/doc/PACKAGE/copyright.
+install -d "$ROOT/usr/share/doc/prores-decode"
+cat NOTICE LICENSE >"$ROOT/usr/share/doc/prores-decode/copyright"
 
 # dpkg-shlibdeps wants a source package around the binary: a minimal one.
 mkdir -p "$WORK/src/debian"

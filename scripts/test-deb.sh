@@ -71,6 +71,10 @@ echo "ok: $version"
 page=$(inside env MANWIDTH=80 man prores-decode 2>&1) || fail "man prores-decode failed: $page"
 grep -q '^PRORES-DECODE(1)' <<<"$page" && grep -q -- '--framemd5' <<<"$page" || fail "man prores-decode shows no page"
 echo "ok: man prores-decode ($(wc -l <<<"$page") lines)"
+copyright=$(inside cat /usr/share/doc/prores-decode/copyright) || fail "the package has no /usr/share/doc/prores-decode/copyright"
+grep -q 'Apache License' <<<"$copyright" && grep -q 'Version 2.0, January 2004' <<<"$copyright" \
+    && grep -q 'GNU Lesser General Public License' <<<"$copyright" || fail "the copyright file lacks the Apache-2.0 text or FFmpeg's LGPL notice"
+echo "ok: copyright names Apache-2.0 and FFmpeg's LGPL"
 
 expected=$(ffmpeg -v error -i "$CLIP" -f framemd5 - | grep -v '^#' | awk -F', *' '{print $NF}')
 [ -n "$expected" ] || fail "the host's ffmpeg gave no framemd5"

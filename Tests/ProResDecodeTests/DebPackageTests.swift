@@ -15,7 +15,8 @@ final class DebPackageTests: XCTestCase {
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         let version = try XCTUnwrap(try runTool(["--version"]).stdoutText.split(separator: "\n").first)
         for expected in ["ok: " + version, "ok: --decoder cpu framemd5 equals ffmpeg's (5 frames)",
-                         "ok: --decoder gpu framemd5 equals ffmpeg's (5 frames)", "ok: check of an http URL passes"] {
+                         "ok: --decoder gpu framemd5 equals ffmpeg's (5 frames)", "ok: check of an http URL passes",
+                         "ok: copyright names Apache-2.0 and FFmpeg's LGPL"] {
             XCTAssertTrue(lines.contains(expected), "missing '\(expected)' in:\n\(result.stdoutText)")
         }
         XCTAssertTrue(lines.contains { $0.hasPrefix("ok: man prores-decode") }, result.stdoutText)
