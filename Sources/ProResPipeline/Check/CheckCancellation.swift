@@ -116,6 +116,40 @@ final class CheckCancellation: @unchecked Sendable {
         return try outcome.get()
     }
 
+    /// `body` (opening the file) on a thread of its own, waited for until it
+    /// returns or the file is stopped; a body still running `grace` seconds
+    /// after that is left to end in the background (a URL's reading stops
+    /// at its interrupt; what it opens is then released) and `.interrupted`
+    /// is thrown. Why: a server may hold libavformat past the interrupt (a
+    /// name lookup, the wait before a reconnect), and the verdict does not
+    /// wait for it.
+    func bounded<T>(label: String, grace: Double = 0.1, _ body: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Handed<T>()
+        startWorkerThread("prores-decode.check-open", { outcome.set(Result { try FFmpegLog.withContext(label) { try body() } }) },
+                          finished: { done.signal() })
+        while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            guard reason != nil else { continue }
+            if done.wait(timeout: .now() + grace) == .success { break }
+            throw ProResDecodeError.interrupted
+        }
+        return try outcome.get()
+    }
+
+    /// A value handed from the thread that made it.
+    private final class Handed<T>: @unchecked Sendable {
+        // @unchecked: `result` is touched only under `lock`.
+        private let lock = NSLock()
+        private var result: Result<T, Error>?
+        func set(_ value: Result<T, Error>) { lock.lock(); result = value; lock.unlock() }
+        func get() throws -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let result else { throw ProResDecodeError.interrupted }
+            return try result.get()
+        }
+    }
+
     /// The check is over; the decoder is free unless a run was left behind.
     func finish() {
         lock.lock()
