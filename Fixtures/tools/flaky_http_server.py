@@ -20,6 +20,8 @@ prefix. It listens on 127.0.0.1 only, on a free port it prints on stdout.
   /replaced/NAME    the file, with ETag and Last-Modified: a HEAD for NAME
                     before any GET gets the old object's, every other request
                     the new one's (an object replaced right after that HEAD)
+  /changing/NAME    the file, each reply with an ETag of its own (an object
+                    replaced again and again while it is read)
 
 Usage: flaky_http_server.py DIRECTORY
 """
@@ -59,7 +61,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        match = re.fullmatch(r"/(ok|flaky503|down|count|drop|redirect|missing|forbidden|silent|trickle|slowbody|gzip|loop|replaced)/(.+)",
+        match = re.fullmatch(r"/(ok|flaky503|down|count|drop|redirect|missing|forbidden|silent|trickle|slowbody|gzip|loop|replaced|changing)/(.+)",
                              self.path.split("?")[0])
         if not match:
             return self.send_error(404)
@@ -130,6 +132,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = end - start + 1
         if kind == "gzip":
             self.send_header("Content-Encoding", "gzip")
+        if kind == "changing":
+            self.send_header("ETag", '"v%d"' % seen("changing " + name))
         if kind == "replaced":
             if body:
                 seen("get " + name)

@@ -107,4 +107,20 @@ final class CheckNetworkTests: XCTestCase {
         let again = try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)
         XCTAssertEqual(again["carried"] as? Bool, true, "\(again); \(resumed.stderr)")
     }
+
+    /// Replies whose validators disagree (the object changed while it was
+    /// read): no source is recorded, and a resume checks the file again.
+    func testAnObjectChangingWhileReadRecordsNoSource() throws {
+        let (server, _) = try served()
+        let out = try makeTemporaryDirectory(self)
+        let url = server.base + "/changing/hq.mov"
+        let first = out.appendingPathComponent("first.json"), second = out.appendingPathComponent("second.json")
+        let checked = try runTool(["check", url, "--decoder", "cpu", "--report", first.path], timeout: 120)
+        XCTAssertEqual(checked.status, 0, checked.stderr)
+        let file = try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: first)).first)
+        XCTAssertTrue(file["source"] is NSNull, "the replies disagree: \(file["source"] ?? "absent")")
+        let resumed = try runTool(["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 120)
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertNil(try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)["carried"])
+    }
 }
