@@ -20,6 +20,7 @@ prefix. It listens on 127.0.0.1 only, on a free port it prints on stdout.
   /replaced/NAME    the file, with ETag and Last-Modified: a HEAD for NAME
                     before any GET gets the old object's, every other request
                     the new one's (an object replaced right after that HEAD)
+  /slowhead/NAME    the file with an ETag; a HEAD's reply one byte a second
   /changing/NAME    the file, each reply with an ETag of its own (an object
                     replaced again and again while it is read)
 
@@ -61,7 +62,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        match = re.fullmatch(r"/(ok|flaky503|down|count|drop|redirect|missing|forbidden|silent|trickle|slowbody|gzip|loop|replaced|changing)/(.+)",
+        match = re.fullmatch(r"/(ok|flaky503|down|count|drop|redirect|missing|forbidden|silent|trickle|slowbody|gzip|loop|replaced|changing|slowhead)/(.+)",
                              self.path.split("?")[0])
         if not match:
             return self.send_error(404)
@@ -78,6 +79,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 data = f.read()
             head = ("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(data)).encode()
             for byte in head + data:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(1)
+            return
+        if kind == "slowhead" and not body:
+            head = b'HTTP/1.1 200 OK\r\nETag: "slow"\r\nContent-Length: 1\r\n\r\n'
+            for byte in head:
                 self.wfile.write(bytes([byte]))
                 self.wfile.flush()
                 time.sleep(1)
@@ -132,6 +140,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = end - start + 1
         if kind == "gzip":
             self.send_header("Content-Encoding", "gzip")
+        if kind == "slowhead":
+            self.send_header("ETag", '"slow"')
         if kind == "changing":
             self.send_header("ETag", '"v%d"' % seen("changing " + name))
         if kind == "replaced":

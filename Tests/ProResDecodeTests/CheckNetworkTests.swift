@@ -123,4 +123,21 @@ final class CheckNetworkTests: XCTestCase {
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertNil(try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)["carried"])
     }
+
+    /// A resume asks a URL's server for its validators with a HEAD request:
+    /// one trickling its reply a byte a second is given up after 10 s in
+    /// all, and the file is checked again.
+    func testAResumesHeadRequestIsBoundedInAll() throws {
+        let (server, _) = try served()
+        let out = try makeTemporaryDirectory(self)
+        let url = server.base + "/slowhead/hq.mov"
+        let first = out.appendingPathComponent("first.json"), second = out.appendingPathComponent("second.json")
+        let checked = try runTool(["check", url, "--decoder", "cpu", "--report", first.path], timeout: 120)
+        XCTAssertEqual(checked.status, 0, checked.stderr)
+        let started = Date()
+        let resumed = try runTool(["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 60)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 12, "the HEAD's 10 s and the check")
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertNil(try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)["carried"])
+    }
 }
