@@ -288,9 +288,9 @@ public final class AssetReader: SampleSource {
     /// done), a redirect loop ("Input/output error" in libavformat's words).
     private static func networkReason(_ status: Int32, _ activity: HTTPActivity) -> String? {
         if let problem = activity.bodyProblem { return problem }
-        if activity.wasStopped { return "stopped: \(activity.stall)" }
+        if activity.wasStopped { return "stopped" + (activity.stall.map { ": " + $0 } ?? "") }
         // libavformat's rw_timeout: which step the server left undone so long.
-        if status == pd_averror(ETIMEDOUT) { return activity.stall }
+        if status == pd_averror(ETIMEDOUT) { return activity.stallNow }
         if status == pd_averror(EIO), let redirects = activity.redirectProblem { return redirects }
         return nil
     }

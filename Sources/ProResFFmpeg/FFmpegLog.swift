@@ -130,7 +130,9 @@ public enum FFmpegLog {
         state.lock.lock()
         let outer = state.activities.updateValue(activity, forKey: thread)
         state.lock.unlock()
+        activity.enter()
         defer {
+            activity.leave()
             state.lock.lock()
             state.activities[thread] = outer
             state.lock.unlock()

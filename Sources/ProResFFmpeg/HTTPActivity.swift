@@ -33,6 +33,10 @@ public final class HTTPActivity: @unchecked Sendable {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     /// The URL opened, against which relative redirects are resolved.
     private var opened = ""
+    /// libavformat calls on the URL under way (`FFmpegLog.recording`).
+    private var busy = 0
+    /// What the server had not done when the stop reached libavformat.
+    private var stallWhenStopped: String?
 
     /// One reply: its status and the headers that matter here.
     struct Response {
@@ -105,10 +109,24 @@ public final class HTTPActivity: @unchecked Sendable {
     }
 
     /// What the server had not done when the reading was stopped, in words:
-    /// "connect timed out", "the server sent no reply header in 2 s", ….
-    public var stall: String {
+    /// "connect timed out", "the server sent no reply header in 2 s", …;
+    /// nil when the stop found no read of the URL under way (the time went
+    /// to decoding, not to the server).
+    public var stall: String? {
         lock.lock()
         defer { lock.unlock() }
+        return stallWhenStopped ?? (busy > 0 ? describeStall() : nil)
+    }
+
+    /// What the server has left undone, in the words of `stall`, whether or not a read is under way.
+    public var stallNow: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return describeStall()
+    }
+
+    /// The caller holds `lock`.
+    private func describeStall() -> String {
         let now = monotonicNanoseconds()
         func seconds(since start: UInt64?) -> String { JSON.number(Double(now - (start ?? started)) / 1e9, digits: 1) + " s" }
         if let undecodableBody { return undecodableBody }
@@ -149,8 +167,17 @@ public final class HTTPActivity: @unchecked Sendable {
         let undecodable = undecodableBody != nil
         lock.unlock()
         // A body that does not inflate never will: libavformat would retry it until the deadline.
-        return undecodable || isStopped()
+        if undecodable { return true }
+        guard isStopped() else { return false }
+        lock.lock()
+        if stallWhenStopped == nil { stallWhenStopped = describeStall() }
+        lock.unlock()
+        return true
     }
+
+    /// A libavformat call on the URL begins or ends.
+    func enter() { lock.lock(); busy += 1; lock.unlock() }
+    func leave() { lock.lock(); busy -= 1; lock.unlock() }
 
     /// A request was sent: the connection is up.
     func requestSent() {

@@ -60,8 +60,8 @@ enum FileChecker {
             switch cancellation.reason {
             case .interrupted?: throw ProResDecodeError.interrupted
             case .timedOut?:
-                // For a URL, what the server had not done by then.
-                let cause = activity.map { ": " + $0.stall } ?? ""
+                // For a URL waited on, what the server had not done by then.
+                let cause = activity?.stall.map { ": " + $0 } ?? ""
                 return .error(input, "timed out after \(JSON.number(options.timeout, digits: 3)) s\(cause)", format: format, seconds: elapsed())
             case nil: return nil
             }
