@@ -147,11 +147,15 @@ final class CheckCancellation: @unchecked Sendable {
     /// is thrown. Why: a server may hold libavformat past the interrupt (a
     /// name lookup, the wait before a reconnect), and the verdict does not
     /// wait for it.
-    func bounded<T>(label: String, grace: Double = 0.1, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    /// The thread is pinned to `cpus`, as the checking thread is: what the
+    /// open allocates is first touched on the device's node.
+    func bounded<T>(label: String, cpus: [Int]?, grace: Double = 0.1, _ body: @escaping @Sendable () throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
         let outcome = Handed<T>()
-        startWorkerThread("prores-decode.check-open", { outcome.set(Result { try FFmpegLog.withContext(label) { try body() } }) },
-                          finished: { done.signal() })
+        startWorkerThread("prores-decode.check-open", {
+            if let cpus { _ = pinCurrentThread(to: cpus) }
+            outcome.set(Result { try FFmpegLog.withContext(label) { try body() } })
+        }, finished: { done.signal() })
         while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
             guard reason != nil else { continue }
             if done.wait(timeout: .now() + grace) == .success { break }

@@ -74,7 +74,7 @@ enum FileChecker {
             source = try Trace.span("source opened") {
                 if let ahead = try? opened?.get() { return ahead }
                 let location = input.location
-                return try cancellation.bounded(label: input.path) {
+                return try cancellation.bounded(label: input.path, cpus: decoder.shared?.placement.cpus) {
                     try openSampleSource(location, retried: { retries.add($0) }, activity: activity)
                 }
             }
