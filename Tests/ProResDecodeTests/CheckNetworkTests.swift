@@ -140,4 +140,34 @@ final class CheckNetworkTests: XCTestCase {
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertNil(try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)["carried"])
     }
+
+    /// A listener whose queue is full takes no more connections: a connect
+    /// to it waits (its SYNs dropped) until the deadline, which names it.
+    func testAConnectThatNeverCompletesIsNamed() throws {
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        listener.arguments = ["-c", """
+            import socket, time
+            l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)
+            held = []
+            for _ in range(4):
+                c = socket.socket(); c.setblocking(False)
+                try: c.connect(l.getsockname())
+                except BlockingIOError: pass
+                held.append(c)
+            time.sleep(0.5)
+            print(l.getsockname()[1], flush=True)
+            time.sleep(600)
+            """]
+        let out = Pipe()
+        listener.standardOutput = out
+        try listener.run()
+        defer { listener.terminate(); listener.waitUntilExit() }
+        let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try XCTUnwrap(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "the listener printed no port")
+        let (file, seconds, stderr) = try checkTimed("http://127.0.0.1:\(port)/hq.mov")
+        XCTAssertEqual(file["status"] as? String, "error", "\(file)")
+        XCTAssertTrue((file["reason"] as? String ?? "").hasPrefix("timed out after 2 s: connect timed out after 2"), "\(file)")
+        XCTAssertLessThanOrEqual(seconds, 3, stderr)
+    }
 }
