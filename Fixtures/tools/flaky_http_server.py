@@ -11,6 +11,18 @@ prefix. It listens on 127.0.0.1 only, on a free port it prints on stdout.
   /redirect/NAME    302 to /ok/NAME
   /missing/NAME     404
   /forbidden/NAME   403
+  /silent/NAME      reads the request and never answers
+  /trickle/NAME     the whole reply, status line first, one byte a second
+  /slowbody/NAME    the reply header at once, then the body one byte a second
+  /gzip/NAME        the file, falsely labelled Content-Encoding: gzip
+  /loop/NAME        302 to itself
+  /chain/K/NAME     302 to /chain/K+1/NAME, without end
+  /replaced/NAME    the file, with ETag and Last-Modified: a HEAD for NAME
+                    before any GET gets the old object's, every other request
+                    the new one's (an object replaced right after that HEAD)
+  /slowhead/NAME    the file with an ETag; a HEAD's reply one byte a second
+  /changing/NAME    the file, each reply with an ETag of its own (an object
+                    replaced again and again while it is read)
 
 Usage: flaky_http_server.py DIRECTORY
 """
@@ -19,6 +31,7 @@ import os
 import re
 import sys
 import threading
+import time
 
 ROOT = sys.argv[1]
 counts = {}
@@ -42,10 +55,47 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.respond(body=True)
 
     def respond(self, body):
-        match = re.fullmatch(r"/(ok|flaky503|down|count|drop|redirect|missing|forbidden)/(.+)", self.path.split("?")[0])
+        chain = re.fullmatch(r"/chain/(\d+)/(.+)", self.path)
+        if chain:
+            self.send_response(302)
+            self.send_header("Location", "/chain/%d/%s" % (int(chain.group(1)) + 1, chain.group(2)))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        match = re.fullmatch(r"/(ok|flaky503|down|count|drop|redirect|missing|forbidden|silent|trickle|slowbody|gzip|loop|replaced|changing|slowhead)/(.+)",
+                             self.path.split("?")[0])
         if not match:
             return self.send_error(404)
         kind, name = match.groups()
+        if kind == "silent":
+            # Holds the connection open, saying nothing, until the client leaves.
+            while self.rfile.read(1):
+                pass
+            self.close_connection = True
+            return
+        if kind == "trickle":
+            path = os.path.join(ROOT, name)
+            with open(path, "rb") as f:
+                data = f.read()
+            head = ("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(data)).encode()
+            for byte in head + data:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(1)
+            return
+        if kind == "slowhead" and not body:
+            head = b'HTTP/1.1 200 OK\r\nETag: "slow"\r\nContent-Length: 1\r\n\r\n'
+            for byte in head:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(1)
+            return
+        if kind == "loop":
+            self.send_response(302)
+            self.send_header("Location", "/loop/" + name)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if kind == "missing":
             return self.send_error(404)
         if kind == "forbidden":
@@ -88,6 +138,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             self.send_response(200)
         length = end - start + 1
+        if kind == "gzip":
+            self.send_header("Content-Encoding", "gzip")
+        if kind == "slowhead":
+            self.send_header("ETag", '"slow"')
+        if kind == "changing":
+            self.send_header("ETag", '"v%d"' % seen("changing " + name))
+        if kind == "replaced":
+            if body:
+                seen("get " + name)
+            with lock:
+                old = not body and counts.get("get " + name, 0) == 0
+            self.send_header("ETag", '"old"' if old else '"new"')
+            self.send_header("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT" if old else "Tue, 02 Jan 2024 00:00:00 GMT")
         self.send_header("Accept-Ranges", "bytes")
         self.send_header("Content-Length", str(length))
         self.send_header("Content-Type", "application/octet-stream")
@@ -97,6 +160,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(path, "rb") as f:
             f.seek(start)
             data = f.read(length)
+        if kind == "slowbody":
+            for i in range(len(data)):
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(1)
+            return
         if kind == "drop" and seen("drop " + name) == 1:
             self.wfile.write(data[: max(1, length // 2)])
             self.wfile.flush()

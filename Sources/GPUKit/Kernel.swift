@@ -228,7 +228,8 @@ public final class KernelCache: @unchecked Sendable {
     public func kernel(_ interface: KernelInterface) throws -> Kernel {
         let key = interface.variantKey
         lock.lock()
-        while building.contains(key) { lock.wait() }
+        // Another thread's build: its time is not this caller's (`SharedWaits`).
+        if building.contains(key) { SharedWaits.waiting { while building.contains(key) { lock.wait() } } }
         if let made = kernels[key] {
             lock.unlock()
             return made

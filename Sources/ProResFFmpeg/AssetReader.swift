@@ -29,6 +29,8 @@ public final class AssetReader: SampleSource {
     /// The error FFmpeg logged while reading the header of a file it still
     /// opened ("Sample size 1073741824 is too large": its table stops there).
     private var headerComplaint: String?
+    /// A URL's requests and replies, and its interrupt (nil for anything else).
+    public let activity: HTTPActivity?
     var readsDirectly: Bool { direct != nil }
 
     /// `localPath`: the file behind `url`, when it is one, for direct reads.
@@ -64,9 +66,10 @@ public final class AssetReader: SampleSource {
     }
 
     private init(open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
-                 displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?) throws {
+                 displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?, activity: HTTPActivity? = nil) throws {
         self.displayPath = displayPath
         self.pipe = pipe
+        self.activity = activity
         var context: UnsafeMutablePointer<AVFormatContext>?
         FFmpegLog.clear()
         let status = open(&context)
@@ -86,6 +89,10 @@ public final class AssetReader: SampleSource {
             if let said { reason += " (FFmpeg: \(said))" }
             if pipe != nil, said?.contains("moov atom not found") ?? false {
                 reason += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
+            }
+            if let activity {
+                activity.watch(nil)
+                if let network = Self.networkReason(status, activity) { reason = network }
             }
             throw ProResDecodeError.inputUnreadable(path: displayPath, reason: reason)
         }
@@ -208,6 +215,7 @@ public final class AssetReader: SampleSource {
             // From a pipe a MOV with its moov last cannot seek back to its
             // media: the failed read is that, and the fix is faststart.
             let movFromPipe = pipe != nil && (context.pointee.iformat.map { String(cString: $0.pointee.name).contains("mov") } ?? false)
+            activity?.watch(nil)
             Self.close(context, customIO: pipe != nil)
             self.context = nil
             throw Self.explained(error, localPath: localPath, readProblem: movFromPipe ? nil : readProblem.map { "damaged container: \($0)" }
@@ -237,6 +245,7 @@ public final class AssetReader: SampleSource {
     }
 
     deinit {
+        activity?.watch(nil)
         if let context { Self.close(context, customIO: pipe != nil) }
     }
 
@@ -272,6 +281,18 @@ public final class AssetReader: SampleSource {
         }
         if let readProblem { return ProResDecodeError.inputUnreadable(path: path, reason: readProblem) }
         return error
+    }
+
+    /// A URL's failure in words where libavformat's are bare: a body that
+    /// does not inflate, a stop at the deadline (what the server had not
+    /// done), a redirect loop ("Input/output error" in libavformat's words).
+    private static func networkReason(_ status: Int32, _ activity: HTTPActivity) -> String? {
+        if let problem = activity.bodyProblem { return problem }
+        if activity.wasStopped { return "stopped" + (activity.stall.map { ": " + $0 } ?? "") }
+        // libavformat's rw_timeout: which step the server left undone so long.
+        if status == pd_averror(ETIMEDOUT) { return activity.stallNow }
+        if status == pd_averror(EIO), let redirects = activity.redirectProblem { return redirects }
+        return nil
     }
 
     /// Ticks from one frame's timestamp to the next, when both have one.
@@ -371,7 +392,7 @@ public final class AssetReader: SampleSource {
             let start = monotonicNanoseconds()
             guard let packet = av_packet_alloc() else { throw ProResDecodeError.decoderUnavailable("out of memory") }
             FFmpegLog.clear()
-            let status = av_read_frame(context, packet)
+            let status = FFmpegLog.recording(activity) { av_read_frame(context, packet) }
             if status < 0 {
                 freePacket(packet)
                 if status == PD_AVERROR_EOF { return nil }
@@ -386,7 +407,8 @@ public final class AssetReader: SampleSource {
                     readProblem = "frame \(nextIndex) cannot be read: the container states a size for it larger than memory allows (a damaged sample table?)\(said)"
                     return nil
                 }
-                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "frame \(nextIndex) cannot be read: \(FFmpegError(status))\(said)")
+                let why = activity.flatMap { Self.networkReason(status, $0) } ?? "\(FFmpegError(status))\(said)"
+                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "frame \(nextIndex) cannot be read: \(why)")
             }
             guard packet.pointee.stream_index == stream.pointee.index else {
                 freePacket(packet)
@@ -450,7 +472,7 @@ public final class AssetReader: SampleSource {
         }
         if target < timestampByIndex.count, let context {
             pending.removeAll()
-            let status = av_seek_frame(context, stream.pointee.index, timestampByIndex[target], AVSEEK_FLAG_BACKWARD)
+            let status = FFmpegLog.recording(activity) { av_seek_frame(context, stream.pointee.index, timestampByIndex[target], AVSEEK_FLAG_BACKWARD) }
             if status >= 0 {
                 nextIndex = target
                 // The demuxer lands at or before the target: drop what precedes it.
@@ -551,24 +573,35 @@ public struct URLOpening: Sendable {
 
 extension AssetReader {
     /// Opens `url` as `URLOpening` says; `retried` hears each failed try
-    /// that is tried again, in words.
+    /// that is tried again, in words. `activity` follows the requests and
+    /// replies and stops them (`HTTPActivity`); its reader keeps it.
     public static func open(url: String, displayPath: String, track: Int?, opening: URLOpening = URLOpening(),
-                            retried: ((String) -> Void)? = nil) throws -> AssetReader {
+                            activity: HTTPActivity = HTTPActivity(), retried: ((String) -> Void)? = nil) throws -> AssetReader {
         var delay = opening.firstDelay, attempt = 0
         while true {
             attempt += 1
+            activity.begin(url)
             var status: Int32 = 0
             do {
-                return try AssetReader(open: { context in
-                    var dictionary: OpaquePointer?
-                    for (key, value) in opening.options { av_dict_set(&dictionary, key, value, 0) }
-                    status = PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, &dictionary) }
-                    av_dict_free(&dictionary)
-                    return status
-                }, displayPath: displayPath, track: track, pipe: nil, localPath: nil)
-            } catch let ProResDecodeError.inputUnreadable(_, reason) where attempt < opening.attempts && URLOpening.isTransient(status) {
+                return try FFmpegLog.recording(activity) {
+                    try AssetReader(open: { context in
+                        context = avformat_alloc_context()
+                        guard let allocated = context else { return PD_AVERROR_ENOMEM }
+                        allocated.pointee.interrupt_callback = activity.interruptCallback
+                        activity.watch(allocated)
+                        var dictionary: OpaquePointer?
+                        for (key, value) in opening.options { av_dict_set(&dictionary, key, value, 0) }
+                        status = PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, &dictionary) }
+                        av_dict_free(&dictionary)
+                        return status
+                    }, displayPath: displayPath, track: track, pipe: nil, localPath: nil, activity: activity)
+                }
+            } catch let ProResDecodeError.inputUnreadable(_, reason) where attempt < opening.attempts && URLOpening.isTransient(status)
+                        && !activity.wasStopped && activity.bodyProblem == nil && activity.redirectProblem == nil {
                 retried?("try \(attempt) of \(opening.attempts): \(reason); again in \(JSON.number(delay, digits: 2)) s")
-                usleep(useconds_t(delay * 1e6))
+                // The wait ends early when the file's time is up.
+                let until = monotonicNanoseconds() + UInt64(delay * 1e9)
+                while monotonicNanoseconds() < until, !activity.wasStopped { usleep(20_000) }
                 delay *= 2
             }
         }

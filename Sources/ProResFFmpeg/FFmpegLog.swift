@@ -22,6 +22,7 @@ public enum FFmpegLog {
         var lastErrors: [pthread_t: String] = [:]
         var lines: [pthread_t: FFmpegLogLines] = [:]
         var contexts: [pthread_t: String] = [:]
+        var activities: [pthread_t: HTTPActivity] = [:]
     }
 
     public static func configure(verbose: Bool) {
@@ -38,10 +39,20 @@ public enum FFmpegLog {
     private static let installed: Bool = {
         av_log_set_level(AV_LOG_WARNING)
         av_log_set_callback { _, level, format, arguments in
-            guard level <= AV_LOG_WARNING, let format, let arguments else { return }
-            var buffer = [CChar](repeating: 0, count: 512)
+            guard let format, let arguments else { return }
+            let http = HTTPLine(format: format)
+            guard http != nil || level <= AV_LOG_WARNING else { return }
+            // A va_list is read once: the text serves both uses.
+            var buffer = [CChar](repeating: 0, count: http == nil ? 512 : 4096)
             _ = vsnprintf(&buffer, buffer.count, format, arguments)
-            FFmpegLog.record(level: level, piece: String(cBuffer: buffer))
+            let piece = String(cBuffer: buffer)
+            if let http {
+                FFmpegLog.recordHTTP(http, piece)
+                // The request holds its Authorization header: never shown.
+                if http == .request { return }
+            }
+            guard level <= AV_LOG_WARNING else { return }
+            FFmpegLog.record(level: level, piece: piece)
         }
         return true
     }()
@@ -54,7 +65,8 @@ public enum FFmpegLog {
         let complete = state.lines[thread, default: FFmpegLogLines()].append(piece, level: level)
         var shown: [String] = []
         for line in complete {
-            let message = line.text.trimmingCharacters(in: .whitespaces)
+            // FFmpeg may quote a URL: its password is not to be shown or reported.
+            let message = URLCredentials.redacted(line.text.trimmingCharacters(in: .whitespaces))
             if message.isEmpty { continue }
             if line.level <= AV_LOG_ERROR { state.lastErrors[thread] = message }
             shown.append(message)
@@ -83,6 +95,51 @@ public enum FFmpegLog {
         return try body()
     }
 
+    /// The lines of libavformat's http protocol an `HTTPActivity` follows.
+    private enum HTTPLine {
+        case request, header, inflate
+
+        init?(format: UnsafePointer<CChar>) {
+            // Compared as C strings first: the callback sees every trace line of every demuxer.
+            if strcmp(format, "header='%s'\n") == 0 { self = .header }
+            else if strcmp(format, "request: %s\n") == 0 { self = .request }
+            else if strncmp(format, "inflate return value", 20) == 0 { self = .inflate }
+            else { return nil }
+        }
+    }
+
+    private static func recordHTTP(_ kind: HTTPLine, _ text: String) {
+        state.lock.lock()
+        let activity = state.activities[pthread_self()]
+        state.lock.unlock()
+        guard let activity else { return }
+        switch kind {
+        case .request: activity.requestSent()
+        case .header:
+            guard text.hasPrefix("header='"), text.hasSuffix("'\n") else { return }
+            activity.headerLine(String(text.dropFirst(8).dropLast(2)))
+        case .inflate: activity.bodyDoesNotInflate(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
+    /// Runs `body` (libavformat calls on a URL) with this thread's http
+    /// lines going to `activity`.
+    static func recording<T>(_ activity: HTTPActivity?, _ body: () throws -> T) rethrows -> T {
+        guard let activity else { return try body() }
+        let thread = pthread_self()
+        state.lock.lock()
+        let outer = state.activities.updateValue(activity, forKey: thread)
+        state.lock.unlock()
+        activity.enter()
+        defer {
+            activity.leave()
+            state.lock.lock()
+            state.activities[thread] = outer
+            state.lock.unlock()
+        }
+        return try body()
+    }
+
     /// Forgets this thread's last error, so that a following `lastError`
     /// is about what happened after this call.
     public static func clear() {
@@ -99,7 +156,7 @@ public enum FFmpegLog {
         defer { state.lock.unlock() }
         let thread = pthread_self()
         if let unfinished = state.lines[thread]?.unfinished, unfinished.level <= AV_LOG_ERROR {
-            let text = unfinished.text.trimmingCharacters(in: .whitespaces)
+            let text = URLCredentials.redacted(unfinished.text.trimmingCharacters(in: .whitespaces))
             if !text.isEmpty { return text }
         }
         return state.lastErrors[thread]

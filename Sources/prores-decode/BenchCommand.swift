@@ -160,7 +160,7 @@ enum BenchCommand: Command {
             }
             if arguments.json {
                 reports.append(JSON.object([
-                    ("input", JSON.string(input)), ("profile", JSON.string(bench.format.profileName)),
+                    ("input", JSON.string(URLCredentials.shown(input))), ("profile", JSON.string(bench.format.profileName)),
                     ("width", "\(bench.format.width)"), ("height", "\(bench.format.height)"),
                     ("format", StreamDescription(bench.format).json),
                     ("frame_bytes", "\(bench.averageFrameBytes)"),

@@ -178,7 +178,7 @@ enum DecodeCommand: Command {
 
     /// The `--json` summary.
     private static func summary(_ report: DecodeRun.Report, input: String, plan: DecoderPlan, opened: UInt64) -> String {
-        JSON.object([("input", JSON.string(input)), ("format", JSON.string(report.output.name)),
+        JSON.object([("input", JSON.string(URLCredentials.shown(input))), ("format", JSON.string(report.output.name)),
                      ("decoder", JSON.string(report.decoder)),
                      ("frames_read", "\(report.framesRead)"), ("frames_written", "\(report.framesWritten)"),
                      ("damaged", JSON.array(report.damaged.map { "\($0.index)" })),

@@ -67,11 +67,11 @@ enum InfoCommand: Command {
             }
             // Outside the catch: stdout that cannot be written ends the command (exit 6).
             if arguments.json {
-                var description = StreamDescription(format, path: input)
+                var description = StreamDescription(format, path: URLCredentials.shown(input))
                 description.notes += changes
                 described.append(description.json)
             } else {
-                try Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: input, notes: changes))
+                try Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: URLCredentials.shown(input), notes: changes))
                 described.append(input)
             }
         }

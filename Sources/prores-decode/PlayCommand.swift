@@ -42,7 +42,7 @@ enum PlayCommand: Command {
         }
         let messages = context.validation?.messages ?? []
         let summary = JSON.object([
-            ("input", JSON.string(arguments.input)), ("decoder", JSON.string(outcome.decoder)),
+            ("input", JSON.string(URLCredentials.shown(arguments.input))), ("decoder", JSON.string(outcome.decoder)),
             ("display", JSON.object([("path", JSON.string(choice.path.rawValue)), ("format", JSON.string(choice.format.description))])),
             ("presented", "\(outcome.presented)"), ("skipped_late", "\(outcome.skippedLate)"),
             ("validation_messages", "\(messages.count)"),

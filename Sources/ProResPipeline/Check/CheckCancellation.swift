@@ -14,7 +14,9 @@ import ProResGPU
 ///
 /// The clock measures the file's own time: it starts (`init(timeout:after:)`) once
 /// the file before it on the same decoder has left it — a shared GPU session
-/// decodes that file's queued frames first, and they are not this file's.
+/// decodes that file's queued frames first, and they are not this file's —
+/// and it stands still while the file's run waits for work another file
+/// began on the device (a kernel that file is building: `SharedWaits`).
 /// A run is waited for only until the deadline (`run(_:)`): frames already
 /// on the GPU cannot be called back, so a run that does not stop at once
 /// finishes in the background, holding the decoder, while the verdict is
@@ -25,6 +27,9 @@ final class CheckCancellation: @unchecked Sendable {
     let timeout: Double
     private let lock = NSLock()
     private var started: UInt64?
+    /// The run's waits for other files' work; those before the clock started are not on it.
+    let waits = WaitLedger()
+    private var waitedBeforeStart: UInt64 = 0
     private var run: DecodeRun?
     private var stoppedBy: Reason?
     private var timer: DispatchWorkItem?
@@ -46,12 +51,31 @@ final class CheckCancellation: @unchecked Sendable {
     }
 
     private func startClock() {
-        let timer = DispatchWorkItem { [weak self] in self?.stop(.timedOut) }
         lock.lock()
         started = monotonicNanoseconds()
-        self.timer = timer
+        waitedBeforeStart = waits.nanoseconds
         lock.unlock()
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+        arm(after: timeout)
+    }
+
+    /// The deadline's timer; where the clock stood still meanwhile, it is set again for the rest.
+    private func arm(after seconds: Double) {
+        let timer = DispatchWorkItem { [weak self] in
+            guard let self else { return }
+            let left = timeout - elapsed
+            if left > 0.001 { arm(after: left) } else { stop(.timedOut) }
+        }
+        lock.lock()
+        let cancelled = self.timer?.isCancelled ?? false
+        if !cancelled { self.timer = timer }
+        lock.unlock()
+        if !cancelled { DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer) }
+    }
+
+    /// The file's own seconds since `started`; the caller holds `lock`.
+    private func ownSeconds(since started: UInt64) -> Double {
+        let waited = waits.nanoseconds - waitedBeforeStart, passed = monotonicNanoseconds() - started
+        return Double(passed - min(waited, passed)) / 1e9
     }
 
     /// The run to cancel; cancelled at once if the time is already up.
@@ -77,7 +101,7 @@ final class CheckCancellation: @unchecked Sendable {
     var reason: Reason? {
         lock.lock()
         defer { lock.unlock() }
-        if stoppedBy == nil, let started, Double(monotonicNanoseconds() - started) / 1e9 > timeout { stoppedBy = .timedOut }
+        if stoppedBy == nil, let started, ownSeconds(since: started) > timeout { stoppedBy = .timedOut }
         return stoppedBy
     }
 
@@ -85,7 +109,7 @@ final class CheckCancellation: @unchecked Sendable {
     var elapsed: Double {
         lock.lock()
         defer { lock.unlock() }
-        return started.map { Double(monotonicNanoseconds() - $0) / 1e9 } ?? 0
+        return started.map(ownSeconds) ?? 0
     }
 
     /// `run.run()` on a thread of its own (pinned to `cpus`, as the checking
@@ -97,7 +121,7 @@ final class CheckCancellation: @unchecked Sendable {
         let outcome = Outcome()
         startWorkerThread("prores-decode.check-run", stackSize: 8 << 20, { [self] in
             if let cpus { _ = pinCurrentThread(to: cpus) }
-            outcome.set(Result { try FFmpegLog.withContext(label) { try run.run() } })
+            outcome.set(Result { try SharedWaits.charging(waits) { try FFmpegLog.withContext(label) { try run.run() } } })
             lock.lock()
             let leftBehind = detached
             lock.unlock()
@@ -114,6 +138,44 @@ final class CheckCancellation: @unchecked Sendable {
             throw ProResDecodeError.interrupted
         }
         return try outcome.get()
+    }
+
+    /// `body` (opening the file) on a thread of its own, waited for until it
+    /// returns or the file is stopped; a body still running `grace` seconds
+    /// after that is left to end in the background (a URL's reading stops
+    /// at its interrupt; what it opens is then released) and `.interrupted`
+    /// is thrown. Why: a server may hold libavformat past the interrupt (a
+    /// name lookup, the wait before a reconnect), and the verdict does not
+    /// wait for it.
+    /// The thread is pinned to `cpus`, as the checking thread is: what the
+    /// open allocates is first touched on the device's node.
+    func bounded<T>(label: String, cpus: [Int]?, grace: Double = 0.1, _ body: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Handed<T>()
+        startWorkerThread("prores-decode.check-open", {
+            if let cpus { _ = pinCurrentThread(to: cpus) }
+            outcome.set(Result { try FFmpegLog.withContext(label) { try body() } })
+        }, finished: { done.signal() })
+        while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            guard reason != nil else { continue }
+            if done.wait(timeout: .now() + grace) == .success { break }
+            throw ProResDecodeError.interrupted
+        }
+        return try outcome.get()
+    }
+
+    /// A value handed from the thread that made it.
+    private final class Handed<T>: @unchecked Sendable {
+        // @unchecked: `result` is touched only under `lock`.
+        private let lock = NSLock()
+        private var result: Result<T, Error>?
+        func set(_ value: Result<T, Error>) { lock.lock(); result = value; lock.unlock() }
+        func get() throws -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let result else { throw ProResDecodeError.interrupted }
+            return try result.get()
+        }
     }
 
     /// The check is over; the decoder is free unless a run was left behind.

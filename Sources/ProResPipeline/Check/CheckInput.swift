@@ -43,9 +43,11 @@ public struct CheckInput: Hashable, Sendable {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
-    /// A URL as it is shown and keyed: without its query and fragment.
+    /// A URL as it is shown and keyed: without its query and fragment, and
+    /// with any password replaced by `***` (`URLCredentials`), so that no
+    /// report, golden file or line on stderr holds it.
     public static func url(_ text: String) -> CheckInput {
-        let shown = String(text.prefix { $0 != "?" && $0 != "#" })
+        let shown = URLCredentials.redacted(String(text.prefix { $0 != "?" && $0 != "#" }))
         return CheckInput(path: shown, key: shown, location: text)
     }
 }

@@ -20,7 +20,8 @@ public struct CheckResume: Sendable {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(file.line.utf8))) as? [String: Any],
                   let source = object["source"] as? [String: Any] else { continue }
             let recorded = FileSource(size: (source["size"] as? NSNumber)?.int64Value, modifiedNanoseconds: (source["mtime_ns"] as? NSNumber)?.int64Value,
-                                      etag: source["etag"] as? String, lastModified: source["last_modified"] as? String)
+                                      etag: source["etag"] as? String, lastModified: source["last_modified"] as? String,
+                                      length: (source["length"] as? NSNumber)?.int64Value)
             guard recorded != FileSource() else { continue }
             byKey[file.key] = (file, recorded)
         }

@@ -27,11 +27,14 @@ enum FileChecker {
     private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                             cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
                                             inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
-        // Before the file is read: a file changed while it is checked is checked again by a --resume.
-        let source = input.problem != nil ? nil : FileSource.of(input)
+        // A local file's state before it is read: a file changed while it is checked is checked again by
+        // a --resume. A URL's, from the replies whose bodies were read (the same object throughout, or none).
+        let isURL = CheckInput.isURL(input.location)
+        let local = input.problem != nil || isURL ? nil : FileSource.of(input)
+        let activity = isURL ? HTTPActivity(isStopped: { cancellation.reason != nil }) : nil
         var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
-                                 inputEnded: inputEnded)
-        result.source = source
+                                 activity: activity, inputEnded: inputEnded)
+        result.source = local ?? activity?.validators.map { FileSource(etag: $0.etag, lastModified: $0.lastModified, length: $0.length) }
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
             if result.status == .error {
@@ -49,14 +52,17 @@ enum FileChecker {
 
     /// The check itself: the same with or without `--previews`.
     private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                                cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
+                                cancellation: CheckCancellation, opened: Deferred<SampleSource>?, activity: HTTPActivity?,
                                 inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
         // The file's own time: not the decoder's earlier files still on it.
         func elapsed() -> Double { cancellation.elapsed }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
             switch cancellation.reason {
             case .interrupted?: throw ProResDecodeError.interrupted
-            case .timedOut?: return .error(input, "timed out after \(JSON.number(options.timeout, digits: 3)) s", format: format, seconds: elapsed())
+            case .timedOut?:
+                // For a URL waited on, what the server had not done by then.
+                let cause = activity?.stall.map { ": " + $0 } ?? ""
+                return .error(input, "timed out after \(JSON.number(options.timeout, digits: 3)) s\(cause)", format: format, seconds: elapsed())
             case nil: return nil
             }
         }
@@ -66,7 +72,11 @@ enum FileChecker {
         let retries = RetryNotes()
         do {
             source = try Trace.span("source opened") {
-                try (try? opened?.get()) ?? openSampleSource(input.location, retried: { retries.add($0) })
+                if let ahead = try? opened?.get() { return ahead }
+                let location = input.location
+                return try cancellation.bounded(label: input.path, cpus: decoder.shared?.placement.cpus) {
+                    try openSampleSource(location, retried: { retries.add($0) }, activity: activity)
+                }
             }
         } catch ProResDecodeError.truncatedRecording {
             // A recording cut short is a deliverable that fails, not a file

@@ -2,13 +2,16 @@ import Foundation
 import Glibc
 import ProResCore
 
-/// An http:// object's ETag and Last-Modified, from a HEAD request of our
-/// own (libavformat reads the bodies but keeps no such headers): what
-/// `--resume` compares for a URL, as size and time for a local file.
-/// https:// is not asked (no TLS here): such URLs are always checked again.
+/// An http:// object's ETag, Last-Modified and length as it is now, from a
+/// HEAD request of our own: what `--resume` compares with those of the GET
+/// replies an earlier check read (`HTTPActivity.validators`), as size and
+/// time for a local file. https:// is not asked (no TLS here): such URLs
+/// are always checked again.
 enum HTTPValidators {
-    /// nil when the server does not answer 200 with either header within `timeout` seconds.
-    static func fetch(_ url: String, timeout: Double = 10) -> (etag: String?, lastModified: String?)? {
+    /// nil when the server does not answer 200 with either header within
+    /// `timeout` seconds in all (a server that trickles its reply is cut off there).
+    static func fetch(_ url: String, timeout: Double = 10) -> (etag: String?, lastModified: String?, length: Int64?)? {
+        let deadline = monotonicNanoseconds() + UInt64(timeout * 1e9)
         guard url.prefix(7).lowercased() == "http://" else { return nil }
         let rest = url.dropFirst(7).prefix { $0 != "#" }
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
@@ -32,19 +35,24 @@ enum HTTPValidators {
         var reply: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while reply.count < 65536, !reply.suffix(4).elementsEqual([13, 10, 13, 10]) {
+            let now = monotonicNanoseconds()
+            guard now < deadline else { return nil }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(min((deadline - now) / 1_000_000 + 1, 60_000))) == 1 else { return nil }
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
             reply += chunk[0..<n]
         }
         let lines = String(decoding: reply, as: UTF8.self).components(separatedBy: "\r\n")
         guard let status = lines.first?.split(separator: " "), status.count >= 2, status[1] == "200" else { return nil }
-        var etag: String?, lastModified: String?
+        var etag: String?, lastModified: String?, length: Int64?
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             if name == "etag" { etag = value } else if name == "last-modified" { lastModified = value }
+            else if name == "content-length" { length = Int64(value) }
         }
-        return etag == nil && lastModified == nil ? nil : (etag, lastModified)
+        return etag == nil && lastModified == nil ? nil : (etag, lastModified, length)
     }
 
     private static func connect(host: String, port: String, timeout: Double) -> Int32? {
