@@ -13,24 +13,25 @@ enum FileChecker {
     /// failure there is not reported, the file is opened again here (so
     /// that FFmpeg's reason is read on this thread, for this file alone).
     /// `inputEnded`: called once the decode queues no more of this file's
-    /// samples (`DecodeRun.Options.inputEnded`).
+    /// samples (`DecodeRun.Options.inputEnded`). `deviceStarting`: the GPU
+    /// decoder's device being made; the CPU decoder decodes until it is there.
     static func check(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                       cancellation: CheckCancellation, opened: Deferred<SampleSource>? = nil,
-                      inputEnded: (@Sendable () -> Void)? = nil) throws -> FileCheckResult {
+                      inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil) throws -> FileCheckResult {
         // With --jobs N, FFmpeg's lines from N files interleave: name the file.
         try FFmpegLog.withContext(input.path) {
             try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
-                                    inputEnded: inputEnded)
+                                    inputEnded: inputEnded, deviceStarting: deviceStarting)
         }
     }
 
     private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                             cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
-                                            inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
+                                            inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?) throws -> FileCheckResult {
         // Before the file is read: a file changed while it is checked is checked again by a --resume.
         let source = input.problem != nil ? nil : FileSource.of(input)
         var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
-                                 inputEnded: inputEnded)
+                                 inputEnded: inputEnded, deviceStarting: deviceStarting)
         result.source = source
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
@@ -50,7 +51,7 @@ enum FileChecker {
     /// The check itself: the same with or without `--previews`.
     private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                 cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
-                                inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
+                                inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?) throws -> FileCheckResult {
         // The file's own time: not the decoder's earlier files still on it.
         func elapsed() -> Double { cancellation.elapsed }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
@@ -95,6 +96,7 @@ enum FileChecker {
         do {
             var runOptions = DecodeRun.Options(output: .native, threads: threads, decoder: decoder, analysis: request)
             runOptions.inputEnded = inputEnded
+            runOptions.deviceStarting = deviceStarting
             let run = try DecodeRun(source: described, options: runOptions, sinks: needsMD5 ? [sink] : [], analysisSink: sink)
             if let counter = options.frameProgress {
                 counter.opened(frames: sampled?.count ?? format.frameCount)
