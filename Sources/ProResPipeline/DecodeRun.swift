@@ -253,7 +253,9 @@ public final class DecodeRun: @unchecked Sendable {
         return options.analysis.map { request in
             OrderedFrameWork<FrameAnalysis>(work: { frames in
                 frames.map { frame in
-                    frame.withSpans { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
+                    frame.withSpans {
+                        FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request)
+                    }
                 }
             }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
         }
@@ -323,7 +325,8 @@ public final class DecodeRun: @unchecked Sendable {
                 // The native planar frame, for the sinks and analyses that
                 // want it whatever the output: unpacked only when the
                 // output is the GPU decoder's packed surface.
-                let wantsPlanar = (!nativeSinks.isEmpty && !nativeSinksTakePlanes) || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
+                let wantsPlanar = (!nativeSinks.isEmpty && !nativeSinksTakePlanes)
+                    || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
                 var planarSpans: [UnsafeRawBufferPointer] = []
                 var planarHolder = surface
                 if wantsPlanar {

@@ -200,7 +200,10 @@ public final class BatchCheck: @unchecked Sendable {
         // The second file opens while the first is checked.
         firstOpened = options.jobs <= 1 ? openAhead(1) : nil
         firstOpenedIndex = 1
-        let result = try Trace.span("file checked") { try checkOne(0, feed: feed, opened: opened, deviceStarting: device) }
+        // Unless --threads says: the decode's default, half the cores for the
+        // CPU decoder while the other half makes the device and reads ahead.
+        let threads = options.threadsPerFile > 0 ? options.threadsPerFile : 0
+        let result = try Trace.span("file checked") { try checkOne(0, feed: feed, opened: opened, deviceStarting: device, threads: threads) }
         store(0, result, final: true)
         waitForStoppedRuns()
     }
@@ -280,7 +283,8 @@ public final class BatchCheck: @unchecked Sendable {
 
     /// Nil only when interrupted.
     private func checkOne(_ index: Int, feed: DeviceFeed, opened: Deferred<SampleSource>? = nil,
-                          inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil) throws -> FileCheckResult {
+                          inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil,
+                          threads: Int? = nil) throws -> FileCheckResult {
         let cancellation = CheckCancellation(timeout: options.timeout, after: feed.last)
         feed.last = cancellation
         let id = ObjectIdentifier(cancellation)
@@ -299,8 +303,8 @@ public final class BatchCheck: @unchecked Sendable {
         decoder.shared = feed.device
         decoder.lanes = feed.lanes
         if feed.device == nil && !decoder.choice.isCPU && deviceStarting == nil { decoder.choice = .cpu }
-        return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threadsPerFile, cancellation: cancellation,
-                                     opened: opened, inputEnded: inputEnded, deviceStarting: deviceStarting)
+        return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threads ?? threadsPerFile,
+                                     cancellation: cancellation, opened: opened, inputEnded: inputEnded, deviceStarting: deviceStarting)
     }
 
     private func store(_ index: Int, _ result: FileCheckResult?, final isFinal: Bool) {
