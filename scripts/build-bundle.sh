@@ -283,11 +283,11 @@ shopt -s nullglob
 for f in "$PACKAGE_DIR"/Fixtures/*.mov "$PACKAGE_DIR"/Fixtures/*.mxf "$PACKAGE_DIR"/Fixtures/*.prores; do cp "$f" "$DIST/Fixtures/"; done
 cp -r "$PACKAGE_DIR"/Fixtures/ref/. "$DIST/Fixtures/ref/"
 [ -d "$PACKAGE_DIR/Shaders" ] && cp -r "$PACKAGE_DIR/Shaders" "$DIST/Shaders"
-for script in gpu-machine.sh lib.sh prores-variants.sh bench-effects.sh; do cp "$ROOT/scripts/$script" "$DIST/$script"; done
+for script in gpu-machine.sh device-engine.sh lib.sh prores-variants.sh bench-effects.sh; do cp "$ROOT/scripts/$script" "$DIST/$script"; done
 # The licences the bundle's programs carry: ours, and FFmpeg's LGPL (NOTICE says where its source is).
 cp "$ROOT/LICENSE" "$ROOT/NOTICE" "$DIST/"
 cp /usr/share/common-licenses/LGPL-2.1 "$DIST/LICENSE.LGPL-2.1"
-chmod +x "$DIST/gpu-machine.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
+chmod +x "$DIST/gpu-machine.sh" "$DIST/device-engine.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
 
 # --- checks: what the GPU machine must provide ---------------------------------
 # glibc's libraries, libstdc++/libgcc_s, libz (not even that, here) and, later, the Vulkan loader.

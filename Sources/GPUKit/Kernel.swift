@@ -211,6 +211,13 @@ public final class KernelCache: @unchecked Sendable {
         self.compiler = compiler
     }
 
+    /// Kernels built so far (tests).
+    var builtCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return kernels.count
+    }
+
     /// Bytes of earlier builds the driver was given (0: none) (tests).
     var pipelineCacheLoadedBytes: Int {
         lock.lock()

@@ -252,7 +252,11 @@ public final class DecodeRun: @unchecked Sendable {
         let analysisSink = self.analysisSink
         return options.analysis.map { request in
             OrderedFrameWork<FrameAnalysis>(work: { frames in
-                frames.map { FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request) }
+                frames.map { frame in
+                    frame.withSpans {
+                        FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request)
+                    }
+                }
             }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
         }
     }
@@ -279,6 +283,11 @@ public final class DecodeRun: @unchecked Sendable {
             && analysisSink == nil
         // The CPU's analyses measure the planar frame, or hash the output's packed bytes.
         let analysesOutput = options.analysis?.hashedLayout != nil
+        // Sinks of the native planes that read them from the GPU decoder's
+        // packed frame in place (`readsNativePlanesOfPacked`): its planar
+        // frame is then never written, and the work runs on the sinks' threads.
+        let sinksReadPackedPlanes = output == .native && !sinks.isEmpty && sinks.allSatisfy(\.readsNativePlanesOfPacked)
+        let nativeSinksReadPackedPlanes = !nativeSinks.isEmpty && nativeSinks.allSatisfy(\.readsNativePlanesOfPacked)
         return { [self] frame in
             if delivered.firstFrameAt == nil { delivered.firstFrameAt = monotonicNanoseconds() }
             var pack: UInt64 = 0, write: UInt64 = 0
@@ -299,9 +308,14 @@ public final class DecodeRun: @unchecked Sendable {
                 let spans: [UnsafeRawBufferPointer]
                 // The surface behind `spans`, for sinks that hold it.
                 let holder: PixelBuffer
+                // Nothing on the CPU measures this frame's planes.
+                let noCPUAnalysis = frame.analysis != nil || cpuAnalysis == nil
+                let holdsNativePacked = surface.layout.content == .packed(format.nativePackedLayout)
+                let sinksTakePlanes = noCPUAnalysis && sinksReadPackedPlanes && holdsNativePacked
+                let nativeSinksTakePlanes = noCPUAnalysis && nativeSinksReadPackedPlanes && holdsNativePacked
                 // The GPU decoder hands over its native packed layout: used as
                 // it is when asked for, else unpacked to the planar layout.
-                if case let .packed(held) = surface.layout.content, output != .packed(held) {
+                if case let .packed(held) = surface.layout.content, output != .packed(held), !sinksTakePlanes {
                     let t0 = monotonicNanoseconds()
                     let planar = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
                     unpacked = planar
@@ -311,7 +325,8 @@ public final class DecodeRun: @unchecked Sendable {
                 // The native planar frame, for the sinks and analyses that
                 // want it whatever the output: unpacked only when the
                 // output is the GPU decoder's packed surface.
-                let wantsPlanar = !nativeSinks.isEmpty || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
+                let wantsPlanar = (!nativeSinks.isEmpty && !nativeSinksTakePlanes)
+                    || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
                 var planarSpans: [UnsafeRawBufferPointer] = []
                 var planarHolder = surface
                 if wantsPlanar {
@@ -343,8 +358,20 @@ public final class DecodeRun: @unchecked Sendable {
                     holder = surface
                 }
                 let t1 = monotonicNanoseconds()
-                for sink in sinks { try sink.consume(index: frame.index, pts: frame.pts, spans: spans, holder: holder) }
-                for sink in nativeSinks { try sink.consume(index: frame.index, pts: frame.pts, spans: planarSpans, holder: planarHolder) }
+                for sink in sinks {
+                    if sinksTakePlanes {
+                        try sink.consume(index: frame.index, pts: frame.pts, nativePlanesOf: holder, format: format.nativeFormat)
+                    } else {
+                        try sink.consume(index: frame.index, pts: frame.pts, spans: spans, holder: holder)
+                    }
+                }
+                for sink in nativeSinks {
+                    if nativeSinksTakePlanes {
+                        try sink.consume(index: frame.index, pts: frame.pts, nativePlanesOf: surface, format: format.nativeFormat)
+                    } else {
+                        try sink.consume(index: frame.index, pts: frame.pts, spans: planarSpans, holder: planarHolder)
+                    }
+                }
                 if frame.analysis == nil {
                     try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: analysesOutput ? spans : planarSpans,
                                             holder: analysesOutput ? holder : planarHolder)

@@ -23,8 +23,10 @@ public final class DecoderPlan: @unchecked Sendable {
     /// The device being made since the plan began, while no stream is known.
     private let earlyDevice: Deferred<GPUDevice?>?
     /// The stream's kernels being built once that device is there (`prepareKernels`).
-    private var earlyKernels: Deferred<Void>?
+    private(set) var earlyKernels: Deferred<Void>?
     private let readyTime = ReadyTime()
+    /// Whether the early kernels may still begin building (`endDeviceStart`).
+    private let kernelGate = KernelGate()
     /// The CPU decoder decodes first while this device starts (`HandoverSession`).
     package private(set) var deviceStarting: Deferred<GPUDevice?>?
     /// What decodes: set by `resolve`, after a handover by its successor.
@@ -99,16 +101,26 @@ public final class DecoderPlan: @unchecked Sendable {
     public func prepareKernels(for format: FormatDescription, converting: Bool) {
         guard let earlyDevice, Tuning.current.earlyKernels else { return }
         let choice = selection.choice
+        let gate = kernelGate
         earlyKernels = Deferred("prores-decode.kernels") {
             guard let device = try earlyDevice.get(), choice == .gpu || device.context.info.isHardware else { return }
+            // A run that ended while the device was made needs no kernels.
+            guard gate.begin() else { return }
+            defer { gate.end() }
             Trace.span("kernels prepared") { device.prepareKernels(decoding: format, converting: converting) }
         }
     }
 
-    /// However the run ends, no thread is left making a device or its kernels at exit.
-    public func waitForDeviceStart() {
-        _ = try? earlyDevice?.get()
-        _ = try? earlyKernels?.get()
+    /// The run is over and the process about to exit: a device still being
+    /// made is left to the exit (nothing needs it, and its making touches
+    /// nothing of the run's: no file, no output), while kernels being built
+    /// are waited for, since they write the shader and pipeline caches.
+    /// Kernels not begun yet never begin. Returns whether the device start
+    /// was left running.
+    public func endDeviceStart() -> Bool {
+        if kernelGate.close() { _ = try? earlyKernels?.get() }
+        guard let earlyDevice else { return false }
+        return !earlyDevice.isReady(waitingUpTo: 0)
     }
 
     // MARK: - The run's side
@@ -181,10 +193,11 @@ public final class DecoderPlan: @unchecked Sendable {
     }
 
     /// A stream that ended before the handover: the CPU decoded every frame,
-    /// and why the GPU decoder did not. (Waiting for the device costs the
-    /// command line nothing: it waits for it before exiting anyway.)
+    /// and why the GPU decoder did not. Never waits for the device: a short
+    /// job ends, and its process exits, while the driver is still starting.
     func stayedOnCPU() {
-        if case let .cpu(reason, fellBack)? = try? handoverResolution?.get() {
+        if let resolution = handoverResolution, resolution.isReady(waitingUpTo: 0),
+           case let .cpu(reason, fellBack)? = try? resolution.get() {
             use(cpu: reason, fellBack: fellBack)
         } else {
             use(cpu: "the stream ended before the GPU decoder's device was ready", fellBack: false)
@@ -249,4 +262,32 @@ private final class ReadyTime: @unchecked Sendable {
     func mark() { lock.withLock { time = monotonicNanoseconds() } }
 
     var at: UInt64? { lock.withLock { time } }
+}
+
+/// Whether the early kernels may begin building: closed once the run is
+/// over, so that a device made after it builds nothing; a build under way
+/// when it closes is waited for.
+private final class KernelGate: @unchecked Sendable {
+    // @unchecked: both fields are touched only under `lock`.
+    private let lock = NSLock()
+    private var closed = false
+    private var building = false
+
+    /// False once closed: the kernels are not built.
+    func begin() -> Bool {
+        lock.withLock {
+            building = !closed
+            return building
+        }
+    }
+
+    func end() { lock.withLock { building = false } }
+
+    /// Closes the gate; true when a build is under way (the caller waits for it).
+    func close() -> Bool {
+        lock.withLock {
+            closed = true
+            return building
+        }
+    }
 }

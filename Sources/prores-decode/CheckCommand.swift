@@ -100,7 +100,8 @@ enum CheckCommand: Command {
         }
         let trap = SignalTrap { batch.cancel() }
         defer { withExtendedLifetime(trap) {} }
-        try batch.prepareDevices()
+        // Verbose names the devices first; otherwise `auto`'s device starts while the first file is checked.
+        try batch.prepareDevices(waitingForThem: verbose)
         if verbose { Console.note("check: decoder \(batch.decoderDescription)\(batch.decoderNote.map { " (\($0))" } ?? ""), \(batch.jobs) files at once") }
         if verbose {
             for (index, device) in batch.devices.enumerated() {

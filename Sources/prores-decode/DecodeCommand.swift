@@ -28,7 +28,8 @@ enum DecodeCommand: Command {
 
         // The GPU decoder's device is made while the container opens.
         let plan = DecoderPlan(startingDeviceFor: arguments.decoder) { KeptUntilExit.keep($0) }
-        defer { plan.waitForDeviceStart() }
+        // A job that ends before the device is there exits without it.
+        defer { if plan.endDeviceStart() { PhasesAtExit.leftRunning("vulkan device start") } }
         let (source, opened, range) = try openSource(arguments, readingAheadFor: plan)
         let format = source.format
         plan.prepareKernels(for: format, converting: gpu != nil)

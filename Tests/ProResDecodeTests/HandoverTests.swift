@@ -157,6 +157,34 @@ final class HandoverTests: XCTestCase {
         XCTAssertEqual(run.decoderName, "cpu")
         XCTAssertEqual(run.decoderNote, "the stream ended before the GPU decoder's device was ready")
         XCTAssertEqual(report.framesBeforeHandover, 0, "no handover: nothing to count")
+        // The run does not wait for the device; the test does, so that no device is made during the next test.
+        _ = try? device.get()
+    }
+
+    /// A job shorter than the device's start ends at once: the run neither
+    /// waits for the device nor for the decision it would bring.
+    func testAJobThatEndsFirstDoesNotWaitForTheDevice() throws {
+        let sink = CountingSink()
+        let release = DispatchSemaphore(value: 0)
+        // Made only when the test lets it, long after the job.
+        let device = Deferred("test.held-device") { () throws -> GPUDevice? in
+            _ = release.wait(timeout: .now() + 60)
+            return nil
+        }
+        defer {
+            release.signal()
+            _ = try? device.get()
+        }
+        let job = Deferred("test.run") { () throws -> (String, String?) in
+            let (run, _) = try self.run("hq.mov", frames: 3, choice: .auto, sink: sink, device: device, holdAt: nil)
+            return (run.decoderName, run.decoderNote)
+        }
+        XCTAssertTrue(job.isReady(waitingUpTo: 20_000), "the job ended while the device was still starting")
+        release.signal()
+        let (name, note) = try job.get()
+        try assertFFmpegFrames(sink, clip: "hq.mov", frames: 3)
+        XCTAssertEqual(name, "cpu")
+        XCTAssertEqual(note, "the stream ended before the GPU decoder's device was ready")
     }
 
     func testAutoWithoutAHardwareGPUHandsOverToFFmpegWithEveryThread() throws {

@@ -51,7 +51,7 @@ final class OrderedFrameWorkTests: XCTestCase {
         var delivered: [Int] = []
         let work = OrderedFrameWork<Int>(workers: 2, work: { batch in
             usleep(50_000)
-            return batch.map { $0.reduce(0) { $0 + $1.count } }
+            return batch.map(\.count)
         }, deliver: { index, _, _, _ in
             lock.lock()
             delivered.append(index)

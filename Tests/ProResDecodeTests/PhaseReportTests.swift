@@ -60,4 +60,15 @@ final class PhaseReportTests: XCTestCase {
         XCTAssertEqual(report.unattributed, 50)
         XCTAssertEqual(report.phases.first { $0.name == "teardown" }?.last, 1_100)
     }
+
+    /// The work a process exits without waiting for is named in the JSON, and none of it is in the phases.
+    func testWorkLeftRunningAtExitIsListed() throws {
+        let report = PhaseReport(spans: [span("source opened", 0, 10)], start: 1_000, end: 1_020, leftRunning: ["vulkan device start"])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any])
+        XCTAssertEqual(object["left_running_at_exit"] as? [String], ["vulkan device start"])
+        XCTAssertEqual(milliseconds(report)["vulkan_device"], 0)
+        let none = PhaseReport(spans: [], start: 1_000, end: 1_020)
+        let empty = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(none.json.utf8)) as? [String: Any])
+        XCTAssertEqual(empty["left_running_at_exit"] as? [String], [])
+    }
 }

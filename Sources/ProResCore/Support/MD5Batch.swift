@@ -12,11 +12,17 @@ public enum MD5Batch {
 
     /// Each message's md5 as 32 lowercase hex digits, in order.
     public static func hex(of messages: [[UnsafeRawBufferPointer]]) -> [String] {
+        hex(of: messages.map(FrameBytes.spans))
+    }
+
+    /// The same for frames' bytes: the native planes of a packed surface
+    /// are unpacked a row at a time into each lane's own row buffer.
+    public static func hex(of messages: [FrameBytes]) -> [String] {
         var digests = [[UInt8]](repeating: [], count: messages.count)
         var byLength: [Int: [Int]] = [:]
         var lengths: [Int] = []
         for (index, message) in messages.enumerated() {
-            let length = message.reduce(0) { $0 + $1.count }
+            let length = message.count
             if byLength[length] == nil { lengths.append(length) }
             byLength[length, default: []].append(index)
         }
@@ -40,9 +46,9 @@ public enum MD5Batch {
 
     /// `messages` (1...width, all `length` bytes) through `width` lanes; a
     /// lane without a message of its own hashes the last one again.
-    private static func laneDigests<Lanes: MD5Lanes>(of messages: [[UnsafeRawBufferPointer]], length: Int,
+    private static func laneDigests<Lanes: MD5Lanes>(of messages: [FrameBytes], length: Int,
                                                      as _: Lanes.Type, width: Int) -> [[UInt8]] {
-        var readers = (0..<width).map { MD5SpanReader(spans: messages[min($0, messages.count - 1)]) }
+        var readers = (0..<width).map { FrameBytesReader(messages[min($0, messages.count - 1)]) }
         // Per lane: a block gathered across spans, or the 1–2 padded final blocks.
         let staging = UnsafeMutableRawPointer.allocate(byteCount: width * 128, alignment: 64)
         let blocks = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: width)
@@ -89,48 +95,5 @@ public enum MD5Batch {
             state.compress(blocks)
         }
         return messages.indices.map { state.digest(lane: $0) }
-    }
-}
-
-/// A read position in a message made of spans.
-private struct MD5SpanReader {
-    let spans: [UnsafeRawBufferPointer]
-    private var span = 0
-    private var offset = 0
-
-    init(spans: [UnsafeRawBufferPointer]) {
-        self.spans = spans
-        skipEmpty()
-    }
-
-    /// Bytes left in the current span.
-    var contiguousCount: Int { span < spans.count ? spans[span].count - offset : 0 }
-
-    var current: UnsafeRawPointer { spans[span].baseAddress! + offset }
-
-    /// Moves on `count` bytes, all within the current span.
-    mutating func skip(_ count: Int) {
-        offset += count
-        skipEmpty()
-    }
-
-    /// Copies the next `count` bytes, across spans, and moves past them.
-    mutating func copy(_ count: Int, to destination: UnsafeMutableRawPointer) {
-        var copied = 0
-        while copied < count {
-            let piece = min(count - copied, contiguousCount)
-            precondition(piece > 0, "a message ended early: lanes must have equal lengths")
-            (destination + copied).copyMemory(from: current, byteCount: piece)
-            copied += piece
-            skip(piece)
-        }
-    }
-
-    /// Past the ends of spans (and empty ones), so `current` has a byte.
-    private mutating func skipEmpty() {
-        while span < spans.count && offset == spans[span].count {
-            span += 1
-            offset = 0
-        }
     }
 }

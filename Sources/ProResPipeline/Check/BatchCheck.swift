@@ -53,6 +53,14 @@ public final class BatchCheck: @unchecked Sendable {
     /// on the H200, every file waiting); taken by the one worker, whichever
     /// decoder `--decoder auto` ends up with, so a CPU run reads it once.
     private var firstOpened: Deferred<SampleSource>?
+    /// The file `firstOpened` holds.
+    private var firstOpenedIndex = 0
+    /// `--decoder auto` with one device and one file at a time: the device
+    /// being made while the first file is checked, on the CPU decoder
+    /// until the device is there, on the GPU decoder after (`HandoverSession`).
+    private var devicesStarting: Deferred<(devices: [GPUDevice], reason: String?)>?
+    /// Tests: makes `auto`'s devices instead of `automaticDevices` (lavapipe, as if hardware).
+    package var automaticDeviceMaker: (@Sendable () -> (devices: [GPUDevice], reason: String?))?
 
     /// Files in flight: `--jobs`, else 1, or one per device on the GPU (two
     /// with `--previews`). Why not more on one device: each GPU file already
@@ -83,19 +91,42 @@ public final class BatchCheck: @unchecked Sendable {
         for cancellation in running { cancellation.stop(.interrupted) }
     }
 
+    /// Whether the first file is checked while `auto`'s device is made:
+    /// one device (no list, not `all`), one file at a time, no previews
+    /// (they need the device before the first frame).
+    private var handsOverFirstFile: Bool {
+        options.decoder.choice == .auto && options.jobs <= 1 && options.previews == nil && options.decoder.device != DecoderSelection.allDevices
+            && DecoderSelection.deviceList(options.decoder.device) == nil && !inputs.isEmpty
+    }
+
     /// Makes the decoder's devices (unless `run()` already did); throws what
-    /// `--decoder gpu` / `--require-hardware` cannot have.
-    public func prepareDevices() throws {
+    /// `--decoder gpu` / `--require-hardware` cannot have. `auto`'s one
+    /// device is only started, unless `waitingForThem` (the first file is
+    /// checked meanwhile); `run()` takes it after that file.
+    public func prepareDevices(waitingForThem: Bool = false) throws {
         guard devices.isEmpty, !options.decoder.choice.isCPU, !inputs.isEmpty else { return }
         // As with `--decoder cpu` (no file opened ahead for a device), and the note says why.
-        if options.decoder.cannotFindDevice {
+        if options.decoder.cannotFindDevice && automaticDeviceMaker == nil {
             decoderNote = options.decoder.automaticDevices().reason
             return
         }
         // Several workers take files in any order: none waits for file 0 in particular.
         if firstOpened == nil, options.jobs <= 1 { firstOpened = openAhead(0) }
         if options.decoder.choice == .auto {
-            let found = options.decoder.automaticDevices()
+            let selection = options.decoder, maker = automaticDeviceMaker
+            let starting = devicesStarting ?? Deferred("prores-decode.device-setup") { () -> (devices: [GPUDevice], reason: String?) in
+                return Trace.span("device made") { () -> (devices: [GPUDevice], reason: String?) in
+                    if let maker { return maker() }
+                    let found = selection.automaticDevices()
+                    return (found.devices, found.reason)
+                }
+            }
+            guard waitingForThem || !handsOverFirstFile else {
+                devicesStarting = starting
+                return
+            }
+            devicesStarting = nil
+            let found = (try? starting.get()) ?? (devices: [], reason: nil)
             devices = found.devices
             decoderNote = found.reason
         } else {
@@ -105,6 +136,17 @@ public final class BatchCheck: @unchecked Sendable {
 
     public func run() throws -> [FileCheckResult] {
         try prepareDevices()
+        if let starting = devicesStarting {
+            devicesStarting = nil
+            try checkFirstFile(whileStarting: starting)
+            if isInterrupted { throw ProResDecodeError.interrupted }
+            // A batch of one file ends without waiting for the device.
+            if inputs.count == 1 && !starting.isReady(waitingUpTo: 0) { return results.map { $0! } }
+            let found = (try? starting.get()) ?? (devices: [], reason: nil)
+            devices = found.devices
+            decoderNote = found.reason
+            if inputs.count == 1 { return results.map { $0! } }
+        }
         let workers = max(1, min(jobs, inputs.count))
         let sharesSessions = sharesDecodeSessions(workers: workers)
         let group = DispatchGroup()
@@ -116,7 +158,7 @@ public final class BatchCheck: @unchecked Sendable {
             // One file at a time on a device: the next one opens and starts
             // reading while this one decodes.
             let opensAhead = feed.device != nil && workers == 1
-            if workers == 1, let first = firstOpened { feed.ahead = (0, first) }
+            if workers == 1, let first = firstOpened { feed.ahead = (firstOpenedIndex, first) }
             // With a shared session, a second thread feeds the next file
             // while the first one's is still on the device.
             for _ in 0..<(feed.lanes == nil ? 1 : 2) {
@@ -143,6 +185,27 @@ public final class BatchCheck: @unchecked Sendable {
         waitForStoppedRuns()
         if isInterrupted { throw ProResDecodeError.interrupted }
         return results.map { $0! }
+    }
+
+    /// The first file, on the CPU decoder while `starting` makes the device
+    /// and on the GPU decoder once it is there: the device's start-up
+    /// (~0.15 s on the H200) overlaps that file's first frames.
+    private func checkFirstFile(whileStarting starting: Deferred<(devices: [GPUDevice], reason: String?)>) throws {
+        lock.lock()
+        next = 1
+        lock.unlock()
+        let device = Deferred("prores-decode.first-file-device") { () throws -> GPUDevice? in try starting.get().devices.first }
+        let feed = DeviceFeed(device: nil, sharesSession: false)
+        let opened = firstOpened
+        // The second file opens while the first is checked.
+        firstOpened = options.jobs <= 1 ? openAhead(1) : nil
+        firstOpenedIndex = 1
+        // Unless --threads says: the decode's default, half the cores for the
+        // CPU decoder while the other half makes the device and reads ahead.
+        let threads = options.threadsPerFile > 0 ? options.threadsPerFile : 0
+        let result = try Trace.span("file checked") { try checkOne(0, feed: feed, opened: opened, deviceStarting: device, threads: threads) }
+        store(0, result, final: true)
+        waitForStoppedRuns()
     }
 
     /// Runs stopped at their deadline may still be draining the decoder:
@@ -220,7 +283,8 @@ public final class BatchCheck: @unchecked Sendable {
 
     /// Nil only when interrupted.
     private func checkOne(_ index: Int, feed: DeviceFeed, opened: Deferred<SampleSource>? = nil,
-                          inputEnded: (@Sendable () -> Void)? = nil) throws -> FileCheckResult {
+                          inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil,
+                          threads: Int? = nil) throws -> FileCheckResult {
         let cancellation = CheckCancellation(timeout: options.timeout, after: feed.last)
         feed.last = cancellation
         let id = ObjectIdentifier(cancellation)
@@ -238,9 +302,9 @@ public final class BatchCheck: @unchecked Sendable {
         var decoder = options.decoder
         decoder.shared = feed.device
         decoder.lanes = feed.lanes
-        if feed.device == nil && !decoder.choice.isCPU { decoder.choice = .cpu }
-        return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threadsPerFile, cancellation: cancellation,
-                                     opened: opened, inputEnded: inputEnded)
+        if feed.device == nil && !decoder.choice.isCPU && deviceStarting == nil { decoder.choice = .cpu }
+        return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threads ?? threadsPerFile,
+                                     cancellation: cancellation, opened: opened, inputEnded: inputEnded, deviceStarting: deviceStarting)
     }
 
     private func store(_ index: Int, _ result: FileCheckResult?, final isFinal: Bool) {

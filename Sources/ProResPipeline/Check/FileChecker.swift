@@ -13,27 +13,28 @@ enum FileChecker {
     /// failure there is not reported, the file is opened again here (so
     /// that FFmpeg's reason is read on this thread, for this file alone).
     /// `inputEnded`: called once the decode queues no more of this file's
-    /// samples (`DecodeRun.Options.inputEnded`).
+    /// samples (`DecodeRun.Options.inputEnded`). `deviceStarting`: the GPU
+    /// decoder's device being made; the CPU decoder decodes until it is there.
     static func check(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                       cancellation: CheckCancellation, opened: Deferred<SampleSource>? = nil,
-                      inputEnded: (@Sendable () -> Void)? = nil) throws -> FileCheckResult {
+                      inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil) throws -> FileCheckResult {
         // With --jobs N, FFmpeg's lines from N files interleave: name the file.
         try FFmpegLog.withContext(input.path) {
             try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
-                                    inputEnded: inputEnded)
+                                    inputEnded: inputEnded, deviceStarting: deviceStarting)
         }
     }
 
     private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                             cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
-                                            inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
+                                            inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?) throws -> FileCheckResult {
         // A local file's state before it is read: a file changed while it is checked is checked again by
         // a --resume. A URL's, from the replies whose bodies were read (the same object throughout, or none).
         let isURL = CheckInput.isURL(input.location)
         let local = input.problem != nil || isURL ? nil : FileSource.of(input)
         let activity = isURL ? HTTPActivity(isStopped: { cancellation.reason != nil }) : nil
         var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
-                                 activity: activity, inputEnded: inputEnded)
+                                 activity: activity, inputEnded: inputEnded, deviceStarting: deviceStarting)
         result.source = local ?? activity?.validators.map { FileSource(etag: $0.etag, lastModified: $0.lastModified, length: $0.length) }
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
@@ -53,7 +54,7 @@ enum FileChecker {
     /// The check itself: the same with or without `--previews`.
     private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
                                 cancellation: CheckCancellation, opened: Deferred<SampleSource>?, activity: HTTPActivity?,
-                                inputEnded: (@Sendable () -> Void)?) throws -> FileCheckResult {
+                                inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?) throws -> FileCheckResult {
         // The file's own time: not the decoder's earlier files still on it.
         func elapsed() -> Double { cancellation.elapsed }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
@@ -105,6 +106,7 @@ enum FileChecker {
         do {
             var runOptions = DecodeRun.Options(output: .native, threads: threads, decoder: decoder, analysis: request)
             runOptions.inputEnded = inputEnded
+            runOptions.deviceStarting = deviceStarting
             let run = try DecodeRun(source: described, options: runOptions, sinks: needsMD5 ? [sink] : [], analysisSink: sink)
             if let counter = options.frameProgress {
                 counter.opened(frames: sampled?.count ?? format.frameCount)

@@ -11,6 +11,13 @@ public protocol FrameSink: AnyObject {
     /// The same, with the surface behind `spans`: a sink that works on the
     /// frame after returning holds a use of it (`retainUse`) meanwhile.
     func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws
+    /// Whether the sink reads the native planar frame straight from a
+    /// packed surface of the native layout (`consume(index:pts:nativePlanesOf:)`),
+    /// a row at a time, so that no planar frame is unpacked for it.
+    var readsNativePlanesOfPacked: Bool { get }
+    /// The native planar frame held by `surface` (packed, the native layout),
+    /// which the sink holds a use of while it works on it after returning.
+    func consume(index: Int, pts: Int64?, nativePlanesOf surface: PixelBuffer, format: PlanarFormat) throws
     /// The run succeeded (possibly with damaged frames): make outputs final.
     func finish() throws
     /// The run was aborted: leave nothing behind.
@@ -20,6 +27,12 @@ public protocol FrameSink: AnyObject {
 extension FrameSink {
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
         try consume(index: index, pts: pts, spans: spans)
+    }
+
+    public var readsNativePlanesOfPacked: Bool { false }
+
+    public func consume(index: Int, pts: Int64?, nativePlanesOf surface: PixelBuffer, format: PlanarFormat) throws {
+        preconditionFailure("a sink that reads no packed surface's planes is given the planar frame")
     }
 }
 
@@ -57,10 +70,10 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
 
         /// A frame alone goes to libavutil's md5, 1.2–1.5× faster than one
         /// lane of ours: the CPU decoder's frames come one at a time.
-        var hex: ([[UnsafeRawBufferPointer]]) -> [String] {
+        var hex: ([FrameBytes]) -> [String] {
             switch self {
             case .md5: return { $0.count == 1 ? [MD5.hex(of: $0[0])] : MD5Batch.hex(of: $0) }
-            case .blake3: return { $0.map { BLAKE3.hash($0, parallel: false).hex } }
+            case .blake3: return { $0.map { $0.withSpans { BLAKE3.hash($0, parallel: false).hex } } }
             }
         }
     }
@@ -68,11 +81,16 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
     private let file: OutputFile
     private let lines: FrameHashLines
     private var header: String?
+    /// md5 of the native planes: read from the GPU decoder's packed frames
+    /// row by row inside the hashing workers, all cores at once, instead of
+    /// a planar frame unpacked first on the output thread.
+    public let readsNativePlanesOfPacked: Bool
     private var work: OrderedFrameWork<String>!
 
     public init(file: OutputFile, format: FormatDescription, algorithm: Algorithm, layout: PackedLayout? = nil) {
         self.file = file
         lines = FrameHashLines(format: format, hashName: algorithm == .md5 ? "MD5" : "BLAKE3", layout: layout)
+        readsNativePlanesOfPacked = algorithm == .md5 && layout == nil
         header = lines.header
         // Weak: the workers may still deliver while an aborted sink goes.
         work = OrderedFrameWork(batch: algorithm.batch, work: algorithm.hex) { [weak self] _, pts, size, hex in
@@ -97,6 +115,10 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
 
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
         try work.submit(index: index, pts: pts, spans: spans, holder: holder)
+    }
+
+    public func consume(index: Int, pts: Int64?, nativePlanesOf surface: PixelBuffer, format: PlanarFormat) throws {
+        try work.submit(index: index, pts: pts, bytes: .nativePlanes(of: surface, format: format), holder: surface)
     }
 
     /// `frameBytes`: the hashed frame's size, for the lines written from analyses.

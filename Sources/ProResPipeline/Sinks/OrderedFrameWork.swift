@@ -21,13 +21,13 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
         let sequence: Int
         let index: Int
         let pts: Int64?
-        let spans: [UnsafeRawBufferPointer]
+        let bytes: FrameBytes
         let holder: PixelBuffer?
         /// Bytes copied when there is no surface to hold (`spans` point into them).
         let copy: CopiedFrame?
     }
 
-    private let work: ([[UnsafeRawBufferPointer]]) -> [Result]
+    private let work: ([FrameBytes]) -> [Result]
     private let batch: Int
     private let deliver: (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void
     private let depth: Int
@@ -52,7 +52,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     /// default depth lets half the workers take a full batch while the
     /// decoder fills the queue again.
     init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil, batch: Int = 1,
-         work: @escaping ([[UnsafeRawBufferPointer]]) -> [Result],
+         work: @escaping ([FrameBytes]) -> [Result],
          deliver: @escaping (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void) {
         self.work = work
         self.deliver = deliver
@@ -76,7 +76,14 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     /// Queues one frame. `holder`: the surface behind `spans`, held until the
     /// work is done; without one the bytes are copied first.
     func submit(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
-        let copy = holder == nil ? CopiedFrame(spans) : nil
+        try submit(index: index, pts: pts, bytes: .spans(spans), holder: holder)
+    }
+
+    /// Queues one frame's bytes (the native planes of a packed surface:
+    /// `holder` is that surface).
+    func submit(index: Int, pts: Int64?, bytes: FrameBytes, holder: PixelBuffer?) throws {
+        let copy: CopiedFrame? = if holder == nil, case let .spans(spans) = bytes { CopiedFrame(spans) } else { nil }
+        precondition(holder != nil || copy != nil, "a packed surface's planes are read from the surface, which must be held")
         lock.lock()
         defer { lock.unlock() }
         while held >= depth && failure == nil && !closed { lock.wait() }
@@ -85,7 +92,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
         startWorkers()
         holder?.retainUse()
         held += 1
-        queue.append(Job(sequence: submitted, index: index, pts: pts, spans: copy.map { [$0.bytes] } ?? spans,
+        queue.append(Job(sequence: submitted, index: index, pts: pts, bytes: copy.map { .spans([$0.bytes]) } ?? bytes,
                          holder: holder, copy: copy))
         submitted += 1
         lock.broadcast()
@@ -147,12 +154,12 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
             queue.removeFirst(jobs.count)
             lock.unlock()
 
-            let results = work(jobs.map(\.spans))
+            let results = work(jobs.map(\.bytes))
             jobs.forEach { $0.holder?.releaseUse() }
             lock.lock()
             held -= jobs.count
             for (job, result) in zip(jobs, results) {
-                done[job.sequence] = (job.index, job.pts, job.spans.reduce(0) { $0 + $1.count }, result)
+                done[job.sequence] = (job.index, job.pts, job.bytes.count, result)
             }
             lock.broadcast()
             lock.unlock()

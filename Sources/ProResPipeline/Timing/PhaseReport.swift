@@ -28,6 +28,10 @@ public struct PhaseReport: Sendable {
     /// Every phase, in the order a decode meets them, those that did not run included.
     public let phases: [Phase]
     public let unattributed: UInt64
+    /// Work the process exited without waiting for (the Vulkan device
+    /// still starting when a short job ended): its spans never ended, so
+    /// none of its time is in the phases.
+    public let leftRunning: [String]
 
     /// How a span counts: its phase; `firstOnly`: per-frame work, whose
     /// first occurrence alone belongs to the phase (the first frame's way
@@ -99,7 +103,8 @@ public struct PhaseReport: Sendable {
         let end: UInt64
     }
 
-    public init(spans: [Trace.Recorded], start: UInt64, end: UInt64) {
+    public init(spans: [Trace.Recorded], start: UInt64, end: UInt64, leftRunning: [String] = []) {
+        self.leftRunning = leftRunning
         self.start = start
         self.end = max(start, end)
         let counted = Self.counted(spans, start: start, end: self.end)
@@ -153,6 +158,7 @@ public struct PhaseReport: Sendable {
                              ("spans", "\(phase.spans)"), ("about", JSON.string(phase.about))])
             })),
             ("unattributed_ms", JSON.number(Double(unattributed) / 1e6, digits: 3)),
+            ("left_running_at_exit", JSON.array(leftRunning.map(JSON.string))),
         ])
     }
 }
