@@ -1,4 +1,5 @@
 import Foundation
+import ProResOptions
 
 /// The `PRORES_DECODE_*` environment settings (docs/tuning.md), read once:
 /// `Tuning.current` is built from the environment on first use, which the
@@ -52,7 +53,7 @@ public struct Tuning: Sendable {
         func integer(_ name: String, _ range: ClosedRange<Int>) -> Int? {
             guard let text = environment[Self.prefix + name], !text.isEmpty else { return nil }
             let bounds = range.upperBound == Int.max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
-            guard let value = Int(text) else {
+            guard let value = PlainNumber.integer(text) else {
                 invalid.append("\(Self.prefix + name)=\(text) is not a whole number (\(bounds)): the default is used")
                 return nil
             }

@@ -86,6 +86,11 @@ final class TuningTests: XCTestCase {
             "PRORES_DECODE_PIPELINE_CACHE=off is none of 0, 1: the default is used",
         ])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": "3", "PRORES_DECODE_VALIDATION": "0"]).warnings, [])
+        // Plain decimals only, as every option takes them: `+`, exponents and spaces are no whole numbers.
+        for text in ["+3", "3e0", " 3", "99999999999999999999"] {
+            XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": text]).warnings,
+                           ["PRORES_DECODE_SLOTS=\(text) is not a whole number (2…8): the default is used"], text)
+        }
         // check --shard auto's own variables are known, not "ignored".
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SHARD_INDEX": "0", "PRORES_DECODE_SHARD_TOTAL": "2"]).warnings, [])
         let result = try runTool(["--version"], environment: ["PRORES_DECODE_SLOTS": "abc"])
