@@ -82,7 +82,7 @@ public struct ShardReport: Sendable {
 
     public let files: [File]
     public let run: Run
-    public static let maximumShards = 100_000
+    public static let maximumShards = CheckShard.maximumCount
     public let sample: Int?
     public let seconds: Double
     /// The check was interrupted: its files are the ones it finished.
