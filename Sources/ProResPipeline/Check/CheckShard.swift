@@ -40,6 +40,8 @@ public struct CheckShard: Hashable, Sendable, CustomStringConvertible {
     /// The name of the assignment, recorded in reports so that `merge`
     /// never joins shards cut another way.
     public static let scheme = "sha256-key-mod-n"
+    /// Every scheme a report may name: a report cut by any other is refused.
+    public static let schemes = [scheme]
 
     /// The shard (1-based) of `count` that the file keyed `key` belongs to.
     public static func shard(ofKey key: String, count: Int) -> Int {

@@ -90,10 +90,17 @@ public struct ShardReport: Sendable {
 
     public enum Problem: Error, CustomStringConvertible, Equatable {
         case notAReport(String)
+        /// File line `number` (1-based), of `path`, is not what check writes: `why`.
+        case badFile(number: Int, path: String, why: String)
+        /// The file lines do not give the report's `"files_digest"`.
+        case digestDiffers
 
         public var description: String {
             switch self {
             case let .notAReport(why): return "not a prores-decode check report: \(why)"
+            case let .badFile(number, path, why): return "file \(number) ('\(path)'): \(why); the report was edited or damaged"
+            case .digestDiffers:
+                return "its file lines do not give its \"files_digest\": the report was edited or damaged after check wrote it"
             }
         }
     }
@@ -112,10 +119,7 @@ public struct ShardReport: Sendable {
             while let line = lines.first, !line.starts(with: close) {
                 lines.removeFirst()
                 let raw = line.last == UInt8(ascii: ",") ? line.dropLast() : line
-                guard let file = Self.file(raw, previewBase: directory) else {
-                    throw Problem.notAReport("file \(files.count + 1) is not a file entry")
-                }
-                files.append(file)
+                files.append(try Self.checkedFile(raw, number: files.count + 1, previewBase: directory))
             }
             guard let end = lines.popFirst() else { throw Problem.notAReport("its files array never ends") }
             rest = end.dropFirst(2)
@@ -138,12 +142,33 @@ public struct ShardReport: Sendable {
         guard (1...Self.maximumShards).contains(count), (1...count).contains(index), inputs >= 0 else {
             throw Problem.notAReport("its run names shard \(index) of \(count)")
         }
+        guard CheckShard.schemes.contains(scheme) else {
+            throw Problem.notAReport("its shard_scheme '\(scheme)' is not one this prores-decode cuts shards by (\(CheckShard.scheme))")
+        }
+        guard let filesDigest = object["files_digest"] as? String else {
+            throw Problem.notAReport("no \"files_digest\" (written by an older prores-decode?)")
+        }
+        guard filesDigest == CheckReport.filesDigest(files.map { Array($0.line.utf8) }) else { throw Problem.digestDiffers }
         self.files = files
         self.run = Run(options: options, inputs: inputs, inputsDigest: digest, shardCount: count, shardIndex: index, scheme: scheme,
                        golden: run["golden"] as? String)
         sample = summary["sample"] as? Int
         seconds = summary["seconds"] as? Double ?? 0
         interrupted = summary["interrupted"] as? Bool ?? false
+    }
+
+    /// A file line read and checked in full (`ReportLineCheck`).
+    private static func checkedFile(_ raw: ArraySlice<UInt8>, number: Int, previewBase: String) throws -> File {
+        guard let file = Self.file(raw, previewBase: previewBase) else {
+            throw Problem.notAReport("file \(number) is not a file entry")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(raw))) as? [String: Any] else {
+            throw Problem.badFile(number: number, path: file.path, why: "it is not a JSON object")
+        }
+        if let why = ReportLineCheck.problem(object, scanned: (file.path, file.key, file.status, file.seconds)) {
+            throw Problem.badFile(number: number, path: file.path, why: why)
+        }
+        return file
     }
 
     /// A file line read from its fixed start and end; nil for anything else.
