@@ -36,7 +36,8 @@ extension CheckCommand {
                                + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
                                + "frames change colour, field order or alpha mid-clip"),
                 OptionSpec("--golden", value: "FILE|-", help: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
-                               + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files"),
+                               + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files. When every PATH is a "
+                               + "directory (or with --list), a file FILE lists that the run does not find fails too, named"),
             ]),
             OptionSection(heading: "SCOPE AND SPEED", options: [
                 OptionSpec("--sample", value: "N", range: .integer(1...Int.max),
