@@ -151,7 +151,7 @@ public struct ExpectRule: Equatable, Sendable {
             }
         case .frames, .width, .height, .fps, .bitDepth, .maxNits:
             // A plain decimal, as every option's number: `1e3` and `+24` are refused, not read.
-            guard let number = PlainNumber.real(value) else { throw fail("'\(value)' is not a plain decimal number") }
+            guard let number = PlainNumber.real(value) else { throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)") }
             expected = .number(number)
         }
         self.text = text
