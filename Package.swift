@@ -15,12 +15,13 @@ import PackageDescription
 //                            still images, MD5
 //   ProResCore               formats, surfaces, colour, timing (no C);
 //                            re-exports HostSupport
-//   HostSupport ← CHashKernels: tracing, clock, JSON, path bytes,
+//   HostSupport ← CHashKernels, ProResOptions: tracing, clock, JSON, path bytes,
 //                            BLAKE3, SHA-256, PCI addresses, the
 //                            environment's settings (nothing of ProRes:
 //                            GPUKit's base)
-//   ProResOptions            option tables and their strict parser (no C,
-//                            no dependency: the fuzz target reaches it)
+//   ProResOptions            option tables and their strict parser, and the
+//                            plain-decimal reader of every outside number
+//                            (no C, no dependency: the fuzz target reaches it)
 //
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
@@ -62,7 +63,7 @@ let package = Package(
         // SIMD types have no lane shuffles (the transposes, the rotations by
         // 16 and 8), and in debug builds each of their operations is a call.
         .target(name: "CHashKernels"),
-        .target(name: "HostSupport", dependencies: ["CHashKernels"], swiftSettings: swift6),
+        .target(name: "HostSupport", dependencies: ["CHashKernels", "ProResOptions"], swiftSettings: swift6),
         .target(name: "ProResCore", dependencies: ["HostSupport"], swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
         .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
@@ -71,7 +72,7 @@ let package = Package(
                 plugins: ["EmbedShaders"]),
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResCPU", dependencies: ["ProResCore", "CProResKernels"], swiftSettings: swift6),
-        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"], swiftSettings: swift6),
+        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"], swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
                 swiftSettings: swift6),

@@ -1,4 +1,5 @@
 import Foundation
+import ProResOptions
 
 /// The `PRORES_DECODE_*` environment settings (docs/tuning.md), read once:
 /// `Tuning.current` is built from the environment on first use, which the
@@ -32,8 +33,12 @@ public struct Tuning: Sendable {
     public let shaderDirectory: String?
     /// The `PRORES_DECODE_*` names the environment holds that are none of `names`.
     public let unknownNames: [String]
-    /// One line per known setting whose value is not one it takes, saying what is used instead.
+    /// One line per word setting whose value is not one it takes, saying what is used instead.
     public let invalidValues: [String]
+    /// One line per number setting whose value is no plain decimal or is
+    /// outside its range: a usage error, as an option's number is (main
+    /// exits 2 with the first), never clamped or wrapped.
+    public let numberProblems: [String]
 
     /// Every name the tool knows. `PRORES_DECODE_SHARD_INDEX`/`_TOTAL` are
     /// `check --shard auto`'s (ShardEnvironment reads them with the engines'
@@ -46,19 +51,20 @@ public struct Tuning: Sendable {
     public static let current = Tuning(environment: ProcessInfo.processInfo.environment)
 
     public init(environment: [String: String]) {
-        var invalid: [String] = []
-        /// A whole number in `range`; one outside it is clamped, one that is
-        /// no number is ignored, each with a warning.
+        var invalid: [String] = [], numbers: [String] = []
+        /// A whole number in `range`; anything else is a problem, and nil.
         func integer(_ name: String, _ range: ClosedRange<Int>) -> Int? {
             guard let text = environment[Self.prefix + name], !text.isEmpty else { return nil }
             let bounds = range.upperBound == Int.max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
-            guard let value = Int(text) else {
-                invalid.append("\(Self.prefix + name)=\(text) is not a whole number (\(bounds)): the default is used")
+            guard let value = PlainNumber.integer(text) else {
+                numbers.append("\(Self.prefix + name)=\(text) is not a whole number (\(bounds))")
                 return nil
             }
-            let clamped = min(max(value, range.lowerBound), range.upperBound)
-            if clamped != value { invalid.append("\(Self.prefix + name)=\(text) is outside \(bounds): \(clamped) is used") }
-            return clamped
+            guard range.contains(value) else {
+                numbers.append("\(Self.prefix + name)=\(text) is outside \(bounds)")
+                return nil
+            }
+            return value
         }
         /// One of `values`; anything else is the default, with a warning.
         func word(_ name: String, _ values: [String]) -> String? {
@@ -86,6 +92,7 @@ public struct Tuning: Sendable {
         readAhead = integer("READ_AHEAD", 1...(1 << 16))
         unknownNames = environment.keys.filter { $0.hasPrefix(Self.prefix) && !Self.names.contains($0) }.sorted()
         invalidValues = invalid
+        numberProblems = numbers
     }
 
     /// One line per unknown name, naming the nearest known one when it is close.

@@ -90,15 +90,14 @@ package struct ParsedArguments {
     /// A whole number within the option's declared `range`, or nil when the option is absent.
     package func integer(_ name: String) throws -> Int? {
         guard case let .integer(range)? = byName[name]?.range else { preconditionFailure("option '\(name)' declares no whole-number range") }
-        return try value(name, expected: OptionRange.integer(range).words) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+        return try value(name, expected: OptionRange.integer(range).words) { PlainNumber.integer($0, in: range) }
     }
 
     /// A finite number within the option's declared `range`, or nil when the option is absent.
     package func real(_ name: String) throws -> Double? {
         guard let range = byName[name]?.range else { preconditionFailure("option '\(name)' declares no range") }
-        // Decimal only: Double("0x10") is 16, and no one means that.
-        let decimal = { (text: String) in text.allSatisfy { "0123456789+-.eE".contains($0) } }
-        return try value(name, expected: range.words) { text in decimal(text) ? Double(text).flatMap { range.contains($0) ? $0 : nil } : nil }
+        // Plain decimals only: Double("0x10") is 16 and Double("1e5") 100000, and the docs promise neither.
+        return try value(name, expected: range.words) { text in PlainNumber.real(text).flatMap { range.contains($0) ? $0 : nil } }
     }
 
     /// The option's declared range (nil: it has none).

@@ -49,7 +49,7 @@ extension CheckCommand {
             sample = try parsed.integer("--sample")
             jobs = try parsed.integer("--jobs") ?? 0
             threads = try parsed.integer("--threads") ?? 0
-            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N, auto or auto/N", ShardRequest.init(parsing:))
+            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N ≤ \(CheckShard.maximumCount), auto or auto/N", ShardRequest.init(parsing:))
             timeout = try parsed.real("--timeout") ?? CheckOptions.defaultTimeout
             previewsPath = parsed.string("--previews")
             previewFrames = try parsed.integer("--preview-frames")
@@ -159,7 +159,7 @@ extension CheckCommand {
             if text == "auto" {
                 self = .auto(count: nil)
             } else if text.hasPrefix("auto/") {
-                guard let count = Int(text.dropFirst(5)), count >= 1 else { return nil }
+                guard let count = PlainNumber.integer(text.dropFirst(5), in: 1...CheckShard.maximumCount) else { return nil }
                 self = .auto(count: count)
             } else {
                 guard let shard = CheckShard(parsing: text) else { return nil }

@@ -22,6 +22,9 @@ enum CheckCommand: Command {
             expanded.append(CheckInput(path: name, key: name, problem: "the --list names no files"))
             expanded.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         }
+        if let golden, GoldenCoverage.covers(paths: arguments.paths) {
+            expanded = GoldenCoverage.withMissing(expanded, golden: golden, directories: arguments.listPath == nil ? arguments.paths : [])
+        }
         let filtered = arguments.filter.apply(expanded)
         let everything = filtered.kept
         try noteSkipped(filtered)

@@ -36,7 +36,8 @@ extension CheckCommand {
                                + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
                                + "frames change colour, field order or alpha mid-clip"),
                 OptionSpec("--golden", value: "FILE|-", help: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
-                               + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files"),
+                               + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files. When every PATH is a "
+                               + "directory (or with --list), a file FILE lists that the run does not find fails too, named"),
             ]),
             OptionSection(heading: "SCOPE AND SPEED", options: [
                 OptionSpec("--sample", value: "N", range: .integer(1...Int.max),
@@ -54,17 +55,19 @@ extension CheckCommand {
                            help: "also check the files and http(s) URLs named in FILE (- reads stdin), one a line, byte for byte "
                                + "(never a glob); blank lines and lines starting with # are skipped; at most 64 MiB"),
                 OptionSpec("--shard", value: "I/N|auto|auto/N",
-                           help: "check only shard I of N (1-based): the files whose key's SHA-256, first 8 bytes as a big-endian "
+                           help: "check only shard I of N (1-based, N at most 100000): the files whose key's SHA-256, first 8 bytes as a big-endian "
                                + "integer, is I-1 mod N, so adding a file moves no other; auto reads I (and N) from the engine: "
                                + "PRORES_DECODE_SHARD_INDEX/_TOTAL (0-based), CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), "
                                + "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID/_MIN/_COUNT, AWS_BATCH_JOB_ARRAY_INDEX; "
-                               + "N from auto/N where the engine gives none"),
+                               + "N from auto/N where the engine gives none; a variable that is not a plain decimal inside "
+                               + "its bounds is a usage error"),
                 OptionSpec("--resume", value: "PREVIOUS.json",
                            help: "carry over PREVIOUS.json's pass and fail verdicts (made with the same options) for files whose "
                                + "key and size and modification time (an http:// URL: ETag and Last-Modified) are unchanged; check "
                                + "the rest. Carried files are marked "
                                + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
-                               + "golden file PREVIOUS.json's run wrote (beside it). Errors and https:// URLs are always checked again"),
+                               + "golden file PREVIOUS.json's run wrote (beside it). Errors and https:// URLs are always checked again. "
+                               + "PREVIOUS.json is checked as merge checks a report (line by line, status words, files_digest)"),
                 OptionSpec("--timeout", value: "SECONDS", range: .real(lower: 0, upper: 604_800, lowerExcluded: true), help: "per file, opening included (default 600): ERROR \"timed out\""),
                 OptionSpec("--threads", value: "N", range: .integer(1...256), help: "CPU decoder threads per file (default: max(1, cores/jobs))"),
             ]),
@@ -123,7 +126,8 @@ extension CheckCommand {
         out: their broken slices hold concealment (black), not picture.
 
         Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \
-        at least one could not be checked; 2 usage; 3 golden file unreadable; 6 a report \
+        at least one could not be checked; 2 usage; 3 golden file unreadable, or the \
+        --resume report unreadable or failing its checks (as merge's); 6 a report \
         could not be written; 9 interrupted (--report and --write-golden still hold the \
         files it finished, marked interrupted, for --resume; nothing else is written).
         """)

@@ -16,7 +16,7 @@ enum FramePosition: Equatable, Sendable {
     static let forms = "a frame number, seconds (12.5s or 00:00:12.5) or a time code (10:00:01:00, ; for drop-frame)"
 
     init?(_ text: String) {
-        if let number = Int(text), number >= 0 {
+        if let number = PlainNumber.integer(text, in: 0...Int.max) {
             self = .frame(number)
         } else if text.hasSuffix("s"), let seconds = Self.decimal(String(text.dropLast())) {
             self = .seconds(seconds)

@@ -66,6 +66,8 @@ enum MergeCommand: Command {
             throw UsageError(problems.list.last?.description ?? "the reports are not one run's shards")
         }
         let golden = try arguments.writeGoldenPath.map { _ in try joinGoldens(shards, files: arguments.files()) }
+        // Valid JSON by construction: every file line parsed in full as it was read (ShardReport).
+        let reportText = arguments.reportPath.map { _ in merge.json(goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 }) }
 
         let overwrite = !arguments.noOverwrite
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
@@ -77,8 +79,8 @@ enum MergeCommand: Command {
             try goldenOut.write(golden.text)
             try goldenOut.commit()
         }
-        if let report {
-            try report.write(merge.json(goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 }))
+        if let report, let reportText {
+            try report.write(reportText)
             try report.commit()
         }
         if let junit {

@@ -36,6 +36,10 @@ extension MergeCommand {
         Exit status: as check's: 0 every file passed; 10 at least one failed; 11 none \
         failed but at least one could not be checked; 2 the reports are not one run's \
         shards, or miss or repeat files (each problem named on stderr, nothing written); \
-        3 a report or golden file is missing or unreadable; 6 an output could not be written.
+        3 a report or golden file is missing or unreadable, or a report fails its checks (a \
+        file line not as check writes it, a status word its errors, failed rules and golden \
+        result contradict, file lines that do not give its files_digest, totals that are not \
+        its lines'): one line names the report and the file, nothing is written; 6 an output \
+        could not be written.
         """)
 }

@@ -9,6 +9,11 @@ SignalTrap.installProcessHandlers()
 
 // The PRORES_DECODE_* settings, read once; a misspelt name is said, not ignored.
 for warning in Tuning.current.warnings { Console.warning(warning) }
+// A setting's number outside its range is a usage error, as an option's is: one line, exit 2.
+if let problem = Tuning.current.numberProblems.first {
+    Console.error(problem)
+    ProcessExit.now(ExitCode.usage.rawValue)
+}
 
 // Writes to a closed pipe must surface as EPIPE errors, not kill us silently.
 signal(SIGPIPE, SIG_IGN)

@@ -25,11 +25,13 @@ enum CheckFixtures {
     }
 
     /// Timings and modification times become 0, the temporary directory
-    /// `$DIR` and the golden file a run wrote `$GOLDEN`, so two runs (or a
+    /// `$DIR`, the golden file a run wrote `$GOLDEN` and the files digest
+    /// (which covers times and paths) `$DIGEST`, so two runs (or a
     /// run and a snapshot) compare byte for byte.
     static func normalise(_ text: String, directory: URL) -> String {
         var text = text.replacingOccurrences(of: directory.path, with: "$DIR")
         for (pattern, replacement) in [("\"seconds\":[0-9.e+-]+", "\"seconds\":0"), ("\"mtime_ns\":[0-9]+", "\"mtime_ns\":0"), ("(\"run\":\\{.*\"golden\":)\"[^\"]*\"", "$1\"$GOLDEN\""), ("time=\"[0-9.e+-]+\"", "time=\"0\""),
+                                       ("\"files_digest\":\"blake3:[0-9a-f]{64}\"", "\"files_digest\":\"$DIGEST\""),
                                        (" in [0-9.e+-]+ s\n", " in 0 s\n")] {
             text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
         }

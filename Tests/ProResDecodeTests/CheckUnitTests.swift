@@ -106,7 +106,7 @@ final class CheckUnitTests: XCTestCase {
         let problems: [(Int?, [String: String], ShardEnvironment.Problem)] = [
             (nil, [:], .noEngine),
             (nil, ["JOB_COMPLETION_INDEX": "1"], .needsCount(engine: "Kubernetes Indexed Job")),
-            (nil, ["AWS_BATCH_JOB_ARRAY_INDEX": "x"], .notANumber(variable: "AWS_BATCH_JOB_ARRAY_INDEX", value: "x")),
+            (nil, ["AWS_BATCH_JOB_ARRAY_INDEX": "x"], .notANumber(variable: "AWS_BATCH_JOB_ARRAY_INDEX", value: "x", bounds: "from 0 to 99999")),
             (2, ["JOB_COMPLETION_INDEX": "2"], .outOfRange(source: "Kubernetes Indexed Job (JOB_COMPLETION_INDEX=2)")),
             (4, ["CI_NODE_INDEX": "1", "CI_NODE_TOTAL": "3"], .countsDisagree(source: "GitLab CI (CI_NODE_INDEX=1, CI_NODE_TOTAL=3)", given: 4)),
         ]

@@ -177,10 +177,10 @@ final class MergeCLITests: XCTestCase {
     /// with a quote and a byte that is not UTF-8 survives the line reader.
     func testMergedPageLinksPreviewsRelativeToItself() throws {
         let key = "a\\\"b\\\\xFF.mov"  // JSON for: a"b\xFF.mov (the report text of a"b<FF>.mov)
-        let line = "{\"path\":\"clips/\(key)\",\"key\":\"\(key)\",\"status\":\"fail\",\"reason\":\"x\",\"frames\":1,\"sampled\":null,"
+        let line = "{\"path\":\"clips/\(key)\",\"key\":\"\(key)\",\"status\":\"fail\",\"reason\":\"frame 3: damaged: x\",\"frames\":1,\"sampled\":null,"
             + "\"errors\":[{\"frame\":3,\"reason\":\"damaged: x\"}],\"failed_rules\":[],\"golden\":null,\"format\":null,\"stats\":null,"
             + "\"previews\":{\"sheet\":\"prev/a.sheet.png\",\"frame\":\"prev/a.frame.png\",\"sheet_frames\":[0],\"sheet_damaged\":[],"
-            + "\"frame_index\":0},\"decoder\":\"cpu\",\"seconds\":0.25}"
+            + "\"frame_index\":0},\"source\":null,\"decoder\":\"cpu\",\"seconds\":0.25}"
         let plainKey = PathBytes.string(Array("a\"b".utf8) + [0xFF] + Array(".mov".utf8))
         let run = "{\"options\":\"\",\"inputs\":1,\"inputs_digest\":\"\(CheckRun.digest(keys: [PathBytes.reportText(plainKey)]))\","
             + "\"shard_count\":1,\"shard_index\":1,\"shard_scheme\":\"\(CheckShard.scheme)\",\"shard_source\":null,\"golden\":null}"

@@ -52,22 +52,23 @@ final class TuningTests: XCTestCase {
                                        "PRORES_DECODE_READ_AHEAD": "0", "PRORES_DECODE_TRACE": "/tmp/t.json",
                                        "PRORES_DECODE_SHADERS": "/x", "PRORES_DECODE_EARLY_KERNELS": "0", "OTHER_THING": "1"])
         XCTAssertEqual(set.validation, .synchronization)
-        XCTAssertEqual(set.slots, 8, "2…8")
-        XCTAssertEqual(set.batch, 1, "at least 1")
+        XCTAssertEqual(set.slots, 4, "2…8: 20 is refused, never clamped")
+        XCTAssertNil(set.batch, "at least 1")
         XCTAssertEqual(set.timestampInterval, 1)
         XCTAssertFalse(set.pipelineCache)
         XCTAssertTrue(set.pipelineStatistics)
         XCTAssertFalse(set.earlyKernels)
-        XCTAssertEqual(set.readThreads, 256, "1…256")
-        XCTAssertEqual(set.readAhead, 1, "at least 1")
+        XCTAssertNil(set.readThreads, "1…256")
+        XCTAssertNil(set.readAhead, "at least 1")
         XCTAssertEqual(set.tracePath, "/tmp/t.json")
         XCTAssertEqual(set.shaderDirectory, "/x")
         XCTAssertEqual(set.unknownNames, [], "SHADERS is known; other prefixes are not ours")
-        XCTAssertEqual(set.invalidValues, [
-            "PRORES_DECODE_BATCH=0 is outside 1 or more: 1 is used",
-            "PRORES_DECODE_SLOTS=20 is outside 2…8: 8 is used",
-            "PRORES_DECODE_READ_THREADS=999 is outside 1…256: 256 is used",
-            "PRORES_DECODE_READ_AHEAD=0 is outside 1…65536: 1 is used",
+        XCTAssertEqual(set.invalidValues, [])
+        XCTAssertEqual(set.numberProblems, [
+            "PRORES_DECODE_BATCH=0 is outside 1 or more",
+            "PRORES_DECODE_SLOTS=20 is outside 2…8",
+            "PRORES_DECODE_READ_THREADS=999 is outside 1…256",
+            "PRORES_DECODE_READ_AHEAD=0 is outside 1…65536",
         ])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_VALIDATION": "1"]).validation, .on)
         XCTAssertNil(Tuning(environment: ["PRORES_DECODE_SHADERS": ""]).shaderDirectory, "empty is unset, never the current folder")
@@ -82,15 +83,28 @@ final class TuningTests: XCTestCase {
         XCTAssertTrue(bad.pipelineCache)
         XCTAssertEqual(bad.warnings, [
             "PRORES_DECODE_VALIDATION=yes is none of 0, 1, sync: the default is used",
-            "PRORES_DECODE_SLOTS=abc is not a whole number (2…8): the default is used",
             "PRORES_DECODE_PIPELINE_CACHE=off is none of 0, 1: the default is used",
         ])
+        XCTAssertEqual(bad.numberProblems, ["PRORES_DECODE_SLOTS=abc is not a whole number (2…8)"])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": "3", "PRORES_DECODE_VALIDATION": "0"]).warnings, [])
+        // Plain decimals only, as every option takes them: `+`, exponents and spaces are no whole numbers.
+        for text in ["+3", "3e0", " 3", "99999999999999999999"] {
+            XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": text]).numberProblems,
+                           ["PRORES_DECODE_SLOTS=\(text) is not a whole number (2…8)"], text)
+        }
         // check --shard auto's own variables are known, not "ignored".
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SHARD_INDEX": "0", "PRORES_DECODE_SHARD_TOTAL": "2"]).warnings, [])
-        let result = try runTool(["--version"], environment: ["PRORES_DECODE_SLOTS": "abc"])
+        let result = try runTool(["--version"], environment: ["PRORES_DECODE_VALIDATION": "yes"])
         XCTAssertEqual(result.status, 0)
-        XCTAssertEqual(result.stderr, "prores-decode: warning: PRORES_DECODE_SLOTS=abc is not a whole number (2…8): the default is used\n")
+        XCTAssertEqual(result.stderr, "prores-decode: warning: PRORES_DECODE_VALIDATION=yes is none of 0, 1, sync: the default is used\n")
+        // A number outside its range is a usage error: one line, exit 2, whatever the command.
+        for (name, value) in [("PRORES_DECODE_SLOTS", "abc"), ("PRORES_DECODE_READ_THREADS", "9223372036854775807"),
+                              ("PRORES_DECODE_BATCH", "+4"), ("PRORES_DECODE_TIMESTAMPS", "-1")] {
+            let refused = try runTool(["info", Repo.fixture("hq.mov")], environment: [name: value])
+            XCTAssertEqual(refused.reason, .exit)
+            XCTAssertEqual(refused.status, 2, "\(name)=\(value): \(refused.stderr)")
+            assertSingleError(refused, mentions: ["\(name)=\(value)"], "\(name)=\(value)")
+        }
     }
 
     /// Every `PRORES_DECODE_*` name the docs and README mention is one the

@@ -27,11 +27,16 @@ public struct CheckInput: Hashable, Sendable {
     /// presigned URL's signature reaches no report or log, and the same
     /// object signed again keeps its key.
     public let location: String
+    /// The `problem` is a verdict, not a file that could not be read: the
+    /// entry fails instead of being an error (a file the golden file lists
+    /// that the run did not find: `GoldenCoverage`).
+    public let problemFails: Bool
 
-    public init(path: String, key: String, problem: String? = nil, found: Bool = false, location: String? = nil) {
+    public init(path: String, key: String, problem: String? = nil, found: Bool = false, location: String? = nil, problemFails: Bool = false) {
         self.path = path
         self.key = key
         self.problem = problem
+        self.problemFails = problemFails
         self.found = found
         self.location = location ?? path
     }

@@ -12,9 +12,25 @@ public enum CheckReport {
         json(fileLines: results.map(file), summary: summary.json, run: run.json)
     }
 
+    /// The report made of its parts, `"files_digest"` last: the digest of
+    /// exactly the file lines it holds (`filesDigest`).
     public static func json(fileLines: [String], summary: String, run: String) -> String {
         "{\"files\":[" + (fileLines.isEmpty ? "" : "\n" + fileLines.joined(separator: ",\n") + "\n")
-            + "],\n\"summary\":" + summary + ",\n\"run\":" + run + "}\n"
+            + "],\n\"summary\":" + summary + ",\n\"run\":" + run
+            + ",\n\"files_digest\":" + JSON.string(filesDigest(fileLines.map { Array($0.utf8) })) + "}\n"
+    }
+
+    /// BLAKE3-256 of the file lines in their canonical form: each line's
+    /// bytes exactly as the report holds them (the JSON object, without the
+    /// comma between lines), followed by a line feed, in the report's order.
+    /// `merge` and `check --resume` recompute it to find a report edited or
+    /// damaged after it was written; anyone can recompute it too, so it is
+    /// no signature (docs/check.md).
+    public static func filesDigest(_ lines: [[UInt8]]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
+        for line in lines { bytes += line; bytes.append(0x0A) }
+        return "blake3:" + bytes.withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex }
     }
 
     public static func file(_ r: FileCheckResult) -> String {

@@ -1,4 +1,5 @@
 import ProResCore
+import ProResOptions
 
 /// `--shard I/N`: the I-th of N disjoint slices of the file list, so N
 /// machines can split one check between them.
@@ -16,16 +17,21 @@ public struct CheckShard: Hashable, Sendable, CustomStringConvertible {
     public let index: Int
     public let count: Int
 
+    /// The most shards a run is cut into: `merge` lists the missing ones
+    /// of this many, and `--shard`, `--shard auto` and `merge` take no more.
+    public static let maximumCount = 100_000
+
     public init?(index: Int, count: Int) {
-        guard count >= 1, (1...count).contains(index) else { return nil }
+        guard (1...Self.maximumCount).contains(count), (1...count).contains(index) else { return nil }
         self.index = index
         self.count = count
     }
 
-    /// "I/N" with 1 ≤ I ≤ N.
+    /// "I/N" with 1 ≤ I ≤ N ≤ `maximumCount`, both plain decimals.
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { return nil }
+        guard parts.count == 2, let index = PlainNumber.integer(parts[0], in: 1...Self.maximumCount),
+              let count = PlainNumber.integer(parts[1], in: 1...Self.maximumCount) else { return nil }
         self.init(index: index, count: count)
     }
 
@@ -34,6 +40,8 @@ public struct CheckShard: Hashable, Sendable, CustomStringConvertible {
     /// The name of the assignment, recorded in reports so that `merge`
     /// never joins shards cut another way.
     public static let scheme = "sha256-key-mod-n"
+    /// Every scheme a report may name: a report cut by any other is refused.
+    public static let schemes = [scheme]
 
     /// The shard (1-based) of `count` that the file keyed `key` belongs to.
     public static func shard(ofKey key: String, count: Int) -> Int {

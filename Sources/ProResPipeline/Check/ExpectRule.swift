@@ -3,6 +3,7 @@ import ProResCore
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResOptions
 
 /// One `--expect` rule: `key op value`, e.g. `profile=hq`, `frames>=24`,
 /// `transfer=pq`. Parsed up front (a mistake is a usage error naming the
@@ -127,7 +128,7 @@ public struct ExpectRule: Equatable, Sendable {
             expected = .text(profile.shortName)
         case .size:
             let parts = value.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+            guard parts.count == 2, let w = PlainNumber.integer(parts[0], in: 1...Int.max), let h = PlainNumber.integer(parts[1], in: 1...Int.max) else {
                 throw fail("size must be WIDTHxHEIGHT, e.g. 1920x1080")
             }
             expected = .size(width: w, height: h)
@@ -149,7 +150,8 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("unknown \(key.rawValue) '\(value)' (FFmpeg's names as `info` prints them, or untagged)")
             }
         case .frames, .width, .height, .fps, .bitDepth, .maxNits:
-            guard let number = Double(value), number.isFinite else { throw fail("'\(value)' is not a number") }
+            // A plain decimal, as every option's number: `1e3` and `+24` are refused, not read.
+            guard let number = PlainNumber.real(value) else { throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)") }
             expected = .number(number)
         }
         self.text = text

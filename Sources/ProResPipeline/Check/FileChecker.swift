@@ -67,7 +67,9 @@ enum FileChecker {
             case nil: return nil
             }
         }
-        if let problem = input.problem { return .error(input, "cannot read: \(problem)", seconds: elapsed()) }
+        if let problem = input.problem {
+            return input.problemFails ? .failure(input, problem, seconds: elapsed()) : .error(input, "cannot read: \(problem)", seconds: elapsed())
+        }
 
         let source: SampleSource
         let retries = RetryNotes()

@@ -1,4 +1,5 @@
 import Foundation
+import ProResOptions
 
 /// `--shard auto` and `--shard auto/N`: the shard that the engine running
 /// this process gives it, read from that engine's variables, tried in this
@@ -16,6 +17,12 @@ import Foundation
 /// passes `strategy.job-index` and `strategy.job-total` as the first row's.
 /// Where the engine states a count and `auto/N` names another, the two
 /// disagree and nothing is checked.
+///
+/// Every variable is a plain decimal inside its bounds (`bounds`) before
+/// any sum is made of it: an index or count of at most
+/// `CheckShard.maximumCount`, a Slurm task id and minimum of at most
+/// 2^31 − 1 (Slurm's own ids are far smaller), a Slurm step of at least 1.
+/// A value outside them is refused, never wrapped or clamped.
 public struct ShardEnvironment: Sendable {
     public struct Choice: Sendable, Equatable {
         public let shard: CheckShard
@@ -26,7 +33,7 @@ public struct ShardEnvironment: Sendable {
     public enum Problem: Error, Equatable, CustomStringConvertible {
         case noEngine
         case needsCount(engine: String)
-        case notANumber(variable: String, value: String)
+        case notANumber(variable: String, value: String, bounds: String)
         case outOfRange(source: String)
         case countsDisagree(source: String, given: Int)
 
@@ -36,7 +43,7 @@ public struct ShardEnvironment: Sendable {
                 return "--shard auto found none of PRORES_DECODE_SHARD_INDEX, CI_NODE_INDEX, JOB_COMPLETION_INDEX, "
                     + "SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX: give --shard I/N"
             case let .needsCount(engine): return "--shard auto: \(engine) gives no shard count: use --shard auto/N"
-            case let .notANumber(variable, value): return "--shard auto: \(variable)='\(value)' is not a whole number"
+            case let .notANumber(variable, value, bounds): return "--shard auto: \(variable)='\(value)' is not a whole number \(bounds)"
             case let .outOfRange(source): return "--shard auto: \(source) is not a shard of its count"
             case let .countsDisagree(source, given): return "--shard auto/\(given) disagrees with \(source)"
             }
@@ -47,7 +54,10 @@ public struct ShardEnvironment: Sendable {
     public static func resolve(count: Int?, environment: [String: String]) throws -> Choice {
         func number(_ name: String) throws -> Int? {
             guard let text = environment[name] else { return nil }
-            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else { throw Problem.notANumber(variable: name, value: text) }
+            let range = bounds(name)
+            guard let value = PlainNumber.integer(text, in: range) else {
+                throw Problem.notANumber(variable: name, value: text, bounds: "from \(range.lowerBound) to \(range.upperBound)")
+            }
             return value
         }
         func choose(engine: String, index: Int, base: Int, stated: Int?, read: [String]) throws -> Choice {
@@ -70,7 +80,7 @@ public struct ShardEnvironment: Sendable {
             return try choose(engine: "Kubernetes Indexed Job", index: index, base: 0, stated: nil, read: ["JOB_COMPLETION_INDEX"])
         }
         if let id = try number("SLURM_ARRAY_TASK_ID") {
-            let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0, step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
+            let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0, step = try number("SLURM_ARRAY_TASK_STEP") ?? 1
             let read = ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"]
                 + (environment["SLURM_ARRAY_TASK_STEP"] == nil ? [] : ["SLURM_ARRAY_TASK_STEP"])
             let offset = id - minimum
@@ -81,5 +91,19 @@ public struct ShardEnvironment: Sendable {
             return try choose(engine: "AWS Batch array job", index: index, base: 0, stated: nil, read: ["AWS_BATCH_JOB_ARRAY_INDEX"])
         }
         throw Problem.noEngine
+    }
+
+    /// What each variable may hold. Indices: 0-based ones up to one below
+    /// the most shards, CI_NODE_INDEX (1-based) up to the most; Slurm's id
+    /// and minimum are any non-negative Int32 (their difference and quotient
+    /// then stay far inside Int).
+    static func bounds(_ name: String) -> ClosedRange<Int> {
+        let most = CheckShard.maximumCount
+        switch name {
+        case "CI_NODE_INDEX", "PRORES_DECODE_SHARD_TOTAL", "CI_NODE_TOTAL", "SLURM_ARRAY_TASK_COUNT": return 1...most
+        case "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN": return 0...Int(Int32.max)
+        case "SLURM_ARRAY_TASK_STEP": return 1...Int(Int32.max)
+        default: return 0...(most - 1)
+        }
     }
 }

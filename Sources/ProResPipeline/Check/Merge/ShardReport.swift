@@ -82,7 +82,7 @@ public struct ShardReport: Sendable {
 
     public let files: [File]
     public let run: Run
-    public static let maximumShards = 100_000
+    public static let maximumShards = CheckShard.maximumCount
     public let sample: Int?
     public let seconds: Double
     /// The check was interrupted: its files are the ones it finished.
@@ -90,10 +90,17 @@ public struct ShardReport: Sendable {
 
     public enum Problem: Error, CustomStringConvertible, Equatable {
         case notAReport(String)
+        /// File line `number` (1-based), of `path`, is not what check writes: `why`.
+        case badFile(number: Int, path: String, why: String)
+        /// The file lines do not give the report's `"files_digest"`.
+        case digestDiffers
 
         public var description: String {
             switch self {
             case let .notAReport(why): return "not a prores-decode check report: \(why)"
+            case let .badFile(number, path, why): return "file \(number) ('\(path)'): \(why); the report was edited or damaged"
+            case .digestDiffers:
+                return "its file lines do not give its \"files_digest\": the report was edited or damaged after check wrote it"
             }
         }
     }
@@ -107,6 +114,7 @@ public struct ShardReport: Sendable {
         guard let first = lines.popFirst() else { throw Problem.notAReport("empty") }
         let open = Array("{\"files\":[".utf8), empty = Array("{\"files\":[],".utf8), close = Array("],".utf8)
         var files: [File] = []
+        var raws: [ArraySlice<UInt8>] = []
         var rest: ArraySlice<UInt8>
         if first.elementsEqual(open) {
             while let line = lines.first, !line.starts(with: close) {
@@ -116,7 +124,9 @@ public struct ShardReport: Sendable {
                     throw Problem.notAReport("file \(files.count + 1) is not a file entry")
                 }
                 files.append(file)
+                raws.append(raw)
             }
+            try Self.checkLines(raws, files)
             guard let end = lines.popFirst() else { throw Problem.notAReport("its files array never ends") }
             rest = end.dropFirst(2)
         } else if first.starts(with: empty) {
@@ -138,12 +148,44 @@ public struct ShardReport: Sendable {
         guard (1...Self.maximumShards).contains(count), (1...count).contains(index), inputs >= 0 else {
             throw Problem.notAReport("its run names shard \(index) of \(count)")
         }
+        guard CheckShard.schemes.contains(scheme) else {
+            throw Problem.notAReport("its shard_scheme '\(scheme)' is not one this prores-decode cuts shards by (\(CheckShard.scheme))")
+        }
+        guard let filesDigest = object["files_digest"] as? String else {
+            throw Problem.notAReport("no \"files_digest\" (written by an older prores-decode?)")
+        }
+        guard filesDigest == CheckReport.filesDigest(files.map { Array($0.line.utf8) }) else { throw Problem.digestDiffers }
         self.files = files
         self.run = Run(options: options, inputs: inputs, inputsDigest: digest, shardCount: count, shardIndex: index, scheme: scheme,
                        golden: run["golden"] as? String)
         sample = summary["sample"] as? Int
         seconds = summary["seconds"] as? Double ?? 0
         interrupted = summary["interrupted"] as? Bool ?? false
+    }
+
+    /// Every file line parsed and checked in full (`ReportLineCheck`), on
+    /// all cores in runs of 256 lines: parsing is most of a 12,800-file
+    /// merge's time. Throws the problem of the first line that has one.
+    private static func checkLines(_ raws: [ArraySlice<UInt8>], _ files: [File]) throws {
+        let run = 256, runs = (raws.count + run - 1) / run
+        var found = [Problem?](repeating: nil, count: runs)
+        found.withUnsafeMutableBufferPointer { slots in
+            // Each run writes only its own slot.
+            parallelFor(runs) { r in
+                for i in (r * run)..<min(raws.count, (r + 1) * run) {
+                    if let problem = lineProblem(raws[i], number: i + 1, file: files[i]) { slots[r] = problem; return }
+                }
+            }
+        }
+        if let first = found.lazy.compactMap({ $0 }).first { throw first }
+    }
+
+    private static func lineProblem(_ raw: ArraySlice<UInt8>, number: Int, file: File) -> Problem? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(raw))) as? [String: Any] else {
+            return .badFile(number: number, path: file.path, why: "it is not a JSON object")
+        }
+        return ReportLineCheck.problem(object, scanned: (file.path, file.key, file.status, file.seconds))
+            .map { .badFile(number: number, path: file.path, why: $0) }
     }
 
     /// A file line read from its fixed start and end; nil for anything else.
