@@ -163,7 +163,8 @@ void main() {
     // after the pass: a copy is transfer work, and the next batch's first
     // barrier would wait for it (and so for this pass) before its entropy
     // decoding could start.
-    // OR'd in, as other macroblocks of the slice may set the may-differ bit.
+    // OR'd in, as other macroblocks of the slice may set the may-differ
+    // bit (16; bits 0-3 are the components that failed).
     if (mb == 0u && gl_LocalInvocationID.x == 0u) atomicOr(report.flags[slice], flags);
     bool lumaOK = sliceValid(s) != 0u && (flags & 1u) == 0u;
     bool cbOK = lumaOK && (flags & 2u) == 0u;
@@ -209,7 +210,7 @@ void main() {
             block[sampleIndex(blockIndex, i, row)] = stored;
         }
         // The host reads it per frame (`decodersMayDiffer`).
-        if (differs) atomicOr(report.flags[slice], 8u);
+        if (differs) atomicOr(report.flags[slice], 16u);
     }
     barrier();
     if (decoded) {

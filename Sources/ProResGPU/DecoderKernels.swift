@@ -100,7 +100,7 @@ enum DecoderKernels {
             BufferBinding("status", .read, "uint flags[]", "the entropy pass's failures"),
             BufferBinding("surface", .write, "uvec2 units[]", "v216 or y416, 8 bytes a unit"),
             BufferBinding("report", .readWrite, "uint flags[]",
-                          "the failures again, per slice, in host-visible memory, and bit 3 where a block may differ from FFmpeg's x86 IDCT"),
+                          "the failures again, per slice, in host-visible memory, and bit 4 where a block may differ from FFmpeg's x86 IDCT"),
         ], push: transformPush, tables: [Slice.layout, Frame.layout])
     }
 }

@@ -44,8 +44,8 @@ package final class GPUProResDecoder {
     /// The bits of a slice's reported word: components that failed, and
     /// `mayDifferFlag` where a block of it may differ from FFmpeg's x86
     /// SIMD IDCT (prores_idct.comp sets it).
-    static let failedComponents: UInt32 = 7
-    static let mayDifferFlag: UInt32 = 8
+    static let failedComponents: UInt32 = 15
+    static let mayDifferFlag: UInt32 = 16
 
     /// GPU time of one batch, from timestamp queries (µs).
     package struct BatchTiming {
