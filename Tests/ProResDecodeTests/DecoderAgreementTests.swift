@@ -160,4 +160,37 @@ final class DecoderAgreementTests: XCTestCase {
         XCTAssertEqual(blind.status, 10, blind.stderr)
         XCTAssertTrue(blind.stderr.contains("golden mismatch at frame 2"), blind.stderr)
     }
+
+    /// Damage of every kind the mutation script makes, and a file cut inside
+    /// a frame: the three decoders write the same frames (`--framemd5`
+    /// lines), exit alike, and give the same md5 on every frame ours do not
+    /// flag.
+    func testDamagedFramesCountAlikeInEveryDecoder() throws {
+        let directory = try makeTemporaryDirectory(self)
+        var cases: [(String, URL)] = [("bad/corrupt-slice.mov", URL(fileURLWithPath: Repo.fixture("bad/corrupt-slice.mov"))),
+                                      ("bad/truncated-faststart.mov", URL(fileURLWithPath: Repo.fixture("bad/truncated-faststart.mov")))]
+        let mutations: [(String, [String])] = [
+            ("interlaced-tff.mov", ["flip", "2", "4000"]), ("hq.mov", ["flip", "1", "100"]), ("hq.mov", ["truncate-slice", "3", "5", "100"]),
+            ("4444.mov", ["truncate-slice", "2", "0", "0"]), ("slices1.mov", ["flip", "4", "20000"]), ("lt.mov", ["qscale", "0", "2", "255"]),
+        ]
+        for (n, (fixture, mutation)) in mutations.enumerated() {
+            let mutant = directory.appendingPathComponent("mutant-\(n).mov")
+            try Self.mutate(fixture, mutation, to: mutant)
+            cases.append(("\(fixture) \(mutation.joined(separator: " "))", mutant))
+        }
+        var damaged = 0
+        for (name, path) in cases {
+            let runs = try ["cpu", "gpu", "ffmpeg"].map { try Self.decode(path.path, decoder: $0, in: directory) }
+            let (cpu, gpu, ffmpeg) = (runs[0], runs[1], runs[2])
+            if cpu.run.status != 0 { damaged += 1 }
+            XCTAssertEqual(gpu.run.status, cpu.run.status, "\(name): exit codes of gpu and cpu")
+            XCTAssertEqual(ffmpeg.run.status, cpu.run.status, "\(name): exit codes of ffmpeg and cpu\n\(ffmpeg.run.stderr)\n\(cpu.run.stderr)")
+            XCTAssertEqual(gpu.hashes, cpu.hashes, "\(name): frames of gpu and cpu")
+            XCTAssertEqual(ffmpeg.hashes.count, cpu.hashes.count, "\(name): frames written by ffmpeg and cpu")
+            for (index, (ours, theirs)) in zip(cpu.hashes, ffmpeg.hashes).enumerated() where !cpu.flagged.contains(index) {
+                XCTAssertEqual(ours, theirs, "\(name): frame \(index), not flagged, differs from ffmpeg's")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(damaged, 3, "most cases must be damage the decoders see")
+    }
 }
