@@ -142,3 +142,13 @@ FUZZ_SECONDS ?= 60
 .PHONY: fuzz
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" SWIFT=$(SWIFT) scripts/fuzz.sh
+
+# The three decoders (cpu, gpu on whatever Vulkan device there is, ffmpeg)
+# on FUZZ_MUTANTS mutants of the tiny fixtures (scripts/fuzz-decoders.py):
+# fails on any mutant where ours differ from each other, or from FFmpeg's in
+# exit code, frames written, or an unflagged frame's md5.
+FUZZ_MUTANTS ?= 1000
+.PHONY: fuzz-decoders
+fuzz-decoders: deps
+	$(SWIFT) build
+	scripts/fuzz-decoders.py --mutants $(FUZZ_MUTANTS)

@@ -91,11 +91,16 @@ uint quantMatrix(uint frame, bool chroma, uint i) {
     return (word >> ((i & 3u) * 8u)) & 0xFFu;
 }
 
-void rowTransform(inout int r[8]) {
+// Returns whether FFmpeg's x86 SIMD IDCT (10-bit only) may part from this
+// row: it adds the rounding as r[0] + 1 in int16 (wrapping at 32767) and
+// packs the results saturating where this code, as FFmpeg's C code,
+// stores them wrapped.
+bool rowTransform(inout int r[8]) {
+    bool differs = DEPTH == 10 && r[0] == 32767;
     if ((r[1] | r[2] | r[3] | r[4] | r[5] | r[6] | r[7]) == 0) {
         int dc = toInt16((r[0] + 1) >> 1);
         for (int i = 0; i < 8; i++) r[i] = dc;
-        return;
+        return differs;
     }
     int a0 = W4 * r[0] + (1 << (ROW_SHIFT - 1));
     int a1 = a0, a2 = a0, a3 = a0;
@@ -112,10 +117,13 @@ void rowTransform(inout int r[8]) {
     b1 += -W1 * r[5] - W5 * r[7];
     b2 += W7 * r[5] + W3 * r[7];
     b3 += W3 * r[5] - W1 * r[7];
-    r[0] = toInt16((a0 + b0) >> ROW_SHIFT); r[7] = toInt16((a0 - b0) >> ROW_SHIFT);
-    r[1] = toInt16((a1 + b1) >> ROW_SHIFT); r[6] = toInt16((a1 - b1) >> ROW_SHIFT);
-    r[2] = toInt16((a2 + b2) >> ROW_SHIFT); r[5] = toInt16((a2 - b2) >> ROW_SHIFT);
-    r[3] = toInt16((a3 + b3) >> ROW_SHIFT); r[4] = toInt16((a3 - b3) >> ROW_SHIFT);
+    int o[8] = int[8](a0 + b0, a1 + b1, a2 + b2, a3 + b3, a3 - b3, a2 - b2, a1 - b1, a0 - b0);
+    for (int i = 0; i < 8; i++) {
+        int shifted = o[i] >> ROW_SHIFT;
+        r[i] = toInt16(shifted);
+        differs = differs || (DEPTH == 10 && r[i] != shifted);
+    }
+    return differs;
 }
 
 void columnTransform(inout int c[8]) {
@@ -155,7 +163,9 @@ void main() {
     // after the pass: a copy is transfer work, and the next batch's first
     // barrier would wait for it (and so for this pass) before its entropy
     // decoding could start.
-    if (mb == 0u && gl_LocalInvocationID.x == 0u) report.flags[slice] = flags;
+    // OR'd in, as other macroblocks of the slice may set the may-differ
+    // bit (16; bits 0-3 are the components that failed).
+    if (mb == 0u && gl_LocalInvocationID.x == 0u) atomicOr(report.flags[slice], flags);
     bool lumaOK = sliceValid(s) != 0u && (flags & 1u) == 0u;
     bool cbOK = lumaOK && (flags & 2u) == 0u;
     bool crOK = cbOK && (flags & 4u) == 0u;
@@ -191,8 +201,16 @@ void main() {
             uint position = (inverseScan[scanBase + row * 8u + i] << log2Blocks) + inComponent;
             r[i] = toInt16(int(coefficients.values[base + position]) * q);
         }
-        rowTransform(r);
-        for (uint i = 0u; i < 8u; i++) block[sampleIndex(blockIndex, i, row)] = row == 0u ? toInt16(r[i] + 8192) : r[i];
+        bool differs = rowTransform(r);
+        for (uint i = 0u; i < 8u; i++) {
+            int stored = row == 0u ? toInt16(r[i] + 8192) : r[i];
+            // FFmpeg's x86 SIMD code adds 8192 + 8 in int16 at once; its C
+            // code adds the 8 in 32 bits, so only C's sum passes 32767 here.
+            differs = differs || (DEPTH == 10 && row == 0u && stored > 32767 - COLUMN_BIAS);
+            block[sampleIndex(blockIndex, i, row)] = stored;
+        }
+        // The host reads it per frame (`decodersMayDiffer`).
+        if (differs) atomicOr(report.flags[slice], 16u);
     }
     barrier();
     if (decoded) {

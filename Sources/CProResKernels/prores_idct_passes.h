@@ -1,7 +1,8 @@
 // The IDCT's passes and transpose, written once for SSE2 and AVX2. The
-// file that includes this defines VEC (the vector type) and OP(name) (the
+// file that includes this defines VEC (the vector type), OP(name) (the
 // intrinsic of that width, OP(add_epi32) → _mm_add_epi32 or
-// _mm256_add_epi32). Every intrinsic here works within each 128-bit half,
+// _mm256_add_epi32) and VAND (the bitwise and of that width). Every
+// intrinsic here works within each 128-bit half,
 // so on AVX2 each half does to its block exactly what SSE2 does to one.
 //
 // Data layout: lanes hold rows in the row pass (the block comes in
@@ -23,18 +24,23 @@ PASSES_INLINE VEC madd(VEC p, int wa, int wb) {
     return sum;
 }
 
-// The int16 truncation of (v >> shift) for 8 lanes in two halves.
-PASSES_INLINE VEC narrow(VEC lo, VEC hi, int shift) {
-    lo = OP(srai_epi32)(OP(slli_epi32)(OP(srai_epi32)(lo, shift), 16), 16);
-    hi = OP(srai_epi32)(OP(slli_epi32)(OP(srai_epi32)(hi, shift), 16), 16);
+// The int16 truncation of (v >> shift) for 8 lanes in two halves. Where
+// `agree` is given, each of its 32-bit lanes is cleared where a value
+// leaves the int16 range: FFmpeg's C code stores it wrapped, its x86 SIMD
+// code (packssdw) saturated, so the two decoders part there.
+PASSES_INLINE VEC narrow(VEC lo, VEC hi, int shift, VEC *agree) {
+    VEC shifted_lo = OP(srai_epi32)(lo, shift), shifted_hi = OP(srai_epi32)(hi, shift);
+    lo = OP(srai_epi32)(OP(slli_epi32)(shifted_lo, 16), 16);
+    hi = OP(srai_epi32)(OP(slli_epi32)(shifted_hi, 16), 16);
+    if (agree) *agree = VAND(*agree, VAND(OP(cmpeq_epi32)(lo, shifted_lo), OP(cmpeq_epi32)(hi, shifted_hi)));
     return OP(packs_epi32)(lo, hi);
 }
 
 // One pass on 8 vectors x[k] (lane = the row or column being transformed,
 // k = the element), `bias` added to the even part; out[i] = element i.
 // `low_only`: x[4..7] are all zero, so their products are left out (a
-// skipped zero term changes no sum).
-PASSES_INLINE void pass(const VEC x[8], VEC out[8], struct pd_weights w, int bias, int shift, int low_only) {
+// skipped zero term changes no sum). `agree`: as `narrow`'s, or NULL.
+PASSES_INLINE void pass(const VEC x[8], VEC out[8], struct pd_weights w, int bias, int shift, int low_only, VEC *agree) {
     VEC halves[2][8];
     for (int h = 0; h < 2; h++) {
         VEC p02 = h ? OP(unpackhi_epi16)(x[0], x[2]) : OP(unpacklo_epi16)(x[0], x[2]);
@@ -65,7 +71,7 @@ PASSES_INLINE void pass(const VEC x[8], VEC out[8], struct pd_weights w, int bia
         halves[h][2] = OP(add_epi32)(a2, b2); halves[h][5] = OP(sub_epi32)(a2, b2);
         halves[h][3] = OP(add_epi32)(a3, b3); halves[h][4] = OP(sub_epi32)(a3, b3);
     }
-    for (int i = 0; i < 8; i++) out[i] = narrow(halves[0][i], halves[1][i], shift);
+    for (int i = 0; i < 8; i++) out[i] = narrow(halves[0][i], halves[1][i], shift, agree);
 }
 
 // The 8x8 transpose of 16-bit elements (of each half's block on AVX2).

@@ -13,6 +13,12 @@ static inline __attribute__((always_inline)) int16_t pd_high_part(int w) { retur
 struct pd_weights { int w1, w2, w3, w4, w5, w6, w7; };
 
 #define PD_WEIGHTS_10 ((struct pd_weights){22725, 21407, 19265, 16384, 12873, 8867, 4520})
+// Where FFmpeg's x86 SIMD IDCT parts from its C code (prores_idct.c):
+// a dequantised row[0] of 32767 (its +1 wraps), and row 0 of the row
+// pass's output above 32759 once 8192 is added (its +8200 wraps there).
+#define PD_AGREEMENT_ROUNDING_LIMIT 32767
+#define PD_AGREEMENT_BIAS_LIMIT (32767 - 8)
+
 #define PD_WEIGHTS_12 ((struct pd_weights){45451, 42813, 38531, 32767, 25746, 17734, 9041})
 
 #endif

@@ -79,10 +79,12 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
     static func frame(_ sample: CompressedSample, _ result: Result<ProResCPUDecoder.Outcome, Error>, sent: UInt64) -> DecodedFrame {
         var surface: PixelBuffer?
         var codes: (Int, Int, Int)?
+        var mayDiffer = false
         let status: FrameStatus
         do {
             let outcome = try result.get()
             surface = outcome.surface
+            mayDiffer = outcome.decodersMayDiffer
             let header = outcome.header
             codes = (header.colorPrimaries, header.transferCharacteristic, header.matrixCoefficients)
             var problems: [String] = []
@@ -100,6 +102,6 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
         }
         return DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface, colorCodes: codes,
                             readStart: sample.readStart, demuxNanoseconds: sample.demuxNanoseconds,
-                            decodeNanoseconds: monotonicNanoseconds() - sent)
+                            decodeNanoseconds: monotonicNanoseconds() - sent, decodersMayDiffer: mayDiffer)
     }
 }

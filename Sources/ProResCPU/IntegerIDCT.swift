@@ -69,21 +69,22 @@ enum IntegerIDCT {
     /// `coefficients` quantised and transposed (natural column × 8 + row),
     /// `matrix` the scaled quantisation matrix in the same order (each entry
     /// already an int16), out to 8 rows of 8 samples at `out`, `stride`
-    /// samples apart.
-    @inline(__always)
+    /// samples apart. Returns whether FFmpeg's x86 SIMD IDCT may give this
+    /// block other samples (`mayDiffer`).
+    @inline(__always) @discardableResult
     static func put(depth: Int, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>, out: UnsafeMutablePointer<UInt16>,
-                    stride: Int) {
+                    stride: Int) -> Bool {
         #if arch(x86_64)
         if depth == 12 {
-            pd_idct_put_12(coefficients, matrix, out, stride)
+            return pd_idct_put_12(coefficients, matrix, out, stride) != 0
         } else {
-            pd_idct_put_10(coefficients, matrix, out, stride)
+            return pd_idct_put_10(coefficients, matrix, out, stride) != 0
         }
         #else
         if depth == 12 {
-            transform(IDCT12.self, coefficients, matrix: matrix, out: out, stride: stride)
+            return transform(IDCT12.self, coefficients, matrix: matrix, out: out, stride: stride)
         } else {
-            transform(IDCT10.self, coefficients, matrix: matrix, out: out, stride: stride)
+            return transform(IDCT10.self, coefficients, matrix: matrix, out: out, stride: stride)
         }
         #endif
     }
@@ -91,25 +92,27 @@ enum IntegerIDCT {
     /// `put` on two consecutive blocks (`coefficients`, then
     /// `coefficients + 64`) with one matrix, out to `outA` and `outB`; on
     /// x86-64 both at once where the CPU has AVX2.
-    @inline(__always)
+    /// Returns whether either block may differ (`mayDiffer`).
+    @inline(__always) @discardableResult
     static func put2(depth: Int, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>, outA: UnsafeMutablePointer<UInt16>,
-                     outB: UnsafeMutablePointer<UInt16>, stride: Int) {
+                     outB: UnsafeMutablePointer<UInt16>, stride: Int) -> Bool {
         #if arch(x86_64)
         if depth == 12 {
-            pd_idct_put2_12(coefficients, matrix, outA, outB, stride)
+            return pd_idct_put2_12(coefficients, matrix, outA, outB, stride) != 0
         } else {
-            pd_idct_put2_10(coefficients, matrix, outA, outB, stride)
+            return pd_idct_put2_10(coefficients, matrix, outA, outB, stride) != 0
         }
         #else
-        put(depth: depth, coefficients, matrix: matrix, out: outA, stride: stride)
-        put(depth: depth, coefficients + 64, matrix: matrix, out: outB, stride: stride)
+        let a = put(depth: depth, coefficients, matrix: matrix, out: outA, stride: stride)
+        return put(depth: depth, coefficients + 64, matrix: matrix, out: outB, stride: stride) || a
         #endif
     }
 
     /// The Swift version of `put` for constants `K`.
     @inline(__always)
+    @discardableResult
     static func transform<K: IDCTConstants>(_: K.Type, _ coefficients: UnsafePointer<Int16>, matrix: UnsafePointer<Int16>,
-                                            out: UnsafeMutablePointer<UInt16>, stride: Int) {
+                                            out: UnsafeMutablePointer<UInt16>, stride: Int) -> Bool {
         @inline(__always) func load(_ k: Int) -> Lanes {
             let raw = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: SIMD8<Int16>.self)
             let q = UnsafeRawPointer(matrix + 8 * k).loadUnaligned(as: SIMD8<Int16>.self)
@@ -148,6 +151,15 @@ enum IntegerIDCT {
 
         // Transpose: c_j (lane i = column i) is row j.
         @inline(__always) func row(_ j: Int) -> Lanes { Lanes(o0[j], o1[j], o2[j], o3[j], o4[j], o5[j], o6[j], o7[j]) }
+        // Where FFmpeg's x86 SIMD IDCT (10-bit only) may part from this
+        // one: a row-pass result outside int16 (it saturates, C wraps), a
+        // dequantised r0 of 32767 (it adds the rounding as r0 + 1 in int16)
+        // or a biased row 0 above 32759 (it adds 8200 in int16, C 8192 and
+        // then 8 in 32 bits). CProResKernels' prores_idct.c has the details.
+        @inline(__always) func wraps(_ v: Lanes) -> Bool { any(int16(v &>> s) .!= (v &>> s)) }
+        let differs = K.depth == 10
+            && (wraps(a0 &+ b0) || wraps(a0 &- b0) || wraps(a1 &+ b1) || wraps(a1 &- b1) || wraps(a2 &+ b2) || wraps(a2 &- b2)
+                || wraps(a3 &+ b3) || wraps(a3 &- b3) || any(r0 .== 32767) || any(row(0) .> 32759))
         let c0 = row(0), c1 = row(1), c2 = row(2), c3 = row(3), c4 = row(4), c5 = row(5), c6 = row(6), c7 = row(7)
 
         // Column pass: lane i is column i.
@@ -174,5 +186,6 @@ enum IntegerIDCT {
         }
         store(0, a0 &+ b0); store(1, a1 &+ b1); store(2, a2 &+ b2); store(3, a3 &+ b3)
         store(4, a3 &- b3); store(5, a2 &- b2); store(6, a1 &- b1); store(7, a0 &- b0)
+        return differs
     }
 }

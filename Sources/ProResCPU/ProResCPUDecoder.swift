@@ -16,6 +16,9 @@ public final class ProResCPUDecoder {
         public let damagedSlices: Int
         /// The frame ended with its first field; the second was concealed.
         public let missingSecondField: Bool
+        /// A block left the range where FFmpeg's C and x86 SIMD IDCTs
+        /// agree: FFmpeg's x86 decoder may give this frame other samples.
+        public let decodersMayDiffer: Bool
     }
 
     /// The decoded precision: 10 or 12 bits (the codec tag's, as in FFmpeg).
@@ -38,6 +41,8 @@ public final class ProResCPUDecoder {
     private let scratches: [SliceScratch]
     /// Concealed slices of each group.
     private let damaged: UnsafeMutablePointer<Int>
+    /// Whether each group's blocks may differ from FFmpeg's x86 decoder.
+    private let mayDiffer: UnsafeMutablePointer<Bool>
     private var pool: PixelBufferPool?
 
     /// `threads`: slice groups decoded at once (1: all on the caller's thread).
@@ -56,12 +61,15 @@ public final class ProResCPUDecoder {
         workers = (0..<framesAtOnce * groupsPerFrame).map { _ in SliceDecoder() }
         scratches = packing == nil ? [] : workers.map { _ in SliceScratch() }
         damaged = .allocate(capacity: framesAtOnce * groupsPerFrame)
+        mayDiffer = .allocate(capacity: framesAtOnce * groupsPerFrame)
+        mayDiffer.initialize(repeating: false, count: framesAtOnce * groupsPerFrame)
     }
 
     deinit {
         for worker in workers { worker.deallocate() }
         for scratch in scratches { scratch.deallocate() }
         damaged.deallocate()
+        mayDiffer.deallocate()
     }
 
     public var poolStatistics: PixelBufferPool.Statistics {
@@ -100,6 +108,7 @@ public final class ProResCPUDecoder {
         let decodeGroup = { (group: Int) in
             let f = group / self.groupsPerFrame, g = group % self.groupsPerFrame
             self.damaged[group] = 0
+            self.mayDiffer[group] = false
             guard let output = outputs[f], case let .success(frame) = prepared[f] else { return }
             // The slices go to the frame's planes, or to the group's scratch and from there to the packed surface.
             let targets: PlaneTargets, packing: (surface: PackedTarget, scratch: SliceScratch)?
@@ -111,13 +120,15 @@ public final class ProResCPUDecoder {
             }
             self.damaged[group] = self.decodeSlices(frames[f], picture: f, header: frame.header, targets: targets, packing: packing,
                                                    group: g, worker: self.workers[group])
+            self.mayDiffer[group] = self.workers[group].takeMayDiffer()
         }
         if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
         return prepared.enumerated().map { f, result in
             result.map { frame in
                 let concealed = (0..<groupsPerFrame).reduce(0) { $0 + damaged[f * groupsPerFrame + $1] }
+                let differs = (0..<groupsPerFrame).contains { mayDiffer[f * groupsPerFrame + $0] }
                 return Outcome(surface: frame.surface, header: frame.header, damagedSlices: concealed,
-                               missingSecondField: pictures[f].missingSecondField)
+                               missingSecondField: pictures[f].missingSecondField, decodersMayDiffer: differs)
             }
         }
     }

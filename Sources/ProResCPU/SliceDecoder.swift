@@ -49,6 +49,9 @@ struct SliceDecoder {
     private let matrices: UnsafeMutablePointer<Int16>
     /// Alpha samples of one slice (16 rows of 128).
     private let alpha: UnsafeMutablePointer<UInt16>
+    /// A block since `takeMayDiffer` left the range where FFmpeg's C and
+    /// x86 SIMD IDCTs agree (`IntegerIDCT.put`).
+    private let mayDiffer: UnsafeMutablePointer<Bool>
 
     static let maxBlocks = 32
 
@@ -56,12 +59,22 @@ struct SliceDecoder {
         blocks = .allocate(capacity: 2 * Self.maxBlocks * 64)
         matrices = .allocate(capacity: 2 * 128)
         alpha = .allocate(capacity: 16 * 128)
+        mayDiffer = .allocate(capacity: 1)
+        mayDiffer.initialize(to: false)
     }
 
     func deallocate() {
         blocks.deallocate()
         matrices.deallocate()
         alpha.deallocate()
+        mayDiffer.deallocate()
+    }
+
+    /// Whether a block decoded since the last call may come out otherwise
+    /// from FFmpeg's x86 decoder; starts over.
+    func takeMayDiffer() -> Bool {
+        defer { mayDiffer.pointee = false }
+        return mayDiffer.pointee
     }
 
     /// Whether `decode` takes `first` and `second` together.
@@ -193,8 +206,10 @@ struct SliceDecoder {
             let out = targets.row(0, pictureRow: slice.mbY * 16, parity: slice.parity) + (slice.mbX + mb) * 16
             for half in 0..<2 {
                 let top = out + half * 8 * stride
-                IntegerIDCT.put2(depth: targets.depth, blocks + (mb * 4 + half * 2) * 64, matrix: matrix, outA: top, outB: top + 8,
-                                 stride: stride)
+                if IntegerIDCT.put2(depth: targets.depth, blocks + (mb * 4 + half * 2) * 64, matrix: matrix, outA: top, outB: top + 8,
+                                    stride: stride) {
+                    mayDiffer.pointee = true
+                }
             }
         }
     }
@@ -211,8 +226,10 @@ struct SliceDecoder {
             return base + mb * mbChroma + (b >> 1) * 8 + (b & 1) * 8 * stride
         }
         for block in Swift.stride(from: 0, to: mbs << chromaLog2, by: 2) {
-            IntegerIDCT.put2(depth: targets.depth, blocks + block * 64, matrix: matrix, outA: out(block), outB: out(block + 1),
-                             stride: stride)
+            if IntegerIDCT.put2(depth: targets.depth, blocks + block * 64, matrix: matrix, outA: out(block), outB: out(block + 1),
+                                stride: stride) {
+                mayDiffer.pointee = true
+            }
         }
     }
 

@@ -99,7 +99,8 @@ enum DecoderKernels {
             BufferBinding("coefficients", .read, "int16_t values[]", "the entropy pass's output"),
             BufferBinding("status", .read, "uint flags[]", "the entropy pass's failures"),
             BufferBinding("surface", .write, "uvec2 units[]", "v216 or y416, 8 bytes a unit"),
-            BufferBinding("report", .write, "uint flags[]", "the failures again, per slice, in host-visible memory"),
+            BufferBinding("report", .readWrite, "uint flags[]",
+                          "the failures again, per slice, in host-visible memory, and bit 4 where a block may differ from FFmpeg's x86 IDCT"),
         ], push: transformPush, tables: [Slice.layout, Frame.layout])
     }
 }

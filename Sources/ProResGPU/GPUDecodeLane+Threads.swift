@@ -147,7 +147,8 @@ extension GPUDecodeLane {
         let codes = result.header.map { ($0.colorPrimaries, $0.transferCharacteristic, $0.matrixCoefficients) }
         return DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
                             deviceSurface: result.deviceSurface, analysis: result.analysis, colorCodes: codes, readStart: sample.readStart,
-                            demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - submitted)
+                            demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - submitted,
+                            decodersMayDiffer: result.decodersMayDiffer)
     }
 
     func runOutput() {

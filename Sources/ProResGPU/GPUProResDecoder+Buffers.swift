@@ -58,7 +58,7 @@ extension GPUProResDecoder {
         if (slot.status?.size ?? 0) < status {
             let bytes = Self.align(status * 2)
             slot.status = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination], memory: .device)
-            slot.statusReport = try VulkanBuffer(context, size: bytes, usage: .storage, memory: .hostReadback)
+            slot.statusReport = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination], memory: .hostReadback)
         }
         // Frames kept inside the decoder: every slot writes the same surfaces.
         if !deliversSurfaces {

@@ -37,7 +37,15 @@ package final class GPUProResDecoder {
         let missingSecondField: Bool
         /// Alpha promised, but some slices carry none (made opaque).
         let missingAlpha: Bool
+        /// A block left the range where FFmpeg's C and x86 SIMD IDCTs agree.
+        let decodersMayDiffer: Bool
     }
+
+    /// The bits of a slice's reported word: components that failed, and
+    /// `mayDifferFlag` where a block of it may differ from FFmpeg's x86
+    /// SIMD IDCT (prores_idct.comp sets it).
+    static let failedComponents: UInt32 = 15
+    static let mayDifferFlag: UInt32 = 16
 
     /// GPU time of one batch, from timestamp queries (µs).
     package struct BatchTiming {
@@ -451,6 +459,9 @@ package final class GPUProResDecoder {
         // The coefficients need no zeroing: the entropy pass writes every
         // coefficient the transform reads.
         entropy.fill(slot.status!, bytes: statusBytes)
+        // The transform ORs its words in (a slice's macroblocks each may
+        // set the may-differ bit), so they start at zero.
+        entropy.fill(slot.statusReport!, bytes: statusBytes)
         stamps?.mark(entropy, slot: index, 2, after: .transfer)
         if frames > 0 {
             entropy.dispatch(entropyPass, set: slot.entropySet, buffers: [
@@ -494,7 +505,11 @@ package final class GPUProResDecoder {
         let status = slot.statusReport?.mapped?.assumingMemoryBound(to: UInt32.self)
         let outputs = slot.frames.map { frame -> Output in
             var damaged = frame.invalidSlices
-            if let status { damaged += frame.slices.filter { status[$0] != 0 }.count }
+            var mayDiffer = false
+            if let status {
+                damaged += frame.slices.filter { status[$0] & Self.failedComponents != 0 }.count
+                mayDiffer = frame.slices.contains { status[$0] & Self.mayDifferFlag != 0 }
+            }
             var surface: DeviceSurface?
             if deliversSurfaces, let place = frame.surface, let batch = slot.surfaces {
                 surface = DeviceSurface(batch: batch, offset: place * surfaceStride, layout: surfaceLayout)
@@ -506,7 +521,8 @@ package final class GPUProResDecoder {
                     sums: statisticsPass.map { $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame) })
             }
             return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
-                          analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha)
+                          analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha,
+                          decodersMayDiffer: mayDiffer)
         }
         let timing = try (slot.timed ? timestamps : nil).map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)

@@ -43,6 +43,11 @@ extension DecodeRun {
         public var skippedLate: [Int] = []
         /// Frames the CPU decoded while the GPU decoder's device started (`Options.deviceStarting`).
         public var framesBeforeHandover = 0
+        /// Frames whose coefficients leave the range where FFmpeg's C and
+        /// x86 SIMD IDCTs agree (`DecodedFrame.decodersMayDiffer`): decoded
+        /// and written as FFmpeg's C code decodes them, but FFmpeg's x86
+        /// decoder may give other samples there.
+        public var decodersMayDiffer: [Int] = []
 
         public var isClean: Bool { damaged.isEmpty && failed.isEmpty && shortfall == nil }
     }

@@ -296,6 +296,7 @@ public final class DecodeRun: @unchecked Sendable {
             case let .damaged(why): delivered.damaged.append((frame.index, why))
             case let .failed(why): delivered.failed.append((frame.index, why))
             }
+            if frame.decodersMayDiffer { delivered.mayDiffer.append(frame.index) }
             var packed: PixelBuffer?
             var unpacked: PixelBuffer?
             var planarCopy: PixelBuffer?
@@ -483,6 +484,7 @@ public final class DecodeRun: @unchecked Sendable {
                             decoderPool: session.poolStatistics, packPool: delivered.packPool?.statistics, gpu: try gpuStage?.get().report,
                             decoder: plan.name, decoderNote: plan.note, pacing: fed.pacing, firstFrameAt: delivered.firstFrameAt)
         report.skippedLate = fed.skippedLate
+        report.decodersMayDiffer = delivered.mayDiffer
         // Counted only where the GPU decoder took over (not FFmpeg from FFmpeg).
         if plan.gpuDevice != nil, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
         return report
@@ -494,6 +496,7 @@ public final class DecodeRun: @unchecked Sendable {
 private final class DeliveredFrames: @unchecked Sendable {
     var damaged: [(Int, String)] = []
     var failed: [(Int, String)] = []
+    var mayDiffer: [Int] = []
     var firstFrameAt: UInt64?
     var packPool: PixelBufferPool?
     var unpackPool: PixelBufferPool?

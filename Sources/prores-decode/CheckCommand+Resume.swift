@@ -71,7 +71,8 @@ struct ResumedFiles {
                                         seconds: file.seconds)
             }
             return checked[input.path].map {
-                JUnitReport.Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds)
+                JUnitReport.Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds,
+                                 warnings: $0.warnings)
             }
         }
         return JUnitReport.xml(cases, failed: summary.failed, errors: summary.errors, seconds: summary.seconds)
@@ -82,7 +83,8 @@ struct ResumedFiles {
         guard let golden else { return }
         for key in carried.values.map(\.key) {
             guard let plain = PathBytes.fromReportText(key), let frames = golden.entries[plain] else { continue }
-            file.add(key: plain, hashes: frames.sorted { $0.key < $1.key }.map { (index: $0.key, hash: $0.value) })
+            file.add(key: plain, hashes: frames.sorted { $0.key < $1.key }.map { (index: $0.key, hash: $0.value) },
+                     decoder: golden.decoders[plain], mayDiffer: (golden.mayDiffer[plain] ?? []).sorted())
         }
     }
 }

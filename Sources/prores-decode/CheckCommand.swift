@@ -96,6 +96,7 @@ enum CheckCommand: Command {
             finished.append(result)
             progress?.clear()
             Console.line(line(result))
+            for warning in result.warnings { Console.line("  warning: " + warning) }
             for note in result.descriptionChangeNotes { Console.line("  note: " + note) }
             if verbose, let note = previewNote(result) { Console.line("  " + note) }
             counts.fileDone()
@@ -175,7 +176,10 @@ enum CheckCommand: Command {
                                 resumed: ResumedFiles?, inputs: [CheckInput], run: CheckRun) throws {
         if let goldenOut {
             var file = GoldenFile()
-            for result in results where result.decodedCleanly { file.add(key: result.input.key, hashes: result.hashes) }
+            for result in results where result.decodedCleanly {
+                file.add(key: result.input.key, hashes: result.hashes, decoder: GoldenFile.decoderFamily(result.decoder),
+                         mayDiffer: result.decodersMayDiffer)
+            }
             resumed?.addGolden(to: &file)
             let left = results.filter { !$0.decodedCleanly }
             if !left.isEmpty {

@@ -173,6 +173,7 @@ enum DecodeCommand: Command {
                 + (gpu.copiedFrames > 0 ? ", \(gpu.copiedFrames) frames copied (the driver cannot import host memory)" : ""))
         }
         for (index, reason) in report.damaged { Console.warning("frame \(index) damaged: \(reason)") }
+        for index in report.decodersMayDiffer { Console.warning("frame \(index): \(DecodedFrame.mayDifferNote)") }
         for (index, reason) in report.failed { Console.error("frame \(index) not decoded: \(reason)") }
         if let shortfall = report.shortfall { Console.error(shortfall) }
     }
@@ -184,6 +185,7 @@ enum DecodeCommand: Command {
                      ("frames_read", "\(report.framesRead)"), ("frames_written", "\(report.framesWritten)"),
                      ("damaged", JSON.array(report.damaged.map { "\($0.index)" })),
                      ("failed", JSON.array(report.failed.map { "\($0.index)" })),
+                     ("decoders_may_differ", JSON.array(report.decodersMayDiffer.map { "\($0)" })),
                      ("truncated", report.shortfall == nil ? "false" : "true"),
                      // Start-up, from process start: the container open, the GPU
                      // device made (in parallel with opening), the first frame out.

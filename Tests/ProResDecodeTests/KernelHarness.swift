@@ -55,22 +55,21 @@ final class KernelHarness {
     }
 
     /// Runs prores_idct.comp alone; returns the whole surface buffer and
-    /// the status words the pass reported back (a sentinel where it wrote none).
+    /// the status words the pass reported back into a zeroed buffer, as
+    /// the decoder zeroes it (the pass ORs its bits in).
     func runTransformPass(_ pass: TransformPass) throws -> (surface: [UInt64], report: [UInt32]) {
         let kernel = try self.kernel(DecoderKernels.transform(chroma444: pass.chroma444, depth: pass.depth12 ? 12 : 10,
                                                               slicesPerRow: pass.slicesPerRow))
         let slices = try upload(pass.slices), frames = try upload(pass.frames)
         let coefficients = try upload(pass.coefficients), status = try upload(pass.status)
         let surface = try upload([UInt64](repeating: pass.surfaceFill, count: pass.surfaceUnits))
-        let report = try upload([UInt32](repeating: Self.reportSentinel, count: max(1, pass.status.count)))
+        let report = try upload([UInt32](repeating: 0, count: max(1, pass.status.count)))
         let push: [PushValue] = [.uint(pass.width), .uint(pass.height), .uint(pass.unitsPerRow), .uint(pass.log2MaxMbs)]
         let rows = (pass.maxSlicesPerFrame + pass.slicesPerRow - 1) / pass.slicesPerRow
         try dispatch(kernel, buffers: [slices, frames, coefficients, status, surface, report], push: push,
                      groups: (pass.slicesPerRow << pass.log2MaxMbs, rows, pass.frameCount))
         return (download(surface, as: UInt64.self, count: pass.surfaceUnits), download(report, as: UInt32.self, count: pass.status.count))
     }
-
-    static let reportSentinel: UInt32 = 0xDEAD_BEEF
 
     struct EntropyPass {
         var chroma444: Bool

@@ -296,7 +296,9 @@ final class TransformKernelTests: XCTestCase {
         let harness = try KernelHarness.shared.get()
         let batch = Self.batch(frames, depth: c.depth, rng: &rng, slicesPerRow: c.slicesPerRow)
         let (got, report) = try harness.runTransformPass(batch.pass)
-        XCTAssertEqual(report, batch.pass.status, "[\(c.name)] every slice's status words, reported back as given", file: file, line: line)
+        // Bits 0-3 (the failed components) as given; bit 4 is the may-differ flag.
+        XCTAssertEqual(report.map { $0 & 15 }, batch.pass.status, "[\(c.name)] every slice's status words, reported back as given",
+                       file: file, line: line)
         let planes = frames.map { ReferenceDecoder.planes($0, depth: c.depth) }
         var expected = [UInt64](repeating: Self.sentinel, count: batch.pass.surfaceUnits)
         for (f, frame) in frames.enumerated() {

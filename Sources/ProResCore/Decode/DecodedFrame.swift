@@ -51,10 +51,16 @@ public final class DecodedFrame: @unchecked Sendable {
     /// From handing the sample to the decoder to receiving its picture; with
     /// frame threads this includes waiting for a worker.
     public let decodeNanoseconds: UInt64
+    /// Our decoders (which follow FFmpeg's C IDCT) found coefficients
+    /// outside the range where FFmpeg's C and x86 SIMD IDCTs agree: FFmpeg's
+    /// x86 decoder (`--decoder ffmpeg`) may give this frame other samples.
+    /// Always false from the FFmpeg decoder, which does not say.
+    public let decodersMayDiffer: Bool
 
     public init(index: Int, pts: Int64?, status: FrameStatus, pixelBuffer: PixelBuffer?, deviceSurface: (any DeviceFrame)? = nil,
          analysis: FrameAnalysis? = nil, colorCodes: (primaries: Int, transfer: Int, matrix: Int)?,
-         readStart: UInt64, demuxNanoseconds: UInt64, decodeNanoseconds: UInt64) {
+         readStart: UInt64, demuxNanoseconds: UInt64, decodeNanoseconds: UInt64, decodersMayDiffer: Bool = false) {
+        self.decodersMayDiffer = decodersMayDiffer
         self.deviceSurface = deviceSurface
         self.analysis = analysis
         self.index = index
@@ -68,4 +74,9 @@ public final class DecodedFrame: @unchecked Sendable {
     }
 
     deinit { pixelBuffer?.releaseUse() }
+
+    /// How the reports word a `decodersMayDiffer` frame, after "frame N: ".
+    public static let mayDifferNote = "decoders may differ here: its coefficients leave the range where FFmpeg's C and x86 SIMD "
+        + "IDCTs agree (ours decode as the C code does; --decoder ffmpeg on x86 may not)"
+
 }

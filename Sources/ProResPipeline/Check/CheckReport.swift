@@ -62,6 +62,13 @@ public enum CheckReport {
                 JSON.object([("frame", "\($0.frame)"), ("changed", JSON.string($0.what))])
             })))
         }
+        // Only where a frame may decode otherwise in FFmpeg's x86 decoder,
+        // or a golden hash of another decoder was excused there: warnings.
+        let warnings = r.warnings
+        if !warnings.isEmpty {
+            fields.append(("warnings", JSON.array(warnings.map(JSON.string))))
+            fields.append(("decoders_may_differ", JSON.array(r.decodersMayDiffer.map(String.init))))
+        }
         // Only for a URL that was tried again, likewise.
         if !r.retries.isEmpty { fields.append(("retries", JSON.array(r.retries.map(JSON.string)))) }
         fields.append(("source", r.source?.json ?? "null"))

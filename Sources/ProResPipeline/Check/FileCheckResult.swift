@@ -65,6 +65,24 @@ public struct FileCheckResult: Sendable {
     /// changed. A finding in every report; a failure only by a rule.
     public internal(set) var descriptionChanges: [(frame: Int, what: String)] = []
 
+    /// Frames whose coefficients leave the range where FFmpeg's C and x86
+    /// SIMD IDCTs agree (`DecodedFrame.decodersMayDiffer`): a warning in
+    /// every report, never a failure.
+    public internal(set) var decodersMayDiffer: [Int] = []
+    /// Frames whose hash differs from a golden hash of the other kind of
+    /// decoder (ours against FFmpeg's) where either carried that flag: a
+    /// warning instead of a golden mismatch (`GoldenFile.compare`).
+    public internal(set) var goldenAcrossDecoders: [Int] = []
+
+    /// The warnings in words, as the reports print them: every flagged
+    /// frame, and every golden hash excused across decoders.
+    public var warnings: [String] {
+        decodersMayDiffer.map { "frame \($0): \(DecodedFrame.mayDifferNote)" }
+            + goldenAcrossDecoders.map {
+                "frame \($0): its hash differs from the golden file's, written by another decoder, on a frame where the decoders may differ"
+            }
+    }
+
     /// Each description change in words, as the reports print it.
     public var descriptionChangeNotes: [String] {
         descriptionChanges.map { "frame \($0.frame): the description changes: \($0.what)" }

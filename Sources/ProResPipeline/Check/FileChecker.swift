@@ -163,14 +163,18 @@ enum FileChecker {
         let hashes = sink.hashes
         // A sample of every frame (N at least the file's count) is a complete check.
         let complete = sampled.map { $0.count == format.frameCount } ?? true
-        let golden = options.golden?.verdict(key: input.key, hashes: needsMD5 ? sink.md5s : hashes, complete: complete,
-                                             frames: format.frameCount, damaged: damaged)
+        let comparison = options.golden?.compare(key: input.key, hashes: needsMD5 ? sink.md5s : hashes, complete: complete,
+                                                 frames: format.frameCount, damaged: damaged,
+                                                 decoder: GoldenFile.decoderFamily(report.decoder), mayDiffer: Set(report.decodersMayDiffer))
+        let golden = comparison?.verdict
         let passed = errors.isEmpty && failedRules.isEmpty && (golden ?? .match) == .match
         var result = FileCheckResult(input: input, status: passed ? .pass : .fail, format: format, framesDecoded: hashes.count,
                                      sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
                                      statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
         result.descriptionChanges = runs.changes
+        result.decodersMayDiffer = report.decodersMayDiffer
+        result.goldenAcrossDecoders = comparison?.acrossDecoders ?? []
         result.retries = retries.list
         if options.keepsFrameSeries { result.series = series }
         return result

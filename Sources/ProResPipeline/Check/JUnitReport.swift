@@ -19,20 +19,23 @@ public enum JUnitReport {
         public let seconds: Double
         /// Where the file's frame description changes mid-clip (`<system-out>`).
         public let descriptionChangeNotes: [String]
+        /// `FileCheckResult.warnings` (`<system-out>`, each after "warning: ").
+        public let warnings: [String]
 
         public init(name: String, status: FileCheckResult.Status, problems: [String], seconds: Double,
-                    descriptionChangeNotes: [String] = []) {
+                    descriptionChangeNotes: [String] = [], warnings: [String] = []) {
             self.name = name
             self.status = status
             self.problems = problems
             self.seconds = seconds
             self.descriptionChangeNotes = descriptionChangeNotes
+            self.warnings = warnings
         }
     }
 
     public static func xml(_ results: [FileCheckResult], summary: CheckSummary) -> String {
         xml(results.map { Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds,
-                          descriptionChangeNotes: $0.descriptionChangeNotes) },
+                          descriptionChangeNotes: $0.descriptionChangeNotes, warnings: $0.warnings) },
             failed: summary.failed, errors: summary.errors, seconds: summary.seconds)
     }
 
@@ -46,9 +49,10 @@ public enum JUnitReport {
             let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(r.name))\""
                 + " time=\"\(JSON.number(r.seconds, digits: 3))\""
             let element: String
-            // A description change is a finding on any file, passed or not.
-            let notes = r.descriptionChangeNotes.isEmpty ? nil
-                : "    <system-out>" + XMLText.escape(r.descriptionChangeNotes.joined(separator: "\n")) + "</system-out>"
+            // A description change or a warning is a finding on any file, passed or not.
+            let findings = r.warnings.map { "warning: " + $0 } + r.descriptionChangeNotes
+            let notes = findings.isEmpty ? nil
+                : "    <system-out>" + XMLText.escape(findings.joined(separator: "\n")) + "</system-out>"
             switch r.status {
             case .pass:
                 if let notes {

@@ -72,6 +72,7 @@ enum ReportLineCheck {
     private static let optional: [String: Rule] = [
         "carried": bool, "previews": object, "retries": array(string),
         "description_changes": array(shaped(["frame": count, "changed": string])),
+        "warnings": array(string), "decoders_may_differ": array(count),
     ]
 
     /// The first field missing, unknown or of the wrong type, in words.

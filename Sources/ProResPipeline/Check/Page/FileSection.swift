@@ -18,6 +18,10 @@ enum FileSection {
         if !reasons.isEmpty {
             html += "<h3>Why</h3>\n<ul class=\"reasons\">\n" + reasons.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
         }
+        let warnings = r.warnings
+        if !warnings.isEmpty {
+            html += "<h3>Warnings</h3>\n<ul class=\"warnings\">\n" + warnings.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
+        }
         if !r.descriptionChanges.isEmpty {
             html += "<h3>Description changes</h3>\n<ul class=\"changes\">\n"
                 + r.descriptionChangeNotes.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"

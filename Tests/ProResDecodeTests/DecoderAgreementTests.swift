@@ -1,0 +1,196 @@
+import Foundation
+import XCTest
+
+/// Where FFmpeg's x86 decoder (its SIMD IDCT, which saturates) and ours (its
+/// C IDCT, which wraps) part: the frames our decoders flag as "decoders may
+/// differ here" must be exactly those where the `ffmpeg` CLI's x86 decode
+/// differs from its C decode (`-cpuflags 0`), and ours must equal the C one.
+/// The mutants come from hq.mov through scripts/prores_mutate.py.
+final class DecoderAgreementTests: XCTestCase {
+    /// Slice 11 of frame 2 has qscale 1 in hq.mov; 5 is valid syntax.
+    static let qscaleMutant = ["qscale", "2", "11", "5"]
+    /// Every entry of frame 3's luma and chroma matrices 16.
+    static let matrixMutant = ["qmat", "3", "16"]
+
+    override func setUpWithError() throws {
+        #if !arch(x86_64)
+        throw XCTSkip("FFmpeg's SIMD IDCT that parts from its C code is x86-64 only")
+        #endif
+    }
+
+    static func mutate(_ fixture: String, _ mutation: [String], to output: URL) throws {
+        let script = Repo.root.appendingPathComponent("scripts/prores_mutate.py").path
+        let result = try runProgram("/usr/bin/python3", [script, mutation[0], Repo.fixture(fixture), output.path] + mutation.dropFirst())
+        XCTAssertEqual(result.status, 0, result.stderr)
+    }
+
+    /// The `ffmpeg` CLI's md5 of every frame: its x86 SIMD code, or with
+    /// `-cpuflags 0` its C code.
+    static func ffmpegHashes(_ path: String, cCode: Bool) throws -> [String] {
+        let result = try runProgram("/usr/bin/ffmpeg", ["-nostdin", "-v", "error"] + (cCode ? ["-cpuflags", "0"] : [])
+                                    + ["-i", path, "-f", "framemd5", "-"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return framemd5Hashes(result.stdoutText)
+    }
+
+    static func framemd5Hashes(_ text: String) -> [String] {
+        text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Decodes `path` with `decoder`: its frames' md5s, the `--json`
+    /// summary's flagged frames, and the run.
+    static func decode(_ path: String, decoder: String, in directory: URL) throws -> (hashes: [String], flagged: [Int], run: ToolResult) {
+        let md5 = directory.appendingPathComponent("\(decoder)-\(UUID().uuidString).framemd5")
+        let run = try runTool([path, "--decoder", decoder, "--framemd5", md5.path, "--json"], timeout: 120)
+        let hashes = framemd5Hashes((try? String(contentsOf: md5, encoding: .utf8)) ?? "")
+        let summary = try JSONSerialization.jsonObject(with: run.stdout) as? [String: Any]
+        let flagged = summary?["decoders_may_differ"] as? [Int]
+        XCTAssertNotNil(flagged, "no decoders_may_differ in the --json summary of \(decoder): \(run.stdoutText)")
+        return (hashes, flagged ?? [], run)
+    }
+
+    private func assertFlagsExactlyWhereFFmpegDiffers(_ mutation: [String], expected: [Int], file: StaticString = #filePath,
+                                                      line: UInt = #line) throws {
+        let directory = try makeTemporaryDirectory(self)
+        let mutant = directory.appendingPathComponent("mutant.mov")
+        try Self.mutate("hq.mov", mutation, to: mutant)
+        let x86 = try Self.ffmpegHashes(mutant.path, cCode: false)
+        let c = try Self.ffmpegHashes(mutant.path, cCode: true)
+        XCTAssertEqual(x86.count, 5, file: file, line: line)
+        for decoder in ["cpu", "gpu"] {
+            let ours = try Self.decode(mutant.path, decoder: decoder, in: directory)
+            XCTAssertEqual(ours.run.status, 0, "\(decoder): \(ours.run.stderr)", file: file, line: line)
+            XCTAssertEqual(ours.hashes, c, "\(decoder) must decode as FFmpeg's C code does", file: file, line: line)
+            let differing = zip(ours.hashes, x86).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+            XCTAssertEqual(ours.flagged, differing, "\(decoder): flagged frames against those where FFmpeg's x86 decode differs",
+                           file: file, line: line)
+            XCTAssertEqual(ours.flagged, expected, decoder, file: file, line: line)
+            for frame in expected {
+                XCTAssertTrue(ours.run.stderr.contains("warning: frame \(frame): decoders may differ here"), ours.run.stderr,
+                              file: file, line: line)
+            }
+        }
+    }
+
+    func testQscaleOneToFiveIsFlaggedWhereFFmpegsX86DecoderDiffers() throws {
+        try assertFlagsExactlyWhereFFmpegDiffers(Self.qscaleMutant, expected: [2])
+    }
+
+    func testLargeMatrixIsFlaggedWhereFFmpegsX86DecoderDiffers() throws {
+        try assertFlagsExactlyWhereFFmpegDiffers(Self.matrixMutant, expected: [3])
+    }
+
+    /// `check` over every fixture, the encoder matrix of
+    /// scripts/prores-variants.sh and the two mutants: a warning on each
+    /// mutant's flagged frame in the JSON, JUnit and HTML reports and on
+    /// stderr, none anywhere else, every file passing.
+    func testCheckWarnsOnFlaggedFramesAndNowhereElse() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let clips = directory.appendingPathComponent("clips")
+        try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
+        let fixtures = try FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.path).filter { $0.hasSuffix(".mov") }
+        for name in fixtures { try FileManager.default.copyItem(atPath: Repo.fixture(name), toPath: clips.appendingPathComponent(name).path) }
+        try Self.mutate("hq.mov", Self.qscaleMutant, to: clips.appendingPathComponent("mutant-qscale.mov"))
+        try Self.mutate("hq.mov", Self.matrixMutant, to: clips.appendingPathComponent("mutant-qmat.mov"))
+        let variants = clips.appendingPathComponent("variants")
+        let script = try runProgram("/bin/bash", [Repo.root.appendingPathComponent("scripts/prores-variants.sh").path, variants.path],
+                                    timeout: 600)
+        XCTAssertEqual(script.status, 0, script.stderr)
+        XCTAssertGreaterThanOrEqual(script.stdoutText.split(separator: "\n").count, 37)
+
+        for decoder in ["cpu", "gpu"] {
+            let report = directory.appendingPathComponent("\(decoder).json")
+            let junit = directory.appendingPathComponent("\(decoder).xml")
+            let page = directory.appendingPathComponent("\(decoder).html")
+            let run = try runTool(["check", clips.path, "--decoder", decoder, "--report", report.path, "--junit", junit.path,
+                                   "--html", page.path], timeout: 600)
+            XCTAssertEqual(run.status, 0, "\(decoder): \(run.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+            let files = json?["files"] as? [[String: Any]] ?? []
+            XCTAssertGreaterThanOrEqual(files.count, fixtures.count + 2 + 37)
+            var warned: [String: [Int]] = [:]
+            for file in files {
+                XCTAssertEqual(file["status"] as? String, "pass", "\(decoder): \(file)")
+                if let frames = file["decoders_may_differ"] as? [Int] { warned[file["key"] as? String ?? "?"] = frames }
+            }
+            XCTAssertEqual(warned, ["mutant-qscale.mov": [2], "mutant-qmat.mov": [3]], decoder)
+            let xml = try String(contentsOf: junit, encoding: .utf8)
+            let html = try String(contentsOf: page, encoding: .utf8)
+            for frame in [2, 3] {
+                XCTAssertTrue(xml.contains("warning: frame \(frame): decoders may differ here"), decoder)
+                XCTAssertTrue(html.contains("frame \(frame): decoders may differ here"), decoder)
+                XCTAssertTrue(run.stderr.contains("warning: frame \(frame): decoders may differ here"), decoder)
+            }
+            XCTAssertEqual(xml.components(separatedBy: "decoders may differ here").count - 1, 2, decoder)
+        }
+    }
+
+    /// A golden file written by our CPU decoder, checked with FFmpeg's
+    /// decoder: the flagged frame's different hash is a warning, not a
+    /// failure; without the lines that say which decoder wrote it, a
+    /// failure whose reason says why the hashes may differ. Checked by the
+    /// decoder that wrote it, it matches.
+    func testGoldenAcrossDecodersWarnsOnFlaggedFrames() throws {
+        let directory = try makeTemporaryDirectory(self)
+        let clips = directory.appendingPathComponent("clips")
+        try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
+        try Self.mutate("hq.mov", Self.qscaleMutant, to: clips.appendingPathComponent("mutant.mov"))
+        let golden = directory.appendingPathComponent("golden.txt")
+        let write = try runTool(["check", clips.path, "--decoder", "cpu", "--write-golden", golden.path])
+        XCTAssertEqual(write.status, 0, write.stderr)
+        let text = try String(contentsOf: golden, encoding: .utf8)
+        XCTAssertTrue(text.contains("#@decoder cpu mutant.mov\n"), text)
+        XCTAssertTrue(text.contains("#@may-differ 2 mutant.mov\n"), text)
+
+        let report = directory.appendingPathComponent("ffmpeg.json")
+        let across = try runTool(["check", clips.path, "--decoder", "ffmpeg", "--golden", golden.path, "--report", report.path])
+        XCTAssertEqual(across.status, 0, across.stderr)
+        XCTAssertTrue(across.stderr.contains("frame 2: its hash differs from the golden file's, written by another decoder"), across.stderr)
+        let json = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(json.contains("written by another decoder"), json)
+
+        let same = try runTool(["check", clips.path, "--decoder", "gpu", "--golden", golden.path])
+        XCTAssertEqual(same.status, 0, same.stderr)
+
+        let unsaid = directory.appendingPathComponent("unsaid.txt")
+        try text.split(separator: "\n").filter { !$0.hasPrefix("#@") }.joined(separator: "\n").appending("\n")
+            .write(to: unsaid, atomically: true, encoding: .utf8)
+        let blind = try runTool(["check", clips.path, "--decoder", "ffmpeg", "--golden", unsaid.path])
+        XCTAssertEqual(blind.status, 10, blind.stderr)
+        XCTAssertTrue(blind.stderr.contains("golden mismatch at frame 2"), blind.stderr)
+    }
+
+    /// Damage of every kind the mutation script makes, and a file cut inside
+    /// a frame: the three decoders write the same frames (`--framemd5`
+    /// lines), exit alike, and give the same md5 on every frame ours do not
+    /// flag.
+    func testDamagedFramesCountAlikeInEveryDecoder() throws {
+        let directory = try makeTemporaryDirectory(self)
+        var cases: [(String, URL)] = [("bad/corrupt-slice.mov", URL(fileURLWithPath: Repo.fixture("bad/corrupt-slice.mov"))),
+                                      ("bad/truncated-faststart.mov", URL(fileURLWithPath: Repo.fixture("bad/truncated-faststart.mov")))]
+        let mutations: [(String, [String])] = [
+            ("interlaced-tff.mov", ["flip", "2", "4000"]), ("hq.mov", ["flip", "1", "100"]), ("hq.mov", ["truncate-slice", "3", "5", "100"]),
+            ("4444.mov", ["truncate-slice", "2", "0", "0"]), ("slices1.mov", ["flip", "4", "20000"]), ("lt.mov", ["qscale", "0", "2", "255"]),
+        ]
+        for (n, (fixture, mutation)) in mutations.enumerated() {
+            let mutant = directory.appendingPathComponent("mutant-\(n).mov")
+            try Self.mutate(fixture, mutation, to: mutant)
+            cases.append(("\(fixture) \(mutation.joined(separator: " "))", mutant))
+        }
+        var damaged = 0
+        for (name, path) in cases {
+            let runs = try ["cpu", "gpu", "ffmpeg"].map { try Self.decode(path.path, decoder: $0, in: directory) }
+            let (cpu, gpu, ffmpeg) = (runs[0], runs[1], runs[2])
+            if cpu.run.status != 0 { damaged += 1 }
+            XCTAssertEqual(gpu.run.status, cpu.run.status, "\(name): exit codes of gpu and cpu")
+            XCTAssertEqual(ffmpeg.run.status, cpu.run.status, "\(name): exit codes of ffmpeg and cpu\n\(ffmpeg.run.stderr)\n\(cpu.run.stderr)")
+            XCTAssertEqual(gpu.hashes, cpu.hashes, "\(name): frames of gpu and cpu")
+            XCTAssertEqual(ffmpeg.hashes.count, cpu.hashes.count, "\(name): frames written by ffmpeg and cpu")
+            for (index, (ours, theirs)) in zip(cpu.hashes, ffmpeg.hashes).enumerated() where !cpu.flagged.contains(index) {
+                XCTAssertEqual(ours, theirs, "\(name): frame \(index), not flagged, differs from ffmpeg's")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(damaged, 3, "most cases must be damage the decoders see")
+    }
+}
