@@ -149,6 +149,11 @@ final class DecoderAgreementTests: XCTestCase {
         XCTAssertTrue(across.stderr.contains("frame 2: its hash differs from the golden file's, written by another decoder"), across.stderr)
         let json = try String(contentsOf: report, encoding: .utf8)
         XCTAssertTrue(json.contains("written by another decoder"), json)
+        // A report that carries warnings merges like any other, warnings kept.
+        let merged = directory.appendingPathComponent("merged.json")
+        let merge = try runTool(["merge", report.path, "--report", merged.path])
+        XCTAssertEqual(merge.status, 0, merge.stderr)
+        XCTAssertTrue(try String(contentsOf: merged, encoding: .utf8).contains("written by another decoder"))
 
         let same = try runTool(["check", clips.path, "--decoder", "gpu", "--golden", golden.path])
         XCTAssertEqual(same.status, 0, same.stderr)
