@@ -1,5 +1,6 @@
 import Foundation
 @testable import ProResCPU
+@testable import ProResPipeline
 import XCTest
 
 /// Where FFmpeg's x86 decoder (its SIMD IDCT, which saturates) and ours (its
@@ -284,5 +285,56 @@ final class DecoderAgreementKernelTests: XCTestCase {
         below[0] = 32766
         XCTAssertFalse(Self.ours(below).flagged, "32766 is inside the range")
         XCTAssertEqual(Self.ours(below).samples, Self.simd(below))
+    }
+}
+
+/// The golden file's `#@decoder` and `#@may-differ` lines: written,
+/// read back, refused when malformed, and what `compare` makes of them.
+final class GoldenDecoderLinesTests: XCTestCase {
+    let a = String(repeating: "a", count: 64), b = String(repeating: "b", count: 64)
+
+    func testLinesRoundTripAndMalformedOnesAreRefusedByLine() throws {
+        var golden = GoldenFile()
+        golden.add(key: "dir/clip one.mov", hashes: [(0, a), (1, b)], decoder: "cpu", mayDiffer: [1])
+        let text = golden.text
+        XCTAssertEqual(text, """
+            # prores-decode check golden v2: frame index, BLAKE3-256 of the native planar frame, path
+            #@decoder cpu dir/clip one.mov
+            #@may-differ 1 dir/clip one.mov
+            0 \(a) dir/clip one.mov
+            1 \(b) dir/clip one.mov
+
+            """)
+        XCTAssertEqual(try GoldenFile(parsing: text), golden)
+        for (line, words) in [("#@decoder vlc x.mov", "cpu, gpu or ffmpeg"), ("#@may-differ 1,x x.mov", "frame numbers"),
+                              ("#@decoder cpu", "VALUE PATH")] {
+            XCTAssertThrowsError(try GoldenFile(parsing: "0 \(a) x.mov\n" + line + "\n")) { error in
+                XCTAssertTrue("\(error)".contains("line 2:") && "\(error)".contains(words), "\(error)")
+            }
+        }
+        // Any other comment is still a comment.
+        XCTAssertEqual(try GoldenFile(parsing: "#@something else\n0 \(a) x.mov\n").entries["x.mov"], [0: a])
+    }
+
+    func testAMismatchAcrossDecodersIsAWarningOnlyOnFlaggedFrames() {
+        var golden = GoldenFile()
+        golden.add(key: "x.mov", hashes: [(0, a), (1, a)], decoder: "cpu", mayDiffer: [1])
+        let hashes = [(index: 0, hash: a), (index: 1, hash: b)]
+        let across = golden.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "ffmpeg")
+        XCTAssertEqual(across.verdict, .match)
+        XCTAssertEqual(across.acrossDecoders, [1])
+        // The same kind of decoder: a failure.
+        XCTAssertEqual(golden.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "gpu").verdict,
+                       .mismatch(frame: 1, reason: "blake3 \(b), golden \(a)"))
+        // A golden file that does not say who wrote it: a failure that says why it may differ.
+        var unsaid = GoldenFile()
+        unsaid.add(key: "x.mov", hashes: [(0, a), (1, a)])
+        XCTAssertEqual(unsaid.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "ffmpeg", mayDiffer: [1]).verdict,
+                       .mismatch(frame: 1, reason: "blake3 \(b), golden \(a) (the decoders may differ on this frame, "
+                                 + "and the golden file does not say which decoder wrote it)"))
+        // An unflagged frame: a failure across decoders too.
+        let unflagged = [(index: 0, hash: b), (index: 1, hash: a)]
+        XCTAssertEqual(golden.compare(key: "x.mov", hashes: unflagged, complete: true, decoder: "ffmpeg").verdict,
+                       .mismatch(frame: 0, reason: "blake3 \(b), golden \(a)"))
     }
 }
