@@ -17,7 +17,7 @@ final class CheckGPUDecoderTests: XCTestCase {
                                       "--report", report.path], timeout: 300)
             XCTAssertEqual(result.status, 10, "\(decoder): some files fail; stderr:\n\(result.stderr)")
             reports.append(try CheckFixtures.files(Data(contentsOf: report)))
-            goldens.append(try String(contentsOf: golden, encoding: .utf8))
+            goldens.append(CheckFixtures.goldenHashes(try String(contentsOf: golden, encoding: .utf8)))
         }
         XCTAssertEqual(goldens[1], goldens[0], "the GPU decoder's golden file differs from the CPU decoder's")
         XCTAssertTrue(goldens[0].hasPrefix("# prores-decode check golden v2"), goldens[0])

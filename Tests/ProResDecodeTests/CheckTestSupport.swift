@@ -24,6 +24,12 @@ enum CheckFixtures {
         return dir
     }
 
+    /// A golden file without its `#@decoder` lines: its hashes and flagged
+    /// frames, whichever decoder wrote them.
+    static func goldenHashes(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("#@decoder ") }.joined(separator: "\n")
+    }
+
     /// Timings and modification times become 0, the temporary directory
     /// `$DIR`, the golden file a run wrote `$GOLDEN` and the files digest
     /// (which covers times and paths) `$DIGEST`, so two runs (or a

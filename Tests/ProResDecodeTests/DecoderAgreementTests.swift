@@ -1,4 +1,6 @@
 import Foundation
+@testable import ProResCPU
+@testable import ProResPipeline
 import XCTest
 
 /// Where FFmpeg's x86 decoder (its SIMD IDCT, which saturates) and ours (its
@@ -197,5 +199,147 @@ final class DecoderAgreementTests: XCTestCase {
             }
         }
         XCTAssertGreaterThanOrEqual(damaged, 3, "most cases must be damage the decoders see")
+    }
+}
+
+/// The flag against a model of FFmpeg's x86 SIMD IDCT written here from
+/// libavcodec/x86/simple_idct10_template.asm (IDCT_FN with pw_1 and pw_88:
+/// row[0] + 1 and row 0 + 8200 in int16, pmaddwd sums in 32 bits, results
+/// packed saturating, the clip to [4, 1019]): on random blocks with large
+/// values a block the kernel does not flag gives the model's samples, and
+/// a dequantised row[0] of 32767 is flagged.
+final class DecoderAgreementKernelTests: XCTestCase {
+    static let w: [Int32] = [16384, 22725, 21407, 19265, 16384, 12873, 8867, 4520]  // W4, W1..W7 (FFmpeg's 10-bit weights)
+
+    static func saturated(_ v: Int32) -> Int32 { min(max(v, -32768), 32767) }
+    static func wrapped(_ v: Int32) -> Int32 { Int32(Int16(truncatingIfNeeded: v)) }
+
+    /// One 8-point pass as the asm computes it: x[0] already biased, 32-bit wrapping sums, >> shift, saturated.
+    static func simdPass(_ x: [Int32], shift: Int32) -> [Int32] {
+        let (w1, w2, w3, w4, w5, w6, w7) = (w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+        let a0 = w4 &* x[0] &+ w2 &* x[2] &+ w4 &* x[4] &+ w6 &* x[6]
+        let a1 = w4 &* x[0] &+ w6 &* x[2] &- w4 &* x[4] &- w2 &* x[6]
+        let a2 = w4 &* x[0] &- w6 &* x[2] &- w4 &* x[4] &+ w2 &* x[6]
+        let a3 = w4 &* x[0] &- w2 &* x[2] &+ w4 &* x[4] &- w6 &* x[6]
+        let b0 = w1 &* x[1] &+ w3 &* x[3] &+ w5 &* x[5] &+ w7 &* x[7]
+        let b1 = w3 &* x[1] &- w7 &* x[3] &- w1 &* x[5] &- w5 &* x[7]
+        let b2 = w5 &* x[1] &- w1 &* x[3] &+ w7 &* x[5] &+ w3 &* x[7]
+        let b3 = w7 &* x[1] &- w5 &* x[3] &+ w3 &* x[5] &- w1 &* x[7]
+        return [a0 &+ b0, a1 &+ b1, a2 &+ b2, a3 &+ b3, a3 &- b3, a2 &- b2, a1 &- b1, a0 &- b0].map { saturated($0 >> shift) }
+    }
+
+    /// FFmpeg's x86 decode of one dequantised block (natural order).
+    static func simd(_ x: [Int32]) -> [UInt16] {
+        var rows = [[Int32]]()
+        for r in 0..<8 {
+            var row = Array(x[r * 8..<r * 8 + 8])
+            row[0] = wrapped(row[0] + 1)
+            rows.append(simdPass(row, shift: 15))
+        }
+        var out = [UInt16](repeating: 0, count: 64)
+        for c in 0..<8 {
+            var column = (0..<8).map { rows[$0][c] }
+            column[0] = wrapped(column[0] + 8200)
+            for (r, v) in simdPass(column, shift: 18).enumerated() { out[r * 8 + c] = UInt16(min(max(v, 4), 1019)) }
+        }
+        return out
+    }
+
+    /// Ours on the same block: the samples and the flag.
+    static func ours(_ x: [Int32]) -> (samples: [UInt16], flagged: Bool) {
+        let transposed = (0..<64).map { Int16(truncatingIfNeeded: x[($0 & 7) << 3 | $0 >> 3]) }
+        let unit = [Int16](repeating: 1, count: 64)
+        var out = [UInt16](repeating: 0, count: 64)
+        let flagged = transposed.withUnsafeBufferPointer { c in
+            unit.withUnsafeBufferPointer { q in
+                out.withUnsafeMutableBufferPointer { IntegerIDCT.put(depth: 10, c.baseAddress!, matrix: q.baseAddress!, out: $0.baseAddress!, stride: 8) }
+            }
+        }
+        return (out, flagged)
+    }
+
+    func testUnflaggedBlocksGiveTheSIMDSamplesAndTheLimitsAreFlagged() {
+        var rng = KernelRandom(seed: 0xA9EE_0001)
+        var flagged = 0, differing = 0
+        for n in 0..<20_000 {
+            // Sparse blocks of growing magnitude: from ordinary to far past 16 bits' room.
+            let limit = Int32(1 << (8 + n % 8))
+            let x = (0..<64).map { i -> Int32 in
+                i < 12 || rng.next() % 6 == 0 ? Int32(truncatingIfNeeded: rng.next() % UInt64(2 * limit)) - limit : 0
+            }
+            let (samples, flag) = Self.ours(x)
+            let model = Self.simd(x)
+            if flag { flagged += 1 }
+            if samples != model {
+                differing += 1
+                XCTAssertTrue(flag, "block \(n) differs from the SIMD model unflagged: \(x)")
+            }
+        }
+        XCTAssertGreaterThan(differing, 100, "the random blocks must reach where the IDCTs part")
+        XCTAssertGreaterThanOrEqual(flagged, differing)
+
+        // The rounding's limit: row[0] = 32767 in a DC-only block and beside
+        // an AC term; 32766 stays inside.
+        var dcOnly = [Int32](repeating: 0, count: 64)
+        dcOnly[0] = 32767
+        XCTAssertTrue(Self.ours(dcOnly).flagged, "a dequantised row[0] of 32767 (DC only)")
+        var withAC = dcOnly
+        withAC[9] = 5
+        XCTAssertTrue(Self.ours(withAC).flagged, "a dequantised row[0] of 32767")
+        var below = dcOnly
+        below[0] = 32766
+        XCTAssertFalse(Self.ours(below).flagged, "32766 is inside the range")
+        XCTAssertEqual(Self.ours(below).samples, Self.simd(below))
+    }
+}
+
+/// The golden file's `#@decoder` and `#@may-differ` lines: written,
+/// read back, refused when malformed, and what `compare` makes of them.
+final class GoldenDecoderLinesTests: XCTestCase {
+    let a = String(repeating: "a", count: 64), b = String(repeating: "b", count: 64)
+
+    func testLinesRoundTripAndMalformedOnesAreRefusedByLine() throws {
+        var golden = GoldenFile()
+        golden.add(key: "dir/clip one.mov", hashes: [(0, a), (1, b)], decoder: "cpu", mayDiffer: [1])
+        let text = golden.text
+        XCTAssertEqual(text, """
+            # prores-decode check golden v2: frame index, BLAKE3-256 of the native planar frame, path
+            #@decoder cpu dir/clip one.mov
+            #@may-differ 1 dir/clip one.mov
+            0 \(a) dir/clip one.mov
+            1 \(b) dir/clip one.mov
+
+            """)
+        XCTAssertEqual(try GoldenFile(parsing: text), golden)
+        for (line, words) in [("#@decoder vlc x.mov", "cpu, gpu or ffmpeg"), ("#@may-differ 1,x x.mov", "frame numbers"),
+                              ("#@decoder cpu", "VALUE PATH")] {
+            XCTAssertThrowsError(try GoldenFile(parsing: "0 \(a) x.mov\n" + line + "\n")) { error in
+                XCTAssertTrue("\(error)".contains("line 2:") && "\(error)".contains(words), "\(error)")
+            }
+        }
+        // Any other comment is still a comment.
+        XCTAssertEqual(try GoldenFile(parsing: "#@something else\n0 \(a) x.mov\n").entries["x.mov"], [0: a])
+    }
+
+    func testAMismatchAcrossDecodersIsAWarningOnlyOnFlaggedFrames() {
+        var golden = GoldenFile()
+        golden.add(key: "x.mov", hashes: [(0, a), (1, a)], decoder: "cpu", mayDiffer: [1])
+        let hashes = [(index: 0, hash: a), (index: 1, hash: b)]
+        let across = golden.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "ffmpeg")
+        XCTAssertEqual(across.verdict, .match)
+        XCTAssertEqual(across.acrossDecoders, [1])
+        // The same kind of decoder: a failure.
+        XCTAssertEqual(golden.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "gpu").verdict,
+                       .mismatch(frame: 1, reason: "blake3 \(b), golden \(a)"))
+        // A golden file that does not say who wrote it: a failure that says why it may differ.
+        var unsaid = GoldenFile()
+        unsaid.add(key: "x.mov", hashes: [(0, a), (1, a)])
+        XCTAssertEqual(unsaid.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "ffmpeg", mayDiffer: [1]).verdict,
+                       .mismatch(frame: 1, reason: "blake3 \(b), golden \(a) (the decoders may differ on this frame, "
+                                 + "and the golden file does not say which decoder wrote it)"))
+        // An unflagged frame: a failure across decoders too.
+        let unflagged = [(index: 0, hash: b), (index: 1, hash: a)]
+        XCTAssertEqual(golden.compare(key: "x.mov", hashes: unflagged, complete: true, decoder: "ffmpeg").verdict,
+                       .mismatch(frame: 0, reason: "blake3 \(b), golden \(a)"))
     }
 }

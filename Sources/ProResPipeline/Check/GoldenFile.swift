@@ -191,7 +191,7 @@ public struct GoldenFile: Equatable, Sendable {
     /// other this one) and either side flagged it is no difference: it is
     /// listed in `acrossDecoders` instead. Where the golden file does not
     /// say which decoder wrote it, such a frame still differs, its reason
-    /// saying why it may.
+    /// saying why it may; between decoders of one kind it simply differs.
     public func verdict(key: String, hashes: [(index: Int, hash: String)], complete: Bool, frames: Int? = nil,
                         damaged: Set<Int> = [], decoder: String? = nil, mayDiffer: Set<Int> = []) -> GoldenVerdict {
         compare(key: key, hashes: hashes, complete: complete, frames: frames, damaged: damaged, decoder: decoder,
@@ -224,9 +224,9 @@ public struct GoldenFile: Equatable, Sendable {
                 let flagged = mayDiffer.contains(index) || goldenFlags.contains(index)
                 if flagged, let decoder, let goldenDecoder, Self.decodersMayPart(decoder, goldenDecoder) {
                     acrossDecoders.append(index)
-                } else if flagged {
+                } else if flagged && (decoder == nil || goldenDecoder == nil) {
                     note(index, "\(algorithm.rawValue) \(hash), golden \(golden) (the decoders may differ on this frame, "
-                         + "and the golden file \(goldenDecoder.map { "was written by \($0)" } ?? "does not say which decoder wrote it"))")
+                         + "and the golden file does not say which decoder wrote it)")
                 } else {
                     note(index, "\(algorithm.rawValue) \(hash), golden \(golden)")
                 }
