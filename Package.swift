@@ -73,12 +73,19 @@ let package = Package(
         .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
         .target(name: "ProResCPU", dependencies: ["ProResCore", "CProResKernels"], swiftSettings: swift6),
         .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"], swiftSettings: swift6),
+        .target(name: "ProResReports", dependencies: ["ProResCore"], swiftSettings: swift6),
+        .target(name: "ProResCheck", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                                                    "ProResReports"],
+                swiftSettings: swift6),
+        .target(name: "ProResBench", dependencies: ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
+                                                    "ProResReports"],
+                swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
                 swiftSettings: swift6),
         .executableTarget(name: "prores-decode",
                           dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
-                                         "ProResDisplay"],
+                                         "ProResReports", "ProResCheck", "ProResBench", "ProResDisplay"],
                          swiftSettings: swift6),
         .plugin(name: "EmbedShaders", capability: .buildTool()),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
@@ -87,7 +94,7 @@ let package = Package(
         .testTarget(
             name: "ProResDecodeTests",
             dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
-                           "ProResTesting", "ProResDisplay", "prores-decode"]
+                           "ProResReports", "ProResCheck", "ProResBench", "ProResTesting", "ProResDisplay", "prores-decode"]
         ),
     ],
     swiftLanguageModes: [.v5]
