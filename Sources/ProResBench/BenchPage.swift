@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import ProResReports
 
 /// `bench --html FILE`: the benchmark as one offline page: what was decoded,
 /// a table of fps and per-stage percentiles per decoder, and the charts of

@@ -1,4 +1,6 @@
 import ProResCore
+import ProResPipeline
+import ProResReports
 
 /// `prores-decode plot TIMING.jsonl -o FILE.svg`: a `--timing` log as one
 /// SVG chart. Each frame's stages stacked (demux, decode, pack, output, then

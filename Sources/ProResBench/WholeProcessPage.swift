@@ -1,4 +1,5 @@
 import ProResCore
+import ProResReports
 
 /// `bench --whole-process --html FILE`: the commands, each round's wall
 /// seconds side by side, the summary and the ratio, as one offline page.

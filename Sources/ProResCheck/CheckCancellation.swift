@@ -4,6 +4,7 @@ import ProResCore
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResPipeline
 
 /// Stops one file's check: when its `--timeout` passes (a timer calls
 /// `DecodeRun.cancel()`) or when the whole batch is interrupted.

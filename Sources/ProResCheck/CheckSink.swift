@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import ProResPipeline
 
 /// What a check keeps of each frame: its `FrameAnalysis` (BLAKE3-256 and
 /// picture sums: from the GPU decoder's device passes, or measured from the

@@ -3,6 +3,7 @@ import ProResCore
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResPipeline
 
 /// Checks one file: open it, decode every frame (or the `--sample`) in the
 /// native planar format through `DecodeRun` into a `CheckSink`, then judge.

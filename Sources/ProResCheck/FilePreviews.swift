@@ -3,6 +3,7 @@ import ProResCore
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResPipeline
 
 /// Makes one file's `--previews` once its check has a verdict.
 ///

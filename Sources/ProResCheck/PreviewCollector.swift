@@ -2,6 +2,7 @@ import ProResCore
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResPipeline
 
 /// The GPU sink of a preview pass: keeps a thumbnail of every frame it
 /// receives and a full-size copy of the clean one (not in `damaged`)

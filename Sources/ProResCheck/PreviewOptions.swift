@@ -4,6 +4,7 @@ import ProResCore
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResPipeline
 
 /// `check --previews DIR`: for every file that was read, a contact sheet and
 /// one full frame as 16-bit PNGs, made through the GPU conversion (see

@@ -3,6 +3,7 @@ import ProResCore
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResPipeline
 
 /// How `check --previews` pictures look: 16-bit RGB, Display P3 primaries
 /// with the sRGB curve, opaque.

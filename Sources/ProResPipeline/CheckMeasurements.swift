@@ -5,7 +5,7 @@ extension AnalysisRequest {
     /// its statistics, light levels included where the transfer has them;
     /// and why there are none, where the meter cannot be made. `bench
     /// --decoders gpu-check` times the same request.
-    static func check(_ format: FormatDescription) -> (request: AnalysisRequest, lightNote: String?) {
+    package static func check(_ format: FormatDescription) -> (request: AnalysisRequest, lightNote: String?) {
         var light: LightLevelMeter?, lightNote: String?
         do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
             lightNote = "no light level: \(error)"

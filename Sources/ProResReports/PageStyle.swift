@@ -7,7 +7,7 @@ import ProResCore
 /// empty anchors (`#only-fail`, ...) placed before `<main>`, and `:target`
 /// hides the other files' sections and index rows. The script only adds a
 /// box that narrows the files by name.
-enum PageStyle {
+package enum PageStyle {
     static let css = """
     body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1000px;padding:0 16px 48px;color:#1a1a1a;background:#fff}
     h1{font-size:22px;margin:20px 0 8px}h2{font-size:17px;margin:0 0 6px;overflow-wrap:anywhere}h3{font-size:14px;margin:14px 0 4px;color:#444}
@@ -41,13 +41,13 @@ enum PageStyle {
     """
 
     /// `<!DOCTYPE html>` through `<body>`, with the title escaped.
-    static func head(title: String) -> String {
+    package static func head(title: String) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             + "<title>\(XMLText.escape(title))</title>\n<style>\n\(css)\n</style>\n</head>\n<body>\n"
     }
 
-    static func tail(script: Bool) -> String {
+    package static func tail(script: Bool) -> String {
         (script ? "<script>\n\(self.script)\n</script>\n" : "") + "</body>\n</html>\n"
     }
 }

@@ -4,6 +4,7 @@ import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResBench
 
 
 /// `prores-decode bench INPUT...`: each decoder on the same frames in one

@@ -4,6 +4,7 @@ import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 extension CheckCommand {
     /// `check PATH... [options]` read from the command line: each value

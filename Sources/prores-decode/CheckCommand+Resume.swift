@@ -3,6 +3,7 @@ import Glibc
 import ProResCore
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 /// `check --resume PREVIOUS.json`: which of this run's files keep their
 /// earlier verdict (`CheckResume`), and the reports made of both.

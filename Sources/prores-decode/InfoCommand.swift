@@ -4,6 +4,7 @@ import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 
 /// `prores-decode info INPUT...`: the format description,

@@ -3,6 +3,7 @@ import Glibc
 import ProResCore
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 /// `prores-decode merge REPORT.json...`: the shard reports of one `check`
 /// (`--shard`), proven complete and joined into one report, JUnit file,

@@ -1,4 +1,5 @@
 import ProResCore
+import ProResReports
 
 /// `check --html FILE`: one self-contained HTML page a person opens after a
 /// CI run. No network, no script needed to read it: inline CSS, inline SVG

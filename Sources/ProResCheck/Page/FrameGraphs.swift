@@ -1,4 +1,5 @@
 import ProResCore
+import ProResReports
 
 /// The per-frame graphs of one checked file: luma min/mean/max, PQ/HLG
 /// light (HDR only), alpha coverage (alpha only), each with the damaged,

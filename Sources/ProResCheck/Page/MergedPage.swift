@@ -1,4 +1,5 @@
 import ProResCore
+import ProResReports
 
 /// `merge --html FILE`: the check page of a merged run, made from the shard
 /// reports' JSON: the summary, the status filter, the index, and per file
