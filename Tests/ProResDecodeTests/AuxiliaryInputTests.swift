@@ -1,6 +1,7 @@
 import Foundation
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// Golden files, LUTs and timing logs read through one bounded reader

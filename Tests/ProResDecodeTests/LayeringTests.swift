@@ -17,9 +17,13 @@ final class LayeringTests: XCTestCase {
         "ProResGPU": ["ProResCore", "GPUKit"],
         "ProResCPU": ["ProResCore", "CProResKernels"],
         "ProResPipeline": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"],
+        "ProResReports": ["ProResCore"],
+        "ProResCheck": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResReports"],
+        "ProResBench": ["ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline", "ProResReports"],
         "ProResDisplay": ["CXCB"],
         "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
-        "prores-decode": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay"],
+        "prores-decode": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResReports", "ProResCheck",
+                          "ProResBench", "ProResDisplay"],
         "prores-decode-fuzz": ["ProResCore", "ProResTesting"],
     ]
     /// What any target may import: the platform's own modules.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// `prores-decode merge`: shard reports joined into what one unsharded
