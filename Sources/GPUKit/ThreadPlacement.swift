@@ -1,4 +1,5 @@
 import Foundation
+import HostSupport
 
 /// Which CPUs a GPU's worker threads run on: those of the NUMA node the
 /// device hangs off, so that the host memory they parse into and stage from

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResReports
 
 /// One input's benchmark: what was decoded and each decoder's result.

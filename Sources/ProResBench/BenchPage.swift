@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResReports
 
 /// `bench --html FILE`: the benchmark as one offline page: what was decoded,

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResCPU
 import ProResFFmpeg
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResGPU
 
 /// How fast the GPU decoder could go if the host → device link were all that

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// One whole process's phases (`bench --whole-process --phases`): the
 /// report its `--phases` wrote, with what only the outside sees: the time

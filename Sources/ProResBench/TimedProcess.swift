@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// One run of a command line as a whole process, timed from just before the
 /// spawn to the reaped exit: start-up, the work, and the teardown a user

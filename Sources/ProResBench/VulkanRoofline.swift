@@ -1,6 +1,7 @@
 import Foundation
 import ProResCore
 import GPUKit
+import ProResGPU
 
 /// Measures what the conversion is judged against: device-memory bandwidth
 /// (a copy shader, and vkCmdCopyBuffer for comparison), host-to-device

@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// `bench --whole-process`: command lines timed as whole processes (start-up,
 /// decode and exit, what a user waits for), in interleaved rounds — A B, A B,

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResReports
 
 /// `bench --whole-process --html FILE`: the commands, each round's wall

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU

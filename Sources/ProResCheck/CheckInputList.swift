@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// `check --list FILE|-`: the files to check, one path or http(s) URL a
 /// line, as a database query or `aws s3 ls` prints them.

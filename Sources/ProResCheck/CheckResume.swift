@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// `check --resume PREVIOUS.json`: the verdicts of an earlier report that
 /// still hold. A file is carried over, not decoded again, when the earlier

@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// What makes shard reports parts of one run, recorded in each JSON report
 /// (`"run"`) so that `merge` can prove it joins the parts of one check: the

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResOptions
 
 /// `--shard I/N`: the I-th of N disjoint slices of the file list, so N

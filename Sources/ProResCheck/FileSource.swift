@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// What a file was when it was checked, recorded in the report
 /// (`"source"`) so that `check --resume` can tell a file that has not

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 
 /// Per-file picture statistics from the measured frames: luma range and
 /// mean, black frames, frozen frames, alpha coverage and, for PQ/HLG, light

@@ -1,4 +1,4 @@
-import ProResCore
+import HostSupport
 
 /// The CSS and the one small script of the HTML pages (`check --html`,
 /// `bench --html`): inline, so a page is one file that opens offline.

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 
 /// `merge`: the shard reports of one check, proven to be one run's and to
 /// cover its file list exactly once, joined into one report.

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// One `check --report` read back for `merge`: each file's line kept as it
 /// was written (so the merged report holds the same bytes), with the fields

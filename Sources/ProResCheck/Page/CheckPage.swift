@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResReports
 
 /// `check --html FILE`: one self-contained HTML page a person opens after a

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 
 /// One checked file's `<section>` of the check page: verdict, reasons,
 /// failed rules, format with each colour tag's source, statistics, previews

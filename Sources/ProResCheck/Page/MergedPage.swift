@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResReports
 
 /// `merge --html FILE`: the check page of a merged run, made from the shard

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// The path from one directory to a file, so a page can reference its
 /// previews relatively and the page and previews move together (a CI

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// Work on whole frames (a hash of 33 MB) on every core, its results handed
 /// on in frame order: what lets `--framemd5` keep up with the GPU decoder,

@@ -1,4 +1,4 @@
-import ProResCore
+import HostSupport
 
 /// Horizontal bars in groups: one group per row label (a decoder, a stage),
 /// one bar per series in each (p50, p95, p99), each bar labelled with its

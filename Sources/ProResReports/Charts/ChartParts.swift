@@ -1,4 +1,3 @@
-import ProResCore
 
 /// An axis: what it measures and in which unit ("frame", "µs", "nits").
 public struct ChartAxis: Sendable {

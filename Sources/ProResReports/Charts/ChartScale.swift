@@ -1,4 +1,4 @@
-import ProResCore
+import HostSupport
 
 /// A linear map from data values to SVG coordinates, with "nice" tick
 /// values (1, 2 or 5 × a power of ten) for the axis.

@@ -1,4 +1,3 @@
-import ProResCore
 
 /// A chart of series over an x axis (frames, most often), with marker bands
 /// under it and labelled horizontal rules, written as one standalone SVG

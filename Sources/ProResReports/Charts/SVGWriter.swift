@@ -1,4 +1,4 @@
-import ProResCore
+import HostSupport
 
 /// Builds SVG markup one element at a time. Every attribute value and every
 /// text goes through `XMLText.escape`, so a name or title holding `<`, `&`
