@@ -1,30 +1,52 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
-import ProResOptions
 import ProResDisplay
 
 /// The player's state machine: plays runs of frames through a `DecodeRun`
 /// (paced by `FramePacer`) on a worker thread while this thread watches the
 /// window's keys; paused, it shows one frame at a time. Each run decodes
 /// from the frame it starts at (ProRes is intra-only: seeking is exact).
-final class PlaySession {
-    struct Outcome {
-        let presented: Int
-        let decoder: String
+public final class PlaySession {
+    public struct Outcome {
+        public let presented: Int
+        public let decoder: String
         /// The last run played at the clock (nil if only paused frames were shown).
-        let pacing: PacingReport?
+        public let pacing: PacingReport?
         /// Frames skipped before decoding, their tick gone, over every run.
-        let skippedLate: Int
+        public let skippedLate: Int
+    }
+
+    /// What `play` asked of the whole session.
+    public struct Arguments: Sendable {
+        public let paused: Bool
+        public let loop: Bool
+        public let hud: Bool
+        public let decoderChoice: DecoderSelection.Choice
+        public let device: String?
+        public let validation: Bool
+        public let referenceWhite: Double
+
+        public init(paused: Bool, loop: Bool, hud: Bool, decoderChoice: DecoderSelection.Choice, device: String?, validation: Bool,
+                    referenceWhite: Double) {
+            self.paused = paused
+            self.loop = loop
+            self.hud = hud
+            self.decoderChoice = decoderChoice
+            self.device = device
+            self.validation = validation
+            self.referenceWhite = referenceWhite
+        }
     }
 
     private let source: SampleSource
     private let name: String
     private let rate: FrameRate
-    private let arguments: PlayCommand.Arguments
+    private let arguments: Arguments
     private let effects: [Effect]
     private let device: GPUDevice
     private let window: X11Window
@@ -41,8 +63,9 @@ final class PlaySession {
     private var skippedLate = 0
     private var decoder = "cpu"
 
-    init(source: SampleSource, format: FormatDescription, name: String, rate: FrameRate, arguments: PlayCommand.Arguments,
-         effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window) throws {
+    /// Plays frames `start` up to `end` (one past the last) of `source`.
+    public init(source: SampleSource, format: FormatDescription, name: String, rate: FrameRate, start: Int, end: Int, arguments: Arguments,
+                effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window) throws {
         self.source = source
         self.name = name
         self.rate = rate
@@ -51,10 +74,8 @@ final class PlaySession {
         self.device = device
         self.window = window
         path = presenter.choice.path
-        let start = try FramePosition.start(arguments.start, format)
-        let available = format.frameCount ?? Int.max
         first = start
-        end = min(available, try FramePosition.frames(arguments.frames, format).map { start + $0 } ?? available)
+        self.end = end
         hud = arguments.hud
         startTimecode = format.frameRate.flatMap { rate in format.timecode.flatMap { SMPTETimecode($0, rate: rate) } }
             ?? SMPTETimecode(hours: 0, minutes: 0, seconds: 0, frames: 0, framesPerSecond: max(1, Int(rate.framesPerSecond.rounded())),
@@ -63,7 +84,7 @@ final class PlaySession {
         sink = try PresentSink(presenter: presenter, context: device.context) { shown.record($0) }
     }
 
-    func run() throws -> Outcome {
+    public func run() throws -> Outcome {
         var position = first
         var paused = arguments.paused
         var needsFrame = true
