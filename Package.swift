@@ -2,26 +2,38 @@
 import PackageDescription
 
 // The layers, each a target whose dependencies point down only (README,
-// "Architecture"). Each C shim is imported by exactly one target:
+// "Architecture"; docs/architecture.md draws them and says where a change
+// goes). Each C shim is imported by exactly one target:
 //
 //   prores-decode (CLI)      words, exit codes, options
 //   ProResTesting            fuzz entry, test doubles
-//   ProResPipeline           decode run, sinks, check, bench
+//   ProResPlayback           `play`'s session: keys, runs of frames, the HUD
+//   ProResCheck              check: rules, golden files, shards, lists,
+//                            resume, merge, its pages and JUnit report
+//   ProResBench              bench, its pages, the roofline, the timing plot
+//   ProResReports            page style, SVG charts (nothing of ProRes)
+//   ProResPipeline           decode run, decoder plan, sinks, image-file tags
 //   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
 //   ProResCPU ← CProResKernels: our ProRes decoder on the CPU
-//   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
+//   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording,
+//                            PCI addresses, threads on the device's NUMA node
 //   ProResFFmpeg  ← CFFmpeg, CZlib, CStreamingCopy: readers, CPU session,
 //                            still images, MD5
-//   ProResCore               formats, surfaces, colour, timing (no C);
-//                            re-exports HostSupport
-//   HostSupport ← CHashKernels, ProResOptions: tracing, clock, JSON, path bytes,
-//                            BLAKE3, SHA-256, PCI addresses, the
+//   ProResCore               ProRes and video: formats, surfaces, colour,
+//                            timing (no C)
+//   HostSupport ← CHashKernels, ProResOptions: tracing, clock, JSON, path
+//                            bytes, BLAKE3, SHA-256, queues, worker threads,
+//                            XML text, auxiliary inputs, sample memory, the
 //                            environment's settings (nothing of ProRes:
 //                            GPUKit's base)
 //   ProResOptions            option tables and their strict parser, and the
 //                            plain-decimal reader of every outside number
 //                            (no C, no dependency: the fuzz target reaches it)
+//
+// ProResCheck and ProResBench stand on ProResPipeline and ProResReports,
+// never on each other; ProResReports stands on HostSupport alone. A target
+// imports HostSupport by name: ProResCore does not re-export it.
 //
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
