@@ -7,7 +7,7 @@ import ProResGPU
 ///
 /// Why evenly spaced and always including the first and last frame: a
 /// truncated or badly ended file shows at its end, a broken head at its start.
-public enum FrameSampling {
+enum FrameSampling {
     /// round(i·(count−1)/(n−1)) for i = 0..<n (halves round up), distinct and
     /// ascending; every frame when n ≥ count; frame 0 alone when n = 1.
     public static func indices(count: Int, samples n: Int) -> [Int] {

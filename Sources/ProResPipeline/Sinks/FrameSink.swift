@@ -38,7 +38,7 @@ extension FrameSink {
 }
 
 /// Decodes and discards: a benchmark run.
-public final class NullSink: FrameSink {
+final class NullSink: FrameSink {
     public init() {}
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {}
     public func finish() throws {}

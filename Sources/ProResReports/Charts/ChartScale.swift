@@ -2,7 +2,7 @@ import HostSupport
 
 /// A linear map from data values to SVG coordinates, with "nice" tick
 /// values (1, 2 or 5 × a power of ten) for the axis.
-public struct ChartScale: Sendable, Equatable {
+struct ChartScale: Sendable, Equatable {
     public let lower: Double
     public let upper: Double
     /// The SVG coordinates `lower` and `upper` land on (`from` may exceed

@@ -3,7 +3,7 @@ import HostSupport
 /// Builds SVG markup one element at a time. Every attribute value and every
 /// text goes through `XMLText.escape`, so a name or title holding `<`, `&`
 /// or quotes stays text; coordinates are written with one decimal.
-public struct SVGWriter: Sendable {
+struct SVGWriter: Sendable {
     public private(set) var markup = ""
 
     public init() {}
