@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ProResCore
+import HostSupport
 
 /// An http:// object's ETag, Last-Modified and length as it is now, from a
 /// HEAD request of our own: what `--resume` compares with those of the GET
