@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// `--golden` over what the golden file covers: a file the golden file
 /// lists that the run does not find fails, named, so that a file deleted
