@@ -2,26 +2,38 @@
 import PackageDescription
 
 // The layers, each a target whose dependencies point down only (README,
-// "Architecture"). Each C shim is imported by exactly one target:
+// "Architecture"; docs/architecture.md draws them and says where a change
+// goes). Each C shim is imported by exactly one target:
 //
 //   prores-decode (CLI)      words, exit codes, options
 //   ProResTesting            fuzz entry, test doubles
-//   ProResPipeline           decode run, sinks, check, bench
+//   ProResPlayback           `play`'s session: keys, runs of frames, the HUD
+//   ProResCheck              check: rules, golden files, shards, lists,
+//                            resume, merge, its pages and JUnit report
+//   ProResBench              bench, its pages, the roofline, the timing plot
+//   ProResReports            page style, SVG charts (nothing of ProRes)
+//   ProResPipeline           decode run, decoder plan, sinks, image-file tags
 //   ProResDisplay ← CXCB:    the `play` window and its events (no Vulkan)
 //   ProResGPU                our ProRes decoder, converter, effects (no C)
 //   ProResCPU ← CProResKernels: our ProRes decoder on the CPU
-//   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording
+//   GPUKit        ← CVulkan, CShaderc: context, buffers, kernels, recording,
+//                            PCI addresses, threads on the device's NUMA node
 //   ProResFFmpeg  ← CFFmpeg, CZlib, CStreamingCopy: readers, CPU session,
 //                            still images, MD5
-//   ProResCore               formats, surfaces, colour, timing (no C);
-//                            re-exports HostSupport
-//   HostSupport ← CHashKernels, ProResOptions: tracing, clock, JSON, path bytes,
-//                            BLAKE3, SHA-256, PCI addresses, the
+//   ProResCore               ProRes and video: formats, surfaces, colour,
+//                            timing (no C)
+//   HostSupport ← CHashKernels, ProResOptions: tracing, clock, JSON, path
+//                            bytes, BLAKE3, SHA-256, queues, worker threads,
+//                            XML text, auxiliary inputs, sample memory, the
 //                            environment's settings (nothing of ProRes:
 //                            GPUKit's base)
 //   ProResOptions            option tables and their strict parser, and the
 //                            plain-decimal reader of every outside number
 //                            (no C, no dependency: the fuzz target reaches it)
+//
+// ProResCheck and ProResBench stand on ProResPipeline and ProResReports,
+// never on each other; ProResReports stands on HostSupport alone. A target
+// imports HostSupport by name: ProResCore does not re-export it.
 //
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
@@ -66,19 +78,32 @@ let package = Package(
         .target(name: "HostSupport", dependencies: ["CHashKernels", "ProResOptions"], swiftSettings: swift6),
         .target(name: "ProResCore", dependencies: ["HostSupport"], swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
-        .target(name: "ProResFFmpeg", dependencies: ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
+        .target(name: "ProResFFmpeg", dependencies: ["HostSupport", "ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
         // The GLSL of Shaders/ is built in (Plugins/EmbedShaders).
         .target(name: "GPUKit", dependencies: ["HostSupport", "CVulkan", "CShaderc"], swiftSettings: swift6,
                 plugins: ["EmbedShaders"]),
-        .target(name: "ProResGPU", dependencies: ["ProResCore", "GPUKit"], swiftSettings: swift6),
-        .target(name: "ProResCPU", dependencies: ["ProResCore", "CProResKernels"], swiftSettings: swift6),
-        .target(name: "ProResPipeline", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"], swiftSettings: swift6),
+        .target(name: "ProResGPU", dependencies: ["HostSupport", "ProResCore", "GPUKit"], swiftSettings: swift6),
+        .target(name: "ProResCPU", dependencies: ["HostSupport", "ProResCore", "CProResKernels"], swiftSettings: swift6),
+        .target(name: "ProResPipeline", dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU",
+                                                       "ProResCPU"],
+                swiftSettings: swift6),
+        .target(name: "ProResReports", dependencies: ["HostSupport"], swiftSettings: swift6),
+        .target(name: "ProResCheck", dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU",
+                                                    "ProResPipeline", "ProResReports"],
+                swiftSettings: swift6),
+        .target(name: "ProResBench", dependencies: ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU",
+                                                    "ProResPipeline", "ProResReports"],
+                swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
+        .target(name: "ProResPlayback", dependencies: ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                                                       "ProResDisplay"],
+                swiftSettings: swift6),
         .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
                 swiftSettings: swift6),
         .executableTarget(name: "prores-decode",
-                          dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
-                                         "ProResDisplay"],
+                          dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                                         "ProResReports", "ProResCheck", "ProResBench", "ProResDisplay",
+                                         "ProResPlayback"],
                          swiftSettings: swift6),
         .plugin(name: "EmbedShaders", capability: .buildTool()),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
@@ -87,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "ProResDecodeTests",
             dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
-                           "ProResTesting", "ProResDisplay", "prores-decode"]
+                           "ProResReports", "ProResCheck", "ProResBench", "ProResTesting", "ProResDisplay", "ProResPlayback", "prores-decode"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// A decode session on our CPU decoder, with the FFmpeg session's contract
 /// (`FrameDecoding`): samples in through `decode(_:)` with back-pressure,

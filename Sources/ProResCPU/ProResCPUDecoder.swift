@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 
 /// Our CPU ProRes decoder: one frame at a time, its slices spread over
 /// threads, written straight into a pooled surface of the native planar

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Glibc
 import ProResCore
+import HostSupport
 
 /// Reads ProRes samples out of a container with libavformat (AVAssetReader):
 /// MOV/MP4, MXF, MKV, and anything else libavformat opens, from a file, a

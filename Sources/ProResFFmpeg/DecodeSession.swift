@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import ProResCore
+import HostSupport
 
 /// An asynchronous ProRes decoder (VTDecompressionSession) on FFmpeg's
 /// libavcodec. Samples go in through `decode(_:)`, which returns at once

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Glibc
 import ProResCore
+import HostSupport
 
 /// Reads a raw ProRes elementary stream: `icpf` frames back to back, each
 /// starting with its own size. From a file the frames are indexed up front

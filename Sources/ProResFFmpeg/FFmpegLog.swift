@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import ProResCore
+import HostSupport
 
 /// FFmpeg's diagnostics. By default we print none of them and report
 /// problems in our own words; the last error FFmpeg logged is kept so those

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import ProResCore
+import HostSupport
 
 /// What one URL's reading has done so far, and the switch that stops it.
 ///

@@ -1,5 +1,6 @@
 import CZlib
 import ProResCore
+import HostSupport
 
 /// 16-bit PNGs compressed on every core. The rows are cut into bands of
 /// about a MiB; each band is deflated on its own (zlib level 1, primed with

@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// Finds a QuickTime/MP4 file's top-level box that runs past the end of the
 /// file. libavformat reads a MOV cut inside its `moov` as a movie with a

@@ -1,5 +1,6 @@
 import CFFmpeg
 import ProResCore
+import HostSupport
 
 /// An AVPacket owned by a `CompressedSample` (the demuxer's packet, no copy).
 final class PacketStorage: @unchecked Sendable {

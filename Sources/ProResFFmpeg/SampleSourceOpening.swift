@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// Opens `input` (a path, `-` for stdin, or a URL libavformat understands)
 /// and picks the ProRes track: the first one, or `track` (a stream index).

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import Glibc
 import ProResCore
+import HostSupport
 
 /// Reads a MOV/MP4 track's samples straight from the file by its sample
 /// table, several at once: pread(2) of each sample into a block of

@@ -1,6 +1,7 @@
 import Foundation
 import GPUKit
 import ProResCore
+import HostSupport
 
 /// How long the driver takes to give and take back buffer memory, in the
 /// shapes the decoder uses. Why `roofline` measures it: on the H200 a

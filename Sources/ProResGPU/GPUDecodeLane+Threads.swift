@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import GPUKit
 
 /// The lane's four threads, from queued samples to each stream's handler.

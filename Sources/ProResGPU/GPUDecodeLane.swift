@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import GPUKit
 
 /// One GPU decode pipeline — a decoder, its slots and four threads — that

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// A device's decode lane for consecutive runs (`check`'s files), one kind
 /// of stream at a time: runs whose decoders would be alike

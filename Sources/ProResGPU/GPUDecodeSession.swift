@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import GPUKit
 
 /// The hardware decode session: the same contract as `DecodeSession`

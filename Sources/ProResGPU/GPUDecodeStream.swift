@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// One stream of samples through a `GPUDecodeLane` (one file of `check`):
 /// the same contract as a session of its own — samples in, its frames out in

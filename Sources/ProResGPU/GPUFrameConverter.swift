@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import GPUKit
 
 /// Converts packed y416/v216 surfaces to RGBA16F linear Display P3 on the

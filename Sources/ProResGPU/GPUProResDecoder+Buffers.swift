@@ -1,6 +1,7 @@
 import Foundation
 import GPUKit
 import ProResCore
+import HostSupport
 
 /// A slot's buffers, the coefficient sets and the surfaces, made or grown
 /// when a batch needs them, and the imports of the sample memory frames are

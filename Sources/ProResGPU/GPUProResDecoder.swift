@@ -1,6 +1,7 @@
 import Foundation
 import GPUKit
 import ProResCore
+import HostSupport
 
 /// Our ProRes decoder in Vulkan compute, bit-exact with FFmpeg's software
 /// decoder: batches of frames go through two dispatches, entropy decoding

@@ -1,6 +1,7 @@
 import Foundation
 import GPUKit
 import ProResCore
+import HostSupport
 
 /// The sample-memory regions one device has imported
 /// (VK_EXT_external_memory_host), each once, when a batch first uploads

@@ -20,5 +20,5 @@ extension DecoderSelection {
     }
 
     /// The name a run's report gives the CPU decoder it used.
-    var cpuDecoderName: String { usesFFmpeg ? "ffmpeg" : "cpu" }
+    package var cpuDecoderName: String { usesFFmpeg ? "ffmpeg" : "cpu" }
 }

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import GPUKit
 import ProResGPU
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU

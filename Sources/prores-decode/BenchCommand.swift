@@ -1,9 +1,11 @@
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResBench
 
 
 /// `prores-decode bench INPUT...`: each decoder on the same frames in one

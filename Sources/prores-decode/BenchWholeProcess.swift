@@ -2,6 +2,7 @@ import Glibc
 import ProResCore
 import ProResPipeline
 import ProResOptions
+import ProResBench
 
 /// `bench --whole-process`'s own options, and the rules that tie them to the
 /// rest of bench's table.

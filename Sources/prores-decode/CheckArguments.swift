@@ -1,9 +1,11 @@
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 extension CheckCommand {
     /// `check PATH... [options]` read from the command line: each value

@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
 import ProResCore
+import HostSupport
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 /// `check --resume PREVIOUS.json`: which of this run's files keep their
 /// earlier verdict (`CheckResume`), and the reports made of both.

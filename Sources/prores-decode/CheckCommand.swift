@@ -1,10 +1,12 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 /// `prores-decode check PATH... [options]`: batch QC for CI. Every file is
 /// decoded (or sampled), judged pass / fail / error, and reported on stderr

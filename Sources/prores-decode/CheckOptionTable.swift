@@ -1,5 +1,6 @@
 import ProResOptions
 import ProResPipeline
+import ProResCheck
 
 /// `check`'s table: every option, its help, and the prose around them.
 extension CheckCommand {

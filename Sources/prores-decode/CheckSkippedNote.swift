@@ -1,5 +1,6 @@
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 extension CheckCommand {
     /// Says on stderr what was left out, so a skipped file is never a

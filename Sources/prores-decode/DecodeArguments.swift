@@ -5,6 +5,7 @@ import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 /// `prores-decode INPUT [options]` read from the command line: each value
 /// checked on its own, then every rule between options in `validate()`.

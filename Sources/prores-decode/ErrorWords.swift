@@ -2,6 +2,7 @@ import ProResCore
 import GPUKit
 import ProResPipeline
 import ProResDisplay
+import ProResCheck
 
 /// The CLI's words for an error: the library describes problems as data in
 /// words that name no option; here the cases that concern a command-line

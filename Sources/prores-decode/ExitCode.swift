@@ -5,6 +5,7 @@ import ProResGPU
 import ProResPipeline
 import ProResDisplay
 import ProResOptions
+import ProResBench
 
 
 /// The documented exit codes (docs/formats.md, `--help`). All are below 124 so they

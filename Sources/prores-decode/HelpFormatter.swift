@@ -1,4 +1,5 @@
 import ProResOptions
+import HostSupport
 
 /// Lays command tables out as the text people read: help screens and usage
 /// lines, all at one width, so no help text is wrapped by hand.

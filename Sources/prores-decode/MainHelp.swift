@@ -1,3 +1,5 @@
+import HostSupport
+
 /// `prores-decode --help` (decoding's own help too) and README.md's usage
 /// block, both assembled from the command tables.
 enum MainHelp {

@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
 import ProResCore
+import HostSupport
 import ProResPipeline
 import ProResOptions
+import ProResCheck
 
 /// `prores-decode merge REPORT.json...`: the shard reports of one `check`
 /// (`--shard`), proven complete and joined into one report, JUnit file,

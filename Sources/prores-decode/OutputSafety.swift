@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 import ProResOptions
 import ProResPipeline
 

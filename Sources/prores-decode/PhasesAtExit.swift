@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResPipeline
 
 /// `--phases`: the phase report (`PhaseReport`), written once the process

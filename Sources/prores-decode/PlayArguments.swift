@@ -4,6 +4,7 @@ import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
+import ProResPlayback
 
 extension PlayCommand {
     struct Arguments: CommandArguments {
@@ -47,6 +48,12 @@ extension PlayCommand {
 
         /// --validate, or PRORES_DECODE_VALIDATION=1 in the environment.
         var validation: Bool { validationFlag || VulkanContext.Options().validation }
+
+        /// What the play session itself reads.
+        var session: PlaySession.Arguments {
+            PlaySession.Arguments(paused: paused, loop: loop, hud: hud, decoderChoice: decoderChoice, device: device, validation: validation,
+                                  referenceWhite: referenceWhite)
+        }
 
         func files() -> CommandFiles {
             var files = CommandFiles()

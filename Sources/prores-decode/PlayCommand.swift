@@ -1,11 +1,13 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
 import ProResPipeline
 import ProResOptions
 import ProResDisplay
+import ProResPlayback
 
 /// `prores-decode play INPUT`: the clip in a window, paced by the clock.
 enum PlayCommand: Command {
@@ -36,8 +38,12 @@ enum PlayCommand: Command {
                 Console.note("display: \(presenter.choice.path.rawValue) in \(presenter.choice.format) (\(presenter.choice.reason)); "
                     + "pacing by " + (presenter.knowsWhenShown ? "VK_KHR_present_wait" : "the clock (no VK_KHR_present_wait)"))
             }
-            let session = try PlaySession(source: source, format: format, name: name, rate: rate, arguments: arguments, effects: effects,
-                                      device: device, presenter: presenter, window: window)
+            let start = try FramePosition.start(arguments.start, format)
+            let available = format.frameCount ?? Int.max
+            let end = min(available, try FramePosition.frames(arguments.frames, format).map { start + $0 } ?? available)
+            let session = try PlaySession(source: source, format: format, name: name, rate: rate, start: start, end: end,
+                                          arguments: arguments.session, effects: effects, device: device, presenter: presenter,
+                                          window: window)
             return (try session.run(), presenter.choice)
         }
         let messages = context.validation?.messages ?? []

@@ -1,7 +1,9 @@
 import Foundation
 import ProResCore
+import HostSupport
 import ProResPipeline
 import ProResOptions
+import ProResBench
 
 /// `prores-decode plot TIMING.jsonl -o FILE.svg`: a `--timing` log drawn as
 /// one SVG chart (`TimingPlot`), written atomically.

@@ -1,7 +1,9 @@
 import Foundation
 import Glibc
 import ProResCore
+import HostSupport
 import ProResPipeline
+import ProResCheck
 
 /// The reader of what an earlier `check` wrote and a later command reads
 /// back: a shard report (`merge`, `check --resume`) and the golden file

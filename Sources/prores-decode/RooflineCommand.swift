@@ -1,7 +1,9 @@
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
+import ProResBench
 import ProResPipeline
 import ProResOptions
 

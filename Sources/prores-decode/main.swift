@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 import ProResPipeline
 
 // Start-up is measured from here.

@@ -1,6 +1,8 @@
 import Foundation
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// Golden files, LUTs and timing logs read through one bounded reader

@@ -3,6 +3,7 @@ import Foundation
 @testable import ProResFFmpeg
 @testable import ProResGPU
 import XCTest
+@testable import HostSupport
 
 /// `bench`'s link ceiling on the gpu decoder: the bytes a frame takes to
 /// the device against the packets FFmpeg reads from the file and the slices

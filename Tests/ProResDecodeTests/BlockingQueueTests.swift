@@ -1,5 +1,6 @@
 import Foundation
 @testable import ProResCore
+@testable import HostSupport
 import XCTest
 
 /// `popBatch`: a batch takes the backlog at once, except while its caller

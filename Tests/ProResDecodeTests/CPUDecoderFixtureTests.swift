@@ -1,5 +1,6 @@
 import Foundation
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResCPU
 @testable import ProResFFmpeg
 import XCTest

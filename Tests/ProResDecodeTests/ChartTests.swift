@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import ProResReports
 import XCTest
 
 /// The SVG chart writer: scales and ticks against values worked out by

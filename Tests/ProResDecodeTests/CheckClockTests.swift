@@ -4,6 +4,7 @@ import XCTest
 import HostSupport
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import ProResCheck
 
 /// A file's `--timeout` clock holds only its own work: it stands still while
 /// the file waits for work another file began (a kernel that file is

@@ -3,6 +3,7 @@ import XCTest
 @testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import ProResCheck
 
 /// `check` with `--decoder auto`: the device is made while the first file
 /// is checked (on the CPU decoder until it is there), and the later files

@@ -4,6 +4,7 @@ import Foundation
 @testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import ProResCheck
 @testable import ProResTesting
 import XCTest
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import ProResCore
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// `check --decoder gpu` with consecutive files sharing one decode session

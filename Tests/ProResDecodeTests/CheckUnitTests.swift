@@ -1,9 +1,11 @@
 import Foundation
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResFFmpeg
 @testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import ProResCheck
 @testable import ProResTesting
 import XCTest
 

@@ -3,6 +3,7 @@ import ProResCore
 import GPUKit
 import ProResPipeline
 @testable import prores_decode
+@testable import ProResCheck
 
 /// Library errors are data in words that name no CLI option; the CLI's
 /// `ErrorWords` turns them back into the exact messages it has always printed.

@@ -1,5 +1,6 @@
 import CFFmpeg
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResFFmpeg
 @testable import GPUKit
 @testable import ProResGPU

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// A file the golden file lists but the run does not find fails, named in

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import GPUKit
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResFFmpeg
 @testable import ProResPipeline
 import XCTest

@@ -3,6 +3,7 @@ import XCTest
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
+@testable import ProResBench
 
 /// The generated GLSL and the Swift packing agree, checked by the GLSL
 /// compiler and the GPU rather than by reading our own generator: a probe

@@ -12,14 +12,20 @@ final class LayeringTests: XCTestCase {
         "HostSupport": ["CHashKernels", "ProResOptions"],
         "ProResCore": ["HostSupport"],
         "ProResOptions": [],
-        "ProResFFmpeg": ["ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"],
+        "ProResFFmpeg": ["HostSupport", "ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"],
         "GPUKit": ["HostSupport", "CVulkan", "CShaderc"],
-        "ProResGPU": ["ProResCore", "GPUKit"],
-        "ProResCPU": ["ProResCore", "CProResKernels"],
-        "ProResPipeline": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"],
+        "ProResGPU": ["HostSupport", "ProResCore", "GPUKit"],
+        "ProResCPU": ["HostSupport", "ProResCore", "CProResKernels"],
+        "ProResPipeline": ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"],
+        "ProResReports": ["HostSupport"],
+        "ProResCheck": ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                        "ProResReports"],
+        "ProResBench": ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline", "ProResReports"],
         "ProResDisplay": ["CXCB"],
+        "ProResPlayback": ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay"],
         "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
-        "prores-decode": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay"],
+        "prores-decode": ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResReports",
+                          "ProResCheck", "ProResBench", "ProResDisplay", "ProResPlayback"],
         "prores-decode-fuzz": ["ProResCore", "ProResTesting"],
     ]
     /// What any target may import: the platform's own modules.
@@ -75,6 +81,31 @@ final class LayeringTests: XCTestCase {
             let importers = Set(imports.filter { $0.value.contains { $0.module == shim } }.keys)
             XCTAssertEqual(importers, [owner], "\(shim) must be imported by \(owner) alone")
         }
+    }
+
+    /// The files that re-export a module (`@_exported import`): a target
+    /// importing them would reach that module without naming it, past
+    /// `allowed`.
+    static func reExports(in sources: URL = sources) throws -> [String] {
+        var found: [String] = []
+        for target in try FileManager.default.contentsOfDirectory(atPath: sources.path) where !target.hasPrefix("C") {
+            let root = sources.appendingPathComponent(target)
+            guard let files = FileManager.default.enumerator(atPath: root.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+                if text.split(separator: "\n").contains(where: { $0.hasPrefix("@_exported ") }) { found.append("\(target)/\(file)") }
+            }
+        }
+        return found.sorted()
+    }
+
+    func testNoTargetReExportsAModule() throws {
+        XCTAssertEqual(try Self.reExports(), [], "each target imports what it uses by name")
+        let root = try makeTemporaryDirectory(self)
+        let core = root.appendingPathComponent("ProResCore")
+        try FileManager.default.createDirectory(at: core, withIntermediateDirectories: true)
+        try "@_exported import HostSupport\n".write(to: core.appendingPathComponent("Exports.swift"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try Self.reExports(in: root), ["ProResCore/Exports.swift"])
     }
 
     /// The scan must see a violation: a core file importing a shim, in a

@@ -1,6 +1,8 @@
 import Foundation
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// `prores-decode merge`: shard reports joined into what one unsharded

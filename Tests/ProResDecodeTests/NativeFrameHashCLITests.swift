@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ProResCore
+@testable import HostSupport
 
 /// What the check's golden hashes will hold: for each frame, the BLAKE3 of
 /// the bytes `prores-decode X --format native -o out` writes for it. Our

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import ProResCore
+@testable import HostSupport
 import XCTest
 
 /// File names that are not UTF-8 (`clip\xFF.mov`): opened, written and

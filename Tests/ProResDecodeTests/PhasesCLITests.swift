@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import HostSupport
 
 /// `--phases`: a one-frame GPU decode reports every phase of its process,
 /// and the phases add up to no more than the time the process took as the

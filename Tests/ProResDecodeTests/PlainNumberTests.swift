@@ -1,6 +1,7 @@
 import Foundation
 @testable import ProResOptions
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// Numbers from outside are plain decimals inside their bounds: anything

@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import ProResCheck
 
 /// `preview_thumbnail.comp` through `PreviewThumbnailPass` on lavapipe,
 /// against two references: a float64 box filter written here from the

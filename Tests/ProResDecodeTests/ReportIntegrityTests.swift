@@ -1,6 +1,7 @@
 import Foundation
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// What `merge` and `check --resume` read back is held to what `check`

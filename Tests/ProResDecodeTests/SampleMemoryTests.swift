@@ -1,4 +1,5 @@
 @testable import ProResCore
+@testable import HostSupport
 import XCTest
 
 final class SampleMemoryTests: XCTestCase {

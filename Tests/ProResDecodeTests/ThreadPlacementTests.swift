@@ -1,4 +1,6 @@
 @testable import ProResCore
+@testable import HostSupport
+@testable import GPUKit
 import XCTest
 
 /// NUMA placement of a GPU's session threads: the cpulist parser, the

@@ -1,4 +1,5 @@
 @testable import ProResCore
+@testable import HostSupport
 @testable import ProResFFmpeg
 @testable import GPUKit
 @testable import ProResGPU

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// The JSON form of colour tags shared by `info --json` and `check`'s
 /// report: each tag with its value, code and source.
 public extension ColorTags {

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// One compressed ProRes frame (CMSampleBuffer): its bytes and whatever owns
 /// them (a demuxer's packet, a pooled read buffer, a copy), released with the
 /// sample, never copied to hand it on. Like dav1d's `Dav1dData`, it names no

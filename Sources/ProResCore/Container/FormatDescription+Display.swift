@@ -1,4 +1,5 @@
 import Foundation
+import HostSupport
 
 /// The facts a person reads first, in words: the picture as displayed,
 /// the running time, the time code and the HDR side data (`info`'s text and

@@ -1,4 +1,5 @@
 import Foundation
+import HostSupport
 
 /// How far ahead a source is read before its consumer is ready.
 public enum SampleSourcePrefetch {

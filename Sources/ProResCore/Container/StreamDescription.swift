@@ -1,3 +1,5 @@
+import HostSupport
+
 /// What one ProRes stream is, in the one shape every JSON output shares:
 /// `info --json`, each file's `"format"` in the check report and each input
 /// of `bench --json`. docs/schema/stream-description.schema.json describes it;

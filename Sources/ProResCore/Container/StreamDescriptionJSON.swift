@@ -1,3 +1,5 @@
+import HostSupport
+
 /// The JSON text of a `StreamDescription`: one line, keys in `CodingKeys`
 /// order, every optional written as null (never left out) except `path`,
 /// which only `info` writes.

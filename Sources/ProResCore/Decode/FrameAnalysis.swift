@@ -1,3 +1,5 @@
+import HostSupport
+
 /// What `check` measures on each decoded frame: its BLAKE3-256 and its
 /// picture sums. The GPU decoder computes them with device passes on the
 /// surface it decoded into, and only these numbers come back; frames from

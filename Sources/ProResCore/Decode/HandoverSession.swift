@@ -1,4 +1,5 @@
 import Foundation
+import HostSupport
 
 /// Decodes a stream's first frames with a session that is ready at once
 /// while a faster one starts, then hands every later sample to that one:

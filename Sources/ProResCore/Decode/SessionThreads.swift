@@ -1,4 +1,5 @@
 import Foundation
+import HostSupport
 
 /// The worker threads of a decode session and the first error any of them
 /// (or a cancellation) recorded: what the CPU and GPU sessions share.

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// A .cube file as `AuxiliaryInput` reads it: at most 1 GiB (more than the
 /// text of the largest LUT, 256³ lines of three numbers), lines of at most
 /// 4 KiB, each blank, a `#` comment, a keyword (capitals and `_`) or a

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// Parses `--effect SPEC` (docs/colour.md, "Effects", lists the grammar):
 ///
 ///     sepia[:AMOUNT]          AMOUNT 0…1, default 1

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// Frame indices kept as inclusive runs, [[first, last], ...].
 ///
 /// Why runs: black or frozen frames come in stretches (a slate, a freeze

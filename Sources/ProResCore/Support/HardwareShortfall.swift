@@ -1,3 +1,5 @@
+import HostSupport
+
 /// Why no hardware device can run the GPU decoder, as data (see `BadRequest`
 /// for why: the CLI words some cases with its own options).
 public enum HardwareShortfall: Equatable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HostSupport
 
 /// Threads of our own for the sample reads, taken in the order they were
 /// asked for, instead of the global dispatch queue. Why: a read is ~1–2 ms

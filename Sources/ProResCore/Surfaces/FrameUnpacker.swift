@@ -1,3 +1,5 @@
+import HostSupport
+
 /// Unpacks a packed y416/v216 surface of the decoder's native layout (the
 /// GPU decoder's output) into FFmpeg's planar layout for the same stream:
 /// the exact inverse of `FramePacker` on those layouts, so `--format native`

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// A frame rate as an exact fraction of frames per second, so that tick k of
 /// a long run lands at k · denominator / numerator seconds with no drift
 /// (29.97 fps is 30000/1001, not 33366667 ns repeated).

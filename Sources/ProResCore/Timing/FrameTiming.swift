@@ -1,3 +1,5 @@
+import HostSupport
+
 /// Where one frame's time went, in microseconds.
 public struct FrameTiming: Sendable {
     public let index: Int

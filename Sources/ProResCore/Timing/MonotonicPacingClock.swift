@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 
 /// The real `PacingClock`: CLOCK_MONOTONIC, and an absolute-deadline sleep,
 /// so that waking late for one tick does not push every later tick back.

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// What `--realtime` saw: how many ticks the clock gave, which frames were
 /// presented and which dropped, and how precisely the presenter woke.
 ///

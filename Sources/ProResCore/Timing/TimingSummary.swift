@@ -1,3 +1,5 @@
+import HostSupport
+
 /// Percentiles of a set of samples by the nearest-rank method: p is the
 /// smallest value with at least p% of the samples at or below it.
 public struct Percentiles: Equatable, Sendable {

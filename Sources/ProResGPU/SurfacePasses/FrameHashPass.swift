@@ -1,5 +1,6 @@
 import GPUKit
 import ProResCore
+import HostSupport
 
 /// BLAKE3-256 of decoded frames on the GPU: the hash of each frame's native
 /// planar bytes (what `--format native` writes), computed from its packed

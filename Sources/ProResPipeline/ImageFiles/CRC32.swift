@@ -2,7 +2,7 @@ import ProResCore
 
 /// The CRC-32 of ISO 3309 / ITU-T V.42 (reflected polynomial 0xEDB88320),
 /// as PNG puts after every chunk's type and data.
-public enum CRC32 {
+enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { n in
         var c = UInt32(n)
         for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }

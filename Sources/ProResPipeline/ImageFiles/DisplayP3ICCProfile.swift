@@ -8,7 +8,7 @@ import ProResCore
 /// the maths is the ICC's: colorants are the RGB→XYZ matrix adapted from D65
 /// to the D50 connection space with Bradford, and `chad` records that
 /// adaptation, as v4 requires when the device white is not D50.
-public enum DisplayP3ICCProfile {
+enum DisplayP3ICCProfile {
     /// ICC.1's D50 connection-space illuminant, as the header's encoded value.
     public static let d50 = SIMD3<Double>(0.9642, 1.0, 0.8249)
 

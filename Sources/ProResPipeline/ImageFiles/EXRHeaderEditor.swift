@@ -8,7 +8,7 @@ import ProResCore
 /// offset table — one uint64 per chunk of scanlines, each an *absolute* file
 /// offset — then the chunks. Growing the header moves every chunk, so each
 /// offset is shifted by the number of bytes the header grew.
-public enum EXRHeaderEditor {
+enum EXRHeaderEditor {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }

@@ -3,7 +3,7 @@ import ProResCore
 /// Puts chunks into an encoded PNG right after IHDR, replacing any chunk of
 /// the same type the encoder wrote (FFmpeg always writes a pHYs). Right after
 /// IHDR is before PLTE and IDAT, which is where cICP, iCCP and pHYs must go.
-public enum PNGChunkEditor {
+enum PNGChunkEditor {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }

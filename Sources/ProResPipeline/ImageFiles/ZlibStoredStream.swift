@@ -6,7 +6,7 @@ import ProResCore
 /// Why: PNG's iCCP chunk must hold a zlib stream, and the libraries that
 /// compress are C dependencies this module does not take. The profile it
 /// carries is under a kilobyte, so not compressing it costs nothing.
-public enum ZlibStoredStream {
+enum ZlibStoredStream {
     /// The largest stored block deflate allows (its LEN field is 16 bits).
     static let maximumBlock = 65535
 

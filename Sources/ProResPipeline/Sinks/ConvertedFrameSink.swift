@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import ProResGPU
 import Foundation
@@ -217,14 +218,14 @@ public final class FrameSaver: ConvertedFrameSink {
     }
 
     /// The documented highlight roll-off (see the type's comment).
-    static func toneMapped(_ rgb: [Double]) -> [Double] {
+    package static func toneMapped(_ rgb: [Double]) -> [Double] {
         let m = rgb.max() ?? 0
         guard m > 0.75 else { return rgb }
         let t = 0.75 + 0.25 * (1 - exp(-(m - 0.75) / 0.25))
         return rgb.map { $0 * t / m }
     }
 
-    static func srgbEncode(_ v: Double) -> Double {
+    package static func srgbEncode(_ v: Double) -> Double {
         v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
     }
 }

@@ -10,7 +10,7 @@ import ProResCore
 /// stream's own time base when the rate is unknown. Unlike ffmpeg, a
 /// container whose first pts is not 0 keeps its offset (ffmpeg shifts the
 /// start to 0), so the pts column still names the frame with `--start`.
-public struct FrameHashLines: Sendable {
+struct FrameHashLines: Sendable {
     public let header: String
     private var streamTimeBase: (numerator: Int, denominator: Int)
     private let timeBase: (numerator: Int, denominator: Int)

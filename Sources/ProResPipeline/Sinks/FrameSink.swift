@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU
@@ -37,7 +38,7 @@ extension FrameSink {
 }
 
 /// Decodes and discards: a benchmark run.
-public final class NullSink: FrameSink {
+final class NullSink: FrameSink {
     public init() {}
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {}
     public func finish() throws {}
@@ -66,11 +67,11 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
 
         /// Frames hashed together by one worker: md5 puts up to eight in
         /// SIMD lanes side by side (`MD5Batch`); BLAKE3 is parallel within a frame.
-        var batch: Int { self == .md5 ? MD5Batch.lanes : 1 }
+        package var batch: Int { self == .md5 ? MD5Batch.lanes : 1 }
 
         /// A frame alone goes to libavutil's md5, 1.2–1.5× faster than one
         /// lane of ours: the CPU decoder's frames come one at a time.
-        var hex: ([FrameBytes]) -> [String] {
+        package var hex: ([FrameBytes]) -> [String] {
             switch self {
             case .md5: return { $0.count == 1 ? [MD5.hex(of: $0[0])] : MD5Batch.hex(of: $0) }
             case .blake3: return { $0.map { $0.withSpans { BLAKE3.hash($0, parallel: false).hex } } }

@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// Work on whole frames (a hash of 33 MB) on every core, its results handed
 /// on in frame order: what lets `--framemd5` keep up with the GPU decoder,
@@ -16,7 +17,7 @@ import ProResCore
 /// out of the next `submit` or `finish`.
 // @unchecked: every mutable field is touched under `lock`; deliveries
 // additionally under `deliveryLock`, one at a time, in order.
-final class OrderedFrameWork<Result>: @unchecked Sendable {
+package final class OrderedFrameWork<Result>: @unchecked Sendable {
     private struct Job {
         let sequence: Int
         let index: Int
@@ -51,7 +52,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     /// `work` gets 1...`batch` frames and returns one result for each. The
     /// default depth lets half the workers take a full batch while the
     /// decoder fills the queue again.
-    init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil, batch: Int = 1,
+    package init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil, batch: Int = 1,
          work: @escaping ([FrameBytes]) -> [Result],
          deliver: @escaping (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void) {
         self.work = work
@@ -75,13 +76,13 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
 
     /// Queues one frame. `holder`: the surface behind `spans`, held until the
     /// work is done; without one the bytes are copied first.
-    func submit(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
+    package func submit(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer], holder: PixelBuffer?) throws {
         try submit(index: index, pts: pts, bytes: .spans(spans), holder: holder)
     }
 
     /// Queues one frame's bytes (the native planes of a packed surface:
     /// `holder` is that surface).
-    func submit(index: Int, pts: Int64?, bytes: FrameBytes, holder: PixelBuffer?) throws {
+    package func submit(index: Int, pts: Int64?, bytes: FrameBytes, holder: PixelBuffer?) throws {
         let copy: CopiedFrame? = if holder == nil, case let .spans(spans) = bytes { CopiedFrame(spans) } else { nil }
         precondition(holder != nil || copy != nil, "a packed surface's planes are read from the surface, which must be held")
         lock.lock()
@@ -110,7 +111,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     }
 
     /// Waits for every queued frame's result to be delivered.
-    func finish() throws {
+    package func finish() throws {
         lock.lock()
         closed = true
         lock.broadcast()
@@ -122,7 +123,7 @@ final class OrderedFrameWork<Result>: @unchecked Sendable {
     }
 
     /// Drops queued frames and stops the workers (the run was aborted).
-    func cancel() {
+    package func cancel() {
         lock.lock()
         if failure == nil { failure = CancellationError() }
         closed = true

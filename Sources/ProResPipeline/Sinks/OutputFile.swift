@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ProResCore
+import HostSupport
 import ProResFFmpeg
 import GPUKit
 import ProResGPU

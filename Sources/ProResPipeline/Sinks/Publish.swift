@@ -1,5 +1,6 @@
 import Glibc
 import ProResCore
+import HostSupport
 
 /// The one way an output gets its name: written whole under a temporary
 /// name in the same directory, then published in one step. Not replacing

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ProResCore
+import HostSupport
 
 /// What a run has made that must not outlive it unfinished, so an error
 /// path or a signal (SIGINT/SIGTERM/SIGHUP) can take it all back:
@@ -18,8 +19,8 @@ public final class TemporaryFiles: @unchecked Sendable {
     func unregister(_ path: String) { lock.withLock { _ = files.remove(path) } }
 
     /// A directory of this run's own whose files are all temporary.
-    func registerStaging(_ path: String) { lock.withLock { _ = stagingDirectories.insert(path) } }
-    func unregisterStaging(_ path: String) { lock.withLock { _ = stagingDirectories.remove(path) } }
+    package func registerStaging(_ path: String) { lock.withLock { _ = stagingDirectories.insert(path) } }
+    package func unregisterStaging(_ path: String) { lock.withLock { _ = stagingDirectories.remove(path) } }
 
     /// A directory made for an output; outputs published in it keep it.
     public func registerMade(_ path: String) { lock.withLock { madeDirectories.append(path) } }

@@ -1,4 +1,5 @@
 import ProResCore
+import HostSupport
 
 /// Where a process's time went, phase by phase (`--phases`): the spans
 /// `Trace` kept, each named span belonging to one phase, and every

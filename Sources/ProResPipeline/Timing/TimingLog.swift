@@ -1,5 +1,6 @@
 import Foundation
 import ProResCore
+import HostSupport
 
 /// A `--timing` log read back (docs/formats.md, "Timing log"): one JSON object per frame,
 /// `{"frame":0,"pts":0,"status":"ok","demux_us":8.8,…,"latency_us":4273.6}`,
