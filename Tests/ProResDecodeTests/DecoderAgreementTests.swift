@@ -1,6 +1,7 @@
 import Foundation
 @testable import ProResCPU
 @testable import ProResPipeline
+@testable import ProResCheck
 import XCTest
 
 /// Where FFmpeg's x86 decoder (its SIMD IDCT, which saturates) and ours (its
