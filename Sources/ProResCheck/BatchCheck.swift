@@ -142,11 +142,11 @@ public final class BatchCheck: @unchecked Sendable {
             try checkFirstFile(whileStarting: starting)
             if isInterrupted { throw ProResDecodeError.interrupted }
             // A batch of one file ends without waiting for the device.
-            if inputs.count == 1 && !starting.isReady(waitingUpTo: 0) { return results.map { $0! } }
+            if inputs.count == 1 && !starting.isReady(waitingUpTo: 0) { return finishedResults() }
             let found = (try? starting.get()) ?? (devices: [], reason: nil)
             devices = found.devices
             decoderNote = found.reason
-            if inputs.count == 1 { return results.map { $0! } }
+            if inputs.count == 1 { return finishedResults() }
         }
         let workers = max(1, min(jobs, inputs.count))
         let sharesSessions = sharesDecodeSessions(workers: workers)
@@ -185,8 +185,11 @@ public final class BatchCheck: @unchecked Sendable {
         }
         waitForStoppedRuns()
         if isInterrupted { throw ProResDecodeError.interrupted }
-        return results.map { $0! }
+        return finishedResults()
     }
+
+    /// Every file's result: each is stored before the batch ends.
+    private func finishedResults() -> [FileCheckResult] { results.map { $0! } }
 
     /// The first file, on the CPU decoder while `starting` makes the device
     /// and on the GPU decoder once it is there: the device's start-up
