@@ -78,41 +78,70 @@ let package = Package(
         .target(name: "HostSupport", dependencies: ["CHashKernels", "ProResOptions"], swiftSettings: swift6),
         .target(name: "ProResCore", dependencies: ["HostSupport"], swiftSettings: swift6),
         .target(name: "ProResOptions", swiftSettings: swift6),
-        .target(name: "ProResFFmpeg", dependencies: ["HostSupport", "ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"], swiftSettings: swift6),
+        .target(
+            name: "ProResFFmpeg", dependencies: ["HostSupport", "ProResCore", "CFFmpeg", "CZlib", "CStreamingCopy"],
+            swiftSettings: swift6),
         // The GLSL of Shaders/ is built in (Plugins/EmbedShaders).
-        .target(name: "GPUKit", dependencies: ["HostSupport", "CVulkan", "CShaderc"], swiftSettings: swift6,
-                plugins: ["EmbedShaders"]),
+        .target(
+            name: "GPUKit", dependencies: ["HostSupport", "CVulkan", "CShaderc"], swiftSettings: swift6,
+            plugins: ["EmbedShaders"]),
         .target(name: "ProResGPU", dependencies: ["HostSupport", "ProResCore", "GPUKit"], swiftSettings: swift6),
-        .target(name: "ProResCPU", dependencies: ["HostSupport", "ProResCore", "CProResKernels"], swiftSettings: swift6),
-        .target(name: "ProResPipeline", dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU",
-                                                       "ProResCPU"],
-                swiftSettings: swift6),
+        .target(
+            name: "ProResCPU", dependencies: ["HostSupport", "ProResCore", "CProResKernels"], swiftSettings: swift6),
+        .target(
+            name: "ProResPipeline",
+            dependencies: [
+                "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU",
+                "ProResCPU",
+            ],
+            swiftSettings: swift6),
         .target(name: "ProResReports", dependencies: ["HostSupport"], swiftSettings: swift6),
-        .target(name: "ProResCheck", dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU",
-                                                    "ProResPipeline", "ProResReports"],
-                swiftSettings: swift6),
-        .target(name: "ProResBench", dependencies: ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU",
-                                                    "ProResPipeline", "ProResReports"],
-                swiftSettings: swift6),
+        .target(
+            name: "ProResCheck",
+            dependencies: [
+                "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU",
+                "ProResPipeline", "ProResReports",
+            ],
+            swiftSettings: swift6),
+        .target(
+            name: "ProResBench",
+            dependencies: [
+                "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU",
+                "ProResPipeline", "ProResReports",
+            ],
+            swiftSettings: swift6),
         .target(name: "ProResDisplay", dependencies: ["CXCB"], swiftSettings: swift6),
-        .target(name: "ProResPlayback", dependencies: ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
-                                                       "ProResDisplay"],
-                swiftSettings: swift6),
-        .target(name: "ProResTesting", dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
-                swiftSettings: swift6),
-        .executableTarget(name: "prores-decode",
-                          dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
-                                         "ProResReports", "ProResCheck", "ProResBench", "ProResDisplay",
-                                         "ProResPlayback"],
-                         swiftSettings: swift6),
+        .target(
+            name: "ProResPlayback",
+            dependencies: [
+                "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                "ProResDisplay",
+            ],
+            swiftSettings: swift6),
+        .target(
+            name: "ProResTesting",
+            dependencies: ["ProResCore", "ProResOptions", "ProResFFmpeg", "ProResGPU", "ProResPipeline"],
+            swiftSettings: swift6),
+        .executableTarget(
+            name: "prores-decode",
+            dependencies: [
+                "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                "ProResReports", "ProResCheck", "ProResBench", "ProResDisplay",
+                "ProResPlayback",
+            ],
+            swiftSettings: swift6),
         .plugin(name: "EmbedShaders", capability: .buildTool()),
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address); built plainly it replays inputs.
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
         .testTarget(
             name: "ProResDecodeTests",
-            dependencies: ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
-                           "ProResReports", "ProResCheck", "ProResBench", "ProResTesting", "ProResDisplay", "ProResPlayback", "prores-decode"]
+            dependencies: [
+                "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU",
+                "ProResPipeline",
+                "ProResReports", "ProResCheck", "ProResBench", "ProResTesting", "ProResDisplay", "ProResPlayback",
+                "prores-decode",
+            ]
         ),
     ],
     swiftLanguageModes: [.v5]

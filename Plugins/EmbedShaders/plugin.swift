@@ -15,10 +15,13 @@ struct EmbedShaders: BuildToolPlugin {
             .filter { $0.pathExtension == "comp" }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedShaders.swift")
-        return [.buildCommand(displayName: "Embedding \(shaders.count) shaders from Shaders/",
-                              executable: URL(fileURLWithPath: "/bin/sh"),
-                              arguments: ["-c", Self.script, "embed-shaders", output.path] + shaders.map(\.path),
-                              inputFiles: shaders, outputFiles: [output])]
+        return [
+            .buildCommand(
+                displayName: "Embedding \(shaders.count) shaders from Shaders/",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", Self.script, "embed-shaders", output.path] + shaders.map(\.path),
+                inputFiles: shaders, outputFiles: [output])
+        ]
     }
 
     /// $1 the Swift file to write, then the shaders. Each becomes a raw

@@ -28,19 +28,28 @@ public final class CommandBuffer {
     }
 
     /// Copies `bytes` from `source` to `destination`.
-    public func copy(_ source: VulkanBuffer, offset sourceOffset: Int = 0, to destination: VulkanBuffer,
-                     offset destinationOffset: Int = 0, bytes: Int) {
+    public func copy(
+        _ source: VulkanBuffer, offset sourceOffset: Int = 0, to destination: VulkanBuffer,
+        offset destinationOffset: Int = 0, bytes: Int
+    ) {
         copy(source, to: destination, regions: [(sourceOffset, destinationOffset, bytes)])
     }
 
     /// Copies each region's `bytes` from `source` to `destination` (one command).
-    public func copy(_ source: VulkanBuffer, to destination: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)]) {
+    public func copy(
+        _ source: VulkanBuffer, to destination: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)]
+    ) {
         guard !regions.isEmpty else { return }
         access([(source, false), (destination, true)], at: .transfer)
         kept += [source, destination]
-        let copies = regions.map { VkBufferCopy(srcOffset: VkDeviceSize($0.source), dstOffset: VkDeviceSize($0.destination),
-                                                size: VkDeviceSize($0.bytes)) }
-        copies.withUnsafeBufferPointer { vk.vkCmdCopyBuffer(raw, source.buffer, destination.buffer, UInt32($0.count), $0.baseAddress) }
+        let copies = regions.map {
+            VkBufferCopy(
+                srcOffset: VkDeviceSize($0.source), dstOffset: VkDeviceSize($0.destination),
+                size: VkDeviceSize($0.bytes))
+        }
+        copies.withUnsafeBufferPointer {
+            vk.vkCmdCopyBuffer(raw, source.buffer, destination.buffer, UInt32($0.count), $0.baseAddress)
+        }
     }
 
     /// Sets the first `bytes` of `buffer` (a multiple of 4) to `value` in every word.
@@ -53,11 +62,17 @@ public final class CommandBuffer {
     /// Runs `kernel` over `groups` workgroups with `buffers` at its bindings
     /// (in the order its interface declares them) through binding set `set`,
     /// and `push` as its push constants (one value per declared field).
-    public func dispatch(_ kernel: Kernel, set: BindingSet, buffers: [BufferRange], push: [PushValue] = [],
-                         groups: (x: Int, y: Int, z: Int)) {
+    public func dispatch(
+        _ kernel: Kernel, set: BindingSet, buffers: [BufferRange], push: [PushValue] = [],
+        groups: (x: Int, y: Int, z: Int)
+    ) {
         let interface = kernel.interface
-        precondition(buffers.count == interface.bindings.count, "\(interface.shader): \(buffers.count) buffers for \(interface.bindings.count) bindings")
-        access(zip(buffers, interface.bindings).map { range, binding in (range.buffer, binding.access != .read) }, at: .compute)
+        precondition(
+            buffers.count == interface.bindings.count,
+            "\(interface.shader): \(buffers.count) buffers for \(interface.bindings.count) bindings")
+        access(
+            zip(buffers, interface.bindings).map { range, binding in (range.buffer, binding.access != .read) },
+            at: .compute)
         kernel.bind(set.raw, buffers)
         kept += [kernel, set.pool] + buffers.map(\.buffer)
         vk.vkCmdBindPipeline(raw, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline)
@@ -66,7 +81,8 @@ public final class CommandBuffer {
         if interface.push.size > 0 {
             let bytes = interface.push.bytes(push)
             bytes.withUnsafeBytes {
-                vk.vkCmdPushConstants(raw, kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, UInt32($0.count), $0.baseAddress)
+                vk.vkCmdPushConstants(
+                    raw, kernel.layout, VK_SHADER_STAGE_COMPUTE_BIT.rawValue, 0, UInt32($0.count), $0.baseAddress)
             }
         }
         vk.vkCmdDispatch(raw, UInt32(groups.x), UInt32(groups.y), UInt32(groups.z))
@@ -78,8 +94,10 @@ public final class CommandBuffer {
     /// undefined (the old contents are not needed) to transfer destination
     /// and on to presentable here, the one place that knows; the buffer's
     /// barrier is derived as for any other use.
-    func copy(_ buffer: VulkanBuffer, toSwapchainImage image: VkImage, width: Int, height: Int,
-              _ copyToImage: PFN_vkCmdCopyBufferToImage) {
+    func copy(
+        _ buffer: VulkanBuffer, toSwapchainImage image: VkImage, width: Int, height: Int,
+        _ copyToImage: PFN_vkCmdCopyBufferToImage
+    ) {
         access([(buffer, false)], at: .transfer)
         kept.append(buffer)
         var transition = VkImageMemoryBarrier()
@@ -87,16 +105,19 @@ public final class CommandBuffer {
         transition.srcQueueFamilyIndex = PD_VK_QUEUE_FAMILY_IGNORED
         transition.dstQueueFamilyIndex = PD_VK_QUEUE_FAMILY_IGNORED
         transition.image = image
-        transition.subresourceRange = VkImageSubresourceRange(aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, baseMipLevel: 0,
-                                                              levelCount: 1, baseArrayLayer: 0, layerCount: 1)
+        transition.subresourceRange = VkImageSubresourceRange(
+            aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, baseMipLevel: 0,
+            levelCount: 1, baseArrayLayer: 0, layerCount: 1)
         transition.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED
         transition.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
         transition.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
         // From the transfer stage: the acquire semaphore is waited for there.
-        vk.vkCmdPipelineBarrier(raw, PipelineStage.transfer.flags, PipelineStage.transfer.flags, 0, 0, nil, 0, nil, 1, &transition)
+        vk.vkCmdPipelineBarrier(
+            raw, PipelineStage.transfer.flags, PipelineStage.transfer.flags, 0, 0, nil, 0, nil, 1, &transition)
         var region = VkBufferImageCopy()
-        region.imageSubresource = VkImageSubresourceLayers(aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0,
-                                                           baseArrayLayer: 0, layerCount: 1)
+        region.imageSubresource = VkImageSubresourceLayers(
+            aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0,
+            baseArrayLayer: 0, layerCount: 1)
         region.imageExtent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
         copyToImage(raw, buffer.buffer, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
         transition.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
@@ -104,14 +125,16 @@ public final class CommandBuffer {
         transition.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
         transition.dstAccessMask = 0
         // The present waits on a semaphore, which makes the write available.
-        vk.vkCmdPipelineBarrier(raw, PipelineStage.transfer.flags, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT.rawValue, 0, 0, nil, 0, nil,
-                                1, &transition)
+        vk.vkCmdPipelineBarrier(
+            raw, PipelineStage.transfer.flags, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT.rawValue, 0, 0, nil, 0, nil,
+            1, &transition)
     }
 
     /// Records `uses` at `stage`: one barrier for whatever earlier work on
     /// this queue they depend on, waits for work on other queues.
     private func access(_ uses: [(buffer: VulkanBuffer, writes: Bool)], at stage: PipelineStage) {
-        var sourceStages: VkPipelineStageFlags = 0, sourceWrites: VkAccessFlags = 0
+        var sourceStages: VkPipelineStageFlags = 0
+        var sourceWrites: VkAccessFlags = 0
         for use in uses {
             let dependency = use.buffer.state.use(by: submission, at: stage, writes: use.writes)
             sourceStages |= dependency.stages
@@ -134,8 +157,10 @@ public final class CommandBuffer {
 
     /// One global memory barrier: our passes share whole buffers, so
     /// buffer-range barriers would buy nothing.
-    private func barrier(from sourceStages: VkPipelineStageFlags, _ sourceAccess: VkAccessFlags,
-                         to destinationStages: VkPipelineStageFlags, _ destinationAccess: VkAccessFlags) {
+    private func barrier(
+        from sourceStages: VkPipelineStageFlags, _ sourceAccess: VkAccessFlags,
+        to destinationStages: VkPipelineStageFlags, _ destinationAccess: VkAccessFlags
+    ) {
         var memory = VkMemoryBarrier()
         memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
         memory.srcAccessMask = sourceAccess

@@ -27,7 +27,8 @@ public final class CommandRecorder: @unchecked Sendable {
     public init(context: VulkanContext, count: Int, queue kind: Queue = .compute) throws {
         self.context = context
         queueKind = kind
-        let vk = context.vk, device = context.device
+        let vk = context.vk
+        let device = context.device
         switch kind {
         case .compute: queue = context.computeQueue
         case .transfer:
@@ -68,7 +69,8 @@ public final class CommandRecorder: @unchecked Sendable {
     }
 
     deinit {
-        let vk = context.vk, device = context.device
+        let vk = context.vk
+        let device = context.device
         // Neither this recorder's submissions nor other recorders' that wait
         // on its timeline may be pending when the semaphore goes, and seeing
         // a value signalled is not the driver being done with it: Mesa's
@@ -116,7 +118,9 @@ public final class CommandRecorder: @unchecked Sendable {
     /// the transfer stage, where the image is first written) and the one
     /// the present waits for (signalled too).
     @discardableResult
-    func submit(_ commands: CommandBuffer, swapchainImage: (acquired: VkSemaphore, rendered: VkSemaphore)?) throws -> UInt64 {
+    func submit(_ commands: CommandBuffer, swapchainImage: (acquired: VkSemaphore, rendered: VkSemaphore)?) throws
+        -> UInt64
+    {
         precondition(commands.recorder === self)
         commands.makeWritesVisibleToHost()
         let vk = context.vk
@@ -134,9 +138,11 @@ public final class CommandRecorder: @unchecked Sendable {
             let known = latest[key]
             latest[key] = (recorder, max(known?.value ?? 0, submission.value), (known?.stages ?? 0) | stage.flags)
         }
-        var waitSemaphores: [VkSemaphore?] = latest.values.map(\.recorder.timeline) + (swapchainImage.map { [$0.acquired] } ?? [])
+        var waitSemaphores: [VkSemaphore?] =
+            latest.values.map(\.recorder.timeline) + (swapchainImage.map { [$0.acquired] } ?? [])
         let waitValues = latest.values.map(\.value) + (swapchainImage.map { _ in [0] } ?? [])
-        var waitStages = latest.values.map(\.stages) + (swapchainImage.map { _ in [PipelineStage.transfer.flags] } ?? [])
+        var waitStages =
+            latest.values.map(\.stages) + (swapchainImage.map { _ in [PipelineStage.transfer.flags] } ?? [])
         var timelineInfo = VkTimelineSemaphoreSubmitInfo()
         timelineInfo.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO
         timelineInfo.signalSemaphoreValueCount = UInt32(signalValues.count)
@@ -193,7 +199,9 @@ public final class CommandRecorder: @unchecked Sendable {
                 info.pValues = valuePointer
                 let result = context.vk.vkWaitSemaphores(context.device, &info, Self.timeoutNanoseconds)
                 if result == VK_TIMEOUT {
-                    throw VulkanError.call("vkWaitSemaphores: the GPU did not finish a batch within \(Self.timeoutNanoseconds / 1_000_000_000) s", result.rawValue)
+                    throw VulkanError.call(
+                        "vkWaitSemaphores: the GPU did not finish a batch within \(Self.timeoutNanoseconds / 1_000_000_000) s",
+                        result.rawValue)
                 }
                 try check(result, "vkWaitSemaphores")
             }

@@ -17,7 +17,8 @@ public enum GPUKitVersions {
     /// SPIR-V version and the generator revision it emits (`SPIR-V 1.6, revision 1`),
     /// which changes with the glslang it was built from.
     public static var shaderc: String {
-        var version: UInt32 = 0, revision: UInt32 = 0
+        var version: UInt32 = 0
+        var revision: UInt32 = 0
         shaderc_get_spv_version(&version, &revision)
         return "SPIR-V \((version >> 16) & 0xFF).\((version >> 8) & 0xFF), revision \(revision)"
     }

@@ -62,7 +62,8 @@ public enum MemoryKind: Sendable {
     var required: VkMemoryPropertyFlags {
         switch self {
         case .device, .deviceMappedWhenShared: return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue
-        case .host, .hostReadback: return VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue
+        case .host, .hostReadback:
+            return VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue
         }
     }
 
@@ -70,7 +71,8 @@ public enum MemoryKind: Sendable {
         switch self {
         case .device, .host: return 0
         case .deviceMappedWhenShared:
-            return sharedMemory ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue : 0
+            return sharedMemory
+                ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue : 0
         case .hostReadback: return VK_MEMORY_PROPERTY_HOST_CACHED_BIT.rawValue
         }
     }

@@ -23,10 +23,13 @@ public final class Kernel: @unchecked Sendable {
     }
 
     /// `pipelineCache`: the driver's earlier builds (`PipelineCache`), if any.
-    init(context: VulkanContext, compiler: ShaderCompiler, interface: KernelInterface, pipelineCache: PipelineCache?) throws {
+    init(context: VulkanContext, compiler: ShaderCompiler, interface: KernelInterface, pipelineCache: PipelineCache?)
+        throws
+    {
         self.context = context
         self.interface = interface
-        let vk = context.vk, device = context.device
+        let vk = context.vk
+        let device = context.device
         let pushSize = interface.push.size
         guard context.info.maxPushConstantsSize >= pushSize else {
             throw VulkanError.missingFeature("\(pushSize) bytes of push constants")
@@ -58,7 +61,8 @@ public final class Kernel: @unchecked Sendable {
             setInfo.pBindings = UnsafePointer(pointer.baseAddress)
             try check(vk.vkCreateDescriptorSetLayout(device, &setInfo, nil, &setLayout), "vkCreateDescriptorSetLayout")
         }
-        var range = VkPushConstantRange(stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0, size: UInt32(pushSize))
+        var range = VkPushConstantRange(
+            stageFlags: VK_SHADER_STAGE_COMPUTE_BIT.rawValue, offset: 0, size: UInt32(pushSize))
         var layoutInfo = VkPipelineLayoutCreateInfo()
         layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
         layoutInfo.setLayoutCount = 1
@@ -82,12 +86,17 @@ public final class Kernel: @unchecked Sendable {
             info.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO
             info.stage = stage
             info.layout = layout
-            if context.capturesPipelineStatistics { info.flags = VkPipelineCreateFlags(VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR.rawValue) }
-            try check(vk.vkCreateComputePipelines(device, pipelineCache?.handle, 1, &info, nil, &pipeline), "vkCreateComputePipelines(\(interface.shader))")
+            if context.capturesPipelineStatistics {
+                info.flags = VkPipelineCreateFlags(VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR.rawValue)
+            }
+            try check(
+                vk.vkCreateComputePipelines(device, pipelineCache?.handle, 1, &info, nil, &pipeline),
+                "vkCreateComputePipelines(\(interface.shader))")
         }
         if context.capturesPipelineStatistics, let pipeline {
             let defines = interface.defines.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
-            let line = "prores-decode: pipeline statistics: \(interface.shader) [\(defines)]: "
+            let line =
+                "prores-decode: pipeline statistics: \(interface.shader) [\(defines)]: "
                 + PipelineStatistics.describe(pipeline, context: context).joined(separator: ", ") + "\n"
             FileHandle.standardError.write(Data(line.utf8))
         }
@@ -97,7 +106,8 @@ public final class Kernel: @unchecked Sendable {
     }
 
     deinit {
-        let vk = context.vk, device = context.device
+        let vk = context.vk
+        let device = context.device
         vk.vkDestroyPipeline(device, pipeline, nil)
         vk.vkDestroyPipelineLayout(device, layout, nil)
         vk.vkDestroyDescriptorSetLayout(device, setLayout, nil)
@@ -107,13 +117,17 @@ public final class Kernel: @unchecked Sendable {
     /// their set layouts are identically defined), allocated once from a pool
     /// of their own and rebound per dispatch, never made per frame.
     public func makeBindingSets(_ count: Int) throws -> [BindingSet] {
-        let pool = try DescriptorPool(context: context, layout: setLayout, sets: count, buffers: count * interface.bindings.count)
+        let pool = try DescriptorPool(
+            context: context, layout: setLayout, sets: count, buffers: count * interface.bindings.count)
         return pool.sets.map { BindingSet(raw: $0, pool: pool) }
     }
 
     /// Points the bindings of `set` at `buffers`, in order.
     func bind(_ set: VkDescriptorSet, _ buffers: [BufferRange]) {
-        let infos = buffers.map { VkDescriptorBufferInfo(buffer: $0.buffer.buffer, offset: VkDeviceSize($0.offset), range: VkDeviceSize($0.bytes)) }
+        let infos = buffers.map {
+            VkDescriptorBufferInfo(
+                buffer: $0.buffer.buffer, offset: VkDeviceSize($0.offset), range: VkDeviceSize($0.bytes))
+        }
         infos.withUnsafeBufferPointer { pointer in
             var writes = infos.indices.map { i -> VkWriteDescriptorSet in
                 var write = VkWriteDescriptorSet()
@@ -149,8 +163,10 @@ final class DescriptorPool {
 
     init(context: VulkanContext, layout: VkDescriptorSetLayout, sets count: Int, buffers: Int) throws {
         self.context = context
-        let vk = context.vk, device = context.device
-        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(max(1, buffers)))
+        let vk = context.vk
+        let device = context.device
+        var size = VkDescriptorPoolSize(
+            type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(max(1, buffers)))
         var poolInfo = VkDescriptorPoolCreateInfo()
         poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
         poolInfo.maxSets = UInt32(count)
@@ -202,8 +218,12 @@ public final class KernelCache: @unchecked Sendable {
     private var building: Set<String> = []
     /// Opened with the first kernel, beside the compiler's SPIR-V cache;
     /// none when the compiler keeps no cache. Touched under `lock` only.
-    private lazy var pipelineCache: PipelineCache? = PipelineCache.enabled
-        ? compiler.cacheDirectory.flatMap { PipelineCache(context: context, directory: $0.deletingLastPathComponent().appendingPathComponent("pipelines")) }
+    private lazy var pipelineCache: PipelineCache? =
+        PipelineCache.enabled
+        ? compiler.cacheDirectory.flatMap {
+            PipelineCache(
+                context: context, directory: $0.deletingLastPathComponent().appendingPathComponent("pipelines"))
+        }
         : nil
 
     public init(context: VulkanContext, compiler: ShaderCompiler) {
@@ -252,7 +272,7 @@ public final class KernelCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         building.remove(key)
-        if case let .success(made) = built {
+        if case .success(let made) = built {
             kernels[key] = made
             pipelineCache?.saveIfGrown()
         }

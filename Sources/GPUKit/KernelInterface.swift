@@ -17,8 +17,11 @@ public struct KernelInterface: Sendable {
     /// depends on it; nil leaves the size to the shader.
     public let workgroupSize: Int?
 
-    public init(shader: String, workgroupSize: Int? = nil, defines: [(name: String, value: String)] = [], bindings: [BufferBinding],
-                push: PushLayout = .none, tables: [TableLayout] = []) {
+    public init(
+        shader: String, workgroupSize: Int? = nil, defines: [(name: String, value: String)] = [],
+        bindings: [BufferBinding],
+        push: PushLayout = .none, tables: [TableLayout] = []
+    ) {
         self.shader = shader
         self.workgroupSize = workgroupSize
         self.defines = defines
@@ -74,7 +77,8 @@ public struct BufferBinding: Sendable {
         case .readWrite: qualifier = ""
         }
         let typeName = name.upperFirst + "Buffer"
-        return "// \(comment)\nlayout(std430, binding = \(index)) \(qualifier)buffer \(typeName) { \(member); } \(name);"
+        return
+            "// \(comment)\nlayout(std430, binding = \(index)) \(qualifier)buffer \(typeName) { \(member); } \(name);"
     }
 }
 
@@ -134,10 +138,10 @@ public struct PushLayout: Sendable {
             for (field, value) in zip(fields, values) {
                 let at = raw.baseAddress! + field.offset
                 switch (field.type, value) {
-                case let (.uint, .uint(v)): at.storeBytes(of: v, as: UInt32.self)
-                case let (.int, .int(v)): at.storeBytes(of: v, as: Int32.self)
-                case let (.float, .float(v)): at.storeBytes(of: v, as: Float.self)
-                case let (.vec4, .vec4(v)): for i in 0..<4 { (at + 4 * i).storeBytes(of: v[i], as: Float.self) }
+                case (.uint, .uint(let v)): at.storeBytes(of: v, as: UInt32.self)
+                case (.int, .int(let v)): at.storeBytes(of: v, as: Int32.self)
+                case (.float, .float(let v)): at.storeBytes(of: v, as: Float.self)
+                case (.vec4, .vec4(let v)): for i in 0..<4 { (at + 4 * i).storeBytes(of: v[i], as: Float.self) }
                 default: preconditionFailure("\(blockName).\(field.name) is a \(field.type.rawValue), given \(value)")
                 }
             }

@@ -14,7 +14,8 @@ public struct PipelineCacheIdentity: Sendable, Equatable {
     /// The 32 bytes a cache saved for this identity starts with.
     var header: [UInt8] {
         func bytes(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-        return bytes(32) + bytes(UInt32(VK_PIPELINE_CACHE_HEADER_VERSION_ONE.rawValue)) + bytes(vendorID) + bytes(deviceID) + uuid
+        return bytes(32) + bytes(UInt32(VK_PIPELINE_CACHE_HEADER_VERSION_ONE.rawValue)) + bytes(vendorID)
+            + bytes(deviceID) + uuid
     }
 
     /// The file name for this identity's cache.
@@ -65,7 +66,9 @@ final class PipelineCache: @unchecked Sendable {
         let result = saved.withUnsafeBytes { bytes -> VkResult in
             info.initialDataSize = bytes.count
             info.pInitialData = bytes.baseAddress
-            return Trace.span("pipeline cache loaded") { context.vk.vkCreatePipelineCache(context.device, &info, nil, &made) }
+            return Trace.span("pipeline cache loaded") {
+                context.vk.vkCreatePipelineCache(context.device, &info, nil, &made)
+            }
         }
         guard result == VK_SUCCESS, let made else { return nil }
         handle = made
@@ -78,9 +81,12 @@ final class PipelineCache: @unchecked Sendable {
 
     /// Writes the cache when a build added to it (atomically, `CacheFile.store`).
     func saveIfGrown() {
-        let vk = context.vk, device = context.device
+        let vk = context.vk
+        let device = context.device
         var size = 0
-        guard vk.vkGetPipelineCacheData(device, handle, &size, nil) == VK_SUCCESS, size != savedBytes, size <= Self.maximumBytes else { return }
+        guard vk.vkGetPipelineCacheData(device, handle, &size, nil) == VK_SUCCESS, size != savedBytes,
+            size <= Self.maximumBytes
+        else { return }
         var data = Data(count: size)
         let result = data.withUnsafeMutableBytes { vk.vkGetPipelineCacheData(device, handle, &size, $0.baseAddress) }
         guard result == VK_SUCCESS else { return }

@@ -11,7 +11,8 @@ enum PipelineStatistics {
     static func describe(_ pipeline: VkPipeline, context: VulkanContext) -> [String] {
         let vk = context.vk
         guard let properties = vk.vkGetPipelineExecutablePropertiesKHR,
-              let statistics = vk.vkGetPipelineExecutableStatisticsKHR else { return [] }
+            let statistics = vk.vkGetPipelineExecutableStatisticsKHR
+        else { return [] }
         var info = VkPipelineInfoKHR()
         info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR
         info.pipeline = pipeline
@@ -36,7 +37,9 @@ enum PipelineStatistics {
         return lines
     }
 
-    private static func describe(_ format: VkPipelineExecutableStatisticFormatKHR, _ value: VkPipelineExecutableStatisticValueKHR) -> String {
+    private static func describe(
+        _ format: VkPipelineExecutableStatisticFormatKHR, _ value: VkPipelineExecutableStatisticValueKHR
+    ) -> String {
         switch format {
         case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: return value.b32 != 0 ? "true" : "false"
         case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: return "\(value.i64)"

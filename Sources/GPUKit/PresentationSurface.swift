@@ -14,7 +14,9 @@ public final class PresentationSurface {
 
     /// `connection`: an xcb_connection_t; `window`: an xcb_window_t.
     public init(context: VulkanContext, connection: UnsafeMutableRawPointer, window: UInt32) throws {
-        guard let functions = context.vki.surface else { preconditionFailure("the context was not made for presenting") }
+        guard let functions = context.vki.surface else {
+            preconditionFailure("the context was not made for presenting")
+        }
         self.context = context
         self.functions = functions
         var info = PDXcbSurfaceCreateInfo()
@@ -25,7 +27,8 @@ public final class PresentationSurface {
         try check(functions.vkCreateXcbSurfaceKHR(context.instance, &info, nil, &made), "vkCreateXcbSurfaceKHR")
         surface = made!
         var supported: VkBool32 = 0
-        _ = functions.vkGetPhysicalDeviceSurfaceSupportKHR(context.physicalDevice, context.computeFamily, surface, &supported)
+        _ = functions.vkGetPhysicalDeviceSurfaceSupportKHR(
+            context.physicalDevice, context.computeFamily, surface, &supported)
         guard supported != 0 else {
             functions.vkDestroySurfaceKHR(context.instance, surface, nil)
             throw VulkanError.noPresentation("the compute queue of \(context.info.name) cannot present to this window")
@@ -41,8 +44,9 @@ public final class PresentationSurface {
 
     func capabilities() throws -> VkSurfaceCapabilitiesKHR {
         var capabilities = VkSurfaceCapabilitiesKHR()
-        try check(functions.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(context.physicalDevice, surface, &capabilities),
-                  "vkGetPhysicalDeviceSurfaceCapabilitiesKHR")
+        try check(
+            functions.vkGetPhysicalDeviceSurfaceCapabilitiesKHR(context.physicalDevice, surface, &capabilities),
+            "vkGetPhysicalDeviceSurfaceCapabilitiesKHR")
         return capabilities
     }
 }

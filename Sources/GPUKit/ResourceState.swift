@@ -82,7 +82,9 @@ final class ResourceState: @unchecked Sendable {
                     visible |= stage.flags
                 }
             } else if !write.submission.hasCompleted {
-                precondition(write.submission.isSubmitted, "a buffer was used before the command buffer that wrote it was submitted")
+                precondition(
+                    write.submission.isSubmitted,
+                    "a buffer was used before the command buffer that wrote it was submitted")
                 dependency.waits.append(write.submission)
             }
         }

@@ -44,7 +44,8 @@ public final class ShaderCompiler: @unchecked Sendable {
         guard let path = tuning.shaderDirectory else { return nil }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         guard names.contains(where: { $0.hasSuffix(".comp") }) else {
-            throw VulkanError.shaderSources("\(environmentVariable)=\(path) holds no shaders (*.comp); unset it to use the built-in ones")
+            throw VulkanError.shaderSources(
+                "\(environmentVariable)=\(path) holds no shaders (*.comp); unset it to use the built-in ones")
         }
         return URL(fileURLWithPath: path)
     }
@@ -52,21 +53,29 @@ public final class ShaderCompiler: @unchecked Sendable {
     /// The GLSL of the shader `name`, from the directory or built in.
     func glsl(_ name: String) throws -> String {
         guard let shaderDirectory else {
-            guard let text = EmbeddedShaders.sources[name] else { throw VulkanError.shaderSources("no built-in shader \(name)") }
+            guard let text = EmbeddedShaders.sources[name] else {
+                throw VulkanError.shaderSources("no built-in shader \(name)")
+            }
             return text
         }
         let url = shaderDirectory.appendingPathComponent(name)
         guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw VulkanError.shaderSources("cannot read the shader \(url.path)"
-                + (directoryFromEnvironment ? " (from \(Self.environmentVariable); unset it to use the built-in shaders)" : ""))
+            throw VulkanError.shaderSources(
+                "cannot read the shader \(url.path)"
+                    + (directoryFromEnvironment
+                        ? " (from \(Self.environmentVariable); unset it to use the built-in shaders)" : ""))
         }
         return text
     }
 
     public static var defaultCacheDirectory: URL? {
         let env = ProcessInfo.processInfo.environment
-        if let base = env["XDG_CACHE_HOME"], !base.isEmpty { return URL(fileURLWithPath: base).appendingPathComponent("prores-decode/spirv") }
-        if let home = env["HOME"], !home.isEmpty { return URL(fileURLWithPath: home).appendingPathComponent(".cache/prores-decode/spirv") }
+        if let base = env["XDG_CACHE_HOME"], !base.isEmpty {
+            return URL(fileURLWithPath: base).appendingPathComponent("prores-decode/spirv")
+        }
+        if let home = env["HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home).appendingPathComponent(".cache/prores-decode/spirv")
+        }
         return nil
     }
 
@@ -93,7 +102,8 @@ public final class ShaderCompiler: @unchecked Sendable {
         // The entry vouches for the source it was compiled from and the compiler that did it.
         let identity = Array((name + "\n" + GPUKitVersions.shaderc + "\n" + source).utf8)
         if let cached, let data = CacheFile.load(cached, identity: identity, maximumBytes: Self.maximumSPIRVBytes),
-           data.count % 4 == 0, data.count > 20 {
+            data.count % 4 == 0, data.count > 20
+        {
             let words = data.withUnsafeBytes { Array($0.bindMemory(to: UInt32.self)) }
             if words[0] == Self.spirvMagic { return words }
         }
@@ -114,7 +124,8 @@ public final class ShaderCompiler: @unchecked Sendable {
             shaderc_compile_options_release(options)
             shaderc_compiler_release(compiler)
         }
-        shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, UInt32(shaderc_env_version_vulkan_1_2.rawValue))
+        shaderc_compile_options_set_target_env(
+            options, shaderc_target_env_vulkan, UInt32(shaderc_env_version_vulkan_1_2.rawValue))
         shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance)
         let result = source.withCString { text in
             shaderc_compile_into_spv(compiler, text, strlen(text), shaderc_compute_shader, name, "main", options)
@@ -122,13 +133,15 @@ public final class ShaderCompiler: @unchecked Sendable {
         defer { shaderc_result_release(result) }
         guard shaderc_result_get_compilation_status(result) == shaderc_compilation_status_success else {
             let message = shaderc_result_get_error_message(result).map { String(cString: $0) } ?? "unknown error"
-            throw VulkanError.shaderCompilation("\(name):\n\(message)\(Self.numberedContext(listing ?? source, errors: message, name: name))")
+            throw VulkanError.shaderCompilation(
+                "\(name):\n\(message)\(Self.numberedContext(listing ?? source, errors: message, name: name))")
         }
         let length = shaderc_result_get_length(result)
         guard let bytes = shaderc_result_get_bytes(result), length % 4 == 0 else {
             throw VulkanError.shaderCompilation("\(name): libshaderc returned no SPIR-V")
         }
-        return Array(UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt32.self), count: length / 4))
+        return Array(
+            UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt32.self), count: length / 4))
     }
 
     /// The source lines around each line an error names, numbered.
@@ -143,7 +156,9 @@ public final class ShaderCompiler: @unchecked Sendable {
             }
         }
         guard !wanted.isEmpty else {
-            return "\n" + lines.enumerated().map { String(format: "%4d | ", $0.offset + 1) + $0.element }.joined(separator: "\n")
+            return "\n"
+                + lines.enumerated().map { String(format: "%4d | ", $0.offset + 1) + $0.element }.joined(
+                    separator: "\n")
         }
         return "\n" + wanted.sorted().map { String(format: "%4d | ", $0) + lines[$0 - 1] }.joined(separator: "\n")
     }

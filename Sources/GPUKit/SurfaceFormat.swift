@@ -20,7 +20,7 @@ public struct SurfaceFormat: Equatable, Sendable, CustomStringConvertible {
             case .a2b10g10r10: return VK_FORMAT_A2B10G10R10_UNORM_PACK32
             case .a2r10g10b10: return VK_FORMAT_A2R10G10B10_UNORM_PACK32
             case .rgba16Float: return VK_FORMAT_R16G16B16A16_SFLOAT
-            case let .other(raw): return VkFormat(rawValue: raw)
+            case .other(let raw): return VkFormat(rawValue: raw)
             }
         }
 
@@ -50,7 +50,7 @@ public struct SurfaceFormat: Equatable, Sendable, CustomStringConvertible {
             case .srgbNonlinear: return VK_COLOR_SPACE_SRGB_NONLINEAR_KHR
             case .extendedSRGBLinear: return VK_COLOR_SPACE_EXTENDED_SRGB_LINEAR_EXT
             case .hdr10ST2084: return VK_COLOR_SPACE_HDR10_ST2084_EXT
-            case let .other(raw): return VkColorSpaceKHR(rawValue: raw)
+            case .other(let raw): return VkColorSpaceKHR(rawValue: raw)
             }
         }
 
@@ -86,7 +86,7 @@ extension SurfaceFormat.Pixels {
         case .a2b10g10r10: return "A2B10G10R10_UNORM_PACK32"
         case .a2r10g10b10: return "A2R10G10B10_UNORM_PACK32"
         case .rgba16Float: return "R16G16B16A16_SFLOAT"
-        case let .other(raw): return "VkFormat \(raw)"
+        case .other(let raw): return "VkFormat \(raw)"
         }
     }
 }
@@ -97,7 +97,7 @@ extension SurfaceFormat.ColorSpace {
         case .srgbNonlinear: return "SRGB_NONLINEAR"
         case .extendedSRGBLinear: return "EXTENDED_SRGB_LINEAR"
         case .hdr10ST2084: return "HDR10_ST2084"
-        case let .other(raw): return "VkColorSpaceKHR \(raw)"
+        case .other(let raw): return "VkColorSpaceKHR \(raw)"
         }
     }
 }

@@ -28,8 +28,12 @@ public final class Swapchain {
     /// Sent again with every remade swapchain (it belongs to the swapchain).
     private var hdrMetadata: VkHdrMetadataEXT?
 
-    public init(surface: PresentationSurface, format: SurfaceFormat, size: (width: Int, height: Int), framesInFlight: Int = 2) throws {
-        guard let functions = surface.context.vk.swapchain else { preconditionFailure("the context was not made for presenting") }
+    public init(
+        surface: PresentationSurface, format: SurfaceFormat, size: (width: Int, height: Int), framesInFlight: Int = 2
+    ) throws {
+        guard let functions = surface.context.vk.swapchain else {
+            preconditionFailure("the context was not made for presenting")
+        }
         self.surface = surface
         context = surface.context
         self.functions = functions
@@ -42,7 +46,8 @@ public final class Swapchain {
     }
 
     deinit {
-        let device = context.device, vk = context.vk
+        let device = context.device
+        let vk = context.vk
         // The last present still waits on its semaphore until the queue is
         // idle; no other work is submitted once the player lets go of this.
         context.waitUntilIdle()
@@ -62,7 +67,8 @@ public final class Swapchain {
     /// command buffer given; `slot` (below `framesInFlight`) names the
     /// frame in flight, whose earlier use has completed (for binding sets). Returns when the frame was queued for the
     /// display, or, with VK_KHR_present_wait, when it was shown.
-    public func present(_ record: (CommandBuffer, (width: Int, height: Int), _ slot: Int) throws -> VulkanBuffer) throws {
+    public func present(_ record: (CommandBuffer, (width: Int, height: Int), _ slot: Int) throws -> VulkanBuffer) throws
+    {
         if outOfDate { try remake() }
         try recorder.wait(for: submitted[slot])
         var index: UInt32 = 0
@@ -74,7 +80,9 @@ public final class Swapchain {
         if result != VK_SUBOPTIMAL_KHR { try check(result, "vkAcquireNextImageKHR") }
         let cb = try recorder.begin(slot)
         let staging = try record(cb, extent, slot)
-        cb.copy(staging, toSwapchainImage: images[Int(index)], width: extent.width, height: extent.height, functions.vkCmdCopyBufferToImage)
+        cb.copy(
+            staging, toSwapchainImage: images[Int(index)], width: extent.width, height: extent.height,
+            functions.vkCmdCopyBufferToImage)
         submitted[slot] = try recorder.submit(cb, swapchainImage: (acquired[slot], rendered[Int(index)]))
         slot = (slot + 1) % submitted.count
         presentID += 1
@@ -93,8 +101,10 @@ public final class Swapchain {
 
     /// VK_EXT_hdr_metadata for the PQ path: the mastering display (CIE xy,
     /// cd/m²) and the content light levels; nothing where unsupported.
-    public func setHDRMetadata(red: (Double, Double), green: (Double, Double), blue: (Double, Double), white: (Double, Double),
-                               minLuminance: Double, maxLuminance: Double, maxCLL: Double, maxFALL: Double) {
+    public func setHDRMetadata(
+        red: (Double, Double), green: (Double, Double), blue: (Double, Double), white: (Double, Double),
+        minLuminance: Double, maxLuminance: Double, maxCLL: Double, maxFALL: Double
+    ) {
         guard functions.vkSetHdrMetadataEXT != nil else { return }
         func xy(_ p: (Double, Double)) -> VkXYColorEXT { VkXYColorEXT(x: Float(p.0), y: Float(p.1)) }
         var metadata = VkHdrMetadataEXT()
@@ -181,8 +191,9 @@ public final class Swapchain {
         info.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE
         info.preTransform = capabilities.currentTransform
         let opaque = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR.rawValue
-        info.compositeAlpha = VkCompositeAlphaFlagBitsKHR(rawValue: capabilities.supportedCompositeAlpha & opaque != 0
-            ? opaque : capabilities.supportedCompositeAlpha & ~(capabilities.supportedCompositeAlpha - 1))
+        info.compositeAlpha = VkCompositeAlphaFlagBitsKHR(
+            rawValue: capabilities.supportedCompositeAlpha & opaque != 0
+                ? opaque : capabilities.supportedCompositeAlpha & ~(capabilities.supportedCompositeAlpha - 1))
         // FIFO: every driver has it, and it waits for the display's refresh.
         info.presentMode = VK_PRESENT_MODE_FIFO_KHR
         info.clipped = VkBool32(VK_TRUE)
@@ -194,7 +205,8 @@ public final class Swapchain {
         var imageCount: UInt32 = 0
         _ = functions.vkGetSwapchainImagesKHR(context.device, made, &imageCount, nil)
         var list = [VkImage?](repeating: nil, count: Int(imageCount))
-        try check(functions.vkGetSwapchainImagesKHR(context.device, made, &imageCount, &list), "vkGetSwapchainImagesKHR")
+        try check(
+            functions.vkGetSwapchainImagesKHR(context.device, made, &imageCount, &list), "vkGetSwapchainImagesKHR")
         images = list.compactMap { $0 }
         while rendered.count < images.count { rendered.append(try makeSemaphore()) }
         extent = (Int(width), Int(height))

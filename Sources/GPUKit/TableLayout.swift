@@ -29,8 +29,10 @@ public struct TableLayout: Sendable {
         if case .vector = access { precondition(words % 4 == 0, "\(name): a vector table's entries are whole uvec4s") }
         var used = [UInt32](repeating: 0, count: words)
         for field in fields {
-            precondition(field.word < words && field.shift + field.bits <= 32, "\(name).\(field.name) lies outside its entry")
-            precondition(used[field.word] & field.mask << field.shift == 0, "\(name).\(field.name) overlaps another field")
+            precondition(
+                field.word < words && field.shift + field.bits <= 32, "\(name).\(field.name) lies outside its entry")
+            precondition(
+                used[field.word] & field.mask << field.shift == 0, "\(name).\(field.name) overlaps another field")
             used[field.word] |= field.mask << field.shift
         }
         for array in arrays {
@@ -47,7 +49,7 @@ public struct TableLayout: Sendable {
     var glsl: String {
         var lines = ["const uint \(constantName)_WORDS = \(words)u;"]
         switch access {
-        case let .vector(binding):
+        case .vector(let binding):
             let vectors = words / 4
             lines.append("struct \(typeName) { " + (0..<vectors).map { "uvec4 v\($0);" }.joined(separator: " ") + " };")
             let loads = (0..<vectors).map { "\(binding).words[\(vectors)u * i + \($0)u]" }.joined(separator: ", ")
@@ -57,13 +59,15 @@ public struct TableLayout: Sendable {
                 lines.append("uint \(accessor(field.name))(\(typeName) e) { return \(field.extraction(word)); }")
             }
             precondition(arrays.isEmpty, "\(name): word arrays need scalar access")
-        case let .scalar(binding):
+        case .scalar(let binding):
             for field in fields {
                 let word = "\(binding).words[i * \(words)u + \(field.word)u]"
                 lines.append("uint \(accessor(field.name))(uint i) { return \(field.extraction(word)); }")
             }
             for array in arrays {
-                lines.append("uint \(accessor(array.name))(uint i, uint k) { return \(binding).words[i * \(words)u + \(array.word)u + k]; }")
+                lines.append(
+                    "uint \(accessor(array.name))(uint i, uint k) { return \(binding).words[i * \(words)u + \(array.word)u + k]; }"
+                )
             }
         }
         return lines.joined(separator: "\n")

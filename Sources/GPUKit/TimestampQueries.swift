@@ -13,12 +13,16 @@ public final class TimestampQueries {
     // Strong: a Vulkan object must not outlive its device.
     private let context: VulkanContext
 
-    package static func make(_ context: VulkanContext, slots: Int, perSlot: Int, queue: CommandRecorder.Queue = .compute) throws -> TimestampQueries? {
+    package static func make(
+        _ context: VulkanContext, slots: Int, perSlot: Int, queue: CommandRecorder.Queue = .compute
+    ) throws -> TimestampQueries? {
         switch queue {
         case .compute:
             guard context.timestampValidBits > 0 else { return nil }
         case .transfer:
-            guard context.transferTimestampValidBits > 0, context.info.hostQueryReset, context.vk.vkResetQueryPool != nil else { return nil }
+            guard context.transferTimestampValidBits > 0, context.info.hostQueryReset,
+                context.vk.vkResetQueryPool != nil
+            else { return nil }
         }
         return try TimestampQueries(context, slots: slots, perSlot: perSlot, resetOnHost: queue == .transfer)
     }
@@ -59,9 +63,11 @@ public final class TimestampQueries {
     package func spans(slot: Int) throws -> [Double] {
         var stamps = [UInt64](repeating: 0, count: perSlot)
         try stamps.withUnsafeMutableBytes {
-            try check(context.vk.vkGetQueryPoolResults(context.device, pool, UInt32(slot * perSlot), UInt32(perSlot), $0.count,
-                                                       $0.baseAddress, 8, VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
-                      "vkGetQueryPoolResults")
+            try check(
+                context.vk.vkGetQueryPoolResults(
+                    context.device, pool, UInt32(slot * perSlot), UInt32(perSlot), $0.count,
+                    $0.baseAddress, 8, VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
+                "vkGetQueryPoolResults")
         }
         let period = context.info.timestampPeriodNanoseconds / 1000
         return (1..<perSlot).map { Double(stamps[$0] &- stamps[$0 - 1]) * period }

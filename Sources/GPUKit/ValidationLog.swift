@@ -23,11 +23,17 @@ public final class ValidationLog: @unchecked Sendable {
     }
 
     func attach(instance: VkInstance, _ vki: VulkanInstanceFunctions) throws -> VkDebugUtilsMessengerEXT {
-        guard let create = vki.vkCreateDebugUtilsMessengerEXT else { throw VulkanError.missingFunction("vkCreateDebugUtilsMessengerEXT") }
+        guard let create = vki.vkCreateDebugUtilsMessengerEXT else {
+            throw VulkanError.missingFunction("vkCreateDebugUtilsMessengerEXT")
+        }
         var info = VkDebugUtilsMessengerCreateInfoEXT()
         info.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT
-        info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT.rawValue | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT.rawValue
-        info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT.rawValue | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT.rawValue
+        info.messageSeverity =
+            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT.rawValue
+            | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT.rawValue
+        info.messageType =
+            VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT.rawValue
+            | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT.rawValue
             | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT.rawValue
         info.pfnUserCallback = { _, _, data, user in
             if let user, let message = data?.pointee.pMessage {

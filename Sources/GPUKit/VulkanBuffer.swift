@@ -24,11 +24,14 @@ public final class VulkanBuffer: @unchecked Sendable {
     /// least `dedicatedFromBytes`. Why: on the H200 a gigabyte of
     /// device-local memory takes 39 ms to allocate, and 1.5 ms dedicated
     /// (`roofline` measures both).
-    public convenience init(_ context: VulkanContext, size: Int, usage: BufferUsage, memory: MemoryKind,
-                            sharedWithTransferQueue: Bool = false, dedicated: Bool? = nil) throws {
-        try self.init(context, size: size, usage: usage.rawValue, required: memory.required,
-                      preferred: memory.preferred(sharedMemory: context.sharesHostMemory), transferQueue: sharedWithTransferQueue,
-                      dedicated: dedicated ?? (size >= Self.dedicatedFromBytes))
+    public convenience init(
+        _ context: VulkanContext, size: Int, usage: BufferUsage, memory: MemoryKind,
+        sharedWithTransferQueue: Bool = false, dedicated: Bool? = nil
+    ) throws {
+        try self.init(
+            context, size: size, usage: usage.rawValue, required: memory.required,
+            preferred: memory.preferred(sharedMemory: context.sharesHostMemory), transferQueue: sharedWithTransferQueue,
+            dedicated: dedicated ?? (size >= Self.dedicatedFromBytes))
     }
 
     /// Buffers from this size get an allocation of their own by default.
@@ -37,16 +40,21 @@ public final class VulkanBuffer: @unchecked Sendable {
     /// A buffer in memory with `required` properties (and `preferred` ones
     /// when possible). `transferQueue`: the context's transfer queue uses it
     /// too (concurrent sharing, so no ownership transfers are recorded).
-    private init(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
-         required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0, transferQueue: Bool = false, dedicated: Bool = false) throws {
+    private init(
+        _ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
+        required: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0, transferQueue: Bool = false,
+        dedicated: Bool = false
+    ) throws {
         self.context = context
         self.size = size
         let vk = context.vk
-        let buffer: VkBuffer? = try Self.createBuffer(context, size: size, usage: usage, next: nil, what: "\(size) bytes",
-                                                      transferQueue: transferQueue)
+        let buffer: VkBuffer? = try Self.createBuffer(
+            context, size: size, usage: usage, next: nil, what: "\(size) bytes",
+            transferQueue: transferQueue)
         var requirements = VkMemoryRequirements()
         vk.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
-        guard let type = context.memoryType(bits: requirements.memoryTypeBits, required: required, preferred: preferred) else {
+        guard let type = context.memoryType(bits: requirements.memoryTypeBits, required: required, preferred: preferred)
+        else {
             vk.vkDestroyBuffer(context.device, buffer, nil)
             throw VulkanError.outOfMemory("no memory type with flags \(required) for a \(size)-byte buffer")
         }
@@ -86,8 +94,10 @@ public final class VulkanBuffer: @unchecked Sendable {
     /// through VK_EXT_external_memory_host. `size` must be a multiple of the
     /// device's import alignment and `pointer` aligned to it.
     /// `sharedWithTransferQueue` as for a buffer of our own.
-    public init(_ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: BufferUsage,
-                sharedWithTransferQueue: Bool = false) throws {
+    public init(
+        _ context: VulkanContext, importing pointer: UnsafeMutableRawPointer, size: Int, usage: BufferUsage,
+        sharedWithTransferQueue: Bool = false
+    ) throws {
         let usage = usage.rawValue
         self.context = context
         self.size = size
@@ -99,8 +109,9 @@ public final class VulkanBuffer: @unchecked Sendable {
         external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO
         external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT.rawValue
         let buffer: VkBuffer? = try withUnsafePointer(to: &external) {
-            try Self.createBuffer(context, size: size, usage: usage, next: UnsafeRawPointer($0), what: "imported, \(size) bytes",
-                                  transferQueue: sharedWithTransferQueue)
+            try Self.createBuffer(
+                context, size: size, usage: usage, next: UnsafeRawPointer($0), what: "imported, \(size) bytes",
+                transferQueue: sharedWithTransferQueue)
         }
         var pointerProperties = VkMemoryHostPointerPropertiesEXT()
         pointerProperties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
@@ -108,10 +119,15 @@ public final class VulkanBuffer: @unchecked Sendable {
         vk.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
         var memory: VkDeviceMemory?
         do {
-            try check(hostProperties(context.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &pointerProperties),
-                      "vkGetMemoryHostPointerPropertiesEXT")
-            guard let type = context.memoryType(bits: requirements.memoryTypeBits & pointerProperties.memoryTypeBits,
-                                                required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue) else {
+            try check(
+                hostProperties(
+                    context.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &pointerProperties),
+                "vkGetMemoryHostPointerPropertiesEXT")
+            guard
+                let type = context.memoryType(
+                    bits: requirements.memoryTypeBits & pointerProperties.memoryTypeBits,
+                    required: VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue)
+            else {
                 throw VulkanError.outOfMemory("no memory type can import host memory for a buffer")
             }
             var importInfo = VkImportMemoryHostPointerInfoEXT()
@@ -141,8 +157,10 @@ public final class VulkanBuffer: @unchecked Sendable {
 
     private static let importWhat = "imported host memory"
 
-    private static func createBuffer(_ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
-                                     next: UnsafeRawPointer?, what: String, transferQueue: Bool = false) throws -> VkBuffer {
+    private static func createBuffer(
+        _ context: VulkanContext, size: Int, usage: VkBufferUsageFlags,
+        next: UnsafeRawPointer?, what: String, transferQueue: Bool = false
+    ) throws -> VkBuffer {
         var info = VkBufferCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
         info.pNext = next
@@ -164,13 +182,16 @@ public final class VulkanBuffer: @unchecked Sendable {
 
     /// Allocates `allocate` and binds it to `buffer`; on failure frees the
     /// memory (the caller still owns the buffer).
-    private static func allocateAndBind(_ context: VulkanContext, _ buffer: VkBuffer, _ allocate: inout VkMemoryAllocateInfo,
-                                        what: String) throws -> VkDeviceMemory {
+    private static func allocateAndBind(
+        _ context: VulkanContext, _ buffer: VkBuffer, _ allocate: inout VkMemoryAllocateInfo,
+        what: String
+    ) throws -> VkDeviceMemory {
         let vk = context.vk
         var memory: VkDeviceMemory?
         do {
             // Imports pin host pages; traced apart from device allocations to tell their costs apart.
-            let result = what != importWhat
+            let result =
+                what != importWhat
                 ? Trace.span("memory allocated") { vk.vkAllocateMemory(context.device, &allocate, nil, &memory) }
                 : Trace.span("host memory imported") { vk.vkAllocateMemory(context.device, &allocate, nil, &memory) }
             try check(result, "vkAllocateMemory(\(what))")
@@ -192,7 +213,9 @@ public final class VulkanBuffer: @unchecked Sendable {
 
 extension VulkanContext {
     func memoryFlags(_ type: UInt32) -> VkMemoryPropertyFlags {
-        withUnsafeBytes(of: memoryProperties.memoryTypes) { $0.bindMemory(to: VkMemoryType.self)[Int(type)].propertyFlags }
+        withUnsafeBytes(of: memoryProperties.memoryTypes) {
+            $0.bindMemory(to: VkMemoryType.self)[Int(type)].propertyFlags
+        }
     }
 
     /// Whether device-local memory is also the host's (lavapipe, integrated

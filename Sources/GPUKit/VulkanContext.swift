@@ -67,11 +67,13 @@ public final class VulkanContext: @unchecked Sendable {
         /// more or less decides how many invocations an SM keeps resident).
         public var pipelineStatistics = Tuning.current.pipelineStatistics
 
-        public init(device: String? = nil,
-                    validation: Bool = Tuning.current.validation != .off,
-                    synchronizationValidation: Bool = Tuning.current.validation == .synchronization,
-                    transferQueue: Bool = true,
-                    presentation: Bool = false) {
+        public init(
+            device: String? = nil,
+            validation: Bool = Tuning.current.validation != .off,
+            synchronizationValidation: Bool = Tuning.current.validation == .synchronization,
+            transferQueue: Bool = true,
+            presentation: Bool = false
+        ) {
             self.device = device
             self.validation = validation
             self.synchronizationValidation = synchronizationValidation
@@ -98,8 +100,11 @@ public final class VulkanContext: @unchecked Sendable {
     }
 
     public init(options: Options = .init()) throws {
-        let (instance, vki, validation, messenger, colorSpaces) = try Trace.span("vulkan instance") { try Self.makeInstance(
-            validation: options.validation, synchronization: options.synchronizationValidation, presentation: options.presentation) }
+        let (instance, vki, validation, messenger, colorSpaces) = try Trace.span("vulkan instance") {
+            try Self.makeInstance(
+                validation: options.validation, synchronization: options.synchronizationValidation,
+                presentation: options.presentation)
+        }
         self.instance = instance
         self.vki = vki
         self.validation = validation
@@ -116,10 +121,12 @@ public final class VulkanContext: @unchecked Sendable {
                 }
                 chosen = best
             } else if candidates.isEmpty {
-                throw VulkanError.noDevice("the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)")
+                throw VulkanError.noDevice(
+                    "the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)")
             } else if let selector = options.device {
                 guard let match = candidates.first(where: { $0.1.matches(selector) }) else {
-                    throw VulkanError.noMatchingDevice(selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
+                    throw VulkanError.noMatchingDevice(
+                        selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
                 }
                 chosen = match
             } else if let best = candidates.min(by: { $0.1.kind.rank < $1.1.kind.rank }) {
@@ -131,7 +138,9 @@ public final class VulkanContext: @unchecked Sendable {
             let deviceInfo = chosen.1
             physicalDevice = physical
             info = deviceInfo
-            guard deviceInfo.timelineSemaphores else { throw VulkanError.missingFeature("timelineSemaphore (Vulkan 1.2)") }
+            guard deviceInfo.timelineSemaphores else {
+                throw VulkanError.missingFeature("timelineSemaphore (Vulkan 1.2)")
+            }
 
             var memory = VkPhysicalDeviceMemoryProperties()
             vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory)
@@ -141,14 +150,17 @@ public final class VulkanContext: @unchecked Sendable {
             vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, nil)
             var families = [VkQueueFamilyProperties](repeating: .init(), count: Int(familyCount))
             vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, &families)
-            guard let compute = families.firstIndex(where: { $0.queueFlags & VK_QUEUE_COMPUTE_BIT.rawValue != 0 }) else {
+            guard let compute = families.firstIndex(where: { $0.queueFlags & VK_QUEUE_COMPUTE_BIT.rawValue != 0 })
+            else {
                 throw VulkanError.noDevice("\(deviceInfo.name) has no compute queue")
             }
             let family = UInt32(compute)
             computeFamily = family
             timestampValidBits = families[compute].timestampValidBits
             // Only a discrete GPU copies between host and device memory.
-            let transfer = options.transferQueue && deviceInfo.kind == .discrete ? families.firstIndex(where: Self.isTransferOnly) : nil
+            let transfer =
+                options.transferQueue && deviceInfo.kind == .discrete
+                ? families.firstIndex(where: Self.isTransferOnly) : nil
             transferFamily = transfer.map(UInt32.init)
             transferTimestampValidBits = transfer.map { families[$0].timestampValidBits } ?? 0
 
@@ -161,19 +173,22 @@ public final class VulkanContext: @unchecked Sendable {
                     throw VulkanError.noPresentation("\(deviceInfo.name) offers no VK_KHR_swapchain")
                 }
                 extensions.append("VK_KHR_swapchain")
-                let presentWait = offered.contains("VK_KHR_present_id") && offered.contains("VK_KHR_present_wait")
+                let presentWait =
+                    offered.contains("VK_KHR_present_id") && offered.contains("VK_KHR_present_wait")
                     && presentFeatures.supported(physical, vki)
                 if presentWait { extensions += ["VK_KHR_present_id", "VK_KHR_present_wait"] }
                 let hdrMetadata = colorSpaces && offered.contains("VK_EXT_hdr_metadata")
                 if hdrMetadata { extensions.append("VK_EXT_hdr_metadata") }
-                presentation = Presentation(colorSpaces: colorSpaces, presentWait: presentWait, hdrMetadata: hdrMetadata)
+                presentation = Presentation(
+                    colorSpaces: colorSpaces, presentWait: presentWait, hdrMetadata: hdrMetadata)
             } else {
                 presentation = nil
             }
             if deviceInfo.hostMemoryImport {
                 extensions += ["VK_KHR_external_memory", "VK_EXT_external_memory_host"]
             }
-            let statistics = options.pipelineStatistics
+            let statistics =
+                options.pipelineStatistics
                 && Self.deviceExtensions(physical, vki).contains("VK_KHR_pipeline_executable_properties")
             if statistics { extensions.append("VK_KHR_pipeline_executable_properties") }
             capturesPipelineStatistics = statistics
@@ -184,8 +199,12 @@ public final class VulkanContext: @unchecked Sendable {
             hostProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
             var props2 = VkPhysicalDeviceProperties2()
             props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
-            withUnsafeMutablePointer(to: &hostProps) { props2.pNext = UnsafeMutableRawPointer($0) ; vki.vkGetPhysicalDeviceProperties2(physical, &props2) }
-            minImportedHostPointerAlignment = deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
+            withUnsafeMutablePointer(to: &hostProps) {
+                props2.pNext = UnsafeMutableRawPointer($0)
+                vki.vkGetPhysicalDeviceProperties2(physical, &props2)
+            }
+            minImportedHostPointerAlignment =
+                deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
 
             var priorities: [Float] = [1]
             let queueInfos = [(family, 1)] + (transferFamily.map { [($0, 1)] } ?? [])
@@ -210,22 +229,27 @@ public final class VulkanContext: @unchecked Sendable {
                 }
                 return infos.withUnsafeBufferPointer { queuePointer in
                     withUnsafeMutablePointer(to: &features11) { features11Pointer in
-                      withUnsafeMutablePointer(to: &executableFeatures) { executablePointer in
-                        executablePointer.pointee.pNext = UnsafeMutableRawPointer(features11Pointer)
-                        features12.pNext = statistics ? UnsafeMutableRawPointer(executablePointer) : UnsafeMutableRawPointer(features11Pointer)
-                        return withUnsafeMutablePointer(to: &features12) { featuresPointer in
-                            withCStrings(extensions) { names in
-                                var create = VkDeviceCreateInfo()
-                                create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
-                                create.pNext = UnsafeRawPointer(featuresPointer)
-                                create.queueCreateInfoCount = UInt32(infos.count)
-                                create.pQueueCreateInfos = queuePointer.baseAddress
-                                create.enabledExtensionCount = UInt32(extensions.count)
-                                create.ppEnabledExtensionNames = names
-                                return Trace.span("vulkan device") { vki.vkCreateDevice(physical, &create, nil, &device) }
+                        withUnsafeMutablePointer(to: &executableFeatures) { executablePointer in
+                            executablePointer.pointee.pNext = UnsafeMutableRawPointer(features11Pointer)
+                            features12.pNext =
+                                statistics
+                                ? UnsafeMutableRawPointer(executablePointer)
+                                : UnsafeMutableRawPointer(features11Pointer)
+                            return withUnsafeMutablePointer(to: &features12) { featuresPointer in
+                                withCStrings(extensions) { names in
+                                    var create = VkDeviceCreateInfo()
+                                    create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+                                    create.pNext = UnsafeRawPointer(featuresPointer)
+                                    create.queueCreateInfoCount = UInt32(infos.count)
+                                    create.pQueueCreateInfos = queuePointer.baseAddress
+                                    create.enabledExtensionCount = UInt32(extensions.count)
+                                    create.ppEnabledExtensionNames = names
+                                    return Trace.span("vulkan device") {
+                                        vki.vkCreateDevice(physical, &create, nil, &device)
+                                    }
+                                }
                             }
                         }
-                      }
                     }
                 }
             }
@@ -265,8 +289,12 @@ public final class VulkanContext: @unchecked Sendable {
     }
 
     /// A memory type allowed by `bits` with all of `flags`, preferring `preferred` too.
-    func memoryType(bits: UInt32, required flags: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0) -> UInt32? {
-        let types = withUnsafeBytes(of: memoryProperties.memoryTypes) { Array($0.bindMemory(to: VkMemoryType.self).prefix(Int(memoryProperties.memoryTypeCount))) }
+    func memoryType(bits: UInt32, required flags: VkMemoryPropertyFlags, preferred: VkMemoryPropertyFlags = 0)
+        -> UInt32?
+    {
+        let types = withUnsafeBytes(of: memoryProperties.memoryTypes) {
+            Array($0.bindMemory(to: VkMemoryType.self).prefix(Int(memoryProperties.memoryTypeCount)))
+        }
         let allowed = types.indices.filter { bits & (1 << UInt32($0)) != 0 && types[$0].propertyFlags & flags == flags }
         return (allowed.first { types[$0].propertyFlags & preferred == preferred } ?? allowed.first).map(UInt32.init)
     }
@@ -275,13 +303,17 @@ public final class VulkanContext: @unchecked Sendable {
 
     /// The instance; with `presentation`, the surface extensions too, and
     /// whether VK_EXT_swapchain_colorspace was offered (and so enabled).
-    private static func makeInstance(validation wantValidation: Bool, synchronization: Bool = false, presentation: Bool) throws
-        -> (VkInstance, VulkanInstanceFunctions, ValidationLog?, VkDebugUtilsMessengerEXT?, Bool) {
+    private static func makeInstance(validation wantValidation: Bool, synchronization: Bool = false, presentation: Bool)
+        throws
+        -> (VkInstance, VulkanInstanceFunctions, ValidationLog?, VkDebugUtilsMessengerEXT?, Bool)
+    {
         let loader = try VulkanLoader.shared.get()
         var version: UInt32 = 0
         _ = loader.vkEnumerateInstanceVersion(&version)
         guard version >= PD_VK_API_VERSION_1_2 else {
-            throw VulkanError.loaderMissing("the Vulkan loader is version \(pd_vk_version_major(version)).\(pd_vk_version_minor(version)); 1.2 or newer is needed")
+            throw VulkanError.loaderMissing(
+                "the Vulkan loader is version \(pd_vk_version_major(version)).\(pd_vk_version_minor(version)); 1.2 or newer is needed"
+            )
         }
         var layers: [String] = []
         var extensions: [String] = []
@@ -290,7 +322,8 @@ public final class VulkanContext: @unchecked Sendable {
             _ = loader.vkEnumerateInstanceLayerProperties(&count, nil)
             var available = [VkLayerProperties](repeating: .init(), count: Int(count))
             _ = loader.vkEnumerateInstanceLayerProperties(&count, &available)
-            guard available.contains(where: { string(fromCArray: $0.layerName) == "VK_LAYER_KHRONOS_validation" }) else {
+            guard available.contains(where: { string(fromCArray: $0.layerName) == "VK_LAYER_KHRONOS_validation" })
+            else {
                 throw VulkanError.missingExtension("VK_LAYER_KHRONOS_validation (install vulkan-validationlayers)")
             }
             layers = ["VK_LAYER_KHRONOS_validation"]
@@ -307,7 +340,8 @@ public final class VulkanContext: @unchecked Sendable {
                 throw VulkanError.noPresentation("the Vulkan loader offers no \(needed)")
             }
             colorSpaces = offered.contains("VK_EXT_swapchain_colorspace")
-            extensions += ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : [])
+            extensions +=
+                ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : [])
         }
         var instance: VkInstance?
         var enables = [VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT]
@@ -330,7 +364,9 @@ public final class VulkanContext: @unchecked Sendable {
                         create.ppEnabledLayerNames = layerNames
                         create.enabledExtensionCount = UInt32(extensions.count)
                         create.ppEnabledExtensionNames = extensionNames
-                        guard wantValidation && synchronization else { return loader.vkCreateInstance(&create, nil, &instance) }
+                        guard wantValidation && synchronization else {
+                            return loader.vkCreateInstance(&create, nil, &instance)
+                        }
                         return enables.withUnsafeMutableBufferPointer { enabled in
                             features.pEnabledValidationFeatures = UnsafePointer(enabled.baseAddress)
                             return withUnsafePointer(to: &features) { chained in
@@ -343,7 +379,9 @@ public final class VulkanContext: @unchecked Sendable {
             }
         }
         if result == VK_ERROR_INCOMPATIBLE_DRIVER {
-            throw VulkanError.noDevice("no Vulkan driver is installed (VK_ERROR_INCOMPATIBLE_DRIVER); on a machine without a GPU install mesa-vulkan-drivers for lavapipe")
+            throw VulkanError.noDevice(
+                "no Vulkan driver is installed (VK_ERROR_INCOMPATIBLE_DRIVER); on a machine without a GPU install mesa-vulkan-drivers for lavapipe"
+            )
         }
         try check(result, "vkCreateInstance")
         let vki = try VulkanInstanceFunctions(loader: loader, instance: instance!, presentation: presentation)
@@ -367,7 +405,9 @@ public final class VulkanContext: @unchecked Sendable {
             && family.queueFlags & (VK_QUEUE_COMPUTE_BIT.rawValue | VK_QUEUE_GRAPHICS_BIT.rawValue) == 0
     }
 
-    private static func physicalDevices(_ instance: VkInstance, _ vki: VulkanInstanceFunctions) throws -> [VkPhysicalDevice] {
+    private static func physicalDevices(_ instance: VkInstance, _ vki: VulkanInstanceFunctions) throws
+        -> [VkPhysicalDevice]
+    {
         var count: UInt32 = 0
         try check(vki.vkEnumeratePhysicalDevices(instance, &count, nil), "vkEnumeratePhysicalDevices")
         var devices = [VkPhysicalDevice?](repeating: nil, count: Int(count))
@@ -375,7 +415,9 @@ public final class VulkanContext: @unchecked Sendable {
         return devices.compactMap { $0 }
     }
 
-    private static func describe(_ physical: VkPhysicalDevice, index: Int, _ vki: VulkanInstanceFunctions) throws -> VulkanDeviceInfo {
+    private static func describe(_ physical: VkPhysicalDevice, index: Int, _ vki: VulkanInstanceFunctions) throws
+        -> VulkanDeviceInfo
+    {
         var driver = VkPhysicalDeviceDriverProperties()
         driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES
         var subgroup = VkPhysicalDeviceSubgroupProperties()
@@ -413,23 +455,32 @@ public final class VulkanContext: @unchecked Sendable {
             pci.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT
             var pciProps = VkPhysicalDeviceProperties2()
             pciProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
-            withUnsafeMutablePointer(to: &pci) { pciProps.pNext = UnsafeMutableRawPointer($0); vki.vkGetPhysicalDeviceProperties2(physical, &pciProps) }
-            pciAddress = PCIAddress(domain: pci.pciDomain, bus: pci.pciBus, device: pci.pciDevice, function: pci.pciFunction)
+            withUnsafeMutablePointer(to: &pci) {
+                pciProps.pNext = UnsafeMutableRawPointer($0)
+                vki.vkGetPhysicalDeviceProperties2(physical, &pciProps)
+            }
+            pciAddress = PCIAddress(
+                domain: pci.pciDomain, bus: pci.pciBus, device: pci.pciDevice, function: pci.pciFunction)
         }
         var memory = VkPhysicalDeviceMemoryProperties()
         vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory)
-        let heaps = withUnsafeBytes(of: memory.memoryHeaps) { Array($0.bindMemory(to: VkMemoryHeap.self).prefix(Int(memory.memoryHeapCount))) }
+        let heaps = withUnsafeBytes(of: memory.memoryHeaps) {
+            Array($0.bindMemory(to: VkMemoryHeap.self).prefix(Int(memory.memoryHeapCount)))
+        }
         var familyCount: UInt32 = 0
         vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, nil)
         var families = [VkQueueFamilyProperties](repeating: .init(), count: Int(familyCount))
         vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, &families)
         let p = props.properties
-        let api = "\(pd_vk_version_major(p.apiVersion)).\(pd_vk_version_minor(p.apiVersion)).\(pd_vk_version_patch(p.apiVersion))"
+        let api =
+            "\(pd_vk_version_major(p.apiVersion)).\(pd_vk_version_minor(p.apiVersion)).\(pd_vk_version_patch(p.apiVersion))"
         return VulkanDeviceInfo(
             index: index, name: string(fromCArray: p.deviceName), kind: .init(p.deviceType),
             driverName: string(fromCArray: driver.driverName), driverInfo: string(fromCArray: driver.driverInfo),
             apiVersion: api,
-            deviceLocalBytes: heaps.filter { $0.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.rawValue != 0 }.reduce(0) { $0 + $1.size },
+            deviceLocalBytes: heaps.filter { $0.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT.rawValue != 0 }.reduce(0) {
+                $0 + $1.size
+            },
             maxStorageBufferRange: UInt64(p.limits.maxStorageBufferRange),
             maxPushConstantsSize: Int(p.limits.maxPushConstantsSize),
             subgroupSize: Int(subgroup.subgroupSize),
@@ -439,8 +490,9 @@ public final class VulkanContext: @unchecked Sendable {
             separateTransferQueue: families.contains(where: isTransferOnly),
             storage16Bit: features11.storageBuffer16BitAccess != 0,
             hostQueryReset: features12.hostQueryReset != 0, pciAddress: pciAddress,
-            pipelineCacheIdentity: PipelineCacheIdentity(vendorID: p.vendorID, deviceID: p.deviceID,
-                                                         uuid: withUnsafeBytes(of: p.pipelineCacheUUID) { Array($0) }))
+            pipelineCacheIdentity: PipelineCacheIdentity(
+                vendorID: p.vendorID, deviceID: p.deviceID,
+                uuid: withUnsafeBytes(of: p.pipelineCacheUUID) { Array($0) }))
     }
 }
 

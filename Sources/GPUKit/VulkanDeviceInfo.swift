@@ -5,7 +5,11 @@ import HostSupport
 /// device selection looks at.
 public struct VulkanDeviceInfo: Sendable {
     public enum Kind: String, Sendable {
-        case discrete = "discrete GPU", integrated = "integrated GPU", virtual = "virtual GPU", cpu = "CPU", other
+        case discrete = "discrete GPU"
+        case integrated = "integrated GPU"
+        case virtual = "virtual GPU"
+        case cpu = "CPU"
+        case other
         /// Preference when no `--device` is given: a real GPU first.
         var rank: Int {
             switch self {
@@ -51,7 +55,8 @@ public struct VulkanDeviceInfo: Sendable {
     /// True when `selector` (an index or part of the name) picks this device.
     package func matches(_ selector: String) -> Bool {
         if let number = Int(selector) { return number == index }
-        return name.lowercased().contains(selector.lowercased()) || driverName.lowercased().contains(selector.lowercased())
+        return name.lowercased().contains(selector.lowercased())
+            || driverName.lowercased().contains(selector.lowercased())
     }
 }
 

@@ -29,19 +29,19 @@ public enum VulkanError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .loaderMissing(why): return "Vulkan is not available: \(why)"
-        case let .noDevice(why): return "no usable Vulkan device: \(why)"
-        case let .noMatchingDevice(selector, candidates):
+        case .loaderMissing(let why): return "Vulkan is not available: \(why)"
+        case .noDevice(let why): return "no usable Vulkan device: \(why)"
+        case .noMatchingDevice(let selector, let candidates):
             return "no usable Vulkan device: " + DeviceSelectorWords.noMatch(selector: selector, candidates: candidates)
-        case let .noHardwareDevice(names): return "no hardware Vulkan device (\(names.joined(separator: ", ")))"
-        case let .missingFunction(name): return "the Vulkan driver lacks the function \(name)"
-        case let .missingExtension(name): return "the Vulkan device lacks the extension \(name)"
-        case let .missingFeature(name): return "the Vulkan device lacks the feature \(name)"
-        case let .call(name, result): return "\(name) failed: \(VulkanError.name(of: result))"
-        case let .shaderCompilation(message): return "shader compilation failed: \(message)"
-        case let .shaderSources(message): return message
-        case let .outOfMemory(what): return "out of GPU memory: \(what)"
-        case let .noPresentation(why): return "cannot present to a window: \(why)"
+        case .noHardwareDevice(let names): return "no hardware Vulkan device (\(names.joined(separator: ", ")))"
+        case .missingFunction(let name): return "the Vulkan driver lacks the function \(name)"
+        case .missingExtension(let name): return "the Vulkan device lacks the extension \(name)"
+        case .missingFeature(let name): return "the Vulkan device lacks the feature \(name)"
+        case .call(let name, let result): return "\(name) failed: \(VulkanError.name(of: result))"
+        case .shaderCompilation(let message): return "shader compilation failed: \(message)"
+        case .shaderSources(let message): return message
+        case .outOfMemory(let what): return "out of GPU memory: \(what)"
+        case .noPresentation(let why): return "cannot present to a window: \(why)"
         }
     }
 

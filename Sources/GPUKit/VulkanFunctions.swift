@@ -18,7 +18,9 @@ final class VulkanLoader: @unchecked Sendable {
     private init() throws {
         guard let handle = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL) else {
             let why = dlerror().map { String(cString: $0) } ?? "dlopen failed"
-            throw VulkanError.loaderMissing("cannot load libvulkan.so.1 (\(why)); install a Vulkan loader and driver, e.g. libvulkan1 and mesa-vulkan-drivers")
+            throw VulkanError.loaderMissing(
+                "cannot load libvulkan.so.1 (\(why)); install a Vulkan loader and driver, e.g. libvulkan1 and mesa-vulkan-drivers"
+            )
         }
         self.handle = handle
         guard let symbol = dlsym(handle, "vkGetInstanceProcAddr") else {
@@ -85,7 +87,8 @@ struct VulkanInstanceFunctions {
         vkDestroyDebugUtilsMessengerEXT = optional("vkDestroyDebugUtilsMessengerEXT")
         if presentation {
             surface = SurfaceFunctions(
-                vkCreateXcbSurfaceKHR: try load("vkCreateXcbSurfaceKHR"), vkDestroySurfaceKHR: try load("vkDestroySurfaceKHR"),
+                vkCreateXcbSurfaceKHR: try load("vkCreateXcbSurfaceKHR"),
+                vkDestroySurfaceKHR: try load("vkDestroySurfaceKHR"),
                 vkGetPhysicalDeviceSurfaceSupportKHR: try load("vkGetPhysicalDeviceSurfaceSupportKHR"),
                 vkGetPhysicalDeviceSurfaceCapabilitiesKHR: try load("vkGetPhysicalDeviceSurfaceCapabilitiesKHR"),
                 vkGetPhysicalDeviceSurfaceFormatsKHR: try load("vkGetPhysicalDeviceSurfaceFormatsKHR"),
@@ -235,9 +238,12 @@ package struct VulkanDeviceFunctions {
         vkGetSemaphoreCounterValue = try load("vkGetSemaphoreCounterValue")
         if let presentation {
             swapchain = SwapchainFunctions(
-                vkCreateSwapchainKHR: try load("vkCreateSwapchainKHR"), vkDestroySwapchainKHR: try load("vkDestroySwapchainKHR"),
-                vkGetSwapchainImagesKHR: try load("vkGetSwapchainImagesKHR"), vkAcquireNextImageKHR: try load("vkAcquireNextImageKHR"),
-                vkQueuePresentKHR: try load("vkQueuePresentKHR"), vkCmdCopyBufferToImage: try load("vkCmdCopyBufferToImage"),
+                vkCreateSwapchainKHR: try load("vkCreateSwapchainKHR"),
+                vkDestroySwapchainKHR: try load("vkDestroySwapchainKHR"),
+                vkGetSwapchainImagesKHR: try load("vkGetSwapchainImagesKHR"),
+                vkAcquireNextImageKHR: try load("vkAcquireNextImageKHR"),
+                vkQueuePresentKHR: try load("vkQueuePresentKHR"),
+                vkCmdCopyBufferToImage: try load("vkCmdCopyBufferToImage"),
                 vkWaitForPresentKHR: presentation.presentWait ? try load("vkWaitForPresentKHR") : nil,
                 vkSetHdrMetadataEXT: presentation.hdrMetadata ? try load("vkSetHdrMetadataEXT") : nil)
         } else {

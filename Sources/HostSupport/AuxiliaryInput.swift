@@ -18,8 +18,10 @@ public struct AuxiliaryInput: Sendable {
     /// last word on everything that passes.
     public let accepts: @Sendable (ArraySlice<UInt8>) -> String?
 
-    public init(noun: String, maximumBytes: Int, maximumLineBytes: Int,
-                accepts: @escaping @Sendable (ArraySlice<UInt8>) -> String?) {
+    public init(
+        noun: String, maximumBytes: Int, maximumLineBytes: Int,
+        accepts: @escaping @Sendable (ArraySlice<UInt8>) -> String?
+    ) {
         self.noun = noun
         self.maximumBytes = maximumBytes
         self.maximumLineBytes = maximumLineBytes
@@ -64,7 +66,8 @@ public struct AuxiliaryInput: Sendable {
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             if Int(info.st_size) > maximumBytes {
-                throw Refusal(line: nil, message: "is \(info.st_size) bytes, more than a \(noun) may hold (\(maximumBytes))")
+                throw Refusal(
+                    line: nil, message: "is \(info.st_size) bytes, more than a \(noun) may hold (\(maximumBytes))")
             }
             return false
         case S_IFIFO: return true
@@ -78,7 +81,8 @@ public struct AuxiliaryInput: Sendable {
     private func readLines(_ fd: Int32) throws(Refusal) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        var lineStart = 0, lineNumber = 1
+        var lineStart = 0
+        var lineNumber = 1
         while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 {

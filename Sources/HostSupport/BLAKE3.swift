@@ -80,7 +80,9 @@ public enum BLAKE3 {
     /// subtrees), big enough to outweigh a task's start, small enough for
     /// several tasks a core, so that uneven cores still finish together.
     private static func chunksPerTask(_ chunks: Int) -> Int {
-        let wanted = (chunks + 4 * ProcessInfo.processInfo.activeProcessorCount - 1) / (4 * ProcessInfo.processInfo.activeProcessorCount)
+        let wanted =
+            (chunks + 4 * ProcessInfo.processInfo.activeProcessorCount - 1)
+            / (4 * ProcessInfo.processInfo.activeProcessorCount)
         var perTask = 32
         while perTask < wanted { perTask <<= 1 }
         return perTask
@@ -115,7 +117,7 @@ public enum BLAKE3 {
             let last = chunks.upperBound - 1
             var chunk = chunks.lowerBound
             #if arch(x86_64)
-            chunk = pushChunkGroups(&reader, chunks: chunk..<last, onto: &stack)
+                chunk = pushChunkGroups(&reader, chunks: chunk..<last, onto: &stack)
             #endif
             while chunk < last {
                 stack.push(chunkCV(&reader, length: chunkBytes, counter: UInt64(chunk), root: false))

@@ -4,14 +4,15 @@
 // debug builds (the tests) avoid SIMD's generic element paths.
 
 #if _endian(big)
-#error("BLAKE3 reads message words in native order: little-endian hosts only")
+    #error("BLAKE3 reads message words in native order: little-endian hosts only")
 #endif
 
 /// Eight words: a chaining value (a chunk's or a subtree's), or the key.
 struct ChainingValue: Equatable {
     var h0, h1, h2, h3, h4, h5, h6, h7: UInt32
 
-    init(_ h0: UInt32, _ h1: UInt32, _ h2: UInt32, _ h3: UInt32, _ h4: UInt32, _ h5: UInt32, _ h6: UInt32, _ h7: UInt32) {
+    init(_ h0: UInt32, _ h1: UInt32, _ h2: UInt32, _ h3: UInt32, _ h4: UInt32, _ h5: UInt32, _ h6: UInt32, _ h7: UInt32)
+    {
         (self.h0, self.h1, self.h2, self.h3, self.h4, self.h5, self.h6, self.h7) = (h0, h1, h2, h3, h4, h5, h6, h7)
     }
 
@@ -22,7 +23,10 @@ struct ChainingValue: Equatable {
     /// BLAKE3's IV (SHA-256's), the key of unkeyed hashing. Computed, not
     /// stored: a stored static is a lazily initialised global, checked on
     /// every use in the hot loop.
-    static var iv: ChainingValue { ChainingValue(0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19) }
+    static var iv: ChainingValue {
+        ChainingValue(
+            0x6A09_E667, 0xBB67_AE85, 0x3C6E_F372, 0xA54F_F53A, 0x510E_527F, 0x9B05_688C, 0x1F83_D9AB, 0x5BE0_CD19)
+    }
 }
 
 /// One 64-byte message block as 16 little-endian words; zero bytes past
@@ -54,11 +58,15 @@ extension BLAKE3 {
     /// The compression function truncated to its first 8 output words: the
     /// new chaining value, or with `BLAKE3Flag.root` the 32-byte digest.
     @inline(__always)
-    static func compress(_ cv: ChainingValue, _ b: MessageBlock, counter: UInt64, blockLength: UInt32, flags: UInt32) -> ChainingValue {
+    static func compress(_ cv: ChainingValue, _ b: MessageBlock, counter: UInt64, blockLength: UInt32, flags: UInt32)
+        -> ChainingValue
+    {
         let iv = ChainingValue.iv
-        var s = State(v0: cv.h0, v1: cv.h1, v2: cv.h2, v3: cv.h3, v4: cv.h4, v5: cv.h5, v6: cv.h6, v7: cv.h7,
-                      v8: iv.h0, v9: iv.h1, v10: iv.h2, v11: iv.h3,
-                      v12: UInt32(truncatingIfNeeded: counter), v13: UInt32(truncatingIfNeeded: counter >> 32), v14: blockLength, v15: flags)
+        var s = State(
+            v0: cv.h0, v1: cv.h1, v2: cv.h2, v3: cv.h3, v4: cv.h4, v5: cv.h5, v6: cv.h6, v7: cv.h7,
+            v8: iv.h0, v9: iv.h1, v10: iv.h2, v11: iv.h3,
+            v12: UInt32(truncatingIfNeeded: counter), v13: UInt32(truncatingIfNeeded: counter >> 32), v14: blockLength,
+            v15: flags)
         // Seven rounds, each on the message permuted once more (spec
         // Table 2: m[i] ← m[σ(i)], σ = 2 6 3 10 7 0 4 13 1 11 12 5 9 14 15 8),
         // written out so that the words are renamed, never moved.
@@ -69,7 +77,9 @@ extension BLAKE3 {
         round(&s, b.m12, b.m13, b.m9, b.m11, b.m15, b.m10, b.m14, b.m8, b.m7, b.m2, b.m5, b.m3, b.m0, b.m1, b.m6, b.m4)
         round(&s, b.m9, b.m14, b.m11, b.m5, b.m8, b.m12, b.m15, b.m1, b.m13, b.m3, b.m0, b.m10, b.m2, b.m6, b.m4, b.m7)
         round(&s, b.m11, b.m15, b.m5, b.m0, b.m1, b.m9, b.m8, b.m6, b.m14, b.m10, b.m2, b.m12, b.m3, b.m4, b.m7, b.m13)
-        return ChainingValue(s.v0 ^ s.v8, s.v1 ^ s.v9, s.v2 ^ s.v10, s.v3 ^ s.v11, s.v4 ^ s.v12, s.v5 ^ s.v13, s.v6 ^ s.v14, s.v7 ^ s.v15)
+        return ChainingValue(
+            s.v0 ^ s.v8, s.v1 ^ s.v9, s.v2 ^ s.v10, s.v3 ^ s.v11, s.v4 ^ s.v12, s.v5 ^ s.v13, s.v6 ^ s.v14, s.v7 ^ s.v15
+        )
     }
 
     /// The 4×4 state of the compression function.
@@ -80,9 +90,11 @@ extension BLAKE3 {
     /// One round: G on the columns, then on the diagonals, with the
     /// message words in this round's order.
     @inline(__always)
-    private static func round(_ s: inout State, _ m0: UInt32, _ m1: UInt32, _ m2: UInt32, _ m3: UInt32, _ m4: UInt32, _ m5: UInt32,
-                              _ m6: UInt32, _ m7: UInt32, _ m8: UInt32, _ m9: UInt32, _ m10: UInt32, _ m11: UInt32,
-                              _ m12: UInt32, _ m13: UInt32, _ m14: UInt32, _ m15: UInt32) {
+    private static func round(
+        _ s: inout State, _ m0: UInt32, _ m1: UInt32, _ m2: UInt32, _ m3: UInt32, _ m4: UInt32, _ m5: UInt32,
+        _ m6: UInt32, _ m7: UInt32, _ m8: UInt32, _ m9: UInt32, _ m10: UInt32, _ m11: UInt32,
+        _ m12: UInt32, _ m13: UInt32, _ m14: UInt32, _ m15: UInt32
+    ) {
         mix(&s.v0, &s.v4, &s.v8, &s.v12, m0, m1)
         mix(&s.v1, &s.v5, &s.v9, &s.v13, m2, m3)
         mix(&s.v2, &s.v6, &s.v10, &s.v14, m4, m5)
@@ -95,7 +107,9 @@ extension BLAKE3 {
 
     /// The quarter-round G (spec §2.2).
     @inline(__always)
-    private static func mix(_ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32, _ d: inout UInt32, _ x: UInt32, _ y: UInt32) {
+    private static func mix(
+        _ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32, _ d: inout UInt32, _ x: UInt32, _ y: UInt32
+    ) {
         a = a &+ b &+ x
         d = rotateRight(d ^ a, 16)
         c = c &+ d
@@ -112,7 +126,8 @@ extension BLAKE3 {
     /// The CV of a parent node; with `root`, the digest of the whole message.
     @inline(__always)
     static func parent(_ left: ChainingValue, _ right: ChainingValue, root: Bool) -> ChainingValue {
-        compress(.iv, MessageBlock(left: left, right: right), counter: 0, blockLength: 64,
-                 flags: BLAKE3Flag.parent | (root ? BLAKE3Flag.root : 0))
+        compress(
+            .iv, MessageBlock(left: left, right: right), counter: 0, blockLength: 64,
+            flags: BLAKE3Flag.parent | (root ? BLAKE3Flag.root : 0))
     }
 }

@@ -27,7 +27,8 @@ public struct BLAKE3Digest: Hashable, Sendable, CustomStringConvertible {
             default: return nil
             }
             // Digit i is nibble i of the byte string; high nibble first within a byte.
-            let byte = i / 2, shift = UInt32(8 * (byte % 4) + (i % 2 == 0 ? 4 : 0))
+            let byte = i / 2
+            let shift = UInt32(8 * (byte % 4) + (i % 2 == 0 ? 4 : 0))
             words[byte / 4] |= UInt32(value) << shift
         }
         self.words = words

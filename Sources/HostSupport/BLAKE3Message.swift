@@ -8,7 +8,10 @@ struct SpanMessage {
     init(_ spans: [UnsafeRawBufferPointer]) {
         self.spans = spans
         var end = 0
-        ends = spans.map { end += $0.count; return end }
+        ends = spans.map {
+            end += $0.count
+            return end
+        }
     }
 
     var count: Int { ends.last ?? 0 }
@@ -16,7 +19,8 @@ struct SpanMessage {
     /// A reader positioned at message offset `offset` (a task's first chunk).
     func reader(at offset: Int) -> SpanReader {
         // The first span that ends after `offset` holds it (empty spans never do).
-        var low = 0, high = spans.count
+        var low = 0
+        var high = spans.count
         while low < high {
             let middle = (low + high) / 2
             if ends[middle] > offset { high = middle } else { low = middle + 1 }

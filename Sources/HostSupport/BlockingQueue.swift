@@ -81,8 +81,10 @@ package final class BlockingQueue<Element>: @unchecked Sendable {
     /// Otherwise a batch that is not full still waits up to `patience`
     /// seconds from when its first element is there, for the rest, unless
     /// `morePending` says no more is coming soon (also asked under the lock).
-    package func popBatch(limit: Int, patience: Double = 0, morePending: () -> Bool = { true },
-                          waitForFullBatch: () -> Bool = { false }) -> [Element] {
+    package func popBatch(
+        limit: Int, patience: Double = 0, morePending: () -> Bool = { true },
+        waitForFullBatch: () -> Bool = { false }
+    ) -> [Element] {
         condition.lock()
         defer { condition.unlock() }
         var deadline: Date?

@@ -10,7 +10,8 @@ package enum CPUList {
         for part in trimmed.split(separator: ",", omittingEmptySubsequences: false) {
             let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(bounds.count), let first = Int(bounds[0]), first >= 0,
-                  let last = bounds.count == 2 ? Int(bounds[1]) : first, last >= first else { return nil }
+                let last = bounds.count == 2 ? Int(bounds[1]) : first, last >= first
+            else { return nil }
             cpus.formUnion(first...last)
         }
         return cpus.sorted()

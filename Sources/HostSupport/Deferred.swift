@@ -10,12 +10,14 @@ package final class Deferred<Value>: @unchecked Sendable {
     private let lock = NSLock()
 
     package init(_ name: String, _ make: @escaping @Sendable () throws -> Value) {
-        startWorkerThread(name, { [self] in
-            let value = Result { try make() }
-            lock.lock()
-            result = value
-            lock.unlock()
-        }, finished: { [done] in done.signal() })
+        startWorkerThread(
+            name,
+            { [self] in
+                let value = Result { try make() }
+                lock.lock()
+                result = value
+                lock.unlock()
+            }, finished: { [done] in done.signal() })
     }
 
     /// Waits up to `milliseconds` for the value; true once it is there.

@@ -17,7 +17,8 @@ public enum FileURL {
         let scheme = Array(text[..<separator.lowerBound].utf8)
         func isLetter(_ byte: UInt8) -> Bool { (65...90).contains(byte) || (97...122).contains(byte) }
         guard let first = scheme.first, isLetter(first),
-              scheme.allSatisfy({ isLetter($0) || (48...57).contains($0) || [43, 45, 46].contains($0) }) else { return false }
+            scheme.allSatisfy({ isLetter($0) || (48...57).contains($0) || [43, 45, 46].contains($0) })
+        else { return false }
         var info = stat()
         return PathBytes.withCString(text) { lstat($0, &info) } != 0
     }
@@ -42,8 +43,13 @@ public enum FileURL {
         var bytes: [UInt8] = []
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
         }
         // A NUL cannot be in a path; the C calls would cut the name there.

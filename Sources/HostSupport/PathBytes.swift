@@ -31,7 +31,9 @@ public enum PathBytes {
     /// A name's bytes as a String, invalid UTF-8 kept as escape scalars.
     public static func string<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let bytes = Array(bytes)
-        if let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: { escapedByte($0) != nil }) {
+        if let text = String(validating: bytes, as: UTF8.self),
+            !text.unicodeScalars.contains(where: { escapedByte($0) != nil })
+        {
             return text
         }
         var out = String.UnicodeScalarView()
@@ -53,7 +55,11 @@ public enum PathBytes {
         var out: [UInt8] = []
         out.reserveCapacity(path.utf8.count)
         for scalar in path.unicodeScalars {
-            if let byte = escapedByte(scalar) { out.append(byte) } else { out.append(contentsOf: Array(String(scalar).utf8)) }
+            if let byte = escapedByte(scalar) {
+                out.append(byte)
+            } else {
+                out.append(contentsOf: Array(String(scalar).utf8))
+            }
         }
         return out
     }
@@ -95,10 +101,19 @@ public enum PathBytes {
         let scalars = Array(text.unicodeScalars)
         var i = 0
         while i < scalars.count {
-            guard scalars[i] == "\\" else { out.append(scalars[i]); i += 1; continue }
-            if i + 1 < scalars.count, scalars[i + 1] == "\\" { out.append("\\"); i += 2; continue }
+            guard scalars[i] == "\\" else {
+                out.append(scalars[i])
+                i += 1
+                continue
+            }
+            if i + 1 < scalars.count, scalars[i + 1] == "\\" {
+                out.append("\\")
+                i += 2
+                continue
+            }
             guard i + 3 < scalars.count, scalars[i + 1] == "x",
-                  let byte = UInt8(String(String.UnicodeScalarView(scalars[i + 2...i + 3])), radix: 16), byte >= 0x80 else { return nil }
+                let byte = UInt8(String(String.UnicodeScalarView(scalars[i + 2...i + 3])), radix: 16), byte >= 0x80
+            else { return nil }
             out.append(Unicode.Scalar(escapeBase + UInt32(byte))!)
             i += 4
         }
@@ -108,7 +123,9 @@ public enum PathBytes {
     /// The scalar a well-formed UTF-8 sequence at `i` encodes, and its length.
     private static func validScalar(_ b: [UInt8], at i: Int) -> (Unicode.Scalar, Int)? {
         let lead = b[i]
-        let length: Int, low: UInt8, high: UInt8
+        let length: Int
+        let low: UInt8
+        let high: UInt8
         switch lead {
         case 0x00...0x7F: return (Unicode.Scalar(lead), 1)
         case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
@@ -121,7 +138,8 @@ public enum PathBytes {
         default: return nil
         }
         guard i + length <= b.count, (low...high).contains(b[i + 1]),
-              b[i + 2..<i + length].allSatisfy({ $0 & 0xC0 == 0x80 }) else { return nil }
+            b[i + 2..<i + length].allSatisfy({ $0 & 0xC0 == 0x80 })
+        else { return nil }
         let leadBits = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
         let value = b[i + 1..<i + length].reduce(leadBits) { $0 << 6 | UInt32($1 & 0x3F) }
         return Unicode.Scalar(value).map { ($0, length) }

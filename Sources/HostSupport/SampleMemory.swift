@@ -69,8 +69,10 @@ public final class SampleMemory: @unchecked Sendable {
         if let pointer = free[capacity]?.popLast() {
             return Block(pointer: pointer, capacity: capacity, owner: self)
         }
-        if let larger = free.keys.filter({ $0 > capacity && $0 <= capacity * Self.largestReuse.numerator / Self.largestReuse.denominator
-                                            && free[$0]?.isEmpty == false }).min(), let pointer = free[larger]?.popLast() {
+        if let larger = free.keys.filter({
+            $0 > capacity && $0 <= capacity * Self.largestReuse.numerator / Self.largestReuse.denominator
+                && free[$0]?.isEmpty == false
+        }).min(), let pointer = free[larger]?.popLast() {
             return Block(pointer: pointer, capacity: larger, owner: self)
         }
         let blocks = max(1, (Self.minimumRegionBytes + capacity - 1) / capacity)
@@ -89,7 +91,8 @@ public final class SampleMemory: @unchecked Sendable {
     public func region(containing pointer: UnsafeRawPointer) -> Region? {
         lock.lock()
         defer { lock.unlock() }
-        var low = 0, high = regions.count
+        var low = 0
+        var high = regions.count
         while low < high {
             let middle = (low + high) / 2
             if regions[middle].base <= pointer { low = middle + 1 } else { high = middle }

@@ -12,8 +12,14 @@ public enum TerminalText {
         var out = ""
         out.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {
-            guard needsEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
-            if let escaped = PathBytes.escapedText(scalar) { out += escaped; continue }
+            guard needsEscape(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            if let escaped = PathBytes.escapedText(scalar) {
+                out += escaped
+                continue
+            }
             let hex = String(scalar.value, radix: 16, uppercase: true)
             out += scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{\(hex)}"
         }

@@ -6,7 +6,9 @@ import Foundation
 /// run time. Returns false when it is missing or the kernel refuses (none
 /// of `cpus` is allowed to this process, e.g. by a cgroup cpuset).
 package func pinCurrentThread(to cpus: [Int]) -> Bool {
-    guard let setAffinity = schedSetAffinity, let highest = cpus.max(), cpus.allSatisfy({ $0 >= 0 }) else { return false }
+    guard let setAffinity = schedSetAffinity, let highest = cpus.max(), cpus.allSatisfy({ $0 >= 0 }) else {
+        return false
+    }
     // The kernel's mask: a bit per CPU, in whole 64-bit words.
     var mask = [UInt64](repeating: 0, count: highest / 64 + 1)
     for cpu in cpus { mask[cpu / 64] |= 1 << UInt64(cpu % 64) }
@@ -27,10 +29,12 @@ package func onPinnedThread<T>(_ cpus: [Int]?, _ body: () throws -> T) throws ->
         // Handed to one thread and read back after it ended (the semaphore orders the accesses).
         let box = UncheckedSendable(PinnedCall(body))
         let done = DispatchSemaphore(value: 0)
-        startWorkerThread("prores-decode.pinned", {
-            _ = pinCurrentThread(to: cpus)
-            box.value.run()
-        }, finished: { done.signal() })
+        startWorkerThread(
+            "prores-decode.pinned",
+            {
+                _ = pinCurrentThread(to: cpus)
+                box.value.run()
+            }, finished: { done.signal() })
         done.wait()
         return try box.value.result!.get()
     }

@@ -94,7 +94,9 @@ public enum Trace {
         // Foundation's name for the thread, else the kernel's (threads
         // Foundation did not start: the main thread, the global queue's).
         let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "thread"
-        let name = Thread.current.name.flatMap { $0.isEmpty ? nil : $0 } ?? comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        let name =
+            Thread.current.name.flatMap { $0.isEmpty ? nil : $0 }
+            ?? comm.trimmingCharacters(in: .whitespacesAndNewlines)
         lock.lock()
         threadNames[thread] = name
         lock.unlock()
@@ -106,16 +108,19 @@ public enum Trace {
     public static func document() -> String? {
         guard path != nil else { return nil }
         lock.lock()
-        let taken = spans, names = threadNames
+        let taken = spans
+        let names = threadNames
         lock.unlock()
         var text = "{\"traceEvents\":[\n"
         for (thread, name) in names.sorted(by: { $0.key < $1.key }) {
-            text += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":\(thread),\"args\":{\"name\":\(JSON.string(name))}},\n"
+            text +=
+                "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":\(thread),\"args\":{\"name\":\(JSON.string(name))}},\n"
         }
         for (i, span) in taken.enumerated() {
             let start = Double(Int64(bitPattern: span.start &- ProcessClock.start)) / 1000
             let duration = Double(span.end &- span.start) / 1000
-            text += "{\"name\":\"\(span.name)\",\"ph\":\"X\",\"pid\":1,\"tid\":\(span.thread),"
+            text +=
+                "{\"name\":\"\(span.name)\",\"ph\":\"X\",\"pid\":1,\"tid\":\(span.thread),"
                 + "\"ts\":\(JSON.number(start, digits: 1)),\"dur\":\(JSON.number(duration, digits: 1))}"
             text += i + 1 < taken.count ? ",\n" : "\n"
         }

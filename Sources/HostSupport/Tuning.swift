@@ -43,19 +43,23 @@ public struct Tuning: Sendable {
     /// Every name the tool knows. `PRORES_DECODE_SHARD_INDEX`/`_TOTAL` are
     /// `check --shard auto`'s (ShardEnvironment reads them with the engines'
     /// own variables); `PRORES_DECODE_UPDATE_SNAPSHOTS` belongs to the test suite.
-    public static let names = ["VALIDATION", "TRACE", "BATCH", "SLOTS", "TIMESTAMPS", "PIPELINE_CACHE", "PIPELINE_STATS",
-                               "READ_THREADS", "READ_AHEAD", "EARLY_KERNELS", "SHADERS", "SHARD_INDEX", "SHARD_TOTAL",
-                               "UPDATE_SNAPSHOTS"].map { prefix + $0 }
+    public static let names = [
+        "VALIDATION", "TRACE", "BATCH", "SLOTS", "TIMESTAMPS", "PIPELINE_CACHE", "PIPELINE_STATS",
+        "READ_THREADS", "READ_AHEAD", "EARLY_KERNELS", "SHADERS", "SHARD_INDEX", "SHARD_TOTAL",
+        "UPDATE_SNAPSHOTS",
+    ].map { prefix + $0 }
     public static let prefix = "PRORES_DECODE_"
 
     public static let current = Tuning(environment: ProcessInfo.processInfo.environment)
 
     public init(environment: [String: String]) {
-        var invalid: [String] = [], numbers: [String] = []
+        var invalid: [String] = []
+        var numbers: [String] = []
         /// A whole number in `range`; anything else is a problem, and nil.
         func integer(_ name: String, _ range: ClosedRange<Int>) -> Int? {
             guard let text = environment[Self.prefix + name], !text.isEmpty else { return nil }
-            let bounds = range.upperBound == Int.max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
+            let bounds =
+                range.upperBound == Int.max ? "\(range.lowerBound) or more" : "\(range.lowerBound)…\(range.upperBound)"
             guard let value = PlainNumber.integer(text) else {
                 numbers.append("\(Self.prefix + name)=\(text) is not a whole number (\(bounds))")
                 return nil
@@ -70,7 +74,8 @@ public struct Tuning: Sendable {
         func word(_ name: String, _ values: [String]) -> String? {
             guard let text = environment[Self.prefix + name], !text.isEmpty else { return nil }
             guard values.contains(text) else {
-                invalid.append("\(Self.prefix + name)=\(text) is none of \(values.joined(separator: ", ")): the default is used")
+                invalid.append(
+                    "\(Self.prefix + name)=\(text) is none of \(values.joined(separator: ", ")): the default is used")
                 return nil
             }
             return text
@@ -108,7 +113,8 @@ public struct Tuning: Sendable {
 
     /// Edit distance (insertions, deletions, substitutions, and swaps of two neighbours).
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in 0...a.count { table[i][0] = i }
         for j in 0...b.count { table[0][j] = j }
@@ -116,7 +122,9 @@ public struct Tuning: Sendable {
             for j in stride(from: 1, through: b.count, by: 1) {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
             }
         }
         return table[a.count][b.count]

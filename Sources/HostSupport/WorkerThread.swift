@@ -5,8 +5,10 @@ import Foundation
 /// exited, which is after `finished`: whoever waits for `finished` and then
 /// expects the objects `body` captured to be released (a decode run per file
 /// in `check`) would otherwise race the thread's exit.
-package func startWorkerThread(_ name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void,
-                               finished: @escaping @Sendable () -> Void) {
+package func startWorkerThread(
+    _ name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void,
+    finished: @escaping @Sendable () -> Void
+) {
     let work = WorkBox(body)
     let thread = Thread {
         work.run()

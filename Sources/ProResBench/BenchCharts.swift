@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResReports
 
 /// One input's benchmark: what was decoded and each decoder's result.
@@ -25,18 +25,22 @@ public enum BenchCharts {
         var charts: [(svg: String, height: Int)] = []
         let decoders = orderedDecoders(runs)
         if !runs.isEmpty {
-            let fps = BarChart(title: "Throughput", axis: ChartAxis("decoded", unit: "frames per second"),
-                               seriesNames: decoders.map(\.rawValue),
-                               groups: runs.map { run in
-                                   (name(run.input), decoders.map { d in run.results.first { $0.path == d }?.framesPerSecond ?? .nan })
-                               })
+            let fps = BarChart(
+                title: "Throughput", axis: ChartAxis("decoded", unit: "frames per second"),
+                seriesNames: decoders.map(\.rawValue),
+                groups: runs.map { run in
+                    (name(run.input), decoders.map { d in run.results.first { $0.path == d }?.framesPerSecond ?? .nan })
+                })
             charts.append((fps.svg, fps.height))
         }
         for run in runs {
             for result in run.results {
-                let stages = BarChart(title: "\(name(run.input)): \(result.path.rawValue) stages",
-                                      axis: ChartAxis("time per frame", unit: "µs"), seriesNames: ["p50", "p95", "p99"],
-                                      groups: result.stages.map { ($0.name, [$0.percentiles.p50, $0.percentiles.p95, $0.percentiles.p99]) })
+                let stages = BarChart(
+                    title: "\(name(run.input)): \(result.path.rawValue) stages",
+                    axis: ChartAxis("time per frame", unit: "µs"), seriesNames: ["p50", "p95", "p99"],
+                    groups: result.stages.map {
+                        ($0.name, [$0.percentiles.p50, $0.percentiles.p95, $0.percentiles.p99])
+                    })
                 charts.append((stages.svg, stages.height))
             }
             let timeline = latencyTimeline(run, decoders: decoders)
@@ -47,17 +51,29 @@ public enum BenchCharts {
 
     /// Every decoder's latency by frame, in the order frames came out.
     static func latencyTimeline(_ run: BenchRun, decoders: [DecoderBenchmark.Path]) -> LineChart {
-        var series: [ChartSeries] = [], rules: [ChartRule] = []
+        var series: [ChartSeries] = []
+        var rules: [ChartRule] = []
         for result in run.results {
             let colour = ChartPalette.series(decoders.firstIndex(of: result.path) ?? 0)
-            series.append(ChartSeries(result.path.rawValue, colour: colour, x: result.latencies.indices.map(Double.init), y: result.latencies))
+            series.append(
+                ChartSeries(
+                    result.path.rawValue, colour: colour, x: result.latencies.indices.map(Double.init),
+                    y: result.latencies))
             if let p = Percentiles(result.latencies) {
-                rules.append(ChartRule("\(result.path.rawValue) p50 \(JSON.number(p.p50, digits: 0)) µs", colour: colour, value: p.p50))
-                rules.append(ChartRule("\(result.path.rawValue) p99 \(JSON.number(p.p99, digits: 0)) µs", colour: colour, value: p.p99))
+                rules.append(
+                    ChartRule(
+                        "\(result.path.rawValue) p50 \(JSON.number(p.p50, digits: 0)) µs", colour: colour, value: p.p50)
+                )
+                rules.append(
+                    ChartRule(
+                        "\(result.path.rawValue) p99 \(JSON.number(p.p99, digits: 0)) µs", colour: colour, value: p.p99)
+                )
             }
         }
-        return LineChart(title: "\(name(run.input)): decode latency per frame", x: ChartAxis("frame", unit: "output order", wholeNumbers: true),
-                         y: ChartAxis("latency", unit: "µs", lower: 0), series: series, rules: rules)
+        return LineChart(
+            title: "\(name(run.input)): decode latency per frame",
+            x: ChartAxis("frame", unit: "output order", wholeNumbers: true),
+            y: ChartAxis("latency", unit: "µs", lower: 0), series: series, rules: rules)
     }
 
     /// An input's file name: chart labels have little room (the page's tables give the path).
@@ -72,6 +88,7 @@ public enum BenchCharts {
 
     /// `bench --svg`: every chart, one above the other, in one SVG document.
     public static func svgDocument(_ runs: [BenchRun]) -> String {
-        ChartDocument.stack(charts(runs), width: 720, title: "prores-decode bench: " + runs.map(\.input).joined(separator: ", "))
+        ChartDocument.stack(
+            charts(runs), width: 720, title: "prores-decode bench: " + runs.map(\.input).joined(separator: ", "))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import ProResCore
 import HostSupport
 import ProResCPU
+import ProResCore
 import ProResFFmpeg
 
 /// `prores-decode bench`: the CPU and GPU decoders on the same frames, in
@@ -33,8 +33,10 @@ public struct DecoderBenchmark {
         public var framesPerBatch: Int?
         public var validation: Bool
 
-        public init(paths: [Path] = [.cpu, .gpu], frames: Int = 240, threads: Int = 0, device: String? = nil,
-                    framesPerBatch: Int? = nil, validation: Bool = false) {
+        public init(
+            paths: [Path] = [.cpu, .gpu], frames: Int = 240, threads: Int = 0, device: String? = nil,
+            framesPerBatch: Int? = nil, validation: Bool = false
+        ) {
             self.paths = paths
             self.frames = frames
             self.threads = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
@@ -71,17 +73,22 @@ public struct DecoderBenchmark {
         public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
         public var text: String {
-            var text = "\(path.rawValue): \(engine)\(batch.map { ", \($0) frames a batch" } ?? ""): "
+            var text =
+                "\(path.rawValue): \(engine)\(batch.map { ", \($0) frames a batch" } ?? ""): "
                 + "\(frames) frames in \(JSON.number(seconds, digits: 3)) s = \(JSON.number(framesPerSecond, digits: 1)) fps, "
                 + "host CPU \(JSON.number(cpuMicrosecondsPerFrame, digits: 1)) µs/frame (all threads)\n"
             text += "  stage (µs/frame)     p50        p95        p99\n"
             for (name, p) in stages {
-                text += "  " + name.padding(12) + [p.p50, p.p95, p.p99].map { JSON.number($0, digits: 1).leftPadding(11) }.joined() + "\n"
+                text +=
+                    "  " + name.padding(12)
+                    + [p.p50, p.p95, p.p99].map { JSON.number($0, digits: 1).leftPadding(11) }.joined() + "\n"
             }
             if devices.count > 1 {
                 for (index, device) in devices.enumerated() {
-                    text += "  device \(index): \(device.name): \(device.frames) frames, \(JSON.number(device.framesPerSecond, digits: 1)) fps"
-                        + (device.linkBytesPerSecond.map { ", link \(JSON.number($0 / 1e9, digits: 2)) GB/s" } ?? "") + "\n"
+                    text +=
+                        "  device \(index): \(device.name): \(device.frames) frames, \(JSON.number(device.framesPerSecond, digits: 1)) fps"
+                        + (device.linkBytesPerSecond.map { ", link \(JSON.number($0 / 1e9, digits: 2)) GB/s" } ?? "")
+                        + "\n"
                 }
             }
             if let link { text += link.text(framesPerSecond: framesPerSecond) }
@@ -94,9 +101,20 @@ public struct DecoderBenchmark {
                 ("frames", "\(frames)"), ("seconds", JSON.number(seconds, digits: 4)),
                 ("fps", JSON.number(framesPerSecond, digits: 1)), ("batch", batch.map { "\($0)" } ?? "null"),
                 ("cpu_us_per_frame", JSON.number(cpuMicrosecondsPerFrame, digits: 1)),
-                ("stages_us", JSON.object(stages.map { ($0.name, JSON.object([("p50", JSON.number($0.percentiles.p50, digits: 1)),
-                                                                             ("p95", JSON.number($0.percentiles.p95, digits: 1)),
-                                                                             ("p99", JSON.number($0.percentiles.p99, digits: 1))])) })),
+                (
+                    "stages_us",
+                    JSON.object(
+                        stages.map {
+                            (
+                                $0.name,
+                                JSON.object([
+                                    ("p50", JSON.number($0.percentiles.p50, digits: 1)),
+                                    ("p95", JSON.number($0.percentiles.p95, digits: 1)),
+                                    ("p99", JSON.number($0.percentiles.p99, digits: 1)),
+                                ])
+                            )
+                        })
+                ),
                 ("devices", JSON.array(devices.map(\.json))),
                 ("link", link.map { $0.json(framesPerSecond: framesPerSecond) } ?? "null"),
             ])
@@ -115,7 +133,9 @@ public struct DecoderBenchmark {
         let source = try openSampleSource(input)
         var samples: [CompressedSample] = []
         while samples.count < options.frames, let sample = try source.nextSample() { samples.append(sample) }
-        guard !samples.isEmpty else { throw ProResDecodeError.badRequest(.message("'\(input)' has no frames to benchmark")) }
+        guard !samples.isEmpty else {
+            throw ProResDecodeError.badRequest(.message("'\(input)' has no frames to benchmark"))
+        }
         self.input = input
         format = source.format
         self.options = options
@@ -141,22 +161,27 @@ public struct DecoderBenchmark {
     /// Warms a session up on `warmFrames` frames, then times a fresh one on
     /// `options.frames`; every frame must decode cleanly (the CPU path; the
     /// GPU paths, on one device or several, are `runGPU`).
-    private func measure<Session: FrameDecoding>(_ name: String, warmFrames: (Session) -> Int,
-                                                 _ make: (@escaping DecodeSession.OutputHandler) throws -> Session)
-        throws -> (seconds: Double, cpuSeconds: Double, latencies: [Double]) {
+    private func measure<Session: FrameDecoding>(
+        _ name: String, warmFrames: (Session) -> Int,
+        _ make: (@escaping DecodeSession.OutputHandler) throws -> Session
+    )
+        throws -> (seconds: Double, cpuSeconds: Double, latencies: [Double])
+    {
         let outcomes = FrameOutcomes()
         let warmUp = try make(outcomes.record)
         for i in 0..<min(options.frames, warmFrames(warmUp)) { try warmUp.decode(sample(i)) }
         try warmUp.finish()
         outcomes.reset()
         let timed = try make(outcomes.record)
-        let start = monotonicNanoseconds(), cpuStart = Self.processCPUSeconds()
+        let start = monotonicNanoseconds()
+        let cpuStart = Self.processCPUSeconds()
         for i in 0..<options.frames {
             try timed.decode(sample(i))
             progress?(i + 1, options.frames)
         }
         try timed.finish()
-        let seconds = Double(monotonicNanoseconds() - start) / 1e9, cpuSeconds = Self.processCPUSeconds() - cpuStart
+        let seconds = Double(monotonicNanoseconds() - start) / 1e9
+        let cpuSeconds = Self.processCPUSeconds() - cpuStart
         return (seconds, cpuSeconds, try outcomes.latencies(on: name))
     }
 
@@ -164,13 +189,15 @@ public struct DecoderBenchmark {
     static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let user = usage.ru_utime, system = usage.ru_stime
+        let user = usage.ru_utime
+        let system = usage.ru_stime
         return Double(user.tv_sec + system.tv_sec) + Double(user.tv_usec + system.tv_usec) / 1e6
     }
 
     private func runCPU(_ path: Path) throws -> Result {
         let threads = options.threads
-        let (seconds, cpuSeconds, latencies) = path == .ffmpeg
+        let (seconds, cpuSeconds, latencies) =
+            path == .ffmpeg
             ? try measure("FFmpeg", warmFrames: { _ in 2 * threads }) { handler -> DecodeSession in
                 try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
             }
@@ -178,9 +205,10 @@ public struct DecoderBenchmark {
                 CPUDecodeSession(format: format, threads: threads, outputHandler: handler)
             }
         let engine = path == .ffmpeg ? "FFmpeg libavcodec" : "ours on the CPU"
-        return Result(path: path, engine: "\(engine), \(options.threads) threads", frames: options.frames, seconds: seconds,
-                      batch: nil, stages: [("decode", Percentiles(latencies)!)],
-                      cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: [])
+        return Result(
+            path: path, engine: "\(engine), \(options.threads) threads", frames: options.frames, seconds: seconds,
+            batch: nil, stages: [("decode", Percentiles(latencies)!)],
+            cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: [])
     }
 }
 
@@ -236,11 +264,18 @@ final class FrameOutcomes: @unchecked Sendable {  // @unchecked: every field und
     func latencies(on engine: String) throws -> [Double] {
         lock.lock()
         defer { lock.unlock() }
-        if failures > 0 { throw BenchmarkDamagedInput(message: "bench: \(failures) frames did not decode cleanly on the \(engine)") }
-        if unmeasured > 0 { throw ProResDecodeError.badRequest(.message("bench: \(unmeasured) frames came back without their hash and statistics on the \(engine)")) }
+        if failures > 0 {
+            throw BenchmarkDamagedInput(message: "bench: \(failures) frames did not decode cleanly on the \(engine)")
+        }
+        if unmeasured > 0 {
+            throw ProResDecodeError.badRequest(
+                .message("bench: \(unmeasured) frames came back without their hash and statistics on the \(engine)"))
+        }
         if inconsistent > 0 {
-            throw ProResDecodeError.badRequest(.message(
-                "bench: \(inconsistent) frames measured otherwise (hash or statistics) than FFmpeg's frame of the same sample, or its loop before, on the \(engine)"))
+            throw ProResDecodeError.badRequest(
+                .message(
+                    "bench: \(inconsistent) frames measured otherwise (hash or statistics) than FFmpeg's frame of the same sample, or its loop before, on the \(engine)"
+                ))
         }
         return values
     }

@@ -1,7 +1,7 @@
 import Foundation
-import ProResCore
-import HostSupport
 import GPUKit
+import HostSupport
+import ProResCore
 import ProResGPU
 
 /// What one device decoded in a timed `gpu`/`gpu-host` run.
@@ -17,8 +17,10 @@ public struct DeviceShare: Sendable {
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
     var json: String {
-        JSON.object([("name", JSON.string(name)), ("frames", "\(frames)"), ("fps", JSON.number(framesPerSecond, digits: 1)),
-                     ("link_bytes_per_second", linkBytesPerSecond.map { JSON.number($0, digits: 0) } ?? "null")])
+        JSON.object([
+            ("name", JSON.string(name)), ("frames", "\(frames)"), ("fps", JSON.number(framesPerSecond, digits: 1)),
+            ("link_bytes_per_second", linkBytesPerSecond.map { JSON.number($0, digits: 0) } ?? "null"),
+        ])
     }
 }
 
@@ -50,7 +52,9 @@ private final class BatchDispenser: @unchecked Sendable {  // @unchecked: `next`
 
     /// Feeds `session` batch after batch until all frames are out, then
     /// finishes it: the frames it took and when its last one was out.
-    func feed(_ session: GPUDecodeSession, _ sample: (Int) -> CompressedSample) throws -> (frames: Int, finished: UInt64) {
+    func feed(_ session: GPUDecodeSession, _ sample: (Int) -> CompressedSample) throws -> (
+        frames: Int, finished: UInt64
+    ) {
         var frames = 0
         while let range = take(session.framesPerBatch) {
             for i in range { try session.decode(sample(i)) }
@@ -78,17 +82,23 @@ extension DecoderBenchmark {
     func runGPU(_ path: Path) throws -> Result {
         let readback = path == .gpuHost
         let analysis = path == .gpuCheck ? AnalysisRequest.check(format).request : nil
-        let devices = try DecoderSelection(choice: .gpu, device: options.device, validation: options.validation).makeDevices()
+        let devices = try DecoderSelection(choice: .gpu, device: options.device, validation: options.validation)
+            .makeDevices()
         // A few samples are checked against FFmpeg's frames; the loops of all of them against their first.
         let reference = try analysis.map { try referenceAnalyses($0, count: 8) } ?? [:]
         let outcomes = FrameOutcomes(measuredClipFrames: analysis == nil ? nil : clipFrames, reference: reference)
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
-            try onPinnedThread(device.placement.cpus) { try GPUDecodeSession(format: format, device: device,
-                                 configuration: .init(framesPerBatch: options.framesPerBatch ?? Tuning.current.batch, readback: readback, expectedFrames: options.frames,
-                                                      expectedFrameBytes: largestFrameBytes, analysis: analysis,
-                                                      cpus: device.placement.cpus),
-                                 outputHandler: outcomes.record) }
+            try onPinnedThread(device.placement.cpus) {
+                try GPUDecodeSession(
+                    format: format, device: device,
+                    configuration: .init(
+                        framesPerBatch: options.framesPerBatch ?? Tuning.current.batch, readback: readback,
+                        expectedFrames: options.frames,
+                        expectedFrameBytes: largestFrameBytes, analysis: analysis,
+                        cpus: device.placement.cpus),
+                    outputHandler: outcomes.record)
+            }
         }
         // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts.
         // They take the warm-up's decoder, whose buffers and imports of the clip's sample memory
@@ -96,7 +106,9 @@ extension DecoderBenchmark {
         for device in devices {
             let warmUp = try makeSession(device)
             // Every sample of the clip once, so that all its memory is imported.
-            for i in 0..<min(options.frames, max(2 * warmUp.framesPerBatch, clipFrames)) { try warmUp.decode(sample(i)) }
+            for i in 0..<min(options.frames, max(2 * warmUp.framesPerBatch, clipFrames)) {
+                try warmUp.decode(sample(i))
+            }
             try warmUp.finish()
         }
         outcomes.reset()
@@ -104,30 +116,41 @@ extension DecoderBenchmark {
         let dispenser = BatchDispenser(total: options.frames, progress: progress)
         let group = DispatchGroup()
         let shareOutcomes = SessionOutcomes(count: sessions.count)
-        let start = monotonicNanoseconds(), cpuStart = Self.processCPUSeconds()
+        let start = monotonicNanoseconds()
+        let cpuStart = Self.processCPUSeconds()
         // Shared by the feeders: the clip's samples are read-only once loaded.
         let samples = UncheckedSendable(sample)
         for (index, session) in sessions.enumerated() {
             group.enter()
-            startWorkerThread("prores-decode.bench-feed", {
-                shareOutcomes.set(index, Swift.Result { try dispenser.feed(session, samples.value) })
-            }, finished: group.leave)
+            startWorkerThread(
+                "prores-decode.bench-feed",
+                {
+                    shareOutcomes.set(index, Swift.Result { try dispenser.feed(session, samples.value) })
+                }, finished: group.leave)
         }
         group.wait()
         let end = monotonicNanoseconds()
-        let seconds = Double(end - start) / 1e9, cpuSeconds = Self.processCPUSeconds() - cpuStart
+        let seconds = Double(end - start) / 1e9
+        let cpuSeconds = Self.processCPUSeconds() - cpuStart
         // The link's ceiling, measured now that the timed sessions are done (a few hundred MB a device).
-        let links = devices.map { device in Swift.Result { try Trace.span("link measured") { try VulkanRoofline.hostToDevice(context: device.context) } } }
+        let links = devices.map { device in
+            Swift.Result {
+                try Trace.span("link measured") { try VulkanRoofline.hostToDevice(context: device.context) }
+            }
+        }
         let shares = try zip(zip(devices, shareOutcomes.results), links).map { pair, link in
             let (device, outcome) = pair
             let (frames, finished) = try outcome.get()
-            return DeviceShare(name: device.context.info.name, frames: frames, seconds: Double(finished - start) / 1e9,
-                               placement: device.placement, linkBytesPerSecond: try? link.get().bytesPerSecond)
+            return DeviceShare(
+                name: device.context.info.name, frames: frames, seconds: Double(finished - start) / 1e9,
+                placement: device.placement, linkBytesPerSecond: try? link.get().bytesPerSecond)
         }
         let latencies = try outcomes.latencies(on: "GPU")
-        var result = Result(path: path, engine: Self.engine(devices, sessions), frames: options.frames, seconds: seconds,
-                            batch: sessions[0].framesPerBatch, stages: Self.gpuStages(latencies, sessions.flatMap { $0.batchTimings }, readback: readback),
-                            cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: shares)
+        var result = Result(
+            path: path, engine: Self.engine(devices, sessions), frames: options.frames, seconds: seconds,
+            batch: sessions[0].framesPerBatch,
+            stages: Self.gpuStages(latencies, sessions.flatMap { $0.batchTimings }, readback: readback),
+            cpuMicrosecondsPerFrame: cpuSeconds * 1e6 / Double(options.frames), latencies: latencies, devices: shares)
         result.link = LinkCeiling(traffic: sessions.map(\.linkTraffic).reduce(LinkTraffic(), +), links: links)
         return result
     }
@@ -141,7 +164,9 @@ extension DecoderBenchmark {
         if devices.allSatisfy({ $0.context.transferQueue != nil }) { notes.append("uploads on a transfer queue") }
         let uploads = sessions.map(\.uploads)
         if uploads.contains(where: { $0.path == .fromSampleMemory }) {
-            notes.append("\(uploads.reduce(0) { $0 + $1.inPlace }) of \(uploads.reduce(0) { $0 + $1.inPlace + $1.staged }) frames uploaded in place")
+            notes.append(
+                "\(uploads.reduce(0) { $0 + $1.inPlace }) of \(uploads.reduce(0) { $0 + $1.inPlace + $1.staged }) frames uploaded in place"
+            )
         } else if let path = uploads.first?.path {
             notes.append(path == .copy ? "every frame staged" : "read in place (shared memory)")
         }
@@ -152,11 +177,15 @@ extension DecoderBenchmark {
     }
 
     /// Decode latency, then each batch's stage times shared out among its frames.
-    private static func gpuStages(_ latencies: [Double], _ batches: [GPUProResDecoder.BatchTiming],
-                                  readback: Bool) -> [(name: String, percentiles: Percentiles)] {
+    private static func gpuStages(
+        _ latencies: [Double], _ batches: [GPUProResDecoder.BatchTiming],
+        readback: Bool
+    ) -> [(name: String, percentiles: Percentiles)] {
         var stages: [(name: String, percentiles: Percentiles)] = Percentiles(latencies).map { [("decode", $0)] } ?? []
         func stage(_ name: String, _ value: (GPUProResDecoder.BatchTiming) -> Double) {
-            if let percentiles = Percentiles(batches.map { value($0) / Double(max(1, $0.frames)) }) { stages.append((name, percentiles)) }
+            if let percentiles = Percentiles(batches.map { value($0) / Double(max(1, $0.frames)) }) {
+                stages.append((name, percentiles))
+            }
         }
         stage("cpu_parse") { $0.parse }
         stage("cpu_stage") { $0.stage }

@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResGPU
 
 /// How fast the GPU decoder could go if the host → device link were all that
@@ -44,7 +44,7 @@ public struct LinkCeiling: Sendable {
         } else {
             bytesPerSecond = nil
             let failure = links.lazy.compactMap { link -> Error? in
-                if case let .failure(error) = link { return error }
+                if case .failure(let error) = link { return error }
                 return nil
             }.first
             method = "not measured: " + (failure.map { "\($0)" } ?? "no device")
@@ -53,10 +53,12 @@ public struct LinkCeiling: Sendable {
 
     /// "  link: 94.1 kB a frame (…): 12.3 GB/s (…) = 130,000 fps ceiling, 0.02% reached".
     func text(framesPerSecond: Double) -> String {
-        var text = "  link: \(Self.bytes(bytesPerFrame)) a frame to the device (\(Self.bytes(sampleBytesPerFrame)) of sample, "
+        var text =
+            "  link: \(Self.bytes(bytesPerFrame)) a frame to the device (\(Self.bytes(sampleBytesPerFrame)) of sample, "
             + "\(Self.bytes(paddingBytesPerFrame)) of padding, \(Self.bytes(tableBytesPerFrame)) of tables)"
         if let bytesPerSecond, let ceiling = ceilingFramesPerSecond, let share = share(of: framesPerSecond) {
-            text += "; host → device \(JSON.number(bytesPerSecond / 1e9, digits: 2)) GB/s (\(method)): "
+            text +=
+                "; host → device \(JSON.number(bytesPerSecond / 1e9, digits: 2)) GB/s (\(method)): "
                 + "ceiling \(JSON.number(ceiling, digits: 1)) fps, \(Self.percent(share)) of it reached"
         } else {
             text += "; host → device \(method)"

@@ -10,10 +10,14 @@ extension DecoderBenchmark {
     /// digest made apart from the GPU does.
     func referenceAnalyses(_ request: AnalysisRequest, count: Int) throws -> [Int: FrameAnalysis] {
         let collected = ReferenceCollector()
-        let session = try DecodeSession(format: format, configuration: .init(threads: options.threads)) { [format] frame in
+        let session = try DecodeSession(format: format, configuration: .init(threads: options.threads)) {
+            [format] frame in
             guard frame.status.isOK, let surface = frame.pixelBuffer else { return }
-            collected.add(frame.index, FrameAnalysis(planar: surface.visibleSpans(), format: format.nativeFormat,
-                                                     width: format.width, height: format.height, request: request))
+            collected.add(
+                frame.index,
+                FrameAnalysis(
+                    planar: surface.visibleSpans(), format: format.nativeFormat,
+                    width: format.width, height: format.height, request: request))
         }
         for i in 0..<min(count, clipFrames) { try session.decode(sample(i)) }
         try session.finish()

@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// One run of a command line as a whole process, timed from just before the
 /// spawn to the reaped exit: start-up, the work, and the teardown a user
@@ -35,7 +35,9 @@ struct TimedProcess {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw WholeProcessBenchmark.Failure.cannotStart(command: argv, reason: "waitpid failed") }
+            guard errno == EINTR else {
+                throw WholeProcessBenchmark.Failure.cannotStart(command: argv, reason: "waitpid failed")
+            }
         }
         let reaped = monotonicNanoseconds()
         let seconds = Double(reaped &- start) / 1e9
@@ -60,8 +62,8 @@ struct TimedProcess {
     }
 }
 
-private extension String {
-    func trimmingSpaces() -> String {
+extension String {
+    fileprivate func trimmingSpaces() -> String {
         var scalars = Substring(self)
         while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
         while let last = scalars.last, last.isWhitespace { scalars.removeLast() }

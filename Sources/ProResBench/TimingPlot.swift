@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResPipeline
 import ProResReports
 
@@ -20,15 +20,21 @@ public enum TimingPlot {
         for (i, name) in log.stageNames.enumerated() {
             let lower = running
             for (k, frame) in log.frames.enumerated() { running[k] += frame.stages[name] ?? 0 }
-            series.append(ChartSeries(name, colour: ChartPalette.series(i + 1), x: x, y: running, lower: lower, style: .area))
+            series.append(
+                ChartSeries(name, colour: ChartPalette.series(i + 1), x: x, y: running, lower: lower, style: .area))
         }
         let timed = log.frames.filter { $0.latency != nil }
         var rules: [ChartRule] = []
         if !timed.isEmpty {
-            series.append(ChartSeries("latency", colour: ChartPalette.black, x: timed.map { Double($0.index) }, y: timed.map { $0.latency! }))
+            series.append(
+                ChartSeries(
+                    "latency", colour: ChartPalette.black, x: timed.map { Double($0.index) },
+                    y: timed.map { $0.latency! }))
             if let p = Percentiles(timed.map { $0.latency! }) {
                 rules = [("p50", p.p50), ("p95", p.p95), ("p99", p.p99)].map { name, value in
-                    ChartRule("latency \(name) \(JSON.number(value, digits: 0)) µs", colour: ChartPalette.vermillion, value: value)
+                    ChartRule(
+                        "latency \(name) \(JSON.number(value, digits: 0)) µs", colour: ChartPalette.vermillion,
+                        value: value)
                 }
             }
         }
@@ -38,17 +44,23 @@ public enum TimingPlot {
             return ranges.runs.map { Double($0.lowerBound)...Double($0.upperBound) }
         }
         var bands: [ChartBand] = []
-        for (name, colour, band) in [("damaged", ChartPalette.damaged, runs("damaged")), ("failed", ChartPalette.failed, runs("failed")),
-                                     ("late", ChartPalette.late, log.lateFrames.map { Double($0.lowerBound)...Double($0.upperBound) }),
-                                     ("dropped", ChartPalette.dropped, log.droppedFrames.map { Double($0.lowerBound)...Double($0.upperBound) })]
-            where !band.isEmpty {
+        for (name, colour, band) in [
+            ("damaged", ChartPalette.damaged, runs("damaged")), ("failed", ChartPalette.failed, runs("failed")),
+            ("late", ChartPalette.late, log.lateFrames.map { Double($0.lowerBound)...Double($0.upperBound) }),
+            ("dropped", ChartPalette.dropped, log.droppedFrames.map { Double($0.lowerBound)...Double($0.upperBound) }),
+        ]
+        where !band.isEmpty {
             bands.append(ChartBand(name, colour: colour, runs: band))
         }
-        let first = log.frames.map(\.index).min() ?? 0, last = log.frames.map(\.index).max() ?? 0
-        let chart = LineChart(title: title, x: ChartAxis("frame", unit: "index", lower: Double(first) - 0.5, upper: Double(last) + 0.5,
-                                                          wholeNumbers: true),
-                              y: ChartAxis("time per frame", unit: "µs", lower: 0), series: series, bands: bands, rules: rules,
-                              width: 900, plotHeight: 300)
+        let first = log.frames.map(\.index).min() ?? 0
+        let last = log.frames.map(\.index).max() ?? 0
+        let chart = LineChart(
+            title: title,
+            x: ChartAxis(
+                "frame", unit: "index", lower: Double(first) - 0.5, upper: Double(last) + 0.5,
+                wholeNumbers: true),
+            y: ChartAxis("time per frame", unit: "µs", lower: 0), series: series, bands: bands, rules: rules,
+            width: 900, plotHeight: 300)
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + chart.svg + "\n"
     }
 }

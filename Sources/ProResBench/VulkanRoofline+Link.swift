@@ -32,10 +32,14 @@ extension VulkanRoofline {
     public static func hostToDevice(context: VulkanContext, copyBytes: Int = 64 << 20, copies: Int = 4) throws -> Link {
         let imported = context.info.hostMemoryImport
         // The transfer queue, where the decoder has one and it has timestamps.
-        let transfer = try context.transferQueue != nil && TimestampQueries.make(context, slots: 1, perSlot: 2, queue: .transfer) != nil
+        let transfer =
+            try context.transferQueue != nil
+            && TimestampQueries.make(context, slots: 1, perSlot: 2, queue: .transfer) != nil
         let bytes = min(copyBytes, Int(context.info.maxStorageBufferRange))
-        let bandwidth = try timedCopy(context, bytes: bytes, from: imported ? .importedHost : .hostVisible, shader: nil,
-                                      queue: transfer ? .transfer : .compute, rounds: copies)
-        return Link(bytesPerSecond: bandwidth, imported: imported, transferQueue: transfer, copyBytes: bytes, copies: copies)
+        let bandwidth = try timedCopy(
+            context, bytes: bytes, from: imported ? .importedHost : .hostVisible, shader: nil,
+            queue: transfer ? .transfer : .compute, rounds: copies)
+        return Link(
+            bytesPerSecond: bandwidth, imported: imported, transferQueue: transfer, copyBytes: bytes, copies: copies)
     }
 }

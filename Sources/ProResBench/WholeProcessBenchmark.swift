@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// `bench --whole-process`: command lines timed as whole processes (start-up,
 /// decode and exit, what a user waits for), in interleaved rounds — A B, A B,
@@ -30,10 +30,10 @@ public struct WholeProcessBenchmark {
 
         public var description: String {
             switch self {
-            case let .cannotStart(command, reason): return "bench: cannot run '\(Self.line(command))': \(reason)"
-            case let .noPhases(command, round, reason):
+            case .cannotStart(let command, let reason): return "bench: cannot run '\(Self.line(command))': \(reason)"
+            case .noPhases(let command, let round, let reason):
                 return "bench: '\(Self.line(command))' wrote no phase report in round \(round): \(reason)"
-            case let .failed(command, round, status, lastLine):
+            case .failed(let command, let round, let status, let lastLine):
                 let when = round == 0 ? "in its warm-up run" : "in round \(round)"
                 return "bench: '\(Self.line(command))' \(status) \(when)" + (lastLine.isEmpty ? "" : ": \(lastLine)")
             }
@@ -52,7 +52,8 @@ public struct WholeProcessBenchmark {
         public var maximum: Double { seconds.max() ?? 0 }
         /// The middle value; with an even count, the mean of the middle two.
         public var median: Double {
-            let sorted = seconds.sorted(), middle = sorted.count / 2
+            let sorted = seconds.sorted()
+            let middle = sorted.count / 2
             return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         }
     }
@@ -73,7 +74,9 @@ public struct WholeProcessBenchmark {
         let phasesPath = phases ? try Self.temporaryFile() : nil
         if let phasesPath { unlink(phasesPath) }
         defer { for path in stderrPaths + (phasesPath.map { [$0] } ?? []) { unlink(path) } }
-        let argvs = commands.enumerated().map { side, command in side == 0 ? command + (phasesPath.map { ["--phases", $0] } ?? []) : command }
+        let argvs = commands.enumerated().map { side, command in
+            side == 0 ? command + (phasesPath.map { ["--phases", $0] } ?? []) : command
+        }
         let processes = zip(argvs, stderrPaths).map { TimedProcess(argv: $0, stderrPath: $1) }
         var seconds = Array(repeating: [Double](), count: commands.count)
         var phaseRounds: [RoundPhases] = []
@@ -81,7 +84,8 @@ public struct WholeProcessBenchmark {
             for (side, process) in processes.enumerated() {
                 let run = try process.run()
                 if let status = Self.failureWords(run.outcome) {
-                    throw Failure.failed(command: process.argv, round: round, status: status, lastLine: process.lastErrorLine())
+                    throw Failure.failed(
+                        command: process.argv, round: round, status: status, lastLine: process.lastErrorLine())
                 }
                 if round > 0 { seconds[side].append(run.seconds) }
                 if side == 0, let phasesPath {
@@ -104,8 +108,8 @@ public struct WholeProcessBenchmark {
     private static func failureWords(_ outcome: TimedProcess.Outcome) -> String? {
         switch outcome {
         case .exited(0): return nil
-        case let .exited(code): return "exited \(code)"
-        case let .signalled(signal): return "was killed by signal \(signal)"
+        case .exited(let code): return "exited \(code)"
+        case .signalled(let signal): return "was killed by signal \(signal)"
         }
     }
 
@@ -114,7 +118,8 @@ public struct WholeProcessBenchmark {
         var template = Array((directory + "/prores-decode-bench-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw Failure.cannotStart(command: ["mkstemp"], reason: "no temporary file in \(directory): \(String(cString: strerror(errno)))")
+            throw Failure.cannotStart(
+                command: ["mkstemp"], reason: "no temporary file in \(directory): \(String(cString: strerror(errno)))")
         }
         close(descriptor)
         return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -124,21 +129,40 @@ public struct WholeProcessBenchmark {
     /// plain words and '…' or "…" quoting (no variables, globs or escapes
     /// beyond \" and \\ inside double quotes); nil on an unclosed quote.
     public static func words(_ line: String) -> [String]? {
-        var words: [String] = [], word = "", inWord = false
+        var words: [String] = []
+        var word = ""
+        var inWord = false
         var quote: Character?
         var escaped = false
         for character in line {
-            if escaped { word.append(character); escaped = false; continue }
-            if let open = quote {
-                if character == open { quote = nil }
-                else if open == "\"" && character == "\\" { escaped = true }
-                else { word.append(character) }
+            if escaped {
+                word.append(character)
+                escaped = false
                 continue
             }
-            if character == "'" || character == "\"" { quote = character; inWord = true }
-            else if character.isWhitespace {
-                if inWord { words.append(word); word = ""; inWord = false }
-            } else { word.append(character); inWord = true }
+            if let open = quote {
+                if character == open {
+                    quote = nil
+                } else if open == "\"" && character == "\\" {
+                    escaped = true
+                } else {
+                    word.append(character)
+                }
+                continue
+            }
+            if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord {
+                    words.append(word)
+                    word = ""
+                    inWord = false
+                }
+            } else {
+                word.append(character)
+                inWord = true
+            }
         }
         if quote != nil || escaped { return nil }
         if inWord { words.append(word) }
@@ -152,33 +176,44 @@ extension WholeProcessBenchmark.Result {
 
     public var text: String {
         var text = ""
-        for (i, side) in sides.enumerated() { text += "\(Self.label(i)): \(WholeProcessBenchmark.Failure.line(side.command))\n" }
+        for (i, side) in sides.enumerated() {
+            text += "\(Self.label(i)): \(WholeProcessBenchmark.Failure.line(side.command))\n"
+        }
         for round in 0..<rounds {
-            text += "round \(round + 1):" + sides.enumerated().map { "  \(Self.label($0)) \(Self.seconds($1.seconds[round])) s" }.joined() + "\n"
+            text +=
+                "round \(round + 1):"
+                + sides.enumerated().map { "  \(Self.label($0)) \(Self.seconds($1.seconds[round])) s" }.joined() + "\n"
         }
         for (i, side) in sides.enumerated() {
-            text += "\(Self.label(i)): min \(Self.seconds(side.minimum)) s, median \(Self.seconds(side.median)) s, "
+            text +=
+                "\(Self.label(i)): min \(Self.seconds(side.minimum)) s, median \(Self.seconds(side.median)) s, "
                 + "max \(Self.seconds(side.maximum)) s over \(rounds) rounds\n"
         }
         if let ratio { text += "ratio B/A of the medians: \(JSON.number(ratio, digits: 3)) (above 1: A is faster)\n" }
-        for (i, side) in sides.enumerated() where !side.phaseRounds.isEmpty { text += RoundPhases.table(side.phaseRounds, label: Self.label(i)) }
+        for (i, side) in sides.enumerated() where !side.phaseRounds.isEmpty {
+            text += RoundPhases.table(side.phaseRounds, label: Self.label(i))
+        }
         return text
     }
 
     public var json: String {
         JSON.object([
             ("rounds", "\(rounds)"),
-            ("commands", JSON.array(sides.enumerated().map { i, side in
-                JSON.object([
-                    ("label", JSON.string(Self.label(i))),
-                    ("argv", JSON.array(side.command.map(JSON.string))),
-                    ("seconds", JSON.array(side.seconds.map { JSON.number($0, digits: 6) })),
-                    ("min", JSON.number(side.minimum, digits: 6)),
-                    ("median", JSON.number(side.median, digits: 6)),
-                    ("max", JSON.number(side.maximum, digits: 6)),
-                    ("phases_ms", side.phaseRounds.isEmpty ? "null" : JSON.array(side.phaseRounds.map(\.json))),
-                ])
-            })),
+            (
+                "commands",
+                JSON.array(
+                    sides.enumerated().map { i, side in
+                        JSON.object([
+                            ("label", JSON.string(Self.label(i))),
+                            ("argv", JSON.array(side.command.map(JSON.string))),
+                            ("seconds", JSON.array(side.seconds.map { JSON.number($0, digits: 6) })),
+                            ("min", JSON.number(side.minimum, digits: 6)),
+                            ("median", JSON.number(side.median, digits: 6)),
+                            ("max", JSON.number(side.maximum, digits: 6)),
+                            ("phases_ms", side.phaseRounds.isEmpty ? "null" : JSON.array(side.phaseRounds.map(\.json))),
+                        ])
+                    })
+            ),
             ("ratio", ratio.map { JSON.number($0, digits: 4) } ?? "null"),
         ])
     }

@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// A decode session on our CPU decoder, with the FFmpeg session's contract
 /// (`FrameDecoding`): samples in through `decode(_:)` with back-pressure,
@@ -19,8 +19,11 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
 
     /// `threads`: 0 means one per core. `packing`: frames in that packed
     /// layout instead of the native planar one.
-    public init(format: FormatDescription, threads: Int, packing: PackedLayout? = nil, outputHandler: @escaping FrameOutputHandler,
-                outputIdleHandler: OutputIdleHandler? = nil) {
+    public init(
+        format: FormatDescription, threads: Int, packing: PackedLayout? = nil,
+        outputHandler: @escaping FrameOutputHandler,
+        outputIdleHandler: OutputIdleHandler? = nil
+    ) {
         self.format = format
         let resolved = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
         decoder = ProResCPUDecoder(bitDepth: format.bitDepth, threads: resolved, packing: packing)
@@ -72,12 +75,15 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
     /// refused on their headers.
     private static func truncation(failing sample: CompressedSample) -> String? {
         guard let header = try? ProResFrameHeader(sample.bytes), sample.bytes.count >= header.minimumFrameBytes,
-              header.pictureLayoutMismatch(in: sample.bytes) == nil, header.frameSize > sample.bytes.count else { return nil }
+            header.pictureLayoutMismatch(in: sample.bytes) == nil, header.frameSize > sample.bytes.count
+        else { return nil }
         return "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)"
     }
 
     /// One sample decoded, with its status in the words of the other decoders.
-    static func frame(_ sample: CompressedSample, _ result: Result<ProResCPUDecoder.Outcome, Error>, sent: UInt64) -> DecodedFrame {
+    static func frame(_ sample: CompressedSample, _ result: Result<ProResCPUDecoder.Outcome, Error>, sent: UInt64)
+        -> DecodedFrame
+    {
         var surface: PixelBuffer?
         var codes: (Int, Int, Int)?
         var mayDiffer = false
@@ -90,7 +96,8 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
             codes = (header.colorPrimaries, header.transferCharacteristic, header.matrixCoefficients)
             var problems: [String] = []
             if header.frameSize > sample.bytes.count {
-                problems.append("truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
+                problems.append(
+                    "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
             }
             if outcome.missingSecondField { problems.append(ProResFrameHeader.missingSecondField) }
             if header.alphaIsMissing(in: sample.bytes) { problems.append(ProResFrameHeader.missingAlpha) }
@@ -101,8 +108,9 @@ public final class CPUDecodeSession: FrameDecoding, @unchecked Sendable {
         } catch {
             status = .failed(["\(error)", truncation(failing: sample)].compactMap { $0 }.joined(separator: "; "))
         }
-        return DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface, colorCodes: codes,
-                            readStart: sample.readStart, demuxNanoseconds: sample.demuxNanoseconds,
-                            decodeNanoseconds: monotonicNanoseconds() - sent, decodersMayDiffer: mayDiffer)
+        return DecodedFrame(
+            index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface, colorCodes: codes,
+            readStart: sample.readStart, demuxNanoseconds: sample.demuxNanoseconds,
+            decodeNanoseconds: monotonicNanoseconds() - sent, decodersMayDiffer: mayDiffer)
     }
 }

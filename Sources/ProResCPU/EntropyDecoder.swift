@@ -56,9 +56,12 @@ struct Codebook {
     let packed: UInt64
 
     init(_ code: Int) {
-        let switchBits = code & 3, riceOrder = code >> 5, expOrder = (code >> 2) & 7
+        let switchBits = code & 3
+        let riceOrder = code >> 5
+        let expOrder = (code >> 2) & 7
         let expOffset = ((switchBits + 1) << riceOrder) - (1 << expOrder)
-        packed = UInt64(switchBits) | UInt64(riceOrder) << 8 | UInt64(UInt8(bitPattern: Int8(expOrder - switchBits))) << 16
+        packed =
+            UInt64(switchBits) | UInt64(riceOrder) << 8 | UInt64(UInt8(bitPattern: Int8(expOrder - switchBits))) << 16
             | UInt64(UInt32(bitPattern: Int32(expOffset))) << 32
     }
 
@@ -70,7 +73,9 @@ struct Codebook {
     static let firstDC = Codebook(0xB8)
     static let dc = [0x04, 0x28, 0x28, 0x4D, 0x4D, 0x70, 0x70].map(Codebook.init)
     /// The run codebook after each previous run (0...15, 15 for every larger one).
-    static let runCodes = [0x06, 0x06, 0x05, 0x05, 0x04, 0x29, 0x29, 0x29, 0x29, 0x28, 0x28, 0x28, 0x28, 0x28, 0x28, 0x4C]
+    static let runCodes = [
+        0x06, 0x06, 0x05, 0x05, 0x04, 0x29, 0x29, 0x29, 0x29, 0x28, 0x28, 0x28, 0x28, 0x28, 0x28, 0x4C,
+    ]
     /// The level codebook after each previous level (0...9, 9 for every larger one).
     static let levelCodes = [0x04, 0x0A, 0x05, 0x06, 0x04, 0x28, 0x28, 0x28, 0x28, 0x4C]
 
@@ -88,7 +93,8 @@ struct Codebook {
         let q = (window | 1).leadingZeroBitCount
         let riceOrder = self.riceOrder
         let expGolomb = (switchBits &- q) &>> 63
-        let riceBits = q &+ riceOrder &+ 1, riceOffset = (q &- 1) &<< riceOrder
+        let riceBits = q &+ riceOrder &+ 1
+        let riceOffset = (q &- 1) &<< riceOrder
         let bits = riceBits ^ ((riceBits ^ (2 &* q &+ expMinusSwitch)) & expGolomb)
         let offset = riceOffset ^ ((riceOffset ^ expOffset) & expGolomb)
         if bits > 31 { return (0, 0) }
@@ -125,7 +131,8 @@ struct EntropyTables {
         }
         dc = copy(Codebook.dc)
         scans = copy((ProResScanOrder.progressive + ProResScanOrder.interlaced).map { UInt8(($0 & 7) << 3 | $0 >> 3) })
-        let runCodes = Codebook.runCodes, levelCodes = Codebook.levelCodes
+        let runCodes = Codebook.runCodes
+        let levelCodes = Codebook.levelCodes
         let distinctRuns = runCodes.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
         let distinctLevels = levelCodes.reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
         let runAfter = runCodes.map { code in distinctRuns.firstIndex(of: code) ?? 0 }
@@ -182,15 +189,15 @@ extension EntropyTables: @unchecked Sendable {}  // written once, at initialisat
 /// The scan orders of RDD 36 (§7.3): the natural (raster) index of each scan position.
 enum ProResScanOrder {
     static let progressive: [Int] = [
-         0,  1,  8,  9,  2,  3, 10, 11, 16, 17, 24, 25, 18, 19, 26, 27,
-         4,  5, 12, 20, 13,  6,  7, 14, 21, 28, 29, 22, 15, 23, 30, 31,
+        0, 1, 8, 9, 2, 3, 10, 11, 16, 17, 24, 25, 18, 19, 26, 27,
+        4, 5, 12, 20, 13, 6, 7, 14, 21, 28, 29, 22, 15, 23, 30, 31,
         32, 33, 40, 48, 41, 34, 35, 42, 49, 56, 57, 50, 43, 36, 37, 44,
         51, 58, 59, 52, 45, 38, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
     ]
     static let interlaced: [Int] = [
-         0,  8,  1,  9, 16, 24, 17, 25,  2, 10,  3, 11, 18, 26, 19, 27,
+        0, 8, 1, 9, 16, 24, 17, 25, 2, 10, 3, 11, 18, 26, 19, 27,
         32, 40, 33, 34, 41, 48, 56, 49, 42, 35, 43, 50, 57, 58, 51, 59,
-         4, 12,  5,  6, 13, 20, 28, 21, 14,  7, 15, 22, 29, 36, 44, 37,
+        4, 12, 5, 6, 13, 20, 28, 21, 14, 7, 15, 22, 29, 36, 44, 37,
         30, 23, 31, 38, 45, 52, 60, 53, 46, 39, 47, 54, 61, 62, 55, 63,
     ]
 }
@@ -200,8 +207,10 @@ enum EntropyDecoder {
     /// (1 << log2Blocks blocks of 64, zeroed by the caller), each block
     /// transposed (natural column × 8 + natural row). False where FFmpeg
     /// fails the slice.
-    static func decodeCoefficients(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int,
-                                   interlaced: Bool) -> Bool {
+    static func decodeCoefficients(
+        _ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int,
+        interlaced: Bool
+    ) -> Bool {
         let context = ACContext(log2Blocks: log2Blocks, interlaced: interlaced)
         guard decodeDC(&reader, into: blocks, log2Blocks: log2Blocks) else { return false }
         var stream = ACStream(reader, blocks: blocks, context: context)
@@ -216,9 +225,11 @@ enum EntropyDecoder {
     /// shift, pick the next codebook) is long and serial within a stream,
     /// and two independent chains fill each other's waits. Each stream's
     /// reads and results are exactly those it has alone.
-    static func decodeCoefficients(_ first: inout BitReader, into firstBlocks: UnsafeMutablePointer<Int16>,
-                                   _ second: inout BitReader, into secondBlocks: UnsafeMutablePointer<Int16>,
-                                   log2Blocks: Int, interlaced: Bool) -> (Bool, Bool) {
+    static func decodeCoefficients(
+        _ first: inout BitReader, into firstBlocks: UnsafeMutablePointer<Int16>,
+        _ second: inout BitReader, into secondBlocks: UnsafeMutablePointer<Int16>,
+        log2Blocks: Int, interlaced: Bool
+    ) -> (Bool, Bool) {
         let context = ACContext(log2Blocks: log2Blocks, interlaced: interlaced)
         let firstDC = decodeDC(&first, into: firstBlocks, log2Blocks: log2Blocks)
         let secondDC = decodeDC(&second, into: secondBlocks, log2Blocks: log2Blocks)
@@ -228,7 +239,8 @@ enum EntropyDecoder {
         if !secondDC { b.outcome = .failed }
         if a.outcome == .more && b.outcome == .more {
             while true {
-                let stepA = a.step(context), stepB = b.step(context)
+                let stepA = a.step(context)
+                let stepB = b.step(context)
                 if stepA != .more || stepB != .more { break }
             }
         }
@@ -240,7 +252,9 @@ enum EntropyDecoder {
     }
 
     /// The DC coefficients of every block (RDD 36 §7.1.1).
-    private static func decodeDC(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int) -> Bool {
+    private static func decodeDC(_ reader: inout BitReader, into blocks: UnsafeMutablePointer<Int16>, log2Blocks: Int)
+        -> Bool
+    {
         let tables = EntropyTables.shared
         var (bits, code) = Codebook.firstDC.decode(reader.window())
         if bits == 0 { return false }
@@ -317,7 +331,8 @@ struct ACStream {
             let shift = UInt64(64 &- ShortCodes.bits)
             let run = context.tables.shortRuns[runBook &+ Int(truncatingIfNeeded: window &>> shift)]
             let runBits = run & 31
-            let level = context.tables.shortLevels[levelBook &+ Int(truncatingIfNeeded: (window &<< UInt64(runBits)) &>> shift)]
+            let level = context.tables.shortLevels[
+                levelBook &+ Int(truncatingIfNeeded: (window &<< UInt64(runBits)) &>> shift)]
             if runBits != 0 && level & 31 != 0 {
                 position = position &+ Int(truncatingIfNeeded: (run &>> 5) & 0x7FF)
                 if position >= context.maxPosition { return finish(.failed) }
@@ -383,7 +398,9 @@ struct ACStream {
 extension EntropyDecoder {
     /// Scanned alpha (RDD 36 §7.1.2) read as FFmpeg's unpack_alpha reads
     /// it, written as samples at `depth` bits into `count` entries of `out`.
-    static func decodeAlpha(_ reader: inout BitReader, into out: UnsafeMutablePointer<UInt16>, count: Int, streamBits: Int, depth: Int) {
+    static func decodeAlpha(
+        _ reader: inout BitReader, into out: UnsafeMutablePointer<UInt16>, count: Int, streamBits: Int, depth: Int
+    ) {
         let mask = (1 << streamBits) - 1
         let shortBits = streamBits == 16 ? 7 : 4
         @inline(__always) func sample(_ alpha: Int) -> UInt16 {

@@ -59,7 +59,9 @@ struct PictureLayout {
             }
             let at = cursor
             func u8(_ offset: Int) -> Int { Int(bytes[at + offset]) }
-            guard remaining >= 8 else { throw BitstreamError("invalid picture: the picture header runs past the end of the frame") }
+            guard remaining >= 8 else {
+                throw BitstreamError("invalid picture: the picture header runs past the end of the frame")
+            }
             let headerSize = u8(0) >> 3
             guard headerSize >= 8, headerSize <= remaining else {
                 throw BitstreamError("invalid picture: picture header size \(headerSize) is invalid")
@@ -68,9 +70,11 @@ struct PictureLayout {
             guard dataSize <= remaining else {
                 throw BitstreamError("invalid picture: picture data size \(dataSize) runs past the end of the frame")
             }
-            let log2Width = u8(7) >> 4, log2Height = u8(7) & 15
+            let log2Width = u8(7) >> 4
+            let log2Height = u8(7) & 15
             guard log2Width <= 3, log2Height == 0 else {
-                throw BitstreamError("invalid picture: unsupported slice size \(1 << log2Width)x\(1 << min(log2Height, 15)) macroblocks")
+                throw BitstreamError(
+                    "invalid picture: unsupported slice size \(1 << log2Width)x\(1 << min(log2Height, 15)) macroblocks")
             }
             let count = mbHeight * ((mbWidth >> log2Width) + (mbWidth & ((1 << log2Width) - 1)).nonzeroBitCount)
             guard headerSize + count * 2 <= remaining else {
@@ -79,12 +83,18 @@ struct PictureLayout {
             if field == 0 { firstFieldLog2Width = log2Width }
             var data = at + headerSize + count * 2
             let end = at + remaining
-            var mbX = 0, mbY = 0, log2Mbs = log2Width
+            var mbX = 0
+            var mbY = 0
+            var log2Mbs = log2Width
             for slice in 0..<count {
                 let size = u8(headerSize + 2 * slice) << 8 | u8(headerSize + 2 * slice + 1)
                 while mbWidth - mbX < 1 << log2Mbs { log2Mbs -= 1 }
-                guard size >= 6 else { throw BitstreamError("invalid picture: slice \(slice) of \(size) bytes is too small") }
-                guard data + size <= end else { throw BitstreamError("invalid picture: slice \(slice) runs past the end of the frame") }
+                guard size >= 6 else {
+                    throw BitstreamError("invalid picture: slice \(slice) of \(size) bytes is too small")
+                }
+                guard data + size <= end else {
+                    throw BitstreamError("invalid picture: slice \(slice) runs past the end of the frame")
+                }
                 func h8(_ k: Int) -> Int { Int(bytes[data + k]) }
                 let sliceHeader = h8(0) >> 3
                 let rawScale = min(max(h8(1), 1), 224)
@@ -94,10 +104,12 @@ struct PictureLayout {
                 if sliceHeader > 7 { vSize = size >= 8 ? h8(6) << 8 | h8(7) : -1 }
                 let valid = vSize >= 0 && sliceHeader + ySize + uSize + vSize <= size
                 if !valid { invalidSlices += 1 }
-                slices.append(CPUSlice(dataOffset: data + sliceHeader, lumaSize: valid ? ySize : 0, cbSize: valid ? uSize : 0,
-                                       crSize: valid ? vSize : 0, alphaSize: valid ? size - ySize - uSize - vSize - sliceHeader : 0,
-                                       qscale: rawScale > 128 ? (rawScale - 96) << 2 : rawScale,
-                                       mbX: mbX, mbY: mbY, log2Mbs: log2Mbs, parity: parity, valid: valid))
+                slices.append(
+                    CPUSlice(
+                        dataOffset: data + sliceHeader, lumaSize: valid ? ySize : 0, cbSize: valid ? uSize : 0,
+                        crSize: valid ? vSize : 0, alphaSize: valid ? size - ySize - uSize - vSize - sliceHeader : 0,
+                        qscale: rawScale > 128 ? (rawScale - 96) << 2 : rawScale,
+                        mbX: mbX, mbY: mbY, log2Mbs: log2Mbs, parity: parity, valid: valid))
                 data += size
                 mbX += 1 << log2Mbs
                 if mbX == mbWidth {
@@ -114,11 +126,14 @@ struct PictureLayout {
     /// A missing second field's slices: invalid, so concealed.
     private mutating func appendConcealedField(parity: Int, log2Width: Int) {
         for mbY in 0..<mbHeight {
-            var mbX = 0, log2Mbs = log2Width
+            var mbX = 0
+            var log2Mbs = log2Width
             while mbX < mbWidth {
                 while mbWidth - mbX < 1 << log2Mbs { log2Mbs -= 1 }
-                slices.append(CPUSlice(dataOffset: 0, lumaSize: 0, cbSize: 0, crSize: 0, alphaSize: 0, qscale: 1,
-                                       mbX: mbX, mbY: mbY, log2Mbs: log2Mbs, parity: parity, valid: false))
+                slices.append(
+                    CPUSlice(
+                        dataOffset: 0, lumaSize: 0, cbSize: 0, crSize: 0, alphaSize: 0, qscale: 1,
+                        mbX: mbX, mbY: mbY, log2Mbs: log2Mbs, parity: parity, valid: false))
                 invalidSlices += 1
                 mbX += 1 << log2Mbs
             }

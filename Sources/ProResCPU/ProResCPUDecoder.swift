@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Our CPU ProRes decoder: one frame at a time, its slices spread over
 /// threads, written straight into a pooled surface of the native planar
@@ -84,8 +84,9 @@ public final class ProResCPUDecoder {
         let mbWidth = (header.width + 15) >> 4
         let rows = interlaced ? ((header.height + 31) >> 5) * 32 : ((header.height + 15) >> 4) * 16
         let format = PlanarFormat(decoding: header.chroma, bitDepth: bitDepth, alpha: header.alpha != .none)
-        return .planar(format, width: header.width, height: header.height, paddedWidth: mbWidth * 16, paddedHeight: rows,
-                       rowAlignment: 64)
+        return .planar(
+            format, width: header.width, height: header.height, paddedWidth: mbWidth * 16, paddedHeight: rows,
+            rowAlignment: 64)
     }
 
     /// Decodes one frame into a surface of the decoder's pool (one use held
@@ -104,23 +105,28 @@ public final class ProResCPUDecoder {
             prepared.append(Result { try prepare(bytes, picture: i) })
         }
         // Every frame's slice groups in one spread; a failed frame has none.
-        let outputs = prepared.map { result in (try? result.get()).map { output(surface: $0.surface, header: $0.header) } }
+        let outputs = prepared.map { result in
+            (try? result.get()).map { output(surface: $0.surface, header: $0.header) }
+        }
         let groups = frames.count * groupsPerFrame
         let decodeGroup = { (group: Int) in
-            let f = group / self.groupsPerFrame, g = group % self.groupsPerFrame
+            let f = group / self.groupsPerFrame
+            let g = group % self.groupsPerFrame
             self.damaged[group] = 0
             self.mayDiffer[group] = false
-            guard let output = outputs[f], case let .success(frame) = prepared[f] else { return }
+            guard let output = outputs[f], case .success(let frame) = prepared[f] else { return }
             // The slices go to the frame's planes, or to the group's scratch and from there to the packed surface.
-            let targets: PlaneTargets, packing: (surface: PackedTarget, scratch: SliceScratch)?
+            let targets: PlaneTargets
+            let packing: (surface: PackedTarget, scratch: SliceScratch)?
             switch output {
-            case let .planes(planes): (targets, packing) = (planes, nil)
-            case let .packed(surface):
+            case .planes(let planes): (targets, packing) = (planes, nil)
+            case .packed(let surface):
                 let scratch = self.scratches[group]
                 (targets, packing) = (scratch.targets(for: surface), (surface, scratch))
             }
-            self.damaged[group] = self.decodeSlices(frames[f], picture: f, header: frame.header, targets: targets, packing: packing,
-                                                   group: g, worker: self.workers[group])
+            self.damaged[group] = self.decodeSlices(
+                frames[f], picture: f, header: frame.header, targets: targets, packing: packing,
+                group: g, worker: self.workers[group])
             self.mayDiffer[group] = self.workers[group].takeMayDiffer()
         }
         if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
@@ -128,19 +134,23 @@ public final class ProResCPUDecoder {
             result.map { frame in
                 let concealed = (0..<groupsPerFrame).reduce(0) { $0 + damaged[f * groupsPerFrame + $1] }
                 let differs = (0..<groupsPerFrame).contains { mayDiffer[f * groupsPerFrame + $0] }
-                return Outcome(surface: frame.surface, header: frame.header, damagedSlices: concealed,
-                               missingSecondField: pictures[f].missingSecondField, decodersMayDiffer: differs)
+                return Outcome(
+                    surface: frame.surface, header: frame.header, damagedSlices: concealed,
+                    missingSecondField: pictures[f].missingSecondField, decodersMayDiffer: differs)
             }
         }
     }
 
     /// Parses frame `bytes` into `pictures[picture]` and takes its surface.
-    private func prepare(_ bytes: UnsafeRawBufferPointer, picture: Int) throws -> (header: ProResFrameHeader, surface: PixelBuffer) {
+    private func prepare(_ bytes: UnsafeRawBufferPointer, picture: Int) throws -> (
+        header: ProResFrameHeader, surface: PixelBuffer
+    ) {
         let header: ProResFrameHeader
         do { header = try ProResFrameHeader(bytes) } catch { throw BitstreamError("invalid frame header: \(error)") }
         guard bytes.count >= header.minimumFrameBytes else {
-            throw BitstreamError("invalid picture: a \(header.width)x\(header.height) frame needs at least "
-                                 + "\(header.minimumFrameBytes) bytes, this one has \(bytes.count)")
+            throw BitstreamError(
+                "invalid picture: a \(header.width)x\(header.height) frame needs at least "
+                    + "\(header.minimumFrameBytes) bytes, this one has \(bytes.count)")
         }
         try pictures[picture].parse(bytes, header: header)
         return (header, try PixelBufferPool.makeBuffer(surfaceLayout(for: header), from: &pool))
@@ -156,24 +166,30 @@ public final class ProResCPUDecoder {
     private func output(surface: PixelBuffer, header: ProResFrameHeader) -> SliceOutput {
         let layout = surface.layout
         let interlaced = header.fieldOrder != .progressive
-        if case let .packed(packed) = layout.content {
-            return .packed(PackedTarget(base: surface.baseAddress + layout.planes[0].offset, bytesPerRow: layout.planes[0].bytesPerRow,
-                                        layout: packed,
-                                        format: PlanarFormat(decoding: header.chroma, bitDepth: bitDepth, alpha: header.alpha != .none),
-                                        alphaBits: header.alpha.rawValue, width: header.width, height: header.height,
-                                        interlaced: interlaced))
+        if case .packed(let packed) = layout.content {
+            return .packed(
+                PackedTarget(
+                    base: surface.baseAddress + layout.planes[0].offset, bytesPerRow: layout.planes[0].bytesPerRow,
+                    layout: packed,
+                    format: PlanarFormat(decoding: header.chroma, bitDepth: bitDepth, alpha: header.alpha != .none),
+                    alphaBits: header.alpha.rawValue, width: header.width, height: header.height,
+                    interlaced: interlaced))
         }
-        return .planes(PlaneTargets(planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
-                                    strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: bitDepth, chroma444: header.chroma == .c444,
-                                    interlaced: interlaced, interlacedScan: interlaced, alphaBits: header.alpha.rawValue))
+        return .planes(
+            PlaneTargets(
+                planes: (0..<layout.planes.count).map { surface.plane($0).assumingMemoryBound(to: UInt16.self) },
+                strides: layout.planes.map { $0.bytesPerRow / 2 }, depth: bitDepth, chroma444: header.chroma == .c444,
+                interlaced: interlaced, interlacedScan: interlaced, alphaBits: header.alpha.rawValue))
     }
 
     /// Decodes group `group` of the parsed slices of `pictures[picture]`
     /// into `targets`: the frame's planes, or with `packing` its scratch,
     /// packed from there into the surface a pair of slices at a time.
     /// Returns how many were concealed.
-    private func decodeSlices(_ bytes: UnsafeRawBufferPointer, picture: Int, header: ProResFrameHeader, targets: PlaneTargets,
-                              packing: (surface: PackedTarget, scratch: SliceScratch)?, group: Int, worker: SliceDecoder) -> Int {
+    private func decodeSlices(
+        _ bytes: UnsafeRawBufferPointer, picture: Int, header: ProResFrameHeader, targets: PlaneTargets,
+        packing: (surface: PackedTarget, scratch: SliceScratch)?, group: Int, worker: SliceDecoder
+    ) -> Int {
         let luma = header.lumaQuantMatrix ?? Self.flatMatrix
         let chroma = header.chromaQuantMatrix ?? luma
         guard let frame = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
@@ -183,18 +199,22 @@ public final class ProResCPUDecoder {
                     var count = 0
                     var i = slices.count * group / groupsPerFrame
                     let end = slices.count * (group + 1) / groupsPerFrame
-                    let lumaMatrix = luma.baseAddress!, chromaMatrix = chroma.baseAddress!
+                    let lumaMatrix = luma.baseAddress!
+                    let chromaMatrix = chroma.baseAddress!
                     while i < end {
                         let paired = i + 1 < end && SliceDecoder.pairs(slices[i], slices[i + 1])
                         let second = paired ? slices[i + 1] : nil
                         if let packing {
-                            count += worker.decode(SliceScratch.placed(slices[i], slot: 0), second.map { SliceScratch.placed($0, slot: 1) },
-                                                   frame: frame, targets: targets, lumaMatrix: lumaMatrix, chromaMatrix: chromaMatrix)
+                            count += worker.decode(
+                                SliceScratch.placed(slices[i], slot: 0),
+                                second.map { SliceScratch.placed($0, slot: 1) },
+                                frame: frame, targets: targets, lumaMatrix: lumaMatrix, chromaMatrix: chromaMatrix)
                             packing.scratch.pack(slices[i], slot: 0, into: packing.surface)
                             if let second { packing.scratch.pack(second, slot: 1, into: packing.surface) }
                         } else {
-                            count += worker.decode(slices[i], second, frame: frame, targets: targets, lumaMatrix: lumaMatrix,
-                                                   chromaMatrix: chromaMatrix)
+                            count += worker.decode(
+                                slices[i], second, frame: frame, targets: targets, lumaMatrix: lumaMatrix,
+                                chromaMatrix: chromaMatrix)
                         }
                         i += paired ? 2 : 1
                     }

@@ -86,8 +86,10 @@ struct SliceDecoder {
     /// `frame` (followed by its padding) into `targets`. `lumaMatrix`,
     /// `chromaMatrix`: the quantisation matrices, natural order. Returns
     /// how many of the slices were damaged and concealed.
-    func decode(_ first: CPUSlice, _ second: CPUSlice?, frame: UnsafePointer<UInt8>, targets: PlaneTargets,
-                lumaMatrix: UnsafePointer<UInt8>, chromaMatrix: UnsafePointer<UInt8>) -> Int {
+    func decode(
+        _ first: CPUSlice, _ second: CPUSlice?, frame: UnsafePointer<UInt8>, targets: PlaneTargets,
+        lumaMatrix: UnsafePointer<UInt8>, chromaMatrix: UnsafePointer<UInt8>
+    ) -> Int {
         guard first.valid else {
             fill(first, targets, luma: true, cb: true, cr: true)
             return 1
@@ -102,7 +104,9 @@ struct SliceDecoder {
         let chromaLog2 = targets.chroma444 ? 2 : 1
         var damaged = 0
 
-        let luma = entropy(a, b, frame: frame, log2Blocks: first.log2Mbs + 2, targets: targets) { ($0.dataOffset, $0.lumaSize) }
+        let luma = entropy(a, b, frame: frame, log2Blocks: first.log2Mbs + 2, targets: targets) {
+            ($0.dataOffset, $0.lumaSize)
+        }
         func finishLuma(_ slot: inout SliceSlot, _ ok: Bool) {
             guard slot.alive else { return }
             if ok {
@@ -122,11 +126,15 @@ struct SliceDecoder {
         finishLuma(&a, luma.0)
         finishLuma(&b, luma.1)
         for plane in 1...2 {
-            var aChroma = a, bChroma = b
+            var aChroma = a
+            var bChroma = b
             aChroma.alive = a.alive && a.hasChroma
             bChroma.alive = b.alive && b.hasChroma
-            let decoded = entropy(aChroma, bChroma, frame: frame, log2Blocks: first.log2Mbs + chromaLog2, targets: targets) { slice in
-                plane == 1 ? (slice.dataOffset + slice.lumaSize, slice.cbSize)
+            let decoded = entropy(
+                aChroma, bChroma, frame: frame, log2Blocks: first.log2Mbs + chromaLog2, targets: targets
+            ) { slice in
+                plane == 1
+                    ? (slice.dataOffset + slice.lumaSize, slice.cbSize)
                     : (slice.dataOffset + slice.lumaSize + slice.cbSize, slice.crSize)
             }
             func finishChroma(_ slot: inout SliceSlot, decoding chroma: SliceSlot, _ ok: Bool) {
@@ -159,12 +167,17 @@ struct SliceDecoder {
         var hasChroma: Bool { slice.cbSize + slice.crSize > 0 }
     }
 
-    private func coefficients(_ slot: SliceSlot) -> UnsafeMutablePointer<Int16> { blocks + slot.index * Self.maxBlocks * 64 }
+    private func coefficients(_ slot: SliceSlot) -> UnsafeMutablePointer<Int16> {
+        blocks + slot.index * Self.maxBlocks * 64
+    }
 
-    private func matrix(_ slot: SliceSlot, chroma: Bool) -> UnsafeMutablePointer<Int16> { matrices + slot.index * 128 + (chroma ? 64 : 0) }
+    private func matrix(_ slot: SliceSlot, chroma: Bool) -> UnsafeMutablePointer<Int16> {
+        matrices + slot.index * 128 + (chroma ? 64 : 0)
+    }
 
     private func scale(_ slot: SliceSlot, lumaMatrix: UnsafePointer<UInt8>, chromaMatrix: UnsafePointer<UInt8>) {
-        let luma = matrix(slot, chroma: false), chroma = matrix(slot, chroma: true)
+        let luma = matrix(slot, chroma: false)
+        let chroma = matrix(slot, chroma: true)
         for i in 0..<64 {
             let transposed = (i & 7) << 3 | i >> 3
             luma[transposed] = Int16(truncatingIfNeeded: Int(lumaMatrix[i]) * slot.slice.qscale)
@@ -176,8 +189,10 @@ struct SliceDecoder {
     /// coefficients, the two together where both are live; `component`
     /// gives the component's offset and size. Whether each decoded (true
     /// for a slot not alive).
-    private func entropy(_ a: SliceSlot, _ b: SliceSlot, frame: UnsafePointer<UInt8>, log2Blocks: Int, targets: PlaneTargets,
-                         component: (CPUSlice) -> (offset: Int, size: Int)) -> (Bool, Bool) {
+    private func entropy(
+        _ a: SliceSlot, _ b: SliceSlot, frame: UnsafePointer<UInt8>, log2Blocks: Int, targets: PlaneTargets,
+        component: (CPUSlice) -> (offset: Int, size: Int)
+    ) -> (Bool, Bool) {
         func reader(_ slot: SliceSlot) -> BitReader {
             let (offset, size) = component(slot.slice)
             coefficients(slot).update(repeating: 0, count: 64 << log2Blocks)
@@ -185,13 +200,16 @@ struct SliceDecoder {
         }
         func single(_ slot: SliceSlot) -> Bool {
             var only = reader(slot)
-            return EntropyDecoder.decodeCoefficients(&only, into: coefficients(slot), log2Blocks: log2Blocks, interlaced: targets.interlacedScan)
+            return EntropyDecoder.decodeCoefficients(
+                &only, into: coefficients(slot), log2Blocks: log2Blocks, interlaced: targets.interlacedScan)
         }
         switch (a.alive, b.alive) {
         case (true, true):
-            var first = reader(a), second = reader(b)
-            return EntropyDecoder.decodeCoefficients(&first, into: coefficients(a), &second, into: coefficients(b), log2Blocks: log2Blocks,
-                                                     interlaced: targets.interlacedScan)
+            var first = reader(a)
+            var second = reader(b)
+            return EntropyDecoder.decodeCoefficients(
+                &first, into: coefficients(a), &second, into: coefficients(b), log2Blocks: log2Blocks,
+                interlaced: targets.interlacedScan)
         case (true, false): return (single(a), true)
         case (false, true): return (true, single(b))
         case (false, false): return (true, true)
@@ -199,15 +217,19 @@ struct SliceDecoder {
     }
 
     private func transformLuma(_ slot: SliceSlot, mbs: Int, targets: PlaneTargets) {
-        let slice = slot.slice, stride = targets.pictureStride(0)
-        let blocks = coefficients(slot), matrix = matrix(slot, chroma: false)
+        let slice = slot.slice
+        let stride = targets.pictureStride(0)
+        let blocks = coefficients(slot)
+        let matrix = matrix(slot, chroma: false)
         for mb in 0..<mbs {
             // Blocks 0 and 1 side by side, 2 and 3 below them.
             let out = targets.row(0, pictureRow: slice.mbY * 16, parity: slice.parity) + (slice.mbX + mb) * 16
             for half in 0..<2 {
                 let top = out + half * 8 * stride
-                if IntegerIDCT.put2(depth: targets.depth, blocks + (mb * 4 + half * 2) * 64, matrix: matrix, outA: top, outB: top + 8,
-                                    stride: stride) {
+                if IntegerIDCT.put2(
+                    depth: targets.depth, blocks + (mb * 4 + half * 2) * 64, matrix: matrix, outA: top, outB: top + 8,
+                    stride: stride)
+                {
                     mayDiffer.pointee = true
                 }
             }
@@ -215,19 +237,24 @@ struct SliceDecoder {
     }
 
     private func transformChroma(_ slot: SliceSlot, plane: Int, mbs: Int, chromaLog2: Int, targets: PlaneTargets) {
-        let slice = slot.slice, stride = targets.pictureStride(plane)
+        let slice = slot.slice
+        let stride = targets.pictureStride(plane)
         let mbChroma = 8 << (chromaLog2 - 1)
-        let blocks = coefficients(slot), matrix = matrix(slot, chroma: true)
+        let blocks = coefficients(slot)
+        let matrix = matrix(slot, chroma: true)
         let base = targets.row(plane, pictureRow: slice.mbY * 16, parity: slice.parity) + slice.mbX * mbChroma
         // Per macroblock, columns of two blocks: top, bottom; a column's two
         // blocks go to the transform together.
         func out(_ block: Int) -> UnsafeMutablePointer<UInt16> {
-            let mb = block >> chromaLog2, b = block & ((1 << chromaLog2) - 1)
+            let mb = block >> chromaLog2
+            let b = block & ((1 << chromaLog2) - 1)
             return base + mb * mbChroma + (b >> 1) * 8 + (b & 1) * 8 * stride
         }
         for block in Swift.stride(from: 0, to: mbs << chromaLog2, by: 2) {
-            if IntegerIDCT.put2(depth: targets.depth, blocks + block * 64, matrix: matrix, outA: out(block), outB: out(block + 1),
-                                stride: stride) {
+            if IntegerIDCT.put2(
+                depth: targets.depth, blocks + block * 64, matrix: matrix, outA: out(block), outB: out(block + 1),
+                stride: stride)
+            {
                 mayDiffer.pointee = true
             }
         }
@@ -238,20 +265,22 @@ struct SliceDecoder {
             fillRect(slice, targets, plane: 3, width: 16 << slice.log2Mbs, value: targets.fillAlpha)
             return
         }
-        let count = 256 << slice.log2Mbs, width = 16 << slice.log2Mbs
+        let count = 256 << slice.log2Mbs
+        let width = 16 << slice.log2Mbs
         let start = frame + slice.dataOffset + slice.lumaSize + slice.cbSize + slice.crSize
         var reader = BitReader(start, bytes: slice.alphaSize)
-        EntropyDecoder.decodeAlpha(&reader, into: alpha, count: count, streamBits: targets.alphaBits == 2 ? 16 : 8, depth: targets.depth)
+        EntropyDecoder.decodeAlpha(
+            &reader, into: alpha, count: count, streamBits: targets.alphaBits == 2 ? 16 : 8, depth: targets.depth)
         let stride = targets.pictureStride(3)
         let base = targets.row(3, pictureRow: slice.mbY * 16, parity: slice.parity) + slice.mbX * 16
         for y in 0..<16 { (base + y * stride).update(from: alpha + y * width, count: width) }
     }
 
-
     /// Conceals the components from the first failed one on: luma (and so
     /// everything), or chroma from Cb or from Cr; alpha with any of them.
     private func fill(_ slice: CPUSlice, _ targets: PlaneTargets, luma: Bool, cb: Bool, cr: Bool) {
-        let width = 16 << slice.log2Mbs, chromaWidth = targets.chroma444 ? width : width / 2
+        let width = 16 << slice.log2Mbs
+        let chromaWidth = targets.chroma444 ? width : width / 2
         if luma { fillRect(slice, targets, plane: 0, width: width, value: targets.fillLuma) }
         if cb { fillRect(slice, targets, plane: 1, width: chromaWidth, value: targets.fillChroma) }
         if cr { fillRect(slice, targets, plane: 2, width: chromaWidth, value: targets.fillChroma) }

@@ -24,9 +24,10 @@ struct SliceScratch {
     /// Targets over the scratch for slices of `surface`'s frame: the
     /// scratch's own rows, one after the other, in the frame's scan order.
     func targets(for surface: PackedTarget) -> PlaneTargets {
-        PlaneTargets(planes: (0..<4).map(plane), strides: [Int](repeating: Self.width, count: 4), depth: surface.format.bitDepth,
-                     chroma444: surface.format.chroma == .c444, interlaced: false, interlacedScan: surface.interlaced,
-                     alphaBits: surface.alphaBits)
+        PlaneTargets(
+            planes: (0..<4).map(plane), strides: [Int](repeating: Self.width, count: 4), depth: surface.format.bitDepth,
+            chroma444: surface.format.chroma == .c444, interlaced: false, interlacedScan: surface.interlaced,
+            alphaBits: surface.alphaBits)
     }
 
     /// `slice` placed in the scratch's slot `slot`: first macroblock row,
@@ -54,9 +55,10 @@ struct SliceScratch {
             let row = surface.interlaced ? pictureRow * 2 + slice.parity : pictureRow
             guard row < surface.height else { break }
             let at = y * Self.width
-            FramePacker.packRow(surface.layout, surface.format, into: surface.row(row) + offset, y: plane(0) + at + column,
-                                cb: plane(1) + at + chromaColumn, cr: plane(2) + at + chromaColumn,
-                                alpha: surface.format.hasAlpha ? plane(3) + at + column : nil, width: width)
+            FramePacker.packRow(
+                surface.layout, surface.format, into: surface.row(row) + offset, y: plane(0) + at + column,
+                cb: plane(1) + at + chromaColumn, cr: plane(2) + at + chromaColumn,
+                alpha: surface.format.hasAlpha ? plane(3) + at + column : nil, width: width)
         }
     }
 }

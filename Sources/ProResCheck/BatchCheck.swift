@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// Checks a list of files, `jobs` at a time, and hands back the results in
@@ -74,12 +74,14 @@ public final class BatchCheck: @unchecked Sendable {
     }
 
     public var threadsPerFile: Int {
-        options.threadsPerFile > 0 ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
+        options.threadsPerFile > 0
+            ? options.threadsPerFile : max(1, ProcessInfo.processInfo.activeProcessorCount / max(1, jobs))
     }
 
     /// What decodes: "cpu" (ours), "ffmpeg", or the GPU decoder and its devices.
     public var decoderDescription: String {
-        devices.isEmpty ? options.decoder.cpuDecoderName : "gpu (" + devices.map(\.context.info.name).joined(separator: ", ") + ")"
+        devices.isEmpty
+            ? options.decoder.cpuDecoderName : "gpu (" + devices.map(\.context.info.name).joined(separator: ", ") + ")"
     }
 
     /// Stops every file being checked and starts no more; `run()` then
@@ -96,7 +98,8 @@ public final class BatchCheck: @unchecked Sendable {
     /// one device (no list, not `all`), one file at a time, no previews
     /// (they need the device before the first frame).
     private var handsOverFirstFile: Bool {
-        options.decoder.choice == .auto && options.jobs <= 1 && options.previews == nil && options.decoder.device != DecoderSelection.allDevices
+        options.decoder.choice == .auto && options.jobs <= 1 && options.previews == nil
+            && options.decoder.device != DecoderSelection.allDevices
             && DecoderSelection.deviceList(options.decoder.device) == nil && !inputs.isEmpty
     }
 
@@ -114,14 +117,17 @@ public final class BatchCheck: @unchecked Sendable {
         // Several workers take files in any order: none waits for file 0 in particular.
         if firstOpened == nil, options.jobs <= 1 { firstOpened = openAhead(0) }
         if options.decoder.choice == .auto {
-            let selection = options.decoder, maker = automaticDeviceMaker
-            let starting = devicesStarting ?? Deferred("prores-decode.device-setup") { () -> (devices: [GPUDevice], reason: String?) in
-                return Trace.span("device made") { () -> (devices: [GPUDevice], reason: String?) in
-                    if let maker { return maker() }
-                    let found = selection.automaticDevices()
-                    return (found.devices, found.reason)
+            let selection = options.decoder
+            let maker = automaticDeviceMaker
+            let starting =
+                devicesStarting
+                ?? Deferred("prores-decode.device-setup") { () -> (devices: [GPUDevice], reason: String?) in
+                    return Trace.span("device made") { () -> (devices: [GPUDevice], reason: String?) in
+                        if let maker { return maker() }
+                        let found = selection.automaticDevices()
+                        return (found.devices, found.reason)
+                    }
                 }
-            }
             guard waitingForThem || !handsOverFirstFile else {
                 devicesStarting = starting
                 return
@@ -153,7 +159,8 @@ public final class BatchCheck: @unchecked Sendable {
         let group = DispatchGroup()
         var feeds: [DeviceFeed] = []
         for worker in 0..<workers {
-            let feed = DeviceFeed(device: devices.isEmpty ? nil : devices[worker % devices.count], sharesSession: sharesSessions)
+            let feed = DeviceFeed(
+                device: devices.isEmpty ? nil : devices[worker % devices.count], sharesSession: sharesSessions)
             feed.lanes?.streamOpened = sharedStreamOpened
             feeds.append(feed)
             // One file at a time on a device: the next one opens and starts
@@ -164,8 +171,9 @@ public final class BatchCheck: @unchecked Sendable {
             // while the first one's is still on the device.
             for _ in 0..<(feed.lanes == nil ? 1 : 2) {
                 group.enter()
-                startWorkerThread("prores-decode.check", stackSize: 8 << 20, { [self] in work(feed, opensAhead: opensAhead) },
-                                  finished: group.leave)
+                startWorkerThread(
+                    "prores-decode.check", stackSize: 8 << 20, { [self] in work(feed, opensAhead: opensAhead) },
+                    finished: group.leave)
             }
         }
         firstOpened = nil
@@ -178,10 +186,13 @@ public final class BatchCheck: @unchecked Sendable {
         // those files again, alone, for a reason that is truly theirs. A
         // file whose shared decode session failed is checked again alone too.
         for index in inputs.indices where !isInterrupted {
-            let again = results[index]?.failedWithSharedDecoder == true || (workers > 1 && results[index]?.failedToOpen == true)
+            let again =
+                results[index]?.failedWithSharedDecoder == true || (workers > 1 && results[index]?.failedToOpen == true)
             guard again else { continue }
             filesCheckedAgain += 1
-            store(index, try? checkOne(index, feed: DeviceFeed(device: devicesUsed[index], sharesSession: false)), final: true)
+            store(
+                index, try? checkOne(index, feed: DeviceFeed(device: devicesUsed[index], sharesSession: false)),
+                final: true)
         }
         waitForStoppedRuns()
         if isInterrupted { throw ProResDecodeError.interrupted }
@@ -198,7 +209,9 @@ public final class BatchCheck: @unchecked Sendable {
         lock.lock()
         next = 1
         lock.unlock()
-        let device = Deferred("prores-decode.first-file-device") { () throws -> GPUDevice? in try starting.get().devices.first }
+        let device = Deferred("prores-decode.first-file-device") { () throws -> GPUDevice? in
+            try starting.get().devices.first
+        }
         let feed = DeviceFeed(device: nil, sharesSession: false)
         let opened = firstOpened
         // The second file opens while the first is checked.
@@ -207,7 +220,9 @@ public final class BatchCheck: @unchecked Sendable {
         // Unless --threads says: the decode's default, half the cores for the
         // CPU decoder while the other half makes the device and reads ahead.
         let threads = options.threadsPerFile > 0 ? options.threadsPerFile : 0
-        let result = try Trace.span("file checked") { try checkOne(0, feed: feed, opened: opened, deviceStarting: device, threads: threads) }
+        let result = try Trace.span("file checked") {
+            try checkOne(0, feed: feed, opened: opened, deviceStarting: device, threads: threads)
+        }
         store(0, result, final: true)
         waitForStoppedRuns()
     }
@@ -254,14 +269,20 @@ public final class BatchCheck: @unchecked Sendable {
             // The turn first, then the file: a device's files feed in list order.
             let turn = feed.takeTurn()
             lock.lock()
-            guard !interrupted, next < inputs.count else { lock.unlock(); turn.end(); return }
+            guard !interrupted, next < inputs.count else {
+                lock.unlock()
+                turn.end()
+                return
+            }
             let index = next
             next += 1
             devicesUsed[index] = feed.device
             lock.unlock()
             let opened = feed.ahead?.index == index ? feed.ahead?.source : nil
             feed.ahead = opensAhead ? openAhead(index + 1).map { (index + 1, $0) } : nil
-            let result = try? Trace.span("file checked") { try checkOne(index, feed: feed, opened: opened, inputEnded: turn.end) }
+            let result = try? Trace.span("file checked") {
+                try checkOne(index, feed: feed, opened: opened, inputEnded: turn.end)
+            }
             turn.end()
             guard let result else { return }
             store(index, result, final: !(retryOpenFailures && result.failedToOpen) && !result.failedWithSharedDecoder)
@@ -274,8 +295,12 @@ public final class BatchCheck: @unchecked Sendable {
     /// its first batch took a few more, with the GPU idle.
     private func openAhead(_ index: Int) -> Deferred<SampleSource>? {
         // A URL opens in its own check, where the tries it took are recorded.
-        guard index < inputs.count, inputs[index].problem == nil, !CheckInput.isURL(inputs[index].location) else { return nil }
-        let path = inputs[index].path, location = inputs[index].location, prefetches = options.sample == nil
+        guard index < inputs.count, inputs[index].problem == nil, !CheckInput.isURL(inputs[index].location) else {
+            return nil
+        }
+        let path = inputs[index].path
+        let location = inputs[index].location
+        let prefetches = options.sample == nil
         return Deferred("prores-decode.open-ahead") {
             try FFmpegLog.withContext(path) {
                 let source = try openSampleSource(location)
@@ -286,9 +311,11 @@ public final class BatchCheck: @unchecked Sendable {
     }
 
     /// Nil only when interrupted.
-    private func checkOne(_ index: Int, feed: DeviceFeed, opened: Deferred<SampleSource>? = nil,
-                          inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil,
-                          threads: Int? = nil) throws -> FileCheckResult {
+    private func checkOne(
+        _ index: Int, feed: DeviceFeed, opened: Deferred<SampleSource>? = nil,
+        inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil,
+        threads: Int? = nil
+    ) throws -> FileCheckResult {
         let cancellation = CheckCancellation(timeout: options.timeout, after: feed.last)
         feed.last = cancellation
         let id = ObjectIdentifier(cancellation)
@@ -307,8 +334,9 @@ public final class BatchCheck: @unchecked Sendable {
         decoder.shared = feed.device
         decoder.lanes = feed.lanes
         if feed.device == nil && !decoder.choice.isCPU && deviceStarting == nil { decoder.choice = .cpu }
-        return try FileChecker.check(inputs[index], options: options, decoder: decoder, threads: threads ?? threadsPerFile,
-                                     cancellation: cancellation, opened: opened, inputEnded: inputEnded, deviceStarting: deviceStarting)
+        return try FileChecker.check(
+            inputs[index], options: options, decoder: decoder, threads: threads ?? threadsPerFile,
+            cancellation: cancellation, opened: opened, inputEnded: inputEnded, deviceStarting: deviceStarting)
     }
 
     private func store(_ index: Int, _ result: FileCheckResult?, final isFinal: Bool) {

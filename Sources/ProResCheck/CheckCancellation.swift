@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 import ProResPipeline
 
@@ -76,7 +76,8 @@ final class CheckCancellation: @unchecked Sendable {
 
     /// The file's own seconds since `started`; the caller holds `lock`.
     private func ownSeconds(since started: UInt64) -> Double {
-        let waited = waits.nanoseconds - waitedBeforeStart, passed = monotonicNanoseconds() - started
+        let waited = waits.nanoseconds - waitedBeforeStart
+        let passed = monotonicNanoseconds() - started
         return Double(passed - min(waited, passed)) / 1e9
     }
 
@@ -121,14 +122,17 @@ final class CheckCancellation: @unchecked Sendable {
     func run(_ run: DecodeRun, label: String, cpus: [Int]?, grace: Double = 0.1) throws -> DecodeRun.Report {
         let done = DispatchSemaphore(value: 0)
         let outcome = Outcome()
-        startWorkerThread("prores-decode.check-run", stackSize: 8 << 20, { [self] in
-            if let cpus { _ = pinCurrentThread(to: cpus) }
-            outcome.set(Result { try SharedWaits.charging(waits) { try FFmpegLog.withContext(label) { try run.run() } } })
-            lock.lock()
-            let leftBehind = detached
-            lock.unlock()
-            if leftBehind { end() }
-        }, finished: { done.signal() })
+        startWorkerThread(
+            "prores-decode.check-run", stackSize: 8 << 20,
+            { [self] in
+                if let cpus { _ = pinCurrentThread(to: cpus) }
+                outcome.set(
+                    Result { try SharedWaits.charging(waits) { try FFmpegLog.withContext(label) { try run.run() } } })
+                lock.lock()
+                let leftBehind = detached
+                lock.unlock()
+                if leftBehind { end() }
+            }, finished: { done.signal() })
         while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
             guard reason != nil else { continue }
             if done.wait(timeout: .now() + grace) == .success { break }
@@ -151,13 +155,17 @@ final class CheckCancellation: @unchecked Sendable {
     /// wait for it.
     /// The thread is pinned to `cpus`, as the checking thread is: what the
     /// open allocates is first touched on the device's node.
-    func bounded<T>(label: String, cpus: [Int]?, grace: Double = 0.1, _ body: @escaping @Sendable () throws -> T) throws -> T {
+    func bounded<T>(label: String, cpus: [Int]?, grace: Double = 0.1, _ body: @escaping @Sendable () throws -> T) throws
+        -> T
+    {
         let done = DispatchSemaphore(value: 0)
         let outcome = Handed<T>()
-        startWorkerThread("prores-decode.check-open", {
-            if let cpus { _ = pinCurrentThread(to: cpus) }
-            outcome.set(Result { try FFmpegLog.withContext(label) { try body() } })
-        }, finished: { done.signal() })
+        startWorkerThread(
+            "prores-decode.check-open",
+            {
+                if let cpus { _ = pinCurrentThread(to: cpus) }
+                outcome.set(Result { try FFmpegLog.withContext(label) { try body() } })
+            }, finished: { done.signal() })
         while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
             guard reason != nil else { continue }
             if done.wait(timeout: .now() + grace) == .success { break }
@@ -171,7 +179,11 @@ final class CheckCancellation: @unchecked Sendable {
         // @unchecked: `result` is touched only under `lock`.
         private let lock = NSLock()
         private var result: Result<T, Error>?
-        func set(_ value: Result<T, Error>) { lock.lock(); result = value; lock.unlock() }
+        func set(_ value: Result<T, Error>) {
+            lock.lock()
+            result = value
+            lock.unlock()
+        }
         func get() throws -> T {
             lock.lock()
             defer { lock.unlock() }
@@ -198,7 +210,10 @@ final class CheckCancellation: @unchecked Sendable {
 
     private func end() {
         lock.lock()
-        guard !ended else { lock.unlock(); return }
+        guard !ended else {
+            lock.unlock()
+            return
+        }
         ended = true
         let waiting = afterEnd
         afterEnd = []
@@ -221,8 +236,16 @@ final class CheckCancellation: @unchecked Sendable {
     private final class Outcome: @unchecked Sendable {
         private let lock = NSLock()
         private var result: Result<DecodeRun.Report, Error>?
-        func set(_ value: Result<DecodeRun.Report, Error>) { lock.lock(); result = value; lock.unlock() }
-        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return result != nil }
+        func set(_ value: Result<DecodeRun.Report, Error>) {
+            lock.lock()
+            result = value
+            lock.unlock()
+        }
+        var isSet: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return result != nil
+        }
         /// Called once the run's thread has finished, so `result` is set.
         func get() throws -> DecodeRun.Report {
             lock.lock()

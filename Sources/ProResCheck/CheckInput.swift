@@ -1,6 +1,6 @@
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
 
 /// One file `check` looks at, or one argument that named nothing checkable.
@@ -32,7 +32,10 @@ public struct CheckInput: Hashable, Sendable {
     /// that the run did not find: `GoldenCoverage`).
     public let problemFails: Bool
 
-    public init(path: String, key: String, problem: String? = nil, found: Bool = false, location: String? = nil, problemFails: Bool = false) {
+    public init(
+        path: String, key: String, problem: String? = nil, found: Bool = false, location: String? = nil,
+        problemFails: Bool = false
+    ) {
         self.path = path
         self.key = key
         self.problem = problem

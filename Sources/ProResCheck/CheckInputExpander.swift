@@ -1,9 +1,9 @@
 import Foundation
-import Glibc
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import Glibc
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// Turns `check`'s PATH arguments into a sorted list of files: a file stands
@@ -40,7 +40,9 @@ public enum CheckInputExpander {
             return [CheckInput(path: argument, key: argument, problem: "no such file")]
         }
         let matches = glob(argument)
-        if matches.isEmpty { return [CheckInput(path: argument, key: argument, problem: "no file matches this pattern")] }
+        if matches.isEmpty {
+            return [CheckInput(path: argument, key: argument, problem: "no file matches this pattern")]
+        }
         let root = globRoot(argument)
         return matches.flatMap { expandExisting($0, keyPrefix: tidy(String($0.dropFirst(root.count)))) }
     }
@@ -66,7 +68,9 @@ public enum CheckInputExpander {
         var files: [CheckInput] = []
         walk(directory: path, relative: "", visited: &visited, into: &files)
         if let keyPrefix, !keyPrefix.isEmpty {
-            files = files.map { CheckInput(path: $0.path, key: keyPrefix + "/" + $0.key, problem: $0.problem, found: true) }
+            files = files.map {
+                CheckInput(path: $0.path, key: keyPrefix + "/" + $0.key, problem: $0.problem, found: true)
+            }
         }
         if files.isEmpty {
             return [CheckInput(path: path, key: path, problem: "directory holds no files to check")]
@@ -74,7 +78,9 @@ public enum CheckInputExpander {
         return files
     }
 
-    private static func walk(directory: String, relative: String, visited: inout Set<[UInt64]>, into files: inout [CheckInput]) {
+    private static func walk(
+        directory: String, relative: String, visited: inout Set<[UInt64]>, into files: inout [CheckInput]
+    ) {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         guard let names = Directories.names(base + relative) else {
             files.append(CheckInput(path: base + relative, key: relative, problem: "cannot list the directory"))
@@ -100,7 +106,8 @@ public enum CheckInputExpander {
 
     /// Only regular files are opened: a FIFO or device could block forever.
     private static func entry(path: String, key: String, mode: mode_t, found: Bool = false) -> CheckInput {
-        mode & S_IFMT == S_IFREG ? CheckInput(path: path, key: key, found: found)
+        mode & S_IFMT == S_IFREG
+            ? CheckInput(path: path, key: key, found: found)
             : CheckInput(path: path, key: key, problem: "not a regular file", found: found)
     }
 

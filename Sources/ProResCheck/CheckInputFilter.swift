@@ -30,9 +30,13 @@ public struct CheckInputFilter: Sendable {
         var outcome = Outcome()
         for input in inputs {
             // A file the golden file lists but the run did not find is filtered by its key as if found.
-            guard input.found, input.problem == nil || input.problemFails else { outcome.kept.append(input); continue }
+            guard input.found, input.problem == nil || input.problemFails else {
+                outcome.kept.append(input)
+                continue
+            }
             if !include.isEmpty && !include.contains(where: { $0.matches(key: input.key) })
-                || exclude.contains(where: { $0.matches(key: input.key) }) {
+                || exclude.contains(where: { $0.matches(key: input.key) })
+            {
                 outcome.excluded += 1
             } else if Self.isSidecar(input.key) {
                 outcome.sidecars.append(input.key)

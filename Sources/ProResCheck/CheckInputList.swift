@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// `check --list FILE|-`: the files to check, one path or http(s) URL a
 /// line, as a database query or `aws s3 ls` prints them.
@@ -26,10 +26,10 @@ public enum CheckInputList {
 
         public var description: String {
             switch self {
-            case let .unreadable(reason): return reason
-            case let .notAFile(kind): return "\(kind), not a file of paths"
+            case .unreadable(let reason): return reason
+            case .notAFile(let kind): return "\(kind), not a file of paths"
             case .tooLarge: return "larger than \(maximumBytes >> 20) MiB"
-            case let .lineTooLong(line): return "line \(line) is longer than \(maximumLineBytes) bytes"
+            case .lineTooLong(let line): return "line \(line) is longer than \(maximumLineBytes) bytes"
             }
         }
     }
@@ -51,7 +51,9 @@ public enum CheckInputList {
     /// never a directory or a device (which could be endless or block).
     public static func read(_ path: String) throws -> [String] {
         let fd = path == "-" ? STDIN_FILENO : PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw Problem.unreadable(errno == ENOENT ? "no such file" : String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            throw Problem.unreadable(errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
+        }
         defer { if fd != STDIN_FILENO { close(fd) } }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Problem.unreadable(String(cString: strerror(errno))) }

@@ -1,7 +1,7 @@
 import Foundation
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
 
 /// How `check` looks at each file.
@@ -36,9 +36,11 @@ public struct CheckOptions: Sendable {
 
     public static let defaultTimeout = 600.0
 
-    public init(sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],
-                golden: GoldenFile? = nil, threadsPerFile: Int = 0, previews: PreviewOptions? = nil,
-                decoder: DecoderSelection = .init(choice: .cpu), keepsFrameSeries: Bool = false) {
+    public init(
+        sample: Int? = nil, jobs: Int = 1, timeout: Double = CheckOptions.defaultTimeout, rules: [ExpectRule] = [],
+        golden: GoldenFile? = nil, threadsPerFile: Int = 0, previews: PreviewOptions? = nil,
+        decoder: DecoderSelection = .init(choice: .cpu), keepsFrameSeries: Bool = false
+    ) {
         self.sample = sample
         self.jobs = jobs
         self.timeout = timeout

@@ -1,7 +1,7 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// The JSON report of a check run:
@@ -30,7 +30,10 @@ public enum CheckReport {
     public static func filesDigest(_ lines: [[UInt8]]) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(lines.reduce(0) { $0 + $1.count + 1 })
-        for line in lines { bytes += line; bytes.append(0x0A) }
+        for line in lines {
+            bytes += line
+            bytes.append(0x0A)
+        }
         return "blake3:" + bytes.withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex }
     }
 
@@ -49,8 +52,22 @@ public enum CheckReport {
             ("reason", r.problems.first.map(JSON.string) ?? "null"),
             ("frames", "\(r.framesDecoded)"),
             ("sampled", r.sampled.map { JSON.array($0.map(String.init)) } ?? "null"),
-            ("errors", JSON.array(r.errors.map { JSON.object([("frame", $0.frame.map(String.init) ?? "null"), ("reason", JSON.string($0.reason))]) })),
-            ("failed_rules", JSON.array(r.failedRules.map { JSON.object([("rule", JSON.string($0.rule)), ("actual", JSON.string($0.actual))]) })),
+            (
+                "errors",
+                JSON.array(
+                    r.errors.map {
+                        JSON.object([
+                            ("frame", $0.frame.map(String.init) ?? "null"), ("reason", JSON.string($0.reason)),
+                        ])
+                    })
+            ),
+            (
+                "failed_rules",
+                JSON.array(
+                    r.failedRules.map {
+                        JSON.object([("rule", JSON.string($0.rule)), ("actual", JSON.string($0.actual))])
+                    })
+            ),
             ("golden", r.golden?.json ?? "null"),
             ("format", r.format.map(format) ?? "null"),
             ("stats", stats),
@@ -59,9 +76,14 @@ public enum CheckReport {
         if let previews = r.previews { fields.append(("previews", previews.json)) }
         // Only where a frame's description changes mid-clip: the first frame of each new run.
         if !r.descriptionChanges.isEmpty {
-            fields.append(("description_changes", JSON.array(r.descriptionChanges.map {
-                JSON.object([("frame", "\($0.frame)"), ("changed", JSON.string($0.what))])
-            })))
+            fields.append(
+                (
+                    "description_changes",
+                    JSON.array(
+                        r.descriptionChanges.map {
+                            JSON.object([("frame", "\($0.frame)"), ("changed", JSON.string($0.what))])
+                        })
+                ))
         }
         // Only where a frame may decode otherwise in FFmpeg's x86 decoder,
         // or a golden hash of another decoder was excused there: warnings.

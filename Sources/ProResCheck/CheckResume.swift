@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// `check --resume PREVIOUS.json`: the verdicts of an earlier report that
 /// still hold. A file is carried over, not decoded again, when the earlier
@@ -19,10 +19,13 @@ public struct CheckResume: Sendable {
         var byKey: [String: (ShardReport.File, FileSource)] = [:]
         for file in previous.files where file.status != .error {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(file.line.utf8))) as? [String: Any],
-                  let source = object["source"] as? [String: Any] else { continue }
-            let recorded = FileSource(size: (source["size"] as? NSNumber)?.int64Value, modifiedNanoseconds: (source["mtime_ns"] as? NSNumber)?.int64Value,
-                                      etag: source["etag"] as? String, lastModified: source["last_modified"] as? String,
-                                      length: (source["length"] as? NSNumber)?.int64Value)
+                let source = object["source"] as? [String: Any]
+            else { continue }
+            let recorded = FileSource(
+                size: (source["size"] as? NSNumber)?.int64Value,
+                modifiedNanoseconds: (source["mtime_ns"] as? NSNumber)?.int64Value,
+                etag: source["etag"] as? String, lastModified: source["last_modified"] as? String,
+                length: (source["length"] as? NSNumber)?.int64Value)
             guard recorded != FileSource() else { continue }
             byKey[file.key] = (file, recorded)
         }
@@ -31,7 +34,9 @@ public struct CheckResume: Sendable {
 
     /// The earlier verdict on `input`, its line marked `"carried":true`; nil to check it.
     public func carried(_ input: CheckInput) -> ShardReport.File? {
-        guard input.problem == nil, let (file, source) = byKey[PathBytes.reportText(input.key)], FileSource.of(input) == source else { return nil }
+        guard input.problem == nil, let (file, source) = byKey[PathBytes.reportText(input.key)],
+            FileSource.of(input) == source
+        else { return nil }
         return file.markedCarried()
     }
 }
@@ -42,7 +47,8 @@ extension ShardReport.File {
         let status = ",\"status\":\"\(self.status.rawValue)\""
         let plain = line.replacingOccurrences(of: status + ",\"carried\":true", with: status)
         guard let range = plain.range(of: status) else { return self }
-        return ShardReport.File(line: plain.replacingCharacters(in: range, with: status + ",\"carried\":true"), path: path, key: key,
-                                status: self.status, seconds: seconds, previewBase: previewBase)
+        return ShardReport.File(
+            line: plain.replacingCharacters(in: range, with: status + ",\"carried\":true"), path: path, key: key,
+            status: self.status, seconds: seconds, previewBase: previewBase)
     }
 }

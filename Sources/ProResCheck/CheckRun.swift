@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// What makes shard reports parts of one run, recorded in each JSON report
 /// (`"run"`) so that `merge` can prove it joins the parts of one check: the
@@ -38,16 +38,21 @@ public struct CheckRun: Sendable, Equatable {
     public static func digest(keys: [String]) -> String {
         let sorted = ByteOrder.sorted(keys, by: \.self)
         var bytes: [UInt8] = []
-        for path in sorted { bytes += path.utf8; bytes.append(0x0A) }
+        for path in sorted {
+            bytes += path.utf8
+            bytes.append(0x0A)
+        }
         return "blake3:" + bytes.withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex }
     }
 
     public var json: String {
-        JSON.object([("options", JSON.string(options)), ("inputs", "\(inputs)"), ("inputs_digest", JSON.string(inputsDigest)),
-                     ("shard_count", "\(shard?.count ?? 1)"), ("shard_index", "\(shard?.index ?? 1)"),
-                     ("shard_scheme", JSON.string(CheckShard.scheme)),
-                     ("shard_source", shardSource.map(JSON.string) ?? "null"),
-                     ("golden", goldenPath.map { JSON.string(PathBytes.reportText($0)) } ?? "null")])
+        JSON.object([
+            ("options", JSON.string(options)), ("inputs", "\(inputs)"), ("inputs_digest", JSON.string(inputsDigest)),
+            ("shard_count", "\(shard?.count ?? 1)"), ("shard_index", "\(shard?.index ?? 1)"),
+            ("shard_scheme", JSON.string(CheckShard.scheme)),
+            ("shard_source", shardSource.map(JSON.string) ?? "null"),
+            ("golden", goldenPath.map { JSON.string(PathBytes.reportText($0)) } ?? "null"),
+        ])
     }
 }
 
@@ -60,9 +65,14 @@ enum ByteOrder {
         return keyed.sorted { a, b in
             let common = min(a.bytes.count, b.bytes.count)
             // An empty array may have no base address: nothing to compare then.
-            let order = common == 0 ? 0 : a.bytes.withUnsafeBufferPointer { x in
-                b.bytes.withUnsafeBufferPointer { y in x.baseAddress.flatMap { p in y.baseAddress.map { memcmp(p, $0, common) } } ?? 0 }
-            }
+            let order =
+                common == 0
+                ? 0
+                : a.bytes.withUnsafeBufferPointer { x in
+                    b.bytes.withUnsafeBufferPointer { y in
+                        x.baseAddress.flatMap { p in y.baseAddress.map { memcmp(p, $0, common) } } ?? 0
+                    }
+                }
             return order != 0 ? order < 0 : a.bytes.count < b.bytes.count
         }.map(\.item)
     }

@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResOptions
 
 /// `--shard I/N`: the I-th of N disjoint slices of the file list, so N
@@ -32,7 +32,8 @@ public struct CheckShard: Hashable, Sendable, CustomStringConvertible {
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = PlainNumber.integer(parts[0], in: 1...Self.maximumCount),
-              let count = PlainNumber.integer(parts[1], in: 1...Self.maximumCount) else { return nil }
+            let count = PlainNumber.integer(parts[1], in: 1...Self.maximumCount)
+        else { return nil }
         self.init(index: index, count: count)
     }
 

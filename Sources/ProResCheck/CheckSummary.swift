@@ -1,7 +1,7 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// The totals of a check run.
@@ -46,9 +46,12 @@ public struct CheckSummary: Sendable {
     }
 
     public var json: String {
-        JSON.object([("files", "\(files)"), ("passed", "\(passed)"), ("failed", "\(failed)"), ("errors", "\(errors)"),
-                     ("shard", shard.map { JSON.string($0.description) } ?? "null"),
-                     ("sample", sample.map(String.init) ?? "null"),
-                     ("seconds", JSON.number(seconds, digits: 3))] + (interrupted ? [("interrupted", "true")] : []))
+        JSON.object(
+            [
+                ("files", "\(files)"), ("passed", "\(passed)"), ("failed", "\(failed)"), ("errors", "\(errors)"),
+                ("shard", shard.map { JSON.string($0.description) } ?? "null"),
+                ("sample", sample.map(String.init) ?? "null"),
+                ("seconds", JSON.number(seconds, digits: 3)),
+            ] + (interrupted ? [("interrupted", "true")] : []))
     }
 }

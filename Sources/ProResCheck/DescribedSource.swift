@@ -38,7 +38,8 @@ extension DescribedSource {
     /// ones when its length is unknown), read without decoding: how `info`
     /// looks for a change. A frame that cannot be reached ends the look.
     public static func sample(_ source: SampleSource, samples: Int = 64) -> DescriptionRuns {
-        let frames = source.format.frameCount.map { FrameSampling.indices(count: $0, samples: samples) } ?? Array(0..<samples)
+        let frames =
+            source.format.frameCount.map { FrameSampling.indices(count: $0, samples: samples) } ?? Array(0..<samples)
         let described = DescribedSource(SampledSource(source, frames: frames))
         while (try? described.nextSample()) ?? nil != nil {}
         return described.runs
@@ -48,8 +49,11 @@ extension DescribedSource {
     /// when the frame before was seen too, else "between frames 3 and 9".
     public static func changeNotes(_ runs: DescriptionRuns) -> [String] {
         zip(runs.runs, runs.runs.dropFirst()).map { earlier, run in
-            let place = run.first == earlier.last + 1 ? "at frame \(run.first)" : "between frames \(earlier.last) and \(run.first)"
-            return "the description changes \(place): " + run.description.differences(from: earlier.description).joined(separator: ", ")
+            let place =
+                run.first == earlier.last + 1
+                ? "at frame \(run.first)" : "between frames \(earlier.last) and \(run.first)"
+            return "the description changes \(place): "
+                + run.description.differences(from: earlier.description).joined(separator: ", ")
         }
     }
 }

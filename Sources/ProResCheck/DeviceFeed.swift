@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResFFmpeg
 import ProResGPU
 

@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 import ProResOptions
 
@@ -19,7 +19,9 @@ import ProResOptions
 public struct ExpectRule: Equatable, Sendable {
     public enum Key: String, CaseIterable, Sendable {
         case profile, size, alpha, transfer, primaries, matrix, chroma, interlaced
-        case frames, width, height, fps, bitDepth = "bit-depth", maxNits = "max-nits"
+        case frames, width, height, fps
+        case bitDepth = "bit-depth"
+        case maxNits = "max-nits"
         case constantDescription = "constant-description"
 
         var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits].contains(self) }
@@ -27,7 +29,12 @@ public struct ExpectRule: Equatable, Sendable {
 
     public enum Comparison: String, CaseIterable, Sendable {
         // Two-character operators first: they are matched in this order.
-        case notEqual = "!=", atLeast = ">=", atMost = "<=", equal = "=", greater = ">", less = "<"
+        case notEqual = "!="
+        case atLeast = ">="
+        case atMost = "<="
+        case equal = "="
+        case greater = ">"
+        case less = "<"
 
         func holds(_ actual: Double, _ expected: Double, tolerance: Double) -> Bool {
             switch self {
@@ -85,8 +92,8 @@ public struct ExpectRule: Equatable, Sendable {
 
         public var description: String {
             switch self {
-            case let .emptyRuleInList(list): return "rules '\(list)': empty rule (a doubled or trailing comma?)"
-            case let .invalidRule(rule, why): return "rule '\(rule)': \(why)"
+            case .emptyRuleInList(let list): return "rules '\(list)': empty rule (a doubled or trailing comma?)"
+            case .invalidRule(let rule, let why): return "rule '\(rule)': \(why)"
             }
         }
     }
@@ -124,17 +131,23 @@ public struct ExpectRule: Equatable, Sendable {
         switch key {
         case .profile:
             guard let profile = ProResProfile.allCases.first(where: { $0.shortName == value.lowercased() }) else {
-                throw fail("unknown profile '\(value)' (profiles: \(ProResProfile.allCases.map(\.shortName).joined(separator: ", ")))")
+                throw fail(
+                    "unknown profile '\(value)' (profiles: \(ProResProfile.allCases.map(\.shortName).joined(separator: ", ")))"
+                )
             }
             expected = .text(profile.shortName)
         case .size:
             let parts = value.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard parts.count == 2, let w = PlainNumber.integer(parts[0], in: 1...Int.max), let h = PlainNumber.integer(parts[1], in: 1...Int.max) else {
+            guard parts.count == 2, let w = PlainNumber.integer(parts[0], in: 1...Int.max),
+                let h = PlainNumber.integer(parts[1], in: 1...Int.max)
+            else {
                 throw fail("size must be WIDTHxHEIGHT, e.g. 1920x1080")
             }
             expected = .size(width: w, height: h)
         case .alpha, .interlaced, .constantDescription:
-            guard let flag = ["true": true, "false": false][value.lowercased()] else { throw fail("expected true or false") }
+            guard let flag = ["true": true, "false": false][value.lowercased()] else {
+                throw fail("expected true or false")
+            }
             expected = .flag(flag)
         case .chroma:
             guard let chroma = ["4:2:2": "4:2:2", "422": "4:2:2", "4:4:4": "4:4:4", "444": "4:4:4"][value] else {
@@ -152,7 +165,9 @@ public struct ExpectRule: Equatable, Sendable {
             }
         case .frames, .width, .height, .fps, .bitDepth, .maxNits:
             // A plain decimal, as every option's number: `1e3` and `+24` are refused, not read.
-            guard let number = PlainNumber.real(value) else { throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)") }
+            guard let number = PlainNumber.real(value) else {
+                throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
+            }
             expected = .number(number)
         }
         self.text = text
@@ -164,7 +179,7 @@ public struct ExpectRule: Equatable, Sendable {
     public func violation(_ facts: Facts) -> String? {
         let f = facts.format
         switch expected {
-        case let .number(wanted):
+        case .number(let wanted):
             let actual: Double?
             switch key {
             case .frames: actual = Double(facts.frames)
@@ -175,39 +190,51 @@ public struct ExpectRule: Equatable, Sendable {
             default: actual = facts.maxNits
             }
             guard let actual else {
-                return key == .maxNits ? "n/a (transfer \(f.colorTags.transfer.value.displayName) is not PQ or HLG)" : "unknown"
+                return key == .maxNits
+                    ? "n/a (transfer \(f.colorTags.transfer.value.displayName) is not PQ or HLG)" : "unknown"
             }
             // Frame rates are rationals (24000/1001): "fps=23.976" means to 3 decimals.
             let tolerance = key == .fps ? 0.0005 : 0
             let shown = key == .fps ? JSON.number(actual, digits: 3) : JSON.number(actual, digits: 1)
             return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
-        case let .text(wanted):
+        case .text(let wanted):
             let actual = key == .profile ? f.profile?.shortName ?? "unknown" : f.chroma.rawValue
             return (actual == wanted) == (comparison == .equal) ? nil : actual
-        case let .size(w, h):
+        case .size(let w, let h):
             return ((f.width, f.height) == (w, h)) == (comparison == .equal) ? nil : "\(f.width)x\(f.height)"
-        case let .flag(wanted) where key == .constantDescription:
+        case .flag(let wanted) where key == .constantDescription:
             let constant = facts.runs.count <= 1
             guard constant != (wanted == (comparison == .equal)) else { return nil }
             if constant { return "one description" }
             return DescriptionRuns.changesText(facts.runs)
-        case let .flag(wanted) where key == .interlaced && facts.runs.count > 1:
-            let failing = facts.runs.filter { ($0.description.fieldOrder != .progressive) != (wanted == (comparison == .equal)) }
-            return failing.isEmpty ? nil : failing.map { "\($0.description.fieldOrder.rawValue) in \(DescriptionRuns.frames($0))" }
-                .joined(separator: "; ")
-        case let .color(wanted) where facts.runs.count > 1:
+        case .flag(let wanted) where key == .interlaced && facts.runs.count > 1:
+            let failing = facts.runs.filter {
+                ($0.description.fieldOrder != .progressive) != (wanted == (comparison == .equal))
+            }
+            return failing.isEmpty
+                ? nil
+                : failing.map { "\($0.description.fieldOrder.rawValue) in \(DescriptionRuns.frames($0))" }
+                    .joined(separator: "; ")
+        case .color(let wanted) where facts.runs.count > 1:
             let kind: ColorCode.Kind = key == .transfer ? .transfer : key == .primaries ? .primaries : .matrix
             let failing = facts.runs.filter { ($0.description.code(kind) == wanted) != (comparison == .equal) }
-            return failing.isEmpty ? nil : failing.map { "\(FrameDescription.name(kind, $0.description.code(kind))) in \(DescriptionRuns.frames($0))" }
+            return failing.isEmpty
+                ? nil
+                : failing.map {
+                    "\(FrameDescription.name(kind, $0.description.code(kind))) in \(DescriptionRuns.frames($0))"
+                }
                 .joined(separator: "; ")
-        case let .flag(wanted):
+        case .flag(let wanted):
             let actual = key == .alpha ? f.hasAlpha : f.fieldOrder != .progressive
             let shown = key == .alpha ? "\(actual)" : "\(actual) (\(f.fieldOrder.rawValue))"
             return (actual == wanted) == (comparison == .equal) ? nil : shown
-        case let .color(wanted):
-            let tag = key == .transfer ? f.colorTags.transfer : key == .primaries ? f.colorTags.primaries : f.colorTags.matrix
+        case .color(let wanted):
+            let tag =
+                key == .transfer ? f.colorTags.transfer : key == .primaries ? f.colorTags.primaries : f.colorTags.matrix
             let stated: Int? = tag.source == .fallback ? nil : tag.value.code
-            let shown = stated == nil ? "untagged (\(tag.value.displayName) assumed)" : "\(tag.value.displayName) (\(tag.source.rawValue))"
+            let shown =
+                stated == nil
+                ? "untagged (\(tag.value.displayName) assumed)" : "\(tag.value.displayName) (\(tag.source.rawValue))"
             return (stated == wanted) == (comparison == .equal) ? nil : shown
         }
     }

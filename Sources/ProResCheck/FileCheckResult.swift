@@ -1,6 +1,6 @@
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
 
 /// The verdict on one file, with everything the reports show.
@@ -100,15 +100,19 @@ public struct FileCheckResult: Sendable {
 
     /// A file that fails before any frame: it was read, and what it holds is wrong.
     static func failure(_ input: CheckInput, _ reason: String, seconds: Double) -> FileCheckResult {
-        FileCheckResult(input: input, status: .fail, format: nil, framesDecoded: 0, sampled: nil,
-                        errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
-                        lightNote: nil, hashes: [], seconds: seconds, failedToOpen: false)
+        FileCheckResult(
+            input: input, status: .fail, format: nil, framesDecoded: 0, sampled: nil,
+            errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
+            lightNote: nil, hashes: [], seconds: seconds, failedToOpen: false)
     }
 
-    static func error(_ input: CheckInput, _ reason: String, format: FormatDescription? = nil, seconds: Double,
-                      failedToOpen: Bool = false) -> FileCheckResult {
-        FileCheckResult(input: input, status: .error, format: format, framesDecoded: 0, sampled: nil,
-                        errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
-                        lightNote: nil, hashes: [], seconds: seconds, failedToOpen: failedToOpen)
+    static func error(
+        _ input: CheckInput, _ reason: String, format: FormatDescription? = nil, seconds: Double,
+        failedToOpen: Bool = false
+    ) -> FileCheckResult {
+        FileCheckResult(
+            input: input, status: .error, format: format, framesDecoded: 0, sampled: nil,
+            errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
+            lightNote: nil, hashes: [], seconds: seconds, failedToOpen: failedToOpen)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 import ProResPipeline
 
@@ -17,27 +17,35 @@ enum FileChecker {
     /// `inputEnded`: called once the decode queues no more of this file's
     /// samples (`DecodeRun.Options.inputEnded`). `deviceStarting`: the GPU
     /// decoder's device being made; the CPU decoder decodes until it is there.
-    static func check(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                      cancellation: CheckCancellation, opened: Deferred<SampleSource>? = nil,
-                      inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil) throws -> FileCheckResult {
+    static func check(
+        _ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
+        cancellation: CheckCancellation, opened: Deferred<SampleSource>? = nil,
+        inputEnded: (@Sendable () -> Void)? = nil, deviceStarting: Deferred<GPUDevice?>? = nil
+    ) throws -> FileCheckResult {
         // With --jobs N, FFmpeg's lines from N files interleave: name the file.
         try FFmpegLog.withContext(input.path) {
-            try checkWithoutContext(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
-                                    inputEnded: inputEnded, deviceStarting: deviceStarting)
+            try checkWithoutContext(
+                input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
+                inputEnded: inputEnded, deviceStarting: deviceStarting)
         }
     }
 
-    private static func checkWithoutContext(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                                            cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
-                                            inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?) throws -> FileCheckResult {
+    private static func checkWithoutContext(
+        _ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
+        cancellation: CheckCancellation, opened: Deferred<SampleSource>?,
+        inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?
+    ) throws -> FileCheckResult {
         // A local file's state before it is read: a file changed while it is checked is checked again by
         // a --resume. A URL's, from the replies whose bodies were read (the same object throughout, or none).
         let isURL = CheckInput.isURL(input.location)
         let local = input.problem != nil || isURL ? nil : FileSource.of(input)
         let activity = isURL ? HTTPActivity(isStopped: { cancellation.reason != nil }) : nil
-        var result = try verdict(input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
-                                 activity: activity, inputEnded: inputEnded, deviceStarting: deviceStarting)
-        result.source = local ?? activity?.validators.map { FileSource(etag: $0.etag, lastModified: $0.lastModified, length: $0.length) }
+        var result = try verdict(
+            input, options: options, decoder: decoder, threads: threads, cancellation: cancellation, opened: opened,
+            activity: activity, inputEnded: inputEnded, deviceStarting: deviceStarting)
+        result.source =
+            local
+            ?? activity?.validators.map { FileSource(etag: $0.etag, lastModified: $0.lastModified, length: $0.length) }
         // Previews come after the verdict and cannot change it.
         if let previews = options.previews {
             if result.status == .error {
@@ -45,18 +53,21 @@ enum FileChecker {
             } else {
                 let damaged = Set(result.errors.compactMap(\.frame))
                 let delivered = result.hashes.map(\.index)
-                result.previews = try FilePreviews.make(input, clean: delivered.filter { !damaged.contains($0) },
-                                                        damaged: delivered.filter(damaged.contains), options: previews,
-                                                        decoder: decoder, threads: threads, cancellation: cancellation)
+                result.previews = try FilePreviews.make(
+                    input, clean: delivered.filter { !damaged.contains($0) },
+                    damaged: delivered.filter(damaged.contains), options: previews,
+                    decoder: decoder, threads: threads, cancellation: cancellation)
             }
         }
         return result
     }
 
     /// The check itself: the same with or without `--previews`.
-    private static func verdict(_ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
-                                cancellation: CheckCancellation, opened: Deferred<SampleSource>?, activity: HTTPActivity?,
-                                inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?) throws -> FileCheckResult {
+    private static func verdict(
+        _ input: CheckInput, options: CheckOptions, decoder: DecoderSelection, threads: Int,
+        cancellation: CheckCancellation, opened: Deferred<SampleSource>?, activity: HTTPActivity?,
+        inputEnded: (@Sendable () -> Void)?, deviceStarting: Deferred<GPUDevice?>?
+    ) throws -> FileCheckResult {
         // The file's own time: not the decoder's earlier files still on it.
         func elapsed() -> Double { cancellation.elapsed }
         func timedOut(_ format: FormatDescription?) throws -> FileCheckResult? {
@@ -65,12 +76,16 @@ enum FileChecker {
             case .timedOut?:
                 // For a URL waited on, what the server had not done by then.
                 let cause = activity?.stall.map { ": " + $0 } ?? ""
-                return .error(input, "timed out after \(JSON.number(options.timeout, digits: 3)) s\(cause)", format: format, seconds: elapsed())
+                return .error(
+                    input, "timed out after \(JSON.number(options.timeout, digits: 3)) s\(cause)", format: format,
+                    seconds: elapsed())
             case nil: return nil
             }
         }
         if let problem = input.problem {
-            return input.problemFails ? .failure(input, problem, seconds: elapsed()) : .error(input, "cannot read: \(problem)", seconds: elapsed())
+            return input.problemFails
+                ? .failure(input, problem, seconds: elapsed())
+                : .error(input, "cannot read: \(problem)", seconds: elapsed())
         }
 
         let source: SampleSource
@@ -97,7 +112,9 @@ enum FileChecker {
         if let stopped = try timedOut(format) { return stopped }
 
         var sampled: [Int]?
-        if let n = options.sample, let count = format.frameCount { sampled = FrameSampling.indices(count: count, samples: n) }
+        if let n = options.sample, let count = format.frameCount {
+            sampled = FrameSampling.indices(count: count, samples: n)
+        }
         let (request, lightNote) = AnalysisRequest.check(format)
         let light = request.statistics?.light
         // Hashes and statistics are measured where the frame lives; only a v1
@@ -111,7 +128,8 @@ enum FileChecker {
             var runOptions = DecodeRun.Options(output: .native, threads: threads, decoder: decoder, analysis: request)
             runOptions.inputEnded = inputEnded
             runOptions.deviceStarting = deviceStarting
-            let run = try DecodeRun(source: described, options: runOptions, sinks: needsMD5 ? [sink] : [], analysisSink: sink)
+            let run = try DecodeRun(
+                source: described, options: runOptions, sinks: needsMD5 ? [sink] : [], analysisSink: sink)
             if let counter = options.frameProgress {
                 counter.opened(frames: sampled?.count ?? format.frameCount)
                 run.progress = { _ in counter.frameChecked() }
@@ -123,7 +141,8 @@ enum FileChecker {
         } catch {
             if let stopped = try timedOut(format) { return stopped }
             let shared = error as? GPULaneFailure
-            var result = FileCheckResult.error(input, describe(shared?.underlying ?? error), format: format, seconds: elapsed())
+            var result = FileCheckResult.error(
+                input, describe(shared?.underlying ?? error), format: format, seconds: elapsed())
             result.failedWithSharedDecoder = shared != nil
             result.retries = retries.list
             return result
@@ -131,23 +150,28 @@ enum FileChecker {
         if let stopped = try timedOut(format) { return stopped }
 
         // Frame problems, in frame order; missing frames as runs.
-        var errors = (report.damaged.map { (frame: $0.index, reason: "damaged: \($0.reason)") }
+        var errors =
+            (report.damaged.map { (frame: $0.index, reason: "damaged: \($0.reason)") }
             + report.failed.map { (frame: $0.index, reason: "not decoded: \($0.reason)") })
             .sorted { $0.frame < $1.frame }.map { FileCheckResult.FrameProblem(frame: $0.frame, reason: $0.reason) }
         let seen = Set(report.damaged.map(\.index) + report.failed.map(\.index) + sink.hashes.map(\.index))
         // Never an array of the claimed count: the frames not seen, as runs.
-        let missing = sampled.map { FrameRanges(wanted: $0, seen: seen) }
+        let missing =
+            sampled.map { FrameRanges(wanted: $0, seen: seen) }
             ?? FrameRanges(wanted: 0..<(format.frameCount ?? 0), seen: seen)
         for (n, run) in missing.runs.enumerated() {
             let which = run.count == 1 ? "missing" : "missing (frames \(run.lowerBound)–\(run.upperBound))"
             // The source's own words name the frames it ran out of.
-            errors.append(.init(frame: run.lowerBound, reason: n == 0 ? report.shortfall.map { "missing: \($0)" } ?? which : which))
+            errors.append(
+                .init(
+                    frame: run.lowerBound, reason: n == 0 ? report.shortfall.map { "missing: \($0)" } ?? which : which))
         }
         if missing.count == 0, let shortfall = report.shortfall { errors.append(.init(frame: nil, reason: shortfall)) }
 
         let damaged = Set(report.damaged.map(\.index))
-        var statistics = FrameStatistics(bitDepth: format.nativeFormat.bitDepth, range: format.colorTags.range.value,
-                                         hasAlpha: format.nativeFormat.hasAlpha, measuresLight: light != nil)
+        var statistics = FrameStatistics(
+            bitDepth: format.nativeFormat.bitDepth, range: format.colorTags.range.value,
+            hasAlpha: format.nativeFormat.hasAlpha, measuresLight: light != nil)
         var series = FrameSeries(light: light != nil, alpha: format.nativeFormat.hasAlpha)
         for frame in sink.measurements where !damaged.contains(frame.index) {
             statistics.add(frame)
@@ -160,19 +184,23 @@ enum FileChecker {
 
         let frameCount = sampled == nil ? report.framesRead : format.frameCount
         let runs = described.runs
-        let facts = ExpectRule.Facts(format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits, runs: runs.runs)
-        let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) } }
+        let facts = ExpectRule.Facts(
+            format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits, runs: runs.runs)
+        let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) }
+        }
         let hashes = sink.hashes
         // A sample of every frame (N at least the file's count) is a complete check.
         let complete = sampled.map { $0.count == format.frameCount } ?? true
-        let comparison = options.golden?.compare(key: input.key, hashes: needsMD5 ? sink.md5s : hashes, complete: complete,
-                                                 frames: format.frameCount, damaged: damaged,
-                                                 decoder: GoldenFile.decoderFamily(report.decoder), mayDiffer: Set(report.decodersMayDiffer))
+        let comparison = options.golden?.compare(
+            key: input.key, hashes: needsMD5 ? sink.md5s : hashes, complete: complete,
+            frames: format.frameCount, damaged: damaged,
+            decoder: GoldenFile.decoderFamily(report.decoder), mayDiffer: Set(report.decodersMayDiffer))
         let golden = comparison?.verdict
         let passed = errors.isEmpty && failedRules.isEmpty && (golden ?? .match) == .match
-        var result = FileCheckResult(input: input, status: passed ? .pass : .fail, format: format, framesDecoded: hashes.count,
-                                     sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
-                                     statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
+        var result = FileCheckResult(
+            input: input, status: passed ? .pass : .fail, format: format, framesDecoded: hashes.count,
+            sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
+            statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
         result.descriptionChanges = runs.changes
         result.decodersMayDiffer = report.decodersMayDiffer
@@ -185,8 +213,8 @@ enum FileChecker {
     /// The error in words, without repeating the path the report line already shows.
     private static func describe(_ error: Error) -> String {
         switch error {
-        case let ProResDecodeError.inputUnreadable(_, reason): return "cannot read: \(reason)"
-        case let ProResDecodeError.notProRes(_, reason): return "not ProRes: \(reason)"
+        case ProResDecodeError.inputUnreadable(_, let reason): return "cannot read: \(reason)"
+        case ProResDecodeError.notProRes(_, let reason): return "not ProRes: \(reason)"
         default: return "\(error)"
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 import ProResPipeline
 
@@ -31,28 +31,37 @@ import ProResPipeline
 enum FilePreviews {
     /// `clean`: the frame indices the check decoded cleanly, ascending;
     /// `damaged`: those it delivered concealed, ascending.
-    static func make(_ input: CheckInput, clean: [Int], damaged: [Int], options: PreviewOptions, decoder: DecoderSelection,
-                     threads: Int, cancellation: CheckCancellation) throws -> PreviewOutcome {
+    static func make(
+        _ input: CheckInput, clean: [Int], damaged: [Int], options: PreviewOptions, decoder: DecoderSelection,
+        threads: Int, cancellation: CheckCancellation
+    ) throws -> PreviewOutcome {
         guard !clean.isEmpty else { return .failed("no frame decoded cleanly") }
         let chosenClean = FrameSampling.indices(count: clean.count, samples: options.frames).map { clean[$0] }
-        let chosenDamaged = damaged.isEmpty ? [] : FrameSampling.indices(count: damaged.count, samples: options.frames).map { damaged[$0] }
+        let chosenDamaged =
+            damaged.isEmpty
+            ? [] : FrameSampling.indices(count: damaged.count, samples: options.frames).map { damaged[$0] }
         let chosen = (chosenClean + chosenDamaged).sorted()
         var format: FormatDescription?
-        let collector = PreviewCollector(thumbnailWidth: options.thumbnailWidth, middle: chosenClean[chosenClean.count / 2],
-                                         damaged: Set(chosenDamaged))
+        let collector = PreviewCollector(
+            thumbnailWidth: options.thumbnailWidth, middle: chosenClean[chosenClean.count / 2],
+            damaged: Set(chosenDamaged))
         do {
             let source = try openSampleSource(input.location)
             format = source.format
-            let run = try DecodeRun(source: SampledSource(source, frames: chosen),
-                                    options: .init(output: .packed(source.format.nativePackedLayout), threads: threads, gpu: options.gpu,
-                                                   decoder: decoder),
-                                    sinks: [], gpuSinks: [collector])
+            let run = try DecodeRun(
+                source: SampledSource(source, frames: chosen),
+                options: .init(
+                    output: .packed(source.format.nativePackedLayout), threads: threads, gpu: options.gpu,
+                    decoder: decoder),
+                sinks: [], gpuSinks: [collector])
             cancellation.attach(run)
             _ = try run.run()
         } catch {
             switch cancellation.reason {
             case .interrupted?: throw ProResDecodeError.interrupted
-            case .timedOut?: return .failed("the timeout of \(JSON.number(cancellation.timeout, digits: 3)) s ran out while making previews")
+            case .timedOut?:
+                return .failed(
+                    "the timeout of \(JSON.number(cancellation.timeout, digits: 3)) s ran out while making previews")
             case nil: return .failed("\(error)")
             }
         }
@@ -61,15 +70,22 @@ enum FilePreviews {
         var tags = ImageFileTags()
         tags.sampleAspectRatio = format?.sampleAspectRatio
 
-        let sheetPath = options.sheetPath(key: input.key), framePath = options.framePath(key: input.key)
+        let sheetPath = options.sheetPath(key: input.key)
+        let framePath = options.framePath(key: input.key)
         do {
-            let marked = Set(collector.thumbnails.indices.filter { collector.damaged.contains(collector.thumbnails[$0].index) })
-            let sheet = PreviewRenderer.sheet(collector.thumbnails.map(\.image), columns: options.columns, marked: marked)
-            let sheetBytes = try tags.taggedPNG(StillImageEncoder.png16(sheet.samples, width: sheet.width, height: sheet.height, channels: 3,
-                                                                        errorPath: sheetPath), errorPath: sheetPath)
+            let marked = Set(
+                collector.thumbnails.indices.filter { collector.damaged.contains(collector.thumbnails[$0].index) })
+            let sheet = PreviewRenderer.sheet(
+                collector.thumbnails.map(\.image), columns: options.columns, marked: marked)
+            let sheetBytes = try tags.taggedPNG(
+                StillImageEncoder.png16(
+                    sheet.samples, width: sheet.width, height: sheet.height, channels: 3,
+                    errorPath: sheetPath), errorPath: sheetPath)
             let frame = PreviewRenderer.frame(full.image)
-            let frameBytes = try tags.taggedPNG(StillImageEncoder.png16(frame.samples, width: frame.width, height: frame.height, channels: 3,
-                                                                        errorPath: framePath), errorPath: framePath)
+            let frameBytes = try tags.taggedPNG(
+                StillImageEncoder.png16(
+                    frame.samples, width: frame.width, height: frame.height, channels: 3,
+                    errorPath: framePath), errorPath: framePath)
             // Both written under temporary names first, then renamed (into the
             // staging directory, published when the check ends): an error
             // leaves neither of this run's files half-written.
@@ -87,7 +103,8 @@ enum FilePreviews {
             return .failed("\(error)")
         }
         let sheetFrames = collector.thumbnails.map(\.index)
-        return .written(sheet: sheetPath, frame: framePath, sheetFrames: sheetFrames,
-                        damagedFrames: sheetFrames.filter(collector.damaged.contains), fullFrame: full.index)
+        return .written(
+            sheet: sheetPath, frame: framePath, sheetFrames: sheetFrames,
+            damagedFrames: sheetFrames.filter(collector.damaged.contains), fullFrame: full.index)
     }
 }

@@ -1,6 +1,6 @@
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
 
 /// `--sample N`: which frames of a clip to check when not all of them.

@@ -53,7 +53,8 @@ public struct FrameSeries: Sendable {
 
     /// The last frame index the graphs must reach.
     public var lastFrame: Int {
-        max(frameCount.map { $0 - 1 } ?? -1, frames.last ?? -1, damaged.runs.last?.upperBound ?? -1,
+        max(
+            frameCount.map { $0 - 1 } ?? -1, frames.last ?? -1, damaged.runs.last?.upperBound ?? -1,
             notDecoded.runs.last?.upperBound ?? -1, missing.runs.last?.upperBound ?? -1)
     }
 }

@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Per-file picture statistics from the measured frames: luma range and
 /// mean, black frames, frozen frames, alpha coverage and, for PQ/HLG, light
@@ -60,14 +60,17 @@ public struct FrameStatistics: Sendable {
 
     /// Mean Y' at or below this is a black frame.
     public var blackThreshold: Double {
-        let (black, white) = range == .video
+        let (black, white) =
+            range == .video
             ? (Double(16 << (bitDepth - 8)), Double(235 << (bitDepth - 8)))
             : (0, Double((1 << bitDepth) - 1))
         return black + 0.02 * (white - black)
     }
 
     public var lumaMean: Double? { lumaSamples > 0 ? Double(lumaSum) / Double(lumaSamples) : nil }
-    public var transparentFraction: Double? { alphaSamples > 0 ? Double(transparentSamples) / Double(alphaSamples) : nil }
+    public var transparentFraction: Double? {
+        alphaSamples > 0 ? Double(transparentSamples) / Double(alphaSamples) : nil
+    }
     public var opaqueFraction: Double? { alphaSamples > 0 ? Double(opaqueSamples) / Double(alphaSamples) : nil }
 
     /// Frames must arrive in ascending index order.
@@ -78,7 +81,9 @@ public struct FrameStatistics: Sendable {
         lumaMax = max(lumaMax, frame.lumaMax)
         lumaSum += frame.lumaSum
         lumaSamples += frame.samples
-        if frame.samples > 0, Double(frame.lumaSum) / Double(frame.samples) <= blackThreshold { black.add(measured.index) }
+        if frame.samples > 0, Double(frame.lumaSum) / Double(frame.samples) <= blackThreshold {
+            black.add(measured.index)
+        }
         if previousDigest == measured.digest { frozen.add(measured.index) }
         previousDigest = measured.digest
         if let light = frame.light {
@@ -103,26 +108,38 @@ public struct FrameStatistics: Sendable {
     }
 
     public var jsonFields: [(String, String)] {
-        let alpha = hasAlpha ? JSON.object([
-            ("transparent_frames", "\(transparentFrames)"), ("partial_frames", "\(partialFrames)"),
-            ("opaque_frames", "\(opaqueFrames)"),
-            ("transparent_fraction", transparentFraction.map { JSON.number($0, digits: 4) } ?? "null"),
-            ("opaque_fraction", opaqueFraction.map { JSON.number($0, digits: 4) } ?? "null"),
-        ]) : "null"
-        let light = measuresLight ? JSON.object([
-            ("max_nits", maxNits.map { JSON.number($0, digits: 1) } ?? "null"),
-            ("max_frame_average_nits", maxFrameAverageNits.map { JSON.number($0, digits: 1) } ?? "null"),
-            ("grid_step", "\(LightLevelMeter.gridStep)"),
-        ]) : "null"
-        let outOfRange = range == .video ? JSON.object([
-            ("luma_below", "\(self.outOfRange.lumaBelow)"), ("luma_above", "\(self.outOfRange.lumaAbove)"),
-            ("chroma_below", "\(self.outOfRange.chromaBelow)"), ("chroma_above", "\(self.outOfRange.chromaAbove)"),
-            ("frames", "\(outOfRangeFrames)"),
-        ]) : "null"
+        let alpha =
+            hasAlpha
+            ? JSON.object([
+                ("transparent_frames", "\(transparentFrames)"), ("partial_frames", "\(partialFrames)"),
+                ("opaque_frames", "\(opaqueFrames)"),
+                ("transparent_fraction", transparentFraction.map { JSON.number($0, digits: 4) } ?? "null"),
+                ("opaque_fraction", opaqueFraction.map { JSON.number($0, digits: 4) } ?? "null"),
+            ]) : "null"
+        let light =
+            measuresLight
+            ? JSON.object([
+                ("max_nits", maxNits.map { JSON.number($0, digits: 1) } ?? "null"),
+                ("max_frame_average_nits", maxFrameAverageNits.map { JSON.number($0, digits: 1) } ?? "null"),
+                ("grid_step", "\(LightLevelMeter.gridStep)"),
+            ]) : "null"
+        let outOfRange =
+            range == .video
+            ? JSON.object([
+                ("luma_below", "\(self.outOfRange.lumaBelow)"), ("luma_above", "\(self.outOfRange.lumaAbove)"),
+                ("chroma_below", "\(self.outOfRange.chromaBelow)"), ("chroma_above", "\(self.outOfRange.chromaAbove)"),
+                ("frames", "\(outOfRangeFrames)"),
+            ]) : "null"
         return [
             ("frames", "\(frames)"),
-            ("luma", frames > 0 ? JSON.object([("min", "\(lumaMin)"), ("mean", lumaMean.map { JSON.number($0, digits: 2) } ?? "null"),
-                                               ("max", "\(lumaMax)")]) : "null"),
+            (
+                "luma",
+                frames > 0
+                    ? JSON.object([
+                        ("min", "\(lumaMin)"), ("mean", lumaMean.map { JSON.number($0, digits: 2) } ?? "null"),
+                        ("max", "\(lumaMax)"),
+                    ]) : "null"
+            ),
             ("black_frames", black.json),
             ("frozen_frames", frozen.json),
             ("alpha", alpha),

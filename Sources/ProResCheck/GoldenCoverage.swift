@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// `--golden` over what the golden file covers: a file the golden file
 /// lists that the run does not find fails, named, so that a file deleted
@@ -32,7 +32,8 @@ public enum GoldenCoverage {
     /// them has, in path order. Its path is the key below the one directory
     /// argument there is (`directories`), else the key itself.
     public static func withMissing(_ inputs: [CheckInput], golden: GoldenFile, directories: [String]) -> [CheckInput] {
-        let present = Set(inputs.map(\.key)), paths = Set(inputs.map(\.path))
+        let present = Set(inputs.map(\.key))
+        let paths = Set(inputs.map(\.path))
         let base = directories.count == 1 ? directories[0] : nil
         let missing = golden.entries.keys.filter { !present.contains($0) }.compactMap { key -> CheckInput? in
             let path = base.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + key } ?? key

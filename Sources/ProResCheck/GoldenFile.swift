@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// Per-frame hashes of checked files (`--write-golden`, `--golden`): a
@@ -36,7 +36,8 @@ public struct GoldenFile: Equatable, Sendable {
         var header: String {
             switch self {
             case .md5: return "# prores-decode check golden v1: frame index, md5 of the native planar frame, path"
-            case .blake3: return "# prores-decode check golden v2: frame index, BLAKE3-256 of the native planar frame, path"
+            case .blake3:
+                return "# prores-decode check golden v2: frame index, BLAKE3-256 of the native planar frame, path"
             }
         }
     }
@@ -76,7 +77,8 @@ public struct GoldenFile: Equatable, Sendable {
     public init(parsing text: String) throws {
         self.algorithm = .blake3  // until the lines say
         var algorithm: Algorithm?
-        let newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
+        let newline = UInt8(ascii: "\n")
+        let space = UInt8(ascii: " ")
         for (number, line) in text.utf8.split(separator: newline, omittingEmptySubsequences: false).enumerated() {
             if line.isEmpty { continue }
             if line.first == UInt8(ascii: "#") {
@@ -88,14 +90,21 @@ public struct GoldenFile: Equatable, Sendable {
             let kind = [Algorithm.md5, .blake3].first { $0.hexDigits == hash.count }
             // A raw carriage return is no part of a path (escape() writes `\r`): a CRLF file is refused.
             guard fields.count == 3, let kind, let frame = Int(Substring(fields[0])), frame >= 0,
-                  hash.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
-                  !fields[2].contains(UInt8(ascii: "\r")),
-                  let key = Self.unescape(Substring(fields[2])), !key.isEmpty else {
-                throw ParseError(description: "line \(number + 1): expected 'FRAME HASH PATH' (HASH: 64 hex digits of BLAKE3, "
-                                 + "or 32 of md5), got '\(Substring(line).prefix(80))'")
+                hash.allSatisfy({
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+                }),
+                !fields[2].contains(UInt8(ascii: "\r")),
+                let key = Self.unescape(Substring(fields[2])), !key.isEmpty
+            else {
+                throw ParseError(
+                    description: "line \(number + 1): expected 'FRAME HASH PATH' (HASH: 64 hex digits of BLAKE3, "
+                        + "or 32 of md5), got '\(Substring(line).prefix(80))'")
             }
             if let algorithm, algorithm != kind {
-                throw ParseError(description: "line \(number + 1): a \(kind.rawValue) hash in a file of \(algorithm.rawValue) hashes")
+                throw ParseError(
+                    description: "line \(number + 1): a \(kind.rawValue) hash in a file of \(algorithm.rawValue) hashes"
+                )
             }
             algorithm = kind
             guard entries[key, default: [:]].updateValue(String(Substring(hash)), forKey: frame) == nil else {
@@ -108,14 +117,16 @@ public struct GoldenFile: Equatable, Sendable {
     /// How `check --golden` reads one (docs/inputs.md): at most 1 GiB, lines
     /// of at most 64 KiB (a path of PATH_MAX bytes, each escaped as `\xHH`),
     /// each blank, a `#` comment, or starting `FRAME HASH ` (digits, then hex).
-    public static let input = AuxiliaryInput(noun: "golden file", maximumBytes: 1 << 30, maximumLineBytes: 1 << 16) { line in
+    public static let input = AuxiliaryInput(noun: "golden file", maximumBytes: 1 << 30, maximumLineBytes: 1 << 16) {
+        line in
         if line.isEmpty || line.first == UInt8(ascii: "#") { return nil }
         let digits = line.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         let afterFrame = line.dropFirst(digits.count)
         let hex = afterFrame.dropFirst().prefix {
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
         }
-        let shaped = !digits.isEmpty && afterFrame.first == UInt8(ascii: " ") && [32, 64].contains(hex.count)
+        let shaped =
+            !digits.isEmpty && afterFrame.first == UInt8(ascii: " ") && [32, 64].contains(hex.count)
             && afterFrame.dropFirst(1 + hex.count).first == UInt8(ascii: " ")
         return shaped ? nil : "expected 'FRAME HASH PATH' (HASH: 64 hex digits of BLAKE3, or 32 of md5)"
     }
@@ -123,19 +134,24 @@ public struct GoldenFile: Equatable, Sendable {
     /// `#@decoder` and `#@may-differ` lines; any other `#` line is a comment.
     private mutating func parseAnnotation(_ line: Substring, number: Int) throws {
         for prefix in [Self.decoderPrefix, Self.mayDifferPrefix] where line.hasPrefix(prefix) {
-            let fields = line.dropFirst(prefix.count).split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            let fields = line.dropFirst(prefix.count).split(
+                separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
             guard fields.count == 2, let key = Self.unescape(fields[1]), !key.isEmpty else {
-                throw ParseError(description: "line \(number): expected '\(prefix)VALUE PATH', got '\(line.prefix(80))'")
+                throw ParseError(
+                    description: "line \(number): expected '\(prefix)VALUE PATH', got '\(line.prefix(80))'")
             }
             if prefix == Self.decoderPrefix {
                 guard ["cpu", "gpu", "ffmpeg"].contains(String(fields[0])) else {
-                    throw ParseError(description: "line \(number): the decoder is cpu, gpu or ffmpeg, not '\(fields[0].prefix(20))'")
+                    throw ParseError(
+                        description: "line \(number): the decoder is cpu, gpu or ffmpeg, not '\(fields[0].prefix(20))'")
                 }
                 decoders[key] = String(fields[0])
             } else {
                 let frames = fields[0].split(separator: ",").map { Int($0) }
                 guard !frames.isEmpty, frames.allSatisfy({ ($0 ?? -1) >= 0 }) else {
-                    throw ParseError(description: "line \(number): expected frame numbers separated by commas, got '\(fields[0].prefix(40))'")
+                    throw ParseError(
+                        description:
+                            "line \(number): expected frame numbers separated by commas, got '\(fields[0].prefix(40))'")
                 }
                 mayDiffer[key, default: []].formUnion(frames.compactMap { $0 })
             }
@@ -144,7 +160,9 @@ public struct GoldenFile: Equatable, Sendable {
 
     /// `decoder`: the family that decoded (`decoderFamily`), nil where
     /// unknown; `mayDiffer`: its frames that carried the may-differ flag.
-    public mutating func add(key: String, hashes: [(index: Int, hash: String)], decoder: String? = nil, mayDiffer frames: [Int] = []) {
+    public mutating func add(
+        key: String, hashes: [(index: Int, hash: String)], decoder: String? = nil, mayDiffer frames: [Int] = []
+    ) {
         for (index, hash) in hashes { entries[key, default: [:]][index] = hash }
         if let decoder { decoders[key] = decoder }
         if !frames.isEmpty { mayDiffer[key, default: []].formUnion(frames) }
@@ -169,7 +187,9 @@ public struct GoldenFile: Equatable, Sendable {
         for key in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             if let decoder = decoders[key] { lines.append(Self.decoderPrefix + decoder + " " + Self.escape(key)) }
             if let frames = mayDiffer[key], !frames.isEmpty {
-                lines.append(Self.mayDifferPrefix + frames.sorted().map(String.init).joined(separator: ",") + " " + Self.escape(key))
+                lines.append(
+                    Self.mayDifferPrefix + frames.sorted().map(String.init).joined(separator: ",") + " "
+                        + Self.escape(key))
             }
             for (frame, hash) in entries[key]!.sorted(by: { $0.key < $1.key }) {
                 lines.append("\(frame) \(hash) \(Self.escape(key))")
@@ -193,10 +213,14 @@ public struct GoldenFile: Equatable, Sendable {
     /// listed in `acrossDecoders` instead. Where the golden file does not
     /// say which decoder wrote it, such a frame still differs, its reason
     /// saying why it may; between decoders of one kind it simply differs.
-    public func verdict(key: String, hashes: [(index: Int, hash: String)], complete: Bool, frames: Int? = nil,
-                        damaged: Set<Int> = [], decoder: String? = nil, mayDiffer: Set<Int> = []) -> GoldenVerdict {
-        compare(key: key, hashes: hashes, complete: complete, frames: frames, damaged: damaged, decoder: decoder,
-                mayDiffer: mayDiffer).verdict
+    public func verdict(
+        key: String, hashes: [(index: Int, hash: String)], complete: Bool, frames: Int? = nil,
+        damaged: Set<Int> = [], decoder: String? = nil, mayDiffer: Set<Int> = []
+    ) -> GoldenVerdict {
+        compare(
+            key: key, hashes: hashes, complete: complete, frames: frames, damaged: damaged, decoder: decoder,
+            mayDiffer: mayDiffer
+        ).verdict
     }
 
     /// `verdict`, and the frames whose hashes differ across decoders where they may.
@@ -205,9 +229,13 @@ public struct GoldenFile: Equatable, Sendable {
         public let acrossDecoders: [Int]
     }
 
-    public func compare(key: String, hashes: [(index: Int, hash: String)], complete: Bool, frames: Int? = nil,
-                        damaged: Set<Int> = [], decoder: String? = nil, mayDiffer: Set<Int> = []) -> Comparison {
-        guard let expected = entries[key] else { return Comparison(verdict: .notInGolden(key: key), acrossDecoders: []) }
+    public func compare(
+        key: String, hashes: [(index: Int, hash: String)], complete: Bool, frames: Int? = nil,
+        damaged: Set<Int> = [], decoder: String? = nil, mayDiffer: Set<Int> = []
+    ) -> Comparison {
+        guard let expected = entries[key] else {
+            return Comparison(verdict: .notInGolden(key: key), acrossDecoders: [])
+        }
         var acrossDecoders: [Int] = []
         let goldenFlags = self.mayDiffer[key] ?? []
         let goldenDecoder = decoders[key]
@@ -226,8 +254,10 @@ public struct GoldenFile: Equatable, Sendable {
                 if flagged, let decoder, let goldenDecoder, Self.decodersMayPart(decoder, goldenDecoder) {
                     acrossDecoders.append(index)
                 } else if flagged && (decoder == nil || goldenDecoder == nil) {
-                    note(index, "\(algorithm.rawValue) \(hash), golden \(golden) (the decoders may differ on this frame, "
-                         + "and the golden file does not say which decoder wrote it)")
+                    note(
+                        index,
+                        "\(algorithm.rawValue) \(hash), golden \(golden) (the decoders may differ on this frame, "
+                            + "and the golden file does not say which decoder wrote it)")
                 } else {
                     note(index, "\(algorithm.rawValue) \(hash), golden \(golden)")
                 }
@@ -244,14 +274,16 @@ public struct GoldenFile: Equatable, Sendable {
                 note(index, "the golden file has frame \(index), the file holds \(frames) frames")
             }
         }
-        return Comparison(verdict: first.map { .mismatch(frame: $0.frame, reason: $0.reason) } ?? .match,
-                          acrossDecoders: acrossDecoders.sorted())
+        return Comparison(
+            verdict: first.map { .mismatch(frame: $0.frame, reason: $0.reason) } ?? .match,
+            acrossDecoders: acrossDecoders.sorted())
     }
 
     /// PathBytes' report text (`\\`, `\xHH` for a byte that is not UTF-8),
     /// and line breaks as `\n`, `\r` so a key stays on its line.
     private static func escape(_ key: String) -> String {
-        PathBytes.reportText(key).replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+        PathBytes.reportText(key).replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(
+            of: "\r", with: "\\r")
     }
 
     private static func unescape(_ field: Substring) -> String? {
@@ -259,7 +291,10 @@ public struct GoldenFile: Equatable, Sendable {
         var out = ""
         var scalars = field.unicodeScalars[...]
         while let scalar = scalars.popFirst() {
-            guard scalar == "\\" else { out.unicodeScalars.append(scalar); continue }
+            guard scalar == "\\" else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
             switch scalars.popFirst() {
             case "\\": out += "\\\\"
             case "n": out += "\n"

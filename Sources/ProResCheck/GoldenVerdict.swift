@@ -1,7 +1,7 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// How a file compared with `--golden`.
@@ -16,8 +16,8 @@ public enum GoldenVerdict: Equatable, Sendable {
     public var problem: String? {
         switch self {
         case .match: return nil
-        case let .notInGolden(key): return "'\(key)' is not in the golden file"
-        case let .mismatch(frame, reason): return "golden mismatch at frame \(frame): \(reason)"
+        case .notInGolden(let key): return "'\(key)' is not in the golden file"
+        case .mismatch(let frame, let reason): return "golden mismatch at frame \(frame): \(reason)"
         }
     }
 
@@ -26,9 +26,13 @@ public enum GoldenVerdict: Equatable, Sendable {
         case .match:
             return JSON.object([("result", JSON.string("match")), ("frame", "null"), ("reason", "null")])
         case .notInGolden:
-            return JSON.object([("result", JSON.string("not in golden")), ("frame", "null"), ("reason", JSON.string(problem!))])
-        case let .mismatch(frame, reason):
-            return JSON.object([("result", JSON.string("mismatch")), ("frame", "\(frame)"), ("reason", JSON.string(reason))])
+            return JSON.object([
+                ("result", JSON.string("not in golden")), ("frame", "null"), ("reason", JSON.string(problem!)),
+            ])
+        case .mismatch(let frame, let reason):
+            return JSON.object([
+                ("result", JSON.string("mismatch")), ("frame", "\(frame)"), ("reason", JSON.string(reason)),
+            ])
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// An http:// object's ETag, Last-Modified and length as it is now, from a
 /// HEAD request of our own: what `--resume` compares with those of the GET
@@ -19,7 +19,8 @@ enum HTTPValidators {
         var target = String(rest.dropFirst(authority.count))
         if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
         guard !authority.contains("@"), !authority.isEmpty else { return nil }
-        var host = String(authority), port = "80"
+        var host = String(authority)
+        var port = "80"
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return nil }
             let after = host[host.index(after: close)...]
@@ -31,8 +32,12 @@ enum HTTPValidators {
         }
         guard let fd = connect(host: host, port: port, timeout: timeout) else { return nil }
         defer { close(fd) }
-        let request = "HEAD \(target) HTTP/1.1\r\nHost: \(authority)\r\nUser-Agent: prores-decode\r\nConnection: close\r\n\r\n"
-        guard Array(request.utf8).withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.utf8.count else { return nil }
+        let request =
+            "HEAD \(target) HTTP/1.1\r\nHost: \(authority)\r\nUser-Agent: prores-decode\r\nConnection: close\r\n\r\n"
+        guard
+            Array(request.utf8).withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) })
+                == request.utf8.count
+        else { return nil }
         var reply: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while reply.count < 65536, !reply.suffix(4).elementsEqual([13, 10, 13, 10]) {
@@ -46,12 +51,20 @@ enum HTTPValidators {
         }
         let lines = String(decoding: reply, as: UTF8.self).components(separatedBy: "\r\n")
         guard let status = lines.first?.split(separator: " "), status.count >= 2, status[1] == "200" else { return nil }
-        var etag: String?, lastModified: String?, length: Int64?
+        var etag: String?
+        var lastModified: String?
+        var length: Int64?
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if name == "etag" { etag = value } else if name == "last-modified" { lastModified = value }
-            else if name == "content-length" { length = Int64(value) }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if name == "etag" {
+                etag = value
+            } else if name == "last-modified" {
+                lastModified = value
+            } else if name == "content-length" {
+                length = Int64(value)
+            }
         }
         return etag == nil && lastModified == nil ? nil : (etag, lastModified, length)
     }

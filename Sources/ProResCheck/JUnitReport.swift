@@ -1,7 +1,7 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// The JUnit XML report of a check run, as CI systems (Jenkins, GitLab,
@@ -23,8 +23,10 @@ public enum JUnitReport {
         /// `FileCheckResult.warnings` (`<system-out>`, each after "warning: ").
         public let warnings: [String]
 
-        public init(name: String, status: FileCheckResult.Status, problems: [String], seconds: Double,
-                    descriptionChangeNotes: [String] = [], warnings: [String] = []) {
+        public init(
+            name: String, status: FileCheckResult.Status, problems: [String], seconds: Double,
+            descriptionChangeNotes: [String] = [], warnings: [String] = []
+        ) {
             self.name = name
             self.status = status
             self.problems = problems
@@ -35,8 +37,13 @@ public enum JUnitReport {
     }
 
     public static func xml(_ results: [FileCheckResult], summary: CheckSummary) -> String {
-        xml(results.map { Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds,
-                          descriptionChangeNotes: $0.descriptionChangeNotes, warnings: $0.warnings) },
+        xml(
+            results.map {
+                Case(
+                    name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems,
+                    seconds: $0.seconds,
+                    descriptionChangeNotes: $0.descriptionChangeNotes, warnings: $0.warnings)
+            },
             failed: summary.failed, errors: summary.errors, seconds: summary.seconds)
     }
 
@@ -47,12 +54,15 @@ public enum JUnitReport {
                 + " errors=\"\(errors)\" skipped=\"0\" time=\"\(JSON.number(seconds, digits: 3))\">",
         ]
         for r in cases {
-            let open = "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(r.name))\""
+            let open =
+                "  <testcase classname=\"\(XMLText.escape(suiteName))\" name=\"\(XMLText.escape(r.name))\""
                 + " time=\"\(JSON.number(r.seconds, digits: 3))\""
             let element: String
             // A description change or a warning is a finding on any file, passed or not.
             let findings = r.warnings.map { "warning: " + $0 } + r.descriptionChangeNotes
-            let notes = findings.isEmpty ? nil
+            let notes =
+                findings.isEmpty
+                ? nil
                 : "    <system-out>" + XMLText.escape(findings.joined(separator: "\n")) + "</system-out>"
             switch r.status {
             case .pass:
@@ -67,8 +77,9 @@ public enum JUnitReport {
             }
             let problems = r.problems
             lines.append(open + ">")
-            lines.append("    <\(element) type=\"\(r.status.rawValue)\" message=\"\(XMLText.escape(problems.first ?? r.status.rawValue))\">"
-                + XMLText.escape(problems.joined(separator: "\n")) + "</\(element)>")
+            lines.append(
+                "    <\(element) type=\"\(r.status.rawValue)\" message=\"\(XMLText.escape(problems.first ?? r.status.rawValue))\">"
+                    + XMLText.escape(problems.joined(separator: "\n")) + "</\(element)>")
             if let notes { lines.append(notes) }
             lines.append("  </testcase>")
         }

@@ -30,12 +30,20 @@ public struct PathPattern: Sendable {
             switch c {
             case "*" where chars.first == "*":
                 chars.removeFirst()
-                if chars.first == "/" { chars.removeFirst(); out += "(?:.*/)?" } else { out += ".*" }
+                if chars.first == "/" {
+                    chars.removeFirst()
+                    out += "(?:.*/)?"
+                } else {
+                    out += ".*"
+                }
             case "*": out += "[^/]*"
             case "?": out += "[^/]"
             case "[":
                 // A class up to the next ']', '!' negating as in glob(7).
-                guard let close = chars.firstIndex(of: "]") else { out += "\\["; continue }
+                guard let close = chars.firstIndex(of: "]") else {
+                    out += "\\["
+                    continue
+                }
                 var body = String(chars[chars.startIndex..<close])
                 if body.hasPrefix("!") { body = "^" + body.dropFirst() }
                 out += "[" + body.replacingOccurrences(of: "\\", with: "\\\\") + "]"

@@ -1,6 +1,6 @@
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
 import ProResPipeline
 
@@ -35,13 +35,19 @@ final class PreviewCollector: ConvertedFrameSink {
         }
         let pass = try self.pass ?? PreviewThumbnailPass(context: frame.context, kernels: frame.kernels)
         self.pass = pass
-        let size = PreviewImage.thumbnailSize(width: frame.width, height: frame.height, forWidth: min(thumbnailWidth, frame.width))
+        let size = PreviewImage.thumbnailSize(
+            width: frame.width, height: frame.height, forWidth: min(thumbnailWidth, frame.width))
         // A thumbnail as large as the frame is the frame itself (as `downscaled` returns it).
         let whole = size == (frame.width, frame.height)
-        let keep = !damaged.contains(frame.index) && (full.map { abs(frame.index - middle) < abs($0.index - middle) } ?? true)
-        let result = try pass.run(frame.device, width: frame.width, height: frame.height, target: whole ? nil : size, copyFull: keep || whole)
+        let keep =
+            !damaged.contains(frame.index) && (full.map { abs(frame.index - middle) < abs($0.index - middle) } ?? true)
+        let result = try pass.run(
+            frame.device, width: frame.width, height: frame.height, target: whole ? nil : size, copyFull: keep || whole)
         let image = result.full.map { PreviewImage(width: frame.width, height: frame.height, copying: $0) }
-        let thumbnail = whole ? image! : PreviewImage(width: size.width, height: size.height, values: result.thumbnail.map { Float16($0) })
+        let thumbnail =
+            whole
+            ? image!
+            : PreviewImage(width: size.width, height: size.height, values: result.thumbnail.map { Float16($0) })
         thumbnails.append((frame.index, thumbnail))
         if keep { full = (frame.index, image!) }
     }

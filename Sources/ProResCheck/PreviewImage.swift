@@ -1,6 +1,6 @@
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
 
 /// A picture as the GPU conversion delivers it: RGBA half floats per pixel,
@@ -34,7 +34,8 @@ struct PreviewImage {
     /// A copy of `bytes`: width × height RGBA16F pixels as the GPU wrote them.
     init(width: Int, height: Int, copying bytes: UnsafeRawBufferPointer) {
         let count = width * height * 4
-        precondition(bytes.count == count * 2, "a \(width)x\(height) RGBA16F picture is \(count * 2) bytes, not \(bytes.count)")
+        precondition(
+            bytes.count == count * 2, "a \(width)x\(height) RGBA16F picture is \(count * 2) bytes, not \(bytes.count)")
         self.width = width
         self.height = height
         // The GPU wrote little-endian IEEE halves; so does every host we build for.
@@ -78,36 +79,41 @@ struct PreviewImage {
         var horizontal = [Double](repeating: 0, count: targetWidth * 4)
         var accumulated = [Double](repeating: 0, count: targetWidth * 4)
         let half = Self.halfValues
-        half.withUnsafeBufferPointer { half in samples.withUnsafeBufferPointer { source in
-            func value(_ i: Int) -> Double { Double(half[Int(source[i])]) }
-            for (oy, rowWeights) in rows.enumerated() {
-                for i in accumulated.indices { accumulated[i] = 0 }
-                for (sy, wy) in rowWeights {
-                    for (ox, columnWeights) in columns.enumerated() {
-                        var r = 0.0, g = 0.0, b = 0.0, a = 0.0
-                        for (sx, wx) in columnWeights {
-                            let p = (sy * width + sx) * 4
-                            let alpha = min(max(value(p + 3), 0), 1) * wx
-                            r += value(p) * alpha
-                            g += value(p + 1) * alpha
-                            b += value(p + 2) * alpha
-                            a += alpha
+        half.withUnsafeBufferPointer { half in
+            samples.withUnsafeBufferPointer { source in
+                func value(_ i: Int) -> Double { Double(half[Int(source[i])]) }
+                for (oy, rowWeights) in rows.enumerated() {
+                    for i in accumulated.indices { accumulated[i] = 0 }
+                    for (sy, wy) in rowWeights {
+                        for (ox, columnWeights) in columns.enumerated() {
+                            var r = 0.0
+                            var g = 0.0
+                            var b = 0.0
+                            var a = 0.0
+                            for (sx, wx) in columnWeights {
+                                let p = (sy * width + sx) * 4
+                                let alpha = min(max(value(p + 3), 0), 1) * wx
+                                r += value(p) * alpha
+                                g += value(p + 1) * alpha
+                                b += value(p + 2) * alpha
+                                a += alpha
+                            }
+                            horizontal[ox * 4] = r
+                            horizontal[ox * 4 + 1] = g
+                            horizontal[ox * 4 + 2] = b
+                            horizontal[ox * 4 + 3] = a
                         }
-                        horizontal[ox * 4] = r
-                        horizontal[ox * 4 + 1] = g
-                        horizontal[ox * 4 + 2] = b
-                        horizontal[ox * 4 + 3] = a
+                        for i in accumulated.indices { accumulated[i] += horizontal[i] * wy }
                     }
-                    for i in accumulated.indices { accumulated[i] += horizontal[i] * wy }
-                }
-                for ox in 0..<targetWidth {
-                    let a = accumulated[ox * 4 + 3]
-                    let o = (oy * targetWidth + ox) * 4
-                    for c in 0..<3 { out[o + c] = Float16(a > 0 ? accumulated[ox * 4 + c] / a : 0).bitPattern }
-                    out[o + 3] = Float16(a).bitPattern
+                    for ox in 0..<targetWidth {
+                        let a = accumulated[ox * 4 + 3]
+                        let o = (oy * targetWidth + ox) * 4
+                        for c in 0..<3 { out[o + c] = Float16(a > 0 ? accumulated[ox * 4 + c] / a : 0).bitPattern }
+                        out[o + 3] = Float16(a).bitPattern
+                    }
                 }
             }
-        } }
+        }
         return PreviewImage(width: targetWidth, height: targetHeight, samples: out)
     }
 
@@ -117,7 +123,8 @@ struct PreviewImage {
     static func boxWeights(source: Int, target: Int) -> [[(index: Int, weight: Double)]] {
         let scale = Double(source) / Double(target)
         return (0..<target).map { o in
-            let start = Double(o) * scale, end = Double(o + 1) * scale
+            let start = Double(o) * scale
+            let end = Double(o + 1) * scale
             var weights: [(index: Int, weight: Double)] = []
             var i = Int(start.rounded(.down))
             while Double(i) < end && i < source {

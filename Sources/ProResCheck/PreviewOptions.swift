@@ -1,9 +1,9 @@
 import Foundation
-import Glibc
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import Glibc
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 import ProResPipeline
 
@@ -34,8 +34,10 @@ public struct PreviewOptions: Sendable {
     public static let defaultFrames = 6
     public static let framesRange = 1...100
 
-    public init(directory: String, frames: Int = PreviewOptions.defaultFrames, thumbnailWidth: Int = 320, columns: Int = 3,
-                gpu: DecodeRun.GPUOptions = .init()) {
+    public init(
+        directory: String, frames: Int = PreviewOptions.defaultFrames, thumbnailWidth: Int = 320, columns: Int = 3,
+        gpu: DecodeRun.GPUOptions = .init()
+    ) {
         self.directory = directory
         self.frames = frames
         self.thumbnailWidth = thumbnailWidth
@@ -73,8 +75,11 @@ public struct PreviewOptions: Sendable {
     /// rename on one file system); `TemporaryFiles` removes it on a signal.
     public mutating func stage() throws {
         var template = PathBytes.bytes(path(Publish.temporaryPrefix + "XXXXXX")).map { CChar(bitPattern: $0) } + [0]
-        guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw ProResDecodeError.previewDirectory(path: directory, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
+        guard
+            let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } })
+        else {
+            throw ProResDecodeError.previewDirectory(
+                path: directory, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
         }
         let staged = PathBytes.string(cString: made)
         TemporaryFiles.shared.registerStaging(staged)
@@ -110,7 +115,8 @@ public struct PreviewOptions: Sendable {
             }
         } else {
             if let failure = Directories.create(directory, made: TemporaryFiles.shared.registerMade) {
-                throw ProResDecodeError.previewDirectory(path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
+                throw ProResDecodeError.previewDirectory(
+                    path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
             }
         }
         guard PathBytes.withCString(directory, { access($0, W_OK | X_OK) }) == 0 else {
@@ -136,11 +142,14 @@ public enum PreviewOutcome: Equatable, Sendable {
         switch self {
         case .skipped:
             return "null"
-        case let .written(sheet, frame, sheetFrames, damagedFrames, fullFrame):
-            return JSON.object([("sheet", JSON.string(PathBytes.reportText(sheet))), ("frame", JSON.string(PathBytes.reportText(frame))),
-                                ("sheet_frames", JSON.array(sheetFrames.map(String.init))),
-                                ("sheet_damaged", JSON.array(damagedFrames.map(String.init))), ("frame_index", "\(fullFrame)")])
-        case let .failed(reason):
+        case .written(let sheet, let frame, let sheetFrames, let damagedFrames, let fullFrame):
+            return JSON.object([
+                ("sheet", JSON.string(PathBytes.reportText(sheet))),
+                ("frame", JSON.string(PathBytes.reportText(frame))),
+                ("sheet_frames", JSON.array(sheetFrames.map(String.init))),
+                ("sheet_damaged", JSON.array(damagedFrames.map(String.init))), ("frame_index", "\(fullFrame)"),
+            ])
+        case .failed(let reason):
             return JSON.object([("error", JSON.string(reason))])
         }
     }

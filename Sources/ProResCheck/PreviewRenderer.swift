@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 import ProResPipeline
 
@@ -83,7 +83,9 @@ enum PreviewRenderer {
 
     /// `image` at full size.
     static func frame(_ image: PreviewImage) -> Canvas {
-        var canvas = Canvas(width: image.width, height: image.height, samples: [UInt16](repeating: 0, count: image.width * image.height * 3))
+        var canvas = Canvas(
+            width: image.width, height: image.height,
+            samples: [UInt16](repeating: 0, count: image.width * image.height * 3))
         draw(image, into: &canvas, left: 0, top: 0)
         return canvas
     }
@@ -94,13 +96,19 @@ enum PreviewRenderer {
         precondition(!thumbnails.isEmpty && columns >= 1)
         let across = min(columns, thumbnails.count)
         let down = (thumbnails.count + across - 1) / across
-        let cellWidth = thumbnails.map(\.width).max()!, cellHeight = thumbnails.map(\.height).max()!
-        let width = across * cellWidth + (across - 1) * gap, height = down * cellHeight + (down - 1) * gap
-        var canvas = Canvas(width: width, height: height, samples: [UInt16](repeating: backgroundCode, count: width * height * 3))
+        let cellWidth = thumbnails.map(\.width).max()!
+        let cellHeight = thumbnails.map(\.height).max()!
+        let width = across * cellWidth + (across - 1) * gap
+        let height = down * cellHeight + (down - 1) * gap
+        var canvas = Canvas(
+            width: width, height: height, samples: [UInt16](repeating: backgroundCode, count: width * height * 3))
         for (n, thumbnail) in thumbnails.enumerated() {
-            let origin = cellOrigin(n, count: thumbnails.count, columns: columns, cellWidth: cellWidth, cellHeight: cellHeight)
+            let origin = cellOrigin(
+                n, count: thumbnails.count, columns: columns, cellWidth: cellWidth, cellHeight: cellHeight)
             draw(thumbnail, into: &canvas, left: origin.x, top: origin.y)
-            if marked.contains(n) { mark(width: thumbnail.width, height: thumbnail.height, into: &canvas, left: origin.x, top: origin.y) }
+            if marked.contains(n) {
+                mark(width: thumbnail.width, height: thumbnail.height, into: &canvas, left: origin.x, top: origin.y)
+            }
         }
         return canvas
     }
@@ -129,14 +137,17 @@ enum PreviewRenderer {
     /// `shade` itself: valid where all three channels are at most 0.75 (below
     /// the roll-off, each channel's code depends on its own value only, and
     /// with alpha 1 the checker weighs exactly 0).
-    private static let opaqueCodes: [UInt16] = PreviewImage.halfValues.map { shade(r: Double($0), g: 0, b: 0, a: 1, checker: 0).0 }
+    private static let opaqueCodes: [UInt16] = PreviewImage.halfValues.map {
+        shade(r: Double($0), g: 0, b: 0, a: 1, checker: 0).0
+    }
 
     /// Rows on every core: a 4K frame is 8 million pixels, each with its
     /// sRGB curve (a `pow`), which took seconds a preview on one core. Opaque
     /// pixels below the roll-off, most of a picture, take their codes from
     /// `opaqueCodes`, the same numbers without the `pow`s.
     private static func draw(_ image: PreviewImage, into canvas: inout Canvas, left: Int, top: Int) {
-        let canvasWidth = canvas.width, width = image.width
+        let canvasWidth = canvas.width
+        let width = image.width
         let opaque = Float16(1).bitPattern
         canvas.samples.withUnsafeMutableBufferPointer { out in
             image.samples.withUnsafeBufferPointer { samples in
@@ -156,8 +167,9 @@ enum PreviewRenderer {
                                     out[o + 1] = codes[g]
                                     out[o + 2] = codes[b]
                                 } else {
-                                    (out[o], out[o + 1], out[o + 2]) = shade(r: Double(half[r]), g: Double(half[g]), b: Double(half[b]),
-                                                                             a: Double(half[Int(samples[p + 3])]), checker: checker(x: x, y: y))
+                                    (out[o], out[o + 1], out[o + 2]) = shade(
+                                        r: Double(half[r]), g: Double(half[g]), b: Double(half[b]),
+                                        a: Double(half[Int(samples[p + 3])]), checker: checker(x: x, y: y))
                                 }
                             }
                         }

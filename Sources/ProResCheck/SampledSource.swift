@@ -1,6 +1,6 @@
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
 
 /// A `SampleSource` that yields only chosen frames of another, seeking past

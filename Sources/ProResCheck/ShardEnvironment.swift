@@ -42,10 +42,11 @@ public struct ShardEnvironment: Sendable {
             case .noEngine:
                 return "--shard auto found none of PRORES_DECODE_SHARD_INDEX, CI_NODE_INDEX, JOB_COMPLETION_INDEX, "
                     + "SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX: give --shard I/N"
-            case let .needsCount(engine): return "--shard auto: \(engine) gives no shard count: use --shard auto/N"
-            case let .notANumber(variable, value, bounds): return "--shard auto: \(variable)='\(value)' is not a whole number \(bounds)"
-            case let .outOfRange(source): return "--shard auto: \(source) is not a shard of its count"
-            case let .countsDisagree(source, given): return "--shard auto/\(given) disagrees with \(source)"
+            case .needsCount(let engine): return "--shard auto: \(engine) gives no shard count: use --shard auto/N"
+            case .notANumber(let variable, let value, let bounds):
+                return "--shard auto: \(variable)='\(value)' is not a whole number \(bounds)"
+            case .outOfRange(let source): return "--shard auto: \(source) is not a shard of its count"
+            case .countsDisagree(let source, let given): return "--shard auto/\(given) disagrees with \(source)"
             }
         }
     }
@@ -56,7 +57,8 @@ public struct ShardEnvironment: Sendable {
             guard let text = environment[name] else { return nil }
             let range = bounds(name)
             guard let value = PlainNumber.integer(text, in: range) else {
-                throw Problem.notANumber(variable: name, value: text, bounds: "from \(range.lowerBound) to \(range.upperBound)")
+                throw Problem.notANumber(
+                    variable: name, value: text, bounds: "from \(range.lowerBound) to \(range.upperBound)")
             }
             return value
         }
@@ -64,31 +66,40 @@ public struct ShardEnvironment: Sendable {
             let source = engine + " (" + read.map { "\($0)=\(environment[$0] ?? "")" }.joined(separator: ", ") + ")"
             if let stated, let count, stated != count { throw Problem.countsDisagree(source: source, given: count) }
             guard let total = stated ?? count else { throw Problem.needsCount(engine: engine) }
-            guard let shard = CheckShard(index: index - base + 1, count: total) else { throw Problem.outOfRange(source: source) }
+            guard let shard = CheckShard(index: index - base + 1, count: total) else {
+                throw Problem.outOfRange(source: source)
+            }
             return Choice(shard: shard, source: source)
         }
         if let index = try number("PRORES_DECODE_SHARD_INDEX") {
             let total = try number("PRORES_DECODE_SHARD_TOTAL")
-            return try choose(engine: "PRORES_DECODE_SHARD_INDEX", index: index, base: 0, stated: total,
-                              read: ["PRORES_DECODE_SHARD_INDEX"] + (total == nil ? [] : ["PRORES_DECODE_SHARD_TOTAL"]))
+            return try choose(
+                engine: "PRORES_DECODE_SHARD_INDEX", index: index, base: 0, stated: total,
+                read: ["PRORES_DECODE_SHARD_INDEX"] + (total == nil ? [] : ["PRORES_DECODE_SHARD_TOTAL"]))
         }
         if let index = try number("CI_NODE_INDEX") {
-            return try choose(engine: "GitLab CI", index: index, base: 1, stated: try number("CI_NODE_TOTAL"),
-                              read: ["CI_NODE_INDEX", "CI_NODE_TOTAL"])
+            return try choose(
+                engine: "GitLab CI", index: index, base: 1, stated: try number("CI_NODE_TOTAL"),
+                read: ["CI_NODE_INDEX", "CI_NODE_TOTAL"])
         }
         if let index = try number("JOB_COMPLETION_INDEX") {
-            return try choose(engine: "Kubernetes Indexed Job", index: index, base: 0, stated: nil, read: ["JOB_COMPLETION_INDEX"])
+            return try choose(
+                engine: "Kubernetes Indexed Job", index: index, base: 0, stated: nil, read: ["JOB_COMPLETION_INDEX"])
         }
         if let id = try number("SLURM_ARRAY_TASK_ID") {
-            let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0, step = try number("SLURM_ARRAY_TASK_STEP") ?? 1
-            let read = ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"]
+            let minimum = try number("SLURM_ARRAY_TASK_MIN") ?? 0
+            let step = try number("SLURM_ARRAY_TASK_STEP") ?? 1
+            let read =
+                ["SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT"]
                 + (environment["SLURM_ARRAY_TASK_STEP"] == nil ? [] : ["SLURM_ARRAY_TASK_STEP"])
             let offset = id - minimum
-            return try choose(engine: "Slurm job array", index: offset % step == 0 ? offset / step : -1, base: 0,
-                              stated: try number("SLURM_ARRAY_TASK_COUNT"), read: read)
+            return try choose(
+                engine: "Slurm job array", index: offset % step == 0 ? offset / step : -1, base: 0,
+                stated: try number("SLURM_ARRAY_TASK_COUNT"), read: read)
         }
         if let index = try number("AWS_BATCH_JOB_ARRAY_INDEX") {
-            return try choose(engine: "AWS Batch array job", index: index, base: 0, stated: nil, read: ["AWS_BATCH_JOB_ARRAY_INDEX"])
+            return try choose(
+                engine: "AWS Batch array job", index: index, base: 0, stated: nil, read: ["AWS_BATCH_JOB_ARRAY_INDEX"])
         }
         throw Problem.noEngine
     }

@@ -28,7 +28,8 @@ public final class X11Window {
 
     /// Opens `$DISPLAY` and maps the window; `size(screen)` picks its client
     /// size once the screen's is known.
-    public init(title: String, fullscreen: Bool, size: ((width: Int, height: Int)) -> (width: Int, height: Int)) throws {
+    public init(title: String, fullscreen: Bool, size: ((width: Int, height: Int)) -> (width: Int, height: Int)) throws
+    {
         guard let display = getenv("DISPLAY").map({ String(cString: $0) }), !display.isEmpty else {
             throw DisplayError.noDisplay("DISPLAY is not set")
         }
@@ -51,26 +52,34 @@ public final class X11Window {
             defer { free(reply) }
             return reply.pointee.atom
         }
-        atoms = Atoms(protocols: atom("WM_PROTOCOLS"), deleteWindow: atom("WM_DELETE_WINDOW"), state: atom("_NET_WM_STATE"),
-                      fullscreen: atom("_NET_WM_STATE_FULLSCREEN"), netName: atom("_NET_WM_NAME"), utf8: atom("UTF8_STRING"))
+        atoms = Atoms(
+            protocols: atom("WM_PROTOCOLS"), deleteWindow: atom("WM_DELETE_WINDOW"), state: atom("_NET_WM_STATE"),
+            fullscreen: atom("_NET_WM_STATE_FULLSCREEN"), netName: atom("_NET_WM_NAME"), utf8: atom("UTF8_STRING"))
         (minKeycode, keysyms) = Self.keyboardMapping(xcb, c)
 
         window = xcb.xcb_generate_id!(c)
-        let events = XCB_EVENT_MASK_KEY_PRESS.rawValue | XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue | XCB_EVENT_MASK_EXPOSURE.rawValue
+        let events =
+            XCB_EVENT_MASK_KEY_PRESS.rawValue | XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue
+            | XCB_EVENT_MASK_EXPOSURE.rawValue
         let values: [UInt32] = [screen.black_pixel, events]
-        _ = xcb.xcb_create_window!(c, UInt8(XCB_COPY_FROM_PARENT), window, root, 0, 0, UInt16(clientSize.width), UInt16(clientSize.height), 0,
-                          UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), screen.root_visual,
-                          XCB_CW_BACK_PIXEL.rawValue | XCB_CW_EVENT_MASK.rawValue, values)
+        _ = xcb.xcb_create_window!(
+            c, UInt8(XCB_COPY_FROM_PARENT), window, root, 0, 0, UInt16(clientSize.width), UInt16(clientSize.height), 0,
+            UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), screen.root_visual,
+            XCB_CW_BACK_PIXEL.rawValue | XCB_CW_EVENT_MASK.rawValue, values)
         var deleteWindow = atoms.deleteWindow
-        _ = xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.protocols, XCB_ATOM_ATOM.rawValue, 32, 1, &deleteWindow)
+        _ = xcb.xcb_change_property!(
+            c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.protocols, XCB_ATOM_ATOM.rawValue, 32, 1,
+            &deleteWindow)
         let windowClass = Array("prores-decode\0prores-decode\0".utf8)
-        _ = xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_CLASS.rawValue, XCB_ATOM_STRING.rawValue, 8,
-                            UInt32(windowClass.count), windowClass)
+        _ = xcb.xcb_change_property!(
+            c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_CLASS.rawValue, XCB_ATOM_STRING.rawValue, 8,
+            UInt32(windowClass.count), windowClass)
         isFullscreen = fullscreen
         if fullscreen {
             // Before mapping, the state is a property the window manager reads.
             var state = atoms.fullscreen
-            _ = xcb.xcb_change_property!(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.state, XCB_ATOM_ATOM.rawValue, 32, 1, &state)
+            _ = xcb.xcb_change_property!(
+                c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.state, XCB_ATOM_ATOM.rawValue, 32, 1, &state)
         }
         setTitle(title)
         _ = xcb.xcb_map_window!(c, window)
@@ -89,10 +98,12 @@ public final class X11Window {
     /// WM_NAME and _NET_WM_NAME, both UTF-8: xdotool and window managers read one or the other.
     public func setTitle(_ title: String) {
         let utf8 = Array(title.utf8)
-        _ = xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_NAME.rawValue, atoms.utf8, 8,
-                            UInt32(utf8.count), utf8)
-        _ = xcb.xcb_change_property!(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.netName, atoms.utf8, 8,
-                            UInt32(utf8.count), utf8)
+        _ = xcb.xcb_change_property!(
+            connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, XCB_ATOM_WM_NAME.rawValue, atoms.utf8, 8,
+            UInt32(utf8.count), utf8)
+        _ = xcb.xcb_change_property!(
+            connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, atoms.netName, atoms.utf8, 8,
+            UInt32(utf8.count), utf8)
         _ = xcb.xcb_flush!(connection)
     }
 
@@ -100,7 +111,9 @@ public final class X11Window {
     /// window manager nothing changes on screen.
     public func toggleFullscreen() {
         isFullscreen.toggle()
-        withUnsafePointer(to: xcb) { pd_xcb_request_state($0, connection, root, window, atoms.state, atoms.fullscreen, isFullscreen ? 1 : 0) }
+        withUnsafePointer(to: xcb) {
+            pd_xcb_request_state($0, connection, root, window, atoms.state, atoms.fullscreen, isFullscreen ? 1 : 0)
+        }
         _ = xcb.xcb_flush!(connection)
     }
 
@@ -117,7 +130,9 @@ public final class X11Window {
                 let index = Int(code) - Int(minKeycode)
                 if keysyms.indices.contains(index), let key = Key(keysym: keysyms[index]) { events.append(.key(key)) }
             case XCB_CONFIGURE_NOTIFY:
-                let size = event.withMemoryRebound(to: xcb_configure_notify_event_t.self, capacity: 1) { ($0.pointee.width, $0.pointee.height) }
+                let size = event.withMemoryRebound(to: xcb_configure_notify_event_t.self, capacity: 1) {
+                    ($0.pointee.width, $0.pointee.height)
+                }
                 events.append(.resized(width: Int(size.0), height: Int(size.1)))
             case XCB_EXPOSE:
                 events.append(.exposed)
@@ -140,7 +155,8 @@ public final class X11Window {
     /// xcb's connection error codes (xcb.h, XCB_CONN_*) in words.
     static func connectionError(_ code: Int32) -> String {
         switch code {
-        case 1: return "the connection to the X server was closed (the server stopped, or the window's client was killed)"
+        case 1:
+            return "the connection to the X server was closed (the server stopped, or the window's client was killed)"
         case 2: return "the X server connection has no extension it needs"
         case 3: return "out of memory talking to the X server"
         case 4: return "a request exceeded the X server's maximum length"
@@ -152,7 +168,10 @@ public final class X11Window {
     private static func keyboardMapping(_ xcb: pd_xcb_functions, _ c: OpaquePointer) -> (UInt8, [UInt32]) {
         let setup = xcb.xcb_get_setup!(c)!.pointee
         let count = UInt8(Int(setup.max_keycode) - Int(setup.min_keycode) + 1)
-        guard let reply = xcb.xcb_get_keyboard_mapping_reply!(c, xcb.xcb_get_keyboard_mapping!(c, setup.min_keycode, count), nil) else {
+        guard
+            let reply = xcb.xcb_get_keyboard_mapping_reply!(
+                c, xcb.xcb_get_keyboard_mapping!(c, setup.min_keycode, count), nil)
+        else {
             return (setup.min_keycode, [])
         }
         defer { free(reply) }

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Reads ProRes samples out of a container with libavformat (AVAssetReader):
 /// MOV/MP4, MXF, MKV, and anything else libavformat opens, from a file, a
@@ -36,9 +36,10 @@ public final class AssetReader: SampleSource {
 
     /// `localPath`: the file behind `url`, when it is one, for direct reads.
     convenience init(url: String, displayPath: String, track: Int?, localPath: String? = nil) throws {
-        try self.init(open: { context in
-            PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, nil) }
-        }, displayPath: displayPath, track: track, pipe: nil, localPath: localPath)
+        try self.init(
+            open: { context in
+                PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, nil) }
+            }, displayPath: displayPath, track: track, pipe: nil, localPath: localPath)
     }
 
     /// Reads a container from a stream already open as `fd` (stdin, a FIFO,
@@ -46,28 +47,33 @@ public final class AssetReader: SampleSource {
     /// the bytes already consumed while sniffing, replayed first, as
     /// ffmpeg's `pipe:` protocol reads. The descriptor is closed with the
     /// reader when `ownsDescriptor`.
-    convenience init(pipePrefix: [UInt8], fd: Int32 = STDIN_FILENO, displayPath: String = "stdin",
-                     ownsDescriptor: Bool = false, track: Int?) throws {
+    convenience init(
+        pipePrefix: [UInt8], fd: Int32 = STDIN_FILENO, displayPath: String = "stdin",
+        ownsDescriptor: Bool = false, track: Int?
+    ) throws {
         let feeder = PipeFeeder(fd: fd, prefix: pipePrefix, ownsDescriptor: ownsDescriptor)
-        try self.init(open: { context in
-            context = avformat_alloc_context()
-            guard let allocated = context, let io = feeder.makeIOContext() else { return PD_AVERROR_ENOMEM }
-            allocated.pointee.pb = io
-            allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-            let status = avformat_open_input(&context, nil, nil, nil)
-            if status < 0 {
-                // A failed open frees the format context but never custom I/O.
-                var buffer: UnsafeMutablePointer<UInt8>? = io.pointee.buffer
-                av_freep(&buffer)
-                var freeing: UnsafeMutablePointer<AVIOContext>? = io
-                avio_context_free(&freeing)
-            }
-            return status
-        }, displayPath: displayPath, track: track, pipe: feeder, localPath: nil)
+        try self.init(
+            open: { context in
+                context = avformat_alloc_context()
+                guard let allocated = context, let io = feeder.makeIOContext() else { return PD_AVERROR_ENOMEM }
+                allocated.pointee.pb = io
+                allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+                let status = avformat_open_input(&context, nil, nil, nil)
+                if status < 0 {
+                    // A failed open frees the format context but never custom I/O.
+                    var buffer: UnsafeMutablePointer<UInt8>? = io.pointee.buffer
+                    av_freep(&buffer)
+                    var freeing: UnsafeMutablePointer<AVIOContext>? = io
+                    avio_context_free(&freeing)
+                }
+                return status
+            }, displayPath: displayPath, track: track, pipe: feeder, localPath: nil)
     }
 
-    private init(open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
-                 displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?, activity: HTTPActivity? = nil) throws {
+    private init(
+        open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
+        displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?, activity: HTTPActivity? = nil
+    ) throws {
         self.displayPath = displayPath
         self.pipe = pipe
         self.activity = activity
@@ -75,11 +81,13 @@ public final class AssetReader: SampleSource {
         FFmpegLog.clear()
         let status = open(&context)
         guard status >= 0, let context else {
-            var reason = status == PD_AVERROR_INVALIDDATA ? "not a recognised media file" : FFmpegError(status).description
+            var reason =
+                status == PD_AVERROR_INVALIDDATA ? "not a recognised media file" : FFmpegError(status).description
             let said = FFmpegLog.lastError
             if said == "error reading header" {
                 // The demuxer recognised the file; its header is what failed.
-                reason = status == PD_AVERROR_ENOMEM
+                reason =
+                    status == PD_AVERROR_ENOMEM
                     ? "damaged container header: a table in it claims more entries than memory allows"
                     : "damaged container header (\(FFmpegError(status)))"
             }
@@ -110,18 +118,23 @@ public final class AssetReader: SampleSource {
             // timescale) keeps about one frame and discards the rest, which
             // one decoder honours and another may not. Refused as damage.
             if headerComplaint?.hasPrefix("Invalid mdhd time scale 0") ?? false {
-                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "damaged container header: "
-                    + "the video track's media timescale (mdhd) is 0, so its frames have no times")
+                throw ProResDecodeError.inputUnreadable(
+                    path: displayPath,
+                    reason: "damaged container header: "
+                        + "the video track's media timescale (mdhd) is 0, so its frames have no times")
             }
             // The container's own colour tags, captured before stream probing
             // lets the decoder overwrite them with the frame header's.
             let streams = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
             let containerTags = streams.map { s -> (Int, Int, Int, Bool?) in
                 let p = s.pointee.codecpar.pointee
-                let range: Bool? = p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil
+                let range: Bool? =
+                    p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil
                 return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
             }
-            let containerSizes = streams.map { (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height)) }
+            let containerSizes = streams.map {
+                (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height))
+            }
             // Entries the header itself brought: probing reads packets, and
             // demuxers without a complete table (Matroska before its Cues,
             // which a truncated file lost) add entries for what they read.
@@ -148,13 +161,16 @@ public final class AssetReader: SampleSource {
             var firstError: Error?
             while header == nil, leading.count < 16, let read = try readPacket() {
                 leading.append(read)
-                let bytes = UnsafeRawBufferPointer(start: read.packet.pointee.data, count: Int(read.packet.pointee.size))
+                let bytes = UnsafeRawBufferPointer(
+                    start: read.packet.pointee.data, count: Int(read.packet.pointee.size))
                 do { header = try ProResFrameHeader(bytes) } catch { firstError = firstError ?? error }
             }
             guard let header else {
                 var why = firstError.map { "no valid ProRes frame header (\($0))" } ?? "the ProRes track has no frames"
                 // From a pipe, a MOV whose moov atom comes last opens but cannot seek back to its media.
-                if pipe != nil, firstError == nil { why += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)" }
+                if pipe != nil, firstError == nil {
+                    why += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
+                }
                 throw ProResDecodeError.notProRes(path: displayPath, reason: why)
             }
             let s = stream.pointee
@@ -167,29 +183,38 @@ public final class AssetReader: SampleSource {
             // turned over (1000/1), and a length at that rate is 40 times too
             // many frames at 25 fps. The frame header's rate, else the first
             // two frames' timestamps, say what the rate is; else it is unknown.
-            let matroska = context.pointee.iformat.map { String(cString: $0.pointee.name).hasPrefix("matroska") } ?? false
+            let matroska =
+                context.pointee.iformat.map { String(cString: $0.pointee.name).hasPrefix("matroska") } ?? false
             if matroska, s.avg_frame_rate.num <= 0, rate.num <= 0 || av_cmp_q(rate, av_inv_q(s.time_base)) == 0 {
                 rate = AVRational(num: 0, den: 1)
                 if let stated = header.frameRate {
                     rate = AVRational(num: Int32(stated.numerator), den: Int32(stated.denominator))
                 } else {
                     if leading.count < 2, let next = try readPacket() { leading.append(next) }
-                    if leading.count >= 2, let delta = Self.ptsStep(leading[0].packet, leading[1].packet), s.time_base.num > 0 {
-                        var num: Int32 = 0, den: Int32 = 1
-                        _ = av_reduce(&num, &den, Int64(s.time_base.den), Int64(s.time_base.num) * delta, Int64(Int32.max))
+                    if leading.count >= 2, let delta = Self.ptsStep(leading[0].packet, leading[1].packet),
+                        s.time_base.num > 0
+                    {
+                        var num: Int32 = 0
+                        var den: Int32 = 1
+                        _ = av_reduce(
+                            &num, &den, Int64(s.time_base.den), Int64(s.time_base.num) * delta, Int64(Int32.max))
                         rate = AVRational(num: num, den: den)
-                        rateNote = "frame rate \(rate.num)/\(rate.den) from the first frames' timestamps (the container states none)"
+                        rateNote =
+                            "frame rate \(rate.num)/\(rate.den) from the first frames' timestamps (the container states none)"
                     }
                 }
             }
             let claimed = Self.claimedFrameCount(context, stream, rate: rate, tableEntries: timestampByIndex.count)
-            let fileBytes = pipe == nil ? Int(exactly: avio_size(context.pointee.pb)).flatMap { $0 > 0 ? $0 : nil } : nil
+            let fileBytes =
+                pipe == nil ? Int(exactly: avio_size(context.pointee.pb)).flatMap { $0 > 0 ? $0 : nil } : nil
             let (frameCount, overstated) = FrameCountClaim.judge(claimed, fileBytes: fileBytes)
             overstatedCount = overstated
             let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
             description = FormatDescription(
                 header: header, profile: profile,
-                profileNote: profile == nil ? "container FourCC '\(printableFourCC(fourCCBytes(tag)))' is not a ProRes profile; decoding by the frame header's chroma format" : nil,
+                profileNote: profile == nil
+                    ? "container FourCC '\(printableFourCC(fourCCBytes(tag)))' is not a ProRes profile; decoding by the frame header's chroma format"
+                    : nil,
                 containerTags: containerTags[chosen],
                 containerSize: containerSizes[chosen].0 > 0 ? containerSizes[chosen] : nil,
                 frameRate: rate.num > 0 && rate.den > 0 ? (Int(rate.num), Int(rate.den)) : header.frameRate,
@@ -197,11 +222,14 @@ public final class AssetReader: SampleSource {
                 timeBase: (Int(s.time_base.num), Int(s.time_base.den)),
                 frameCountNote: overstated.map { "\($0); frame count unknown" } ?? rateNote,
                 sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream),
-                masteringDisplay: HDRSideData.masteringDisplay(stream), contentLightLevel: HDRSideData.contentLightLevel(stream))
+                masteringDisplay: HDRSideData.masteringDisplay(stream),
+                contentLightLevel: HDRSideData.contentLightLevel(stream))
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
-               timestampByIndex.count == Int(avformat_index_get_entries_count(stream)) {
-                direct = SampleTableReader(path: localPath, displayPath: displayPath, context: context, stream: stream,
-                                           leading: leading.map(\.packet))
+                timestampByIndex.count == Int(avformat_index_get_entries_count(stream))
+            {
+                direct = SampleTableReader(
+                    path: localPath, displayPath: displayPath, context: context, stream: stream,
+                    leading: leading.map(\.packet))
             }
             if direct != nil {
                 // Read again from the file, into sample memory like every later frame (a GPU decoder then
@@ -215,18 +243,28 @@ public final class AssetReader: SampleSource {
             leading.forEach { freePacket($0.packet) }
             // From a pipe a MOV with its moov last cannot seek back to its
             // media: the failed read is that, and the fix is faststart.
-            let movFromPipe = pipe != nil && (context.pointee.iformat.map { String(cString: $0.pointee.name).contains("mov") } ?? false)
+            let movFromPipe =
+                pipe != nil
+                && (context.pointee.iformat.map { String(cString: $0.pointee.name).contains("mov") } ?? false)
             activity?.watch(nil)
             Self.close(context, customIO: pipe != nil)
             self.context = nil
-            throw Self.explained(error, localPath: localPath, readProblem: movFromPipe ? nil : readProblem.map { "damaged container: \($0)" }
-                ?? headerComplaint.map { "damaged container header: the track has no readable frames (FFmpeg: \($0))" })
+            throw Self.explained(
+                error, localPath: localPath,
+                readProblem: movFromPipe
+                    ? nil
+                    : readProblem.map { "damaged container: \($0)" }
+                        ?? headerComplaint.map {
+                            "damaged container header: the track has no readable frames (FFmpeg: \($0))"
+                        })
         }
     }
 
     /// The stream's sample aspect ratio, else its codec parameters' (QuickTime's
     /// `pasp` sets both; probing, skipped for MOV, may set only the latter).
-    private static func sampleAspectRatio(_ stream: UnsafeMutablePointer<AVStream>) -> (numerator: Int, denominator: Int)? {
+    private static func sampleAspectRatio(_ stream: UnsafeMutablePointer<AVStream>) -> (
+        numerator: Int, denominator: Int
+    )? {
         for ratio in [stream.pointee.sample_aspect_ratio, stream.pointee.codecpar.pointee.sample_aspect_ratio]
         where ratio.num > 0 && ratio.den > 0 {
             return (Int(ratio.num), Int(ratio.den))
@@ -237,12 +275,15 @@ public final class AssetReader: SampleSource {
     /// libavformat's `timecode` metadata: the video stream's (MOV copies its
     /// `tmcd` track's there), else the file's (MXF), else a data stream's
     /// (a `tmcd` track not referenced by the video track).
-    private static func timecode(_ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>) -> String? {
+    private static func timecode(
+        _ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>
+    ) -> String? {
         func lookUp(_ metadata: OpaquePointer?) -> String? {
             av_dict_get(metadata, "timecode", nil, 0).map { String(cString: $0.pointee.value) }
         }
         let others = (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]!.pointee.metadata }
-        return lookUp(stream.pointee.metadata) ?? lookUp(context.pointee.metadata) ?? others.lazy.compactMap(lookUp).first
+        return lookUp(stream.pointee.metadata) ?? lookUp(context.pointee.metadata)
+            ?? others.lazy.compactMap(lookUp).first
     }
 
     deinit {
@@ -265,9 +306,12 @@ public final class AssetReader: SampleSource {
     /// A MOV/MP4 whose every video track already has its codec, size and
     /// frame rate from the header: nothing for probing to add.
     private static func statesItsVideo(_ context: UnsafeMutablePointer<AVFormatContext>) -> Bool {
-        guard let format = context.pointee.iformat, String(cString: format.pointee.name).hasPrefix("mov,") else { return false }
+        guard let format = context.pointee.iformat, String(cString: format.pointee.name).hasPrefix("mov,") else {
+            return false
+        }
         return (0..<Int(context.pointee.nb_streams)).allSatisfy { i in
-            let stream = context.pointee.streams[i]!.pointee, p = stream.codecpar.pointee
+            let stream = context.pointee.streams[i]!.pointee
+            let p = stream.codecpar.pointee
             guard p.codec_type == AVMEDIA_TYPE_VIDEO else { return true }
             return p.codec_id != AV_CODEC_ID_NONE && p.width > 0 && p.height > 0 && stream.avg_frame_rate.num > 0
         }
@@ -276,7 +320,7 @@ public final class AssetReader: SampleSource {
     /// A failure to find ProRes frames, reworded when the cause is damage:
     /// a MOV cut short, or a first packet the demuxer could not read.
     private static func explained(_ error: Error, localPath: String?, readProblem: String?) -> Error {
-        guard case let ProResDecodeError.notProRes(path, _) = error else { return error }
+        guard case ProResDecodeError.notProRes(let path, _) = error else { return error }
         if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) {
             return ProResDecodeError.inputUnreadable(path: path, reason: cut)
         }
@@ -297,8 +341,11 @@ public final class AssetReader: SampleSource {
     }
 
     /// Ticks from one frame's timestamp to the next, when both have one.
-    private static func ptsStep(_ first: UnsafeMutablePointer<AVPacket>, _ second: UnsafeMutablePointer<AVPacket>) -> Int64? {
-        let a = first.pointee.pts, b = second.pointee.pts
+    private static func ptsStep(_ first: UnsafeMutablePointer<AVPacket>, _ second: UnsafeMutablePointer<AVPacket>)
+        -> Int64?
+    {
+        let a = first.pointee.pts
+        let b = second.pointee.pts
         guard a != PD_AV_NOPTS_VALUE, b != PD_AV_NOPTS_VALUE, b > a, b - a < Int64(Int32.max) else { return nil }
         return b - a
     }
@@ -307,26 +354,34 @@ public final class AssetReader: SampleSource {
     /// sample table, its frame count field, or its duration at `rate` (the
     /// track's own, Matroska's per-track DURATION tag, or the file's when it
     /// has one stream). A claim: `FrameCountClaim.judge` decides its use.
-    private static func claimedFrameCount(_ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>,
-                                          rate: AVRational, tableEntries: Int) -> Int? {
+    private static func claimedFrameCount(
+        _ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>,
+        rate: AVRational, tableEntries: Int
+    ) -> Int? {
         let s = stream.pointee
         // A table cut short by damage holds fewer entries than the count the
         // header states: the larger claim is the one the file must meet.
         let stated = max(tableEntries, Int(exactly: s.nb_frames) ?? 0)
         if stated > 0 { return stated }
         let fps = (Int(rate.num), Int(rate.den))
-        if let frames = FrameCountClaim.frames(duration: s.duration, timeBase: (Int(s.time_base.num), Int(s.time_base.den)), rate: fps) {
+        if let frames = FrameCountClaim.frames(
+            duration: s.duration, timeBase: (Int(s.time_base.num), Int(s.time_base.den)), rate: fps)
+        {
             return frames
         }
         if let tag = av_dict_get(s.metadata, "DURATION", nil, 0), let value = tag.pointee.value,
-           let nanoseconds = FrameCountClaim.nanoseconds(durationTag: String(cString: value)) {
+            let nanoseconds = FrameCountClaim.nanoseconds(durationTag: String(cString: value))
+        {
             return FrameCountClaim.frames(duration: nanoseconds, timeBase: (1, 1_000_000_000), rate: fps)
         }
         guard context.pointee.nb_streams == 1 else { return nil }
-        return FrameCountClaim.frames(duration: context.pointee.duration, timeBase: (1, Int(PD_AV_TIME_BASE)), rate: fps)
+        return FrameCountClaim.frames(
+            duration: context.pointee.duration, timeBase: (1, Int(PD_AV_TIME_BASE)), rate: fps)
     }
 
-    private static func chooseTrack(_ streams: [UnsafeMutablePointer<AVStream>], requested: Int?, path: String) throws -> Int {
+    private static func chooseTrack(_ streams: [UnsafeMutablePointer<AVStream>], requested: Int?, path: String) throws
+        -> Int
+    {
         func summary() -> String {
             streams.enumerated().map { i, s in
                 let p = s.pointee.codecpar.pointee
@@ -335,19 +390,24 @@ public final class AssetReader: SampleSource {
             }.joined(separator: ", ")
         }
         let isProRes = { (s: UnsafeMutablePointer<AVStream>) in
-            s.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && s.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_PRORES
+            s.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+                && s.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_PRORES
         }
         if let requested {
             guard streams.indices.contains(requested) else {
-                throw ProResDecodeError.badRequest(.noSuchTrack(requested: requested, path: path, streams: streams.count, summary: summary()))
+                throw ProResDecodeError.badRequest(
+                    .noSuchTrack(requested: requested, path: path, streams: streams.count, summary: summary()))
             }
             guard isProRes(streams[requested]) else {
-                throw ProResDecodeError.notProRes(path: path, reason: "track \(requested) is not ProRes video (streams: \(summary()))")
+                throw ProResDecodeError.notProRes(
+                    path: path, reason: "track \(requested) is not ProRes video (streams: \(summary()))")
             }
             return requested
         }
         guard let first = streams.firstIndex(where: isProRes) else {
-            throw ProResDecodeError.notProRes(path: path, reason: streams.isEmpty ? "it has no streams" : "no ProRes video track (streams: \(summary()))")
+            throw ProResDecodeError.notProRes(
+                path: path,
+                reason: streams.isEmpty ? "it has no streams" : "no ProRes video track (streams: \(summary()))")
         }
         return first
     }
@@ -386,7 +446,8 @@ public final class AssetReader: SampleSource {
             let start = monotonicNanoseconds()
             let packet = try direct.packet(nextIndex)
             nextIndex += 1
-            return ReadPacket(packet: packet, index: nextIndex - 1, start: start, nanoseconds: monotonicNanoseconds() - start)
+            return ReadPacket(
+                packet: packet, index: nextIndex - 1, start: start, nanoseconds: monotonicNanoseconds() - start)
         }
         guard let context else { return nil }
         while true {
@@ -405,11 +466,13 @@ public final class AssetReader: SampleSource {
                     return nil
                 }
                 if status == PD_AVERROR_ENOMEM {
-                    readProblem = "frame \(nextIndex) cannot be read: the container states a size for it larger than memory allows (a damaged sample table?)\(said)"
+                    readProblem =
+                        "frame \(nextIndex) cannot be read: the container states a size for it larger than memory allows (a damaged sample table?)\(said)"
                     return nil
                 }
                 let why = activity.flatMap { Self.networkReason(status, $0) } ?? "\(FFmpegError(status))\(said)"
-                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "frame \(nextIndex) cannot be read: \(why)")
+                throw ProResDecodeError.inputUnreadable(
+                    path: displayPath, reason: "frame \(nextIndex) cannot be read: \(why)")
             }
             guard packet.pointee.stream_index == stream.pointee.index else {
                 freePacket(packet)
@@ -423,8 +486,9 @@ public final class AssetReader: SampleSource {
     }
 
     private func makeSample(_ read: ReadPacket) -> CompressedSample {
-        CompressedSample(packet: read.packet, index: read.index, format: format,
-                         readStart: read.start, demuxNanoseconds: read.nanoseconds)
+        CompressedSample(
+            packet: read.packet, index: read.index, format: format,
+            readStart: read.start, demuxNanoseconds: read.nanoseconds)
     }
 
     private func readSample() throws -> CompressedSample? {
@@ -435,12 +499,18 @@ public final class AssetReader: SampleSource {
         if !pending.isEmpty { return pending.removeFirst() }
         guard let sample = try readSample() else {
             if let expected = format.frameCount, nextIndex < expected, shortfall == nil {
-                shortfall = "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing "
-                    + (readProblem.map { "(\($0))" } ?? headerComplaint.map { "(damaged container header; FFmpeg: \($0))" } ?? "(truncated file?)")
+                shortfall =
+                    "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing "
+                    + (readProblem.map { "(\($0))" } ?? headerComplaint.map {
+                        "(damaged container header; FFmpeg: \($0))"
+                    } ?? "(truncated file?)")
             }
-            if let readProblem, shortfall == nil { shortfall = "input ended after frame \(nextIndex - 1): \(readProblem)" }
+            if let readProblem, shortfall == nil {
+                shortfall = "input ended after frame \(nextIndex - 1): \(readProblem)"
+            }
             if let overstatedCount, shortfall == nil {
-                shortfall = "input ended after frame \(nextIndex - 1), but \(overstatedCount) (damaged or forged header)"
+                shortfall =
+                    "input ended after frame \(nextIndex - 1), but \(overstatedCount) (damaged or forged header)"
             }
             return nil
         }
@@ -473,7 +543,9 @@ public final class AssetReader: SampleSource {
         }
         if target < timestampByIndex.count, let context {
             pending.removeAll()
-            let status = FFmpegLog.recording(activity) { av_seek_frame(context, stream.pointee.index, timestampByIndex[target], AVSEEK_FLAG_BACKWARD) }
+            let status = FFmpegLog.recording(activity) {
+                av_seek_frame(context, stream.pointee.index, timestampByIndex[target], AVSEEK_FLAG_BACKWARD)
+            }
             if status >= 0 {
                 nextIndex = target
                 // The demuxer lands at or before the target: drop what precedes it.
@@ -517,10 +589,12 @@ private final class PipeFeeder {
         let size = 1 << 16
         guard let buffer = av_malloc(size) else { return nil }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
-        return avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque, { opaque, buffer, size in
-            let feeder = Unmanaged<PipeFeeder>.fromOpaque(opaque!).takeUnretainedValue()
-            return feeder.read(into: buffer!, size: Int(size))
-        }, nil, nil)
+        return avio_alloc_context(
+            buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque,
+            { opaque, buffer, size in
+                let feeder = Unmanaged<PipeFeeder>.fromOpaque(opaque!).takeUnretainedValue()
+                return feeder.read(into: buffer!, size: Int(size))
+            }, nil, nil)
     }
 
     private func read(into buffer: UnsafeMutablePointer<UInt8>, size: Int) -> Int32 {
@@ -555,8 +629,9 @@ public struct URLOpening: Sendable {
     public init() {}
 
     /// libavformat's AVERROR_HTTP_SERVER_ERROR: FFERRTAG(0xF8, '5', 'X', 'X').
-    static let serverError = -Int32(bitPattern: 0xF8 | UInt32(UInt8(ascii: "5")) << 8 | UInt32(UInt8(ascii: "X")) << 16
-                                        | UInt32(UInt8(ascii: "X")) << 24)
+    static let serverError = -Int32(
+        bitPattern: 0xF8 | UInt32(UInt8(ascii: "5")) << 8 | UInt32(UInt8(ascii: "X")) << 16
+            | UInt32(UInt8(ascii: "X")) << 24)
 
     /// A failure that another try may not meet.
     static func isTransient(_ status: Int32) -> Bool {
@@ -567,8 +642,10 @@ public struct URLOpening: Sendable {
         // A drop mid-file is libavformat's to mend (a range request from where
         // it stopped: at once, then after 1 and 3 s; shown with --verbose);
         // a failed open is ours, so that the report can say so.
-        [("reconnect", "1"), ("reconnect_on_network_error", "1"), ("reconnect_delay_max", "4"),
-         ("rw_timeout", "\(Int(timeout * 1e6))")]
+        [
+            ("reconnect", "1"), ("reconnect_on_network_error", "1"), ("reconnect_delay_max", "4"),
+            ("rw_timeout", "\(Int(timeout * 1e6))"),
+        ]
     }
 }
 
@@ -576,30 +653,37 @@ extension AssetReader {
     /// Opens `url` as `URLOpening` says; `retried` hears each failed try
     /// that is tried again, in words. `activity` follows the requests and
     /// replies and stops them (`HTTPActivity`); its reader keeps it.
-    public static func open(url: String, displayPath: String, track: Int?, opening: URLOpening = URLOpening(),
-                            activity: HTTPActivity = HTTPActivity(), retried: ((String) -> Void)? = nil) throws -> AssetReader {
-        var delay = opening.firstDelay, attempt = 0
+    public static func open(
+        url: String, displayPath: String, track: Int?, opening: URLOpening = URLOpening(),
+        activity: HTTPActivity = HTTPActivity(), retried: ((String) -> Void)? = nil
+    ) throws -> AssetReader {
+        var delay = opening.firstDelay
+        var attempt = 0
         while true {
             attempt += 1
             activity.begin(url)
             var status: Int32 = 0
             do {
                 return try FFmpegLog.recording(activity) {
-                    try AssetReader(open: { context in
-                        context = avformat_alloc_context()
-                        guard let allocated = context else { return PD_AVERROR_ENOMEM }
-                        allocated.pointee.interrupt_callback = activity.interruptCallback
-                        activity.watch(allocated)
-                        var dictionary: OpaquePointer?
-                        for (key, value) in opening.options { av_dict_set(&dictionary, key, value, 0) }
-                        status = PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, &dictionary) }
-                        av_dict_free(&dictionary)
-                        return status
-                    }, displayPath: displayPath, track: track, pipe: nil, localPath: nil, activity: activity)
+                    try AssetReader(
+                        open: { context in
+                            context = avformat_alloc_context()
+                            guard let allocated = context else { return PD_AVERROR_ENOMEM }
+                            allocated.pointee.interrupt_callback = activity.interruptCallback
+                            activity.watch(allocated)
+                            var dictionary: OpaquePointer?
+                            for (key, value) in opening.options { av_dict_set(&dictionary, key, value, 0) }
+                            status = PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, &dictionary) }
+                            av_dict_free(&dictionary)
+                            return status
+                        }, displayPath: displayPath, track: track, pipe: nil, localPath: nil, activity: activity)
                 }
-            } catch let ProResDecodeError.inputUnreadable(_, reason) where attempt < opening.attempts && URLOpening.isTransient(status)
-                        && !activity.wasStopped && activity.bodyProblem == nil && activity.redirectProblem == nil {
-                retried?("try \(attempt) of \(opening.attempts): \(reason); again in \(JSON.number(delay, digits: 2)) s")
+            } catch let ProResDecodeError.inputUnreadable(_, reason)
+                where attempt < opening.attempts && URLOpening.isTransient(status)
+                && !activity.wasStopped && activity.bodyProblem == nil && activity.redirectProblem == nil
+            {
+                retried?(
+                    "try \(attempt) of \(opening.attempts): \(reason); again in \(JSON.number(delay, digits: 2)) s")
                 // The wait ends early when the file's time is up.
                 let until = monotonicNanoseconds() + UInt64(delay * 1e9)
                 while monotonicNanoseconds() < until, !activity.wasStopped { usleep(20_000) }

@@ -28,7 +28,9 @@ final class ConcealingDecoder {
     /// caller), or nil when no picture came out.
     func decode(_ sample: CompressedSample) -> PixelBuffer? {
         guard let codec, let picture else { return nil }
-        guard packets.with(sample, { avcodec_send_packet(codec, $0) }) ?? -1 >= 0, avcodec_receive_frame(codec, picture) >= 0 else { return nil }
+        guard packets.with(sample, { avcodec_send_packet(codec, $0) }) ?? -1 >= 0,
+            avcodec_receive_frame(codec, picture) >= 0
+        else { return nil }
         let surface = DecoderSurfaceAllocator.surface(of: picture)
         surface?.retainUse()
         av_frame_unref(picture)

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// An asynchronous ProRes decoder (VTDecompressionSession) on FFmpeg's
 /// libavcodec. Samples go in through `decode(_:)`, which returns at once
@@ -45,15 +45,18 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
     private let threads = SessionThreads()
     private var finished = false
 
-    public init(format: FormatDescription, configuration: Configuration = .init(),
-                outputHandler: @escaping OutputHandler, outputIdleHandler: OutputIdleHandler? = nil) throws {
+    public init(
+        format: FormatDescription, configuration: Configuration = .init(),
+        outputHandler: @escaping OutputHandler, outputIdleHandler: OutputIdleHandler? = nil
+    ) throws {
         self.format = format
         self.configuration = configuration
         self.handler = outputHandler
         idleHandler = outputIdleHandler
         input = BlockingQueue(capacity: max(1, configuration.threads))
         output = BlockingQueue(capacity: max(1, configuration.maximumFramesInFlight))
-        codec = try allocator.openDecoder(for: format, threads: configuration.threads, slicesOnly: configuration.slicesOnly)
+        codec = try allocator.openDecoder(
+            for: format, threads: configuration.threads, slicesOnly: configuration.slicesOnly)
         threads.start("prores-decode.decode") { [self] in runDecoder() }
         threads.start("prores-decode.output") { [self] in runOutput() }
     }
@@ -126,11 +129,12 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
 
         func emit(_ entry: InFlight, status: FrameStatus, surface: PixelBuffer?, codes: (Int, Int, Int)?) {
             let now = monotonicNanoseconds()
-            let decoded = DecodedFrame(index: entry.sample.index, pts: entry.sample.pts, status: status,
-                                       pixelBuffer: surface, colorCodes: codes,
-                                       readStart: entry.sample.readStart,
-                                       demuxNanoseconds: entry.sample.demuxNanoseconds,
-                                       decodeNanoseconds: now - entry.sent)
+            let decoded = DecodedFrame(
+                index: entry.sample.index, pts: entry.sample.pts, status: status,
+                pixelBuffer: surface, colorCodes: codes,
+                readStart: entry.sample.readStart,
+                demuxNanoseconds: entry.sample.demuxNanoseconds,
+                decodeNanoseconds: now - entry.sent)
             output.push(decoded)
         }
         /// Frames come out in order, so every sample ahead of the one that
@@ -173,13 +177,21 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                         surface = concealed
                     }
                     // A missing field or alpha is named by its own damage line.
-                    if picture.pointee.decode_error_flags != 0 { problems.append("some slices could not be decoded and were concealed") }
+                    if picture.pointee.decode_error_flags != 0 {
+                        problems.append("some slices could not be decoded and were concealed")
+                    }
                 }
-                if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 { problems.append("the container marked the frame corrupt") }
-                let codes = (Int(picture.pointee.color_primaries.rawValue), Int(picture.pointee.color_trc.rawValue),
-                             Int(picture.pointee.colorspace.rawValue))
+                if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 {
+                    problems.append("the container marked the frame corrupt")
+                }
+                let codes = (
+                    Int(picture.pointee.color_primaries.rawValue), Int(picture.pointee.color_trc.rawValue),
+                    Int(picture.pointee.colorspace.rawValue)
+                )
                 av_frame_unref(picture)
-                let frameStatus: FrameStatus = surface == nil ? .failed("the decoder returned a picture outside the surface pool")
+                let frameStatus: FrameStatus =
+                    surface == nil
+                    ? .failed("the decoder returned a picture outside the surface pool")
                     : problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
                 emit(entry, status: frameStatus, surface: surface, codes: codes)
                 emitRejectedAtHead()
@@ -192,12 +204,14 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
             do {
                 header = try ProResFrameHeader(sample.bytes)
             } catch {
-                inFlight.append(InFlight(sample: sample, sent: sent, rejection: "invalid frame header: \(error)", damage: nil))
+                inFlight.append(
+                    InFlight(sample: sample, sent: sent, rejection: "invalid frame header: \(error)", damage: nil))
                 emitRejectedAtHead()
                 continue
             }
             guard sample.bytes.count >= header.minimumFrameBytes else {
-                let why = "invalid picture: a \(header.width)x\(header.height) frame needs at least \(header.minimumFrameBytes) bytes, this one has \(sample.bytes.count)"
+                let why =
+                    "invalid picture: a \(header.width)x\(header.height) frame needs at least \(header.minimumFrameBytes) bytes, this one has \(sample.bytes.count)"
                 inFlight.append(InFlight(sample: sample, sent: sent, rejection: why, damage: nil))
                 emitRejectedAtHead()
                 continue
@@ -211,12 +225,17 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
             }
             let missingField = header.secondFieldIsMissing(in: sample.bytes)
             let missingAlpha = header.alphaIsMissing(in: sample.bytes)
-            let damage = [header.frameSize > sample.bytes.count
-                ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)" : nil,
+            let damage = [
+                header.frameSize > sample.bytes.count
+                    ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)"
+                    : nil,
                 missingField ? ProResFrameHeader.missingSecondField : nil,
-                missingAlpha ? ProResFrameHeader.missingAlpha : nil].compactMap { $0 }.joined(separator: "; ")
-            inFlight.append(InFlight(sample: sample, sent: sent, rejection: nil, damage: damage.isEmpty ? nil : damage,
-                                     conceal: missingField || missingAlpha))
+                missingAlpha ? ProResFrameHeader.missingAlpha : nil,
+            ].compactMap { $0 }.joined(separator: "; ")
+            inFlight.append(
+                InFlight(
+                    sample: sample, sent: sent, rejection: nil, damage: damage.isEmpty ? nil : damage,
+                    conceal: missingField || missingAlpha))
             while true {
                 let status = packets.with(sample) { avcodec_send_packet(codec, $0) } ?? PD_AVERROR_ENOMEM
                 if status == PD_AVERROR_EAGAIN {

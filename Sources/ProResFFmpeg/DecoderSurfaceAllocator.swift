@@ -21,7 +21,9 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
     /// Opens FFmpeg's ProRes decoder for `format`, decoding into this
     /// allocator's surfaces with `threads` frame/slice threads (slice
     /// threads only with `slicesOnly`).
-    func openDecoder(for format: FormatDescription, threads: Int, slicesOnly: Bool = false) throws -> UnsafeMutablePointer<AVCodecContext> {
+    func openDecoder(for format: FormatDescription, threads: Int, slicesOnly: Bool = false) throws
+        -> UnsafeMutablePointer<AVCodecContext>
+    {
         FFmpegLog.install()
         guard let decoder = avcodec_find_decoder(AV_CODEC_ID_PRORES) else {
             throw ProResDecodeError.decoderUnavailable("this FFmpeg has no ProRes decoder")
@@ -60,7 +62,9 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
         defer { lock.unlock() }
         return pools.values.reduce(PixelBufferPool.Statistics(allocated: 0, vended: 0, peakInUse: 0)) {
             let s = $1.statistics
-            return .init(allocated: $0.allocated + s.allocated, vended: $0.vended + s.vended, peakInUse: max($0.peakInUse, s.peakInUse))
+            return .init(
+                allocated: $0.allocated + s.allocated, vended: $0.vended + s.vended,
+                peakInUse: max($0.peakInUse, s.peakInUse))
         }
     }
 
@@ -73,28 +77,39 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
         return pool
     }
 
-    private func attachSurface(to frame: UnsafeMutablePointer<AVFrame>, context: UnsafeMutablePointer<AVCodecContext>) -> Int32 {
+    private func attachSurface(to frame: UnsafeMutablePointer<AVFrame>, context: UnsafeMutablePointer<AVCodecContext>)
+        -> Int32
+    {
         let f = frame.pointee
-        guard let format = PlanarFormat(avPixelFormat: AVPixelFormat(rawValue: f.format)) else { return PD_AVERROR_INVALIDDATA }
-        var width = f.width, height = f.height
+        guard let format = PlanarFormat(avPixelFormat: AVPixelFormat(rawValue: f.format)) else {
+            return PD_AVERROR_INVALIDDATA
+        }
+        var width = f.width
+        var height = f.height
         var alignments = [Int32](repeating: 0, count: Int(AV_NUM_DATA_POINTERS))
         avcodec_align_dimensions2(context, &width, &height, &alignments)
         let rowAlignment = max(64, Int(alignments.max() ?? 0))
-        let layout = SurfaceLayout.planar(format, width: Int(f.width), height: Int(f.height),
-                                          paddedWidth: Int(width), paddedHeight: Int(height), rowAlignment: rowAlignment)
+        let layout = SurfaceLayout.planar(
+            format, width: Int(f.width), height: Int(f.height),
+            paddedWidth: Int(width), paddedHeight: Int(height), rowAlignment: rowAlignment)
         let buffer: PixelBuffer
         do { buffer = try pool(for: layout).makeBuffer() } catch { return PD_AVERROR_ENOMEM }
         if fillsSurfaces { Self.fillNeutral(buffer, format) }
         let opaque = Unmanaged.passUnretained(buffer).toOpaque()
-        guard let reference = av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), layout.byteCount, { opaque, _ in
-            Unmanaged<PixelBuffer>.fromOpaque(opaque!).takeUnretainedValue().releaseUse()
-        }, opaque, 0) else {
+        guard
+            let reference = av_buffer_create(
+                buffer.baseAddress.assumingMemoryBound(to: UInt8.self), layout.byteCount,
+                { opaque, _ in
+                    Unmanaged<PixelBuffer>.fromOpaque(opaque!).takeUnretainedValue().releaseUse()
+                }, opaque, 0)
+        else {
             buffer.releaseUse()
             return PD_AVERROR_ENOMEM
         }
         frame.pointee.buf.0 = reference
         withUnsafeMutablePointer(to: &frame.pointee.data) { tuple in
-            tuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: Int(AV_NUM_DATA_POINTERS)) { data in
+            tuple.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: Int(AV_NUM_DATA_POINTERS)) {
+                data in
                 for i in 0..<Int(AV_NUM_DATA_POINTERS) {
                     data[i] = i < layout.planes.count ? buffer.plane(i).assumingMemoryBound(to: UInt8.self) : nil
                 }
@@ -113,7 +128,9 @@ final class DecoderSurfaceAllocator: @unchecked Sendable {
 
     private static func fillNeutral(_ buffer: PixelBuffer, _ format: PlanarFormat) {
         let depth = format.bitDepth
-        let values: [UInt16] = [UInt16(16 << (depth - 8)), UInt16(1 << (depth - 1)), UInt16(1 << (depth - 1)), UInt16((1 << depth) - 1)]
+        let values: [UInt16] = [
+            UInt16(16 << (depth - 8)), UInt16(1 << (depth - 1)), UInt16(1 << (depth - 1)), UInt16((1 << depth) - 1),
+        ]
         for (index, plane) in buffer.layout.planes.enumerated() {
             let samples = plane.bytesPerRow * plane.allocatedRows / 2
             buffer.plane(index).assumingMemoryBound(to: UInt16.self).update(repeating: values[index], count: samples)

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Reads a raw ProRes elementary stream: `icpf` frames back to back, each
 /// starting with its own size. From a file the frames are indexed up front
@@ -37,7 +37,8 @@ public final class ElementaryStreamReader: SampleSource {
             frames = indexFrames(fileSize: Int(info.st_size))
         }
         guard let first = try readFrame() else {
-            throw ProResDecodeError.notProRes(path: path, reason: shortfall ?? "the elementary stream has no complete frame")
+            throw ProResDecodeError.notProRes(
+                path: path, reason: shortfall ?? "the elementary stream has no complete frame")
         }
         let header: ProResFrameHeader
         do { header = try ProResFrameHeader(first.bytes) } catch {
@@ -46,10 +47,12 @@ public final class ElementaryStreamReader: SampleSource {
         }
         description = FormatDescription(
             header: header, profile: nil,
-            profileNote: "a raw elementary stream carries no FourCC; profile unknown, decoded as \(header.chroma == .c444 ? "4444 (12-bit)" : "422 (10-bit)") by its chroma format",
+            profileNote:
+                "a raw elementary stream carries no FourCC; profile unknown, decoded as \(header.chroma == .c444 ? "4444 (12-bit)" : "422 (10-bit)") by its chroma format",
             containerTags: (2, 2, 2, nil), containerSize: nil,
             frameRate: header.frameRate, frameCount: frames?.count,
-            containerName: "prores elementary stream", trackIndex: 0, timeBase: header.frameRate.map { ($0.denominator, $0.numerator) } ?? (1, 1))
+            containerName: "prores elementary stream", trackIndex: 0,
+            timeBase: header.frameRate.map { ($0.denominator, $0.numerator) } ?? (1, 1))
         pending = makeSample(first)
     }
 
@@ -89,7 +92,9 @@ public final class ElementaryStreamReader: SampleSource {
         let index: Int
         let start: UInt64
         let nanoseconds: UInt64
-        var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)) }
+        var bytes: UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
+        }
     }
 
     private func readFrame() throws -> RawFrame? {
@@ -125,11 +130,16 @@ public final class ElementaryStreamReader: SampleSource {
             guard let bytes = try readStreamedFrame(index: index, claimedSize: size) else { return nil }
             got = bytes.count
             packet = try allocatePacket(max(got, 1))
-            bytes.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: got) }
+            bytes.withUnsafeBytes {
+                packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: got)
+            }
         }
         if got < size {
             shortfall = "frame \(index) is truncated: \(max(got, 0)) of \(size) bytes"
-            if got <= 0 { freePacket(packet); return nil }
+            if got <= 0 {
+                freePacket(packet)
+                return nil
+            }
             av_shrink_packet(packet, Int32(got))
         }
         nextIndex += 1
@@ -164,7 +174,8 @@ public final class ElementaryStreamReader: SampleSource {
             if !checkedHeader, let header = bytes.withUnsafeBytes({ try? ProResFrameHeader($0) }) {
                 checkedHeader = true
                 guard claimedSize <= header.maximumFrameBytes else {
-                    shortfall = "frame \(index) states \(claimedSize) bytes, more than a \(header.width)x\(header.height) frame can hold "
+                    shortfall =
+                        "frame \(index) states \(claimedSize) bytes, more than a \(header.width)x\(header.height) frame can hold "
                         + "(at most \(header.maximumFrameBytes)); the stream ends there"
                     return nil
                 }
@@ -197,8 +208,9 @@ public final class ElementaryStreamReader: SampleSource {
     }
 
     private func makeSample(_ frame: RawFrame) -> CompressedSample {
-        CompressedSample(packet: frame.packet, index: frame.index, format: format,
-                         readStart: frame.start, demuxNanoseconds: frame.nanoseconds)
+        CompressedSample(
+            packet: frame.packet, index: frame.index, format: format,
+            readStart: frame.start, demuxNanoseconds: frame.nanoseconds)
     }
 
     public func nextSample() throws -> CompressedSample? {
@@ -212,7 +224,8 @@ public final class ElementaryStreamReader: SampleSource {
     public func seek(toFrame target: Int) throws {
         if let frames {
             guard target < frames.count else {
-                throw ProResDecodeError.badRequest(.startPastEnd(start: target, frames: frames.count, container: .stream))
+                throw ProResDecodeError.badRequest(
+                    .startPastEnd(start: target, frames: frames.count, container: .stream))
             }
             pending = nil
             nextIndex = target

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// FFmpeg's diagnostics. By default we print none of them and report
 /// problems in our own words; the last error FFmpeg logged is kept so those
@@ -16,7 +16,7 @@ import HostSupport
 public enum FFmpegLog {
     private static let state = State()
 
-// @unchecked: touched only under `lock`.
+    // @unchecked: touched only under `lock`.
     private final class State: @unchecked Sendable {
         let lock = NSLock()
         var verbose = false
@@ -102,10 +102,15 @@ public enum FFmpegLog {
 
         init?(format: UnsafePointer<CChar>) {
             // Compared as C strings first: the callback sees every trace line of every demuxer.
-            if strcmp(format, "header='%s'\n") == 0 { self = .header }
-            else if strcmp(format, "request: %s\n") == 0 { self = .request }
-            else if strncmp(format, "inflate return value", 20) == 0 { self = .inflate }
-            else { return nil }
+            if strcmp(format, "header='%s'\n") == 0 {
+                self = .header
+            } else if strcmp(format, "request: %s\n") == 0 {
+                self = .request
+            } else if strncmp(format, "inflate return value", 20) == 0 {
+                self = .inflate
+            } else {
+                return nil
+            }
         }
     }
 

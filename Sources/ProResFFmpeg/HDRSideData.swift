@@ -10,7 +10,9 @@ enum HDRSideData {
         guard m.has_primaries != 0 || m.has_luminance != 0 else { return nil }
         // Rationals; a 0 denominator (unset) reads as 0 rather than NaN.
         func value(_ r: AVRational) -> Double { r.den == 0 ? 0 : Double(r.num) / Double(r.den) }
-        func point(_ p: (AVRational, AVRational)) -> MasteringDisplay.Chromaticity { .init(x: value(p.0), y: value(p.1)) }
+        func point(_ p: (AVRational, AVRational)) -> MasteringDisplay.Chromaticity {
+            .init(x: value(p.0), y: value(p.1))
+        }
         // display_primaries is [3][2] in r, g, b order.
         let primaries = m.display_primaries
         return MasteringDisplay(

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// What one URL's reading has done so far, and the switch that stops it.
 ///
@@ -62,8 +62,10 @@ public final class HTTPActivity: @unchecked Sendable {
         defer { lock.unlock() }
         let bodies = responses.filter { $0.status == 200 || $0.status == 206 }
         guard let first = bodies.first, first.etag != nil || first.lastModified != nil else { return nil }
-        for other in bodies.dropFirst() where other.etag != first.etag || other.lastModified != first.lastModified
-            || (other.length != nil && first.length != nil && other.length != first.length) {
+        for other in bodies.dropFirst()
+        where other.etag != first.etag || other.lastModified != first.lastModified
+            || (other.length != nil && first.length != nil && other.length != first.length)
+        {
             return nil
         }
         return (first.etag, first.lastModified, bodies.lazy.compactMap(\.length).first)
@@ -82,7 +84,8 @@ public final class HTTPActivity: @unchecked Sendable {
             current = Self.resolve(location, against: current)
             if !seen.insert(current).inserted { return "redirect loop at \(URLCredentials.redacted(current))" }
         }
-        return locations.count >= 8 ? "too many redirects (\(locations.count), the last to \(URLCredentials.redacted(current)))" : nil
+        return locations.count >= 8
+            ? "too many redirects (\(locations.count), the last to \(URLCredentials.redacted(current)))" : nil
     }
 
     /// A Location header's URL made absolute, as a client follows it.
@@ -129,13 +132,17 @@ public final class HTTPActivity: @unchecked Sendable {
     /// The caller holds `lock`.
     private func describeStall() -> String {
         let now = monotonicNanoseconds()
-        func seconds(since start: UInt64?) -> String { JSON.number(Double(now - (start ?? started)) / 1e9, digits: 1) + " s" }
+        func seconds(since start: UInt64?) -> String {
+            JSON.number(Double(now - (start ?? started)) / 1e9, digits: 1) + " s"
+        }
         if let undecodableBody { return undecodableBody }
         guard requests > 0 else { return "connect timed out after \(seconds(since: nil))" }
         if inHeader, responses.last?.status == nil {
             return "the server sent no reply header in \(seconds(since: lastRequestAt))"
         }
-        if inHeader { return "the server's reply header did not end (no header line for \(seconds(since: lastProgressAt)))" }
+        if inHeader {
+            return "the server's reply header did not end (no header line for \(seconds(since: lastProgressAt)))"
+        }
         let quiet = Double(now - (lastProgressAt ?? started)) / 1e9
         if quiet >= 1 { return "the server sent no data for \(seconds(since: lastProgressAt))" }
         return "the server sent data too slowly (\(bodyBytes) bytes of body in \(seconds(since: lastRequestAt)))"
@@ -146,10 +153,11 @@ public final class HTTPActivity: @unchecked Sendable {
 
     /// The callback libavformat polls; `self` must outlive the context.
     var interruptCallback: AVIOInterruptCB {
-        AVIOInterruptCB(callback: { opaque in
-            guard let opaque else { return 0 }
-            return Unmanaged<HTTPActivity>.fromOpaque(opaque).takeUnretainedValue().poll() ? 1 : 0
-        }, opaque: Unmanaged.passUnretained(self).toOpaque())
+        AVIOInterruptCB(
+            callback: { opaque in
+                guard let opaque else { return 0 }
+                return Unmanaged<HTTPActivity>.fromOpaque(opaque).takeUnretainedValue().poll() ? 1 : 0
+            }, opaque: Unmanaged.passUnretained(self).toOpaque())
     }
 
     func watch(_ context: UnsafeMutablePointer<AVFormatContext>?) {
@@ -177,8 +185,16 @@ public final class HTTPActivity: @unchecked Sendable {
     }
 
     /// A libavformat call on the URL begins or ends.
-    func enter() { lock.lock(); busy += 1; lock.unlock() }
-    func leave() { lock.lock(); busy -= 1; lock.unlock() }
+    func enter() {
+        lock.lock()
+        busy += 1
+        lock.unlock()
+    }
+    func leave() {
+        lock.lock()
+        busy -= 1
+        lock.unlock()
+    }
 
     /// A request was sent: the connection is up.
     func requestSent() {
@@ -209,12 +225,14 @@ public final class HTTPActivity: @unchecked Sendable {
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         switch name {
         case "location": response.location = value
         case "etag": response.etag = value
         case "last-modified": response.lastModified = value
-        case "content-range": response.length = value.split(separator: "/").last.flatMap { Int64($0) } ?? response.length
+        case "content-range":
+            response.length = value.split(separator: "/").last.flatMap { Int64($0) } ?? response.length
         case "content-length" where response.status == 200: response.length = response.length ?? Int64(value)
         default: break
         }

@@ -1,6 +1,6 @@
 import CZlib
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// 16-bit PNGs compressed on every core. The rows are cut into bands of
 /// about a MiB; each band is deflated on its own (zlib level 1, primed with
@@ -24,8 +24,11 @@ enum PNGEncoder {
 
     /// A PNG of `samples`: `channels` (3 RGB, 4 RGBA) 16-bit samples a pixel,
     /// rows top to bottom, no padding. Errors name `errorPath`.
-    static func encode16(_ samples: [UInt16], width: Int, height: Int, channels: Int, errorPath: String) throws -> [UInt8] {
-        precondition((channels == 3 || channels == 4) && width > 0 && height > 0 && samples.count == width * height * channels)
+    static func encode16(_ samples: [UInt16], width: Int, height: Int, channels: Int, errorPath: String) throws
+        -> [UInt8]
+    {
+        precondition(
+            (channels == 3 || channels == 4) && width > 0 && height > 0 && samples.count == width * height * channels)
         let rowBytes = 1 + width * channels * 2
         let raw = filteredRows(samples, width: width, height: height, channels: channels)
         let rowsPerBand = max(1, bandBytes / rowBytes)
@@ -36,8 +39,10 @@ enum PNGEncoder {
                 // Each band writes only its own element.
                 let results = UncheckedSendable(pieces)
                 parallelFor(bands) { band in
-                    let start = band * rowsPerBand * rowBytes, end = min(height, (band + 1) * rowsPerBand) * rowBytes
-                    results.value[band] = deflateBand(raw, start: start, end: end, last: band == bands - 1, errorPath: errorPath)
+                    let start = band * rowsPerBand * rowBytes
+                    let end = min(height, (band + 1) * rowsPerBand) * rowBytes
+                    results.value[band] = deflateBand(
+                        raw, start: start, end: end, last: band == bands - 1, errorPath: errorPath)
                 }
             }
         }
@@ -45,7 +50,8 @@ enum PNGEncoder {
         var header: [UInt8] = []
         appendBigEndian(UInt32(width), to: &header)
         appendBigEndian(UInt32(height), to: &header)
-        header += [16, channels == 3 ? 2 : 6, 0, 0, 0]  // bit depth, colour type RGB / RGBA, deflate, filter set 0, no interlace
+        // bit depth, colour type RGB / RGBA, deflate, filter set 0, no interlace
+        header += [16, channels == 3 ? 2 : 6, 0, 0, 0]
         appendChunk("IHDR", header, to: &png)
         // One IDAT: the zlib header, the bands, the Adler-32 of all rows. Its
         // CRC-32 is combined from the bands' (computed on their cores), and
@@ -85,7 +91,8 @@ enum PNGEncoder {
 
     /// Every row as PNG stores it with filter type 0: a 0 byte, then the samples big-endian.
     private static func filteredRows(_ samples: [UInt16], width: Int, height: Int, channels: Int) -> [UInt8] {
-        let rowSamples = width * channels, rowBytes = 1 + rowSamples * 2
+        let rowSamples = width * channels
+        let rowBytes = 1 + rowSamples * 2
         return [UInt8](unsafeUninitializedCapacity: rowBytes * height) { out, initialised in
             let target = UncheckedSendable(out)
             samples.withUnsafeBufferPointer { source in
@@ -106,8 +113,10 @@ enum PNGEncoder {
 
     /// Raw deflate of `raw[start..<end]`, primed with the window before
     /// `start`; ended with a sync flush, or as the stream's last block.
-    private static func deflateBand(_ raw: UnsafeBufferPointer<UInt8>, start: Int, end: Int, last: Bool,
-                                    errorPath: String) -> Result<Piece, ProResDecodeError> {
+    private static func deflateBand(
+        _ raw: UnsafeBufferPointer<UInt8>, start: Int, end: Int, last: Bool,
+        errorPath: String
+    ) -> Result<Piece, ProResDecodeError> {
         func failure(_ what: String, _ status: Int32) -> Result<Piece, ProResDecodeError> {
             .failure(.output(path: errorPath, reason: "PNG compression failed: \(what) returned \(status)"))
         }
@@ -132,14 +141,19 @@ enum PNGEncoder {
             stream.avail_out = uInt(capacity)
             return deflate(&stream, last ? Z_FINISH : Z_SYNC_FLUSH)
         }
-        guard produced == (last ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else { return failure("deflate", produced) }
+        guard produced == (last ? Z_STREAM_END : Z_OK), stream.avail_in == 0 else {
+            return failure("deflate", produced)
+        }
         bytes.removeLast(Int(stream.avail_out))
         let crc = bytes.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }
         return .success(Piece(bytes: bytes, crc: crc, adler: adler32(1, base + start, uInt(length))))
     }
 
     private static func appendBigEndian(_ value: UInt32, to bytes: inout [UInt8]) {
-        bytes += [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        bytes += [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     /// `length type data CRC-32(type data)`.

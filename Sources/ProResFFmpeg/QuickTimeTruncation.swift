@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Finds a QuickTime/MP4 file's top-level box that runs past the end of the
 /// file. libavformat reads a MOV cut inside its `moov` as a movie with a
@@ -8,7 +8,9 @@ import HostSupport
 /// real problem is the cut, and this names it.
 enum QuickTimeTruncation {
     /// Top-level box types that identify a QuickTime or MP4 file.
-    private static let knownTypes: Set<String> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "junk", "meta"]
+    private static let knownTypes: Set<String> = [
+        "ftyp", "moov", "mdat", "free", "skip", "wide", "pnot", "uuid", "junk", "meta",
+    ]
 
     /// A QuickTime file with media data but no movie index at the top level:
     /// a moov-at-end recording cut short (the common case: the recorder
@@ -21,7 +23,8 @@ enum QuickTimeTruncation {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
         let fileSize = Int64(info.st_size)
-        var offset: Int64 = 0, seen: Set<String> = []
+        var offset: Int64 = 0
+        var seen: Set<String> = []
         var head = [UInt8](repeating: 0, count: 16)
         for index in 0..<64 {
             guard offset + 8 <= fileSize else { break }
@@ -31,7 +34,9 @@ enum QuickTimeTruncation {
             if index == 0 && !knownTypes.contains(type) { return false }
             seen.insert(type)
             var size = Int64(head[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-            if size == 1, n >= 16 { size = Int64(truncatingIfNeeded: head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }) }
+            if size == 1, n >= 16 {
+                size = Int64(truncatingIfNeeded: head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            }
             guard size >= 8 else { break }  // 0: to the end of the file
             let (end, overflow) = offset.addingReportingOverflow(size)
             if overflow || end > fileSize { break }
@@ -68,7 +73,8 @@ enum QuickTimeTruncation {
             guard size >= 8 else { return nil }
             let (end, overflow) = offset.addingReportingOverflow(size)
             if overflow || end > fileSize {
-                return "the file is truncated: its '\(type)' box at offset \(offset) needs \(size) bytes, the file ends \(fileSize - offset) bytes into it"
+                return
+                    "the file is truncated: its '\(type)' box at offset \(offset) needs \(size) bytes, the file ends \(fileSize - offset) bytes into it"
             }
             offset = end
         }

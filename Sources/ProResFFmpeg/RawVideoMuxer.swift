@@ -25,8 +25,10 @@ public final class RawVideoMuxer {
 
     /// `formatName`: libavformat's muxer ("nut", "mov"). `errorPath` names the output in errors.
     /// `firstFrame`: the source frame written first (`--start`), whose time code the output carries.
-    public init(formatName: String, format: FormatDescription, firstFrame: Int = 0, errorPath: String,
-                write: @escaping ([UInt8]) throws -> Void, seek: ((Int64, Int32) -> Int64)? = nil) throws {
+    public init(
+        formatName: String, format: FormatDescription, firstFrame: Int = 0, errorPath: String,
+        write: @escaping ([UInt8]) throws -> Void, seek: ((Int64, Int32) -> Int64)? = nil
+    ) throws {
         self.write = write
         self.seek = seek
         self.errorPath = errorPath
@@ -44,7 +46,8 @@ public final class RawVideoMuxer {
         // An elementary stream counts frames; without a rate, ffmpeg's raw default (25 fps).
         let rate = format.frameRate ?? (25, 1)
         fallbackRate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
-        sourceTimeBase = format.frameRate == nil || format.containerName == "prores elementary stream"
+        sourceTimeBase =
+            format.frameRate == nil || format.containerName == "prores elementary stream"
             ? AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
             : AVRational(num: Int32(format.timeBase.numerator), den: Int32(format.timeBase.denominator))
         // Reproducible files: no library version strings in the header.
@@ -82,40 +85,53 @@ public final class RawVideoMuxer {
         let sar = format.sampleAspectRatio ?? (1, 1)
         parameters.pointee.sample_aspect_ratio = AVRational(num: Int32(sar.numerator), den: Int32(sar.denominator))
         stream.pointee.sample_aspect_ratio = parameters.pointee.sample_aspect_ratio
-        parameters.pointee.field_order = switch format.fieldOrder {
-        case .progressive: AV_FIELD_PROGRESSIVE
-        case .topFieldFirst: AV_FIELD_TT
-        case .bottomFieldFirst: AV_FIELD_BB
-        }
+        parameters.pointee.field_order =
+            switch format.fieldOrder {
+            case .progressive: AV_FIELD_PROGRESSIVE
+            case .topFieldFirst: AV_FIELD_TT
+            case .bottomFieldFirst: AV_FIELD_BB
+            }
         // Stored where the container has a field for them: QuickTime's colr
         // (primaries, transfer, matrix; no range); NUT in FFmpeg 5.1 has none.
         // Only what the source (or the user) stated: a fallback is a guess
         // for conversions, and written down it would read as a fact.
         let tags = format.colorTags
         let unspecified = 2
-        parameters.pointee.color_primaries = AVColorPrimaries(rawValue: numericCast(ColorTags.stated(tags.primaries) ?? unspecified))
-        parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: numericCast(ColorTags.stated(tags.transfer) ?? unspecified))
-        parameters.pointee.color_space = AVColorSpace(rawValue: numericCast(ColorTags.stated(tags.matrix) ?? unspecified))
+        parameters.pointee.color_primaries = AVColorPrimaries(
+            rawValue: numericCast(ColorTags.stated(tags.primaries) ?? unspecified))
+        parameters.pointee.color_trc = AVColorTransferCharacteristic(
+            rawValue: numericCast(ColorTags.stated(tags.transfer) ?? unspecified))
+        parameters.pointee.color_space = AVColorSpace(
+            rawValue: numericCast(ColorTags.stated(tags.matrix) ?? unspecified))
         parameters.pointee.color_range = tags.range.value == .full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         stream.pointee.avg_frame_rate = fallbackRate
         stream.pointee.r_frame_rate = fallbackRate
         stream.pointee.time_base = av_inv_q(fallbackRate)
-        if let timecode = format.timecode(atFrame: firstFrame) { av_dict_set(&stream.pointee.metadata, "timecode", timecode.text, 0) }
+        if let timecode = format.timecode(atFrame: firstFrame) {
+            av_dict_set(&stream.pointee.metadata, "timecode", timecode.text, 0)
+        }
     }
 
     private func openIO() throws {
         let size = 1 << 16
         guard let buffer = av_malloc(size) else { throw FFmpegError(PD_AVERROR_ENOMEM) }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
-        let seeker: (@convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64)? = seek == nil ? nil : { opaque, offset, whence in
-            let muxer = Unmanaged<RawVideoMuxer>.fromOpaque(opaque!).takeUnretainedValue()
-            // AVSEEK_SIZE asks for the size, which a file being written need not tell.
-            return whence & 0x10000 != 0 ? -1 : muxer.seek!(offset, whence)
-        }
-        guard let io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, opaque, nil, { opaque, bytes, count in
-            let muxer = Unmanaged<RawVideoMuxer>.fromOpaque(opaque!).takeUnretainedValue()
-            return muxer.accept(bytes!, Int(count))
-        }, seeker) else {
+        let seeker: (@convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64)? =
+            seek == nil
+            ? nil
+            : { opaque, offset, whence in
+                let muxer = Unmanaged<RawVideoMuxer>.fromOpaque(opaque!).takeUnretainedValue()
+                // AVSEEK_SIZE asks for the size, which a file being written need not tell.
+                return whence & 0x10000 != 0 ? -1 : muxer.seek!(offset, whence)
+            }
+        guard
+            let io = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 1, opaque, nil,
+                { opaque, bytes, count in
+                    let muxer = Unmanaged<RawVideoMuxer>.fromOpaque(opaque!).takeUnretainedValue()
+                    return muxer.accept(bytes!, Int(count))
+                }, seeker)
+        else {
             av_free(buffer)
             throw FFmpegError(PD_AVERROR_ENOMEM)
         }
@@ -145,7 +161,9 @@ public final class RawVideoMuxer {
         try writePacket(pts: pts, spans: spans, context: context)
     }
 
-    private func writePacket(pts: Int64?, spans: [UnsafeRawBufferPointer], context: UnsafeMutablePointer<AVFormatContext>) throws {
+    private func writePacket(
+        pts: Int64?, spans: [UnsafeRawBufferPointer], context: UnsafeMutablePointer<AVFormatContext>
+    ) throws {
         let size = spans.reduce(0) { $0 + $1.count }
         guard let packet = av_packet_alloc() else { throw FFmpegError(PD_AVERROR_ENOMEM) }
         var owned: UnsafeMutablePointer<AVPacket>? = packet

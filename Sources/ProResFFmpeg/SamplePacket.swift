@@ -1,6 +1,6 @@
 import CFFmpeg
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// An AVPacket owned by a `CompressedSample` (the demuxer's packet, no copy).
 final class PacketStorage: @unchecked Sendable {
@@ -12,12 +12,15 @@ final class PacketStorage: @unchecked Sendable {
 
 extension CompressedSample {
     /// Takes ownership of `packet` (its bytes carry FFmpeg's padding).
-    public convenience init(packet: UnsafeMutablePointer<AVPacket>, index: Int, format: FormatDescription,
-                            readStart: UInt64, demuxNanoseconds: UInt64) {
+    public convenience init(
+        packet: UnsafeMutablePointer<AVPacket>, index: Int, format: FormatDescription,
+        readStart: UInt64, demuxNanoseconds: UInt64
+    ) {
         let pts = packet.pointee.pts != PD_AV_NOPTS_VALUE ? packet.pointee.pts : packet.pointee.dts
-        self.init(bytes: UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)),
-                  storage: PacketStorage(packet), index: index, pts: pts != PD_AV_NOPTS_VALUE ? pts : nil,
-                  duration: packet.pointee.duration, format: format, readStart: readStart, demuxNanoseconds: demuxNanoseconds)
+        self.init(
+            bytes: UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)),
+            storage: PacketStorage(packet), index: index, pts: pts != PD_AV_NOPTS_VALUE ? pts : nil,
+            duration: packet.pointee.duration, format: format, readStart: readStart, demuxNanoseconds: demuxNanoseconds)
     }
 
     /// The demuxer's packet, when the sample came from one.
@@ -40,8 +43,11 @@ final class SamplePacket {
             guard av_packet_ref(packet, source) >= 0 else { return nil }
         } else {
             let data = UnsafeMutablePointer(mutating: sample.bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
-            guard let buffer = makeBuffer(data, bytes: sample.bytes.count + CompressedSample.padding, keeping: sample,
-                                          flags: Int32(AV_BUFFER_FLAG_READONLY)) else { return nil }
+            guard
+                let buffer = makeBuffer(
+                    data, bytes: sample.bytes.count + CompressedSample.padding, keeping: sample,
+                    flags: Int32(AV_BUFFER_FLAG_READONLY))
+            else { return nil }
             packet.pointee.buf = buffer
             packet.pointee.data = data
             packet.pointee.size = Int32(sample.bytes.count)
@@ -53,11 +59,16 @@ final class SamplePacket {
 
 /// An AVBuffer over `data` that holds `owner` (which keeps the bytes alive)
 /// until libav* frees the buffer; nil when it cannot be made.
-func makeBuffer(_ data: UnsafeMutablePointer<UInt8>?, bytes: Int, keeping owner: AnyObject,
-                flags: Int32 = 0) -> UnsafeMutablePointer<AVBufferRef>? {
+func makeBuffer(
+    _ data: UnsafeMutablePointer<UInt8>?, bytes: Int, keeping owner: AnyObject,
+    flags: Int32 = 0
+) -> UnsafeMutablePointer<AVBufferRef>? {
     let retained = Unmanaged.passRetained(owner).toOpaque()
-    guard let buffer = av_buffer_create(data, bytes, { opaque, _ in Unmanaged<AnyObject>.fromOpaque(opaque!).release() },
-                                        retained, flags) else {
+    guard
+        let buffer = av_buffer_create(
+            data, bytes, { opaque, _ in Unmanaged<AnyObject>.fromOpaque(opaque!).release() },
+            retained, flags)
+    else {
         Unmanaged<AnyObject>.fromOpaque(retained).release()
         return nil
     }

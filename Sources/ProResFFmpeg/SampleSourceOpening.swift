@@ -1,14 +1,16 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Opens `input` (a path, `-` for stdin, or a URL libavformat understands)
 /// and picks the ProRes track: the first one, or `track` (a stream index).
 /// An http(s) URL is opened as `URLOpening` says; `retried` hears each
 /// failed try that is tried again; `activity` follows and stops its
 /// requests. A URL is named in messages without its password.
-public func openSampleSource(_ input: String, track: Int? = nil, retried: ((String) -> Void)? = nil,
-                             activity: HTTPActivity? = nil) throws -> SampleSource {
+public func openSampleSource(
+    _ input: String, track: Int? = nil, retried: ((String) -> Void)? = nil,
+    activity: HTTPActivity? = nil
+) throws -> SampleSource {
     FFmpegLog.install()
     if let path = FileURL.localPath(input) { return try openSampleSource(path, track: track) }
     if input == "-" {
@@ -22,16 +24,23 @@ public func openSampleSource(_ input: String, track: Int? = nil, retried: ((Stri
     if FileURL.isRemote(input) {
         let scheme = input.prefix(8).lowercased()
         if scheme.hasPrefix("http://") || scheme.hasPrefix("https://") {
-            return try AssetReader.open(url: input, displayPath: URLCredentials.redacted(input), track: track,
-                                        activity: activity ?? HTTPActivity(), retried: retried)
+            return try AssetReader.open(
+                url: input, displayPath: URLCredentials.redacted(input), track: track,
+                activity: activity ?? HTTPActivity(), retried: retried)
         }
         return try AssetReader(url: input, displayPath: URLCredentials.redacted(input), track: track)
     }
     let (fd, regular) = try openLocalFile(input)
     let prefix: [UInt8]
-    do { prefix = try readPrefix(fd: fd, path: input) } catch { close(fd); throw error }
+    do { prefix = try readPrefix(fd: fd, path: input) } catch {
+        close(fd)
+        throw error
+    }
     if ElementaryStreamReader.looksLikeElementaryStream(prefix) {
-        do { try requireNoTrack(track) } catch { close(fd); throw error }
+        do { try requireNoTrack(track) } catch {
+            close(fd)
+            throw error
+        }
         // A regular file is read by offset; a stream continues after the prefix.
         return try ElementaryStreamReader(fd: fd, path: input, prefix: regular ? [] : prefix, ownsDescriptor: true)
     }

@@ -1,8 +1,8 @@
 import CFFmpeg
 import Foundation
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Reads a MOV/MP4 track's samples straight from the file by its sample
 /// table, several at once: pread(2) of each sample into a block of
@@ -53,32 +53,53 @@ final class SampleTableReader: @unchecked Sendable {
 
     /// nil when the track cannot be read this way (see the type's comment);
     /// `leading`: the packets libavformat read so far, samples 0 onwards.
-    init?(path: String, displayPath: String, context: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>,
-          leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = SampleSourcePrefetch.readsAhead) {
+    init?(
+        path: String, displayPath: String, context: UnsafeMutablePointer<AVFormatContext>,
+        stream: UnsafeMutablePointer<AVStream>,
+        leading: [UnsafeMutablePointer<AVPacket>], readAhead: Int = SampleSourcePrefetch.readsAhead
+    ) {
         guard let name = context.pointee.iformat.map({ String(cString: $0.pointee.name) }),
-              name.split(separator: ",").contains("mov") else { return nil }
+            name.split(separator: ",").contains("mov")
+        else { return nil }
         let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return nil
+        }
         let fileSize = Int64(info.st_size)
 
         var entries: [Entry] = []
         var largest = 0
         let count = Int(avformat_index_get_entries_count(stream))
         for i in 0..<count {
-            guard let e = avformat_index_get_entry(stream, Int32(i))?.pointee else { close(fd); return nil }
+            guard let e = avformat_index_get_entry(stream, Int32(i))?.pointee else {
+                close(fd)
+                return nil
+            }
             let size = Int(e.size)
             guard e.pos >= 0, size > 0, size <= Self.maxSampleBytes, e.pos + Int64(size) <= fileSize,
-                  e.flags & AVINDEX_DISCARD_FRAME == 0, entries.last.map({ $0.timestamp < e.timestamp }) ?? true else { close(fd); return nil }
+                e.flags & AVINDEX_DISCARD_FRAME == 0, entries.last.map({ $0.timestamp < e.timestamp }) ?? true
+            else {
+                close(fd)
+                return nil
+            }
             entries.append(Entry(offset: e.pos, size: size, timestamp: e.timestamp))
             largest = max(largest, size)
         }
-        guard !entries.isEmpty, leading.count <= entries.count else { close(fd); return nil }
+        guard !entries.isEmpty, leading.count <= entries.count else {
+            close(fd)
+            return nil
+        }
         for (packet, entry) in zip(leading, entries) {
             let p = packet.pointee
             guard p.pos == entry.offset, Int(p.size) == entry.size, p.dts == entry.timestamp,
-                  p.pts == PD_AV_NOPTS_VALUE || p.pts == entry.timestamp else { close(fd); return nil }
+                p.pts == PD_AV_NOPTS_VALUE || p.pts == entry.timestamp
+            else {
+                close(fd)
+                return nil
+            }
         }
         self.fd = fd
         self.entries = entries
@@ -134,7 +155,7 @@ final class SampleTableReader: @unchecked Sendable {
     private func discardReadAhead() {
         for read in pending.values {
             read.done.wait()
-            if case let .success(packet) = read.result { freePacket(packet) }
+            if case .success(let packet) = read.result { freePacket(packet) }
         }
         pending.removeAll()
     }
@@ -158,7 +179,10 @@ final class SampleTableReader: @unchecked Sendable {
             throw ProResDecodeError.decoderUnavailable("out of memory")
         }
         // The packet's buffer owns the block; freeing it returns the block.
-        guard let buffer = makeBuffer(block.pointer.assumingMemoryBound(to: UInt8.self), bytes: block.capacity, keeping: block) else {
+        guard
+            let buffer = makeBuffer(
+                block.pointer.assumingMemoryBound(to: UInt8.self), bytes: block.capacity, keeping: block)
+        else {
             freePacket(packet)
             throw ProResDecodeError.decoderUnavailable("out of memory")
         }
@@ -167,13 +191,21 @@ final class SampleTableReader: @unchecked Sendable {
         var done = 0
         while done < entry.size {
             let at = off_t(entry.offset) + off_t(done)
-            let n = StreamingPread.shared?.read(fd, into: data + done, count: entry.size - done, at: at)
+            let n =
+                StreamingPread.shared?.read(fd, into: data + done, count: entry.size - done, at: at)
                 ?? pread(fd, data + done, entry.size - done, at)
-            if n > 0 { done += n; continue }
+            if n > 0 {
+                done += n
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
-            let reason = n == 0 ? "the file ended inside frame \(index) (did it shrink while being read?)" : String(cString: strerror(errno))
+            let reason =
+                n == 0
+                ? "the file ended inside frame \(index) (did it shrink while being read?)"
+                : String(cString: strerror(errno))
             freePacket(packet)
-            throw ProResDecodeError.inputUnreadable(path: displayPath, reason: "read error at frame \(index): \(reason)")
+            throw ProResDecodeError.inputUnreadable(
+                path: displayPath, reason: "read error at frame \(index): \(reason)")
         }
         (data + entry.size).initialize(repeating: 0, count: Self.padding)
         packet.pointee.data = data

@@ -12,9 +12,12 @@ public enum StillImageEncoder {
         /// 16-bit PNG from one plane of big-endian RGBA samples.
         case pngRGBA64
 
-        fileprivate var settings: (codec: AVCodecID, name: String, pixelFormat: AVPixelFormat, options: [(String, String)]) {
+        fileprivate var settings:
+            (codec: AVCodecID, name: String, pixelFormat: AVPixelFormat, options: [(String, String)])
+        {
             switch self {
-            case .exrHalfGBRA: return (AV_CODEC_ID_EXR, "exr", AV_PIX_FMT_GBRAPF32LE, [("format", "half"), ("compression", "zip16")])
+            case .exrHalfGBRA:
+                return (AV_CODEC_ID_EXR, "exr", AV_PIX_FMT_GBRAPF32LE, [("format", "half"), ("compression", "zip16")])
             // zlib level 3 rather than FFmpeg's default: a 4K 16-bit PNG (50 MB
             // of samples) compresses several times faster, a few % larger.
             case .pngRGBA64: return (AV_CODEC_ID_PNG, "png", AV_PIX_FMT_RGBA64BE, [("compression_level", "3")])
@@ -30,8 +33,10 @@ public enum StillImageEncoder {
 
     /// `fill` writes the pixels into the planes libavutil allocated.
     /// Errors name `errorPath`.
-    public static func encode(_ kind: Kind, width: Int, height: Int, errorPath: String,
-                              fill: ([Plane]) -> Void) throws -> [UInt8] {
+    public static func encode(
+        _ kind: Kind, width: Int, height: Int, errorPath: String,
+        fill: ([Plane]) -> Void
+    ) throws -> [UInt8] {
         let (id, name, pixelFormat, pairs) = kind.settings
         guard let codec = avcodec_find_encoder(id) else {
             throw ProResDecodeError.output(path: errorPath, reason: "this FFmpeg has no \(name) encoder")
@@ -47,19 +52,28 @@ public enum StillImageEncoder {
         for (key, value) in pairs { av_dict_set(&options, key, value, 0) }
         defer { av_dict_free(&options) }
         var status = avcodec_open2(context, codec, &options)
-        guard status >= 0 else { throw ProResDecodeError.output(path: errorPath, reason: "cannot open the \(name) encoder: \(FFmpegError(status))") }
+        guard status >= 0 else {
+            throw ProResDecodeError.output(
+                path: errorPath, reason: "cannot open the \(name) encoder: \(FFmpegError(status))")
+        }
         var picture = av_frame_alloc()
         defer { av_frame_free(&picture) }
         guard let picture else { throw ProResDecodeError.output(path: errorPath, reason: "out of memory") }
         picture.pointee.width = Int32(width)
         picture.pointee.height = Int32(height)
         picture.pointee.format = pixelFormat.rawValue
-        guard av_frame_get_buffer(picture, 0) >= 0 else { throw ProResDecodeError.output(path: errorPath, reason: "out of memory") }
+        guard av_frame_get_buffer(picture, 0) >= 0 else {
+            throw ProResDecodeError.output(path: errorPath, reason: "out of memory")
+        }
         let planeCount = kind == .exrHalfGBRA ? 4 : 1
         let planes = withUnsafeBytes(of: picture.pointee.data) { data in
             withUnsafeBytes(of: picture.pointee.linesize) { linesize in
-                (0..<planeCount).map { Plane(base: UnsafeMutableRawPointer(data.load(fromByteOffset: $0 * 8, as: UnsafeMutablePointer<UInt8>.self)),
-                                             bytesPerRow: Int(linesize.load(fromByteOffset: $0 * 4, as: Int32.self))) }
+                (0..<planeCount).map {
+                    Plane(
+                        base: UnsafeMutableRawPointer(
+                            data.load(fromByteOffset: $0 * 8, as: UnsafeMutablePointer<UInt8>.self)),
+                        bytesPerRow: Int(linesize.load(fromByteOffset: $0 * 4, as: Int32.self)))
+                }
             }
         }
         fill(planes)
@@ -77,7 +91,9 @@ public enum StillImageEncoder {
     /// A 16-bit PNG (RGB for 3 channels, RGBA for 4) from samples
     /// interleaved per pixel, row after row with no padding, compressed on
     /// every core (`PNGEncoder`).
-    public static func png16(_ samples: [UInt16], width: Int, height: Int, channels: Int, errorPath: String) throws -> [UInt8] {
+    public static func png16(_ samples: [UInt16], width: Int, height: Int, channels: Int, errorPath: String) throws
+        -> [UInt8]
+    {
         try PNGEncoder.encode16(samples, width: width, height: height, channels: channels, errorPath: errorPath)
     }
 }

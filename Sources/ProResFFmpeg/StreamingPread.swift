@@ -21,9 +21,9 @@ final class StreamingPread: @unchecked Sendable {
 
     /// Elsewhere `pd_copy_streaming` is a memcpy: the bounce would only add a copy.
     #if arch(x86_64)
-    static let hasStreamingStores = true
+        static let hasStreamingStores = true
     #else
-    static let hasStreamingStores = false
+        static let hasStreamingStores = false
     #endif
 
     let pieceBytes: Int

@@ -1,7 +1,7 @@
 import Foundation
 import GPUKit
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// How long the driver takes to give and take back buffer memory, in the
 /// shapes the decoder uses. Why `roofline` measures it: on the H200 a
@@ -35,14 +35,17 @@ public enum AllocationTimings {
             for _ in 0..<2 {
                 let start = monotonicNanoseconds()
                 var buffers = try (0..<shape.count).map { _ in
-                    try VulkanBuffer(context, size: total / shape.count, usage: [.storage, .transferSource, .transferDestination],
-                                     memory: shape.memory, dedicated: shape.dedicated)
+                    try VulkanBuffer(
+                        context, size: total / shape.count, usage: [.storage, .transferSource, .transferDestination],
+                        memory: shape.memory, dedicated: shape.dedicated)
                 }
                 let allocated = monotonicNanoseconds()
                 buffers.removeAll()
                 let freed = monotonicNanoseconds()
-                rows.append(Row(label: shape.label, bytes: total, allocateMilliseconds: Double(allocated - start) / 1e6,
-                                freeMilliseconds: Double(freed - allocated) / 1e6))
+                rows.append(
+                    Row(
+                        label: shape.label, bytes: total, allocateMilliseconds: Double(allocated - start) / 1e6,
+                        freeMilliseconds: Double(freed - allocated) / 1e6))
             }
         }
         return rows

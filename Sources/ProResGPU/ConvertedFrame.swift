@@ -1,5 +1,5 @@
-import ProResCore
 import GPUKit
+import ProResCore
 
 /// One frame converted on the GPU to RGBA16F extended linear Display P3
 /// (8 bytes a pixel: R, G, B, A as IEEE half floats, straight alpha).

@@ -9,13 +9,13 @@ public enum ConverterInput {
 
     var layout: SurfaceLayout {
         switch self {
-        case let .host(surface): return surface.layout
-        case let .device(surface): return surface.layout
+        case .host(let surface): return surface.layout
+        case .device(let surface): return surface.layout
         }
     }
 
     /// A host surface goes back to its pool only once the GPU is done with
     /// it; a device surface is kept by the job holding it.
-    func retainUse() { if case let .host(surface) = self { surface.retainUse() } }
-    func releaseUse() { if case let .host(surface) = self { surface.releaseUse() } }
+    func retainUse() { if case .host(let surface) = self { surface.retainUse() } }
+    func releaseUse() { if case .host(let surface) = self { surface.releaseUse() } }
 }

@@ -32,8 +32,10 @@ package enum DecoderBatchSize {
     ///   - streamFrames: the stream's length when the container says it;
     ///     batches past the floor stay at most a `2 × slots`-th of it, and
     ///     pass a quarter of a gigabyte only from `longStream` frames.
-    package static func frames(frameOutputBytes: Int, frameWorkBytes: Int, largestBindingFrames: Int, deviceLocalBytes: UInt64,
-                               slots: Int, hostCores: Int, streamFrames: Int? = nil) -> Int {
+    package static func frames(
+        frameOutputBytes: Int, frameWorkBytes: Int, largestBindingFrames: Int, deviceLocalBytes: UInt64,
+        slots: Int, hostCores: Int, streamFrames: Int? = nil
+    ) -> Int {
         let floor = max(16, hostCores)
         var frames = floor
         let target = (streamFrames ?? 0) >= longStream ? targetOutputBytes : smallBatchBytes

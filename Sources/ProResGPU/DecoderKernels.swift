@@ -30,10 +30,12 @@ enum DecoderKernels {
         /// Index of the slice's first coefficient: Y', Cb, Cr, alpha regions follow.
         static var firstCoefficient: BitField { BitField("firstCoefficient", word: 6) }
 
-        static let layout = TableLayout("slice", words: 8, access: .vector(binding: "slices"), fields: [
-            bitstreamOffset, headerSize, qscale, log2Macroblocks, valid, lumaSize, cbSize, crSize, alphaSize,
-            column, row, frame, fieldParity, interlaced, firstCoefficient,
-        ])
+        static let layout = TableLayout(
+            "slice", words: 8, access: .vector(binding: "slices"),
+            fields: [
+                bitstreamOffset, headerSize, qscale, log2Macroblocks, valid, lumaSize, cbSize, crSize, alphaSize,
+                column, row, frame, fieldParity, interlaced, firstCoefficient,
+            ])
     }
 
     /// One frame of a batch.
@@ -48,9 +50,10 @@ enum DecoderKernels {
         static var lumaMatrix: WordArray { WordArray("lumaMatrix", word: 4, count: 16) }
         static var chromaMatrix: WordArray { WordArray("chromaMatrix", word: 20, count: 16) }
 
-        static let layout = TableLayout("frame", words: 36, access: .scalar(binding: "frames"),
-                                        fields: [firstSlice, sliceCount, surfaceOffset, alphaBits],
-                                        arrays: [lumaMatrix, chromaMatrix])
+        static let layout = TableLayout(
+            "frame", words: 36, access: .scalar(binding: "frames"),
+            fields: [firstSlice, sliceCount, surfaceOffset, alphaBits],
+            arrays: [lumaMatrix, chromaMatrix])
     }
 
     /// The transform's workgroups in a dispatch row: the macroblocks of this
@@ -73,34 +76,43 @@ enum DecoderKernels {
 
     /// Entropy decoding (`prores_vld.comp`): one invocation per slice and component.
     static func entropy(chroma444: Bool, depth: Int) -> KernelInterface {
-        KernelInterface(shader: "prores_vld.comp", workgroupSize: 64, defines: streamFacts(chroma444: chroma444, depth: depth), bindings: [
-            BufferBinding("bitstream", .read, "uint bytes[]", "the batch's frames, each padded"),
-            BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
-            BufferBinding("frames", .read, "uint words[]", "frame table"),
-            BufferBinding("coefficients", .write, "uvec4 groups[]", "16-bit coefficients in coded order, 8 a group"),
-            BufferBinding("status", .readWrite, "uint flags[]", "per slice: bit c set = component c failed"),
-        ], tables: [Slice.layout, Frame.layout])
+        KernelInterface(
+            shader: "prores_vld.comp", workgroupSize: 64, defines: streamFacts(chroma444: chroma444, depth: depth),
+            bindings: [
+                BufferBinding("bitstream", .read, "uint bytes[]", "the batch's frames, each padded"),
+                BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
+                BufferBinding("frames", .read, "uint words[]", "frame table"),
+                BufferBinding(
+                    "coefficients", .write, "uvec4 groups[]", "16-bit coefficients in coded order, 8 a group"),
+                BufferBinding("status", .readWrite, "uint flags[]", "per slice: bit c set = component c failed"),
+            ], tables: [Slice.layout, Frame.layout])
     }
 
     /// Dequantisation + IDCT + packing (`prores_idct.comp`): one workgroup per macroblock.
-    static let transformPush = PushLayout(blockName: "TransformParameters", fields: [
-        ("width", .uint, "visible pixels"),
-        ("height", .uint, "visible rows"),
-        ("unitsPerRow", .uint, "uvec2 units per surface row"),
-        ("log2MaxMbs", .uint, "log2 of the widest slice's macroblocks in the batch"),
-    ])
+    static let transformPush = PushLayout(
+        blockName: "TransformParameters",
+        fields: [
+            ("width", .uint, "visible pixels"),
+            ("height", .uint, "visible rows"),
+            ("unitsPerRow", .uint, "uvec2 units per surface row"),
+            ("log2MaxMbs", .uint, "log2 of the widest slice's macroblocks in the batch"),
+        ])
 
     /// `slicesPerRow`: workgroup rows narrower than the decoder's, for tests.
     static func transform(chroma444: Bool, depth: Int, slicesPerRow: Int = transformSlicesPerRow) -> KernelInterface {
-        KernelInterface(shader: "prores_idct.comp",
-                        defines: streamFacts(chroma444: chroma444, depth: depth) + [("SLICES_PER_ROW", "\(slicesPerRow)u")], bindings: [
-            BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
-            BufferBinding("frames", .read, "uint words[]", "frame table"),
-            BufferBinding("coefficients", .read, "int16_t values[]", "the entropy pass's output"),
-            BufferBinding("status", .read, "uint flags[]", "the entropy pass's failures"),
-            BufferBinding("surface", .write, "uvec2 units[]", "v216 or y416, 8 bytes a unit"),
-            BufferBinding("report", .readWrite, "uint flags[]",
-                          "the failures again, per slice, in host-visible memory, and bit 4 where a block may differ from FFmpeg's x86 IDCT"),
-        ], push: transformPush, tables: [Slice.layout, Frame.layout])
+        KernelInterface(
+            shader: "prores_idct.comp",
+            defines: streamFacts(chroma444: chroma444, depth: depth) + [("SLICES_PER_ROW", "\(slicesPerRow)u")],
+            bindings: [
+                BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
+                BufferBinding("frames", .read, "uint words[]", "frame table"),
+                BufferBinding("coefficients", .read, "int16_t values[]", "the entropy pass's output"),
+                BufferBinding("status", .read, "uint flags[]", "the entropy pass's failures"),
+                BufferBinding("surface", .write, "uvec2 units[]", "v216 or y416, 8 bytes a unit"),
+                BufferBinding(
+                    "report", .readWrite, "uint flags[]",
+                    "the failures again, per slice, in host-visible memory, and bit 4 where a block may differ from FFmpeg's x86 IDCT"
+                ),
+            ], push: transformPush, tables: [Slice.layout, Frame.layout])
     }
 }

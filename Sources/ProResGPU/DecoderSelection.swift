@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import GPUKit
+import ProResCore
 
 /// Which decoder a run uses (VideoToolbox's decoder specification):
 /// `--decoder cpu|ffmpeg|gpu|auto`, `--require-hardware`, `--no-hardware`.
@@ -33,8 +33,10 @@ public struct DecoderSelection: Sendable, Equatable {
     /// as a stream instead of making a session of its own.
     package var lanes: GPUDecodeLanes?
 
-    public init(choice: Choice = .auto, requireHardware: Bool = false, device: String? = nil,
-                validation: Bool = VulkanContext.Options().validation, shared: GPUDevice? = nil) {
+    public init(
+        choice: Choice = .auto, requireHardware: Bool = false, device: String? = nil,
+        validation: Bool = VulkanContext.Options().validation, shared: GPUDevice? = nil
+    ) {
         self.choice = requireHardware ? .gpu : choice
         self.requireHardware = requireHardware
         self.device = device
@@ -73,7 +75,9 @@ public struct DecoderSelection: Sendable, Equatable {
         if !choice.isCPU, let reason = GPUProResDecoder.unsupportedReason(format) {
             guard choice == .gpu else { return .cpu(reason: "the GPU decoder cannot: \(reason)", fellBack: false) }
             let message = "the GPU decoder cannot decode this stream: \(reason)"
-            throw requireHardware ? ProResDecodeError.hardwareUnavailable(.message(message)) : ProResDecodeError.decoderUnavailable(message)
+            throw requireHardware
+                ? ProResDecodeError.hardwareUnavailable(.message(message))
+                : ProResDecodeError.decoderUnavailable(message)
         }
         if let shared, !choice.isCPU {
             let info = shared.context.info
@@ -133,14 +137,20 @@ public struct DecoderSelection: Sendable, Equatable {
         guard let devices = try? VulkanContext.devices() else { return ([], "no Vulkan loader or driver", false) }
         let wanted = Self.deviceList(device)
         let hardware = devices.filter { info in
-            info.isHardware && (device == nil || device == Self.allDevices || (wanted ?? [device!]).contains { info.matches($0) })
+            info.isHardware
+                && (device == nil || device == Self.allDevices || (wanted ?? [device!]).contains { info.matches($0) })
         }
         guard !hardware.isEmpty else {
             return ([], "no hardware Vulkan device (\(devices.map(\.name).joined(separator: ", ")))", false)
         }
-        var made: [GPUDevice] = [], firstError: Error?
+        var made: [GPUDevice] = []
+        var firstError: Error?
         for info in (device == Self.allDevices || wanted != nil ? hardware : [hardware[0]]).prefix(limit) {
-            do { made.append(try GPUDevice(context: VulkanContext(options: .init(device: "\(info.index)", validation: validation)))) } catch {
+            do {
+                made.append(
+                    try GPUDevice(
+                        context: VulkanContext(options: .init(device: "\(info.index)", validation: validation))))
+            } catch {
                 firstError = firstError ?? error
             }
         }
@@ -157,8 +167,9 @@ public struct DecoderSelection: Sendable, Equatable {
         } catch {
             if requireHardware {
                 // Keep the selector data: the CLI words it with its option name.
-                if case let VulkanError.noMatchingDevice(selector, candidates) = error {
-                    throw ProResDecodeError.hardwareUnavailable(.noMatchingDevice(selector: selector, candidates: candidates))
+                if case VulkanError.noMatchingDevice(let selector, let candidates) = error {
+                    throw ProResDecodeError.hardwareUnavailable(
+                        .noMatchingDevice(selector: selector, candidates: candidates))
                 }
                 throw ProResDecodeError.hardwareUnavailable(.message("no usable Vulkan device: \(error)"))
             }

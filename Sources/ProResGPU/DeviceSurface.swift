@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import GPUKit
+import ProResCore
 
 /// The device-local surfaces one GPU decode batch wrote (the hardware path's
 /// IOSurfaces): one buffer, a frame every `stride` bytes. It is written again

@@ -1,7 +1,7 @@
 import Foundation
-import ProResCore
-import HostSupport
 import GPUKit
+import HostSupport
+import ProResCore
 
 /// The lane's four threads, from queued samples to each stream's handler.
 extension GPUDecodeLane {
@@ -25,13 +25,16 @@ extension GPUDecodeLane {
     func runParse() {
         defer { parsed.close() }
         while true {
-            let queued = input.popBatch(limit: decoder.framesPerBatch, patience: Self.batchPatience, morePending: {
-                books.lock()
-                defer { books.unlock() }
-                return feedingStreams > 0
-            }, waitForFullBatch: { [freeSlots, parsed, slotCount] in
-                freeSlots.queued < slotCount || parsed.queued > 0
-            })
+            let queued = input.popBatch(
+                limit: decoder.framesPerBatch, patience: Self.batchPatience,
+                morePending: {
+                    books.lock()
+                    defer { books.unlock() }
+                    return feedingStreams > 0
+                },
+                waitForFullBatch: { [freeSlots, parsed, slotCount] in
+                    freeSlots.queued < slotCount || parsed.queued > 0
+                })
             if queued.isEmpty { return }
             // A stream that failed or was cancelled gets nothing more decoded.
             var live = queued
@@ -67,7 +70,9 @@ extension GPUDecodeLane {
             do {
                 batch.slot = slot
                 // A batch dropped on the way (the lane failed) gives its surfaces back.
-                if batch.streams.contains(where: \.readsBack) { batch.surfaces = try batch.streams.map { try $0.makeSurface() } }
+                if batch.streams.contains(where: \.readsBack) {
+                    batch.surfaces = try batch.streams.map { try $0.makeSurface() }
+                }
                 batch.submitted = monotonicNanoseconds()
                 let hold = overlapTransforms && parsed.queued > 0
                 try Trace.span("batch staged and submitted") {
@@ -107,7 +112,8 @@ extension GPUDecodeLane {
             let now = monotonicNanoseconds()
             var frames: [(frame: DecodedFrame, stream: GPUDecodeStream)] = []
             for (i, sample) in batch.samples.enumerated() {
-                let frame = Self.frame(sample, outcome.outputs[i], surface: batch.take(i), submitted: batch.submitted, now: now)
+                let frame = Self.frame(
+                    sample, outcome.outputs[i], surface: batch.take(i), submitted: batch.submitted, now: now)
                 frames.append((frame, batch.streams[i]))
             }
             books.lock()
@@ -123,8 +129,10 @@ extension GPUDecodeLane {
     }
 
     /// What the decoder said of one sample, as the frame its stream gets.
-    private static func frame(_ sample: CompressedSample, _ result: GPUProResDecoder.Output, surface: PixelBuffer?,
-                              submitted: UInt64, now: UInt64) -> DecodedFrame {
+    private static func frame(
+        _ sample: CompressedSample, _ result: GPUProResDecoder.Output, surface: PixelBuffer?,
+        submitted: UInt64, now: UInt64
+    ) -> DecodedFrame {
         var surface = surface
         let status: FrameStatus
         if let failure = result.failure {
@@ -134,7 +142,8 @@ extension GPUDecodeLane {
         } else {
             var problems: [String] = []
             if let header = result.header, header.frameSize > sample.bytes.count {
-                problems.append("truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
+                problems.append(
+                    "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)")
             }
             // A missing field's concealed slices are named by its own line;
             // the order is the CPU session's.
@@ -146,10 +155,12 @@ extension GPUDecodeLane {
             status = problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
         }
         let codes = result.header.map { ($0.colorPrimaries, $0.transferCharacteristic, $0.matrixCoefficients) }
-        return DecodedFrame(index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
-                            deviceSurface: result.deviceSurface, analysis: result.analysis, colorCodes: codes, readStart: sample.readStart,
-                            demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - submitted,
-                            decodersMayDiffer: result.decodersMayDiffer)
+        return DecodedFrame(
+            index: sample.index, pts: sample.pts, status: status, pixelBuffer: surface,
+            deviceSurface: result.deviceSurface, analysis: result.analysis, colorCodes: codes,
+            readStart: sample.readStart,
+            demuxNanoseconds: sample.demuxNanoseconds, decodeNanoseconds: now - submitted,
+            decodersMayDiffer: result.decodersMayDiffer)
     }
 
     func runOutput() {

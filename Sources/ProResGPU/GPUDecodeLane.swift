@@ -1,7 +1,7 @@
 import Foundation
-import ProResCore
-import HostSupport
 import GPUKit
+import HostSupport
+import ProResCore
 
 /// One GPU decode pipeline — a decoder, its slots and four threads — that
 /// carries one stream after another (`GPUDecodeStream`, each with its own
@@ -78,8 +78,9 @@ package final class GPUDecodeLane: @unchecked Sendable {
         }
 
         package static func + (a: Statistics, b: Statistics) -> Statistics {
-            Statistics(streams: a.streams + b.streams, overlapped: a.overlapped + b.overlapped,
-                       mixedBatches: a.mixedBatches + b.mixedBatches)
+            Statistics(
+                streams: a.streams + b.streams, overlapped: a.overlapped + b.overlapped,
+                mixedBatches: a.mixedBatches + b.mixedBatches)
         }
     }
 
@@ -124,19 +125,26 @@ package final class GPUDecodeLane: @unchecked Sendable {
     /// On a shared device: the decoder (and its buffers) of an earlier
     /// lane or session of the same geometry is taken when there is one, and
     /// given back when this lane ends cleanly.
-    package convenience init(format: FormatDescription, device: GPUDevice, configuration: GPUDecodeSession.Configuration) throws {
+    package convenience init(
+        format: FormatDescription, device: GPUDevice, configuration: GPUDecodeSession.Configuration
+    ) throws {
         var configuration = configuration
         if configuration.cpus == nil { configuration.cpus = device.placement.cpus }
         let key = GPUDecodeSession.reuseKey(format, configuration)
-        let decoder = try device.takeDecoder(key) ?? Trace.span("decoder made") {
-            try GPUProResDecoder(context: device.context, kernels: device.kernels, format: format, configuration: configuration,
-                                 regionImports: device.regionImports)
-        }
+        let decoder =
+            try device.takeDecoder(key)
+            ?? Trace.span("decoder made") {
+                try GPUProResDecoder(
+                    context: device.context, kernels: device.kernels, format: format, configuration: configuration,
+                    regionImports: device.regionImports)
+            }
         try self.init(format: format, decoder: decoder, configuration: configuration, reuse: (device, key))
     }
 
-    init(format: FormatDescription, decoder: GPUProResDecoder, configuration: GPUDecodeSession.Configuration,
-         reuse: (device: GPUDevice, key: String)?) throws {
+    init(
+        format: FormatDescription, decoder: GPUProResDecoder, configuration: GPUDecodeSession.Configuration,
+        reuse: (device: GPUDevice, key: String)?
+    ) throws {
         self.format = format
         self.decoder = decoder
         self.reuse = reuse
@@ -205,8 +213,10 @@ package final class GPUDecodeLane: @unchecked Sendable {
     /// A stream whose frames go to `outputHandler`, in order, on the
     /// output thread; `readback` copies each frame into a host surface of
     /// the stream's own pool. Throws once the lane failed or was closed.
-    package func openStream(readback: Bool, outputHandler: @escaping FrameOutputHandler,
-                            outputIdleHandler: OutputIdleHandler? = nil) throws -> GPUDecodeStream {
+    package func openStream(
+        readback: Bool, outputHandler: @escaping FrameOutputHandler,
+        outputIdleHandler: OutputIdleHandler? = nil
+    ) throws -> GPUDecodeStream {
         stateLock.lock()
         let isClosed = closed
         stateLock.unlock()
@@ -215,8 +225,9 @@ package final class GPUDecodeLane: @unchecked Sendable {
             throw GPULaneFailure(underlying: failure)
         }
         if isClosed { throw ProResDecodeError.interrupted }
-        let stream = GPUDecodeStream(lane: self, surfaceLayout: decoder.surfaceLayout, readback: readback,
-                                     outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+        let stream = GPUDecodeStream(
+            lane: self, surfaceLayout: decoder.surfaceLayout, readback: readback,
+            outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
         books.lock()
         feedingStreams += 1
         counts.streams += 1
@@ -322,11 +333,14 @@ package struct GPULaneFailure: Error, CustomStringConvertible {
 
 extension GPUProResDecoder {
     /// A decoder as `configuration` asks for it.
-    convenience init(context: VulkanContext, kernels: KernelCache, format: FormatDescription,
-                     configuration: GPUDecodeSession.Configuration, regionImports: HostRegionImports? = nil) throws {
-        try self.init(context: context, kernels: kernels, format: format, slots: configuration.slots,
-                      framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
-                      expectedFrameBytes: configuration.expectedFrameBytes, analysis: configuration.analysis,
-                      upload: configuration.upload, deliversSurfaces: configuration.deviceSurfaces, regionImports: regionImports)
+    convenience init(
+        context: VulkanContext, kernels: KernelCache, format: FormatDescription,
+        configuration: GPUDecodeSession.Configuration, regionImports: HostRegionImports? = nil
+    ) throws {
+        try self.init(
+            context: context, kernels: kernels, format: format, slots: configuration.slots,
+            framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
+            expectedFrameBytes: configuration.expectedFrameBytes, analysis: configuration.analysis,
+            upload: configuration.upload, deliversSurfaces: configuration.deviceSurfaces, regionImports: regionImports)
     }
 }

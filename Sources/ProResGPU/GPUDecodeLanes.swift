@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// A device's decode lane for consecutive runs (`check`'s files), one kind
 /// of stream at a time: runs whose decoders would be alike
@@ -34,8 +34,10 @@ package final class GPUDecodeLanes: @unchecked Sendable, Equatable {
 
     /// A stream on the lane of `format`'s and `configuration`'s kind
     /// (`readback` is the stream's own), opening that lane first if needed.
-    package func stream(format: FormatDescription, configuration: GPUDecodeSession.Configuration,
-                        outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil) throws -> GPUDecodeStream {
+    package func stream(
+        format: FormatDescription, configuration: GPUDecodeSession.Configuration,
+        outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil
+    ) throws -> GPUDecodeStream {
         var configuration = configuration
         if configuration.cpus == nil { configuration.cpus = device.placement.cpus }
         let key = GPUDecodeSession.reuseKey(format, configuration)
@@ -48,11 +50,13 @@ package final class GPUDecodeLanes: @unchecked Sendable, Equatable {
         }
         let lane: GPUDecodeLane
         do {
-            lane = try current.map(\.lane) ?? {
-                let made = try GPUDecodeLane(format: format, device: device, configuration: configuration)
-                current = (key, made)
-                return made
-            }()
+            lane =
+                try current.map(\.lane)
+                ?? {
+                    let made = try GPUDecodeLane(format: format, device: device, configuration: configuration)
+                    current = (key, made)
+                    return made
+                }()
         } catch {
             if let replaced { retire(replaced) }
             throw error
@@ -60,12 +64,14 @@ package final class GPUDecodeLanes: @unchecked Sendable, Equatable {
         // Closing waits for its streams' last frames (the decoder goes back
         // to the device only once every batch completed): not on this thread.
         if let replaced {
-            closing.append(Deferred("prores-decode.lane-close") {
-                replaced.close()
-                return replaced.statistics
-            })
+            closing.append(
+                Deferred("prores-decode.lane-close") {
+                    replaced.close()
+                    return replaced.statistics
+                })
         }
-        let stream = try lane.openStream(readback: configuration.readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+        let stream = try lane.openStream(
+            readback: configuration.readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
         streamOpened?(stream)
         return stream
     }

@@ -1,7 +1,7 @@
 import Foundation
-import ProResCore
-import HostSupport
 import GPUKit
+import HostSupport
+import ProResCore
 
 /// The hardware decode session: the same contract as `DecodeSession`
 /// (samples in, frames out in order with a status, bounded memory), decoded
@@ -52,9 +52,13 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// engine. `PRORES_DECODE_SLOTS` overrides it, for measurements.
         public static let defaultSlots = Tuning.current.slots
 
-        public init(framesPerBatch: Int? = Configuration.batchSetting, slots: Int = Configuration.defaultSlots, readback: Bool = true, deviceSurfaces: Bool = false,
-                    expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil, cpus: [Int]? = nil,
-                    upload: UploadPath? = nil, overlapTransforms: Bool = true) {
+        public init(
+            framesPerBatch: Int? = Configuration.batchSetting, slots: Int = Configuration.defaultSlots,
+            readback: Bool = true, deviceSurfaces: Bool = false,
+            expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
+            cpus: [Int]? = nil,
+            upload: UploadPath? = nil, overlapTransforms: Bool = true
+        ) {
             self.upload = upload
             self.overlapTransforms = overlapTransforms
             self.analysis = analysis
@@ -73,27 +77,37 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     private let stream: GPUDecodeStream
     public var format: FormatDescription { lane.format }
 
-    public convenience init(format: FormatDescription, context: VulkanContext, kernels: KernelCache,
-                            configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler,
-                            outputIdleHandler: OutputIdleHandler? = nil) throws {
-        let decoder = try GPUProResDecoder(context: context, kernels: kernels, format: format, configuration: configuration)
-        try self.init(lane: GPUDecodeLane(format: format, decoder: decoder, configuration: configuration, reuse: nil),
-                      readback: configuration.readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+    public convenience init(
+        format: FormatDescription, context: VulkanContext, kernels: KernelCache,
+        configuration: Configuration = .init(), outputHandler: @escaping FrameOutputHandler,
+        outputIdleHandler: OutputIdleHandler? = nil
+    ) throws {
+        let decoder = try GPUProResDecoder(
+            context: context, kernels: kernels, format: format, configuration: configuration)
+        try self.init(
+            lane: GPUDecodeLane(format: format, decoder: decoder, configuration: configuration, reuse: nil),
+            readback: configuration.readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
     }
 
     /// On a shared device: the decoder (and its buffers) of an earlier
     /// session of the same geometry is taken when there is one, and given
     /// back when this session ends cleanly.
-    public convenience init(format: FormatDescription, device: GPUDevice, configuration: Configuration = .init(),
-                            outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil) throws {
-        try self.init(lane: GPUDecodeLane(format: format, device: device, configuration: configuration),
-                      readback: configuration.readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+    public convenience init(
+        format: FormatDescription, device: GPUDevice, configuration: Configuration = .init(),
+        outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil
+    ) throws {
+        try self.init(
+            lane: GPUDecodeLane(format: format, device: device, configuration: configuration),
+            readback: configuration.readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
     }
 
-    private init(lane: GPUDecodeLane, readback: Bool, outputHandler: @escaping FrameOutputHandler,
-                 outputIdleHandler: OutputIdleHandler?) throws {
+    private init(
+        lane: GPUDecodeLane, readback: Bool, outputHandler: @escaping FrameOutputHandler,
+        outputIdleHandler: OutputIdleHandler?
+    ) throws {
         self.lane = lane
-        stream = try lane.openStream(readback: readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+        stream = try lane.openStream(
+            readback: readback, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
     }
 
     deinit {
@@ -135,7 +149,9 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
     /// batching and the analysis (whose light pass depends on the colour tags).
     static func reuseKey(_ format: FormatDescription, _ configuration: Configuration) -> String {
         let tags = format.colorTags
-        let analysis = configuration.analysis.map { "hash \($0.hash) stats \($0.statistics.map { "\($0.range) \($0.light != nil)" } ?? "-")" }
+        let analysis = configuration.analysis.map {
+            "hash \($0.hash) stats \($0.statistics.map { "\($0.range) \($0.light != nil)" } ?? "-")"
+        }
         return "\(format.width)x\(format.height) \(format.chroma) alpha \(format.hasAlpha) \(format.fieldOrder) "
             + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
             + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis") "

@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// One stream of samples through a `GPUDecodeLane` (one file of `check`):
 /// the same contract as a session of its own — samples in, its frames out in
@@ -31,8 +31,10 @@ package final class GPUDecodeStream: FrameDecoding, @unchecked Sendable {
     private let failureLock = NSLock()
     private var ownFailure: Error?
 
-    init(lane: GPUDecodeLane, surfaceLayout: SurfaceLayout, readback: Bool, outputHandler: @escaping FrameOutputHandler,
-         outputIdleHandler: OutputIdleHandler?) {
+    init(
+        lane: GPUDecodeLane, surfaceLayout: SurfaceLayout, readback: Bool, outputHandler: @escaping FrameOutputHandler,
+        outputIdleHandler: OutputIdleHandler?
+    ) {
         self.lane = lane
         handler = outputHandler
         idleHandler = outputIdleHandler

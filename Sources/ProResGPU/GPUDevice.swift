@@ -53,7 +53,9 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
     package func prepareKernels(decoding format: FormatDescription, converting: Bool) {
         guard GPUProResDecoder.unsupportedReason(format) == nil else { return }
         var interfaces = [DecoderKernels.entropy(format), DecoderKernels.transform(format)]
-        if converting { interfaces += GPUFrameConverter.kernelInterfaces(format.nativePackedLayout, width: format.width) }
+        if converting {
+            interfaces += GPUFrameConverter.kernelInterfaces(format.nativePackedLayout, width: format.width)
+        }
         kernels.prepare(interfaces)
     }
 }

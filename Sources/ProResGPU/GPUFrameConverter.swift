@@ -1,7 +1,7 @@
 import Foundation
-import ProResCore
-import HostSupport
 import GPUKit
+import HostSupport
+import ProResCore
 
 /// Converts packed y416/v216 surfaces to RGBA16F linear Display P3 on the
 /// GPU, several frames in flight. Each frame's source surface holds one extra
@@ -127,8 +127,10 @@ public final class GPUFrameConverter: @unchecked Sendable {
     /// `framesPerSubmission`: the most frames `record` groups into one
     /// submission (at most `framesInFlight`); nil: half the frames in
     /// flight, so that one group is recorded while the one before runs.
-    public init(context: VulkanContext, kernels: KernelCache, framesInFlight: Int = 3, framesPerSubmission: Int? = nil,
-                readback: Bool = true, effects: [Effect] = [], handler: @escaping Handler) throws {
+    public init(
+        context: VulkanContext, kernels: KernelCache, framesInFlight: Int = 3, framesPerSubmission: Int? = nil,
+        readback: Bool = true, effects: [Effect] = [], handler: @escaping Handler
+    ) throws {
         self.context = context
         self.handler = handler
         self.readback = readback
@@ -137,8 +139,12 @@ public final class GPUFrameConverter: @unchecked Sendable {
         completions = BlockingQueue(capacity: framesInFlight)
         self.kernels = kernels
         cache = TextureCache(context: context)
-        self.effects = effects.isEmpty ? nil : try EffectChain(context: context, kernels: kernels, effects: effects,
-                                                               framesInFlight: framesInFlight)
+        self.effects =
+            effects.isEmpty
+            ? nil
+            : try EffectChain(
+                context: context, kernels: kernels, effects: effects,
+                framesInFlight: framesInFlight)
         timestamps = try TimestampQueries.make(context, slots: framesInFlight, perSlot: 3 + effects.count)
         recorder = try CommandRecorder(context: context, count: framesInFlight)
 
@@ -152,7 +158,8 @@ public final class GPUFrameConverter: @unchecked Sendable {
         // (So the handler must not release the converter's last reference.)
         let converter = UncountedReference(self)
         completionThread.enter()
-        startWorkerThread("prores-decode.gpu-completion", { converter.use { $0.runCompletions() } }, finished: completionThread.leave)
+        startWorkerThread(
+            "prores-decode.gpu-completion", { converter.use { $0.runCompletions() } }, finished: completionThread.leave)
     }
 
     deinit {
@@ -183,13 +190,17 @@ public final class GPUFrameConverter: @unchecked Sendable {
     /// Blocks only when every slot is busy, finishing the oldest frame first.
     /// `spec`, the description `parameters` came from, is needed by effects
     /// that read the source's Y'CbCr (the chroma key).
-    public func submit(_ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
-                       spec: ConversionSpec? = nil) throws {
+    public func submit(
+        _ surface: PixelBuffer, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
+        spec: ConversionSpec? = nil
+    ) throws {
         try submit(.host(surface), parameters: parameters, index: index, pts: pts, reference: reference, spec: spec)
     }
 
-    public func submit(_ input: ConverterInput, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
-                       spec: ConversionSpec? = nil) throws {
+    public func submit(
+        _ input: ConverterInput, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
+        spec: ConversionSpec? = nil
+    ) throws {
         try record(input, parameters: parameters, index: index, pts: pts, reference: reference, spec: spec)
         try flush()
     }
@@ -197,10 +208,12 @@ public final class GPUFrameConverter: @unchecked Sendable {
     /// Holds the conversion of `input` for the next submission, which
     /// `flush` makes (or this call, once the group is full). Blocks only when
     /// the next slot is busy, until its frame went through the handler.
-    public func record(_ input: ConverterInput, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
-                       spec: ConversionSpec? = nil) throws {
+    public func record(
+        _ input: ConverterInput, parameters: ConversionParameters, index: Int, pts: Int64?, reference: UInt64 = 0,
+        spec: ConversionSpec? = nil
+    ) throws {
         let surfaceLayout = input.layout
-        guard case let .packed(layout) = surfaceLayout.content else {
+        guard case .packed(let layout) = surfaceLayout.content else {
             preconditionFailure("the GPU converter reads y416 or v216 surfaces")
         }
         // The held frames' slots are the ones before `next`, and a group is
@@ -212,34 +225,40 @@ public final class GPUFrameConverter: @unchecked Sendable {
         try waitUntilFree(slot)
         next = (next + 1) % slots.count
 
-        let width = surfaceLayout.width, height = surfaceLayout.height
+        let width = surfaceLayout.width
+        let height = surfaceLayout.height
         let sourceBytes = surfaceLayout.byteCount
         let outputSize = width * height * 8
         // A host surface is imported (and copied to a discrete GPU's memory);
         // the GPU decoder's device-local surface is read where it is.
         var hostSource: VulkanBuffer?
-        if case let .host(surface) = input { hostSource = try cache.buffer(for: surface) }
+        if case .host(let surface) = input { hostSource = try cache.buffer(for: surface) }
         let copiesToDevice = hostSource != nil && !context.sharesHostMemory
         if copiesToDevice, (slot.deviceInput?.size ?? 0) < sourceBytes {
-            slot.deviceInput = try VulkanBuffer(context, size: sourceBytes, usage: [.storage, .transferDestination], memory: .device)
+            slot.deviceInput = try VulkanBuffer(
+                context, size: sourceBytes, usage: [.storage, .transferDestination], memory: .device)
         }
         if slot.output?.size != outputSize {
-            slot.output = try VulkanBuffer(context, size: outputSize, usage: [.storage, .transferSource], memory: .deviceMappedWhenShared)
+            slot.output = try VulkanBuffer(
+                context, size: outputSize, usage: [.storage, .transferSource], memory: .deviceMappedWhenShared)
             slot.readback = nil
         }
         if readback, slot.output!.mapped == nil, slot.readback == nil {
-            slot.readback = try VulkanBuffer(context, size: outputSize, usage: .transferDestination, memory: .hostReadback)
+            slot.readback = try VulkanBuffer(
+                context, size: outputSize, usage: .transferDestination, memory: .hostReadback)
         }
         let source: (buffer: VulkanBuffer, offset: Int)
         switch input {
         case .host: source = (copiesToDevice ? slot.deviceInput! : hostSource!, 0)
-        case let .device(surface): source = (surface.buffer, surface.offset)
+        case .device(let surface): source = (surface.buffer, surface.offset)
         }
         // The GPU reads the surface once the group is submitted: hold a use until it is done.
         input.retainUse()
         slotCondition.lock()
-        held.append(Held(slot: slot, input: input, source: source, hostCopy: copiesToDevice ? hostSource : nil, layout: layout,
-                         parameters: parameters, spec: spec, index: index, pts: pts, reference: reference))
+        held.append(
+            Held(
+                slot: slot, input: input, source: source, hostCopy: copiesToDevice ? hostSource : nil, layout: layout,
+                parameters: parameters, spec: spec, index: index, pts: pts, reference: reference))
         let full = held.count >= framesPerSubmission
         slotCondition.unlock()
         if full { try flush() }
@@ -254,7 +273,8 @@ public final class GPUFrameConverter: @unchecked Sendable {
         let failed = failure
         slotCondition.unlock()
         guard !group.isEmpty else { return }
-        let value: UInt64, submitted: UInt64
+        let value: UInt64
+        let submitted: UInt64
         do {
             if let failed { throw failed }
             (value, submitted) = try Trace.span("conversion submitted") { try encode(group) }
@@ -266,8 +286,9 @@ public final class GPUFrameConverter: @unchecked Sendable {
         let shared = Group(firstSlot: group[0].slot.index, frames: group.count, value: value, submitted: submitted)
         slotCondition.lock()
         for frame in group {
-            frame.slot.job = Job(index: frame.index, pts: frame.pts, reference: frame.reference, input: frame.input,
-                                 width: frame.width, height: frame.height, group: shared)
+            frame.slot.job = Job(
+                index: frame.index, pts: frame.pts, reference: frame.reference, input: frame.input,
+                width: frame.width, height: frame.height, group: shared)
         }
         slotCondition.unlock()
         for frame in group { completions.push(frame.slot) }
@@ -283,7 +304,9 @@ public final class GPUFrameConverter: @unchecked Sendable {
         let cb = try recorder.begin(first)
         timestamps?.start(cb, slot: first)
         for frame in group {
-            if let copy = frame.hostCopy { cb.copy(copy, to: frame.source.buffer, bytes: frame.surfaceLayout.byteCount) }
+            if let copy = frame.hostCopy {
+                cb.copy(copy, to: frame.source.buffer, bytes: frame.surfaceLayout.byteCount)
+            }
         }
         timestamps?.mark(cb, slot: first, 1, after: .transfer)
         for frame in group {
@@ -291,23 +314,35 @@ public final class GPUFrameConverter: @unchecked Sendable {
             let kernel = try self.kernel(frame.layout, pairs: pairs)
             let invocationsPerRow = pairs ? frame.width / 2 : frame.width
             let bytesPerRow = frame.surfaceLayout.planes[0].bytesPerRow
-            cb.dispatch(kernel, set: frame.slot.bindingSet,
-                        buffers: [BufferRange(frame.source.buffer, offset: frame.source.offset, bytes: frame.surfaceLayout.byteCount),
-                                  BufferRange(frame.slot.output!, bytes: frame.outputBytes)],
-                        push: ConversionKernel.values(frame.parameters, width: frame.width, height: frame.height, layout: frame.layout,
-                                                      sourceBytesPerRow: bytesPerRow),
-                        groups: (kernel.interface.groups(covering: invocationsPerRow), frame.height, 1))
+            cb.dispatch(
+                kernel, set: frame.slot.bindingSet,
+                buffers: [
+                    BufferRange(frame.source.buffer, offset: frame.source.offset, bytes: frame.surfaceLayout.byteCount),
+                    BufferRange(frame.slot.output!, bytes: frame.outputBytes),
+                ],
+                push: ConversionKernel.values(
+                    frame.parameters, width: frame.width, height: frame.height, layout: frame.layout,
+                    sourceBytesPerRow: bytesPerRow),
+                groups: (kernel.interface.groups(covering: invocationsPerRow), frame.height, 1))
         }
         timestamps?.mark(cb, slot: first, 2, after: .compute)
-        try effects?.record(cb, frames: group.map { frame in
-            (frame.slot.index, EffectChain.Frame(
-                output: frame.slot.output!, source: frame.source.buffer, sourceOffset: frame.source.offset,
-                sourceBytes: frame.surfaceLayout.byteCount, layout: frame.layout, sourceBytesPerRow: frame.surfaceLayout.planes[0].bytesPerRow,
-                width: frame.width, height: frame.height, spec: frame.spec))
-        }, timestamps: timestamps.map { ($0, first, 3) })
+        try effects?.record(
+            cb,
+            frames: group.map { frame in
+                (
+                    frame.slot.index,
+                    EffectChain.Frame(
+                        output: frame.slot.output!, source: frame.source.buffer, sourceOffset: frame.source.offset,
+                        sourceBytes: frame.surfaceLayout.byteCount, layout: frame.layout,
+                        sourceBytesPerRow: frame.surfaceLayout.planes[0].bytesPerRow,
+                        width: frame.width, height: frame.height, spec: frame.spec)
+                )
+            }, timestamps: timestamps.map { ($0, first, 3) })
         if readback {
             for frame in group {
-                if let target = frame.slot.readback { cb.copy(frame.slot.output!, to: target, bytes: frame.outputBytes) }
+                if let target = frame.slot.readback {
+                    cb.copy(frame.slot.output!, to: target, bytes: frame.outputBytes)
+                }
             }
         }
         let submitted = monotonicNanoseconds()
@@ -377,7 +412,9 @@ public final class GPUFrameConverter: @unchecked Sendable {
     /// source surface go back to its pool.
     private func deliver(_ job: Job, from slot: Slot) throws {
         let done = monotonicNanoseconds()
-        var upload: Double?, convert: Double?, effectTimes: [Double] = []
+        var upload: Double?
+        var convert: Double?
+        var effectTimes: [Double] = []
         if let spans = job.group.spansPerFrame(timestamps) {
             upload = spans[0]
             convert = spans[1]
@@ -385,10 +422,13 @@ public final class GPUFrameConverter: @unchecked Sendable {
         }
         let source = readback ? (slot.readback ?? slot.output)?.mapped : nil
         let pixels = UnsafeRawBufferPointer(start: source, count: source == nil ? 0 : job.width * job.height * 8)
-        try handler(ConvertedFrame(index: job.index, pts: job.pts, reference: job.reference, width: job.width, height: job.height, pixels: pixels,
-                                   device: slot.output!, context: context, kernels: kernels,
-                                   uploadMicroseconds: upload, convertMicroseconds: convert, effectMicroseconds: effectTimes,
-                                   gpuWallMicroseconds: Double(done - job.group.submitted) / 1000))
+        try handler(
+            ConvertedFrame(
+                index: job.index, pts: job.pts, reference: job.reference, width: job.width, height: job.height,
+                pixels: pixels,
+                device: slot.output!, context: context, kernels: kernels,
+                uploadMicroseconds: upload, convertMicroseconds: convert, effectMicroseconds: effectTimes,
+                gpuWallMicroseconds: Double(done - job.group.submitted) / 1000))
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import GPUKit
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// A slot's buffers, the coefficient sets and the surfaces, made or grown
 /// when a batch needs them, and the imports of the sample memory frames are
@@ -9,13 +9,16 @@ import HostSupport
 extension GPUProResDecoder {
     /// Allocates `slot`'s buffers for a full batch of frames of up to `frameBytes`.
     func reserve(_ slot: Slot, frameBytes: Int) throws {
-        let tables = Self.align(framesPerBatch * macroblocksPerFrame * SliceTable.sliceWords * 4)
+        let tables =
+            Self.align(framesPerBatch * macroblocksPerFrame * SliceTable.sliceWords * 4)
             + Self.align(framesPerBatch * SliceTable.frameWords * 4)
         let input = Self.align(framesPerBatch * Self.paddedSize(frameBytes)) + tables
         // Uploading in place, only the tables are staged (frames of other memory grow it when they come).
         try makeStaging(slot, bytes: (upload == .fromSampleMemory ? tables : input) * 5 / 4)
         try ensureWorkBuffers(slot, input: input, status: framesPerBatch * macroblocksPerFrame * 4)
-        for set in coefficientSets.indices { _ = try coefficientSet(set, bytes: framesPerBatch * coefficientsPerFrame * 2) }
+        for set in coefficientSets.indices {
+            _ = try coefficientSet(set, bytes: framesPerBatch * coefficientsPerFrame * 2)
+        }
     }
 
     /// Coefficient set `index`, grown to hold `bytes` (made for a full batch
@@ -28,7 +31,8 @@ extension GPUProResDecoder {
             for slot in slots { if let (recorder, value) = slot.completion { try recorder.wait(for: value) } }
         }
         coefficientSets[index] = nil
-        let set = try VulkanBuffer(context, size: max(bytes, framesPerBatch * coefficientsPerFrame * 2), usage: .storage, memory: .device)
+        let set = try VulkanBuffer(
+            context, size: max(bytes, framesPerBatch * coefficientsPerFrame * 2), usage: .storage, memory: .device)
         coefficientSets[index] = set
         return set
     }
@@ -36,7 +40,9 @@ extension GPUProResDecoder {
     /// Where `bytes` lie in imported sample memory (imported on first use),
     /// or nil: not memory of `SampleMemory`, or a region the device would not import.
     func importedSource(_ bytes: UnsafeRawBufferPointer) throws -> (buffer: VulkanBuffer, offset: Int)? {
-        guard let base = bytes.baseAddress, let region = SampleMemory.shared.region(containing: base) else { return nil }
+        guard let base = bytes.baseAddress, let region = SampleMemory.shared.region(containing: base) else {
+            return nil
+        }
         let offset = base - region.base
         guard offset + bytes.count + CompressedSample.padding <= region.size else { return nil }
         return regionImports.buffer(for: region).map { ($0, offset) }
@@ -44,8 +50,9 @@ extension GPUProResDecoder {
 
     func makeStaging(_ slot: Slot, bytes: Int) throws {
         slot.staging = nil
-        slot.staging = try VulkanBuffer(context, size: Self.align(bytes), usage: [.storage, .transferSource], memory: .host,
-                                        sharedWithTransferQueue: uploads != nil)
+        slot.staging = try VulkanBuffer(
+            context, size: Self.align(bytes), usage: [.storage, .transferSource], memory: .host,
+            sharedWithTransferQueue: uploads != nil)
     }
 
     /// `input`: the bytes the shaders read (bitstream and tables), which a
@@ -53,13 +60,16 @@ extension GPUProResDecoder {
     func ensureWorkBuffers(_ slot: Slot, input: Int, status: Int) throws {
         if upload != .direct, (slot.deviceInput?.size ?? 0) < input {
             slot.deviceInput = nil
-            slot.deviceInput = try VulkanBuffer(context, size: Self.align(input * 5 / 4), usage: [.storage, .transferDestination],
-                                                memory: .device, sharedWithTransferQueue: uploads != nil)
+            slot.deviceInput = try VulkanBuffer(
+                context, size: Self.align(input * 5 / 4), usage: [.storage, .transferDestination],
+                memory: .device, sharedWithTransferQueue: uploads != nil)
         }
         if (slot.status?.size ?? 0) < status {
             let bytes = Self.align(status * 2)
-            slot.status = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination], memory: .device)
-            slot.statusReport = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination], memory: .hostReadback)
+            slot.status = try VulkanBuffer(
+                context, size: bytes, usage: [.storage, .transferDestination], memory: .device)
+            slot.statusReport = try VulkanBuffer(
+                context, size: bytes, usage: [.storage, .transferDestination], memory: .hostReadback)
         }
         // Frames kept inside the decoder: every slot writes the same surfaces.
         if !deliversSurfaces {
@@ -80,8 +90,10 @@ extension GPUProResDecoder {
     }
 
     private func makeSurfaceBatch() throws -> DeviceSurfaceBatch {
-        let made = DeviceSurfaceBatch(buffer: try VulkanBuffer(context, size: framesPerBatch * surfaceStride,
-                                                               usage: [.storage, .transferSource], memory: .device))
+        let made = DeviceSurfaceBatch(
+            buffer: try VulkanBuffer(
+                context, size: framesPerBatch * surfaceStride,
+                usage: [.storage, .transferSource], memory: .device))
         surfaceBatches.append(made)
         return made
     }

@@ -45,25 +45,38 @@ extension GPUProResDecoder {
 
     /// The transform, the passes that read its surfaces and the copies into host surfaces.
     func recordTransform(_ work: TransformWork, into cb: CommandBuffer) {
-        let slot = slots[work.slot], index = work.slot
+        let slot = slots[work.slot]
+        let index = work.slot
         if work.frames > 0 {
-            let rows = (work.maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
-            cb.dispatch(transformPass, set: slot.transformSet, buffers: [
-                BufferRange(work.input, offset: work.tablesOffset, bytes: work.slicesBytes),
-                BufferRange(work.input, offset: work.framesOffset, bytes: work.framesBytes),
-                BufferRange(work.coefficients, bytes: work.coefficientBytes), BufferRange(slot.status!, bytes: work.statusBytes),
-                BufferRange(work.surfaces, bytes: work.surfaceBytes), BufferRange(slot.statusReport!, bytes: work.statusBytes),
-            ], push: [.uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8), .uint(work.maxLog2)],
-            groups: (DecoderKernels.transformSlicesPerRow << work.maxLog2, rows, work.frames))
+            let rows =
+                (work.maxSlices + DecoderKernels.transformSlicesPerRow - 1) / DecoderKernels.transformSlicesPerRow
+            cb.dispatch(
+                transformPass, set: slot.transformSet,
+                buffers: [
+                    BufferRange(work.input, offset: work.tablesOffset, bytes: work.slicesBytes),
+                    BufferRange(work.input, offset: work.framesOffset, bytes: work.framesBytes),
+                    BufferRange(work.coefficients, bytes: work.coefficientBytes),
+                    BufferRange(slot.status!, bytes: work.statusBytes),
+                    BufferRange(work.surfaces, bytes: work.surfaceBytes),
+                    BufferRange(slot.statusReport!, bytes: work.statusBytes),
+                ],
+                push: [
+                    .uint(format.width), .uint(format.height), .uint(surfaceLayout.planes[0].bytesPerRow / 8),
+                    .uint(work.maxLog2),
+                ],
+                groups: (DecoderKernels.transformSlicesPerRow << work.maxLog2, rows, work.frames))
             let surfaces = BufferRange(work.surfaces, bytes: work.surfaceBytes)
             if let hashPass, let results = slot.results {
-                hashPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
-                                results: BufferRange(results, bytes: work.frames * hashPass.resultBytesPerFrame))
+                hashPass.record(
+                    cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
+                    results: BufferRange(results, bytes: work.frames * hashPass.resultBytesPerFrame))
             }
             if let statisticsPass, let results = slot.results {
-                statisticsPass.record(cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
-                                      results: BufferRange(results, offset: statisticsResultsOffset,
-                                                           bytes: work.frames * statisticsPass.resultBytesPerFrame))
+                statisticsPass.record(
+                    cb, slot: index, surfaces: surfaces, surfaceStride: surfaceStride, frames: work.frames,
+                    results: BufferRange(
+                        results, offset: statisticsResultsOffset,
+                        bytes: work.frames * statisticsPass.resultBytesPerFrame))
             }
         }
     }

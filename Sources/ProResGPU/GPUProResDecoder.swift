@@ -1,7 +1,7 @@
 import Foundation
 import GPUKit
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Our ProRes decoder in Vulkan compute, bit-exact with FFmpeg's software
 /// decoder: batches of frames go through two dispatches, entropy decoding
@@ -198,12 +198,19 @@ package final class GPUProResDecoder {
     /// of up to that size, instead of during the first batches.
     /// `analysis`: measure every decoded frame on the device (`check`).
     /// `deliversSurfaces`: `complete` hands out each frame's device surface.
-    init(context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
-         framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
-         upload requestedUpload: UploadPath? = nil, deliversSurfaces: Bool = false, regionImports: HostRegionImports? = nil) throws {
-        if let reason = Self.unsupportedReason(format) { throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)") }
+    init(
+        context: VulkanContext, kernels: KernelCache, format: FormatDescription, slots slotCount: Int = 3,
+        framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil,
+        analysis: AnalysisRequest? = nil,
+        upload requestedUpload: UploadPath? = nil, deliversSurfaces: Bool = false,
+        regionImports: HostRegionImports? = nil
+    ) throws {
+        if let reason = Self.unsupportedReason(format) {
+            throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)")
+        }
         guard context.info.storage16Bit else {
-            throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
+            throw ProResDecodeError.decoderUnavailable(
+                "GPU decoder: \(context.info.name) lacks 16-bit storage buffers (storageBuffer16BitAccess)")
         }
         self.context = context
         self.format = format
@@ -213,20 +220,25 @@ package final class GPUProResDecoder {
         surfaceStride = Self.align(surfaceLayout.byteCount)
         let mbWidth = (format.width + 15) >> 4
         let mbRows = format.fieldOrder == .progressive ? (format.height + 15) >> 4 : 2 * ((format.height + 31) >> 5)
-        coefficientsPerFrame = mbWidth * mbRows * SliceTable.coefficientsPerMacroblock(format.chroma, alpha: format.hasAlpha)
+        coefficientsPerFrame =
+            mbWidth * mbRows * SliceTable.coefficientsPerMacroblock(format.chroma, alpha: format.hasAlpha)
         macroblocksPerFrame = mbWidth * mbRows
         // A batch's coefficients and surfaces must each fit one storage-buffer binding.
         let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
         let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
         guard fitting >= 1 else {
-            throw ProResDecodeError.decoderUnavailable("GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
-                                                       + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
+            throw ProResDecodeError.decoderUnavailable(
+                "GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
+                    + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
         }
         // The slice table numbers a batch's frames in its `frame` field.
-        let chosen = requested ?? DecoderBatchSize.frames(
-            frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
-            largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slotCount,
-            hostCores: ProcessInfo.processInfo.activeProcessorCount, streamFrames: expectedFrames ?? format.frameCount)
+        let chosen =
+            requested
+            ?? DecoderBatchSize.frames(
+                frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
+                largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slotCount,
+                hostCores: ProcessInfo.processInfo.activeProcessorCount,
+                streamFrames: expectedFrames ?? format.frameCount)
         framesPerBatch = max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
 
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
@@ -234,33 +246,44 @@ package final class GPUProResDecoder {
         recorder = try CommandRecorder(context: context, count: slotCount)
         transforms = try CommandRecorder(context: context, count: slotCount)
         // A transfer queue exists only on a discrete GPU, the one kind that uploads.
-        uploads = context.transferQueue != nil ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
+        uploads =
+            context.transferQueue != nil
+            ? try CommandRecorder(context: context, count: slotCount, queue: .transfer) : nil
         cache = TextureCache(context: context)
         upload = UploadPath(requestedUpload, sharesHostMemory: context.sharesHostMemory, canImport: cache.canImport)
         self.regionImports = regionImports ?? HostRegionImports(context: context)
-        let planar = format.nativeFormat, packed = format.nativePackedLayout, batch = framesPerBatch
-        let hashPass = analysis?.hash == true
-            ? try FrameHashPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height, slots: slotCount,
-                                message: analysis?.hashedLayout)
+        let planar = format.nativeFormat
+        let packed = format.nativePackedLayout
+        let batch = framesPerBatch
+        let hashPass =
+            analysis?.hash == true
+            ? try FrameHashPass(
+                kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height,
+                slots: slotCount,
+                message: analysis?.hashedLayout)
             : nil
         let statisticsPass = try analysis?.statistics.map {
-            try FrameStatisticsPass(kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height,
-                                    range: $0.range, light: $0.light, slots: slotCount)
+            try FrameStatisticsPass(
+                kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height,
+                range: $0.range, light: $0.light, slots: slotCount)
         }
         self.hashPass = hashPass
         self.statisticsPass = statisticsPass
         statisticsResultsOffset = Self.align(batch * (hashPass?.resultBytesPerFrame ?? 0))
         let resultsBytes = statisticsResultsOffset + batch * (statisticsPass?.resultBytesPerFrame ?? 0)
-        let entropySets = try entropyPass.makeBindingSets(slotCount), transformSets = try transformPass.makeBindingSets(slotCount)
+        let entropySets = try entropyPass.makeBindingSets(slotCount)
+        let transformSets = try transformPass.makeBindingSets(slotCount)
         slots = (0..<slotCount).map { Slot(entropySet: entropySets[$0], transformSet: transformSets[$0]) }
         if analysis != nil {
             for slot in slots {
-                slot.results = try VulkanBuffer(context, size: max(16, resultsBytes), usage: .storage, memory: .hostReadback)
+                slot.results = try VulkanBuffer(
+                    context, size: max(16, resultsBytes), usage: .storage, memory: .hostReadback)
             }
         }
         timestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 4)
         transformTimestamps = try TimestampQueries.make(context, slots: slotCount, perSlot: 3)
-        uploadTimestamps = uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
+        uploadTimestamps =
+            uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
     }
 
@@ -277,8 +300,10 @@ package final class GPUProResDecoder {
 
     /// What became of one input frame once parsed; `surface` is its place
     /// in the batch's surfaces (nil when it failed).
-    typealias FrameEntry = (failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?,
-                            missingSecondField: Bool, missingAlpha: Bool)
+    typealias FrameEntry = (
+        failure: String?, invalidSlices: Int, slices: Range<Int>, header: ProResFrameHeader?, surface: Int?,
+        missingSecondField: Bool, missingAlpha: Bool
+    )
 
     /// A batch parsed and laid out but not yet staged. Preparing needs no
     /// slot, so the session parses the next batch on its own thread while
@@ -306,12 +331,22 @@ package final class GPUProResDecoder {
         let parseStart = monotonicNanoseconds()
         var parsed = [Result<SliceTable, Error>?](repeating: nil, count: compressed.count)
         parsed.withUnsafeMutableBufferPointer { results in
-            parallelFor(compressed.count) { i in results[i] = Result { try SliceTable(frame: compressed[i], geometry: geometry) } }
+            parallelFor(compressed.count) { i in
+                results[i] = Result { try SliceTable(frame: compressed[i], geometry: geometry) }
+            }
         }
         let parseMicroseconds = Double(monotonicNanoseconds() - parseStart) / 1000
         // Layout: the bitstream (each frame padded), then slice and frame tables.
-        var offsets: [Int] = [], firstSlices: [Int] = [], firstCoefficients: [Int] = [], entries: [FrameEntry] = []
-        var bitstreamBytes = 0, sliceCount = 0, coefficientCount = 0, frames = 0, maxSlices = 0, maxLog2 = 0
+        var offsets: [Int] = []
+        var firstSlices: [Int] = []
+        var firstCoefficients: [Int] = []
+        var entries: [FrameEntry] = []
+        var bitstreamBytes = 0
+        var sliceCount = 0
+        var coefficientCount = 0
+        var frames = 0
+        var maxSlices = 0
+        var maxLog2 = 0
         var surfaceOffsets: [Int?] = []
         for (i, bytes) in compressed.enumerated() {
             offsets.append(bitstreamBytes)
@@ -319,24 +354,29 @@ package final class GPUProResDecoder {
             firstSlices.append(sliceCount)
             firstCoefficients.append(coefficientCount)
             switch parsed[i]! {
-            case let .success(table):
-                entries.append((nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
-                                table.missingSecondField, table.missingAlpha))
+            case .success(let table):
+                entries.append(
+                    (
+                        nil, table.invalidSlices, sliceCount..<sliceCount + table.sliceCount, table.header, frames,
+                        table.missingSecondField, table.missingAlpha
+                    ))
                 surfaceOffsets.append(frames * surfaceStride)
                 frames += 1
                 sliceCount += table.sliceCount
                 coefficientCount += table.coefficientCount
                 maxSlices = max(maxSlices, table.sliceCount)
                 maxLog2 = max(maxLog2, table.maxLog2SliceWidth)
-            case let .failure(error):
+            case .failure(let error):
                 entries.append(("\(error)", 0, sliceCount..<sliceCount, nil, nil, false, false))
                 surfaceOffsets.append(nil)
             }
         }
-        return PreparedBatch(compressed: compressed, parsed: parsed.map { $0! }, frames: entries, offsets: offsets, firstSlices: firstSlices,
-                             firstCoefficients: firstCoefficients, bitstreamBytes: bitstreamBytes, sliceCount: sliceCount,
-                             coefficientCount: coefficientCount, decodedFrames: frames, maxSlices: maxSlices, maxLog2: maxLog2,
-                             surfaceOffsets: surfaceOffsets, parseMicroseconds: parseMicroseconds)
+        return PreparedBatch(
+            compressed: compressed, parsed: parsed.map { $0! }, frames: entries, offsets: offsets,
+            firstSlices: firstSlices,
+            firstCoefficients: firstCoefficients, bitstreamBytes: bitstreamBytes, sliceCount: sliceCount,
+            coefficientCount: coefficientCount, decodedFrames: frames, maxSlices: maxSlices, maxLog2: maxLog2,
+            surfaceOffsets: surfaceOffsets, parseMicroseconds: parseMicroseconds)
     }
 
     /// Copies a prepared batch into slot `index`'s staging memory and
@@ -347,26 +387,38 @@ package final class GPUProResDecoder {
     /// the next batch's entropy pass (the next `encode`, or
     /// `releaseHeldTransform`); this submission completes the batch held
     /// before, if any.
-    func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = [], holdTransform: Bool = false) throws {
+    func encode(slot index: Int, _ batch: PreparedBatch, hostSurfaces: [PixelBuffer?] = [], holdTransform: Bool = false)
+        throws
+    {
         let slot = slots[index]
-        let compressed = batch.compressed, parsed = batch.parsed, offsets = batch.offsets
+        let compressed = batch.compressed
+        let parsed = batch.parsed
+        let offsets = batch.offsets
         let targets = zip(hostSurfaces, batch.surfaceOffsets).compactMap { surface, offset in
             surface.flatMap { surface in offset.map { (surface: surface, offset: $0) } }
         }
-        let firstSlices = batch.firstSlices, firstCoefficients = batch.firstCoefficients
-        let bitstreamBytes = batch.bitstreamBytes, sliceCount = batch.sliceCount, coefficientCount = batch.coefficientCount
-        let frames = batch.decodedFrames, maxSlices = batch.maxSlices, maxLog2 = batch.maxLog2
+        let firstSlices = batch.firstSlices
+        let firstCoefficients = batch.firstCoefficients
+        let bitstreamBytes = batch.bitstreamBytes
+        let sliceCount = batch.sliceCount
+        let coefficientCount = batch.coefficientCount
+        let frames = batch.decodedFrames
+        let maxSlices = batch.maxSlices
+        let maxLog2 = batch.maxLog2
         slot.frames = batch.frames
         slot.parseMicroseconds = batch.parseMicroseconds
         let timed = Self.timesStages(ofBatch: encodedBatches)
         slot.timed = timed
-        let stamps = timed ? timestamps : nil, uploadStamps = timed ? uploadTimestamps : nil
+        let stamps = timed ? timestamps : nil
+        let uploadStamps = timed ? uploadTimestamps : nil
         if !targets.isEmpty && !cache.canImport {
-            throw ProResDecodeError.decoderUnavailable("GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
+            throw ProResDecodeError.decoderUnavailable(
+                "GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
         }
         let stageStart = monotonicNanoseconds()
         let tablesOffset = Self.align(bitstreamBytes)
-        let slicesBytes = max(4, sliceCount * SliceTable.sliceWords * 4), framesBytes = max(4, frames * SliceTable.frameWords * 4)
+        let slicesBytes = max(4, sliceCount * SliceTable.sliceWords * 4)
+        let framesBytes = max(4, frames * SliceTable.frameWords * 4)
         let framesOffset = tablesOffset + Self.align(slicesBytes)
         let inputBytes = framesOffset + Self.align(framesBytes)
         // Frames read into imported sample memory are uploaded from where
@@ -401,12 +453,15 @@ package final class GPUProResDecoder {
             if let stagedOffset = stagedOffsets[i] {
                 let destination = mapped + stagedOffset
                 destination.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-                (destination + bytes.count).initializeMemory(as: UInt8.self, repeating: 0, count: Self.paddedSize(bytes.count) - bytes.count)
+                (destination + bytes.count).initializeMemory(
+                    as: UInt8.self, repeating: 0, count: Self.paddedSize(bytes.count) - bytes.count)
             }
-            if case let .success(table) = parsed[i], let frame = slot.frames[i].surface {
-                table.write(slices: sliceWords + firstSlices[i] * SliceTable.sliceWords, frame: frameWords + frame * SliceTable.frameWords,
-                            frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
-                            firstCoefficient: firstCoefficients[i], surfaceOffset: frame * surfaceStride / 8)
+            if case .success(let table) = parsed[i], let frame = slot.frames[i].surface {
+                table.write(
+                    slices: sliceWords + firstSlices[i] * SliceTable.sliceWords,
+                    frame: frameWords + frame * SliceTable.frameWords,
+                    frameIndex: frame, firstSlice: firstSlices[i], bitstreamOffset: offsets[i],
+                    firstCoefficient: firstCoefficients[i], surfaceOffset: frame * surfaceStride / 8)
             }
         }
 
@@ -422,8 +477,11 @@ package final class GPUProResDecoder {
         // What the upload copies: the tables and staged frames from the
         // staging memory, the other frames with their zero padding (which
         // every sample carries) from their imported memory.
-        var staged: [(source: Int, destination: Int, bytes: Int)] = [(stagedTables, tablesOffset, inputBytes - tablesOffset)]
-        var imported: [ObjectIdentifier: (buffer: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)])] = [:]
+        var staged: [(source: Int, destination: Int, bytes: Int)] = [
+            (stagedTables, tablesOffset, inputBytes - tablesOffset)
+        ]
+        var imported:
+            [ObjectIdentifier: (buffer: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)])] = [:]
         for (i, source) in sources.enumerated() {
             if let source {
                 imported[ObjectIdentifier(source.buffer), default: (source.buffer, [])].regions
@@ -432,8 +490,12 @@ package final class GPUProResDecoder {
                 staged.append((stagedOffset, offsets[i], Self.paddedSize(compressed[i].count)))
             }
         }
-        count(tableBytes: inputBytes - tablesOffset, samples: compressed.map(\.count),
-              regions: sources.indices.map { sources[$0] != nil ? compressed[$0].count + CompressedSample.padding : Self.paddedSize(compressed[$0].count) })
+        count(
+            tableBytes: inputBytes - tablesOffset, samples: compressed.map(\.count),
+            regions: sources.indices.map {
+                sources[$0] != nil
+                    ? compressed[$0].count + CompressedSample.padding : Self.paddedSize(compressed[$0].count)
+            })
         func recordUpload(_ cb: CommandBuffer, to device: VulkanBuffer) {
             cb.copy(slot.staging!, to: device, regions: staged)
             for (buffer, regions) in imported.values { cb.copy(buffer, to: device, regions: regions) }
@@ -465,11 +527,15 @@ package final class GPUProResDecoder {
         entropy.fill(slot.statusReport!, bytes: statusBytes)
         stamps?.mark(entropy, slot: index, 2, after: .transfer)
         if frames > 0 {
-            entropy.dispatch(entropyPass, set: slot.entropySet, buffers: [
-                BufferRange(input, bytes: max(4, bitstreamBytes)), BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
-                BufferRange(input, offset: framesOffset, bytes: framesBytes), BufferRange(coefficients, bytes: coefficientBytes),
-                BufferRange(slot.status!, bytes: statusBytes),
-            ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
+            entropy.dispatch(
+                entropyPass, set: slot.entropySet,
+                buffers: [
+                    BufferRange(input, bytes: max(4, bitstreamBytes)),
+                    BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
+                    BufferRange(input, offset: framesOffset, bytes: framesBytes),
+                    BufferRange(coefficients, bytes: coefficientBytes),
+                    BufferRange(slot.status!, bytes: statusBytes),
+                ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
         }
         // A held batch's transform goes here, beside this entropy pass: they
         // touch different slots' buffers, so nothing orders one after the
@@ -483,10 +549,12 @@ package final class GPUProResDecoder {
         heldTransform = nil
         stamps?.mark(entropy, slot: index, 3, after: .compute)
         if let released { markTransform(released, in: entropy) }
-        let work = TransformWork(slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer,
-                                 targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) }, frames: frames, maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
-                                 slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
-                                 coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes, timed: timed)
+        let work = TransformWork(
+            slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer,
+            targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) }, frames: frames,
+            maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
+            slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
+            coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes, timed: timed)
         let entropyValue = try recorder.submit(entropy)
         if let released { slots[released.slot].completion = (recorder, entropyValue) }
         slot.completion = nil
@@ -519,18 +587,22 @@ package final class GPUProResDecoder {
             if let place = frame.surface, let results = slot.results?.mapped {
                 analysis = FrameAnalysis(
                     digest: hashPass.map { $0.digest(results: results + place * $0.resultBytesPerFrame) },
-                    sums: statisticsPass.map { $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame) })
+                    sums: statisticsPass.map {
+                        $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame)
+                    })
             }
-            return Output(failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
-                          analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha,
-                          decodersMayDiffer: mayDiffer)
+            return Output(
+                failure: frame.failure, deviceSurface: surface, damagedSlices: damaged, header: frame.header,
+                analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha,
+                decodersMayDiffer: mayDiffer)
         }
         let timing = try (slot.timed ? timestamps : nil).map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)
             let later = try transformTimestamps?.spans(slot: index) ?? [0, 0]
             let upload = try uploadTimestamps.map { try $0.spans(slot: index)[0] } ?? spans[0]
-            return BatchTiming(frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds,
-                               upload: upload, zeroFill: spans[1], entropy: spans[2], transform: later[0], readback: later[1])
+            return BatchTiming(
+                frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds,
+                upload: upload, zeroFill: spans[1], entropy: spans[2], transform: later[0], readback: later[1])
         }
         return (outputs, timing)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import GPUKit
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// The sample-memory regions one device has imported
 /// (VK_EXT_external_memory_host), each once, when a batch first uploads
@@ -37,8 +37,9 @@ final class HostRegionImports: @unchecked Sendable {
         let alignment = context.minImportedHostPointerAlignment
         if alignment > 0, Int(bitPattern: region.base) % alignment == 0, region.size % alignment == 0 {
             // A refused import (pinned memory exhausted, say) leaves the region's frames staged.
-            buffer = try? VulkanBuffer(context, importing: UnsafeMutableRawPointer(mutating: region.base), size: region.size,
-                                       usage: .transferSource, sharedWithTransferQueue: context.transferQueue != nil)
+            buffer = try? VulkanBuffer(
+                context, importing: UnsafeMutableRawPointer(mutating: region.base), size: region.size,
+                usage: .transferSource, sharedWithTransferQueue: context.transferQueue != nil)
         }
         imports[region.base] = .some(buffer)
         return buffer

@@ -1,5 +1,5 @@
-import ProResCore
 import GPUKit
+import ProResCore
 
 /// One frame's picture headers and slice index (SMPTE RDD 36 §5.2–5.3),
 /// parsed on the CPU from untrusted bytes into the tables the GPU decoder
@@ -50,8 +50,10 @@ package struct SliceTable {
     package init(frame bytes: UnsafeRawBufferPointer, geometry: Geometry) throws {
         do { header = try ProResFrameHeader(bytes) } catch { throw BitstreamError("invalid frame header: \(error)") }
         guard header.width == geometry.width, header.height == geometry.height, header.chroma == geometry.chroma else {
-            throw BitstreamError("invalid picture: \(header.width)x\(header.height) \(header.chroma.rawValue) differs from the stream's "
-                                 + "\(geometry.width)x\(geometry.height) \(geometry.chroma.rawValue); the GPU decoder needs one geometry a session")
+            throw BitstreamError(
+                "invalid picture: \(header.width)x\(header.height) \(header.chroma.rawValue) differs from the stream's "
+                    + "\(geometry.width)x\(geometry.height) \(geometry.chroma.rawValue); the GPU decoder needs one geometry a session"
+            )
         }
         // FFmpeg's path fails such a frame before decoding, in these words.
         if let why = header.pictureLayoutMismatch(in: bytes) { throw BitstreamError(why) }
@@ -68,21 +70,30 @@ package struct SliceTable {
                 // The frame ends with its first field: the second field's
                 // slices are concealed as FFmpeg's path now conceals them
                 // (`ProResFrameHeader.secondFieldIsMissing`).
-                appendConcealedField(parity: (header.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ 1, log2Width: firstFieldLog2Width,
-                                     regionPerMb: regionPerMb)
+                appendConcealedField(
+                    parity: (header.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ 1, log2Width: firstFieldLog2Width,
+                    regionPerMb: regionPerMb)
                 missingSecondField = true
                 break
             }
             let at = cursor
             func u8(_ offset: Int) -> Int { Int(bytes[at + offset]) }
-            guard remaining >= 8 else { throw BitstreamError("invalid picture: the picture header runs past the end of the frame") }
+            guard remaining >= 8 else {
+                throw BitstreamError("invalid picture: the picture header runs past the end of the frame")
+            }
             let headerSize = u8(0) >> 3
-            guard headerSize >= 8, headerSize <= remaining else { throw BitstreamError("invalid picture: picture header size \(headerSize) is invalid") }
+            guard headerSize >= 8, headerSize <= remaining else {
+                throw BitstreamError("invalid picture: picture header size \(headerSize) is invalid")
+            }
             let dataSize = u8(1) << 24 | u8(2) << 16 | u8(3) << 8 | u8(4)
-            guard dataSize <= remaining else { throw BitstreamError("invalid picture: picture data size \(dataSize) runs past the end of the frame") }
-            let log2Width = u8(7) >> 4, log2Height = u8(7) & 15
+            guard dataSize <= remaining else {
+                throw BitstreamError("invalid picture: picture data size \(dataSize) runs past the end of the frame")
+            }
+            let log2Width = u8(7) >> 4
+            let log2Height = u8(7) & 15
             guard log2Width <= 3, log2Height == 0 else {
-                throw BitstreamError("invalid picture: unsupported slice size \(1 << log2Width)x\(1 << min(log2Height, 15)) macroblocks")
+                throw BitstreamError(
+                    "invalid picture: unsupported slice size \(1 << log2Width)x\(1 << min(log2Height, 15)) macroblocks")
             }
             let mbWidth = (header.width + 15) >> 4
             let mbHeight = interlaced ? (header.height + 31) >> 5 : (header.height + 15) >> 4
@@ -94,15 +105,22 @@ package struct SliceTable {
             if field == 0 { firstFieldLog2Width = log2Width }
             // RDD 36: the first field is the top one unless the frame says bottom first.
             let parity = (header.fieldOrder == .bottomFieldFirst ? 1 : 0) ^ field
-            let heads = Self.sliceHeads(bytes, at: at + headerSize + count * 2, index: at + headerSize, count: count,
-                                        end: at + remaining)
+            let heads = Self.sliceHeads(
+                bytes, at: at + headerSize + count * 2, index: at + headerSize, count: count,
+                end: at + remaining)
             var data = headerSize + count * 2
-            var mbX = 0, mbY = 0, log2Mbs = log2Width
+            var mbX = 0
+            var mbY = 0
+            var log2Mbs = log2Width
             for slice in 0..<count {
                 let size = u8(headerSize + 2 * slice) << 8 | u8(headerSize + 2 * slice + 1)
                 while mbWidth - mbX < 1 << log2Mbs { log2Mbs -= 1 }
-                guard size >= 6 else { throw BitstreamError("invalid picture: slice \(slice) of \(size) bytes is too small") }
-                guard data + size <= remaining else { throw BitstreamError("invalid picture: slice \(slice) runs past the end of the frame") }
+                guard size >= 6 else {
+                    throw BitstreamError("invalid picture: slice \(slice) of \(size) bytes is too small")
+                }
+                guard data + size <= remaining else {
+                    throw BitstreamError("invalid picture: slice \(slice) runs past the end of the frame")
+                }
                 let s = data
                 // The slice's first 8 bytes, big-endian: byte k is head >> (56 - 8k).
                 let head = heads[slice]
@@ -161,7 +179,9 @@ package struct SliceTable {
     /// loop's work between them let the core wait for one miss at a time;
     /// here the loads do not depend on one another, so many are in flight
     /// at once. Sizes past the frame are the main loop's to refuse.
-    private static func sliceHeads(_ bytes: UnsafeRawBufferPointer, at first: Int, index: Int, count: Int, end: Int) -> [UInt64] {
+    private static func sliceHeads(_ bytes: UnsafeRawBufferPointer, at first: Int, index: Int, count: Int, end: Int)
+        -> [UInt64]
+    {
         [UInt64](unsafeUninitializedCapacity: count) { heads, initialized in
             var s = first
             for slice in 0..<count {
@@ -182,9 +202,11 @@ package struct SliceTable {
     /// concealment (video black, neutral chroma, opaque) and reads nothing.
     private mutating func appendConcealedField(parity: Int, log2Width: Int, regionPerMb: Int) {
         typealias Entry = DecoderKernels.Slice
-        let mbWidth = (header.width + 15) >> 4, mbHeight = (header.height + 31) >> 5
+        let mbWidth = (header.width + 15) >> 4
+        let mbHeight = (header.height + 31) >> 5
         for mbY in 0..<mbHeight {
-            var mbX = 0, log2Mbs = log2Width
+            var mbX = 0
+            var log2Mbs = log2Width
             while mbX < mbWidth {
                 while mbWidth - mbX < 1 << log2Mbs { log2Mbs -= 1 }
                 var entry = SIMD8<UInt32>(repeating: 0)
@@ -206,19 +228,24 @@ package struct SliceTable {
 
     /// Writes this frame's slice entries at `slicesOut` and its frame entry
     /// at `frameOut`, placed in the batch.
-    func write(slices slicesOut: UnsafeMutablePointer<UInt32>, frame frameOut: UnsafeMutablePointer<UInt32>, frameIndex: Int,
-               firstSlice: Int, bitstreamOffset: Int, firstCoefficient: Int, surfaceOffset: Int) {
+    func write(
+        slices slicesOut: UnsafeMutablePointer<UInt32>, frame frameOut: UnsafeMutablePointer<UInt32>, frameIndex: Int,
+        firstSlice: Int, bitstreamOffset: Int, firstCoefficient: Int, surfaceOffset: Int
+    ) {
         typealias Entry = DecoderKernels.Slice
         typealias FrameEntry = DecoderKernels.Frame
         // Offsets are whole words holding frame-relative values: the batch's
         // place is added. Store-only: mapped staging memory may be
         // write-combined, where a read-modify-write would be very slow.
-        let offsetWord = Entry.bitstreamOffset.word, coefficientWord = Entry.firstCoefficient.word, frameWord = Entry.frame.word
+        let offsetWord = Entry.bitstreamOffset.word
+        let coefficientWord = Entry.firstCoefficient.word
+        let frameWord = Entry.frame.word
         precondition(Entry.bitstreamOffset.bits == 32 && Entry.firstCoefficient.bits == 32)
         let frameBits = Entry.frame.encode(frameIndex)
         slices.withUnsafeBufferPointer { words in
             for i in 0..<sliceCount {
-                let entry = slicesOut + i * Self.sliceWords, word = words.baseAddress! + i * Self.sliceWords
+                let entry = slicesOut + i * Self.sliceWords
+                let word = words.baseAddress! + i * Self.sliceWords
                 for w in 0..<Self.sliceWords {
                     var value = word[w]
                     if w == offsetWord { value += UInt32(bitstreamOffset) }
@@ -243,6 +270,7 @@ package struct SliceTable {
     }
 
     private static func word(_ bytes: [UInt8], _ i: Int) -> UInt32 {
-        UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3]) << 24
+        UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3])
+            << 24
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import GPUKit
+import ProResCore
 
 /// Hands pooled surfaces to Vulkan (CVMetalTextureCache): each surface's
 /// memory is imported once as a VkBuffer with VK_EXT_external_memory_host and
@@ -34,11 +34,13 @@ public final class TextureCache {
             let alignment = context.minImportedHostPointerAlignment
             let size = surface.allocationSize
             if canImport, Int(bitPattern: surface.baseAddress) % alignment == 0, size % alignment == 0 {
-                entry = Entry(buffer: try VulkanBuffer(context, importing: surface.baseAddress, size: size, usage: usage),
-                              pool: surface.pool, imported: true)
+                entry = Entry(
+                    buffer: try VulkanBuffer(context, importing: surface.baseAddress, size: size, usage: usage),
+                    pool: surface.pool, imported: true)
             } else {
-                entry = Entry(buffer: try VulkanBuffer(context, size: size, usage: usage, memory: .host),
-                              pool: surface.pool, imported: false)
+                entry = Entry(
+                    buffer: try VulkanBuffer(context, size: size, usage: usage, memory: .host),
+                    pool: surface.pool, imported: false)
             }
             entries[key] = entry
         }

@@ -1,4 +1,3 @@
-
 /// A command-line mistake; printed as one line, exit code 2.
 package struct UsageError: Error, CustomStringConvertible {
     package let description: String
@@ -28,7 +27,8 @@ package struct ParsedArguments {
         var byName: [String: OptionSpec] = [:]
         for option in command.options {
             for name in option.names {
-                precondition(byName.updateValue(option, forKey: name) == nil, "\(command.invocation): '\(name)' declared twice")
+                precondition(
+                    byName.updateValue(option, forKey: name) == nil, "\(command.invocation): '\(name)' declared twice")
             }
         }
         self.byName = byName
@@ -52,10 +52,13 @@ package struct ParsedArguments {
             }
             guard let option = byName[name] else {
                 let guess = Suggestion.closest(to: name, among: Array(byName.keys.filter { $0.hasPrefix("--") }))
-                throw UsageError("unknown option '\(name)'" + (guess.map { " (did you mean '\($0)'?)" } ?? "") + " \(helpHint)")
+                throw UsageError(
+                    "unknown option '\(name)'" + (guess.map { " (did you mean '\($0)'?)" } ?? "") + " \(helpHint)")
             }
             if option.takesValue {
-                guard let value = inlineValue ?? iterator.next() else { throw UsageError("option '\(name)' needs a value") }
+                guard let value = inlineValue ?? iterator.next() else {
+                    throw UsageError("option '\(name)' needs a value")
+                }
                 // Last occurrence wins for a single-value option.
                 values[option.key] = option.repeatable ? values[option.key, default: []] + [value] : [value]
             } else {
@@ -83,13 +86,17 @@ package struct ParsedArguments {
     /// value it refuses is a usage error saying what was `expected`.
     package func value<T>(_ name: String, expected: String, _ convert: (String) -> T?) throws -> T? {
         guard let text = string(name) else { return nil }
-        guard let value = convert(text) else { throw UsageError("invalid value '\(text)' for \(key(name)): expected \(expected)") }
+        guard let value = convert(text) else {
+            throw UsageError("invalid value '\(text)' for \(key(name)): expected \(expected)")
+        }
         return value
     }
 
     /// A whole number within the option's declared `range`, or nil when the option is absent.
     package func integer(_ name: String) throws -> Int? {
-        guard case let .integer(range)? = byName[name]?.range else { preconditionFailure("option '\(name)' declares no whole-number range") }
+        guard case .integer(let range)? = byName[name]?.range else {
+            preconditionFailure("option '\(name)' declares no whole-number range")
+        }
         return try value(name, expected: OptionRange.integer(range).words) { PlainNumber.integer($0, in: range) }
     }
 
@@ -97,7 +104,9 @@ package struct ParsedArguments {
     package func real(_ name: String) throws -> Double? {
         guard let range = byName[name]?.range else { preconditionFailure("option '\(name)' declares no range") }
         // Plain decimals only: Double("0x10") is 16 and Double("1e5") 100000, and the docs promise neither.
-        return try value(name, expected: range.words) { text in PlainNumber.real(text).flatMap { range.contains($0) ? $0 : nil } }
+        return try value(name, expected: range.words) { text in
+            PlainNumber.real(text).flatMap { range.contains($0) ? $0 : nil }
+        }
     }
 
     /// The option's declared range (nil: it has none).
@@ -125,7 +134,9 @@ package struct ParsedArguments {
     /// An empty name is a mistake (an unset shell variable), not a file:
     /// said as such, rather than "cannot read ''".
     private static func named(_ name: String, _ what: String) throws -> String {
-        guard !name.isEmpty else { throw UsageError("an empty \(what) name ('') names no file: is a shell variable unset?") }
+        guard !name.isEmpty else {
+            throw UsageError("an empty \(what) name ('') names no file: is a shell variable unset?")
+        }
         return name
     }
 

@@ -11,11 +11,13 @@ package enum OptionRange: Sendable, Equatable {
     /// "a whole number from 1 to 256", "a number above 0, at most 604800".
     package var words: String {
         switch self {
-        case let .integer(range):
-            return range.upperBound == Int.max ? "a whole number ≥ \(range.lowerBound)"
+        case .integer(let range):
+            return range.upperBound == Int.max
+                ? "a whole number ≥ \(range.lowerBound)"
                 : "a whole number from \(range.lowerBound) to \(range.upperBound)"
-        case let .real(lower, upper, excluded):
-            return excluded ? "a number above \(Self.text(lower)), at most \(Self.text(upper))"
+        case .real(let lower, let upper, let excluded):
+            return excluded
+                ? "a number above \(Self.text(lower)), at most \(Self.text(upper))"
                 : "a number from \(Self.text(lower)) to \(Self.text(upper))"
         }
     }
@@ -23,17 +25,22 @@ package enum OptionRange: Sendable, Equatable {
     /// What `--help` adds to the option's line.
     package var helpNote: String {
         switch self {
-        case let .integer(range):
-            return range.upperBound == Int.max ? "[≥ \(range.lowerBound)]" : "[\(range.lowerBound) to \(range.upperBound)]"
-        case let .real(lower, upper, excluded):
-            return excluded ? "[above \(Self.text(lower)), at most \(Self.text(upper))]" : "[\(Self.text(lower)) to \(Self.text(upper))]"
+        case .integer(let range):
+            return range.upperBound == Int.max
+                ? "[≥ \(range.lowerBound)]" : "[\(range.lowerBound) to \(range.upperBound)]"
+        case .real(let lower, let upper, let excluded):
+            return excluded
+                ? "[above \(Self.text(lower)), at most \(Self.text(upper))]"
+                : "[\(Self.text(lower)) to \(Self.text(upper))]"
         }
     }
 
     package func contains(_ value: Double) -> Bool {
         switch self {
-        case let .integer(range): return value.rounded() == value && Double(range.lowerBound) <= value && value <= Double(range.upperBound)
-        case let .real(lower, upper, excluded): return value.isFinite && (excluded ? value > lower : value >= lower) && value <= upper
+        case .integer(let range):
+            return value.rounded() == value && Double(range.lowerBound) <= value && value <= Double(range.upperBound)
+        case .real(let lower, let upper, let excluded):
+            return value.isFinite && (excluded ? value > lower : value >= lower) && value <= upper
         }
     }
 

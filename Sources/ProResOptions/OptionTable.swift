@@ -1,4 +1,3 @@
-
 /// One option a command accepts, declared once: the parser, the command's
 /// `--help`, the main help and README.md's usage block are all made from it.
 package struct OptionSpec {
@@ -18,9 +17,13 @@ package struct OptionSpec {
     /// (`ParsedArguments.integer`, `.real`) and `--help` shows it.
     package let range: OptionRange?
 
-    package init(_ names: String..., value placeholder: String? = nil, repeatable: Bool = false, range: OptionRange? = nil, help: String,
-         details: [(term: String, text: String)] = []) {
-        precondition(!names.isEmpty && names.allSatisfy { $0.hasPrefix("-") }, "an option is spelled with a leading '-'")
+    package init(
+        _ names: String..., value placeholder: String? = nil, repeatable: Bool = false, range: OptionRange? = nil,
+        help: String,
+        details: [(term: String, text: String)] = []
+    ) {
+        precondition(
+            !names.isEmpty && names.allSatisfy { $0.hasPrefix("-") }, "an option is spelled with a leading '-'")
         precondition(!repeatable || placeholder != nil, "only an option with a value can be repeated")
         self.names = names
         self.placeholder = placeholder
@@ -71,7 +74,10 @@ package struct CommandSpec {
     /// Prose after the options: formats, grammars, exit status.
     package var epilogue = ""
 
-    package init(name: String?, operands: String, summary: String, sections: [OptionSection], about: String = "", epilogue: String = "") {
+    package init(
+        name: String?, operands: String, summary: String, sections: [OptionSection], about: String = "",
+        epilogue: String = ""
+    ) {
         self.name = name
         self.operands = operands
         self.summary = summary
@@ -88,16 +94,19 @@ package struct CommandSpec {
 extension OptionSpec {
     /// `-y`, `-n`, `-v`, `-q`: ffmpeg's short spellings, the same in every command.
     package static let overwrite = OptionSpec("-y", "--overwrite", help: "replace existing output files")
-    package static let noOverwrite = OptionSpec("-n", "--no-overwrite",
-                                        help: "never replace an existing output: exit 6 before doing anything if one exists "
-                                            + "(the default, made explicit; contradicts -y)")
+    package static let noOverwrite = OptionSpec(
+        "-n", "--no-overwrite",
+        help: "never replace an existing output: exit 6 before doing anything if one exists "
+            + "(the default, made explicit; contradicts -y)")
     package static func verbose(_ help: String) -> OptionSpec { OptionSpec("-v", "--verbose", help: help) }
     package static let quiet = OptionSpec("-q", "--quiet", help: "no progress line, warnings or summary on stderr")
     /// `-i INPUT`: ffmpeg's input flag, for the commands that take one INPUT.
-    package static let input = OptionSpec("-i", value: "INPUT", help: "the input, as ffmpeg takes it (instead of the INPUT argument)")
+    package static let input = OptionSpec(
+        "-i", value: "INPUT", help: "the input, as ffmpeg takes it (instead of the INPUT argument)")
 
     /// `--device`, the same for every command that uses the GPU.
-    package static let device = OptionSpec("--device", value: "N|NAME",
-                                   help: "Vulkan device: its index in the devices list, or part of its name or driver's name "
-                                       + "(default: a discrete GPU, else an integrated one, else Mesa lavapipe)")
+    package static let device = OptionSpec(
+        "--device", value: "N|NAME",
+        help: "Vulkan device: its index in the devices list, or part of its name or driver's name "
+            + "(default: a discrete GPU, else an integrated one, else Mesa lavapipe)")
 }

@@ -8,7 +8,9 @@
 package enum PlainNumber {
     /// A whole number inside `range`; nil for any other text, for one that
     /// does not fit an `Int`, or for one outside `range`.
-    package static func integer<Text: StringProtocol>(_ text: Text, in range: ClosedRange<Int> = Int.min...Int.max) -> Int? {
+    package static func integer<Text: StringProtocol>(_ text: Text, in range: ClosedRange<Int> = Int.min...Int.max)
+        -> Int?
+    {
         var digits = Substring(text).utf8[...]
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
@@ -19,7 +21,8 @@ package enum PlainNumber {
             let digit = Int(byte - UInt8(ascii: "0"))
             // Built towards the sign so Int.min, whose magnitude Int.max cannot hold, reads too.
             let (scaled, overflowA) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflowB) = negative ? scaled.subtractingReportingOverflow(digit) : scaled.addingReportingOverflow(digit)
+            let (next, overflowB) =
+                negative ? scaled.subtractingReportingOverflow(digit) : scaled.addingReportingOverflow(digit)
             guard !overflowA, !overflowB else { return nil }
             value = next
         }

@@ -6,10 +6,13 @@ extension AnalysisRequest {
     /// and why there are none, where the meter cannot be made. `bench
     /// --decoders gpu-check` times the same request.
     package static func check(_ format: FormatDescription) -> (request: AnalysisRequest, lightNote: String?) {
-        var light: LightLevelMeter?, lightNote: String?
+        var light: LightLevelMeter?
+        var lightNote: String?
         do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
             lightNote = "no light level: \(error)"
         }
-        return (AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light)), lightNote)
+        return (
+            AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light)), lightNote
+        )
     }
 }

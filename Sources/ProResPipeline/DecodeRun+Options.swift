@@ -1,6 +1,6 @@
-import ProResCore
-import HostSupport
 import GPUKit
+import HostSupport
+import ProResCore
 import ProResGPU
 
 extension DecodeRun {
@@ -45,8 +45,12 @@ extension DecodeRun {
         /// `output` nil picks the profile's native packed layout, or, for
         /// the CPU decoder when nothing reads the frames (no sink, GPU stage
         /// or analysis), the decoder's own planar frames (`native`).
-        public init(output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0, gpu: GPUOptions? = nil,
-                    decoder: DecoderSelection = .init(choice: .cpu), realtime: FrameRate? = nil, analysis: AnalysisRequest? = nil) {
+        public init(
+            output: OutputSelection? = nil, start: Int = 0, frames: Int? = nil, threads: Int = 0,
+            gpu: GPUOptions? = nil,
+            decoder: DecoderSelection = .init(choice: .cpu), realtime: FrameRate? = nil,
+            analysis: AnalysisRequest? = nil
+        ) {
             self.analysis = analysis
             self.output = output
             self.start = start
@@ -72,8 +76,10 @@ extension DecodeRun {
         /// made for presenting, so frames reach its window where they are.
         public var device: GPUDevice?
 
-        public init(context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
-                    framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = [], device: GPUDevice? = nil) {
+        public init(
+            context: VulkanContext.Options = .init(), referenceWhite: Double = TransferFunction.defaultReferenceWhite,
+            framesInFlight: Int = 3, readback: Bool = false, effects: [Effect] = [], device: GPUDevice? = nil
+        ) {
             self.device = device
             self.context = context
             self.referenceWhite = referenceWhite

@@ -1,5 +1,5 @@
-import ProResCore
 import GPUKit
+import ProResCore
 
 extension DecodeRun {
     /// What the GPU stage did.

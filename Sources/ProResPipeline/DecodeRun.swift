@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// One decode from a sample source to sinks, timed per frame: the pipeline
@@ -37,8 +37,11 @@ public final class DecodeRun: @unchecked Sendable {
     /// Called on the output thread after each frame, with the number done.
     public var progress: ((Int) -> Void)?
 
-    public init(source: SampleSource, options: Options, sinks: [FrameSink], nativeSinks: [FrameSink] = [], gpuSinks: [ConvertedFrameSink] = [],
-                analysisSink: FrameAnalysisSink? = nil, timingLog: OutputFile? = nil) throws {
+    public init(
+        source: SampleSource, options: Options, sinks: [FrameSink], nativeSinks: [FrameSink] = [],
+        gpuSinks: [ConvertedFrameSink] = [],
+        analysisSink: FrameAnalysisSink? = nil, timingLog: OutputFile? = nil
+    ) throws {
         self.analysisSink = analysisSink
         self.nativeSinks = nativeSinks
         self.source = source
@@ -53,12 +56,14 @@ public final class DecodeRun: @unchecked Sendable {
         if options.gpu == nil, !gpuSinks.isEmpty {
             throw ProResDecodeError.badRequest(.saveNeedsConversion)
         }
-        precondition((options.analysis == nil) == (analysisSink == nil)
-                     && (options.analysis?.hashedLayout).map { requested == .packed($0) } ?? true,
-                     "an analysis needs its sink, and a hashed packed layout that output")
+        precondition(
+            (options.analysis == nil) == (analysisSink == nil)
+                && (options.analysis?.hashedLayout).map { requested == .packed($0) } ?? true,
+            "an analysis needs its sink, and a hashed packed layout that output")
         plan = options.plan ?? DecoderPlan(selection: options.decoder, deviceStarting: options.deviceStarting)
-        precondition(plan.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
-                     "a handover needs a run whose stages need no device before the first frame")
+        precondition(
+            plan.deviceStarting == nil || (options.gpu == nil && options.realtime == nil),
+            "a handover needs a run whose stages need no device before the first frame")
         try plan.resolve(for: source.format)
         // Nothing reads the frames (no sink, no GPU stage, no analysis): the
         // CPU decoder's stay as FFmpeg made them, as `ffmpeg -f null` leaves
@@ -66,8 +71,10 @@ public final class DecodeRun: @unchecked Sendable {
         // cores, competing with FFmpeg's frame threads, and long runs would
         // lose to the CLI. A layout asked for is still
         // packed, so that pass can be timed on its own.
-        if options.output == nil, sinks.isEmpty, nativeSinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil, analysisSink == nil,
-           plan.decodesOnCPUAlone {
+        if options.output == nil, sinks.isEmpty, nativeSinks.isEmpty, gpuSinks.isEmpty, options.gpu == nil,
+            analysisSink == nil,
+            plan.decodesOnCPUAlone
+        {
             output = .native
         } else {
             output = requested
@@ -79,13 +86,13 @@ public final class DecodeRun: @unchecked Sendable {
     public func cancel() {
         lock.lock()
         cancelled = true
-        let session = self.session, pacer = self.pacer
+        let session = self.session
+        let pacer = self.pacer
         lock.unlock()
         // A pipeline waiting for its tick must be let go before the session can stop.
         pacer?.cancel()
         session?.cancel()
     }
-
 
     /// The analysis sink, unless it is one of `sinks` too.
     private var separateAnalysisSink: FrameAnalysisSink? {
@@ -131,22 +138,26 @@ public final class DecodeRun: @unchecked Sendable {
         let cpuAnalysis = makeCPUAnalysis(format)
         defer { cpuAnalysis?.cancel() }
         let delivered = DeliveredFrames()
-        let handler = frameHandler(format, delivered: delivered, ledger: ledger, record: record, gpuStage: gpuStage, cpuAnalysis: cpuAnalysis)
+        let handler = frameHandler(
+            format, delivered: delivered, ledger: ledger, record: record, gpuStage: gpuStage, cpuAnalysis: cpuAnalysis)
         // The decoder has no frame queued: conversions held to share a
         // submission go to the GPU (a GPU batch's frames share one).
         let idle: OutputIdleHandler? = options.gpu == nil ? nil : { try gpuStage?.get().flush() }
         // Host copies only for sinks that need the bytes; `--vulkan` reads the
         // device-local surfaces. A run with a GPU stage (`check --previews`)
         // keeps a session of its own rather than a shared lane's stream.
-        let configuration = GPUDecodeSession.Configuration(readback: !sinks.isEmpty || !nativeSinks.isEmpty, deviceSurfaces: options.gpu != nil,
-                                                           analysis: options.analysis)
+        let configuration = GPUDecodeSession.Configuration(
+            readback: !sinks.isEmpty || !nativeSinks.isEmpty, deviceSurfaces: options.gpu != nil,
+            analysis: options.analysis)
         var samples: SampleSource = source
-        let session: FrameDecoding, handover: HandoverSession?
+        let session: FrameDecoding
+        let handover: HandoverSession?
         do {
-            (session, handover) = try plan.makeSession(format: format, threads: options.threads, configuration: configuration,
-                                                       lanes: options.gpu == nil ? plan.selection.lanes : nil,
-                                                       cpuPacking: cpuPacking(analysing: cpuAnalysis != nil),
-                                                       outputHandler: handler, outputIdleHandler: idle)
+            (session, handover) = try plan.makeSession(
+                format: format, threads: options.threads, configuration: configuration,
+                lanes: options.gpu == nil ? plan.selection.lanes : nil,
+                cpuPacking: cpuPacking(analysing: cpuAnalysis != nil),
+                outputHandler: handler, outputIdleHandler: idle)
         } catch ProResDecodeError.decoderUnavailable(let why) where options.gpu == nil {
             // A picture size the device cannot hold, claimed by a frame too
             // small to hold it: rejected frame by frame, in FFmpeg's session's
@@ -170,14 +181,17 @@ public final class DecodeRun: @unchecked Sendable {
             lock.unlock()
         }
         if stopEarly { throw ProResDecodeError.interrupted }
-        let fed = try feed(session, samples: samples, handover: handover, pacer: pacer, presenter: presenter, cpuAnalysis: cpuAnalysis, gpuStage: gpuStage)
+        let fed = try feed(
+            session, samples: samples, handover: handover, pacer: pacer, presenter: presenter, cpuAnalysis: cpuAnalysis,
+            gpuStage: gpuStage)
         if isCancelled { throw ProResDecodeError.interrupted }
         if fed.read == 0 {
             throw ProResDecodeError.badRequest(options.start > 0 ? .noFrame(at: options.start) : .noFrames)
         }
         if let pacing = fed.pacing { try self.timingLog?.write(pacing.timingLogLine + "\n") }
-        return try report(fed, shortfall: samples.shortfall, delivered: delivered, ledger: ledger, started: started, session: session,
-                          handover: handover, gpuStage: gpuStage)
+        return try report(
+            fed, shortfall: samples.shortfall, delivered: delivered, ledger: ledger, started: started, session: session,
+            handover: handover, gpuStage: gpuStage)
     }
 
     private var isCancelled: Bool { lock.withLock { cancelled } }
@@ -199,7 +213,8 @@ public final class DecodeRun: @unchecked Sendable {
     /// GPU's completion thread: each object it touches orders itself (the
     /// ledger's lock, the log's and the pacer's own).
     private func recorder(_ ledger: TimingLedger, _ pacer: FramePacer?) -> @Sendable (FrameTiming) throws -> Void {
-        let timingLog = UncheckedSendable(self.timingLog), progress = UncheckedSendable(self.progress)
+        let timingLog = UncheckedSendable(self.timingLog)
+        let progress = UncheckedSendable(self.progress)
         return { timing in
             try ledger.append(timing) { count in
                 try timingLog.value?.write(timing.jsonLine + "\n")
@@ -212,8 +227,10 @@ public final class DecodeRun: @unchecked Sendable {
 
     /// `--vulkan`'s stage: its set-up (device, pipeline) runs while the
     /// decoder starts; the first frame to reach the GPU waits for it.
-    private func makeGPUStage(_ format: FormatDescription, ledger: TimingLedger,
-                              record: @escaping @Sendable (FrameTiming) throws -> Void) -> Deferred<GPUStage>? {
+    private func makeGPUStage(
+        _ format: FormatDescription, ledger: TimingLedger,
+        record: @escaping @Sendable (FrameTiming) throws -> Void
+    ) -> Deferred<GPUStage>? {
         let decoderDevice = plan.gpuDevice
         return options.gpu.map { requested in
             var adjusted = requested
@@ -233,7 +250,9 @@ public final class DecodeRun: @unchecked Sendable {
             let handedOver = UncheckedSendable((gpuSinks, decoderDevice))
             return Deferred("prores-decode.gpu-setup") { () throws -> GPUStage in
                 let stage = try Trace.span("gpu stage made") {
-                    try GPUStage(options: gpuOptions, format: format, sinks: handedOver.value.0, device: handedOver.value.1 ?? gpuOptions.device)
+                    try GPUStage(
+                        options: gpuOptions, format: format, sinks: handedOver.value.0,
+                        device: handedOver.value.1 ?? gpuOptions.device)
                 }
                 stage.onConverted = { converted in
                     guard var timing = ledger.converted(converted.index) else { return }
@@ -252,13 +271,19 @@ public final class DecodeRun: @unchecked Sendable {
     private func makeCPUAnalysis(_ format: FormatDescription) -> OrderedFrameWork<FrameAnalysis>? {
         let analysisSink = self.analysisSink
         return options.analysis.map { request in
-            OrderedFrameWork<FrameAnalysis>(work: { frames in
-                frames.map { frame in
-                    frame.withSpans {
-                        FrameAnalysis(planar: $0, format: format.nativeFormat, width: format.width, height: format.height, request: request)
+            OrderedFrameWork<FrameAnalysis>(
+                work: { frames in
+                    frames.map { frame in
+                        frame.withSpans {
+                            FrameAnalysis(
+                                planar: $0, format: format.nativeFormat, width: format.width, height: format.height,
+                                request: request)
+                        }
                     }
-                }
-            }, deliver: { index, pts, _, analysis in try analysisSink?.consume(index: index, pts: pts, analysis: analysis) })
+                },
+                deliver: { index, pts, _, analysis in
+                    try analysisSink?.consume(index: index, pts: pts, analysis: analysis)
+                })
         }
     }
 
@@ -266,21 +291,24 @@ public final class DecodeRun: @unchecked Sendable {
     /// by slice, with no planar frame in between: the output's, where
     /// nothing wants the planar frame (no native sink, no analysis of it).
     private func cpuPacking(analysing: Bool) -> PackedLayout? {
-        guard case let .packed(layout) = output, nativeSinks.isEmpty else { return nil }
+        guard case .packed(let layout) = output, nativeSinks.isEmpty else { return nil }
         return !analysing || options.analysis?.hashedLayout != nil ? layout : nil
     }
 
     /// Each decoded frame, on the session's output thread: its status noted,
     /// its bytes unpacked or packed for the output, to the sinks and the
     /// analysis, then to the GPU stage or straight to the record.
-    private func frameHandler(_ format: FormatDescription, delivered: DeliveredFrames, ledger: TimingLedger,
-                              record: @escaping @Sendable (FrameTiming) throws -> Void, gpuStage: Deferred<GPUStage>?,
-                              cpuAnalysis: OrderedFrameWork<FrameAnalysis>?) -> DecodeSession.OutputHandler {
+    private func frameHandler(
+        _ format: FormatDescription, delivered: DeliveredFrames, ledger: TimingLedger,
+        record: @escaping @Sendable (FrameTiming) throws -> Void, gpuStage: Deferred<GPUStage>?,
+        cpuAnalysis: OrderedFrameWork<FrameAnalysis>?
+    ) -> DecodeSession.OutputHandler {
         let analysisSink = self.analysisSink
         // A handover's first frames when nothing reads them and no layout
         // was asked for: not packed for nothing (the GPU decoder's have no
         // host surface then).
-        let nothingReadsFrames = options.output == nil && sinks.isEmpty && nativeSinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil
+        let nothingReadsFrames =
+            options.output == nil && sinks.isEmpty && nativeSinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil
             && analysisSink == nil
         // The CPU's analyses measure the planar frame, or hash the output's packed bytes.
         let analysesOutput = options.analysis?.hashedLayout != nil
@@ -291,11 +319,12 @@ public final class DecodeRun: @unchecked Sendable {
         let nativeSinksReadPackedPlanes = !nativeSinks.isEmpty && nativeSinks.allSatisfy(\.readsNativePlanesOfPacked)
         return { [self] frame in
             if delivered.firstFrameAt == nil { delivered.firstFrameAt = monotonicNanoseconds() }
-            var pack: UInt64 = 0, write: UInt64 = 0
+            var pack: UInt64 = 0
+            var write: UInt64 = 0
             switch frame.status {
             case .ok: break
-            case let .damaged(why): delivered.damaged.append((frame.index, why))
-            case let .failed(why): delivered.failed.append((frame.index, why))
+            case .damaged(let why): delivered.damaged.append((frame.index, why))
+            case .failed(let why): delivered.failed.append((frame.index, why))
             }
             if frame.decodersMayDiffer { delivered.mayDiffer.append(frame.index) }
             var packed: PixelBuffer?
@@ -317,7 +346,7 @@ public final class DecodeRun: @unchecked Sendable {
                 let nativeSinksTakePlanes = noCPUAnalysis && nativeSinksReadPackedPlanes && holdsNativePacked
                 // The GPU decoder hands over its native packed layout: used as
                 // it is when asked for, else unpacked to the planar layout.
-                if case let .packed(held) = surface.layout.content, output != .packed(held), !sinksTakePlanes {
+                if case .packed(let held) = surface.layout.content, output != .packed(held), !sinksTakePlanes {
                     let t0 = monotonicNanoseconds()
                     let planar = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
                     unpacked = planar
@@ -327,7 +356,8 @@ public final class DecodeRun: @unchecked Sendable {
                 // The native planar frame, for the sinks and analyses that
                 // want it whatever the output: unpacked only when the
                 // output is the GPU decoder's packed surface.
-                let wantsPlanar = (!nativeSinks.isEmpty && !nativeSinksTakePlanes)
+                let wantsPlanar =
+                    (!nativeSinks.isEmpty && !nativeSinksTakePlanes)
                     || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
                 var planarSpans: [UnsafeRawBufferPointer] = []
                 var planarHolder = surface
@@ -346,9 +376,10 @@ public final class DecodeRun: @unchecked Sendable {
                     packed = surface
                     spans = surface.visibleSpans()
                     holder = surface
-                } else if case let .packed(layout) = output {
+                } else if case .packed(let layout) = output {
                     let t0 = monotonicNanoseconds()
-                    let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
+                    let wanted = SurfaceLayout.packed(
+                        layout, width: surface.layout.width, height: surface.layout.height)
                     let destination = try PixelBufferPool.makeBuffer(wanted, from: &delivered.packPool)
                     FramePacker.pack(surface, into: destination)
                     packed = destination
@@ -362,21 +393,24 @@ public final class DecodeRun: @unchecked Sendable {
                 let t1 = monotonicNanoseconds()
                 for sink in sinks {
                     if sinksTakePlanes {
-                        try sink.consume(index: frame.index, pts: frame.pts, nativePlanesOf: holder, format: format.nativeFormat)
+                        try sink.consume(
+                            index: frame.index, pts: frame.pts, nativePlanesOf: holder, format: format.nativeFormat)
                     } else {
                         try sink.consume(index: frame.index, pts: frame.pts, spans: spans, holder: holder)
                     }
                 }
                 for sink in nativeSinks {
                     if nativeSinksTakePlanes {
-                        try sink.consume(index: frame.index, pts: frame.pts, nativePlanesOf: surface, format: format.nativeFormat)
+                        try sink.consume(
+                            index: frame.index, pts: frame.pts, nativePlanesOf: surface, format: format.nativeFormat)
                     } else {
                         try sink.consume(index: frame.index, pts: frame.pts, spans: planarSpans, holder: planarHolder)
                     }
                 }
                 if frame.analysis == nil {
-                    try cpuAnalysis?.submit(index: frame.index, pts: frame.pts, spans: analysesOutput ? spans : planarSpans,
-                                            holder: analysesOutput ? holder : planarHolder)
+                    try cpuAnalysis?.submit(
+                        index: frame.index, pts: frame.pts, spans: analysesOutput ? spans : planarSpans,
+                        holder: analysesOutput ? holder : planarHolder)
                 }
                 write = monotonicNanoseconds() - t1
             }
@@ -385,13 +419,17 @@ public final class DecodeRun: @unchecked Sendable {
                 try cpuAnalysis?.waitUntilDelivered()
                 try analysisSink?.consume(index: frame.index, pts: frame.pts, analysis: analysis)
             }
-            let timing = FrameTiming(index: frame.index, pts: frame.pts, status: frame.status,
-                                     demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
-                                     pack: Double(pack) / 1000, output: Double(write) / 1000,
-                                     latency: Double(monotonicNanoseconds() - frame.readStart) / 1000)
+            let timing = FrameTiming(
+                index: frame.index, pts: frame.pts, status: frame.status,
+                demux: Double(frame.demuxNanoseconds) / 1000, decode: Double(frame.decodeNanoseconds) / 1000,
+                pack: Double(pack) / 1000, output: Double(write) / 1000,
+                latency: Double(monotonicNanoseconds() - frame.readStart) / 1000)
             let gpu = try gpuStage?.get()
             // The GPU decoder's frames are converted where they are, on the device.
-            if let gpu, let input = (frame.deviceSurface as? DeviceSurface).map(ConverterInput.device) ?? packed.map(ConverterInput.host) {
+            if let gpu,
+                let input = (frame.deviceSurface as? DeviceSurface).map(ConverterInput.device)
+                    ?? packed.map(ConverterInput.host)
+            {
                 ledger.waitForGPU(timing)
                 try gpu.submit(input, frame: frame)
             } else {
@@ -412,8 +450,11 @@ public final class DecodeRun: @unchecked Sendable {
     /// Reads every sample asked for into the session and waits for all of
     /// it to finish: the session, the CPU analysis, the GPU stage, the
     /// presenter. On failure every stage is stopped before the error goes on.
-    private func feed(_ session: FrameDecoding, samples source: SampleSource, handover: HandoverSession?, pacer: FramePacer?, presenter: Deferred<PacingReport>?,
-                      cpuAnalysis: OrderedFrameWork<FrameAnalysis>?, gpuStage: Deferred<GPUStage>?) throws -> Fed {
+    private func feed(
+        _ session: FrameDecoding, samples source: SampleSource, handover: HandoverSession?, pacer: FramePacer?,
+        presenter: Deferred<PacingReport>?,
+        cpuAnalysis: OrderedFrameWork<FrameAnalysis>?, gpuStage: Deferred<GPUStage>?
+    ) throws -> Fed {
         let format = source.format
         var fed = Fed()
         var inputHasEnded = false
@@ -431,7 +472,9 @@ public final class DecodeRun: @unchecked Sendable {
         var formatChange: Error?
         do {
             if options.start > 0 { try source.seek(toFrame: options.start) }
-            while options.frames.map({ fed.read < $0 }) ?? true, let sample = try Trace.span("next sample", { try source.nextSample() }) {
+            while options.frames.map({ fed.read < $0 }) ?? true,
+                let sample = try Trace.span("next sample", { try source.nextSample() })
+            {
                 fed.read += 1
                 if options.skipLateFrames, pacer?.hasMissedItsTick(sample.index) == true {
                     fed.skippedLate.append(sample.index)
@@ -464,30 +507,41 @@ public final class DecodeRun: @unchecked Sendable {
 
     /// The GPU decoder's packed surface as the native planar frame, in a
     /// buffer of `pool` (the caller releases its use).
-    private func unpackToPlanar(_ surface: PixelBuffer, format: FormatDescription, pool: inout PixelBufferPool?) throws -> PixelBuffer {
-        let wanted = SurfaceLayout.planar(format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
-                                          paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
+    private func unpackToPlanar(_ surface: PixelBuffer, format: FormatDescription, pool: inout PixelBufferPool?) throws
+        -> PixelBuffer
+    {
+        let wanted = SurfaceLayout.planar(
+            format.nativeFormat, width: surface.layout.width, height: surface.layout.height,
+            paddedWidth: surface.layout.width, paddedHeight: surface.layout.height, rowAlignment: 64)
         let planar = try PixelBufferPool.makeBuffer(wanted, from: &pool)
         FrameUnpacker.unpack(surface, into: planar)
         return planar
     }
 
-    private func report(_ fed: Fed, shortfall sourceShortfall: String?, delivered: DeliveredFrames, ledger: TimingLedger, started: UInt64, session: FrameDecoding,
-                        handover: HandoverSession?, gpuStage: Deferred<GPUStage>?) throws -> Report {
+    private func report(
+        _ fed: Fed, shortfall sourceShortfall: String?, delivered: DeliveredFrames, ledger: TimingLedger,
+        started: UInt64, session: FrameDecoding,
+        handover: HandoverSession?, gpuStage: Deferred<GPUStage>?
+    ) throws -> Report {
         // A requested --frames N that was fully read cannot have fallen short.
         let shortfall = options.frames.map { fed.read < $0 } ?? true ? sourceShortfall : nil
         let timings = ledger.timings
-        var report = Report(output: output, framesRead: fed.read, framesWritten: timings.count - delivered.failed.count,
-                            damaged: delivered.damaged, failed: delivered.failed, frames: timings.map { ($0.index, $0.status) },
-                            shortfall: shortfall,
-                            summary: TimingSummary(timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
-                                                   effects: options.gpu?.effects ?? []),
-                            decoderPool: session.poolStatistics, packPool: delivered.packPool?.statistics, gpu: try gpuStage?.get().report,
-                            decoder: plan.name, decoderNote: plan.note, pacing: fed.pacing, firstFrameAt: delivered.firstFrameAt)
+        var report = Report(
+            output: output, framesRead: fed.read, framesWritten: timings.count - delivered.failed.count,
+            damaged: delivered.damaged, failed: delivered.failed, frames: timings.map { ($0.index, $0.status) },
+            shortfall: shortfall,
+            summary: TimingSummary(
+                timings: timings, seconds: Double(monotonicNanoseconds() - started) / 1e9,
+                effects: options.gpu?.effects ?? []),
+            decoderPool: session.poolStatistics, packPool: delivered.packPool?.statistics,
+            gpu: try gpuStage?.get().report,
+            decoder: plan.name, decoderNote: plan.note, pacing: fed.pacing, firstFrameAt: delivered.firstFrameAt)
         report.skippedLate = fed.skippedLate
         report.decodersMayDiffer = delivered.mayDiffer
         // Counted only where the GPU decoder took over (not FFmpeg from FFmpeg).
-        if plan.gpuDevice != nil, let handover, handover.handedOver { report.framesBeforeHandover = handover.framesOnFirst }
+        if plan.gpuDevice != nil, let handover, handover.handedOver {
+            report.framesBeforeHandover = handover.framesOnFirst
+        }
         return report
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// The one owner of a run's decoder: `--decoder auto|cpu|gpu` resolved for
@@ -59,14 +59,18 @@ public final class DecoderPlan: @unchecked Sendable {
         self.selection = selection
         name = selection.cpuDecoderName
         let ready = readyTime
-        earlyDevice = selection.choice.isCPU || selection.cannotFindDevice ? nil : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
-            let device = try Trace.span("device made") {
-                selection.choice == .auto ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+        earlyDevice =
+            selection.choice.isCPU || selection.cannotFindDevice
+            ? nil
+            : Deferred("prores-decode.device-setup") { () throws -> GPUDevice? in
+                let device = try Trace.span("device made") {
+                    selection.choice == .auto
+                        ? selection.automaticDevices(limit: 1).devices.first : try selection.makeDevices(limit: 1).first
+                }
+                device.map(made)
+                ready.mark()
+                return device
             }
-            device.map(made)
-            ready.mark()
-            return device
-        }
     }
 
     /// Whether a device is being made (the stream is then read ahead for it).
@@ -85,7 +89,9 @@ public final class DecoderPlan: @unchecked Sendable {
     /// on every frame.
     public func settle(for format: FormatDescription, allowsHandover: Bool) throws {
         guard let earlyDevice else { return }
-        if selection.choice == .auto, allowsHandover, GPUProResDecoder.unsupportedReason(format) == nil, !earlyDevice.isReady(waitingUpTo: 0) {
+        if selection.choice == .auto, allowsHandover, GPUProResDecoder.unsupportedReason(format) == nil,
+            !earlyDevice.isReady(waitingUpTo: 0)
+        {
             deviceStarting = earlyDevice
         } else {
             selection.shared = try Trace.span("wait for device") { try earlyDevice.get() }
@@ -136,8 +142,8 @@ public final class DecoderPlan: @unchecked Sendable {
         }
         resolved = try selection.resolve(for: format)
         switch resolved {
-        case let .cpu(reason, fellBack): use(cpu: reason, fellBack: fellBack)
-        case let .gpu(device): name = "gpu (\(device.context.info.name))"
+        case .cpu(let reason, let fellBack): use(cpu: reason, fellBack: fellBack)
+        case .gpu(let device): name = "gpu (\(device.context.info.name))"
         }
     }
 
@@ -150,7 +156,7 @@ public final class DecoderPlan: @unchecked Sendable {
 
     /// The GPU decoder's device, when it decodes (or, before a handover, nil).
     var gpuDevice: GPUDevice? {
-        if case let .gpu(device) = resolved { return device }
+        if case .gpu(let device) = resolved { return device }
         return nil
     }
 
@@ -160,18 +166,22 @@ public final class DecoderPlan: @unchecked Sendable {
     /// The session that decodes `format`: the CPU decoder's, the GPU decoder's (a
     /// stream of `lanes` when given), or the CPU decoder's first and the one chosen
     /// when the device is there after it (returned as `handover` too).
-    func makeSession(format: FormatDescription, threads: Int, configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
-                     cpuPacking: PackedLayout? = nil, outputHandler: @escaping DecodeSession.OutputHandler,
-                     outputIdleHandler: OutputIdleHandler?)
-        throws -> (session: FrameDecoding, handover: HandoverSession?) {
+    func makeSession(
+        format: FormatDescription, threads: Int, configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
+        cpuPacking: PackedLayout? = nil, outputHandler: @escaping DecodeSession.OutputHandler,
+        outputIdleHandler: OutputIdleHandler?
+    )
+        throws -> (session: FrameDecoding, handover: HandoverSession?)
+    {
         if let starting = deviceStarting {
             // Half the cores: the other half makes the device, reads ahead
             // and parses (with all of them, the device comes ~20 ms later).
             let firstThreads = threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
             let selection = self.selection
             let first: HandoverSession.Maker = { handler, idle in
-                try selection.makeCPUSession(format: format, threads: firstThreads, slicesOnly: true, packing: cpuPacking,
-                                             outputHandler: handler, outputIdleHandler: idle)
+                try selection.makeCPUSession(
+                    format: format, threads: firstThreads, slicesOnly: true, packing: cpuPacking,
+                    outputHandler: handler, outputIdleHandler: idle)
             }
             let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
                 var resolving = selection
@@ -179,18 +189,24 @@ public final class DecoderPlan: @unchecked Sendable {
                 return try resolving.resolve(for: format)
             }
             handoverResolution = resolution
-            let handover = try HandoverSession(first: first, successor: { [self] in
-                guard resolution.isReady(waitingUpTo: 0) else { return nil }
-                let resolved = try resolution.get()
-                return { handler, idle in
-                    try self.session(resolved, format: format, threads: threads, configuration: configuration, lanes: nil,
-                                     cpuPacking: cpuPacking, handler, idle)
-                }
-            }, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
+            let handover = try HandoverSession(
+                first: first,
+                successor: { [self] in
+                    guard resolution.isReady(waitingUpTo: 0) else { return nil }
+                    let resolved = try resolution.get()
+                    return { handler, idle in
+                        try self.session(
+                            resolved, format: format, threads: threads, configuration: configuration, lanes: nil,
+                            cpuPacking: cpuPacking, handler, idle)
+                    }
+                }, outputHandler: outputHandler, outputIdleHandler: outputIdleHandler)
             return (handover, handover)
         }
-        return (try session(resolved, format: format, threads: threads, configuration: configuration, lanes: lanes,
-                            cpuPacking: cpuPacking, outputHandler, outputIdleHandler), nil)
+        return (
+            try session(
+                resolved, format: format, threads: threads, configuration: configuration, lanes: lanes,
+                cpuPacking: cpuPacking, outputHandler, outputIdleHandler), nil
+        )
     }
 
     /// A stream that ended before the handover: the CPU decoded every frame,
@@ -198,7 +214,8 @@ public final class DecoderPlan: @unchecked Sendable {
     /// job ends, and its process exits, while the driver is still starting.
     func stayedOnCPU() {
         if let resolution = handoverResolution, resolution.isReady(waitingUpTo: 0),
-           case let .cpu(reason, fellBack)? = try? resolution.get() {
+            case .cpu(let reason, let fellBack)? = try? resolution.get()
+        {
             use(cpu: reason, fellBack: fellBack)
         } else {
             use(cpu: "the stream ended before the GPU decoder's device was ready", fellBack: false)
@@ -210,39 +227,50 @@ public final class DecoderPlan: @unchecked Sendable {
 
     /// The session for a resolved decoder; `auto` falls back to the CPU when
     /// the GPU decoder cannot start (the best decoder that works).
-    private func session(_ resolved: DecoderSelection.Resolved, format: FormatDescription, threads: Int,
-                         configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?, cpuPacking: PackedLayout?,
-                         _ handler: @escaping DecodeSession.OutputHandler, _ idle: OutputIdleHandler?) throws -> FrameDecoding {
-        guard case let .gpu(device) = resolved else {
-            if case let .cpu(reason, fellBack) = resolved { use(cpu: reason, fellBack: fellBack) }
-            return try selection.makeCPUSession(format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
-                                                outputIdleHandler: idle)
+    private func session(
+        _ resolved: DecoderSelection.Resolved, format: FormatDescription, threads: Int,
+        configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?, cpuPacking: PackedLayout?,
+        _ handler: @escaping DecodeSession.OutputHandler, _ idle: OutputIdleHandler?
+    ) throws -> FrameDecoding {
+        guard case .gpu(let device) = resolved else {
+            if case .cpu(let reason, let fellBack) = resolved { use(cpu: reason, fellBack: fellBack) }
+            return try selection.makeCPUSession(
+                format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
+                outputIdleHandler: idle)
         }
         do {
             let session = try Trace.span("session made") { () throws -> FrameDecoding in
                 if let lanes, lanes.device == device {
-                    return try lanes.stream(format: format, configuration: configuration, outputHandler: handler, outputIdleHandler: idle)
+                    return try lanes.stream(
+                        format: format, configuration: configuration, outputHandler: handler, outputIdleHandler: idle)
                 }
-                return try GPUDecodeSession(format: format, device: device, configuration: configuration, outputHandler: handler,
-                                            outputIdleHandler: idle)
+                return try GPUDecodeSession(
+                    format: format, device: device, configuration: configuration, outputHandler: handler,
+                    outputIdleHandler: idle)
             }
             self.resolved = .gpu(device)
             name = "gpu (\(device.context.info.name))"
             return session
-        } catch where selection.choice == .auto && !selection.requireHardware {
+        } catch  where selection.choice == .auto && !selection.requireHardware {
             use(cpu: "the GPU decoder could not start: \(error)", fellBack: true)
-            return try selection.makeCPUSession(format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
-                                                outputIdleHandler: idle)
+            return try selection.makeCPUSession(
+                format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
+                outputIdleHandler: idle)
         }
     }
 
     /// The CPU decoder's session for frames that claim a picture larger than they
     /// hold and than the device can hold: it rejects them one by one, as
     /// `--decoder cpu` does, instead of the whole file failing.
-    func forgedPictureSession(_ why: String, format: FormatDescription, threads: Int, _ handler: @escaping DecodeSession.OutputHandler,
-                              _ idle: OutputIdleHandler?) throws -> FrameDecoding {
-        use(cpu: "the GPU decoder could not start (\(why)); the frames claim a picture larger than they hold", fellBack: true)
-        return try selection.makeCPUSession(format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
+    func forgedPictureSession(
+        _ why: String, format: FormatDescription, threads: Int, _ handler: @escaping DecodeSession.OutputHandler,
+        _ idle: OutputIdleHandler?
+    ) throws -> FrameDecoding {
+        use(
+            cpu: "the GPU decoder could not start (\(why)); the frames claim a picture larger than they hold",
+            fellBack: true)
+        return try selection.makeCPUSession(
+            format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
     }
 
     private func use(cpu reason: String?, fellBack: Bool) {

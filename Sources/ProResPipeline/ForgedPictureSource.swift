@@ -21,7 +21,9 @@ final class ForgedPictureSource: SampleSource {
     static func reading(_ base: SampleSource, start: Int) throws -> ForgedPictureSource? {
         if start > 0 { try base.seek(toFrame: start) }
         guard let sample = try base.nextSample() else { return nil }
-        guard let header = try? ProResFrameHeader(sample.bytes), sample.bytes.count < header.minimumFrameBytes else { return nil }
+        guard let header = try? ProResFrameHeader(sample.bytes), sample.bytes.count < header.minimumFrameBytes else {
+            return nil
+        }
         return ForgedPictureSource(base, first: sample)
     }
 

@@ -1,11 +1,11 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResDisplay
+import ProResFFmpeg
 import ProResGPU
 import ProResPipeline
-import ProResDisplay
 
 /// The player's state machine: plays runs of frames through a `DecodeRun`
 /// (paced by `FramePacer`) on a worker thread while this thread watches the
@@ -31,8 +31,11 @@ public final class PlaySession {
         public let validation: Bool
         public let referenceWhite: Double
 
-        public init(paused: Bool, loop: Bool, hud: Bool, decoderChoice: DecoderSelection.Choice, device: String?, validation: Bool,
-                    referenceWhite: Double) {
+        public init(
+            paused: Bool, loop: Bool, hud: Bool, decoderChoice: DecoderSelection.Choice, device: String?,
+            validation: Bool,
+            referenceWhite: Double
+        ) {
             self.paused = paused
             self.loop = loop
             self.hud = hud
@@ -64,8 +67,11 @@ public final class PlaySession {
     private var decoder = "cpu"
 
     /// Plays frames `start` up to `end` (one past the last) of `source`.
-    public init(source: SampleSource, format: FormatDescription, name: String, rate: FrameRate, start: Int, end: Int, arguments: Arguments,
-                effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window) throws {
+    public init(
+        source: SampleSource, format: FormatDescription, name: String, rate: FrameRate, start: Int, end: Int,
+        arguments: Arguments,
+        effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window
+    ) throws {
         self.source = source
         self.name = name
         self.rate = rate
@@ -77,9 +83,12 @@ public final class PlaySession {
         first = start
         self.end = end
         hud = arguments.hud
-        startTimecode = format.frameRate.flatMap { rate in format.timecode.flatMap { SMPTETimecode($0, rate: rate) } }
-            ?? SMPTETimecode(hours: 0, minutes: 0, seconds: 0, frames: 0, framesPerSecond: max(1, Int(rate.framesPerSecond.rounded())),
-                             dropFrame: false)
+        startTimecode =
+            format.frameRate.flatMap { rate in format.timecode.flatMap { SMPTETimecode($0, rate: rate) } }
+            ?? SMPTETimecode(
+                hours: 0, minutes: 0, seconds: 0, frames: 0,
+                framesPerSecond: max(1, Int(rate.framesPerSecond.rounded())),
+                dropFrame: false)
         let shown = self.shown
         sink = try PresentSink(presenter: presenter, context: device.context) { shown.record($0) }
     }
@@ -97,14 +106,26 @@ public final class PlaySession {
                 for event in window.pendingEvents() {
                     switch event {
                     case .key(.quit), .close: return outcome
-                    case let .displayLost(why): throw DisplayError.lost(why)
+                    case .displayLost(let why): throw DisplayError.lost(why)
                     case .key(.space): paused = false
-                    case .key(.right): if position + 1 < end { position += 1; needsFrame = true }
-                    case .key(.left): if position > first { position -= 1; needsFrame = true }
-                    case .key(.home): position = first; needsFrame = true
+                    case .key(.right):
+                        if position + 1 < end {
+                            position += 1
+                            needsFrame = true
+                        }
+                    case .key(.left):
+                        if position > first {
+                            position -= 1
+                            needsFrame = true
+                        }
+                    case .key(.home):
+                        position = first
+                        needsFrame = true
                     case .key(.fullscreen): window.toggleFullscreen()
                     case .key(.hud): hud.toggle()
-                    case let .resized(width, height): sink.resize(to: (width, height)); needsFrame = true
+                    case .resized(let width, let height):
+                        sink.resize(to: (width, height))
+                        needsFrame = true
                     case .exposed: needsFrame = true
                     }
                 }
@@ -128,19 +149,24 @@ public final class PlaySession {
 
     private enum RunEnd { case finished, paused, restart, quit }
 
-    private var outcome: Outcome { Outcome(presented: shown.count, decoder: decoder, pacing: pacing, skippedLate: skippedLate) }
+    private var outcome: Outcome {
+        Outcome(presented: shown.count, decoder: decoder, pacing: pacing, skippedLate: skippedLate)
+    }
 
     /// Decodes and shows `count` frames from `start` on a worker thread,
     /// watching the keys meanwhile; paced runs go at the clock's rate.
     private func play(from start: Int, count: Int, paced: Bool) throws -> RunEnd {
-        let selection = DecoderSelection(choice: arguments.decoderChoice, device: arguments.device, validation: arguments.validation,
-                                         shared: arguments.decoderChoice.isCPU ? nil : device)
+        let selection = DecoderSelection(
+            choice: arguments.decoderChoice, device: arguments.device, validation: arguments.validation,
+            shared: arguments.decoderChoice.isCPU ? nil : device)
         // A run after another starts where it is told: rewind explicitly
         // (DecodeRun seeks only to a start past 0).
         try source.seek(toFrame: start)
-        let gpu = DecodeRun.GPUOptions(context: .init(device: arguments.device, validation: arguments.validation),
-                                       referenceWhite: arguments.referenceWhite, effects: effects, device: device)
-        var options = DecodeRun.Options(start: start, frames: count, gpu: gpu, decoder: selection, realtime: paced ? rate : nil)
+        let gpu = DecodeRun.GPUOptions(
+            context: .init(device: arguments.device, validation: arguments.validation),
+            referenceWhite: arguments.referenceWhite, effects: effects, device: device)
+        var options = DecodeRun.Options(
+            start: start, frames: count, gpu: gpu, decoder: selection, realtime: paced ? rate : nil)
         // Playing, the window shows what the pacer presents, at its tick, and
         // a frame already too late is not decoded at all.
         let sink = self.sink
@@ -157,13 +183,24 @@ public final class PlaySession {
         repeat {
             for event in window.pendingEvents() {
                 switch event {
-                case .key(.quit), .close: ending = .quit; run.cancel()
-                case let .displayLost(why): lost = why; ending = .quit; run.cancel()
-                case .key(.space): if paused(ending) { ending = .paused; run.cancel() }
-                case .key(.home): ending = .restart; run.cancel()
+                case .key(.quit), .close:
+                    ending = .quit
+                    run.cancel()
+                case .displayLost(let why):
+                    lost = why
+                    ending = .quit
+                    run.cancel()
+                case .key(.space):
+                    if paused(ending) {
+                        ending = .paused
+                        run.cancel()
+                    }
+                case .key(.home):
+                    ending = .restart
+                    run.cancel()
                 case .key(.fullscreen): window.toggleFullscreen()
                 case .key(.hud): hud.toggle()
-                case let .resized(width, height): sink.resize(to: (width, height))
+                case .resized(let width, let height): sink.resize(to: (width, height))
                 case .key(.left), .key(.right), .exposed: break
                 }
             }
@@ -193,7 +230,7 @@ public final class PlaySession {
     /// first); throws if the display itself went away.
     private func windowClosed() throws -> Bool {
         let events = window.pendingEvents()
-        for case let .displayLost(why) in events { throw DisplayError.lost(why) }
+        for case .displayLost(let why) in events { throw DisplayError.lost(why) }
         return events.contains(.close)
     }
 
@@ -204,7 +241,8 @@ public final class PlaySession {
     private func updateTitle() {
         var title = "prores-decode — \(name)"
         if hud, let index = shown.last {
-            title += "  frame \(index)  \(startTimecode?.advanced(by: index).text ?? "")  \(rate) fps  dropped \(pacing?.dropped ?? 0)  "
+            title +=
+                "  frame \(index)  \(startTimecode?.advanced(by: index).text ?? "")  \(rate) fps  dropped \(pacing?.dropped ?? 0)  "
                 + "\(decoder)  \(path.rawValue)"
         }
         if title != lastTitle {

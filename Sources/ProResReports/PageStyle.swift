@@ -9,36 +9,36 @@ import HostSupport
 /// box that narrows the files by name.
 package enum PageStyle {
     static let css = """
-    body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1000px;padding:0 16px 48px;color:#1a1a1a;background:#fff}
-    h1{font-size:22px;margin:20px 0 8px}h2{font-size:17px;margin:0 0 6px;overflow-wrap:anywhere}h3{font-size:14px;margin:14px 0 4px;color:#444}
-    table{border-collapse:collapse;margin:4px 0}th,td{text-align:left;padding:2px 10px 2px 0;vertical-align:top}
-    th{font-weight:600;color:#444}td.num{text-align:right;font-variant-numeric:tabular-nums}
-    .summary td,.summary th{padding-right:18px}
-    .verdict{display:inline-block;min-width:52px;text-align:center;font-weight:700;border-radius:3px;padding:0 6px;color:#fff}
-    .verdict.pass{background:#009E73}.verdict.fail{background:#D55E00}.verdict.error{background:#0072B2}
-    section.file{border:1px solid #ccc;border-left:6px solid #999;border-radius:4px;padding:12px 14px;margin:14px 0}
-    section.file.pass{border-left-color:#009E73}section.file.fail{border-left-color:#D55E00}section.file.error{border-left-color:#0072B2}
-    .reasons li{overflow-wrap:anywhere}.source{color:#666;font-size:12px}.note{color:#555}
-    nav.filter{margin:10px 0;display:flex;gap:10px;flex-wrap:wrap;align-items:center}
-    nav.filter a{padding:2px 10px;border:1px solid #bbb;border-radius:12px;text-decoration:none;color:#1a1a1a}
-    nav.filter input{padding:2px 8px;border:1px solid #bbb;border-radius:12px}
-    .anchor{display:block;height:0}
-    #only-fail:target~main .pass,#only-fail:target~main .error,#only-error:target~main .pass,#only-error:target~main .fail,
-    #only-pass:target~main .fail,#only-pass:target~main .error{display:none}
-    .hidden-by-name{display:none!important}
-    figure{margin:6px 0}figure img{max-width:100%;height:auto;border:1px solid #ddd;background:#333}
-    figcaption{color:#555;font-size:12px}svg.chart{max-width:100%;height:auto;display:block;margin:6px 0}
-    .index td:nth-child(2){overflow-wrap:anywhere}
-    """
+        body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1000px;padding:0 16px 48px;color:#1a1a1a;background:#fff}
+        h1{font-size:22px;margin:20px 0 8px}h2{font-size:17px;margin:0 0 6px;overflow-wrap:anywhere}h3{font-size:14px;margin:14px 0 4px;color:#444}
+        table{border-collapse:collapse;margin:4px 0}th,td{text-align:left;padding:2px 10px 2px 0;vertical-align:top}
+        th{font-weight:600;color:#444}td.num{text-align:right;font-variant-numeric:tabular-nums}
+        .summary td,.summary th{padding-right:18px}
+        .verdict{display:inline-block;min-width:52px;text-align:center;font-weight:700;border-radius:3px;padding:0 6px;color:#fff}
+        .verdict.pass{background:#009E73}.verdict.fail{background:#D55E00}.verdict.error{background:#0072B2}
+        section.file{border:1px solid #ccc;border-left:6px solid #999;border-radius:4px;padding:12px 14px;margin:14px 0}
+        section.file.pass{border-left-color:#009E73}section.file.fail{border-left-color:#D55E00}section.file.error{border-left-color:#0072B2}
+        .reasons li{overflow-wrap:anywhere}.source{color:#666;font-size:12px}.note{color:#555}
+        nav.filter{margin:10px 0;display:flex;gap:10px;flex-wrap:wrap;align-items:center}
+        nav.filter a{padding:2px 10px;border:1px solid #bbb;border-radius:12px;text-decoration:none;color:#1a1a1a}
+        nav.filter input{padding:2px 8px;border:1px solid #bbb;border-radius:12px}
+        .anchor{display:block;height:0}
+        #only-fail:target~main .pass,#only-fail:target~main .error,#only-error:target~main .pass,#only-error:target~main .fail,
+        #only-pass:target~main .fail,#only-pass:target~main .error{display:none}
+        .hidden-by-name{display:none!important}
+        figure{margin:6px 0}figure img{max-width:100%;height:auto;border:1px solid #ddd;background:#333}
+        figcaption{color:#555;font-size:12px}svg.chart{max-width:100%;height:auto;display:block;margin:6px 0}
+        .index td:nth-child(2){overflow-wrap:anywhere}
+        """
 
     /// Adds a name filter; everything else works without it.
     static let script = """
-    (function(){var nav=document.querySelector('nav.filter');if(!nav)return;
-    var box=document.createElement('input');box.type='search';box.placeholder='file name contains…';box.setAttribute('aria-label','filter files by name');
-    nav.appendChild(box);box.addEventListener('input',function(){var q=box.value.toLowerCase();
-    document.querySelectorAll('[data-name]').forEach(function(e){var n=(e.getAttribute('data-name')||'').toLowerCase();
-    e.classList.toggle('hidden-by-name',q!==''&&n.indexOf(q)<0);});});})();
-    """
+        (function(){var nav=document.querySelector('nav.filter');if(!nav)return;
+        var box=document.createElement('input');box.type='search';box.placeholder='file name contains…';box.setAttribute('aria-label','filter files by name');
+        nav.appendChild(box);box.addEventListener('input',function(){var q=box.value.toLowerCase();
+        document.querySelectorAll('[data-name]').forEach(function(e){var n=(e.getAttribute('data-name')||'').toLowerCase();
+        e.classList.toggle('hidden-by-name',q!==''&&n.indexOf(q)<0);});});})();
+        """
 
     /// `<!DOCTYPE html>` through `<body>`, with the title escaped.
     package static func head(title: String) -> String {

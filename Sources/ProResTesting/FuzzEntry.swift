@@ -54,15 +54,17 @@ public enum FuzzEntry {
         public var description: String {
             var parts: [String] = []
             switch header {
-            case let .success(h): parts.append("header \(h.width)x\(h.height) \(h.chroma.rawValue) alpha \(h.alpha.bits)")
-            case let .failure(e): parts.append("header error: \(e)")
+            case .success(let h):
+                parts.append("header \(h.width)x\(h.height) \(h.chroma.rawValue) alpha \(h.alpha.bits)")
+            case .failure(let e): parts.append("header error: \(e)")
             }
             if let openError { parts.append("open error: \(openError)") }
             if let input { parts.append(input == .file ? "from a file" : "from stdin") }
             if let containerName { parts.append("reader: \(containerName)") }
             if let report {
                 let failed = report.statuses.filter { if case .failed = $0 { return true } else { return false } }.count
-                let damaged = report.statuses.filter { if case .damaged = $0 { return true } else { return false } }.count
+                let damaged = report.statuses.filter { if case .damaged = $0 { return true } else { return false } }
+                    .count
                 parts.append("frames \(report.statuses.count) (failed \(failed), damaged \(damaged))")
                 if let first = report.statuses.compactMap(\.reason).first { parts.append("first problem: \(first)") }
                 if let shortfall = report.shortfall { parts.append("shortfall: \(shortfall)") }
@@ -112,7 +114,8 @@ public enum FuzzEntry {
             outcome.openError = error
             switch error as? ProResDecodeError {
             case .inputUnreadable?, .notProRes?, .truncatedRecording?: break
-            default: outcome.violations.append("openSampleSource threw an unexpected error: \(String(reflecting: error))")
+            default:
+                outcome.violations.append("openSampleSource threw an unexpected error: \(String(reflecting: error))")
             }
             if "\(error)".isEmpty { outcome.violations.append("openSampleSource threw an empty message") }
             return
@@ -123,7 +126,9 @@ public enum FuzzEntry {
 
         let isElementary = ElementaryStreamReader.looksLikeElementaryStream(Array(bytes.prefix(8)))
         if isElementary != (format.containerName == "prores elementary stream") {
-            outcome.violations.append("sniffing: input \(isElementary ? "is" : "is not") an elementary stream, reader is '\(format.containerName)'")
+            outcome.violations.append(
+                "sniffing: input \(isElementary ? "is" : "is not") an elementary stream, reader is '\(format.containerName)'"
+            )
         }
 
         let checked = CheckedSource(source, inputSize: bytes.count, elementary: isElementary)
@@ -135,10 +140,12 @@ public enum FuzzEntry {
             outcome.report = report
             outcome.statuses = report.statuses
             if report.statuses.count != checked.samples {
-                outcome.violations.append("\(checked.samples) samples went in, \(report.statuses.count) frames came out")
+                outcome.violations.append(
+                    "\(checked.samples) samples went in, \(report.statuses.count) frames came out")
             }
             if report.indices != checked.indices {
-                outcome.violations.append("frames came out as \(report.indices.prefix(20)), samples went in as \(checked.indices.prefix(20))")
+                outcome.violations.append(
+                    "frames came out as \(report.indices.prefix(20)), samples went in as \(checked.indices.prefix(20))")
             }
             let written = report.statuses.filter { if case .failed = $0 { return false } else { return true } }.count
             if sink.indices.count != written {
@@ -148,7 +155,8 @@ public enum FuzzEntry {
                 outcome.violations.append("frame \(index) is bad without a reason")
             }
             if isElementary, let count = format.frameCount, count != checked.samples {
-                outcome.violations.append("the elementary stream announced \(count) frames, \(checked.samples) were read")
+                outcome.violations.append(
+                    "the elementary stream announced \(count) frames, \(checked.samples) were read")
             }
         } catch {
             outcome.runError = error
@@ -166,7 +174,8 @@ public enum FuzzEntry {
             do {
                 try again.seek(toFrame: target)
                 if let sample = try again.nextSample(), isElementary, sample.index != target {
-                    outcome.violations.append("seek to frame \(target) of an elementary stream yielded frame \(sample.index)")
+                    outcome.violations.append(
+                        "seek to frame \(target) of an elementary stream yielded frame \(sample.index)")
                 }
             } catch let error as ProResDecodeError {
                 if case .badRequest = error {
@@ -188,38 +197,54 @@ public enum FuzzEntry {
     /// The CLI's pipeline (`DecodeRun`) on the CPU decoder with one thread,
     /// so runs are repeatable: every sample through the session, each
     /// picture packed as `output` asks and read by the sink.
-    private static func decodeAll(_ source: SampleSource, output: OutputSelection, sink: HashingSink) throws -> Decoded {
-        let run = try DecodeRun(source: source, options: .init(output: output, threads: 1, decoder: .init(choice: .cpu)), sinks: [sink])
+    private static func decodeAll(_ source: SampleSource, output: OutputSelection, sink: HashingSink) throws -> Decoded
+    {
+        let run = try DecodeRun(
+            source: source, options: .init(output: output, threads: 1, decoder: .init(choice: .cpu)), sinks: [sink])
         let report: DecodeRun.Report
         do {
             report = try run.run()
         } catch ProResDecodeError.badRequest(.noFrames) {
             return Decoded(shortfall: source.shortfall)  // nothing to decode is an outcome, not an error
         }
-        return Decoded(indices: report.frames.map(\.index), statuses: report.frames.map(\.status), shortfall: report.shortfall)
+        return Decoded(
+            indices: report.frames.map(\.index), statuses: report.frames.map(\.status), shortfall: report.shortfall)
     }
 
     // MARK: - Invariants
 
-    private static func checkHeader(_ result: Result<ProResFrameHeader, Error>, _ bytes: UnsafeRawBufferPointer) -> [String] {
+    private static func checkHeader(_ result: Result<ProResFrameHeader, Error>, _ bytes: UnsafeRawBufferPointer)
+        -> [String]
+    {
         switch result {
-        case let .failure(error):
-            guard let error = error as? BitstreamError else { return ["ProResFrameHeader threw a \(type(of: error)), not a BitstreamError: \(error)"] }
+        case .failure(let error):
+            guard let error = error as? BitstreamError else {
+                return ["ProResFrameHeader threw a \(type(of: error)), not a BitstreamError: \(error)"]
+            }
             return error.message.isEmpty ? ["ProResFrameHeader threw an empty message"] : []
-        case let .success(h):
+        case .success(let h):
             var broken: [String] = []
-            let stated = bytes.count >= 4 ? Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3]) : -1
+            let stated =
+                bytes.count >= 4 ? Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3]) : -1
             if h.frameSize != stated { broken.append("header frameSize \(h.frameSize), bytes state \(stated)") }
-            if !(20...bytes.count - 8).contains(h.headerSize) { broken.append("header size \(h.headerSize) accepted for a \(bytes.count)-byte input") }
-            if h.pictureOffset > bytes.count { broken.append("picture offset \(h.pictureOffset) past the \(bytes.count)-byte input") }
+            if !(20...bytes.count - 8).contains(h.headerSize) {
+                broken.append("header size \(h.headerSize) accepted for a \(bytes.count)-byte input")
+            }
+            if h.pictureOffset > bytes.count {
+                broken.append("picture offset \(h.pictureOffset) past the \(bytes.count)-byte input")
+            }
             if h.version > 1 { broken.append("version \(h.version) accepted") }
             let limit = ProResFrameHeader.maximumDimension
-            if !(1...limit).contains(h.width) || !(1...limit).contains(h.height) { broken.append("size \(h.width)x\(h.height) accepted") }
+            if !(1...limit).contains(h.width) || !(1...limit).contains(h.height) {
+                broken.append("size \(h.width)x\(h.height) accepted")
+            }
             for matrix in [h.lumaQuantMatrix, h.chromaQuantMatrix] where matrix != nil && matrix!.count != 64 {
                 broken.append("a quantisation matrix of \(matrix!.count) entries")
             }
             let matrixBytes = 64 * ((h.lumaQuantMatrix == nil ? 0 : 1) + (h.chromaQuantMatrix == nil ? 0 : 1))
-            if 28 + matrixBytes > bytes.count { broken.append("quantisation matrices read past the \(bytes.count)-byte input") }
+            if 28 + matrixBytes > bytes.count {
+                broken.append("quantisation matrices read past the \(bytes.count)-byte input")
+            }
             return broken
         }
     }
@@ -247,7 +272,9 @@ public enum FuzzEntry {
         guard let header = try? ProResFrameHeader(bytes) else { return [] }
         let table: SliceTable
         do {
-            table = try SliceTable(frame: bytes, geometry: geometry ?? .init(width: header.width, height: header.height, chroma: header.chroma))
+            table = try SliceTable(
+                frame: bytes,
+                geometry: geometry ?? .init(width: header.width, height: header.height, chroma: header.chroma))
         } catch {
             return "\(error)".isEmpty ? ["SliceTable threw an empty message"] : []
         }
@@ -259,20 +286,36 @@ public enum FuzzEntry {
         var covered: [Int: Int] = [:]  // macroblocks per (field parity, row)
         for i in 0..<table.sliceCount {
             let w = Array(table.slices[i * SliceTable.sliceWords..<(i + 1) * SliceTable.sliceWords])
-            let start = Int(w[0]), headerSize = Int(w[1] & 0xFF), log2 = Int(w[1] >> 20 & 3), valid = w[1] >> 24 & 1 == 1
+            let start = Int(w[0])
+            let headerSize = Int(w[1] & 0xFF)
+            let log2 = Int(w[1] >> 20 & 3)
+            let valid = w[1] >> 24 & 1 == 1
             let sizes = [Int(w[2] & 0xFFFF), Int(w[2] >> 16), Int(w[3] & 0xFFFF), Int(w[3] >> 16)]
-            let mbX = Int(w[4] & 0xFFFF), mbY = Int(w[4] >> 16), parity = Int(w[5] >> 8 & 1)
-            if start + 6 > bytes.count { violations.append("slice \(i) starts at \(start) of a \(bytes.count)-byte frame") }
-            if valid && start + headerSize + sizes.reduce(0, +) > bytes.count {
-                violations.append("slice \(i) runs to \(start + headerSize + sizes.reduce(0, +)) of a \(bytes.count)-byte frame")
+            let mbX = Int(w[4] & 0xFFFF)
+            let mbY = Int(w[4] >> 16)
+            let parity = Int(w[5] >> 8 & 1)
+            if start + 6 > bytes.count {
+                violations.append("slice \(i) starts at \(start) of a \(bytes.count)-byte frame")
             }
-            if mbX + (1 << log2) > mbWidth || mbY >= mbRows { violations.append("slice \(i) covers macroblocks outside the picture") }
-            if Int(w[6]) != coefficients { violations.append("slice \(i)'s coefficients start at \(w[6]), not \(coefficients)") }
+            if valid && start + headerSize + sizes.reduce(0, +) > bytes.count {
+                violations.append(
+                    "slice \(i) runs to \(start + headerSize + sizes.reduce(0, +)) of a \(bytes.count)-byte frame")
+            }
+            if mbX + (1 << log2) > mbWidth || mbY >= mbRows {
+                violations.append("slice \(i) covers macroblocks outside the picture")
+            }
+            if Int(w[6]) != coefficients {
+                violations.append("slice \(i)'s coefficients start at \(w[6]), not \(coefficients)")
+            }
             coefficients += SliceTable.coefficientsPerMacroblock(header.chroma, alpha: header.alpha != .none) << log2
             covered[parity << 16 | mbY, default: 0] += 1 << log2
         }
-        if covered.values.contains(where: { $0 != mbWidth }) { violations.append("the slices do not tile every macroblock row once") }
-        if table.coefficientCount != coefficients { violations.append("coefficient count \(table.coefficientCount), slices need \(coefficients)") }
+        if covered.values.contains(where: { $0 != mbWidth }) {
+            violations.append("the slices do not tile every macroblock row once")
+        }
+        if table.coefficientCount != coefficients {
+            violations.append("coefficient count \(table.coefficientCount), slices need \(coefficients)")
+        }
         return violations
     }
 
@@ -298,14 +341,19 @@ public enum FuzzEntry {
         func nextSample() throws -> CompressedSample? {
             guard let sample = try base.nextSample() else { return nil }
             if elementary {
-                if sample.index != samples { violations.append("elementary-stream sample \(samples) is numbered \(sample.index)") }
+                if sample.index != samples {
+                    violations.append("elementary-stream sample \(samples) is numbered \(sample.index)")
+                }
                 if sample.bytes.isEmpty { violations.append("elementary-stream sample \(sample.index) is empty") }
                 bytesSeen += sample.bytes.count
-                if bytesSeen > inputSize { violations.append("elementary-stream samples hold \(bytesSeen) bytes of a \(inputSize)-byte input") }
+                if bytesSeen > inputSize {
+                    violations.append("elementary-stream samples hold \(bytesSeen) bytes of a \(inputSize)-byte input")
+                }
             }
             if sample.index < 0 { violations.append("sample numbered \(sample.index)") }
             let format = base.format
-            violations += FuzzEntry.checkSliceTable(sample.bytes, geometry: .init(width: format.width, height: format.height, chroma: format.chroma))
+            violations += FuzzEntry.checkSliceTable(
+                sample.bytes, geometry: .init(width: format.width, height: format.height, chroma: format.chroma))
             samples += 1
             indices.append(sample.index)
             return sample
@@ -321,10 +369,14 @@ public enum FuzzEntry {
 
         func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
             indices.append(index)
-            if spans.reduce(0, { $0 + $1.count }) == 0 { violations.append("frame \(index) reached the sink with no bytes") }
+            if spans.reduce(0, { $0 + $1.count }) == 0 {
+                violations.append("frame \(index) reached the sink with no bytes")
+            }
             for span in spans {
                 let words = span.count / 8
-                for i in 0..<words { checksum = (checksum &* 31) &+ span.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self) }
+                for i in 0..<words {
+                    checksum = (checksum &* 31) &+ span.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self)
+                }
                 for byte in span[(8 * words)...] { checksum = (checksum &* 31) &+ UInt64(byte) }
             }
         }
@@ -386,7 +438,10 @@ public enum FuzzEntry {
             while written < bytes.count {
                 let n = write(fd, bytes.baseAddress! + written, bytes.count - written)
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { Glibc.close(fd); return nil }
+                guard n > 0 else {
+                    Glibc.close(fd)
+                    return nil
+                }
                 written += n
             }
             self.fd = fd

@@ -16,18 +16,24 @@ public enum OptionFuzzEntry {
     /// spellings, values, a repeatable option, `-i`, and `--rate`.
     static let command = CommandSpec(
         name: nil, operands: "INPUT", summary: "fuzzing",
-        sections: [OptionSection(heading: "OPTIONS", options: [
-            .input, .overwrite, .noOverwrite, .quiet, .verbose("more"), .device,
-            OptionSpec("-o", "--output", value: "PATH|-", help: "output"),
-            OptionSpec("--frames", value: "N", range: .integer(1...Int.max), help: "frames"),
-            OptionSpec("--start", value: "N", range: .integer(1...Int.max), help: "start"),
-            OptionSpec("--rate", value: "N/D", help: "rate"),
-            OptionSpec("--effect", value: "SPEC", repeatable: true, help: "effects"),
-        ])])
+        sections: [
+            OptionSection(
+                heading: "OPTIONS",
+                options: [
+                    .input, .overwrite, .noOverwrite, .quiet, .verbose("more"), .device,
+                    OptionSpec("-o", "--output", value: "PATH|-", help: "output"),
+                    OptionSpec("--frames", value: "N", range: .integer(1...Int.max), help: "frames"),
+                    OptionSpec("--start", value: "N", range: .integer(1...Int.max), help: "start"),
+                    OptionSpec("--rate", value: "N/D", help: "rate"),
+                    OptionSpec("--effect", value: "SPEC", repeatable: true, help: "effects"),
+                ])
+        ])
 
     /// Broken invariants, in words; empty when everything held.
     public static func run(_ bytes: UnsafeRawBufferPointer) -> [String] {
-        let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         var violations: [String] = []
         _ = ParsedArguments.asksForHelp(arguments)
         let parsed: ParsedArguments
@@ -50,7 +56,8 @@ public enum OptionFuzzEntry {
         }
         // Each value the parser returns was given for its option, in either spelling.
         func given(_ name: String, _ value: String) -> Bool {
-            arguments.contains(name + "=" + value) || zip(arguments, arguments.dropFirst()).contains { $0 == (name, value) }
+            arguments.contains(name + "=" + value)
+                || zip(arguments, arguments.dropFirst()).contains { $0 == (name, value) }
         }
         for (name, spellings) in [("--frames", ["--frames"]), ("--rate", ["--rate"]), ("-o", ["-o", "--output"])] {
             if let value = parsed.string(name), !spellings.contains(where: { given($0, value) }) {
@@ -80,19 +87,28 @@ public enum OptionFuzzEntry {
     /// (no trap) over a day of ticks; one it refuses has a reason.
     static func checkRate(_ text: String) -> [String] {
         guard let rate = FrameRate(parsing: text) else {
-            return FrameRate.problem(parsing: text)?.isEmpty ?? true ? ["--rate '\(text)' refused without a reason"] : []
+            return FrameRate.problem(parsing: text)?.isEmpty ?? true
+                ? ["--rate '\(text)' refused without a reason"] : []
         }
         var violations: [String] = []
-        if rate.numerator <= 0 || rate.denominator <= 0 { violations.append("--rate '\(text)' parsed as \(rate.numerator)/\(rate.denominator)") }
+        if rate.numerator <= 0 || rate.denominator <= 0 {
+            violations.append("--rate '\(text)' parsed as \(rate.numerator)/\(rate.denominator)")
+        }
         var (a, b) = (rate.numerator, rate.denominator)
         while b != 0 { (a, b) = (b, a % b) }
-        if a != 1 { violations.append("--rate '\(text)' is \(rate.numerator)/\(rate.denominator), not in lowest terms") }
-        if !FrameRate.supported.contains(rate.framesPerSecond) { violations.append("--rate '\(text)' is \(rate.framesPerSecond) fps") }
+        if a != 1 {
+            violations.append("--rate '\(text)' is \(rate.numerator)/\(rate.denominator), not in lowest terms")
+        }
+        if !FrameRate.supported.contains(rate.framesPerSecond) {
+            violations.append("--rate '\(text)' is \(rate.framesPerSecond) fps")
+        }
         // Tick k lands at its time rounded down to the nanosecond: a
         // nanosecond later is tick k again, never k + 1 or k - 1.
         for ticks in [0, 1, 2, 1001, Int(rate.framesPerSecond * 86_400)] {
             let at = rate.nanoseconds(ticks: ticks)
-            if rate.ticks(in: at + 1) != ticks { violations.append("--rate '\(text)': tick \(ticks) at \(at) ns reads back as \(rate.ticks(in: at + 1))") }
+            if rate.ticks(in: at + 1) != ticks {
+                violations.append("--rate '\(text)': tick \(ticks) at \(at) ns reads back as \(rate.ticks(in: at + 1))")
+            }
         }
         return violations
     }

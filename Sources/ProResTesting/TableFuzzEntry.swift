@@ -27,11 +27,17 @@ public enum TableFuzzEntry {
         let mxf = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixtures + "/hq.mxf")))
         guard let moov = lastBox(mov, "moov") else { throw TemplateError("Fixtures/hq.mov has no moov box last") }
         let essenceKey: [UInt8] = [0x06, 0x0E, 0x2B, 0x34, 0x01, 0x02, 0x01, 0x01, 0x0D, 0x01, 0x03, 0x01]
-        guard let essence = (0..<mxf.count - essenceKey.count).first(where: { mxf[$0..<$0 + essenceKey.count].elementsEqual(essenceKey) }) else {
+        guard
+            let essence = (0..<mxf.count - essenceKey.count).first(where: {
+                mxf[$0..<$0 + essenceKey.count].elementsEqual(essenceKey)
+            })
+        else {
             throw TemplateError("Fixtures/hq.mxf has no essence element")
         }
-        return [Template(head: Array(mov[..<moov]), tail: [], original: Array(mov[moov...])),
-                Template(head: [], tail: Array(mxf[essence...]), original: Array(mxf[..<essence]))]
+        return [
+            Template(head: Array(mov[..<moov]), tail: [], original: Array(mov[moov...])),
+            Template(head: [], tail: Array(mxf[essence...]), original: Array(mxf[..<essence])),
+        ]
     }
 
     /// The seeds: each template's own table, behind its selector byte.
@@ -59,7 +65,9 @@ public enum TableFuzzEntry {
         while at + 8 <= data.count {
             let size = data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
             guard size >= 8 else { return nil }
-            if String(decoding: data[at + 4..<at + 8], as: UTF8.self) == kind { return at + size == data.count ? at : nil }
+            if String(decoding: data[at + 4..<at + 8], as: UTF8.self) == kind {
+                return at + size == data.count ? at : nil
+            }
             at += size
         }
         return nil

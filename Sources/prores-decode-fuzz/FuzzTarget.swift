@@ -1,6 +1,6 @@
 import Glibc
-import ProResTesting
 import ProResCore
+import ProResTesting
 
 // The libFuzzer target of `make fuzz` (scripts/fuzz.sh): every input goes
 // through one entry of ProResTesting, the code `FuzzRegressionTests` and
@@ -19,7 +19,9 @@ import ProResCore
 /// The entry PRORES_FUZZ_TARGET names; the table templates come from
 /// PRORES_FUZZ_FIXTURES (default `Fixtures`, the repository's).
 enum Mode {
-    case decode, tables([TableFuzzEntry.Template]), options
+    case decode
+    case tables([TableFuzzEntry.Template])
+    case options
 
     static let current: Mode = {
         let name = getenv("PRORES_FUZZ_TARGET").map { String(cString: $0) } ?? "decode"
@@ -44,7 +46,7 @@ enum Mode {
         case .decode:
             let outcome = FuzzEntry.run(bytes)
             return ("\(outcome)", outcome.violations)
-        case let .tables(templates):
+        case .tables(let templates):
             guard let outcome = TableFuzzEntry.run(bytes, templates: templates) else { return ("skipped", []) }
             return ("\(outcome)", outcome.violations)
         case .options:
@@ -65,52 +67,54 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 #if FUZZING
-// SwiftPM links every executable with `--defsym main=<module>_main` (so tests
-// can link it), which replaces libFuzzer's own `main`; this entry point does
-// what that one does.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+    // SwiftPM links every executable with `--defsym main=<module>_main` (so tests
+    // can link it), which replaces libFuzzer's own `main`; this entry point does
+    // what that one does.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 
-@_cdecl("prores_decode_fuzz_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments, fuzzOneInput)
-}
-#else
-@main
-enum Replay {
-    static func main() {
-        let paths = CommandLine.arguments.dropFirst()
-        guard !paths.isEmpty else {
-            printError("usage: prores-decode-fuzz FILE...  (built with -sanitize=fuzzer it is a libFuzzer target: scripts/fuzz.sh)\n")
-            exit(2)
-        }
-        var broken = false
-        for path in paths {
-            guard let file = fopen(path, "rb") else {
-                printError("prores-decode-fuzz: cannot open '\(path)'\n")
-                exit(3)
-            }
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = fread(&chunk, 1, chunk.count, file)
-                if n <= 0 { break }
-                bytes += chunk[0..<n]
-            }
-            fclose(file)
-            let (outcome, violations) = bytes.withUnsafeBytes { Mode.current.run($0) }
-            broken = broken || !violations.isEmpty
-            print("\(path): \(outcome)")
-        }
-        exit(broken ? 1 : 0)
+    @_cdecl("prores_decode_fuzz_main")
+    public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var count = argc
+        var arguments = argv
+        return runFuzzerDriver(&count, &arguments, fuzzOneInput)
     }
-}
+#else
+    @main
+    enum Replay {
+        static func main() {
+            let paths = CommandLine.arguments.dropFirst()
+            guard !paths.isEmpty else {
+                printError(
+                    "usage: prores-decode-fuzz FILE...  (built with -sanitize=fuzzer it is a libFuzzer target: scripts/fuzz.sh)\n"
+                )
+                exit(2)
+            }
+            var broken = false
+            for path in paths {
+                guard let file = fopen(path, "rb") else {
+                    printError("prores-decode-fuzz: cannot open '\(path)'\n")
+                    exit(3)
+                }
+                var bytes: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 1 << 16)
+                while true {
+                    let n = fread(&chunk, 1, chunk.count, file)
+                    if n <= 0 { break }
+                    bytes += chunk[0..<n]
+                }
+                fclose(file)
+                let (outcome, violations) = bytes.withUnsafeBytes { Mode.current.run($0) }
+                broken = broken || !violations.isEmpty
+                print("\(path): \(outcome)")
+            }
+            exit(broken ? 1 : 0)
+        }
+    }
 #endif
 
 /// Writes to standard error (the C `stderr` global is not concurrency-safe

@@ -1,8 +1,8 @@
 import Glibc
-import ProResCore
-import ProResPipeline
-import ProResOptions
 import ProResBench
+import ProResCore
+import ProResOptions
+import ProResPipeline
 
 /// `bench --whole-process`'s own options, and the rules that tie them to the
 /// rest of bench's table.
@@ -25,11 +25,14 @@ struct WholeProcessArguments {
             return nil
         }
         // The in-memory bench's settings would be silently ignored: refuse them.
-        for option in ["--decoders", "--frames", "--threads", "--batch", "--device", "--svg"] where parsed.string(option) != nil {
-            throw UsageError("\(option) is for the in-memory bench, not --whole-process (put it in the decode command line)")
+        for option in ["--decoders", "--frames", "--threads", "--batch", "--device", "--svg"]
+        where parsed.string(option) != nil {
+            throw UsageError(
+                "\(option) is for the in-memory bench, not --whole-process (put it in the decode command line)")
         }
         for flag in ["--validate", "--verbose"] where parsed.flag(flag) {
-            throw UsageError("\(flag) is for the in-memory bench, not --whole-process (put it in the decode command line)")
+            throw UsageError(
+                "\(flag) is for the in-memory bench, not --whole-process (put it in the decode command line)")
         }
         self.rounds = rounds ?? 5
         phases = parsed.flag("--phases")
@@ -56,7 +59,10 @@ extension BenchCommand {
         let benchmark = WholeProcessBenchmark(commands: commands, rounds: whole.rounds, phases: whole.phases)
         let progress = ProgressLine.onTerminal(unit: "round", total: whole.rounds, rateUnit: nil)
         let result: WholeProcessBenchmark.Result
-        do { result = try benchmark.run { progress?.update($0, force: true) } } catch { progress?.clear(); throw error }
+        do { result = try benchmark.run { progress?.update($0, force: true) } } catch {
+            progress?.clear()
+            throw error
+        }
         progress?.clear()
         try Console.standardOutput(arguments.json ? result.json + "\n" : result.text)
         if let html {

@@ -1,11 +1,11 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
-import ProResGPU
-import ProResPipeline
-import ProResOptions
+import HostSupport
 import ProResCheck
+import ProResCore
+import ProResFFmpeg
+import ProResGPU
+import ProResOptions
+import ProResPipeline
 
 extension CheckCommand {
     /// `check PATH... [options]` read from the command line: each value
@@ -39,7 +39,9 @@ extension CheckCommand {
             paths = try parsed.operands("PATH")
             listPath = parsed.string("--list")
             resumePath = parsed.string("--resume")
-            guard !paths.isEmpty || listPath != nil else { throw UsageError("missing PATH to check, or --list FILE (see prores-decode check --help)") }
+            guard !paths.isEmpty || listPath != nil else {
+                throw UsageError("missing PATH to check, or --list FILE (see prores-decode check --help)")
+            }
             if listPath?.isEmpty == true { throw UsageError("--list needs a file, or - for stdin") }
             if let stdin = paths.first(where: { $0 == "-" }) {
                 let golden = parsed.string("--golden") == "-" ? " (and --golden - reads stdin)" : ""
@@ -51,7 +53,9 @@ extension CheckCommand {
             sample = try parsed.integer("--sample")
             jobs = try parsed.integer("--jobs") ?? 0
             threads = try parsed.integer("--threads") ?? 0
-            shard = try parsed.value("--shard", expected: "I/N with 1 ≤ I ≤ N ≤ \(CheckShard.maximumCount), auto or auto/N", ShardRequest.init(parsing:))
+            shard = try parsed.value(
+                "--shard", expected: "I/N with 1 ≤ I ≤ N ≤ \(CheckShard.maximumCount), auto or auto/N",
+                ShardRequest.init(parsing:))
             timeout = try parsed.real("--timeout") ?? CheckOptions.defaultTimeout
             previewsPath = parsed.string("--previews")
             previewFrames = try parsed.integer("--preview-frames")
@@ -64,12 +68,15 @@ extension CheckCommand {
             overwrite = parsed.flag("--overwrite")
             noOverwrite = parsed.flag("--no-overwrite")
             verbose = parsed.flag("--verbose")
-            decoderChoice = try parsed.value("--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
+            decoderChoice = try parsed.value(
+                "--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
             device = parsed.string("--device")
             requireHardware = parsed.flag("--require-hardware")
             func patterns(_ option: String) throws -> [PathPattern] {
                 try parsed.strings(option).map { text in
-                    guard let pattern = PathPattern(text) else { throw UsageError("\(option) '\(text)' is not a usable pattern") }
+                    guard let pattern = PathPattern(text) else {
+                        throw UsageError("\(option) '\(text)' is not a usable pattern")
+                    }
                     return pattern
                 }
             }
@@ -77,7 +84,9 @@ extension CheckCommand {
         }
 
         func validate() throws {
-            if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
+            if overwrite && noOverwrite {
+                throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other")
+            }
             if requireHardware, let decoderChoice, decoderChoice != .gpu {
                 throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
             }
@@ -88,15 +97,25 @@ extension CheckCommand {
             try OptionSpec.checkDeviceList(device)
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
             // A golden file records every frame: one written from a sample would fail every full check after it.
-            if sample != nil, writeGoldenPath != nil { throw UsageError("--write-golden records every frame: it cannot be combined with --sample") }
-            let outputs = [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)]
-            let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
-            if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
-            if resumePath != nil, htmlPath != nil {
-                throw UsageError("--html cannot be combined with --resume (carried files have no per-frame numbers): "
-                                 + "prores-decode merge REPORT --html FILE makes the page from the report")
+            if sample != nil, writeGoldenPath != nil {
+                throw UsageError("--write-golden records every frame: it cannot be combined with --sample")
             }
-            if let resumePath, resumePath == reportPath { throw UsageError("--resume '\(resumePath)' is also the --report: give the new report another name") }
+            let outputs = [
+                ("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath),
+                ("--write-golden", writeGoldenPath),
+            ]
+            let stdoutUsers = outputs.filter { $0.1 == "-" }.map(\.0)
+            if stdoutUsers.count > 1 {
+                throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout")
+            }
+            if resumePath != nil, htmlPath != nil {
+                throw UsageError(
+                    "--html cannot be combined with --resume (carried files have no per-frame numbers): "
+                        + "prores-decode merge REPORT --html FILE makes the page from the report")
+            }
+            if let resumePath, resumePath == reportPath {
+                throw UsageError("--resume '\(resumePath)' is also the --report: give the new report another name")
+            }
             if listPath == "-", goldenPath == "-" { throw UsageError("--list - and --golden - cannot both read stdin") }
         }
 
@@ -114,13 +133,17 @@ extension CheckCommand {
             files.input("--golden", goldenPath)
             files.input("--list", listPath)
             files.input("--resume", resumePath)
-            for (option, path) in [("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath), ("--write-golden", writeGoldenPath)] {
+            for (option, path) in [
+                ("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath),
+                ("--write-golden", writeGoldenPath),
+            ] {
                 files.output(option, path)
             }
             if let previews {
                 // Two inputs sharing a preview name are the run's to refuse, in its own words.
                 var names: Set<String> = []
-                for input in expanded where input.problem == nil && names.insert(PreviewOptions.baseName(key: input.key)).inserted {
+                for input in expanded
+                where input.problem == nil && names.insert(PreviewOptions.baseName(key: input.key)).inserted {
                     files.output("--previews", previews.sheetPath(key: input.key))
                     files.output("--previews", previews.framePath(key: input.key))
                 }
@@ -139,9 +162,15 @@ extension CheckCommand {
         func runOptions(golden: GoldenFile?) -> String {
             var words: [String] = []
             if !rules.isEmpty { words += ["--expect", rules.map(\.text).joined(separator: ",")] }
-            if let golden { words += ["--golden", "blake3:" + Array(golden.text.utf8).withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex }] }
+            if let golden {
+                words += [
+                    "--golden",
+                    "blake3:" + Array(golden.text.utf8).withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex },
+                ]
+            }
             if let sample { words += ["--sample", "\(sample)"] }
-            words += filter.include.flatMap { ["--include", $0.text] } + filter.exclude.flatMap { ["--exclude", $0.text] }
+            words +=
+                filter.include.flatMap { ["--include", $0.text] } + filter.exclude.flatMap { ["--exclude", $0.text] }
             if timeout != CheckOptions.defaultTimeout { words += ["--timeout", JSON.number(timeout, digits: 3)] }
             if let decoderChoice { words += ["--decoder", decoderChoice.rawValue] }
             return words.joined(separator: " ")
@@ -161,7 +190,9 @@ extension CheckCommand {
             if text == "auto" {
                 self = .auto(count: nil)
             } else if text.hasPrefix("auto/") {
-                guard let count = PlainNumber.integer(text.dropFirst(5), in: 1...CheckShard.maximumCount) else { return nil }
+                guard let count = PlainNumber.integer(text.dropFirst(5), in: 1...CheckShard.maximumCount) else {
+                    return nil
+                }
                 self = .auto(count: count)
             } else {
                 guard let shard = CheckShard(parsing: text) else { return nil }

@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-import ProResCore
 import HostSupport
-import ProResPipeline
-import ProResOptions
 import ProResCheck
+import ProResCore
+import ProResOptions
+import ProResPipeline
 
 /// `check --resume PREVIOUS.json`: which of this run's files keep their
 /// earlier verdict (`CheckResume`), and the reports made of both.
@@ -16,15 +16,20 @@ struct ResumedFiles {
 
     /// `files`: the command line's own, for the output-safety rule, which
     /// the golden file named inside PREVIOUS.json joins as one more input.
-    static func load(_ path: String, options: String, inputs: [CheckInput], wantsGolden: Bool, files: CommandFiles) throws -> ResumedFiles {
+    static func load(_ path: String, options: String, inputs: [CheckInput], wantsGolden: Bool, files: CommandFiles)
+        throws -> ResumedFiles
+    {
         let bytes = try ReportInput.bytes(path, what: "--resume")
         let directory = ShardMergeDirectory.of(path)
         let previous: ShardReport
-        do { previous = try ShardReport(parsing: bytes, directory: directory) } catch let problem as ShardReport.Problem {
+        do { previous = try ShardReport(parsing: bytes, directory: directory) } catch let problem as ShardReport.Problem
+        {
             throw ProResDecodeError.inputUnreadable(path: path, reason: "--resume: \(problem)")
         }
         guard previous.run.options == options else {
-            Console.note("check: --resume: \(path) was made with other options ('\(previous.run.options)'): every file is checked")
+            Console.note(
+                "check: --resume: \(path) was made with other options ('\(previous.run.options)'): every file is checked"
+            )
             return ResumedFiles(carried: [:], golden: nil)
         }
         let resume = CheckResume(previous)
@@ -33,7 +38,8 @@ struct ResumedFiles {
         var golden: GoldenFile?
         if wantsGolden, !carried.isEmpty {
             guard let goldenPath = ReportInput.goldenPath(of: previous, at: path) else {
-                throw UsageError("--write-golden with --resume needs the golden file of '\(path)', whose check wrote none")
+                throw UsageError(
+                    "--write-golden with --resume needs the golden file of '\(path)', whose check wrote none")
             }
             var files = files
             files.input("the golden file of --resume", goldenPath)
@@ -55,26 +61,34 @@ struct ResumedFiles {
 
     func summary(_ results: [FileCheckResult], seconds: Double, shard: CheckShard?, sample: Int?) -> CheckSummary {
         let statuses = results.map(\.status) + carried.values.map(\.status)
-        return CheckSummary(files: statuses.count, passed: statuses.filter { $0 == .pass }.count, failed: statuses.filter { $0 == .fail }.count,
-                            errors: statuses.filter { $0 == .error }.count, seconds: seconds, shard: shard, sample: sample)
+        return CheckSummary(
+            files: statuses.count, passed: statuses.filter { $0 == .pass }.count,
+            failed: statuses.filter { $0 == .fail }.count,
+            errors: statuses.filter { $0 == .error }.count, seconds: seconds, shard: shard, sample: sample)
     }
 
     /// The report's file lines in path order: the checked files' and the carried ones'.
     func json(_ results: [FileCheckResult], inputs: [CheckInput], summary: CheckSummary, run: CheckRun) -> String {
-        let checked = Dictionary(results.map { ($0.input.path, CheckReport.file($0)) }, uniquingKeysWith: { first, _ in first })
-        return CheckReport.json(fileLines: inputs.compactMap { carried[$0.path]?.line ?? checked[$0.path] }, summary: summary.json, run: run.json)
+        let checked = Dictionary(
+            results.map { ($0.input.path, CheckReport.file($0)) }, uniquingKeysWith: { first, _ in first })
+        return CheckReport.json(
+            fileLines: inputs.compactMap { carried[$0.path]?.line ?? checked[$0.path] }, summary: summary.json,
+            run: run.json)
     }
 
     func junit(_ results: [FileCheckResult], inputs: [CheckInput], summary: CheckSummary) -> String {
         let checked = Dictionary(results.map { ($0.input.path, $0) }, uniquingKeysWith: { first, _ in first })
         let cases = inputs.compactMap { input -> JUnitReport.Case? in
             if let file = carried[input.path] {
-                return JUnitReport.Case(name: file.path, status: file.status, problems: file.status == .pass ? [] : file.details().problems,
-                                        seconds: file.seconds)
+                return JUnitReport.Case(
+                    name: file.path, status: file.status, problems: file.status == .pass ? [] : file.details().problems,
+                    seconds: file.seconds)
             }
             return checked[input.path].map {
-                JUnitReport.Case(name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems, seconds: $0.seconds,
-                                 warnings: $0.warnings)
+                JUnitReport.Case(
+                    name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems,
+                    seconds: $0.seconds,
+                    warnings: $0.warnings)
             }
         }
         return JUnitReport.xml(cases, failed: summary.failed, errors: summary.errors, seconds: summary.seconds)
@@ -85,8 +99,9 @@ struct ResumedFiles {
         guard let golden else { return }
         for key in carried.values.map(\.key) {
             guard let plain = PathBytes.fromReportText(key), let frames = golden.entries[plain] else { continue }
-            file.add(key: plain, hashes: frames.sorted { $0.key < $1.key }.map { (index: $0.key, hash: $0.value) },
-                     decoder: golden.decoders[plain], mayDiffer: (golden.mayDiffer[plain] ?? []).sorted())
+            file.add(
+                key: plain, hashes: frames.sorted { $0.key < $1.key }.map { (index: $0.key, hash: $0.value) },
+                decoder: golden.decoders[plain], mayDiffer: (golden.mayDiffer[plain] ?? []).sorted())
         }
     }
 }

@@ -1,19 +1,20 @@
 import Foundation
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
-import ProResGPU
-import ProResPipeline
-import ProResOptions
+import HostSupport
 import ProResCheck
+import ProResCore
+import ProResFFmpeg
+import ProResGPU
+import ProResOptions
+import ProResPipeline
 
 /// `prores-decode check PATH... [options]`: batch QC for CI. Every file is
 /// decoded (or sampled), judged pass / fail / error, and reported on stderr
 /// and, if asked, as JSON, JUnit XML, an HTML page and a golden md5 file.
 enum CheckCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let sample = arguments.sample, verbose = arguments.verbose
+        let sample = arguments.sample
+        let verbose = arguments.verbose
         let (shard, shardSource) = try resolveShard(arguments.shard)
         let golden = try arguments.goldenPath.map(loadGolden)
         let listed = try arguments.listPath.map(loadList) ?? []
@@ -25,26 +26,31 @@ enum CheckCommand: Command {
             expanded.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         }
         if let golden, GoldenCoverage.covers(paths: arguments.paths) {
-            expanded = GoldenCoverage.withMissing(expanded, golden: golden, directories: arguments.listPath == nil ? arguments.paths : [])
+            expanded = GoldenCoverage.withMissing(
+                expanded, golden: golden, directories: arguments.listPath == nil ? arguments.paths : [])
         }
         let filtered = arguments.filter.apply(expanded)
         let everything = filtered.kept
         try noteSkipped(filtered)
         let inputs = shard?.select(everything) ?? everything
         var previews = arguments.previews
-        let run = CheckRun(options: arguments.runOptions(golden: golden), inputs: everything, shard: shard, shardSource: shardSource,
-                           goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 })
+        let run = CheckRun(
+            options: arguments.runOptions(golden: golden), inputs: everything, shard: shard, shardSource: shardSource,
+            goldenPath: arguments.writeGoldenPath.flatMap { $0 == "-" ? nil : $0 })
         if let shardSource, let shard { Console.note("check: shard \(shard) from \(shardSource)") }
         let resumed = try arguments.resumePath.map {
-            try ResumedFiles.load($0, options: run.options, inputs: inputs, wantsGolden: arguments.writeGoldenPath != nil,
-                                  files: arguments.files())
+            try ResumedFiles.load(
+                $0, options: run.options, inputs: inputs, wantsGolden: arguments.writeGoldenPath != nil,
+                files: arguments.files())
         }
         let toCheck = resumed.map { r in inputs.filter { r.carried[$0.path] == nil } } ?? inputs
         if golden != nil || arguments.writeGoldenPath != nil {
             var owners: [String: String] = [:]
             for input in inputs where input.problem == nil {
                 if let other = owners.updateValue(input.path, forKey: input.key) {
-                    throw UsageError("'\(other)' and '\(input.path)' would share the golden name '\(input.key)'; check them in separate runs")
+                    throw UsageError(
+                        "'\(other)' and '\(input.path)' would share the golden name '\(input.key)'; check them in separate runs"
+                    )
                 }
             }
         }
@@ -53,7 +59,9 @@ enum CheckCommand: Command {
             for input in inputs where input.problem == nil {
                 let name = PreviewOptions.baseName(key: input.key)
                 if let other = owners.updateValue(input.path, forKey: name) {
-                    throw UsageError("'\(other)' and '\(input.path)' would share the preview name '\(name)'; check them in separate runs")
+                    throw UsageError(
+                        "'\(other)' and '\(input.path)' would share the preview name '\(name)'; check them in separate runs"
+                    )
                 }
             }
         }
@@ -64,9 +72,11 @@ enum CheckCommand: Command {
         // commands default to. A golden file is a reference someone made:
         // it is replaced only with -y, like every other output.
         let overwrite = !arguments.noOverwrite
-        let replaced = [arguments.reportPath, arguments.junitPath, arguments.htmlPath].compactMap { $0 }.filter { path in
+        let replaced = [arguments.reportPath, arguments.junitPath, arguments.htmlPath].compactMap { $0 }.filter {
+            path in
             var info = stat()
-            return path != "-" && PathBytes.withCString(path, { stat($0, &info) }) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            return path != "-" && PathBytes.withCString(path, { stat($0, &info) }) == 0
+                && (info.st_mode & S_IFMT) == S_IFREG
         }
         let report = try arguments.reportPath.map { try OutputFile(path: $0, overwrite: overwrite) }
         let junit = try arguments.junitPath.map { try OutputFile(path: $0, overwrite: overwrite) }
@@ -79,9 +89,10 @@ enum CheckCommand: Command {
         FFmpegLog.configure(verbose: verbose)
 
         let started = monotonicNanoseconds()
-        var options = CheckOptions(sample: sample, jobs: arguments.jobs, timeout: arguments.timeout, rules: arguments.rules,
-                                   golden: golden, threadsPerFile: arguments.threads, previews: previews, decoder: arguments.decoder,
-                                   keepsFrameSeries: arguments.htmlPath != nil)
+        var options = CheckOptions(
+            sample: sample, jobs: arguments.jobs, timeout: arguments.timeout, rules: arguments.rules,
+            golden: golden, threadsPerFile: arguments.threads, previews: previews, decoder: arguments.decoder,
+            keepsFrameSeries: arguments.htmlPath != nil)
         // Files, and the frames inside them as the files open (a long file
         // is minutes of one file): `file 0/1 frame 480/20100 2% 220 fps ETA 1:30`.
         let progress = ProgressLine.onTerminal(unit: "file", total: toCheck.count, rateUnit: nil)
@@ -108,7 +119,11 @@ enum CheckCommand: Command {
         defer { withExtendedLifetime(trap) {} }
         // Verbose names the devices first; otherwise `auto`'s device starts while the first file is checked.
         try batch.prepareDevices(waitingForThem: verbose)
-        if verbose { Console.note("check: decoder \(batch.decoderDescription)\(batch.decoderNote.map { " (\($0))" } ?? ""), \(batch.jobs) files at once") }
+        if verbose {
+            Console.note(
+                "check: decoder \(batch.decoderDescription)\(batch.decoderNote.map { " (\($0))" } ?? ""), \(batch.jobs) files at once"
+            )
+        }
         if verbose {
             for (index, device) in batch.devices.enumerated() {
                 Console.note("check: device \(index) (\(device.context.info.name)): \(device.placement.summary)")
@@ -129,9 +144,14 @@ enum CheckCommand: Command {
             var summary = summarise(finished.results)
             summary.interrupted = true
             Console.write("TOTAL \(summary.text)\n")
-            try publish(finished.results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs, run: run)
+            try publish(
+                finished.results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs,
+                run: run)
             throw ProResDecodeError.interrupted
-        } catch { progress?.clear(); throw error }
+        } catch {
+            progress?.clear()
+            throw error
+        }
         progress?.clear()
         if verbose {
             for (index, device) in batch.devices.enumerated() {
@@ -139,33 +159,39 @@ enum CheckCommand: Command {
             }
             let shared = batch.sharedSessionStatistics
             if shared.streams > 0 {
-                Console.note("check: shared decode session: \(shared.overlapped) of \(shared.streams) files started while the one before"
-                             + " was on the device, \(shared.mixedBatches) batches held two files' frames")
+                Console.note(
+                    "check: shared decode session: \(shared.overlapped) of \(shared.streams) files started while the one before"
+                        + " was on the device, \(shared.mixedBatches) batches held two files' frames")
             }
         }
         let summary = summarise(results)
         let previewFailures = results.compactMap { result -> String? in
-            if case let .failed(reason)? = result.previews { return "\(result.input.path): \(reason)" }
+            if case .failed(let reason)? = result.previews { return "\(result.input.path): \(reason)" }
             return nil
         }
         if !verbose, let first = previewFailures.first {
-            Console.warning("no previews for \(previewFailures.count) file\(previewFailures.count == 1 ? "" : "s") (first: \(first));"
-                            + " the report and --verbose list each")
+            Console.warning(
+                "no previews for \(previewFailures.count) file\(previewFailures.count == 1 ? "" : "s") (first: \(first));"
+                    + " the report and --verbose list each")
         }
         Console.write("TOTAL \(summary.text)\n")
         // Before the reports that link them.
         try previews?.publishStaged()
 
-        try publish(results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs, run: run)
+        try publish(
+            results, summary: summary, golden: goldenOut, report: report, resumed: resumed, inputs: inputs, run: run)
         if let junit {
-            try junit.write(resumed?.junit(results, inputs: inputs, summary: summary) ?? JUnitReport.xml(results, summary: summary))
+            try junit.write(
+                resumed?.junit(results, inputs: inputs, summary: summary) ?? JUnitReport.xml(results, summary: summary))
             try junit.commit()
         }
         if let html, let path = arguments.htmlPath {
             // Previews are linked relative to the page: stdout's page is read from here.
             let directory = path == "-" ? "." : (path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ".")
-            try html.write(CheckPage.html(results, summary: summary, decoder: batch.decoderDescription,
-                                          pageDirectory: directory.isEmpty ? "/" : directory))
+            try html.write(
+                CheckPage.html(
+                    results, summary: summary, decoder: batch.decoderDescription,
+                    pageDirectory: directory.isEmpty ? "/" : directory))
             try html.commit()
         }
         for path in replaced { Console.note("check: replaced the existing \(path)") }
@@ -174,25 +200,31 @@ enum CheckCommand: Command {
 
     /// The golden file and the JSON report of `results` (with the carried
     /// files of `--resume`): at the end of a run, and of an interrupted one.
-    private static func publish(_ results: [FileCheckResult], summary: CheckSummary, golden goldenOut: OutputFile?, report: OutputFile?,
-                                resumed: ResumedFiles?, inputs: [CheckInput], run: CheckRun) throws {
+    private static func publish(
+        _ results: [FileCheckResult], summary: CheckSummary, golden goldenOut: OutputFile?, report: OutputFile?,
+        resumed: ResumedFiles?, inputs: [CheckInput], run: CheckRun
+    ) throws {
         if let goldenOut {
             var file = GoldenFile()
             for result in results where result.decodedCleanly {
-                file.add(key: result.input.key, hashes: result.hashes, decoder: GoldenFile.decoderFamily(result.decoder),
-                         mayDiffer: result.decodersMayDiffer)
+                file.add(
+                    key: result.input.key, hashes: result.hashes, decoder: GoldenFile.decoderFamily(result.decoder),
+                    mayDiffer: result.decodersMayDiffer)
             }
             resumed?.addGolden(to: &file)
             let left = results.filter { !$0.decodedCleanly }
             if !left.isEmpty {
-                Console.note("not in the golden file (frames not decoded cleanly): \(left.map(\.input.path).joined(separator: ", "))")
+                Console.note(
+                    "not in the golden file (frames not decoded cleanly): \(left.map(\.input.path).joined(separator: ", "))"
+                )
             }
             try goldenOut.write(file.text)
             try goldenOut.commit()
         }
         if let report {
-            try report.write(resumed?.json(results, inputs: inputs, summary: summary, run: run)
-                             ?? CheckReport.json(results, summary: summary, run: run))
+            try report.write(
+                resumed?.json(results, inputs: inputs, summary: summary, run: run)
+                    ?? CheckReport.json(results, summary: summary, run: run))
             try report.commit()
         }
     }
@@ -202,7 +234,9 @@ enum CheckCommand: Command {
     static func line(_ result: FileCheckResult) -> String {
         let problems = result.problems
         let more = problems.count > 1 ? " (+\(problems.count - 1) more)" : ""
-        let retried = result.retries.isEmpty ? "" : " (opened after \(result.retries.count) failed tr\(result.retries.count == 1 ? "y" : "ies"))"
+        let retried =
+            result.retries.isEmpty
+            ? "" : " (opened after \(result.retries.count) failed tr\(result.retries.count == 1 ? "y" : "ies"))"
         switch result.status {
         case .pass: return "PASS \(result.input.path)\(retried)"
         case .fail: return "FAIL \(result.input.path): \(problems.first ?? "failed")\(more)"
@@ -215,8 +249,8 @@ enum CheckCommand: Command {
     static func previewNote(_ result: FileCheckResult) -> String? {
         switch result.previews {
         case nil, .skipped?: return nil
-        case let .written(sheet, frame, _, _, _)?: return "previews: \(sheet), \(frame)"
-        case let .failed(reason)?: return "previews: none: \(reason)"
+        case .written(let sheet, let frame, _, _, _)?: return "previews: \(sheet), \(frame)"
+        case .failed(let reason)?: return "previews: none: \(reason)"
         }
     }
 
@@ -224,10 +258,11 @@ enum CheckCommand: Command {
     private static func resolveShard(_ request: ShardRequest?) throws -> (CheckShard?, String?) {
         switch request {
         case nil: return (nil, nil)
-        case let .fixed(shard)?: return (shard, nil)
-        case let .auto(count)?:
+        case .fixed(let shard)?: return (shard, nil)
+        case .auto(let count)?:
             do {
-                let choice = try ShardEnvironment.resolve(count: count, environment: ProcessInfo.processInfo.environment)
+                let choice = try ShardEnvironment.resolve(
+                    count: count, environment: ProcessInfo.processInfo.environment)
                 return (choice.shard, choice.source)
             } catch let problem as ShardEnvironment.Problem {
                 throw UsageError(problem.description)
@@ -270,8 +305,10 @@ final class CheckProgressCounts: @unchecked Sendable {
 
     func text(seconds: Double) -> String {
         lock.withLock {
-            "file \(filesDone)/\(files) " + (framesDone == 0 ? ""
-                : ProgressText.line(unit: "frame", done: framesDone, total: framesExpected, seconds: seconds))
+            "file \(filesDone)/\(files) "
+                + (framesDone == 0
+                    ? ""
+                    : ProgressText.line(unit: "frame", done: framesDone, total: framesExpected, seconds: seconds))
         }
     }
 }

@@ -1,135 +1,189 @@
+import ProResCheck
 import ProResOptions
 import ProResPipeline
-import ProResCheck
 
 /// `check`'s table: every option, its help, and the prose around them.
 extension CheckCommand {
     static let spec = CommandSpec(
         name: "check", operands: "PATH...", summary: "batch QC for CI: pass, fail or error per file",
         sections: [
-            OptionSection(heading: "REPORTS", options: [
-                OptionSpec("--report", value: "FILE|-", help: #"JSON report: {"files":[...],"summary":{...},"run":{...}}; "#
-                               + "prores-decode merge joins the reports of a run's shards into one"),
-                OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
-                OptionSpec("--html", value: "FILE|-",
-                           help: "a page to look at: summary, then per file (failures first) the verdict and why, the format "
-                               + "with each colour tag's source, statistics, --previews pictures (linked relative to FILE's "
-                               + "directory: move them together) and per-frame graphs with damaged, black and frozen frames marked; "
-                               + "one offline file, inline CSS and SVG, readable without JavaScript"),
-                OptionSpec("--write-golden", value: "FILE|-",
-                           help: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
-                               + "(names relative to the directory argument; not with --sample, which checks some frames only); verify a line with "
-                               + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
-                OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file (reports, JUnit and HTML files "
-                               + "are replaced by default, with a note: each is written beside its path and renamed over it at "
-                               + "the end, so a failed run keeps the old one)"),
-                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either: exit 6 before "
-                               + "checking anything if one exists (contradicts -y)"),
-                .verbose("also show FFmpeg's own diagnostics, and each file's previews"),
-            ]),
-            OptionSection(heading: "RULES", options: [
-                OptionSpec("--expect", value: "RULES",
-                           help: "comma-separated rules every file must meet: profile=hq (proxy, lt, 422, hq, 4444, 4444xq), "
-                               + "size=1920x1080, alpha=true, interlaced=false, chroma=4:2:2, transfer=pq, primaries=bt2020, "
-                               + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
-                               + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
-                               + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell. "
-                               + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
-                               + "frames change colour, field order or alpha mid-clip"),
-                OptionSpec("--golden", value: "FILE|-", help: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
-                               + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files. When every PATH is a "
-                               + "directory (or with --list), a file FILE lists that the run does not find fails too, named"),
-            ]),
-            OptionSection(heading: "SCOPE AND SPEED", options: [
-                OptionSpec("--sample", value: "N", range: .integer(1...Int.max),
-                           help: "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"),
-                OptionSpec("--jobs", value: "N", range: .integer(1...256),
-                           help: "check N files at once (default 1; on the GPU decoder one per device, two with "
-                               + "--previews), each CPU decoder with max(1, cores/N) threads; the output order never changes"),
-                OptionSpec("--include", value: "GLOB", repeatable: true,
-                           help: "check only found files whose key matches one GLOB (* and ? within a directory, ** across "
-                               + "directories; without '/' the file name alone); files named as PATH are always checked"),
-                OptionSpec("--exclude", value: "GLOB", repeatable: true,
-                           help: "skip found files whose key matches GLOB (as --include). Sidecars found under a directory "
-                               + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
-                OptionSpec("--list", value: "FILE|-",
-                           help: "also check the files and http(s) URLs named in FILE (- reads stdin), one a line, byte for byte "
-                               + "(never a glob); blank lines and lines starting with # are skipped; at most 64 MiB"),
-                OptionSpec("--shard", value: "I/N|auto|auto/N",
-                           help: "check only shard I of N (1-based, N at most 100000): the files whose key's SHA-256, first 8 bytes as a big-endian "
-                               + "integer, is I-1 mod N, so adding a file moves no other; auto reads I (and N) from the engine: "
-                               + "PRORES_DECODE_SHARD_INDEX/_TOTAL (0-based), CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), "
-                               + "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID/_MIN/_COUNT, AWS_BATCH_JOB_ARRAY_INDEX; "
-                               + "N from auto/N where the engine gives none; a variable that is not a plain decimal inside "
-                               + "its bounds is a usage error"),
-                OptionSpec("--resume", value: "PREVIOUS.json",
-                           help: "carry over PREVIOUS.json's pass and fail verdicts (made with the same options) for files whose "
-                               + "key and size and modification time (an http:// URL: ETag and Last-Modified) are unchanged; check "
-                               + "the rest. Carried files are marked "
-                               + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
-                               + "golden file PREVIOUS.json's run wrote (beside it). Errors and https:// URLs are always checked again. "
-                               + "PREVIOUS.json is checked as merge checks a report (line by line, status words, files_digest)"),
-                OptionSpec("--timeout", value: "SECONDS", range: .real(lower: 0, upper: 604_800, lowerExcluded: true), help: "per file, opening included (default 600): ERROR \"timed out\""),
-                OptionSpec("--threads", value: "N", range: .integer(1...256), help: "CPU decoder threads per file (default: max(1, cores/jobs))"),
-            ]),
-            OptionSection(heading: "DECODER", options: [
-                OptionSpec("--decoder", value: "cpu|ffmpeg|gpu|auto",
-                           help: "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder, on any Vulkan "
-                               + "device (ours are bit-exact with FFmpeg); auto (default): gpu on a hardware GPU, else cpu. "
-                               + "Verdicts, statistics and hashes are the same"),
-                OptionSpec("--device", value: "N|NAME|all|N,N...",
-                           help: "Vulkan device for the GPU decoder: its index in the devices list, or part of its name; "
-                               + "all: every hardware GPU, files spread over them; a comma list: those devices (default: a "
-                               + "discrete GPU, else an integrated one, else Mesa lavapipe)"),
-                OptionSpec("--require-hardware", help: "the GPU decoder on a hardware GPU, or exit 13 before checking anything"),
-            ]),
-            OptionSection(heading: "PREVIEWS", options: [
-                OptionSpec("--previews", value: "DIR",
-                           help: "per file, a contact sheet and a full frame to look at: DIR/KEY.sheet.png and DIR/KEY.frame.png "
-                               + "(KEY as in the report: the path relative to its directory argument, or as given, '/' written "
-                               + "'__'); DIR is created if missing, same-named previews are replaced"),
-                OptionSpec("--preview-frames", value: "K", range: .integer(PreviewOptions.framesRange), help: "frames on the contact sheet (default 6; needs --previews)"),
-            ]),
+            OptionSection(
+                heading: "REPORTS",
+                options: [
+                    OptionSpec(
+                        "--report", value: "FILE|-",
+                        help: #"JSON report: {"files":[...],"summary":{...},"run":{...}}; "#
+                            + "prores-decode merge joins the reports of a run's shards into one"),
+                    OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
+                    OptionSpec(
+                        "--html", value: "FILE|-",
+                        help:
+                            "a page to look at: summary, then per file (failures first) the verdict and why, the format "
+                            + "with each colour tag's source, statistics, --previews pictures (linked relative to FILE's "
+                            + "directory: move them together) and per-frame graphs with damaged, black and frozen frames marked; "
+                            + "one offline file, inline CSS and SVG, readable without JavaScript"),
+                    OptionSpec(
+                        "--write-golden", value: "FILE|-",
+                        help:
+                            "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
+                            + "(names relative to the directory argument; not with --sample, which checks some frames only); verify a line with "
+                            + "prores-decode F --format native --start N --frames 1 -o - | b3sum"),
+                    OptionSpec(
+                        "-y", "--overwrite",
+                        help: "also replace an existing --write-golden file (reports, JUnit and HTML files "
+                            + "are replaced by default, with a note: each is written beside its path and renamed over it at "
+                            + "the end, so a failed run keeps the old one)"),
+                    OptionSpec(
+                        "-n", "--no-overwrite",
+                        help: "never replace an existing report, JUnit or HTML file either: exit 6 before "
+                            + "checking anything if one exists (contradicts -y)"),
+                    .verbose("also show FFmpeg's own diagnostics, and each file's previews"),
+                ]),
+            OptionSection(
+                heading: "RULES",
+                options: [
+                    OptionSpec(
+                        "--expect", value: "RULES",
+                        help:
+                            "comma-separated rules every file must meet: profile=hq (proxy, lt, 422, hq, 4444, 4444xq), "
+                            + "size=1920x1080, alpha=true, interlaced=false, chroma=4:2:2, transfer=pq, primaries=bt2020, "
+                            + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
+                            + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
+                            + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell. "
+                            + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
+                            + "frames change colour, field order or alpha mid-clip"),
+                    OptionSpec(
+                        "--golden", value: "FILE|-",
+                        help:
+                            "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
+                            + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files. When every PATH is a "
+                            + "directory (or with --list), a file FILE lists that the run does not find fails too, named"
+                    ),
+                ]),
+            OptionSection(
+                heading: "SCOPE AND SPEED",
+                options: [
+                    OptionSpec(
+                        "--sample", value: "N", range: .integer(1...Int.max),
+                        help:
+                            "check only N evenly spaced frames per file, first and last included: round(i*(frames-1)/(N-1))"
+                    ),
+                    OptionSpec(
+                        "--jobs", value: "N", range: .integer(1...256),
+                        help: "check N files at once (default 1; on the GPU decoder one per device, two with "
+                            + "--previews), each CPU decoder with max(1, cores/N) threads; the output order never changes"
+                    ),
+                    OptionSpec(
+                        "--include", value: "GLOB", repeatable: true,
+                        help:
+                            "check only found files whose key matches one GLOB (* and ? within a directory, ** across "
+                            + "directories; without '/' the file name alone); files named as PATH are always checked"),
+                    OptionSpec(
+                        "--exclude", value: "GLOB", repeatable: true,
+                        help:
+                            "skip found files whose key matches GLOB (as --include). Sidecars found under a directory "
+                            + "(.xml .md5 .txt .json .csv .pdf ...) are skipped with a note, never checked"),
+                    OptionSpec(
+                        "--list", value: "FILE|-",
+                        help:
+                            "also check the files and http(s) URLs named in FILE (- reads stdin), one a line, byte for byte "
+                            + "(never a glob); blank lines and lines starting with # are skipped; at most 64 MiB"),
+                    OptionSpec(
+                        "--shard", value: "I/N|auto|auto/N",
+                        help:
+                            "check only shard I of N (1-based, N at most 100000): the files whose key's SHA-256, first 8 bytes as a big-endian "
+                            + "integer, is I-1 mod N, so adding a file moves no other; auto reads I (and N) from the engine: "
+                            + "PRORES_DECODE_SHARD_INDEX/_TOTAL (0-based), CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), "
+                            + "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID/_MIN/_COUNT, AWS_BATCH_JOB_ARRAY_INDEX; "
+                            + "N from auto/N where the engine gives none; a variable that is not a plain decimal inside "
+                            + "its bounds is a usage error"),
+                    OptionSpec(
+                        "--resume", value: "PREVIOUS.json",
+                        help:
+                            "carry over PREVIOUS.json's pass and fail verdicts (made with the same options) for files whose "
+                            + "key and size and modification time (an http:// URL: ETag and Last-Modified) are unchanged; check "
+                            + "the rest. Carried files are marked "
+                            + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
+                            + "golden file PREVIOUS.json's run wrote (beside it). Errors and https:// URLs are always checked again. "
+                            + "PREVIOUS.json is checked as merge checks a report (line by line, status words, files_digest)"
+                    ),
+                    OptionSpec(
+                        "--timeout", value: "SECONDS", range: .real(lower: 0, upper: 604_800, lowerExcluded: true),
+                        help: "per file, opening included (default 600): ERROR \"timed out\""),
+                    OptionSpec(
+                        "--threads", value: "N", range: .integer(1...256),
+                        help: "CPU decoder threads per file (default: max(1, cores/jobs))"),
+                ]),
+            OptionSection(
+                heading: "DECODER",
+                options: [
+                    OptionSpec(
+                        "--decoder", value: "cpu|ffmpeg|gpu|auto",
+                        help: "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder, on any Vulkan "
+                            + "device (ours are bit-exact with FFmpeg); auto (default): gpu on a hardware GPU, else cpu. "
+                            + "Verdicts, statistics and hashes are the same"),
+                    OptionSpec(
+                        "--device", value: "N|NAME|all|N,N...",
+                        help: "Vulkan device for the GPU decoder: its index in the devices list, or part of its name; "
+                            + "all: every hardware GPU, files spread over them; a comma list: those devices (default: a "
+                            + "discrete GPU, else an integrated one, else Mesa lavapipe)"),
+                    OptionSpec(
+                        "--require-hardware",
+                        help: "the GPU decoder on a hardware GPU, or exit 13 before checking anything"),
+                ]),
+            OptionSection(
+                heading: "PREVIEWS",
+                options: [
+                    OptionSpec(
+                        "--previews", value: "DIR",
+                        help:
+                            "per file, a contact sheet and a full frame to look at: DIR/KEY.sheet.png and DIR/KEY.frame.png "
+                            + "(KEY as in the report: the path relative to its directory argument, or as given, '/' written "
+                            + "'__'); DIR is created if missing, same-named previews are replaced"),
+                    OptionSpec(
+                        "--preview-frames", value: "K", range: .integer(PreviewOptions.framesRange),
+                        help: "frames on the contact sheet (default 6; needs --previews)"),
+                ]),
         ],
         about: """
-        Decodes every frame of every file (native planar output) and judges it:
-          PASS   every checked frame decoded cleanly, every rule held, golden hashes match
-          FAIL   a damaged, undecodable or missing frame, a broken rule, a golden mismatch
-          ERROR  missing, unreadable, not ProRes, or timed out
-        One line per file on stderr, in path order, then a TOTAL line.
+            Decodes every frame of every file (native planar output) and judges it:
+              PASS   every checked frame decoded cleanly, every rule held, golden hashes match
+              FAIL   a damaged, undecodable or missing frame, a broken rule, a golden mismatch
+              ERROR  missing, unreadable, not ProRes, or timed out
+            One line per file on stderr, in path order, then a TOTAL line.
 
-        PATH: a file; a directory (every regular file below it, recursively, hidden \
-        names skipped); a quoted glob pattern ('clips/*.mov'); or an http:// or https:// \
-        URL, read with range requests (its query, a presigned URL's signature, is left out \
-        of reports and keys). Files are checked in path order. A PATH that names nothing (missing, empty directory, no match) is \
-        an ERROR: a check never passes by finding nothing.
-        """,
+            PATH: a file; a directory (every regular file below it, recursively, hidden \
+            names skipped); a quoted glob pattern ('clips/*.mov'); or an http:// or https:// \
+            URL, read with range requests (its query, a presigned URL's signature, is left out \
+            of reports and keys). Files are checked in path order. A PATH that names nothing (missing, empty directory, no match) is \
+            an ERROR: a check never passes by finding nothing.
+            """,
         epilogue: """
-        Previews: K frames evenly spaced among the checked frames that decoded cleanly (with \
-        --sample, among the sampled ones), decoded again and converted on the GPU (Vulkan; \
-        Mesa lavapipe will do) to linear Display P3; each thumbnail box-filtered to 320 pixels \
-        wide (never enlarged), 3 a row, 8 px apart; the full frame is the middle one. 16-bit \
-        PNG, P3 with the sRGB curve, highlights above 0.75 rolled off as --save-format png \
-        does, alpha shown over an 8-pixel checkerboard of sRGB greys 0.8 and 0.6. They never \
-        change a verdict: a file that could not be checked gets none, and when one cannot be \
-        made (no Vulkan device...) the report says why ("previews": {"error": ...}) and a \
-        warning counts them. They take part of --timeout. Keep DIR outside the checked \
-        directories, or the next run checks the PNGs too.
+            Previews: K frames evenly spaced among the checked frames that decoded cleanly (with \
+            --sample, among the sampled ones), decoded again and converted on the GPU (Vulkan; \
+            Mesa lavapipe will do) to linear Display P3; each thumbnail box-filtered to 320 pixels \
+            wide (never enlarged), 3 a row, 8 px apart; the full frame is the middle one. 16-bit \
+            PNG, P3 with the sRGB curve, highlights above 0.75 rolled off as --save-format png \
+            does, alpha shown over an 8-pixel checkerboard of sRGB greys 0.8 and 0.6. They never \
+            change a verdict: a file that could not be checked gets none, and when one cannot be \
+            made (no Vulkan device...) the report says why ("previews": {"error": ...}) and a \
+            warning counts them. They take part of --timeout. Keep DIR outside the checked \
+            directories, or the next run checks the PNGs too.
 
-        Statistics in the JSON report (they inform, never fail a file): luma min/mean/max \
-        in native code values; black frames (mean luma within 2% of the black..white span \
-        above video black); frozen frames (BLAKE3 equal to the previous checked frame's); \
-        codes outside the video range (Y' below 64 or above 940, Cb/Cr below 64 or above \
-        960 at 10 bits, x4 at 12); alpha coverage; for PQ/HLG the peak pixel and peak \
-        frame-average light in nits, estimated on every 4th pixel of every 4th row. On \
-        the GPU decoder they are computed on the device where the frame was decoded \
-        (integers exactly as on the CPU, light within 1e-4). Damaged frames are left \
-        out: their broken slices hold concealment (black), not picture.
+            Statistics in the JSON report (they inform, never fail a file): luma min/mean/max \
+            in native code values; black frames (mean luma within 2% of the black..white span \
+            above video black); frozen frames (BLAKE3 equal to the previous checked frame's); \
+            codes outside the video range (Y' below 64 or above 940, Cb/Cr below 64 or above \
+            960 at 10 bits, x4 at 12); alpha coverage; for PQ/HLG the peak pixel and peak \
+            frame-average light in nits, estimated on every 4th pixel of every 4th row. On \
+            the GPU decoder they are computed on the device where the frame was decoded \
+            (integers exactly as on the CPU, light within 1e-4). Damaged frames are left \
+            out: their broken slices hold concealment (black), not picture.
 
-        Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \
-        at least one could not be checked; 2 usage; 3 golden file unreadable, or the \
-        --resume report unreadable or failing its checks (as merge's); 6 a report \
-        could not be written; 9 interrupted (--report and --write-golden still hold the \
-        files it finished, marked interrupted, for --resume; nothing else is written).
-        """)
+            Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \
+            at least one could not be checked; 2 usage; 3 golden file unreadable, or the \
+            --resume report unreadable or failing its checks (as merge's); 6 a report \
+            could not be written; 9 interrupted (--report and --write-golden still hold the \
+            files it finished, marked interrupted, for --resume; nothing else is written).
+            """)
 }

@@ -8,10 +8,14 @@ enum ColourFallbackNotes {
     /// `primaries untagged: assuming bt709 (documented fallback; …)`, per
     /// tag; a tag the user assumed is said as theirs.
     static func stream(_ tags: ColorTags) -> [String] {
-        untagged(tags).map { "\($0.kind) untagged: assuming \($0.value.displayName) (documented fallback; outputs leave it "
-            + "unspecified; --assume-\($0.kind) sets it)" }
+        untagged(tags).map {
+            "\($0.kind) untagged: assuming \($0.value.displayName) (documented fallback; outputs leave it "
+                + "unspecified; --assume-\($0.kind) sets it)"
+        }
             + [(ColorCode.Kind.primaries, tags.primaries), (.transfer, tags.transfer), (.matrix, tags.matrix)]
-            .filter { $0.1.source == .assumed }.map { "\($0.0) untagged: \($0.1.value.displayName) as --assume-\($0.0) says" }
+            .filter { $0.1.source == .assumed }.map {
+                "\($0.0) untagged: \($0.1.value.displayName) as --assume-\($0.0) says"
+            }
     }
 
     /// `colour: ...` for each GPU fallback that `stream` has not already said.

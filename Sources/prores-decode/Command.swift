@@ -1,10 +1,10 @@
+import GPUKit
 import Glibc
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
-import ProResPipeline
 import ProResOptions
+import ProResPipeline
 
 /// A command's arguments, read from the parsed command line in two steps
 /// (as swift-argument-parser's `validate()`): the initialiser converts each
@@ -56,8 +56,11 @@ enum CommandLineTool {
     /// Every command, in the order the main help and README.md list them;
     /// decoding, which has no word of its own, takes whatever else comes.
     static var commands: [any Command.Type] {
-        [DecodeCommand.self, InfoCommand.self, DevicesCommand.self, CheckCommand.self, MergeCommand.self, PlayCommand.self, RooflineCommand.self,
-         BenchCommand.self, PlotCommand.self]
+        [
+            DecodeCommand.self, InfoCommand.self, DevicesCommand.self, CheckCommand.self, MergeCommand.self,
+            PlayCommand.self, RooflineCommand.self,
+            BenchCommand.self, PlotCommand.self,
+        ]
     }
 
     static func run(_ arguments: [String]) throws -> ExitCode {
@@ -83,11 +86,16 @@ enum CommandLineTool {
             try Console.standardOutput(GeneratedReference.named(arguments.dropFirst().first).text)
             return .success
         case let word?:
-            if let command = commands.first(where: { $0.spec.name == word }) { return try command.main(Array(arguments.dropFirst())) }
+            if let command = commands.first(where: { $0.spec.name == word }) {
+                return try command.main(Array(arguments.dropFirst()))
+            }
             // A mistyped command word (`chek DIR`) that names no file is not an input.
             if !word.hasPrefix("-"), !word.contains("/"), access(word, F_OK) != 0,
-               let guess = Suggestion.closest(to: word, among: commands.compactMap { $0.spec.name }) {
-                throw UsageError("unknown command '\(word)' (did you mean '\(guess)'?); an input file named '\(word)' does not exist either")
+                let guess = Suggestion.closest(to: word, among: commands.compactMap { $0.spec.name })
+            {
+                throw UsageError(
+                    "unknown command '\(word)' (did you mean '\(guess)'?); an input file named '\(word)' does not exist either"
+                )
             }
             return try DecodeCommand.main(arguments)
         }

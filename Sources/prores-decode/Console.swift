@@ -1,9 +1,9 @@
 import Foundation
-import Glibc
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import Glibc
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 import ProResPipeline
 
@@ -26,7 +26,10 @@ enum Console {
             var offset = 0
             while offset < bytes.count {
                 let n = Glibc.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if n <= 0 { if errno == EINTR { continue }; return }
+                if n <= 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
                 offset += n
             }
         }
@@ -50,7 +53,9 @@ enum Console {
             return nil
         }
         if let failure {
-            throw ProResDecodeError.output(path: "stdout", reason: failure == EPIPE ? "the reader closed the pipe" : String(cString: strerror(failure)))
+            throw ProResDecodeError.output(
+                path: "stdout",
+                reason: failure == EPIPE ? "the reader closed the pipe" : String(cString: strerror(failure)))
         }
     }
 }
@@ -78,15 +83,20 @@ final class ProgressLine: @unchecked Sendable {
 
     /// On a terminal only: elsewhere (a pipe, a CI log) a line redrawn with
     /// `\r` is noise.
-    static func onTerminal(unit: String = "frame", total: Int?, rateUnit: String? = "fps", mediaFrameRate: Double? = nil,
-                           quiet: Bool = false) -> ProgressLine? {
-        quiet || !Console.stderrIsTerminal ? nil : ProgressLine(unit: unit, total: total, rateUnit: rateUnit, mediaFrameRate: mediaFrameRate)
+    static func onTerminal(
+        unit: String = "frame", total: Int?, rateUnit: String? = "fps", mediaFrameRate: Double? = nil,
+        quiet: Bool = false
+    ) -> ProgressLine? {
+        quiet || !Console.stderrIsTerminal
+            ? nil : ProgressLine(unit: unit, total: total, rateUnit: rateUnit, mediaFrameRate: mediaFrameRate)
     }
 
     /// `force`: redraw now (after a message printed over the line).
     func update(_ done: Int, force: Bool = false) {
         draw(force: force) { [unit, total, rateUnit, mediaFrameRate] seconds in
-            ProgressText.line(unit: unit, done: done, total: total, seconds: seconds, rateUnit: rateUnit, mediaFrameRate: mediaFrameRate)
+            ProgressText.line(
+                unit: unit, done: done, total: total, seconds: seconds, rateUnit: rateUnit,
+                mediaFrameRate: mediaFrameRate)
         }
     }
 

@@ -1,11 +1,11 @@
+import GPUKit
 import Glibc
+import ProResCheck
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 import ProResGPU
-import ProResPipeline
 import ProResOptions
-import ProResCheck
+import ProResPipeline
 
 /// `prores-decode INPUT [options]` read from the command line: each value
 /// checked on its own, then every rule between options in `validate()`.
@@ -51,7 +51,8 @@ struct DecodeArguments: CommandArguments {
         input = try parsed.input()
         output = try parsed.value("--format", expected: "y416, v216 or native", OutputSelection.init(name:))
         rawPath = parsed.string("--output")
-        forcedContainer = try parsed.value("--container", expected: "raw, y4m, nut or mov", OutputContainer.init(rawValue:))
+        forcedContainer = try parsed.value(
+            "--container", expected: "raw, y4m, nut or mov", OutputContainer.init(rawValue:))
         md5Path = parsed.string("--framemd5")
         hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
@@ -65,7 +66,8 @@ struct DecodeArguments: CommandArguments {
         noOverwrite = parsed.flag("--no-overwrite")
         quiet = parsed.flag("--quiet")
         verbose = parsed.flag("--verbose")
-        decoderChoice = try parsed.value("--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
+        decoderChoice = try parsed.value(
+            "--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
         requireHardware = parsed.flag("--require-hardware")
         noHardware = parsed.flag("--no-hardware")
         noCPUStart = parsed.flag("--no-cpu-start")
@@ -77,22 +79,31 @@ struct DecodeArguments: CommandArguments {
         validationFlag = parsed.flag("--validate")
         playback = try PlaybackArguments(parsed)
         func code(_ option: String, _ kind: ColorCode.Kind) throws -> Int? {
-            try parsed.value(option, expected: "one of FFmpeg's \(kind) names (as info prints them)") { ColorCodeNames.code(kind, named: $0) }
+            try parsed.value(option, expected: "one of FFmpeg's \(kind) names (as info prints them)") {
+                ColorCodeNames.code(kind, named: $0)
+            }
         }
-        assumed = (try code("--assume-primaries", .primaries), try code("--assume-transfer", .transfer), try code("--assume-matrix", .matrix))
+        assumed = (
+            try code("--assume-primaries", .primaries), try code("--assume-transfer", .transfer),
+            try code("--assume-matrix", .matrix)
+        )
     }
 
     func validate() throws {
         // An empty name is a mistake (an unset shell variable), not "here":
         // taken as a folder, `--save ""` would fill the current one with frames.
-        for (option, path) in [("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath),
-                               ("--phases", phasesPath)] where path == "" {
+        for (option, path) in [
+            ("--save", savePath), ("-o", rawPath), ("--framemd5", md5Path), ("--timing", timingPath),
+            ("--phases", phasesPath),
+        ] where path == "" {
             throw UsageError("\(option) needs a \(option == "--save" ? "directory" : "file") name, not an empty string")
         }
         if forcedContainer != nil && rawPath == nil { throw UsageError("--container needs -o PATH") }
         if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
         if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
-        if requireHardware && noHardware { throw UsageError("--require-hardware and --no-hardware contradict each other") }
+        if requireHardware && noHardware {
+            throw UsageError("--require-hardware and --no-hardware contradict each other")
+        }
         if requireHardware, let decoderChoice, decoderChoice != .gpu {
             throw UsageError("--require-hardware needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
         }
@@ -108,15 +119,19 @@ struct DecodeArguments: CommandArguments {
         }
         try playback.validate(vulkan: useVulkan)
         try OptionSpec.checkSingleDevice(device)
-        if stdoutUsers.count > 1 { throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout") }
+        if stdoutUsers.count > 1 {
+            throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout")
+        }
     }
 
     func files() -> CommandFiles {
         var files = CommandFiles()
         files.input("the input", input)
         for path in playback.lutPaths { files.input("--effect lut:", path) }
-        for (option, path) in [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath),
-                               ("--phases", phasesPath), ("--save", savePath)] {
+        for (option, path) in [
+            ("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath),
+            ("--phases", phasesPath), ("--save", savePath),
+        ] {
             files.output(option, path)
         }
         let format = saveFormat ?? .exr
@@ -134,14 +149,18 @@ struct DecodeArguments: CommandArguments {
     var validation: Bool { validationFlag || VulkanContext.Options().validation }
 
     var decoder: DecoderSelection {
-        DecoderSelection(choice: noHardware ? .cpu : decoderChoice ?? .auto, requireHardware: requireHardware,
-                         device: device, validation: validation)
+        DecoderSelection(
+            choice: noHardware ? .cpu : decoderChoice ?? .auto, requireHardware: requireHardware,
+            device: device, validation: validation)
     }
 
     /// The outputs that write to stdout, by the option that names them.
     var stdoutUsers: [String] {
-        [("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath), ("--phases", phasesPath)]
-            .filter { $0.1 == "-" }.map(\.0)
+        [
+            ("-o", rawPath), ("--framemd5", md5Path), ("--framehash", hashPath), ("--timing", timingPath),
+            ("--phases", phasesPath),
+        ]
+        .filter { $0.1 == "-" }.map(\.0)
     }
 
     func start(for format: FormatDescription) throws -> Int { try FramePosition.start(startPosition, format) }

@@ -1,8 +1,8 @@
-import ProResCore
 import GPUKit
-import ProResPipeline
-import ProResDisplay
 import ProResCheck
+import ProResCore
+import ProResDisplay
+import ProResPipeline
 
 /// The CLI's words for an error: the library describes problems as data in
 /// words that name no option; here the cases that concern a command-line
@@ -15,32 +15,32 @@ enum ErrorWords {
         case let error as ProResDecodeError: return render(error)
         case let error as VulkanError: return render(error)
         case let error as ExpectRule.ParseError: return render(error)
-        case let DisplayError.noDisplay(why): return "play: no display: \(why)"
-        case let DisplayError.lost(why): return "play: the display went away: \(why)"
+        case DisplayError.noDisplay(let why): return "play: no display: \(why)"
+        case DisplayError.lost(let why): return "play: the display went away: \(why)"
         default: return "\(error)"
         }
     }
 
     static func render(_ error: ProResDecodeError) -> String {
         switch error {
-        case let .badRequest(request): return render(request)
-        case let .hardwareUnavailable(shortfall): return "no hardware decoder: " + render(shortfall)
-        case let .outputExists(path): return "cannot write '\(path)': already exists (pass --overwrite to replace it)"
-        case let .previewDirectory(path, reason): return "cannot write '\(path)': --previews: \(reason)"
+        case .badRequest(let request): return render(request)
+        case .hardwareUnavailable(let shortfall): return "no hardware decoder: " + render(shortfall)
+        case .outputExists(let path): return "cannot write '\(path)': already exists (pass --overwrite to replace it)"
+        case .previewDirectory(let path, let reason): return "cannot write '\(path)': --previews: \(reason)"
         default: return error.description
         }
     }
 
     static func render(_ request: BadRequest) -> String {
         switch request {
-        case let .startPastEnd(start, frames, container):
+        case .startPastEnd(let start, let frames, let container):
             return "--start \(start) is past the last frame (the \(container.rawValue) has \(frames) frames)"
-        case let .noFrame(at): return "--start \(at): the input has no frame \(at)"
-        case let .noSuchTrack(requested, path, streams, summary):
+        case .noFrame(let at): return "--start \(at): the input has no frame \(at)"
+        case .noSuchTrack(let requested, let path, let streams, let summary):
             return "--track \(requested): '\(path)' has \(streams) stream(s) (\(summary))"
-        case let .elementaryStreamHasOneTrack(requested):
+        case .elementaryStreamHasOneTrack(let requested):
             return "--track \(requested): a raw ProRes elementary stream has only track 0"
-        case let .invalidEffect(spec, why): return "invalid --effect '\(spec)': \(why)"
+        case .invalidEffect(let spec, let why): return "invalid --effect '\(spec)': \(why)"
         case .conversionNeedsPackedLayout:
             return "--vulkan converts y416 or v216 surfaces; --format native is the decoder's planar output"
         case .saveNeedsConversion: return "--save needs --vulkan (frames are saved as converted on the GPU)"
@@ -50,10 +50,12 @@ enum ErrorWords {
 
     static func render(_ shortfall: HardwareShortfall) -> String {
         switch shortfall {
-        case let .softwareDevice(name, kind):
-            return "\(name) is a \(kind) device, not hardware; drop --require-hardware to run the GPU decoder on it anyway"
-        case let .noMatchingDevice(selector, candidates):
-            return "no usable Vulkan device: " + VulkanError.noMatchingDevice(selector: selector, candidates: candidates).cliWords
+        case .softwareDevice(let name, let kind):
+            return
+                "\(name) is a \(kind) device, not hardware; drop --require-hardware to run the GPU decoder on it anyway"
+        case .noMatchingDevice(let selector, let candidates):
+            return "no usable Vulkan device: "
+                + VulkanError.noMatchingDevice(selector: selector, candidates: candidates).cliWords
         case .message: return shortfall.description
         }
     }
@@ -65,16 +67,16 @@ enum ErrorWords {
 
     static func render(_ error: ExpectRule.ParseError) -> String {
         switch error {
-        case let .emptyRuleInList(list): return "--expect '\(list)': empty rule (a doubled or trailing comma?)"
-        case let .invalidRule(rule, why): return "--expect rule '\(rule)': \(why)"
+        case .emptyRuleInList(let list): return "--expect '\(list)': empty rule (a doubled or trailing comma?)"
+        case .invalidRule(let rule, let why): return "--expect rule '\(rule)': \(why)"
         }
     }
 }
 
-private extension VulkanError {
+extension VulkanError {
     /// The reason part of `noMatchingDevice`, naming `--device`.
-    var cliWords: String {
-        guard case let .noMatchingDevice(selector, candidates) = self else { return description }
+    fileprivate var cliWords: String {
+        guard case .noMatchingDevice(let selector, let candidates) = self else { return description }
         return "--device \(selector) matches none of: " + candidates.joined(separator: ", ")
     }
 }

@@ -1,12 +1,11 @@
-import ProResCore
-import ProResFFmpeg
 import GPUKit
-import ProResGPU
-import ProResPipeline
-import ProResDisplay
-import ProResOptions
 import ProResBench
-
+import ProResCore
+import ProResDisplay
+import ProResFFmpeg
+import ProResGPU
+import ProResOptions
+import ProResPipeline
 
 /// The documented exit codes (docs/formats.md, `--help`). All are below 124 so they
 /// never collide with timeout(1) or the shell's own codes.
@@ -33,19 +32,32 @@ enum ExitCode: Int32, CaseIterable {
         switch self {
         case .success: return "success: every frame decoded cleanly"
         case .internalError: return "internal error (a bug: please report it)"
-        case .usage: return "usage error: unknown or malformed option, impossible request (--start past the end, --track out of range)"
+        case .usage:
+            return
+                "usage error: unknown or malformed option, impossible request (--start past the end, --track out of range)"
         case .inputUnreadable: return "input missing, unreadable, empty, or not a media file"
         case .notProRes: return "input readable but has no usable ProRes video track (or no valid ProRes frame header)"
-        case .damagedFrames: return "some frames were damaged, undecodable or missing (truncated input, a frame header the data contradicts); the rest of the output is complete and kept, and each bad frame is listed on stderr"
+        case .damagedFrames:
+            return
+                "some frames were damaged, undecodable or missing (truncated input, a frame header the data contradicts); the rest of the output is complete and kept, and each bad frame is listed on stderr"
         case .outputFailed: return "an output could not be written (nothing partial is left)"
-        case .decoderUnavailable: return "the decoder could not be set up, or the picture size, chroma format or alpha channel changed mid-stream (nothing partial is left)"
-        case .vulkanUnavailable: return "--vulkan/devices/roofline: no Vulkan loader, no usable device, a missing feature, or a shader that would not compile"
+        case .decoderUnavailable:
+            return
+                "the decoder could not be set up, or the picture size, chroma format or alpha channel changed mid-stream (nothing partial is left)"
+        case .vulkanUnavailable:
+            return
+                "--vulkan/devices/roofline: no Vulkan loader, no usable device, a missing feature, or a shader that would not compile"
         case .interrupted: return "interrupted by SIGINT/SIGTERM/SIGHUP (nothing partial is left)"
         case .checkFailed: return "check: at least one file failed"
         case .checkErrors: return "check: no file failed, but at least one could not be checked"
-        case .badEffectFile: return "--effect lut:FILE.cube: the file is missing, unreadable or malformed (one line with the file and line number; nothing is written)"
-        case .hardwareUnavailable: return "--require-hardware: no hardware Vulkan device can decode the input (lavapipe is not hardware)"
-        case .noDisplay: return "play: no display to show frames on (DISPLAY unset, no X server, or no Vulkan surface or queue that can present to it), or the display went away while playing"
+        case .badEffectFile:
+            return
+                "--effect lut:FILE.cube: the file is missing, unreadable or malformed (one line with the file and line number; nothing is written)"
+        case .hardwareUnavailable:
+            return "--require-hardware: no hardware Vulkan device can decode the input (lavapipe is not hardware)"
+        case .noDisplay:
+            return
+                "play: no display to show frames on (DISPLAY unset, no X server, or no Vulkan surface or queue that can present to it), or the display went away while playing"
         }
     }
 

@@ -33,18 +33,21 @@ enum FramePosition: Equatable, Sendable {
     /// whose first frame has time code `firstTimecode`.
     func startFrame(option: String, rate: (numerator: Int, denominator: Int)?, firstTimecode: String?) throws -> Int {
         switch self {
-        case let .frame(index): return index
-        case let .seconds(seconds):
+        case .frame(let index): return index
+        case .seconds(let seconds):
             // The first frame at or after that time, as `ffmpeg -ss` starts.
             let rate = try Self.rate(option, rate)
-            return try Self.whole(option, (seconds * Double(rate.numerator) / Double(rate.denominator) - 1e-9).rounded(.up))
-        case let .timecode(text):
+            return try Self.whole(
+                option, (seconds * Double(rate.numerator) / Double(rate.denominator) - 1e-9).rounded(.up))
+        case .timecode(let text):
             let rate = try Self.rate(option, rate)
             guard let firstTimecode, let first = SMPTETimecode(firstTimecode, rate: rate) else {
                 throw UsageError("\(option) \(text): the input has no time code; give a frame number or seconds")
             }
             guard let wanted = SMPTETimecode(text, rate: rate), wanted.dropFrame == first.dropFrame else {
-                throw UsageError("\(option) \(text): not a time code of this input (\(firstTimecode) at \(first.framesPerSecond) frames a second)")
+                throw UsageError(
+                    "\(option) \(text): not a time code of this input (\(firstTimecode) at \(first.framesPerSecond) frames a second)"
+                )
             }
             guard wanted.frameNumber >= first.frameNumber else {
                 throw UsageError("\(option) \(text): before the input's first frame (time code \(firstTimecode))")
@@ -56,17 +59,21 @@ enum FramePosition: Equatable, Sendable {
     /// How many frames a `--frames` names.
     func frameCount(option: String, rate: (numerator: Int, denominator: Int)?) throws -> Int {
         switch self {
-        case let .frame(count): return count
-        case let .seconds(seconds):
+        case .frame(let count): return count
+        case .seconds(let seconds):
             let rate = try Self.rate(option, rate)
             // The frames that start before that time, as `ffmpeg -t` keeps.
-            return try Self.whole(option, (seconds * Double(rate.numerator) / Double(rate.denominator) - 1e-9).rounded(.up))
+            return try Self.whole(
+                option, (seconds * Double(rate.numerator) / Double(rate.denominator) - 1e-9).rounded(.up))
         case .timecode:
-            throw UsageError("\(option) is a length: a number of frames or seconds (12.5s or 00:00:12.5), not a time code")
+            throw UsageError(
+                "\(option) is a length: a number of frames or seconds (12.5s or 00:00:12.5), not a time code")
         }
     }
 
-    private static func rate(_ option: String, _ rate: (numerator: Int, denominator: Int)?) throws -> (numerator: Int, denominator: Int) {
+    private static func rate(_ option: String, _ rate: (numerator: Int, denominator: Int)?) throws -> (
+        numerator: Int, denominator: Int
+    ) {
         guard let rate, rate.numerator > 0, rate.denominator > 0 else {
             throw UsageError("\(option): the input's frame rate is unknown; give a frame number")
         }
@@ -75,20 +82,28 @@ enum FramePosition: Equatable, Sendable {
 
     /// Frames as a whole number a run can count to.
     private static func whole(_ option: String, _ frames: Double) throws -> Int {
-        guard frames.isFinite, frames < Double(Int32.max) else { throw UsageError("\(option): more frames than a stream can hold") }
+        guard frames.isFinite, frames < Double(Int32.max) else {
+            throw UsageError("\(option): more frames than a stream can hold")
+        }
         return max(0, Int(frames))
     }
 
     private static func decimal(_ text: String) -> Double? {
-        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(text), value.isFinite else { return nil }
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(text),
+            value.isFinite
+        else { return nil }
         return value
     }
 
     /// `[[HH:]MM:]SS[.fff]` with at least one colon.
     private static func clock(_ text: String) -> Double? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard (2...3).contains(parts.count), let last = parts.last, let seconds = decimal(last), seconds < 60 else { return nil }
-        let whole = parts.dropLast().compactMap { $0.allSatisfy(\.isASCII) ? Int($0) : nil }.filter { (0..<1_000_000).contains($0) }
+        guard (2...3).contains(parts.count), let last = parts.last, let seconds = decimal(last), seconds < 60 else {
+            return nil
+        }
+        let whole = parts.dropLast().compactMap { $0.allSatisfy(\.isASCII) ? Int($0) : nil }.filter {
+            (0..<1_000_000).contains($0)
+        }
         guard whole.count == parts.count - 1, whole.count == 1 || whole[1] < 60 else { return nil }
         return Double(whole.reduce(0) { $0 * 60 + $1 } * 60) + seconds
     }
@@ -98,7 +113,9 @@ enum FramePosition: Equatable, Sendable {
         let separators = String(text.filter { $0 == ":" || $0 == ";" })
         guard separators == ":::" || separators == "::;" else { return nil }
         let fields = text.split(whereSeparator: { $0 == ":" || $0 == ";" })
-        guard fields.count == 4, fields.allSatisfy({ !$0.isEmpty && $0.count <= 6 && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return nil }
+        guard fields.count == 4,
+            fields.allSatisfy({ !$0.isEmpty && $0.count <= 6 && $0.allSatisfy { $0.isASCII && $0.isNumber } })
+        else { return nil }
         return FramePosition.timecode(text)
     }
 }
@@ -127,9 +144,9 @@ extension FramePosition {
 extension FramePosition: CustomStringConvertible {
     var description: String {
         switch self {
-        case let .frame(index): return "\(index)"
-        case let .seconds(seconds): return "\(seconds)s"
-        case let .timecode(text): return text
+        case .frame(let index): return "\(index)"
+        case .seconds(let seconds): return "\(seconds)s"
+        case .timecode(let text): return text
         }
     }
 }

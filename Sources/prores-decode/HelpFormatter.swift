@@ -1,5 +1,5 @@
-import ProResOptions
 import HostSupport
+import ProResOptions
 
 /// Lays command tables out as the text people read: help screens and usage
 /// lines, all at one width, so no help text is wrapped by hand.
@@ -65,7 +65,8 @@ enum HelpFormatter {
         guard label.count + 2 <= column, let first = wrapped.first else {
             return [label] + wrapped.map { pad + $0 }
         }
-        return [label.padding(toLength: column, withPad: " ", startingAt: 0) + first] + wrapped.dropFirst().map { pad + $0 }
+        return [label.padding(toLength: column, withPad: " ", startingAt: 0) + first]
+            + wrapped.dropFirst().map { pad + $0 }
     }
 
     /// Greedy word wrap of each line of `text` that is too long, its

@@ -1,29 +1,40 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
-import ProResGPU
-import ProResPipeline
-import ProResOptions
+import HostSupport
 import ProResCheck
-
+import ProResCore
+import ProResFFmpeg
+import ProResGPU
+import ProResOptions
+import ProResPipeline
 
 /// `prores-decode info INPUT...`: the format description,
 /// each colour tag with where it came from.
 enum InfoCommand: Command {
     static let spec = CommandSpec(
         name: "info", operands: "INPUT...", summary: "the format and where each colour tag came from",
-        sections: [OptionSection(heading: "OPTIONS", options: [
-            .input,
-            OptionSpec("--json", help: "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs"),
-            OptionSpec("--track", value: "N", range: .integer(0...Int(Int32.max)), help: "stream index of the ProRes track (default: the first)"),
-            .verbose("also show FFmpeg's own diagnostics"),
-        ])],
-        about: "Prints the format description of each INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
+        sections: [
+            OptionSection(
+                heading: "OPTIONS",
+                options: [
+                    .input,
+                    OptionSpec(
+                        "--json",
+                        help:
+                            "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs"
+                    ),
+                    OptionSpec(
+                        "--track", value: "N", range: .integer(0...Int(Int32.max)),
+                        help: "stream index of the ProRes track (default: the first)"),
+                    .verbose("also show FFmpeg's own diagnostics"),
+                ])
+        ],
+        about:
+            "Prints the format description of each INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
             + "sample aspect ratio, frame rate, time base, frame count, duration, time code, bit depth, chroma, alpha, field order, "
             + "native format, each colour tag with its source (bitstream, container or fallback), and HDR mastering metadata. "
             + "With --json one input prints one object and several print an array of them, in the order given; "
-            + "an input that cannot be read is reported on stderr, the others are still printed, and the exit status is that error's.")
+            + "an input that cannot be read is reported on stderr, the others are still printed, and the exit status is that error's."
+    )
 
     struct Arguments: CommandArguments {
         let inputs: [String]
@@ -33,8 +44,12 @@ enum InfoCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             // `-i INPUT` (ffmpeg's spelling) names exactly one input.
-            inputs = parsed.positionals.count > 1 && parsed.string("-i") == nil ? try parsed.operands("input file") : [try parsed.input()]
-            if inputs.filter({ $0 == "-" }).count > 1 { throw UsageError("'-' given twice: stdin can be read only once") }
+            inputs =
+                parsed.positionals.count > 1 && parsed.string("-i") == nil
+                ? try parsed.operands("input file") : [try parsed.input()]
+            if inputs.filter({ $0 == "-" }).count > 1 {
+                throw UsageError("'-' given twice: stdin can be read only once")
+            }
             json = parsed.flag("--json")
             track = try parsed.integer("--track")
             verbose = parsed.flag("--verbose")
@@ -73,7 +88,9 @@ enum InfoCommand: Command {
                 description.notes += changes
                 described.append(description.json)
             } else {
-                try Console.standardOutput((many && !described.isEmpty ? "\n" : "") + text(format, path: URLCredentials.shown(input), notes: changes))
+                try Console.standardOutput(
+                    (many && !described.isEmpty ? "\n" : "")
+                        + text(format, path: URLCredentials.shown(input), notes: changes))
                 described.append(input)
             }
         }
@@ -85,7 +102,10 @@ enum InfoCommand: Command {
 
     static func text(_ f: FormatDescription, path: String, notes: [String] = []) -> String {
         func tag(_ t: Tagged<ColorCode>) -> String { ColorTags.words(t) }
-        let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" } ?? "unknown"
+        let rate =
+            f.frameRate.map {
+                "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)"
+            } ?? "unknown"
         var lines = [
             "file:         \(TerminalText.escaped(path))",
             "container:    \(f.containerName), track \(f.trackIndex)",

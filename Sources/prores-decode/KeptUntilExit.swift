@@ -1,7 +1,7 @@
 import Foundation
+import ProResCheck
 import ProResGPU
 import ProResPipeline
-import ProResCheck
 
 /// Objects the command line keeps until the process exits, never releasing
 /// them: GPU devices and the decoders they hold. Releasing them frees every

@@ -4,8 +4,11 @@ import HostSupport
 /// block, both assembled from the command tables.
 enum MainHelp {
     static var text: String {
-        [tagline, commandList, HelpFormatter.optionList(DecodeCommand.spec), HelpFormatter.prose(DecodeCommand.spec.epilogue), exitCodes]
-            .joined(separator: "\n\n") + "\n"
+        [
+            tagline, commandList, HelpFormatter.optionList(DecodeCommand.spec),
+            HelpFormatter.prose(DecodeCommand.spec.epilogue), exitCodes,
+        ]
+        .joined(separator: "\n\n") + "\n"
     }
 
     /// README.md's `## Usage` block, fences included: every command with every
@@ -18,23 +21,33 @@ enum MainHelp {
     static let tagline = "prores-decode: decode Apple ProRes into Apple's y416/v216 layouts"
 
     /// What the tool itself answers, without a command.
-    private static let topLevel = [(usage: "prores-decode COMMAND --help", summary: "that command's options and output"),
-                                   (usage: "prores-decode --help | --version", summary: "")]
+    private static let topLevel = [
+        (usage: "prores-decode COMMAND --help", summary: "that command's options and output"),
+        (usage: "prores-decode --help | --version", summary: ""),
+    ]
 
     /// One line per command: its name, operands and what it is for.
     private static var commandList: String {
-        let rows = CommandLineTool.commands.map { command -> (usage: String, summary: String) in
-            let spec = command.spec
-            return ([spec.invocation, spec.operands, spec.options.isEmpty ? "" : "[options]"].filter { !$0.isEmpty }.joined(separator: " "),
-                    spec.summary)
-        } + topLevel
+        let rows =
+            CommandLineTool.commands.map { command -> (usage: String, summary: String) in
+                let spec = command.spec
+                return (
+                    [spec.invocation, spec.operands, spec.options.isEmpty ? "" : "[options]"].filter { !$0.isEmpty }
+                        .joined(separator: " "),
+                    spec.summary
+                )
+            } + topLevel
         let column = rows.map { $0.usage.count + 4 }.max() ?? 0
-        return (["USAGE"] + rows.flatMap { HelpFormatter.columns("  " + $0.usage, $0.summary, at: column) }).joined(separator: "\n")
+        return (["USAGE"] + rows.flatMap { HelpFormatter.columns("  " + $0.usage, $0.summary, at: column) }).joined(
+            separator: "\n")
     }
 
     /// One line per code, never wrapped: scripts read this table.
     static var exitCodes: String {
-        (["EXIT CODES"] + ExitCode.allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0)) \($0.meaning)" })
+        (["EXIT CODES"]
+            + ExitCode.allCases.map {
+                "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0)) \($0.meaning)"
+            })
             .joined(separator: "\n")
     }
 }

@@ -5,41 +5,54 @@ extension MergeCommand {
     static let spec = CommandSpec(
         name: "merge", operands: "REPORT.json...", summary: "join the shard reports of one check into one",
         sections: [
-            OptionSection(heading: "OUTPUTS", options: [
-                OptionSpec("--report", value: "FILE|-", help: "the merged JSON report: every shard's file lines, in path order, and the totals"),
-                OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
-                OptionSpec("--html", value: "FILE|-",
-                           help: "a page to look at: verdicts, reasons, formats and --previews pictures linked relative to FILE's "
-                               + "directory (per-frame graphs stay on each shard's own page)"),
-                OptionSpec("--write-golden", value: "FILE|-",
-                           help: "join the shards' golden files: each is found beside its report, under the name the shard's "
-                               + "--write-golden gave it"),
-                OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file"),
-                OptionSpec("-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either"),
-            ]),
-            OptionSection(heading: "INPUTS", options: [
-                OptionSpec("--list", value: "FILE",
-                           help: "the list the shards checked (check --list FILE): when a shard's report is missing, each of "
-                               + "its files is named on stderr (the list must give the digest the shards recorded)"),
-            ]),
+            OptionSection(
+                heading: "OUTPUTS",
+                options: [
+                    OptionSpec(
+                        "--report", value: "FILE|-",
+                        help: "the merged JSON report: every shard's file lines, in path order, and the totals"),
+                    OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
+                    OptionSpec(
+                        "--html", value: "FILE|-",
+                        help:
+                            "a page to look at: verdicts, reasons, formats and --previews pictures linked relative to FILE's "
+                            + "directory (per-frame graphs stay on each shard's own page)"),
+                    OptionSpec(
+                        "--write-golden", value: "FILE|-",
+                        help:
+                            "join the shards' golden files: each is found beside its report, under the name the shard's "
+                            + "--write-golden gave it"),
+                    OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file"),
+                    OptionSpec(
+                        "-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either"),
+                ]),
+            OptionSection(
+                heading: "INPUTS",
+                options: [
+                    OptionSpec(
+                        "--list", value: "FILE",
+                        help:
+                            "the list the shards checked (check --list FILE): when a shard's report is missing, each of "
+                            + "its files is named on stderr (the list must give the digest the shards recorded)")
+                ]),
         ],
         about: """
-        Reads the JSON reports (--report) of the shards of one check run and proves \
-        they are one run's (the same options, the same file list, the same shard count, \
-        each shard once) and that together they cover the list exactly once (no file \
-        twice, each in the shard its key belongs to); then writes one report as \
-        check would have for the whole list. Relative preview paths are taken as \
-        relative to each report's directory: keep a shard's report, golden file and \
-        previews together as check wrote them.
-        """,
+            Reads the JSON reports (--report) of the shards of one check run and proves \
+            they are one run's (the same options, the same file list, the same shard count, \
+            each shard once) and that together they cover the list exactly once (no file \
+            twice, each in the shard its key belongs to); then writes one report as \
+            check would have for the whole list. Relative preview paths are taken as \
+            relative to each report's directory: keep a shard's report, golden file and \
+            previews together as check wrote them.
+            """,
         epilogue: """
-        Exit status: as check's: 0 every file passed; 10 at least one failed; 11 none \
-        failed but at least one could not be checked; 2 the reports are not one run's \
-        shards, or miss or repeat files (each problem named on stderr, nothing written); \
-        3 a report or golden file is missing or unreadable, or a report fails its checks (a \
-        file line not as check writes it, a status word its errors, failed rules and golden \
-        result contradict, file lines that do not give its files_digest, totals that are not \
-        its lines'): one line names the report and the file, nothing is written; 6 an output \
-        could not be written.
-        """)
+            Exit status: as check's: 0 every file passed; 10 at least one failed; 11 none \
+            failed but at least one could not be checked; 2 the reports are not one run's \
+            shards, or miss or repeat files (each problem named on stderr, nothing written); \
+            3 a report or golden file is missing or unreadable, or a report fails its checks (a \
+            file line not as check writes it, a status word its errors, failed rules and golden \
+            result contradict, file lines that do not give its files_digest, totals that are not \
+            its lines'): one line names the report and the file, nothing is written; 6 an output \
+            could not be written.
+            """)
 }

@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResOptions
 import ProResPipeline
 
@@ -86,8 +86,9 @@ enum OutputSafety {
                 throw sameAsInput(output, input)
             }
             if let (other, _) = earlier.first(where: { $0.1 == identity }) {
-                throw UsageError("\(other.name) '\(other.path)' and \(output.name) '\(output.path)' are the same file:"
-                                 + " each output needs a file of its own")
+                throw UsageError(
+                    "\(other.name) '\(other.path)' and \(output.name) '\(output.path)' are the same file:"
+                        + " each output needs a file of its own")
             }
             earlier.append((output, identity))
         }
@@ -103,26 +104,32 @@ enum OutputSafety {
 
     private static func sameAsInput(_ output: CommandFiles.Named, _ input: CommandFiles.Named) -> UsageError {
         let shown = input.path == "-" ? "stdin" : "'\(input.path)'"
-        return UsageError("\(output.name) '\(output.path)' is the same file as \(input.name) \(shown):"
-                          + " an output never replaces an input, even with -y")
+        return UsageError(
+            "\(output.name) '\(output.path)' is the same file as \(input.name) \(shown):"
+                + " an output never replaces an input, even with -y")
     }
 
     /// stdout and stderr redirected onto an input (`1<>clip.mov`,
     /// `2>>clip.mov`), or stdout onto a file another output replaces.
     /// Outputs that name stdout itself (`-`, `/dev/stdout`) are stdout.
-    private static func streamClashes(inputs: [(CommandFiles.Named, FileIdentity)], outputs: [CommandFiles.Named]) throws {
+    private static func streamClashes(inputs: [(CommandFiles.Named, FileIdentity)], outputs: [CommandFiles.Named])
+        throws
+    {
         for (stream, descriptor) in [("stdout", STDOUT_FILENO), ("stderr", STDERR_FILENO)] {
             guard let identity = FileIdentity(descriptor: descriptor) else { continue }
             if let (input, _) = inputs.first(where: { $0.1 == identity }) {
                 // The line would land in the input itself: it goes nowhere.
                 if descriptor == STDERR_FILENO { silenceStandardError() }
-                throw UsageError("\(stream) is the same file as \(input.name) '\(input.path)':"
-                                 + " an output never replaces an input, even with -y")
+                throw UsageError(
+                    "\(stream) is the same file as \(input.name) '\(input.path)':"
+                        + " an output never replaces an input, even with -y")
             }
             guard descriptor == STDOUT_FILENO else { continue }
             for output in outputs where isFile(output) && DescriptorNames.descriptor(output.path) != STDOUT_FILENO {
                 if FileIdentity(output.path) == identity {
-                    throw UsageError("stdout and \(output.name) '\(output.path)' are the same file: each output needs a file of its own")
+                    throw UsageError(
+                        "stdout and \(output.name) '\(output.path)' are the same file: each output needs a file of its own"
+                    )
                 }
             }
         }
@@ -137,7 +144,9 @@ enum OutputSafety {
     }
 
     /// An input that is one of the names a folder output may write.
-    private static func folderClashes(_ folders: [CommandFiles.Folder], inputs: [(CommandFiles.Named, FileIdentity)]) throws {
+    private static func folderClashes(_ folders: [CommandFiles.Folder], inputs: [(CommandFiles.Named, FileIdentity)])
+        throws
+    {
         for folder in folders {
             guard let names = Directories.names(folder.path) else { continue }
             for name in names.sorted() where folder.writes(name) {
@@ -179,7 +188,9 @@ enum FileIdentity: Equatable {
     init(_ path: String) {
         var info = stat()
         if PathBytes.withCString(path, { stat($0, &info) }) == 0 {
-            self = info.st_mode & S_IFMT == S_IFCHR ? .device : .inode(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            self =
+                info.st_mode & S_IFMT == S_IFCHR
+                ? .device : .inode(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         } else {
             self = .path(Self.resolved(path))
         }

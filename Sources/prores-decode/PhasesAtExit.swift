@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResPipeline
 
 /// `--phases`: the phase report (`PhaseReport`), written once the process

@@ -1,9 +1,9 @@
 import Foundation
-import ProResCore
 import GPUKit
+import ProResCore
 import ProResGPU
-import ProResPipeline
 import ProResOptions
+import ProResPipeline
 import ProResPlayback
 
 extension PlayCommand {
@@ -33,12 +33,16 @@ extension PlayCommand {
             if let text = parsed.string("--rate"), let problem = FrameRate.problem(parsing: text) {
                 throw UsageError("invalid value '\(text)' for --rate: \(problem)")
             }
-            rate = try parsed.value("--rate", expected: "frames per second from 1 to 1000 (25, 29.97 or 30000/1001)", FrameRate.init(parsing:))
+            rate = try parsed.value(
+                "--rate", expected: "frames per second from 1 to 1000 (25, 29.97 or 30000/1001)",
+                FrameRate.init(parsing:))
             fullscreen = parsed.flag("--fullscreen")
             hud = parsed.flag("--hud")
             json = parsed.flag("--json")
             verbose = parsed.flag("--verbose")
-            decoderChoice = try parsed.value("--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:)) ?? .auto
+            decoderChoice =
+                try parsed.value(
+                    "--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:)) ?? .auto
             device = parsed.string("--device")
             try OptionSpec.checkSingleDevice(device)
             effectSpecs = parsed.strings("--effect")
@@ -51,8 +55,10 @@ extension PlayCommand {
 
         /// What the play session itself reads.
         var session: PlaySession.Arguments {
-            PlaySession.Arguments(paused: paused, loop: loop, hud: hud, decoderChoice: decoderChoice, device: device, validation: validation,
-                                  referenceWhite: referenceWhite)
+            PlaySession.Arguments(
+                paused: paused, loop: loop, hud: hud, decoderChoice: decoderChoice, device: device,
+                validation: validation,
+                referenceWhite: referenceWhite)
         }
 
         func files() -> CommandFiles {

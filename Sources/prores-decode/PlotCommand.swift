@@ -1,21 +1,27 @@
 import Foundation
-import ProResCore
 import HostSupport
-import ProResPipeline
-import ProResOptions
 import ProResBench
+import ProResCore
+import ProResOptions
+import ProResPipeline
 
 /// `prores-decode plot TIMING.jsonl -o FILE.svg`: a `--timing` log drawn as
 /// one SVG chart (`TimingPlot`), written atomically.
 enum PlotCommand: Command {
     static let spec = CommandSpec(
         name: "plot", operands: "TIMING.jsonl", summary: "draw a --timing log as an SVG chart",
-        sections: [OptionSection(heading: "OPTIONS", options: [
-            OptionSpec("-o", "--output", value: "FILE.svg|-", help: "where the SVG goes (required; - for stdout)"),
-            OptionSpec("--title", value: "TEXT", help: "the chart's title (default: the log's file name)"),
-            .overwrite, .noOverwrite,
-        ])],
-        about: "Reads a log written by --timing (- reads stdin) and draws each frame's stages stacked (demux, decode, pack, "
+        sections: [
+            OptionSection(
+                heading: "OPTIONS",
+                options: [
+                    OptionSpec(
+                        "-o", "--output", value: "FILE.svg|-", help: "where the SVG goes (required; - for stdout)"),
+                    OptionSpec("--title", value: "TEXT", help: "the chart's title (default: the log's file name)"),
+                    .overwrite, .noOverwrite,
+                ])
+        ],
+        about:
+            "Reads a log written by --timing (- reads stdin) and draws each frame's stages stacked (demux, decode, pack, "
             + "output, then the GPU stages when there are any), its latency as a line, the latency's p50, p95 and p99 as dashed "
             + "lines, and damaged, failed and, with --realtime, late and dropped frames marked under the frame axis.")
 
@@ -28,7 +34,9 @@ enum PlotCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             log = try parsed.single("a --timing log to plot")
-            guard let output = parsed.string("--output") else { throw UsageError("plot needs -o FILE.svg (or -o - for stdout)") }
+            guard let output = parsed.string("--output") else {
+                throw UsageError("plot needs -o FILE.svg (or -o - for stdout)")
+            }
             self.output = output
             title = parsed.string("--title")
             overwrite = parsed.flag("--overwrite")
@@ -36,7 +44,9 @@ enum PlotCommand: Command {
         }
 
         func validate() throws {
-            if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
+            if overwrite && noOverwrite {
+                throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other")
+            }
             if output.isEmpty { throw UsageError("-o needs a file name") }
         }
 

@@ -5,8 +5,10 @@ enum ProgressText {
     /// known is left out: the total (and with it % and ETA), the rate before
     /// any time has passed, the realtime factor without a media frame rate.
     /// `rateUnit` nil: no rate at all (`file 3/10 30% ETA 0:12`).
-    static func line(unit: String, done: Int, total: Int?, seconds: Double, rateUnit: String? = "fps",
-                     mediaFrameRate: Double? = nil) -> String {
+    static func line(
+        unit: String, done: Int, total: Int?, seconds: Double, rateUnit: String? = "fps",
+        mediaFrameRate: Double? = nil
+    ) -> String {
         var parts = [unit + " \(done)" + (total.map { "/\($0)" } ?? "")]
         if let total, total > 0 { parts.append("\(min(100, done * 100 / total))%") }
         let rate = seconds > 0 && done > 0 ? Double(done) / seconds : nil
@@ -14,7 +16,9 @@ enum ProgressText {
             parts.append(number(rate) + " " + rateUnit)
             if let mediaFrameRate, mediaFrameRate > 0 { parts.append(number(rate / mediaFrameRate) + "x realtime") }
         }
-        if let total, let rate, done < total { parts.append("ETA " + duration((Double(total - done) / rate).rounded(.up))) }
+        if let total, let rate, done < total {
+            parts.append("ETA " + duration((Double(total - done) / rate).rounded(.up)))
+        }
         return parts.joined(separator: " ")
     }
 

@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
-import ProResCore
 import HostSupport
-import ProResPipeline
 import ProResCheck
+import ProResCore
+import ProResPipeline
 
 /// The reader of what an earlier `check` wrote and a later command reads
 /// back: a shard report (`merge`, `check --resume`) and the golden file
@@ -19,7 +19,8 @@ enum ReportInput {
     static func bytes(_ path: String, what: String) throws -> [UInt8] {
         let fd = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): " + (errno == ENOENT ? "no such file" : String(cString: strerror(errno))))
+            throw ProResDecodeError.inputUnreadable(
+                path: path, reason: "\(what): " + (errno == ENOENT ? "no such file" : String(cString: strerror(errno))))
         }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         var info = stat()
@@ -28,7 +29,8 @@ enum ReportInput {
             throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): \(kind), not a report")
         }
         guard Int(info.st_size) <= maximumBytes else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): larger than \(maximumBytes >> 30) GiB, not a report")
+            throw ProResDecodeError.inputUnreadable(
+                path: path, reason: "\(what): larger than \(maximumBytes >> 30) GiB, not a report")
         }
         // Bounded again while reading: the file may grow after the check.
         let data: Data
@@ -36,7 +38,8 @@ enum ReportInput {
             throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): \(error.localizedDescription)")
         }
         guard data.count <= maximumBytes else {
-            throw ProResDecodeError.inputUnreadable(path: path, reason: "\(what): larger than \(maximumBytes >> 30) GiB, not a report")
+            throw ProResDecodeError.inputUnreadable(
+                path: path, reason: "\(what): larger than \(maximumBytes >> 30) GiB, not a report")
         }
         return [UInt8](data)
     }

@@ -1,6 +1,6 @@
+import GPUKit
 import ProResCore
 import ProResFFmpeg
-import GPUKit
 
 /// `prores-decode --version`: our version and every library a decode depends
 /// on, compiled and loaded, so a bug report says which FFmpeg and Vulkan ran.

@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResPipeline
 
 // Start-up is measured from here.

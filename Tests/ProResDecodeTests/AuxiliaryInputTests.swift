@@ -1,9 +1,10 @@
 import Foundation
-@testable import ProResCore
-@testable import HostSupport
-@testable import ProResPipeline
-@testable import ProResCheck
 import XCTest
+
+@testable import HostSupport
+@testable import ProResCheck
+@testable import ProResCore
+@testable import ProResPipeline
 
 /// Golden files, LUTs and timing logs read through one bounded reader
 /// (docs/inputs.md): a directory, device or socket is refused by type, an
@@ -40,7 +41,8 @@ final class AuxiliaryInputTests: XCTestCase {
         for (what, bytes) in [("zeros", Data(count: 4 << 20)), ("random bytes", noise)] {
             let file = dir.appendingPathComponent(what)
             try bytes.write(to: file)
-            let result = try runTool(["check", Repo.fixture("hq.mov"), "--golden", "-"], stdinPath: file.path, timeout: 30)
+            let result = try runTool(
+                ["check", Repo.fixture("hq.mov"), "--golden", "-"], stdinPath: file.path, timeout: 30)
             Hostile.assertExit(result, 3, "--golden - < \(what)")
             assertSingleError(result, mentions: ["stdin", "golden file", "line 1"], "--golden - < \(what)")
         }
@@ -50,11 +52,15 @@ final class AuxiliaryInputTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         let logs = dir.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: false)
-        for (arguments, stdinPath) in [(["plot", "-", "-o", "out.svg"], logs.path), (["plot", "logs", "-o", "out.svg"], nil)] {
+        for (arguments, stdinPath) in [
+            (["plot", "-", "-o", "out.svg"], logs.path), (["plot", "logs", "-o", "out.svg"], nil),
+        ] {
             let result = try runTool(arguments, stdinPath: stdinPath, in: dir, timeout: 30)
             Hostile.assertExit(result, 3, "\(arguments)")
             assertSingleError(result, mentions: ["is a directory"], "\(arguments)")
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["logs"], "\(arguments) left a file behind")
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: dir.path), ["logs"],
+                "\(arguments) left a file behind")
         }
     }
 
@@ -68,7 +74,10 @@ final class AuxiliaryInputTests: XCTestCase {
         writer.executableURL = URL(fileURLWithPath: "/bin/sh")
         writer.arguments = ["-c", "exec cat /dev/zero > \"$0\"", fifo]
         try writer.run()
-        defer { if writer.isRunning { kill(writer.processIdentifier, SIGKILL) }; writer.waitUntilExit() }
+        defer {
+            if writer.isRunning { kill(writer.processIdentifier, SIGKILL) }
+            writer.waitUntilExit()
+        }
         XCTAssertThrowsError(try GoldenFile.input.read(fifo)) { error in
             XCTAssertEqual((error as? AuxiliaryInput.Refusal)?.line, 1, "\(error)")
         }
@@ -77,7 +86,8 @@ final class AuxiliaryInputTests: XCTestCase {
     func testLineAndSizeBounds() throws {
         let dir = try makeTemporaryDirectory(self)
         let long = dir.appendingPathComponent("long.golden")
-        try Data(("0 " + String(repeating: "a", count: 64) + " " + String(repeating: "x", count: 70_000) + "\n").utf8).write(to: long)
+        try Data(("0 " + String(repeating: "a", count: 64) + " " + String(repeating: "x", count: 70_000) + "\n").utf8)
+            .write(to: long)
         XCTAssertThrowsError(try GoldenFile.input.read(long.path)) { error in
             XCTAssertEqual((error as? AuxiliaryInput.Refusal)?.line, 1)
             XCTAssertTrue("\(error)".contains("longer than 65536 bytes"), "\(error)")
@@ -104,7 +114,8 @@ final class AuxiliaryInputTests: XCTestCase {
     func testEveryKindReadsItsOwnFiles() throws {
         let dir = try makeTemporaryDirectory(self)
         let golden = dir.appendingPathComponent("g.txt")
-        try Data("# prores-decode check golden v2\n0 \(String(repeating: "0f", count: 32)) clip with spaces.mov\n".utf8).write(to: golden)
+        try Data("# prores-decode check golden v2\n0 \(String(repeating: "0f", count: 32)) clip with spaces.mov\n".utf8)
+            .write(to: golden)
         XCTAssertEqual(try GoldenFile.input.read(golden.path).count, try Data(contentsOf: golden).count)
         let cube = dir.appendingPathComponent("l.cube")
         try Data("\u{FEFF}TITLE \"t\"\r\nLUT_3D_SIZE 2\r\n# c\r\n0 0 0\r\n-1e-3 .5 1\r\n".utf8).write(to: cube)

@@ -1,9 +1,10 @@
 import Foundation
+import XCTest
+
 @testable import GPUKit
+@testable import HostSupport
 @testable import ProResFFmpeg
 @testable import ProResGPU
-import XCTest
-@testable import HostSupport
 
 /// `bench`'s link ceiling on the gpu decoder: the bytes a frame takes to
 /// the device against the packets FFmpeg reads from the file and the slices
@@ -12,11 +13,19 @@ import XCTest
 final class BenchLinkCeilingTests: XCTestCase {
     /// Each packet of the clip's video track, as FFmpeg's demuxer gives it.
     private func packets(_ clip: String) throws -> [Data] {
-        let sizes = try runProgram("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
-                                                        "-of", "csv=p=0", Repo.fixture(clip)])
+        let sizes = try runProgram(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
+                "-of", "csv=p=0", Repo.fixture(clip),
+            ])
         XCTAssertEqual(sizes.status, 0, sizes.stderr)
-        let lengths = sizes.stdoutText.split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        let copy = try runProgram("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture(clip), "-map", "0:v:0", "-c", "copy", "-f", "data", "-"])
+        let lengths = sizes.stdoutText.split(whereSeparator: \.isNewline).compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces))
+        }
+        let copy = try runProgram(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-i", Repo.fixture(clip), "-map", "0:v:0", "-c", "copy", "-f", "data", "-"])
         XCTAssertEqual(copy.status, 0, copy.stderr)
         XCTAssertEqual(copy.stdout.count, lengths.reduce(0, +), "\(clip): the stream copy holds exactly the packets")
         var offset = copy.stdout.startIndex
@@ -35,7 +44,8 @@ final class BenchLinkCeilingTests: XCTestCase {
         func be32(_ at: Int) -> Int { be16(at) << 16 | be16(at + 2) }
         let headerSize = be16(8)
         let interlaced = (bytes[8 + 12] >> 2) & 3 != 0
-        var picture = 8 + headerSize, count = 0
+        var picture = 8 + headerSize
+        var count = 0
         for _ in 0..<(interlaced ? 2 : 1) {
             count += be16(picture + 5)
             picture += be32(picture + 1)
@@ -49,15 +59,19 @@ final class BenchLinkCeilingTests: XCTestCase {
             XCTAssertGreaterThan(frames.count, 1, clip)
             // Whole loops of the clip, so that every sample counts the same.
             let timed = 4 * frames.count
-            let result = try runTool(["bench", Repo.fixture(clip), "--decoders", "cpu,gpu", "--frames", "\(timed)", "--json"], timeout: 300)
+            let result = try runTool(
+                ["bench", Repo.fixture(clip), "--decoders", "cpu,gpu", "--frames", "\(timed)", "--json"], timeout: 300)
             XCTAssertEqual(result.status, 0, result.stderr)
-            let report = try XCTUnwrap((try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])?.first)
+            let report = try XCTUnwrap(
+                (try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])?.first)
             let results = try XCTUnwrap(report["results"] as? [[String: Any]])
             let cpu = try XCTUnwrap(results.first { $0["decoder"] as? String == "cpu" })
             let gpu = try XCTUnwrap(results.first { $0["decoder"] as? String == "gpu" })
             XCTAssertTrue(cpu["link"] is NSNull, "\(clip): a CPU decoder has no link: \(cpu)")
             let link = try XCTUnwrap(gpu["link"] as? [String: Any], "\(clip): \(gpu)")
-            func number(_ key: String) throws -> Double { try XCTUnwrap((link[key] as? NSNumber)?.doubleValue, "\(clip) link.\(key)") }
+            func number(_ key: String) throws -> Double {
+                try XCTUnwrap((link[key] as? NSNumber)?.doubleValue, "\(clip) link.\(key)")
+            }
 
             // The samples are the file's packets, byte for byte.
             let sampleBytes = Double(frames.reduce(0) { $0 + $1.count }) / Double(frames.count)
@@ -75,7 +89,9 @@ final class BenchLinkCeilingTests: XCTestCase {
 
             // The ceiling from the bandwidth and the bytes, the share from the fps and the ceiling,
             // each within the rounding of the numbers printed.
-            let bandwidth = try number("bytes_per_second"), ceiling = try number("ceiling_fps"), share = try number("share")
+            let bandwidth = try number("bytes_per_second")
+            let ceiling = try number("ceiling_fps")
+            let share = try number("share")
             let fps = try XCTUnwrap((gpu["fps"] as? NSNumber)?.doubleValue)
             XCTAssertGreaterThan(bandwidth, 0, clip)
             XCTAssertEqual(ceiling, bandwidth / bytesPerFrame, accuracy: 0.05 + ceiling * 0.05 / bytesPerFrame, clip)
@@ -94,10 +110,13 @@ final class BenchLinkCeilingTests: XCTestCase {
         let frames = try packets("hq.mov")
         let sampleBytes = frames.reduce(0) { $0 + $1.count }
         let staged = frames.reduce(0) { $0 + ($1.count + 64 + 3) / 4 * 4 - $1.count }
-        for (upload, padding) in [(UploadPath.fromSampleMemory, 64 * frames.count), (.copy, staged), (.direct, staged)] {
+        for (upload, padding) in [(UploadPath.fromSampleMemory, 64 * frames.count), (.copy, staged), (.direct, staged)]
+        {
             let source = try openSampleSource(Repo.fixture("hq.mov"))
-            let session = try GPUDecodeSession(format: source.format, context: context, kernels: kernels,
-                                               configuration: .init(framesPerBatch: 2, readback: false, upload: upload)) { _ in }
+            let session = try GPUDecodeSession(
+                format: source.format, context: context, kernels: kernels,
+                configuration: .init(framesPerBatch: 2, readback: false, upload: upload)
+            ) { _ in }
             while let sample = try source.nextSample() { try session.decode(sample) }
             try session.finish()
             let traffic = session.linkTraffic
@@ -111,7 +130,8 @@ final class BenchLinkCeilingTests: XCTestCase {
 
     /// The text result says the same on the gpu decoder's lines and nothing on the CPU's.
     func testTheTextNamesTheCeilingOnTheGPULinesOnly() throws {
-        let result = try runTool(["bench", Repo.fixture("hq.mov"), "--decoders", "cpu,gpu", "--frames", "10"], timeout: 300)
+        let result = try runTool(
+            ["bench", Repo.fixture("hq.mov"), "--decoders", "cpu,gpu", "--frames", "10"], timeout: 300)
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         let gpuStart = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("gpu: ") }, result.stdoutText)
@@ -119,7 +139,10 @@ final class BenchLinkCeilingTests: XCTestCase {
         XCTAssertEqual(linkLines.count, 1, result.stdoutText)
         XCTAssertGreaterThan(linkLines.first ?? 0, gpuStart, result.stdoutText)
         let line = lines[linkLines.first ?? 0]
-        for words in ["a frame to the device", "of sample", "of padding", "of tables", "GB/s", "ceiling", "fps", "% of it reached"] {
+        for words in [
+            "a frame to the device", "of sample", "of padding", "of tables", "GB/s", "ceiling", "fps",
+            "% of it reached",
+        ] {
             XCTAssertTrue(line.contains(words), "'\(words)' in: \(line)")
         }
     }

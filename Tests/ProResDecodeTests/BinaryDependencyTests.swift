@@ -11,7 +11,8 @@ final class BinaryDependencyTests: XCTestCase {
         let needed = run.text.split(separator: "\n").filter { $0.contains("(NEEDED)") }
         XCTAssertFalse(needed.isEmpty, "readelf listed no NEEDED entries:\n\(run.text)")
         for library in ["libxcb", "libX11", "libvulkan"] {
-            XCTAssertFalse(needed.contains { $0.contains(library) }, "\(library) is linked:\n\(needed.joined(separator: "\n"))")
+            XCTAssertFalse(
+                needed.contains { $0.contains(library) }, "\(library) is linked:\n\(needed.joined(separator: "\n"))")
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import ProResCore
-@testable import HostSupport
 import XCTest
+
+@testable import HostSupport
+@testable import ProResCore
 
 /// `popBatch`: a batch takes the backlog at once, except while its caller
 /// says to wait for a full one (the GPU decoder, while another batch is in
@@ -33,9 +34,11 @@ final class BlockingQueueTests: XCTestCase {
 
         busy.value = true
         for i in 3..<8 { queue.push(i) }
-        XCTAssertEqual(queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [3, 4, 5, 6], "a full batch does not wait")
+        XCTAssertEqual(
+            queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [3, 4, 5, 6], "a full batch does not wait")
         queue.close()
-        XCTAssertEqual(queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [7], "a closed queue gives up what is left")
+        XCTAssertEqual(
+            queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [7], "a closed queue gives up what is left")
         XCTAssertEqual(queue.popBatch(limit: 4, waitForFullBatch: { busy.value }), [])
     }
 
@@ -88,7 +91,15 @@ private final class LockedBox<T>: @unchecked Sendable {
     private var stored: T
     init(_ value: T) { stored = value }
     var value: T {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            stored = newValue
+            lock.unlock()
+        }
     }
 }

@@ -12,8 +12,11 @@ enum Chromium {
             throw ExternalToolMissing(description: "chromium is not installed: run make test-deps")
         }
         // `timeout`: a browser that hangs fails the test instead of stalling the suite.
-        return try runExternal(["timeout", "120", path, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                                "--v=0"] + arguments)
+        return try runExternal(
+            [
+                "timeout", "120", path, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                "--v=0",
+            ] + arguments)
     }
 
     /// The DOM after load, and the browser's log.
@@ -39,7 +42,9 @@ enum Chromium {
 
     /// Distinct colours in a screenshot, counted by Fixtures/tools/png_colours.py (zlib only).
     static func distinctColours(_ png: URL) throws -> Int {
-        let run = try runExternal(["/usr/bin/python3", Repo.fixtures.appendingPathComponent("tools/png_colours.py").path, png.path])
+        let run = try runExternal([
+            "/usr/bin/python3", Repo.fixtures.appendingPathComponent("tools/png_colours.py").path, png.path,
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         return Int(run.text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
@@ -69,8 +74,12 @@ struct PageShape: Decodable {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dom-\(UUID().uuidString).html")
         try dom.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try runExternal(["/usr/bin/python3", Repo.fixtures.appendingPathComponent("tools/html_page_shape.py").path, file.path])
-        guard run.status == 0 else { throw ExternalToolMissing(description: "html_page_shape.py failed: \(run.stderr)") }
+        let run = try runExternal([
+            "/usr/bin/python3", Repo.fixtures.appendingPathComponent("tools/html_page_shape.py").path, file.path,
+        ])
+        guard run.status == 0 else {
+            throw ExternalToolMissing(description: "html_page_shape.py failed: \(run.stderr)")
+        }
         self = try JSONDecoder().decode(PageShape.self, from: run.stdout)
     }
 }

@@ -25,7 +25,8 @@ final class CLIConventionsTests: XCTestCase {
 
     func testYesReplacesAndNoRefusesBeforeDoingAnything() throws {
         let dir = try makeTemporaryDirectory(self)
-        let out = dir.appendingPathComponent("out.raw"), md5 = dir.appendingPathComponent("new.md5")
+        let out = dir.appendingPathComponent("out.raw")
+        let md5 = dir.appendingPathComponent("new.md5")
         let timing = dir.appendingPathComponent("timing.jsonl")
         try Data("old".utf8).write(to: out)
         try Data("old".utf8).write(to: timing)
@@ -35,8 +36,9 @@ final class CLIConventionsTests: XCTestCase {
         XCTAssertEqual(refused.status, 6, "-n with an existing output: exit 6; stderr: \(refused.stderr)")
         assertSingleError(refused, mentions: ["timing.jsonl", "already exists"], "-n")
         XCTAssertEqual(try Data(contentsOf: timing), Data("old".utf8), "-n changed the existing file")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["out.raw", "timing.jsonl"],
-                       "-n left another output or a temporary behind")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["out.raw", "timing.jsonl"],
+            "-n left another output or a temporary behind")
 
         let replaced = try runTool([Repo.fixture("hq.mov"), "-y", "--format", "v216", "-o", out.path])
         XCTAssertEqual(replaced.status, 0, "-y: \(replaced.stderr)")
@@ -78,7 +80,8 @@ final class CLIConventionsTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.first?.hasPrefix("prores-decode ") ?? false, result.stdoutText)
-        let ffmpeg = String(decoding: try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-version"]), as: UTF8.self)
+        let ffmpeg = String(
+            decoding: try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-version"]), as: UTF8.self)
         for library in ["libavcodec", "libavformat", "libavutil"] {
             // ffmpeg -version: "libavcodec     59. 37.100 / 59. 37.100" (compiled / runtime).
             let row = ffmpeg.split(separator: "\n").first { $0.hasPrefix(library + " ") }
@@ -89,8 +92,12 @@ final class CLIConventionsTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("FFmpeg ") }, result.stdoutText)
         // Tests run with a loader (lavapipe); without one the line says "none".
         let vulkan = lines.first { $0.hasPrefix("Vulkan loader ") }
-        XCTAssertNotNil(vulkan.flatMap { $0.range(of: #"^Vulkan loader 1\.\d+\.\d+$"#, options: .regularExpression) }, "\(vulkan ?? "no loader line")")
-        XCTAssertTrue(lines.contains { $0.range(of: #"^shaderc .*SPIR-V 1\.\d+"#, options: .regularExpression) != nil }, result.stdoutText)
+        XCTAssertNotNil(
+            vulkan.flatMap { $0.range(of: #"^Vulkan loader 1\.\d+\.\d+$"#, options: .regularExpression) },
+            "\(vulkan ?? "no loader line")")
+        XCTAssertTrue(
+            lines.contains { $0.range(of: #"^shaderc .*SPIR-V 1\.\d+"#, options: .regularExpression) != nil },
+            result.stdoutText)
     }
 
     // MARK: - `-` for every file argument
@@ -143,24 +150,33 @@ final class CLIConventionsTests: XCTestCase {
 
     func testSaveDoesNotReplaceFrameFilesWithoutOverwrite() throws {
         let out = try makeTemporaryDirectory(self)
-        let first = try runTool([Repo.fixture("hlg.mov"), "--save", out.path, "--start", "1", "--frames", "1", "--save-format", "png", "-q"])
+        let first = try runTool([
+            Repo.fixture("hlg.mov"), "--save", out.path, "--start", "1", "--frames", "1", "--save-format", "png", "-q",
+        ])
         XCTAssertEqual(first.status, 0, first.stderr)
         let frame = out.appendingPathComponent("frame-000001.png")
         try Data("mine".utf8).write(to: frame)
 
-        let refused = try runTool([Repo.fixture("hlg.mov"), "--save", out.path, "--frames", "3", "--save-format", "png"])
+        let refused = try runTool([
+            Repo.fixture("hlg.mov"), "--save", out.path, "--frames", "3", "--save-format", "png",
+        ])
         XCTAssertEqual(refused.status, 6, "an existing frame file: exit 6; stderr: \(refused.stderr)")
         assertSingleError(refused, mentions: ["frame-000001.png", "already exists"], "--save over a frame")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["frame-000001.png"], "nothing else written")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: out.path), ["frame-000001.png"], "nothing else written")
         XCTAssertEqual(try Data(contentsOf: frame), Data("mine".utf8), "the refused run replaced the frame")
 
         // Frames the run does not write, or another format, are no obstacle.
-        let others = try runTool([Repo.fixture("hlg.mov"), "--save", out.path, "--start", "2", "--frames", "1", "--save-format", "png", "-q"])
+        let others = try runTool([
+            Repo.fixture("hlg.mov"), "--save", out.path, "--start", "2", "--frames", "1", "--save-format", "png", "-q",
+        ])
         XCTAssertEqual(others.status, 0, others.stderr)
         let exr = try runTool([Repo.fixture("hlg.mov"), "--save", out.path, "--frames", "2", "-q"])
         XCTAssertEqual(exr.status, 0, exr.stderr)
 
-        let replaced = try runTool([Repo.fixture("hlg.mov"), "--save", out.path, "--frames", "3", "--save-format", "png", "-y", "-q"])
+        let replaced = try runTool([
+            Repo.fixture("hlg.mov"), "--save", out.path, "--frames", "3", "--save-format", "png", "-y", "-q",
+        ])
         XCTAssertEqual(replaced.status, 0, replaced.stderr)
         XCTAssertNotEqual(try Data(contentsOf: frame), Data("mine".utf8), "-y replaces the frame")
     }
@@ -171,10 +187,14 @@ final class CLIConventionsTests: XCTestCase {
         let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--frames", "2"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let notes = result.stderr.split(separator: "\n").filter { $0.contains("untagged") }
-        XCTAssertEqual(notes.map(String.init), ["primaries", "transfer", "matrix"].map { kind in
-            "prores-decode: \(kind) untagged: assuming \(kind == "transfer" ? "bt709" : "smpte170m") (documented fallback; "
-                + "outputs leave it unspecified; --assume-\(kind) sets it)"
-        }, result.stderr)
-        XCTAssertFalse(result.stderr.contains("colour: "), "the conversion's fallbacks repeat the stream's here:\n\(result.stderr)")
+        XCTAssertEqual(
+            notes.map(String.init),
+            ["primaries", "transfer", "matrix"].map { kind in
+                "prores-decode: \(kind) untagged: assuming \(kind == "transfer" ? "bt709" : "smpte170m") (documented fallback; "
+                    + "outputs leave it unspecified; --assume-\(kind) sets it)"
+            }, result.stderr)
+        XCTAssertFalse(
+            result.stderr.contains("colour: "), "the conversion's fallbacks repeat the stream's here:\n\(result.stderr)"
+        )
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
-@testable import prores_decode
 import ProResOptions
 import XCTest
+
+@testable import prores_decode
 
 /// The CLI's parsing, every `--help` and the exit-code lists all come from the
 /// commands' option tables; these tests loop over the real tables (not a copy
@@ -20,13 +21,16 @@ final class CLIHelpTests: XCTestCase {
     func testHelpAnywhereExitsZeroOnStdoutForEveryCommand() throws {
         var invocations: [([String], String)] = [
             (["--help"], MainHelp.text), (["-h"], MainHelp.text), (["INPUT", "--help"], MainHelp.text),
-            (["some.mov", "--help"], MainHelp.text), (["--frames", "x", "--bogus", "--help", "a.mov", "b.mov"], MainHelp.text),
+            (["some.mov", "--help"], MainHelp.text),
+            (["--frames", "x", "--bogus", "--help", "a.mov", "b.mov"], MainHelp.text),
         ]
         for command in CommandLineTool.commands {
             guard let name = command.spec.name else { continue }
             // Wherever it stands, and whatever else is wrong on the line.
-            invocations += [([name, "--help"], command.helpText), ([name, "x", "-h"], command.helpText),
-                            ([name, "--bogus", "--frames", "--help"], command.helpText)]
+            invocations += [
+                ([name, "--help"], command.helpText), ([name, "x", "-h"], command.helpText),
+                ([name, "--bogus", "--frames", "--help"], command.helpText),
+            ]
         }
         for (arguments, expected) in invocations {
             let result = try runTool(arguments)
@@ -52,14 +56,19 @@ final class CLIHelpTests: XCTestCase {
             let help = try runTool(helpArguments(command)).stdoutText
             for option in command.options {
                 // The label ends where its help starts, on its line or the next.
-                XCTAssertTrue(help.contains("\n  " + option.helpLabel + " ") || help.contains("\n  " + option.helpLabel + "\n"),
-                              "\(command.invocation) --help lacks '\(option.helpLabel)'")
+                XCTAssertTrue(
+                    help.contains("\n  " + option.helpLabel + " ") || help.contains("\n  " + option.helpLabel + "\n"),
+                    "\(command.invocation) --help lacks '\(option.helpLabel)'")
                 for detail in option.details {
-                    XCTAssertTrue(help.contains(detail.term), "\(command.invocation) --help lacks '\(detail.term)' of \(option.key)")
+                    XCTAssertTrue(
+                        help.contains(detail.term),
+                        "\(command.invocation) --help lacks '\(detail.term)' of \(option.key)")
                 }
             }
             for section in command.sections {
-                XCTAssertTrue(help.contains("\n" + section.heading + "\n"), "\(command.invocation) --help lacks the heading \(section.heading)")
+                XCTAssertTrue(
+                    help.contains("\n" + section.heading + "\n"),
+                    "\(command.invocation) --help lacks the heading \(section.heading)")
             }
             // The usage line names every option too.
             let usage = HelpFormatter.synopsis(command).joined(separator: "\n")
@@ -72,8 +81,10 @@ final class CLIHelpTests: XCTestCase {
     /// The main help lists every command with its operands.
     func testMainHelpListsEveryCommand() {
         for command in commands {
-            XCTAssertTrue(MainHelp.text.contains("  " + [command.invocation, command.operands].filter { !$0.isEmpty }.joined(separator: " ")),
-                          "the main help does not list \(command.invocation)")
+            XCTAssertTrue(
+                MainHelp.text.contains(
+                    "  " + [command.invocation, command.operands].filter { !$0.isEmpty }.joined(separator: " ")),
+                "the main help does not list \(command.invocation)")
         }
     }
 
@@ -116,7 +127,8 @@ final class CLIHelpTests: XCTestCase {
                 if option.repeatable {
                     XCTAssertEqual(parsed.strings(option.key), ["a", "b"], "\(command.invocation) \(option.key)")
                 } else if option.takesValue {
-                    XCTAssertEqual(parsed.string(option.key), "b", "\(command.invocation) \(option.key): the last value wins")
+                    XCTAssertEqual(
+                        parsed.string(option.key), "b", "\(command.invocation) \(option.key): the last value wins")
                 } else {
                     XCTAssertTrue(parsed.flag(option.key), "\(command.invocation) \(option.key) twice is still set")
                 }
@@ -129,7 +141,9 @@ final class CLIHelpTests: XCTestCase {
             let result = try runTool((command.name.map { [$0] } ?? []) + ["--no-such-option", "x"])
             XCTAssertEqual(result.status, 2, "\(command.invocation): \(result.stderr)")
             XCTAssertTrue(result.stdout.isEmpty, "\(command.invocation): a usage error writes nothing to stdout")
-            XCTAssertEqual(result.stderr, "prores-decode: error: unknown option '--no-such-option' (see \(command.invocation) --help)\n")
+            XCTAssertEqual(
+                result.stderr,
+                "prores-decode: error: unknown option '--no-such-option' (see \(command.invocation) --help)\n")
         }
     }
 
@@ -138,13 +152,18 @@ final class CLIHelpTests: XCTestCase {
     func testEveryExitCodeIsInTheMainHelpAndTheFormatsPageWithTheSameMeaning() throws {
         let help = try runTool(["--help"]).stdoutText
         let helpCodes = Self.exitCodes(inHelp: help)
-        let pageCodes = try Self.exitCodes(inFormatsPage: String(contentsOf: Repo.root.appendingPathComponent("docs/formats.md"), encoding: .utf8))
+        let pageCodes = try Self.exitCodes(
+            inFormatsPage: String(contentsOf: Repo.root.appendingPathComponent("docs/formats.md"), encoding: .utf8))
         for code in ExitCode.allCases {
             XCTAssertEqual(helpCodes[code.rawValue], code.meaning, "--help: exit code \(code.rawValue) (\(code))")
-            XCTAssertEqual(pageCodes[code.rawValue], code.meaning, "docs/formats.md: exit code \(code.rawValue) (\(code))")
+            XCTAssertEqual(
+                pageCodes[code.rawValue], code.meaning, "docs/formats.md: exit code \(code.rawValue) (\(code))")
         }
-        XCTAssertEqual(Set(helpCodes.keys), Set(ExitCode.allCases.map(\.rawValue)), "--help lists a code the tool does not have")
-        XCTAssertEqual(Set(pageCodes.keys), Set(ExitCode.allCases.map(\.rawValue)), "docs/formats.md lists a code the tool does not have")
+        XCTAssertEqual(
+            Set(helpCodes.keys), Set(ExitCode.allCases.map(\.rawValue)), "--help lists a code the tool does not have")
+        XCTAssertEqual(
+            Set(pageCodes.keys), Set(ExitCode.allCases.map(\.rawValue)),
+            "docs/formats.md lists a code the tool does not have")
     }
 
     // MARK: - Helpers
@@ -155,7 +174,9 @@ final class CLIHelpTests: XCTestCase {
         var codes: [Int32: String] = [:]
         for line in help[section.upperBound...].split(separator: "\n") {
             let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
-            if parts.count == 2, let code = Int32(parts[0]) { codes[code] = parts[1].trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, let code = Int32(parts[0]) {
+                codes[code] = parts[1].trimmingCharacters(in: .whitespaces)
+            }
         }
         return codes
     }
@@ -167,8 +188,12 @@ final class CLIHelpTests: XCTestCase {
         var codes: [Int32: String] = [:]
         for line in page[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst() {
             if line.isEmpty { if codes.isEmpty { continue } else { break } }
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            if cells.count == 4, let code = Int32(cells[1]) { codes[code] = cells[2].replacingOccurrences(of: "`", with: "") }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            if cells.count == 4, let code = Int32(cells[1]) {
+                codes[code] = cells[2].replacingOccurrences(of: "`", with: "")
+            }
         }
         return codes
     }

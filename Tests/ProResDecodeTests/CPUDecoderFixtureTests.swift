@@ -1,9 +1,10 @@
 import Foundation
-@testable import ProResCore
+import XCTest
+
 @testable import HostSupport
 @testable import ProResCPU
+@testable import ProResCore
 @testable import ProResFFmpeg
-import XCTest
 
 /// Our CPU decoder on real streams: every fixture's native planes against
 /// `ffmpeg -f framemd5` (Fixtures/ref, made by the ffmpeg CLI), and the
@@ -35,7 +36,9 @@ final class CPUDecoderFixtureTests: XCTestCase {
             frames.append(Frame(kind: kind(frame.status), md5: md5))
             lock.unlock()
         }
-        let session: FrameDecoding = ours ? CPUDecodeSession(format: format, threads: threads, outputHandler: handler)
+        let session: FrameDecoding =
+            ours
+            ? CPUDecodeSession(format: format, threads: threads, outputHandler: handler)
             : try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
         for sample in samples { try session.decode(sample) }
         try session.finish()
@@ -48,8 +51,11 @@ final class CPUDecoderFixtureTests: XCTestCase {
             // 8 threads: frames decoded together (`framesAtOnce`).
             for threads in [1, 2, 8] {
                 let got = try Self.frames(clip, ours: true, threads: threads)
-                XCTAssertEqual(got.map(\.kind), [String](repeating: "ok", count: expected.count), "\(clip), \(threads) threads")
-                XCTAssertEqual(got.map(\.md5), expected, "\(clip), \(threads) threads: native planes differ from ffmpeg's framemd5")
+                XCTAssertEqual(
+                    got.map(\.kind), [String](repeating: "ok", count: expected.count), "\(clip), \(threads) threads")
+                XCTAssertEqual(
+                    got.map(\.md5), expected, "\(clip), \(threads) threads: native planes differ from ffmpeg's framemd5"
+                )
             }
         }
     }
@@ -63,7 +69,8 @@ final class CPUDecoderFixtureTests: XCTestCase {
             let expected = try ffmpegFrameMD5s(clip)
             let decoder = ProResCPUDecoder(bitDepth: format.bitDepth, threads: 8)
             XCTAssertEqual(decoder.framesAtOnce, 2)
-            let broken = Data([0, 0, 0, 8, 0x69, 0x63, 0x70, 0x66] + [UInt8](repeating: 0, count: CompressedSample.padding))
+            let broken = Data(
+                [0, 0, 0, 8, 0x69, 0x63, 0x70, 0x66] + [UInt8](repeating: 0, count: CompressedSample.padding))
             var got: [String?] = []
             try broken.withUnsafeBytes { broken in
                 var frames = samples.map(\.bytes)
@@ -71,7 +78,7 @@ final class CPUDecoderFixtureTests: XCTestCase {
                 for start in stride(from: 0, to: frames.count, by: 2) {
                     for outcome in decoder.decode(Array(frames[start..<min(start + 2, frames.count)])) {
                         got.append(try? outcome.map { MD5.hex(of: $0.surface.visibleSpans()) }.get())
-                        if case let .success(decoded) = outcome { decoded.surface.releaseUse() }
+                        if case .success(let decoded) = outcome { decoded.surface.releaseUse() }
                     }
                 }
             }
@@ -93,8 +100,11 @@ final class CPUDecoderFixtureTests: XCTestCase {
             if let surface = frame.pixelBuffer {
                 if case .packed = surface.layout.content {
                     md5 = MD5.hex(of: surface.visibleSpans())
-                } else if let packed = try? PixelBufferPool.makeBuffer(.packed(layout, width: surface.layout.width,
-                                                                               height: surface.layout.height), from: &pool) {
+                } else if let packed = try? PixelBufferPool.makeBuffer(
+                    .packed(
+                        layout, width: surface.layout.width,
+                        height: surface.layout.height), from: &pool)
+                {
                     FramePacker.pack(surface, into: packed)
                     md5 = MD5.hex(of: packed.visibleSpans())
                     packed.releaseUse()
@@ -104,7 +114,9 @@ final class CPUDecoderFixtureTests: XCTestCase {
             frames.append(Frame(kind: kind(frame.status), md5: md5))
             lock.unlock()
         }
-        let session: FrameDecoding = ours ? CPUDecodeSession(format: format, threads: threads, packing: layout, outputHandler: handler)
+        let session: FrameDecoding =
+            ours
+            ? CPUDecodeSession(format: format, threads: threads, packing: layout, outputHandler: handler)
             : try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
         for sample in samples { try session.decode(sample) }
         try session.finish()
@@ -117,8 +129,11 @@ final class CPUDecoderFixtureTests: XCTestCase {
     /// odd sizes) and the damaged ones, in y416 and v216, on 1, 2 and 8
     /// threads (frames decoded together).
     func testSlicePackedFramesEqualFFmpegsFramesPacked() throws {
-        let damaged = ["bad/corrupt-slice.mov", "bad/truncated-faststart.mov", "hostile/alpha-data-missing.mov", "hostile/alpha-claim.mov",
-                       "hostile/interlace-claim.mov", "hostile/progressive-claim.mov", "hostile/chroma-444-claim.mov"]
+        let damaged = [
+            "bad/corrupt-slice.mov", "bad/truncated-faststart.mov", "hostile/alpha-data-missing.mov",
+            "hostile/alpha-claim.mov",
+            "hostile/interlace-claim.mov", "hostile/progressive-claim.mov", "hostile/chroma-444-claim.mov",
+        ]
         var compared = 0
         for clip in try FixtureDecodeTests.clips() + damaged {
             for layout in PackedLayout.allCases {
@@ -134,8 +149,11 @@ final class CPUDecoderFixtureTests: XCTestCase {
     }
 
     func testDamagedFixturesMatchFFmpegsConcealment() throws {
-        let clips = ["bad/corrupt-slice.mov", "bad/truncated-faststart.mov", "hostile/alpha-data-missing.mov", "hostile/alpha-claim.mov",
-                     "hostile/interlace-claim.mov", "hostile/progressive-claim.mov", "hostile/chroma-444-claim.mov"]
+        let clips = [
+            "bad/corrupt-slice.mov", "bad/truncated-faststart.mov", "hostile/alpha-data-missing.mov",
+            "hostile/alpha-claim.mov",
+            "hostile/interlace-claim.mov", "hostile/progressive-claim.mov", "hostile/chroma-444-claim.mov",
+        ]
         var damagedFrames = 0
         for clip in clips {
             let expected = try Self.frames(clip, ours: false)
@@ -162,22 +180,31 @@ final class CPUDecoderFixtureTests: XCTestCase {
                 let start = header.pictureOffset + 2048
                 for _ in 0..<rng.int(1...6) {
                     let at = rng.int(start..<bytes.count)
-                    for k in at..<min(at + rng.int(1...40), bytes.count) { bytes[k] = rng.chance(0.5) ? 0 : UInt8(rng.int(0...255)) }
+                    for k in at..<min(at + rng.int(1...40), bytes.count) {
+                        bytes[k] = rng.chance(0.5) ? 0 : UInt8(rng.int(0...255))
+                    }
                 }
                 let storage = Data(bytes + [UInt8](repeating: 0, count: CompressedSample.padding)) as NSData
-                damaged.append(CompressedSample(bytes: UnsafeRawBufferPointer(start: storage.bytes, count: bytes.count), storage: storage,
-                                                index: sample.index, pts: sample.pts, duration: sample.duration, format: format,
-                                                readStart: 0, demuxNanoseconds: 0))
+                damaged.append(
+                    CompressedSample(
+                        bytes: UnsafeRawBufferPointer(start: storage.bytes, count: bytes.count), storage: storage,
+                        index: sample.index, pts: sample.pts, duration: sample.duration, format: format,
+                        readStart: 0, demuxNanoseconds: 0))
             }
             func run(ours: Bool) throws -> [Frame] {
                 var frames: [Frame] = []
                 let lock = NSLock()
                 let handler: FrameOutputHandler = { frame in
                     lock.lock()
-                    frames.append(Frame(kind: Self.kind(frame.status), md5: frame.pixelBuffer.map { MD5.hex(of: $0.visibleSpans()) }))
+                    frames.append(
+                        Frame(
+                            kind: Self.kind(frame.status), md5: frame.pixelBuffer.map { MD5.hex(of: $0.visibleSpans()) }
+                        ))
                     lock.unlock()
                 }
-                let session: FrameDecoding = ours ? CPUDecodeSession(format: format, threads: 2, outputHandler: handler)
+                let session: FrameDecoding =
+                    ours
+                    ? CPUDecodeSession(format: format, threads: 2, outputHandler: handler)
                     : try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler)
                 for sample in damaged { try session.decode(sample) }
                 try session.finish()
@@ -185,7 +212,8 @@ final class CPUDecoderFixtureTests: XCTestCase {
             }
             let expected = try run(ours: false)
             XCTAssertEqual(try run(ours: true), expected, "\(clip), seed 0x\(String(seed, radix: 16))")
-            XCTAssertTrue(expected.contains { $0.kind == "damaged" }, "\(clip): no frame was damaged, the test proves nothing")
+            XCTAssertTrue(
+                expected.contains { $0.kind == "damaged" }, "\(clip): no frame was damaged, the test proves nothing")
         }
     }
 }
@@ -196,7 +224,10 @@ final class CPUDecoderSelectionCLITests: XCTestCase {
     func testEachDecoderChoiceNamesItsDecoderAndWritesTheSameFrames() throws {
         var md5s: [String: String] = [:]
         for (choice, name) in [("cpu", "cpu"), ("ffmpeg", "ffmpeg"), ("auto", "cpu")] {
-            let run = try runTool([Repo.fixture("interlaced-bff.mov"), "--decoder", choice, "--format", "native", "--framemd5", "-", "--quiet"])
+            let run = try runTool([
+                Repo.fixture("interlaced-bff.mov"), "--decoder", choice, "--format", "native", "--framemd5", "-",
+                "--quiet",
+            ])
             XCTAssertEqual(run.status, 0, "\(choice): \(run.stderr)")
             md5s[choice] = run.stdoutText
             let json = try runTool([Repo.fixture("interlaced-bff.mov"), "--decoder", choice, "--json", "--quiet"])
@@ -211,7 +242,9 @@ final class CPUDecoderSelectionCLITests: XCTestCase {
     func testCheckNamesTheDecoderAndFlagsTheSameFrames() throws {
         var reports: [[String: Any]] = []
         for choice in ["cpu", "ffmpeg"] {
-            let result = try runTool(["check", Repo.fixture("bad/corrupt-slice.mov"), "--decoder", choice, "--report", "-"])
+            let result = try runTool([
+                "check", Repo.fixture("bad/corrupt-slice.mov"), "--decoder", choice, "--report", "-",
+            ])
             XCTAssertEqual(result.status, 10, "\(choice): \(result.stderr)")
             reports.append(try XCTUnwrap(try CheckFixtures.files(result.stdout).first, choice))
         }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import ProResCore
+import XCTest
+
 @testable import HostSupport
 @testable import ProResCPU
-import XCTest
+@testable import ProResCore
 
 // Kernel tests of our CPU decoder, in the style of dav1d's tests/checkasm
 // and of KernelTests for the GPU passes: each part alone on seeded random
@@ -28,7 +29,8 @@ final class CPUEntropyKernelTests: XCTestCase {
         let ok = padded(bytes).withUnsafeBufferPointer { data in
             blocks.withUnsafeMutableBufferPointer { out in
                 var reader = BitReader(data.baseAddress!, bytes: bytes.count)
-                return EntropyDecoder.decodeCoefficients(&reader, into: out.baseAddress!, log2Blocks: log2Blocks, interlaced: interlaced)
+                return EntropyDecoder.decodeCoefficients(
+                    &reader, into: out.baseAddress!, log2Blocks: log2Blocks, interlaced: interlaced)
             }
         }
         return ok ? blocks : nil
@@ -38,7 +40,8 @@ final class CPUEntropyKernelTests: XCTestCase {
     static func expectedBlocks(_ coded: [Int16], log2Blocks: Int, interlaced: Bool) -> [Int16] {
         var out: [Int16] = []
         for block in 0..<1 << log2Blocks {
-            let natural = ProResScan.naturalBlock(coded[...], block: block, log2Blocks: log2Blocks, interlaced: interlaced)
+            let natural = ProResScan.naturalBlock(
+                coded[...], block: block, log2Blocks: log2Blocks, interlaced: interlaced)
             out += (0..<64).map { natural[($0 & 7) << 3 | $0 >> 3] }
         }
         return out
@@ -54,12 +57,15 @@ final class CPUEntropyKernelTests: XCTestCase {
                     for _ in 0..<6 {
                         var coded = rng.coefficients(log2Blocks: log2Blocks, style: style)
                         let bytes = ProResEntropyEncoder.encodeCoefficients(repairing: &coded, log2Blocks: log2Blocks)
-                        let got = try XCTUnwrap(Self.decode(bytes, log2Blocks: log2Blocks, interlaced: interlaced),
-                                                "seed 0x\(String(seed, radix: 16)): \(style) \(1 << log2Blocks) blocks reported damaged")
+                        let got = try XCTUnwrap(
+                            Self.decode(bytes, log2Blocks: log2Blocks, interlaced: interlaced),
+                            "seed 0x\(String(seed, radix: 16)): \(style) \(1 << log2Blocks) blocks reported damaged")
                         let expected = Self.expectedBlocks(coded, log2Blocks: log2Blocks, interlaced: interlaced)
                         if let i = (0..<got.count).first(where: { got[$0] != expected[$0] }) {
-                            XCTFail("seed 0x\(String(seed, radix: 16)): \(style) \(1 << log2Blocks) blocks interlaced \(interlaced): "
-                                    + "block \(i / 64) natural column \(i % 64 / 8) row \(i % 8): expected \(expected[i]), got \(got[i])")
+                            XCTFail(
+                                "seed 0x\(String(seed, radix: 16)): \(style) \(1 << log2Blocks) blocks interlaced \(interlaced): "
+                                    + "block \(i / 64) natural column \(i % 64 / 8) row \(i % 8): expected \(expected[i]), got \(got[i])"
+                            )
                             return
                         }
                         components += 1
@@ -78,9 +84,12 @@ final class CPUEntropyKernelTests: XCTestCase {
         let seed = KernelTestSeed.seed(0xC0E0_0002)
         var rng = KernelRandom(seed: seed)
         func component(log2Blocks: Int) throws -> (bytes: [UInt8], expected: [Int16]?) {
-            var coded = rng.coefficients(log2Blocks: log2Blocks, style: rng.pick([CoefficientStyle.typical, .extreme, .wrapping]))
+            var coded = rng.coefficients(
+                log2Blocks: log2Blocks, style: rng.pick([CoefficientStyle.typical, .extreme, .wrapping]))
             var bytes = ProResEntropyEncoder.encodeCoefficients(repairing: &coded, log2Blocks: log2Blocks)
-            guard rng.chance(0.4), !bytes.isEmpty else { return (bytes, Self.expectedBlocks(coded, log2Blocks: log2Blocks, interlaced: false)) }
+            guard rng.chance(0.4), !bytes.isEmpty else {
+                return (bytes, Self.expectedBlocks(coded, log2Blocks: log2Blocks, interlaced: false))
+            }
             if rng.chance(0.5) {
                 for _ in 0..<rng.int(1...4) { bytes[rng.int(0..<bytes.count)] ^= UInt8(rng.int(1...255)) }
             } else {
@@ -95,31 +104,39 @@ final class CPUEntropyKernelTests: XCTestCase {
                 blocks.withUnsafeMutableBufferPointer { out in
                     var reader = BitReader(data.baseAddress!, bytes: bytes.count)
                     defer { position = reader.position }
-                    return EntropyDecoder.decodeCoefficients(&reader, into: out.baseAddress!, log2Blocks: log2Blocks, interlaced: false)
+                    return EntropyDecoder.decodeCoefficients(
+                        &reader, into: out.baseAddress!, log2Blocks: log2Blocks, interlaced: false)
                 }
             }
             return (blocks, ok, position)
         }
-        var pairs = 0, failures = 0
+        var pairs = 0
+        var failures = 0
         for log2Blocks in 1...5 {
             for _ in 0..<40 {
-                let first = try component(log2Blocks: log2Blocks), second = try component(log2Blocks: log2Blocks)
-                let a = alone(first.bytes, log2Blocks: log2Blocks), b = alone(second.bytes, log2Blocks: log2Blocks)
+                let first = try component(log2Blocks: log2Blocks)
+                let second = try component(log2Blocks: log2Blocks)
+                let a = alone(first.bytes, log2Blocks: log2Blocks)
+                let b = alone(second.bytes, log2Blocks: log2Blocks)
                 for (one, run) in [(first, a), (second, b)] where one.expected != nil {
                     XCTAssertTrue(run.ok, "seed 0x\(String(seed, radix: 16)): an intact component failed")
-                    XCTAssertEqual(run.blocks, one.expected, "seed 0x\(String(seed, radix: 16)): an intact component alone")
+                    XCTAssertEqual(
+                        run.blocks, one.expected, "seed 0x\(String(seed, radix: 16)): an intact component alone")
                 }
-                var blocksA = [Int16](repeating: 0, count: 64 << log2Blocks), blocksB = blocksA
-                let dataA = Self.padded(first.bytes), dataB = Self.padded(second.bytes)
+                var blocksA = [Int16](repeating: 0, count: 64 << log2Blocks)
+                var blocksB = blocksA
+                let dataA = Self.padded(first.bytes)
+                let dataB = Self.padded(second.bytes)
                 let (okA, okB, positionA, positionB) = dataA.withUnsafeBufferPointer { pa in
                     dataB.withUnsafeBufferPointer { pb in
                         blocksA.withUnsafeMutableBufferPointer { outA in
                             blocksB.withUnsafeMutableBufferPointer { outB in
                                 var readerA = BitReader(pa.baseAddress!, bytes: first.bytes.count)
                                 var readerB = BitReader(pb.baseAddress!, bytes: second.bytes.count)
-                                let (okA, okB) = EntropyDecoder.decodeCoefficients(&readerA, into: outA.baseAddress!, &readerB,
-                                                                                  into: outB.baseAddress!, log2Blocks: log2Blocks,
-                                                                                  interlaced: false)
+                                let (okA, okB) = EntropyDecoder.decodeCoefficients(
+                                    &readerA, into: outA.baseAddress!, &readerB,
+                                    into: outB.baseAddress!, log2Blocks: log2Blocks,
+                                    interlaced: false)
                                 return (okA, okB, readerA.position, readerB.position)
                             }
                         }
@@ -154,11 +171,14 @@ final class CPUEntropyKernelTests: XCTestCase {
                         bytes.withUnsafeBufferPointer { data in
                             got.withUnsafeMutableBufferPointer { out in
                                 var reader = BitReader(data.baseAddress!, bytes: bytes.count - CompressedSample.padding)
-                                EntropyDecoder.decodeAlpha(&reader, into: out.baseAddress!, count: count, streamBits: streamBits, depth: depth)
+                                EntropyDecoder.decodeAlpha(
+                                    &reader, into: out.baseAddress!, count: count, streamBits: streamBits, depth: depth)
                             }
                         }
                         let expected = samples.map { ReferenceAlpha.decoded($0, streamBits: streamBits, depth: depth) }
-                        XCTAssertEqual(got, expected, "seed 0x\(String(seed, radix: 16)): alpha \(streamBits) to \(depth) bits, \(style)")
+                        XCTAssertEqual(
+                            got, expected,
+                            "seed 0x\(String(seed, radix: 16)): alpha \(streamBits) to \(depth) bits, \(style)")
                     }
                 }
             }
@@ -210,7 +230,8 @@ final class CPUEntropyKernelTests: XCTestCase {
         truncated[9] = 0
         let got = try XCTUnwrap(Self.decode(bytes, log2Blocks: 2, interlaced: false))
         XCTAssertEqual(got, Self.expectedBlocks(truncated, log2Blocks: 2, interlaced: false))
-        XCTAssertNotEqual(got, Self.expectedBlocks(luma, log2Blocks: 2, interlaced: false), "the lost coefficient does not show")
+        XCTAssertNotEqual(
+            got, Self.expectedBlocks(luma, log2Blocks: 2, interlaced: false), "the lost coefficient does not show")
     }
 }
 
@@ -225,8 +246,10 @@ final class CPUTransformKernelTests: XCTestCase {
             for style in [CoefficientStyle.typical, .extreme, .wrapping] {
                 for _ in 0..<400 {
                     let m = rng.matrix(style: style)
-                    let qscale = SyntheticSlice(picture: 0, mbX: 0, mbY: 0, log2Mbs: 0, qscaleCode: rng.qscaleCode(style: style),
-                                                luma: [], cb: [], cr: []).qscale
+                    let qscale = SyntheticSlice(
+                        picture: 0, mbX: 0, mbY: 0, log2Mbs: 0, qscaleCode: rng.qscaleCode(style: style),
+                        luma: [], cb: [], cr: []
+                    ).qscale
                     var coded = rng.coefficients(log2Blocks: 0, style: style)
                     if style == .wrapping {
                         rng.wrapSome(&coded, log2Blocks: 0, matrix: m, qscale: qscale, interlaced: false)
@@ -245,11 +268,17 @@ final class CPUTransformKernelTests: XCTestCase {
                             matrix.withUnsafeBufferPointer { q in
                                 out.withUnsafeMutableBufferPointer { o in
                                     if !swift {
-                                        IntegerIDCT.put(depth: depth, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
+                                        IntegerIDCT.put(
+                                            depth: depth, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!,
+                                            stride: 11)
                                     } else if depth == 12 {
-                                        IntegerIDCT.transform(IDCT12.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
+                                        IntegerIDCT.transform(
+                                            IDCT12.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!,
+                                            stride: 11)
                                     } else {
-                                        IntegerIDCT.transform(IDCT10.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!, stride: 11)
+                                        IntegerIDCT.transform(
+                                            IDCT10.self, c.baseAddress!, matrix: q.baseAddress!, out: o.baseAddress!,
+                                            stride: 11)
                                     }
                                 }
                             }
@@ -258,8 +287,10 @@ final class CPUTransformKernelTests: XCTestCase {
                         let gaps = (0..<7).flatMap { row in (8..<11).map { out[row * 11 + $0] } }
                         if got != expected || gaps.contains(where: { $0 != 0xBEEF }) {
                             let i = (0..<64).first { got[$0] != expected[$0] } ?? 0
-                            XCTFail("seed 0x\(String(seed, radix: 16)): \(swift ? "Swift" : "decoder's") \(depth)-bit \(style) block \(blocks), "
-                                    + "qscale \(qscale): row \(i / 8) column \(i % 8): expected \(expected[i]), got \(got[i]); coefficients \(natural)")
+                            XCTFail(
+                                "seed 0x\(String(seed, radix: 16)): \(swift ? "Swift" : "decoder's") \(depth)-bit \(style) block \(blocks), "
+                                    + "qscale \(qscale): row \(i / 8) column \(i % 8): expected \(expected[i]), got \(got[i]); coefficients \(natural)"
+                            )
                             return
                         }
                     }
@@ -294,11 +325,15 @@ final class CPUTransformKernelTests: XCTestCase {
             for style in [CoefficientStyle.typical, .extreme, .wrapping] {
                 for _ in 0..<150 {
                     let m = rng.matrix(style: style)
-                    let qscale = SyntheticSlice(picture: 0, mbX: 0, mbY: 0, log2Mbs: 0, qscaleCode: rng.qscaleCode(style: style),
-                                                luma: [], cb: [], cr: []).qscale
+                    let qscale = SyntheticSlice(
+                        picture: 0, mbX: 0, mbY: 0, log2Mbs: 0, qscaleCode: rng.qscaleCode(style: style),
+                        luma: [], cb: [], cr: []
+                    ).qscale
                     let naturals = (0..<2).map { _ in
                         var coded = rng.coefficients(log2Blocks: 0, style: style)
-                        if style == .wrapping { rng.wrapSome(&coded, log2Blocks: 0, matrix: m, qscale: qscale, interlaced: false) }
+                        if style == .wrapping {
+                            rng.wrapSome(&coded, log2Blocks: 0, matrix: m, qscale: qscale, interlaced: false)
+                        }
                         return shaped(coded, rng.int(0...3))
                     }
                     let transposed = naturals.flatMap { natural in (0..<64).map { natural[($0 & 7) << 3 | $0 >> 3] } }
@@ -308,8 +343,9 @@ final class CPUTransformKernelTests: XCTestCase {
                     transposed.withUnsafeBufferPointer { c in
                         matrix.withUnsafeBufferPointer { q in
                             out.withUnsafeMutableBufferPointer { o in
-                                IntegerIDCT.put2(depth: depth, c.baseAddress!, matrix: q.baseAddress!, outA: o.baseAddress!,
-                                                 outB: o.baseAddress! + 12, stride: 23)
+                                IntegerIDCT.put2(
+                                    depth: depth, c.baseAddress!, matrix: q.baseAddress!, outA: o.baseAddress!,
+                                    outB: o.baseAddress! + 12, stride: 23)
                             }
                         }
                     }
@@ -317,12 +353,15 @@ final class CPUTransformKernelTests: XCTestCase {
                         let expected = ReferenceIDCT.reconstruct(natural, matrix: m, qscale: qscale, depth: depth)
                         let got = (0..<64).map { out[($0 >> 3) * 23 + k * 12 + ($0 & 7)] }
                         if got != expected {
-                            XCTFail("seed 0x\(String(seed, radix: 16)): \(depth)-bit \(style) pair \(pairs) block \(k): expected \(expected), got \(got)")
+                            XCTFail(
+                                "seed 0x\(String(seed, radix: 16)): \(depth)-bit \(style) pair \(pairs) block \(k): expected \(expected), got \(got)"
+                            )
                             return
                         }
                     }
                     let gaps = (0..<8).flatMap { row in [8, 9, 10, 11, 20, 21, 22].map { out[row * 23 + $0] } }
-                    XCTAssertFalse(gaps.contains { $0 != 0xBEEF }, "seed 0x\(String(seed, radix: 16)): a store outside the blocks")
+                    XCTAssertFalse(
+                        gaps.contains { $0 != 0xBEEF }, "seed 0x\(String(seed, radix: 16)): a store outside the blocks")
                     pairs += 1
                 }
             }
@@ -338,12 +377,24 @@ final class CPUFrameKernelTests: XCTestCase {
         var rng = KernelRandom(seed: seed)
         let cases: [(String, SyntheticFrameMaker, Int)] = [
             ("4:2:2 10-bit", .init(width: 240, height: 48, chroma444: false), 10),
-            ("4:2:2 10-bit odd size bff", .init(width: 93, height: 45, chroma444: false, fieldOrder: .bottomFieldFirst), 10),
-            ("4:2:2 10-bit tff extreme", .init(width: 176, height: 64, chroma444: false, fieldOrder: .topFieldFirst, style: .extreme), 10),
+            (
+                "4:2:2 10-bit odd size bff",
+                .init(width: 93, height: 45, chroma444: false, fieldOrder: .bottomFieldFirst), 10
+            ),
+            (
+                "4:2:2 10-bit tff extreme",
+                .init(width: 176, height: 64, chroma444: false, fieldOrder: .topFieldFirst, style: .extreme), 10
+            ),
             ("4:2:2 12-bit wrapping", .init(width: 240, height: 32, chroma444: false, style: .wrapping), 12),
-            ("4:4:4 12-bit alpha 16 tff", .init(width: 240, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16), 12),
+            (
+                "4:4:4 12-bit alpha 16 tff",
+                .init(width: 240, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16), 12
+            ),
             ("4:4:4 12-bit alpha 8 odd", .init(width: 77, height: 40, chroma444: true, alpha: .bits8), 12),
-            ("4:4:4 10-bit alpha 8", .init(width: 128, height: 16, chroma444: true, alpha: .bits8, style: .extreme), 10),
+            (
+                "4:4:4 10-bit alpha 8", .init(width: 128, height: 16, chroma444: true, alpha: .bits8, style: .extreme),
+                10
+            ),
             ("4:4:4 12-bit no alpha wrapping", .init(width: 240, height: 32, chroma444: true, style: .wrapping), 12),
             ("4:2:2 10-bit alpha 16", .init(width: 64, height: 32, chroma444: false, alpha: .bits16), 10),
         ]
@@ -364,7 +415,11 @@ final class CPUFrameKernelTests: XCTestCase {
                 defer { outcome.surface.releaseUse() }
                 XCTAssertEqual(outcome.damagedSlices, 0, name)
                 let reference = ReferenceDecoder.planes(frame, depth: depth)
-                let planes = [(reference.y, reference.width), (reference.cb, reference.chromaWidth), (reference.cr, reference.chromaWidth)]
+                let planes =
+                    [
+                        (reference.y, reference.width), (reference.cb, reference.chromaWidth),
+                        (reference.cr, reference.chromaWidth),
+                    ]
                     + (reference.a.map { [($0, reference.width)] } ?? [])
                 XCTAssertEqual(outcome.surface.layout.planes.count, planes.count, name)
                 var differences: [String] = []
@@ -372,14 +427,18 @@ final class CPUFrameKernelTests: XCTestCase {
                     let layout = outcome.surface.layout.planes[p]
                     let samples = outcome.surface.plane(p).assumingMemoryBound(to: UInt16.self)
                     for row in 0..<frame.height {
-                        for x in 0..<layout.visibleBytesPerRow / 2 where samples[row * layout.bytesPerRow / 2 + x] != plane[row * stride + x] {
-                            differences.append("plane \(p) row \(row) x \(x): expected \(plane[row * stride + x]), "
-                                               + "got \(samples[row * layout.bytesPerRow / 2 + x])")
+                        for x in 0..<layout.visibleBytesPerRow / 2
+                        where samples[row * layout.bytesPerRow / 2 + x] != plane[row * stride + x] {
+                            differences.append(
+                                "plane \(p) row \(row) x \(x): expected \(plane[row * stride + x]), "
+                                    + "got \(samples[row * layout.bytesPerRow / 2 + x])")
                         }
                     }
                 }
-                XCTAssert(differences.isEmpty, "\(name), \(threads) threads, seed 0x\(String(seed, radix: 16)): \(differences.count) samples "
-                          + "differ\n" + differences.prefix(12).joined(separator: "\n"))
+                XCTAssert(
+                    differences.isEmpty,
+                    "\(name), \(threads) threads, seed 0x\(String(seed, radix: 16)): \(differences.count) samples "
+                        + "differ\n" + differences.prefix(12).joined(separator: "\n"))
             }
         }
         print("cpu frames: seed 0x\(String(seed, radix: 16)), \(cases.count * 2) frames")

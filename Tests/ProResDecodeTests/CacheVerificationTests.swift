@@ -1,6 +1,7 @@
 import Foundation
-@testable import GPUKit
 import XCTest
+
+@testable import GPUKit
 
 /// The SPIR-V and pipeline caches vouch for what they hold (`CacheFile`):
 /// entries swapped between shaders, or overwritten with noise, are noted
@@ -8,8 +9,9 @@ import XCTest
 /// FFmpeg's (the CPU decoder's output, an independent path).
 final class CacheVerificationTests: XCTestCase {
     private func decode(_ decoder: String, cache: URL) throws -> ToolResult {
-        try runTool([Repo.fixture("hq.mov"), "--decoder", decoder, "--format", "native", "-o", "-"],
-                    environment: ["XDG_CACHE_HOME": cache.path], timeout: 300)
+        try runTool(
+            [Repo.fixture("hq.mov"), "--decoder", decoder, "--format", "native", "-o", "-"],
+            environment: ["XDG_CACHE_HOME": cache.path], timeout: 300)
     }
 
     private func entries(_ directory: URL) throws -> [URL] {
@@ -17,8 +19,11 @@ final class CacheVerificationTests: XCTestCase {
             .filter { !$0.lastPathComponent.contains(".tmp-") }.sorted { $0.path < $1.path }
     }
 
-    private func assertCorrect(_ result: ToolResult, _ expected: Data, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(result.reason, .exit, "\(what): killed by a signal; stderr:\n\(result.stderr)", file: file, line: line)
+    private func assertCorrect(
+        _ result: ToolResult, _ expected: Data, _ what: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(
+            result.reason, .exit, "\(what): killed by a signal; stderr:\n\(result.stderr)", file: file, line: line)
         XCTAssertEqual(result.status, 0, "\(what); stderr:\n\(result.stderr)", file: file, line: line)
         XCTAssertTrue(result.stdout == expected, "\(what): the frames differ from FFmpeg's", file: file, line: line)
     }
@@ -45,7 +50,8 @@ final class CacheVerificationTests: XCTestCase {
         }
         let rebuilt = try decode("gpu", cache: cache)
         assertCorrect(rebuilt, expected, "after the rebuild")
-        XCTAssertFalse(rebuilt.stderr.contains("cache file"), "the rebuilt entries are trusted again:\n\(rebuilt.stderr)")
+        XCTAssertFalse(
+            rebuilt.stderr.contains("cache file"), "the rebuilt entries are trusted again:\n\(rebuilt.stderr)")
 
         // Every entry, SPIR-V and the driver's, overwritten with noise of its own length.
         var random = SystemRandomNumberGenerator()
@@ -76,8 +82,9 @@ final class CacheVerificationTests: XCTestCase {
         let blocker = cache.appendingPathComponent("file")
         try Data("x".utf8).write(to: blocker)
         XCTAssertFalse(CacheFile.store(Data([1]), identity: identity, at: blocker.appendingPathComponent("entry.spv")))
-        let result = try runTool([Repo.fixture("hq.mov"), "--decoder", "gpu", "-o", "/dev/null"],
-                                 environment: ["XDG_CACHE_HOME": blocker.path], timeout: 300)
+        let result = try runTool(
+            [Repo.fixture("hq.mov"), "--decoder", "gpu", "-o", "/dev/null"],
+            environment: ["XDG_CACHE_HOME": blocker.path], timeout: 300)
         XCTAssertEqual(result.status, 0, result.stderr)
     }
 }

@@ -1,23 +1,25 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import XCTest
+
 @testable import ProResCore
 @testable import ProResPipeline
 @testable import ProResReports
-import XCTest
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// The SVG chart writer: scales and ticks against values worked out by
 /// hand, every chart well-formed XML (Foundation's parser), text escaped and
 /// read back unchanged, long series thinned without losing a spike.
 final class ChartTests: XCTestCase {
     func testTickStepsAreOneTwoOrFiveTimesAPowerOfTen() {
-        XCTAssertEqual(ChartScale.tickStep(span: 10, count: 5), 2)        // 10/5 = 2
-        XCTAssertEqual(ChartScale.tickStep(span: 1234, count: 5), 500)    // 246.8 → 5 × 100
+        XCTAssertEqual(ChartScale.tickStep(span: 10, count: 5), 2)  // 10/5 = 2
+        XCTAssertEqual(ChartScale.tickStep(span: 1234, count: 5), 500)  // 246.8 → 5 × 100
         XCTAssertEqual(ChartScale.tickStep(span: 0.9, count: 5), 0.2, accuracy: 1e-12)  // 0.18 → 2 × 0.1
-        XCTAssertEqual(ChartScale.tickStep(span: 1023, count: 5), 500)    // 204.6 → 5 × 100
+        XCTAssertEqual(ChartScale.tickStep(span: 1023, count: 5), 500)  // 204.6 → 5 × 100
         XCTAssertEqual(ChartScale.tickStep(span: 7, count: 7), 1)
-        let nice = ChartScale.niceDomain(lower: 3, upper: 97, count: 5)   // step 20 (18.8 → 2 × 10)
+        let nice = ChartScale.niceDomain(lower: 3, upper: 97, count: 5)  // step 20 (18.8 → 2 × 10)
         XCTAssertEqual([nice.lower, nice.upper, nice.step], [0, 100, 20])
         let scale = ChartScale(lower: 0, upper: 100, from: 200, to: 0)
         XCTAssertEqual(scale(25), 150)
@@ -28,17 +30,22 @@ final class ChartTests: XCTestCase {
 
     func testPaletteIsOkabeIto() {
         XCTAssertEqual(Set(ChartPalette.series).count, 8)
-        XCTAssertEqual(Set(ChartPalette.series), ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"])
+        XCTAssertEqual(
+            Set(ChartPalette.series),
+            ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"])
         XCTAssertEqual(ChartPalette.series(8), ChartPalette.series(0), "wraps around")
     }
 
     func testLineChartIsWellFormedAndKeepsItsTextAsText() throws {
         let hostile = "a<b>&\"c'\nd"
-        let chart = LineChart(title: hostile, x: ChartAxis("frame", unit: "index"), y: ChartAxis("luma", unit: "code <value>"),
-                              series: [ChartSeries(hostile, colour: ChartPalette.blue, x: [0, 1, 2, 4], y: [1, 5, 3, 2], breakAbove: 1),
-                                       ChartSeries("area", colour: ChartPalette.orange, x: [0, 1], y: [2, 2], lower: [1, 1], style: .area)],
-                              bands: [ChartBand("damaged", colour: ChartPalette.damaged, runs: [3...3])],
-                              rules: [ChartRule("p99 & more", colour: ChartPalette.vermillion, value: 4)])
+        let chart = LineChart(
+            title: hostile, x: ChartAxis("frame", unit: "index"), y: ChartAxis("luma", unit: "code <value>"),
+            series: [
+                ChartSeries(hostile, colour: ChartPalette.blue, x: [0, 1, 2, 4], y: [1, 5, 3, 2], breakAbove: 1),
+                ChartSeries("area", colour: ChartPalette.orange, x: [0, 1], y: [2, 2], lower: [1, 1], style: .area),
+            ],
+            bands: [ChartBand("damaged", colour: ChartPalette.damaged, runs: [3...3])],
+            rules: [ChartRule("p99 & more", colour: ChartPalette.vermillion, value: 4)])
         let xml = try SVGShape(chart.svg)
         XCTAssertEqual(xml.root, "svg")
         XCTAssertTrue(xml.texts.contains(hostile), "the title reads back unchanged: \(xml.texts)")
@@ -53,9 +60,12 @@ final class ChartTests: XCTestCase {
     func testLongSeriesAreThinnedWithoutLosingASpike() throws {
         var y = Array(repeating: 10.0, count: 100_000)
         y[54_321] = 900
-        let chart = LineChart(title: "long", x: ChartAxis("frame", unit: "index"), y: ChartAxis("µs", unit: ""),
-                              series: [ChartSeries("latency", colour: ChartPalette.black, x: y.indices.map(Double.init), y: y)],
-                              bands: [ChartBand("late", colour: ChartPalette.late, runs: (0..<5000).map { Double($0 * 2)...Double($0 * 2) })])
+        let chart = LineChart(
+            title: "long", x: ChartAxis("frame", unit: "index"), y: ChartAxis("µs", unit: ""),
+            series: [ChartSeries("latency", colour: ChartPalette.black, x: y.indices.map(Double.init), y: y)],
+            bands: [
+                ChartBand("late", colour: ChartPalette.late, runs: (0..<5000).map { Double($0 * 2)...Double($0 * 2) })
+            ])
         let svg = chart.svg
         XCTAssertLessThan(svg.utf8.count, 120_000, "a hundred thousand frames draw into a small file")
         let xml = try SVGShape(svg)
@@ -67,8 +77,9 @@ final class ChartTests: XCTestCase {
     }
 
     func testBarChartLabelsEveryBar() throws {
-        let chart = BarChart(title: "fps", axis: ChartAxis("decoded", unit: "frames per second"), seriesNames: ["cpu", "gpu"],
-                             groups: [("hq.mov", [120, 5800.5])])
+        let chart = BarChart(
+            title: "fps", axis: ChartAxis("decoded", unit: "frames per second"), seriesNames: ["cpu", "gpu"],
+            groups: [("hq.mov", [120, 5800.5])])
         let xml = try SVGShape(chart.svg)
         XCTAssertTrue(xml.texts.contains("120") && xml.texts.contains("5800.5"), "\(xml.texts)")
         XCTAssertTrue(xml.texts.contains("decoded (frames per second)"))
@@ -92,16 +103,19 @@ private final class SVGShape: NSObject, XMLParserDelegate {
 
     func count(_ name: String) -> Int { counts[name] ?? 0 }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         if root == nil { root = name }
         counts[name, default: 0] += 1
         if name == "text" || name == "title" { text = "" }
         if name == "polyline", let points = attributes["points"] {
-            polylinePoints.append(points.split(separator: " ").map { pair in
-                let xy = pair.split(separator: ",").compactMap { Double($0) }
-                return (xy[0], xy[1])
-            })
+            polylinePoints.append(
+                points.split(separator: " ").map { pair in
+                    let xy = pair.split(separator: ",").compactMap { Double($0) }
+                    return (xy[0], xy[1])
+                })
         }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
-import XCTest
-@testable import GPUKit
 import HostSupport
+import XCTest
+
+@testable import GPUKit
+@testable import ProResCheck
 @testable import ProResGPU
 @testable import ProResPipeline
-@testable import ProResCheck
 
 /// A file's `--timeout` clock holds only its own work: it stands still while
 /// the file waits for work another file began (a kernel that file is
@@ -50,7 +51,8 @@ final class CheckClockTests: XCTestCase {
         let compiler = try ShaderCompiler(cacheDirectory: nil)
         let kernels = KernelCache(context: context, compiler: compiler)
         let interface = GPUFrameConverter.kernelInterfaces(.v216, width: 192)[0]
-        let builder = WaitLedger(), waiter = WaitLedger()
+        let builder = WaitLedger()
+        let waiter = WaitLedger()
         let built = DispatchSemaphore(value: 0)
         let builderStarted = Date()
         Thread.detachNewThread {

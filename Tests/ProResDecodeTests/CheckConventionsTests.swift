@@ -15,8 +15,10 @@ final class CheckConventionsTests: XCTestCase {
         }
         XCTAssertEqual(reports[0], reports[1], "--threads 1 vs 2")
         XCTAssertEqual(reports[0], reports[2], "--threads 1 vs --jobs 2")
-        XCTAssertTrue(reports[0].contains("frame 2: not decoded: invalid picture: picture data size 12281 runs past the end of the frame; "
-                                          + "truncated:"), reports[0])
+        XCTAssertTrue(
+            reports[0].contains(
+                "frame 2: not decoded: invalid picture: picture data size 12281 runs past the end of the frame; "
+                    + "truncated:"), reports[0])
     }
 }
 
@@ -26,9 +28,12 @@ extension CheckConventionsTests {
     func testGoldenKeysAreRelativeToTheArgumentsRoot() throws {
         let dir = try makeTemporaryDirectory(self)
         let clips = dir.appendingPathComponent("clips")
-        try FileManager.default.createDirectory(at: clips.appendingPathComponent("day1"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: clips.appendingPathComponent("day1/hq.mov").path)
-        try FileManager.default.copyItem(atPath: Repo.fixture("lt.mov"), toPath: clips.appendingPathComponent("lt.mov").path)
+        try FileManager.default.createDirectory(
+            at: clips.appendingPathComponent("day1"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("hq.mov"), toPath: clips.appendingPathComponent("day1/hq.mov").path)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("lt.mov"), toPath: clips.appendingPathComponent("lt.mov").path)
         let golden = dir.appendingPathComponent("golden.md5")
         XCTAssertEqual(try runTool(["check", "clips", "--write-golden", golden.path], in: dir).status, 0)
         let written = try String(contentsOf: golden, encoding: .utf8)
@@ -81,11 +86,15 @@ extension CheckConventionsTests {
     func testIncludeAndExclude() throws {
         let dir = try delivery()
         XCTAssertEqual(try checkedKeys([".", "--include", "a/**"], in: dir).keys, ["a/hq.mov", "a/proxy/lt.mov"])
-        XCTAssertEqual(try checkedKeys([".", "--include", "a/*"], in: dir).keys, ["a/hq.mov"], "* stays in one directory")
-        XCTAssertEqual(try checkedKeys([".", "--include", "**/lt.mov", "--include", "pq.*"], in: dir).keys, ["a/proxy/lt.mov", "b/pq.mov"])
+        XCTAssertEqual(
+            try checkedKeys([".", "--include", "a/*"], in: dir).keys, ["a/hq.mov"], "* stays in one directory")
+        XCTAssertEqual(
+            try checkedKeys([".", "--include", "**/lt.mov", "--include", "pq.*"], in: dir).keys,
+            ["a/proxy/lt.mov", "b/pq.mov"])
         let excluded = try checkedKeys([".", "--exclude", "**/proxy/**", "--exclude", "b/*"], in: dir)
         XCTAssertEqual(excluded.keys, ["a/hq.mov"], "lt.mov, pq.mov and b/notes.TXT left out")
-        XCTAssertTrue(excluded.result.stderr.contains("3 files left out by --include/--exclude"), excluded.result.stderr)
+        XCTAssertTrue(
+            excluded.result.stderr.contains("3 files left out by --include/--exclude"), excluded.result.stderr)
         let nothing = try runTool(["check", ".", "--include", "*.mxf"], in: dir)
         XCTAssertEqual(nothing.status, 2, "nothing left to check is an error, never a pass: \(nothing.stderr)")
     }

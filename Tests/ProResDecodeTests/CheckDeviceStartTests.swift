@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
+@testable import ProResCheck
 @testable import ProResGPU
 @testable import ProResPipeline
-@testable import ProResCheck
 
 /// `check` with `--decoder auto`: the device is made while the first file
 /// is checked (on the CPU decoder until it is there), and the later files
@@ -25,17 +26,24 @@ final class CheckDeviceStartTests: XCTestCase {
         var expected: [[String]] = []
         for n in 0..<3 {
             let path = clips.appendingPathComponent("f\(n).mov").path
-            _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=24",
-                                                                       "-ss", "\(n)", "-frames:v", "12", "-c:v", "prores_ks", "-profile:v", "3", path])
-            let raw = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-"])
+            _ = try CheckGPUDecoderTests.runProcess(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=24",
+                    "-ss", "\(n)", "-frames:v", "12", "-c:v", "prores_ks", "-profile:v", "3", path,
+                ])
+            let raw = try CheckGPUDecoderTests.runProcess(
+                "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-"])
             let size = 256 * 144 * 2 * 2
             XCTAssertEqual(raw.count, 12 * size)
             expected.append(try B3Sum.hexes((0..<12).map { raw.subdata(in: $0 * size..<($0 + 1) * size) }))
         }
         let inputs = CheckInputExpander.expand([clips.path])
         XCTAssertEqual(inputs.count, 3)
-        let firstFileDone = Flag(), deviceMadeAfterIt = Flag()
-        let batch = BatchCheck(inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .auto, validation: true)))
+        let firstFileDone = Flag()
+        let deviceMadeAfterIt = Flag()
+        let batch = BatchCheck(
+            inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .auto, validation: true)))
         // lavapipe as the hardware device, made only once the first file is checked (or after 20 s).
         batch.automaticDeviceMaker = {
             let deadline = Date().addingTimeInterval(20)

@@ -10,11 +10,16 @@ final class CheckGPUDecoderTests: XCTestCase {
     func testGPUDecoderGivesTheCPUDecodersReport() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
         let out = try makeTemporaryDirectory(self)
-        var reports: [[[String: Any]]] = [], goldens: [String] = []
+        var reports: [[[String: Any]]] = []
+        var goldens: [String] = []
         for decoder in ["ffmpeg", "gpu"] {
-            let golden = out.appendingPathComponent("\(decoder).golden"), report = out.appendingPathComponent("\(decoder).json")
-            let result = try runTool(["check", dir.path, "--decoder", decoder, "--threads", "1", "--write-golden", golden.path,
-                                      "--report", report.path], timeout: 300)
+            let golden = out.appendingPathComponent("\(decoder).golden")
+            let report = out.appendingPathComponent("\(decoder).json")
+            let result = try runTool(
+                [
+                    "check", dir.path, "--decoder", decoder, "--threads", "1", "--write-golden", golden.path,
+                    "--report", report.path,
+                ], timeout: 300)
             XCTAssertEqual(result.status, 10, "\(decoder): some files fail; stderr:\n\(result.stderr)")
             reports.append(try CheckFixtures.files(Data(contentsOf: report)))
             goldens.append(CheckFixtures.goldenHashes(try String(contentsOf: golden, encoding: .utf8)))
@@ -32,7 +37,9 @@ final class CheckGPUDecoderTests: XCTestCase {
             // (FFmpeg's against ours) only for damaged frames.
             let frames = { (r: [String: Any]) in (r["errors"] as! [[String: Any]]).map { $0["frame"] as? Int } }
             XCTAssertEqual(frames(gpu), frames(cpu), path)
-            XCTAssertTrue(try Self.statistics(cpu["stats"], equal: gpu["stats"]), "\(path): \(String(describing: cpu["stats"])) vs \(String(describing: gpu["stats"]))")
+            XCTAssertTrue(
+                try Self.statistics(cpu["stats"], equal: gpu["stats"]),
+                "\(path): \(String(describing: cpu["stats"])) vs \(String(describing: gpu["stats"]))")
             let decoder = gpu["decoder"] as? String
             if cpu["status"] as? String != "error" {
                 XCTAssertEqual(cpu["decoder"] as? String, "ffmpeg", path)
@@ -51,9 +58,12 @@ final class CheckGPUDecoderTests: XCTestCase {
             XCTAssertEqual(expected.count, 5, clip)
             for decoder in ["cpu", "gpu"] {
                 let golden = out.appendingPathComponent("\(decoder)-\(clip).golden")
-                let check = try runTool(["check", Repo.fixture(clip), "--decoder", decoder, "--write-golden", golden.path], timeout: 120)
+                let check = try runTool(
+                    ["check", Repo.fixture(clip), "--decoder", decoder, "--write-golden", golden.path], timeout: 120)
                 XCTAssertEqual(check.status, 0, check.stderr)
-                let lines = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+                let lines = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").filter {
+                    !$0.hasPrefix("#")
+                }
                 XCTAssertEqual(lines.count, expected.count, clip)
                 for (n, line) in lines.enumerated() {
                     let fields = line.split(separator: " ", maxSplits: 2)
@@ -84,7 +94,9 @@ final class CheckGPUDecoderTests: XCTestCase {
                 try text.write(to: file, atomically: true, encoding: .utf8)
                 let result = try runTool(["check", clip, "--decoder", decoder, "--golden", file.path], timeout: 120)
                 XCTAssertEqual(result.status, status, "\(decoder): \(result.stderr)")
-                if status == 10 { XCTAssertTrue(result.stderr.contains("golden mismatch at frame 1: md5"), result.stderr) }
+                if status == 10 {
+                    XCTAssertTrue(result.stderr.contains("golden mismatch at frame 1: md5"), result.stderr)
+                }
             }
         }
     }
@@ -101,10 +113,14 @@ final class CheckGPUDecoderTests: XCTestCase {
     /// here), files spread over them, each device's thread placement said
     /// with `--verbose`; an empty or repeated entry is a usage error.
     func testADeviceListSpreadsFilesOverEachEntry() throws {
-        let result = try runTool(["check", Repo.fixture("hq.mov"), Repo.fixture("422.mov"), "--decoder", "gpu",
-                                  "--device", "0,llvmpipe", "--verbose"], timeout: 120)
+        let result = try runTool(
+            [
+                "check", Repo.fixture("hq.mov"), Repo.fixture("422.mov"), "--decoder", "gpu",
+                "--device", "0,llvmpipe", "--verbose",
+            ], timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stderr.contains("check: device 0 (") && result.stderr.contains("check: device 1 ("), result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains("check: device 0 (") && result.stderr.contains("check: device 1 ("), result.stderr)
         XCTAssertTrue(result.stderr.contains("threads not pinned"), result.stderr)
         for bad in ["0,0", "0,"] {
             let refused = try runTool(["check", Repo.fixture("hq.mov"), "--decoder", "gpu", "--device", bad])
@@ -119,13 +135,15 @@ final class CheckGPUDecoderTests: XCTestCase {
         for format in ["native", "v216"] {
             var lines: [[Substring]] = []
             for decoder in ["cpu", "gpu"] {
-                let result = try runTool([Repo.fixture("hq.mov"), "--decoder", decoder, "--format", format, "--framehash", "-", "--quiet"],
-                                         timeout: 120)
+                let result = try runTool(
+                    [Repo.fixture("hq.mov"), "--decoder", decoder, "--format", format, "--framehash", "-", "--quiet"],
+                    timeout: 120)
                 XCTAssertEqual(result.status, 0, result.stderr)
                 lines.append(result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") })
             }
             XCTAssertEqual(lines[1], lines[0], "\(format): the GPU decoder's framehash differs")
-            let raw = try runTool([Repo.fixture("hq.mov"), "--decoder", "cpu", "--format", format, "-o", "-", "--quiet"], timeout: 120)
+            let raw = try runTool(
+                [Repo.fixture("hq.mov"), "--decoder", "cpu", "--format", format, "-o", "-", "--quiet"], timeout: 120)
             let frames = try Self.split(raw.stdout, clip: "hq.mov", packed: format != "native")
             let expected = try B3Sum.hexes(frames)
             XCTAssertEqual(lines[0].count, frames.count)
@@ -137,8 +155,9 @@ final class CheckGPUDecoderTests: XCTestCase {
         }
         var md5s: [String] = []
         for decoder in ["cpu", "gpu"] {
-            let result = try runTool([Repo.fixture("4444.mov"), "--decoder", decoder, "--format", "native", "--framemd5", "-", "--quiet"],
-                                     timeout: 120)
+            let result = try runTool(
+                [Repo.fixture("4444.mov"), "--decoder", decoder, "--format", "native", "--framemd5", "-", "--quiet"],
+                timeout: 120)
             XCTAssertEqual(result.status, 0, result.stderr)
             md5s.append(result.stdoutText)
         }
@@ -152,11 +171,14 @@ final class CheckGPUDecoderTests: XCTestCase {
         for decoder in ["cpu", "gpu"] {
             let out = try makeTemporaryDirectory(self)
             let path = out.appendingPathComponent("frames.b3").path
-            let result = try runTool([Repo.fixture("hq.mov"), "--decoder", decoder, "--format", "native", "--framehash", path, "--quiet"],
-                                     timeout: 120)
+            let result = try runTool(
+                [Repo.fixture("hq.mov"), "--decoder", decoder, "--format", "native", "--framehash", path, "--quiet"],
+                timeout: 120)
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["frames.b3"], decoder)
-            XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 5)
+            XCTAssertEqual(
+                try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+                    .count, 5)
         }
     }
 
@@ -184,10 +206,17 @@ final class CheckGPUDecoderTests: XCTestCase {
 
     /// Splits raw output into frames of the clip's native planar (or packed) size.
     static func split(_ data: Data, clip: String, packed: Bool = false) throws -> [Data] {
-        let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                                        "stream=width,height,pix_fmt", "-of", "csv=p=0", Repo.fixture(clip)])
-        let fields = String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
-        let width = Int(fields[0])!, height = Int(fields[1])!, pixFmt = String(fields[2])
+        let probe = try runProcess(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries",
+                "stream=width,height,pix_fmt", "-of", "csv=p=0", Repo.fixture(clip),
+            ])
+        let fields = String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: ",")
+        let width = Int(fields[0])!
+        let height = Int(fields[1])!
+        let pixFmt = String(fields[2])
         let size: Int
         if packed {
             size = (width + 1) / 2 * 8 * height  // v216
@@ -195,13 +224,15 @@ final class CheckGPUDecoderTests: XCTestCase {
             let chromaWidth = pixFmt.contains("422") ? (width + 1) / 2 : width
             size = (width + 2 * chromaWidth + (pixFmt.hasPrefix("yuva") ? width : 0)) * 2 * height
         }
-        XCTAssertEqual(data.count % size, 0, "\(clip): \(data.count) bytes is not a whole number of \(size)-byte frames")
+        XCTAssertEqual(
+            data.count % size, 0, "\(clip): \(data.count) bytes is not a whole number of \(size)-byte frames")
         return stride(from: 0, to: data.count, by: size).map { data.subdata(in: $0..<min($0 + size, data.count)) }
     }
 
     /// Where each frame of an elementary stream starts (4-byte size + 'icpf').
     static func frameOffsets(_ bytes: Data) -> [Int] {
-        var offsets: [Int] = [], at = 0
+        var offsets: [Int] = []
+        var at = 0
         while at + 8 <= bytes.count {
             let size = bytes[bytes.startIndex + at..<bytes.startIndex + at + 4].reduce(0) { $0 << 8 | Int($1) }
             guard size >= 8 else { break }

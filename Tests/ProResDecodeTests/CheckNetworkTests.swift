@@ -10,7 +10,8 @@ import XCTest
 final class CheckNetworkTests: XCTestCase {
     private func served() throws -> (FlakyHTTPServer, URL) {
         let root = try makeTemporaryDirectory(self)
-        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: root.appendingPathComponent("hq.mov").path)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("hq.mov"), toPath: root.appendingPathComponent("hq.mov").path)
         return (try FlakyHTTPServer(root: root), root)
     }
 
@@ -25,10 +26,12 @@ final class CheckNetworkTests: XCTestCase {
 
     func testSilentAndSlowServersEndWithinTheTimeoutNamingTheCause() throws {
         let (server, _) = try served()
-        let cases = [("silent", "the server sent no reply header in 2"),
-                     ("trickle", "the server sent no reply header in 2"),
-                     ("slowbody", "the server sent data too slowly"),
-                     ("gzip", "does not decompress as its Content-Encoding says")]
+        let cases = [
+            ("silent", "the server sent no reply header in 2"),
+            ("trickle", "the server sent no reply header in 2"),
+            ("slowbody", "the server sent data too slowly"),
+            ("gzip", "does not decompress as its Content-Encoding says"),
+        ]
         for (kind, words) in cases {
             let (file, seconds, stderr) = try checkTimed(server.base + "/\(kind)/hq.mov")
             XCTAssertEqual(file["status"] as? String, "error", "\(kind): \(file)")
@@ -42,8 +45,11 @@ final class CheckNetworkTests: XCTestCase {
     func testRedirectLoopsAreNamed() throws {
         let (server, _) = try served()
         let started = Date()
-        let result = try runTool(["check", server.base + "/loop/hq.mov", server.base + "/chain/0/hq.mov", "--decoder", "cpu",
-                                  "--report", "-"], timeout: 120)
+        let result = try runTool(
+            [
+                "check", server.base + "/loop/hq.mov", server.base + "/chain/0/hq.mov", "--decoder", "cpu",
+                "--report", "-",
+            ], timeout: 120)
         XCTAssertLessThan(Date().timeIntervalSince(started), 10, "a loop is not tried again")
         XCTAssertEqual(result.status, 11, result.stderr)
         let files = try CheckFixtures.files(result.stdout)
@@ -62,21 +68,31 @@ final class CheckNetworkTests: XCTestCase {
         let secret = "s3cr3t-pw"
         let authority = "http://qc:\(secret)@127.0.0.1:\(server.port)"
         let urls = ["ok", "missing", "loop"].map { authority + "/\($0)/hq.mov" }
-        let report = out.appendingPathComponent("r.json"), junit = out.appendingPathComponent("r.xml")
-        let html = out.appendingPathComponent("r.html"), golden = out.appendingPathComponent("r.golden")
-        let result = try runTool(["check"] + urls + ["--decoder", "cpu", "--verbose", "--report", report.path, "--junit", junit.path,
-                                                     "--html", html.path, "--write-golden", golden.path], timeout: 120)
+        let report = out.appendingPathComponent("r.json")
+        let junit = out.appendingPathComponent("r.xml")
+        let html = out.appendingPathComponent("r.html")
+        let golden = out.appendingPathComponent("r.golden")
+        let result = try runTool(
+            ["check"] + urls + [
+                "--decoder", "cpu", "--verbose", "--report", report.path, "--junit", junit.path,
+                "--html", html.path, "--write-golden", golden.path,
+            ], timeout: 120)
         XCTAssertEqual(result.status, 11, result.stderr)
         let json = try String(contentsOf: report, encoding: .utf8)
-        for (name, text) in [("stderr", result.stderr), ("stdout", result.stdoutText), ("JSON", json),
-                             ("JUnit", try String(contentsOf: junit, encoding: .utf8)), ("HTML", try String(contentsOf: html, encoding: .utf8)),
-                             ("golden", try String(contentsOf: golden, encoding: .utf8))] {
+        for (name, text) in [
+            ("stderr", result.stderr), ("stdout", result.stdoutText), ("JSON", json),
+            ("JUnit", try String(contentsOf: junit, encoding: .utf8)),
+            ("HTML", try String(contentsOf: html, encoding: .utf8)),
+            ("golden", try String(contentsOf: golden, encoding: .utf8)),
+        ] {
             XCTAssertFalse(text.contains(secret), "\(name) holds the password: \(text.prefix(2000))")
         }
         // Named with the user and *** instead, and still checked with the credentials.
         let files = try CheckFixtures.files(Data(json.utf8))
-        XCTAssertEqual(files.first { ($0["key"] as? String) == "http://qc:***@127.0.0.1:\(server.port)/ok/hq.mov" }?["status"] as? String,
-                       "pass", json)
+        XCTAssertEqual(
+            files.first { ($0["key"] as? String) == "http://qc:***@127.0.0.1:\(server.port)/ok/hq.mov" }?["status"]
+                as? String,
+            "pass", json)
         XCTAssertTrue(result.stderr.contains("qc:***@127.0.0.1"), result.stderr)
         // Other commands name the URL the same way.
         let info = try runTool(["info", authority + "/missing/hq.mov"])
@@ -93,16 +109,19 @@ final class CheckNetworkTests: XCTestCase {
         let (server, _) = try served()
         let out = try makeTemporaryDirectory(self)
         let url = server.base + "/replaced/hq.mov"
-        let first = out.appendingPathComponent("first.json"), second = out.appendingPathComponent("second.json")
+        let first = out.appendingPathComponent("first.json")
+        let second = out.appendingPathComponent("second.json")
         let checked = try runTool(["check", url, "--decoder", "cpu", "--report", first.path], timeout: 120)
         XCTAssertEqual(checked.status, 0, checked.stderr)
         let file = try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: first)).first)
         let source = file["source"] as? [String: Any]
         XCTAssertEqual(source?["etag"] as? String, "\"new\"", "\(file)")
         XCTAssertEqual(source?["last_modified"] as? String, "Tue, 02 Jan 2024 00:00:00 GMT", "\(file)")
-        XCTAssertEqual((source?["length"] as? NSNumber)?.intValue,
-                       try FileManager.default.attributesOfItem(atPath: Repo.fixture("hq.mov"))[.size] as? Int, "\(file)")
-        let resumed = try runTool(["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 120)
+        XCTAssertEqual(
+            (source?["length"] as? NSNumber)?.intValue,
+            try FileManager.default.attributesOfItem(atPath: Repo.fixture("hq.mov"))[.size] as? Int, "\(file)")
+        let resumed = try runTool(
+            ["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 120)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         let again = try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)
         XCTAssertEqual(again["carried"] as? Bool, true, "\(again); \(resumed.stderr)")
@@ -114,12 +133,14 @@ final class CheckNetworkTests: XCTestCase {
         let (server, _) = try served()
         let out = try makeTemporaryDirectory(self)
         let url = server.base + "/changing/hq.mov"
-        let first = out.appendingPathComponent("first.json"), second = out.appendingPathComponent("second.json")
+        let first = out.appendingPathComponent("first.json")
+        let second = out.appendingPathComponent("second.json")
         let checked = try runTool(["check", url, "--decoder", "cpu", "--report", first.path], timeout: 120)
         XCTAssertEqual(checked.status, 0, checked.stderr)
         let file = try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: first)).first)
         XCTAssertTrue(file["source"] is NSNull, "the replies disagree: \(file["source"] ?? "absent")")
-        let resumed = try runTool(["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 120)
+        let resumed = try runTool(
+            ["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 120)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertNil(try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)["carried"])
     }
@@ -131,11 +152,13 @@ final class CheckNetworkTests: XCTestCase {
         let (server, _) = try served()
         let out = try makeTemporaryDirectory(self)
         let url = server.base + "/slowhead/hq.mov"
-        let first = out.appendingPathComponent("first.json"), second = out.appendingPathComponent("second.json")
+        let first = out.appendingPathComponent("first.json")
+        let second = out.appendingPathComponent("second.json")
         let checked = try runTool(["check", url, "--decoder", "cpu", "--report", first.path], timeout: 120)
         XCTAssertEqual(checked.status, 0, checked.stderr)
         let started = Date()
-        let resumed = try runTool(["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 60)
+        let resumed = try runTool(
+            ["check", url, "--decoder", "cpu", "--resume", first.path, "--report", second.path], timeout: 60)
         XCTAssertLessThan(Date().timeIntervalSince(started), 12, "the HEAD's 10 s and the check")
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertNil(try XCTUnwrap(try CheckFixtures.files(try Data(contentsOf: second)).first)["carried"])
@@ -146,7 +169,9 @@ final class CheckNetworkTests: XCTestCase {
     func testAConnectThatNeverCompletesIsNamed() throws {
         let listener = Process()
         listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        listener.arguments = ["-c", """
+        listener.arguments = [
+            "-c",
+            """
             import socket, time
             l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)
             held = []
@@ -158,16 +183,22 @@ final class CheckNetworkTests: XCTestCase {
             time.sleep(0.5)
             print(l.getsockname()[1], flush=True)
             time.sleep(600)
-            """]
+            """,
+        ]
         let out = Pipe()
         listener.standardOutput = out
         try listener.run()
-        defer { listener.terminate(); listener.waitUntilExit() }
+        defer {
+            listener.terminate()
+            listener.waitUntilExit()
+        }
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        let port = try XCTUnwrap(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "the listener printed no port")
+        let port = try XCTUnwrap(
+            Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "the listener printed no port")
         let (file, seconds, stderr) = try checkTimed("http://127.0.0.1:\(port)/hq.mov")
         XCTAssertEqual(file["status"] as? String, "error", "\(file)")
-        XCTAssertTrue((file["reason"] as? String ?? "").hasPrefix("timed out after 2 s: connect timed out after 2"), "\(file)")
+        XCTAssertTrue(
+            (file["reason"] as? String ?? "").hasPrefix("timed out after 2 s: connect timed out after 2"), "\(file)")
         XCTAssertLessThanOrEqual(seconds, 3, stderr)
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
+import XCTest
+
+@testable import GPUKit
+@testable import ProResCheck
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
-@testable import ProResCheck
 @testable import ProResTesting
-import XCTest
 
 /// `prores-decode check --previews DIR` run as a process on the machine's
 /// Vulkan device (lavapipe in CI) with the validation layer on: the PNGs
@@ -29,17 +30,20 @@ final class CheckPreviewTests: XCTestCase {
         let out = try makeTemporaryDirectory(self)
         let previews = out.appendingPathComponent("new/previews")  // created, parents too
         let report = out.appendingPathComponent("r.json")
-        let result = try runTool(["check", Repo.fixture("4444.mov"), "--previews", previews.path, "--report", report.path],
-                                 environment: Self.validation)
+        let result = try runTool(
+            ["check", Repo.fixture("4444.mov"), "--previews", previews.path, "--report", report.path],
+            environment: Self.validation)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stderr.contains("validation"), result.stderr)
         // The directory, not the word: a checkout's own path may contain "previews".
-        XCTAssertFalse(result.stderr.contains(previews.path), "without --verbose the paths are not mentioned: \(result.stderr)")
+        XCTAssertFalse(
+            result.stderr.contains(previews.path), "without --verbose the paths are not mentioned: \(result.stderr)")
 
         let base = PreviewOptions.baseName(key: Repo.fixture("4444.mov"))
         XCTAssertTrue(base.hasPrefix("__") && !base.contains("/"), base)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted(),
-                       [base + ".frame.png", base + ".sheet.png"], "exactly the two PNGs, no temporaries")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted(),
+            [base + ".frame.png", base + ".sheet.png"], "exactly the two PNGs, no temporaries")
         let file = try XCTUnwrap(try CheckFixtures.files(Data(contentsOf: report)).first)
         XCTAssertEqual(file["status"] as? String, "pass")
         let made = try XCTUnwrap(file["previews"] as? [String: Any])
@@ -57,16 +61,22 @@ final class CheckPreviewTests: XCTestCase {
 
         // Opaque rows: exactly FrameSaver's PNG of the same frame.
         let saved = out.appendingPathComponent("saved")
-        let save = try runTool([Repo.fixture("4444.mov"), "--save", saved.path, "--save-format", "png", "--start", "2", "--frames", "1", "--quiet"],
-                               environment: Self.validation)
+        let save = try runTool(
+            [
+                Repo.fixture("4444.mov"), "--save", saved.path, "--save-format", "png", "--start", "2", "--frames", "1",
+                "--quiet",
+            ],
+            environment: Self.validation)
         XCTAssertEqual(save.status, 0, save.stderr)
         let reference = try PNGPixels(saved.appendingPathComponent("frame-000002.png").path)
         for y in 0..<28 {
             for x in 0..<192 where frame[x, y].rgb != reference[x, y].rgb {
-                return XCTFail("opaque pixel (\(x), \(y)): \(frame[x, y].rgb), --save-format png has \(reference[x, y].rgb)")
+                return XCTFail(
+                    "opaque pixel (\(x), \(y)): \(frame[x, y].rgb), --save-format png has \(reference[x, y].rgb)")
             }
         }
-        XCTAssertTrue((0..<28).allSatisfy { y in (0..<192).allSatisfy { reference[$0, y].a == 65535 } }, "rows 0–27 are opaque")
+        XCTAssertTrue(
+            (0..<28).allSatisfy { y in (0..<192).allSatisfy { reference[$0, y].a == 65535 } }, "rows 0–27 are opaque")
 
         // The sheet: 3 a row, 8 px apart: 3·192 + 2·8 by 2·112 + 8.
         let sheet = try PNGPixels(made["sheet"] as! String)
@@ -100,9 +110,14 @@ final class CheckPreviewTests: XCTestCase {
     /// 16-bit step for rounding.
     func testPQHighlightsRollOffAndMidTonesFollowTheCurve() throws {
         let out = try makeTemporaryDirectory(self)
-        let report = out.appendingPathComponent("r.json"), y416 = out.appendingPathComponent("f.y416")
-        let result = try runTool(["check", Repo.fixture("pq.mov"), "--previews", out.path, "--report", report.path, "--preview-frames", "3"],
-                                 environment: Self.validation)
+        let report = out.appendingPathComponent("r.json")
+        let y416 = out.appendingPathComponent("f.y416")
+        let result = try runTool(
+            [
+                "check", Repo.fixture("pq.mov"), "--previews", out.path, "--report", report.path, "--preview-frames",
+                "3",
+            ],
+            environment: Self.validation)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stderr.contains("validation"), result.stderr)
         let made = try XCTUnwrap(try CheckFixtures.files(Data(contentsOf: report)).first?["previews"] as? [String: Any])
@@ -111,30 +126,41 @@ final class CheckPreviewTests: XCTestCase {
         let png = try PNGPixels(made["frame"] as! String)
         XCTAssertEqual([png.width, png.height], [192, 112])
 
-        let decode = try runTool([Repo.fixture("pq.mov"), "--format", "y416", "--start", "2", "--frames", "1", "-o", y416.path, "--quiet"])
+        let decode = try runTool([
+            Repo.fixture("pq.mov"), "--format", "y416", "--start", "2", "--frames", "1", "-o", y416.path, "--quiet",
+        ])
         XCTAssertEqual(decode.status, 0, decode.stderr)
-        let codes = try Data(contentsOf: y416).withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(UInt16.init(littleEndian:)) }
+        let codes = try Data(contentsOf: y416).withUnsafeBytes {
+            Array($0.bindMemory(to: UInt16.self)).map(UInt16.init(littleEndian:))
+        }
         XCTAssertEqual(codes.count, 192 * 112 * 4)
         // pq.mov's tags as Fixtures/ref/tags.tsv states them (BT.2020 NCL, PQ, BT.2020, video range), not as our reader finds them.
-        let spec = try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video, referenceWhite: 203)
+        let spec = try ConversionSpec(
+            matrixCode: 9, transferCode: 16, primariesCode: 9, range: .video, referenceWhite: 203)
 
         func srgb(_ v: Double) -> Double { v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055 }
-        var midTones = 0, rolledOff = 0, worst = 0.0
+        var midTones = 0
+        var rolledOff = 0
+        var worst = 0.0
         for y in 0..<112 {
             for x in 0..<192 {
                 let i = (y * 192 + x) * 4
-                let p = ReferenceConverter.convert(y: codes[i + 1], cb: codes[i + 2], cr: codes[i + 3], a: codes[i], params: spec)
+                let p = ReferenceConverter.convert(
+                    y: codes[i + 1], cb: codes[i + 2], cr: codes[i + 3], a: codes[i], params: spec)
                 let rgb = [p.r, p.g, p.b].map { max($0, 0) }
                 let m = rgb.max()!
                 let scale = m > 0.75 ? (0.75 + 0.25 * (1 - exp(-(m - 0.75) / 0.25))) / m : 1
                 let expected = rgb.map { srgb($0 * scale) }
                 let actual = png[x, y].rgb.map { Double($0) / 65535 }
                 for c in 0..<3 {
-                    let v = rgb[c] * scale, delta = 2e-3 * max(rgb[c], m) * scale + 2e-5
+                    let v = rgb[c] * scale
+                    let delta = 2e-3 * max(rgb[c], m) * scale + 2e-5
                     let tolerance = max(srgb(v + delta) - srgb(v), srgb(v) - srgb(max(v - delta, 0))) + 1 / 65535
                     worst = max(worst, abs(actual[c] - expected[c]) / tolerance)
                     if abs(actual[c] - expected[c]) > tolerance {
-                        return XCTFail("pixel (\(x), \(y)) channel \(c): \(actual[c]), expected \(expected[c]) ± \(tolerance) (linear \(rgb))")
+                        return XCTFail(
+                            "pixel (\(x), \(y)) channel \(c): \(actual[c]), expected \(expected[c]) ± \(tolerance) (linear \(rgb))"
+                        )
                     }
                 }
                 if m > 0.05 && m <= 0.75 { midTones += 1 }
@@ -147,7 +173,9 @@ final class CheckPreviewTests: XCTestCase {
         }
         XCTAssertGreaterThan(midTones, 200, "the clip must have mid tones to test")
         XCTAssertGreaterThan(rolledOff, 20, "the clip must have highlights above 1.0 (203 nits) to test")
-        print("pq preview: \(midTones) mid-tone and \(rolledOff) highlight pixels; largest difference \(worst) of its tolerance")
+        print(
+            "pq preview: \(midTones) mid-tone and \(rolledOff) highlight pixels; largest difference \(worst) of its tolerance"
+        )
     }
 
     // MARK: - Verdicts never change
@@ -158,41 +186,56 @@ final class CheckPreviewTests: XCTestCase {
     /// `"previews": null` and no PNG; damaged frames are on the sheet, marked.
     func testBrokenFilesGetNoPreviewsAndNothingElseChanges() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
-        let out = try makeTemporaryDirectory(self), previews = try makeTemporaryDirectory(self)
-        let report = out.appendingPathComponent("report.json"), junit = out.appendingPathComponent("junit.xml")
-        let result = try runTool(["check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq", "--threads", "1",
-                                  "--previews", previews.path], environment: Self.validation)
+        let out = try makeTemporaryDirectory(self)
+        let previews = try makeTemporaryDirectory(self)
+        let report = out.appendingPathComponent("report.json")
+        let junit = out.appendingPathComponent("junit.xml")
+        let result = try runTool(
+            [
+                "check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq",
+                "--threads", "1",
+                "--previews", previews.path,
+            ], environment: Self.validation)
         XCTAssertEqual(result.status, 10, result.stderr)
         let reportText = try String(contentsOf: report, encoding: .utf8)
-        let withoutPreviews = reportText.replacingOccurrences(of: ",\"previews\":(null|\\{[^{}]*\\})", with: "", options: .regularExpression)
+        let withoutPreviews = reportText.replacingOccurrences(
+            of: ",\"previews\":(null|\\{[^{}]*\\})", with: "", options: .regularExpression)
         try CheckFixtures.assertSnapshot(CheckFixtures.normalise(withoutPreviews, directory: dir), "mixed.report.json")
-        try CheckFixtures.assertSnapshot(CheckFixtures.normalise(try String(contentsOf: junit, encoding: .utf8), directory: dir), "mixed.junit.xml")
+        try CheckFixtures.assertSnapshot(
+            CheckFixtures.normalise(try String(contentsOf: junit, encoding: .utf8), directory: dir), "mixed.junit.xml")
         try CheckFixtures.assertSnapshot(CheckFixtures.normalise(result.stderr, directory: dir), "mixed.stderr.txt")
 
         var expectedPNGs: [String] = []
         for file in try CheckFixtures.files(Data(reportText.utf8)) {
-            let key = file["key"] as! String, status = file["status"] as! String
+            let key = file["key"] as! String
+            let status = file["status"] as! String
             if status == "error" {
                 XCTAssertTrue(file["previews"] is NSNull, "\(key): a file that could not be checked gets none")
                 continue
             }
-            let made = try XCTUnwrap(file["previews"] as? [String: Any], "\(key): \(String(describing: file["previews"]))")
+            let made = try XCTUnwrap(
+                file["previews"] as? [String: Any], "\(key): \(String(describing: file["previews"]))")
             let base = key.replacingOccurrences(of: "/", with: "__")
             XCTAssertEqual(made["sheet"] as? String, previews.path + "/" + base + ".sheet.png")
             expectedPNGs += [base + ".frame.png", base + ".sheet.png"]
-            var frames: [Int], damaged: [Int] = []
+            var frames: [Int]
+            var damaged: [Int] = []
             switch key {
-            case "bad/corrupt-slice.mov": (frames, damaged) = ([0, 1, 3, 4], [2])  // frame 2 damaged: on the sheet, marked
+            case "bad/corrupt-slice.mov":
+                // frame 2 damaged: on the sheet, marked
+                (frames, damaged) = ([0, 1, 3, 4], [2])
             case "bad/bad-header.mov": frames = [0, 2, 3, 4]  // frame 1 not decoded
             case "bad/truncated-faststart.mov": frames = [0, 1]  // frame 2 cut, 3 and 4 missing
             default: frames = [0, 1, 2, 3, 4]
             }
             XCTAssertEqual(made["sheet_frames"] as? [Int], (frames + damaged).sorted(), key)
             XCTAssertEqual(made["sheet_damaged"] as? [Int], damaged, key)
-            XCTAssertEqual(made["frame_index"] as? Int, frames[frames.count / 2], "\(key): the full frame is a clean one")
+            XCTAssertEqual(
+                made["frame_index"] as? Int, frames[frames.count / 2], "\(key): the full frame is a clean one")
         }
         XCTAssertEqual(expectedPNGs.count, 16, "8 files were read")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted(), expectedPNGs.sorted())
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted(), expectedPNGs.sorted())
         let truncated = try PNGPixels(previews.appendingPathComponent("bad__truncated-faststart.mov.sheet.png").path)
         XCTAssertEqual([truncated.width, truncated.height], [2 * 192 + 8, 112], "two thumbnails, one row")
     }
@@ -203,11 +246,15 @@ final class CheckPreviewTests: XCTestCase {
     func testDamagedFramesAreMarkedOnTheSheet() throws {
         for decoder in ["cpu", "gpu"] {
             let previews = try makeTemporaryDirectory(self)
-            let result = try runTool(["check", Repo.fixture("bad/corrupt-slice.mov"), "--decoder", decoder, "--report", "-",
-                                      "--previews", previews.path], environment: Self.validation)
+            let result = try runTool(
+                [
+                    "check", Repo.fixture("bad/corrupt-slice.mov"), "--decoder", decoder, "--report", "-",
+                    "--previews", previews.path,
+                ], environment: Self.validation)
             XCTAssertEqual(result.status, 10, "a FAIL: \(result.stderr)")
             let file = try XCTUnwrap(try CheckFixtures.files(result.stdout).first)
-            let made = try XCTUnwrap(file["previews"] as? [String: Any], "\(decoder): \(String(describing: file["previews"]))")
+            let made = try XCTUnwrap(
+                file["previews"] as? [String: Any], "\(decoder): \(String(describing: file["previews"]))")
             XCTAssertEqual(made["sheet_frames"] as? [Int], [0, 1, 2, 3, 4], decoder)
             XCTAssertEqual(made["sheet_damaged"] as? [Int], [2], decoder)
             let sheet = try PNGPixels(made["sheet"] as! String)
@@ -215,20 +262,28 @@ final class CheckPreviewTests: XCTestCase {
             XCTAssertEqual([sheet.width, sheet.height], [3 * 192 + 2 * 8, 2 * 112 + 8], decoder)
             let red: [UInt16] = [0xFFFF, 0, 0]
             for (tile, (left, top)) in [(0, 0), (200, 0), (400, 0), (0, 120), (200, 120)].enumerated() {
-                var border = 0, bands = 0, elsewhere = 0
+                var border = 0
+                var bands = 0
+                var elsewhere = 0
                 for y in 0..<112 {
                     for x in 0..<192 {
                         let isRed = sheet[left + x, top + y].rgb == red
-                        if min(x, y, 191 - x, 111 - y) < 4 { border += isRed ? 1 : 0 }
-                        else if (x + y) % 16 < 3 { bands += isRed ? 1 : 0 }
-                        else { elsewhere += isRed ? 1 : 0 }
+                        if min(x, y, 191 - x, 111 - y) < 4 {
+                            border += isRed ? 1 : 0
+                        } else if (x + y) % 16 < 3 {
+                            bands += isRed ? 1 : 0
+                        } else {
+                            elsewhere += isRed ? 1 : 0
+                        }
                     }
                 }
                 let borderPixels = 192 * 112 - 184 * 104
                 if tile == 2 {
                     XCTAssertEqual(border, borderPixels, "\(decoder): the damaged tile's whole border is red")
-                    XCTAssertGreaterThan(bands, 184 * 104 * 3 / 16 - 200, "\(decoder): the damaged tile's bands are red")
-                    XCTAssertLessThan(elsewhere, 184 * 104 / 2, "\(decoder): the concealed picture shows between the bands")
+                    XCTAssertGreaterThan(
+                        bands, 184 * 104 * 3 / 16 - 200, "\(decoder): the damaged tile's bands are red")
+                    XCTAssertLessThan(
+                        elsewhere, 184 * 104 / 2, "\(decoder): the concealed picture shows between the bands")
                 } else {
                     XCTAssertEqual(border + bands, 0, "\(decoder): tile \(tile) (a clean frame) carries no mark")
                 }
@@ -239,21 +294,28 @@ final class CheckPreviewTests: XCTestCase {
     /// No Vulkan driver: the same verdicts, exit status and report (but for
     /// "previews", which says why), a warning before TOTAL, no PNG.
     func testNoVulkanKeepsTheVerdictAndSaysWhy() throws {
-        let out = try makeTemporaryDirectory(self), previews = try makeTemporaryDirectory(self)
+        let out = try makeTemporaryDirectory(self)
+        let previews = try makeTemporaryDirectory(self)
         let clips = [Repo.fixture("hq.mov"), Repo.fixture("bad/corrupt-slice.mov"), Repo.fixture("bad/empty.mov")]
         let plain = try runTool(["check"] + clips + ["--report", out.appendingPathComponent("plain.json").path])
         let noDriver = ["VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"]
         let report = out.appendingPathComponent("r.json")
-        let result = try runTool(["check"] + clips + ["--report", report.path, "--previews", previews.path], environment: noDriver)
+        let result = try runTool(
+            ["check"] + clips + ["--report", report.path, "--previews", previews.path], environment: noDriver)
         XCTAssertEqual(result.reason, .exit, "must not crash")
         XCTAssertEqual(plain.status, 10)
         XCTAssertEqual(result.status, plain.status, result.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: previews.path), [])
 
         let text = try String(contentsOf: report, encoding: .utf8)
-        let stripped = text.replacingOccurrences(of: ",\"previews\":(null|\\{[^{}]*\\})", with: "", options: .regularExpression)
-        let seconds = { (t: String) in t.replacingOccurrences(of: "\"seconds\":[0-9.e+-]+", with: "\"seconds\":0", options: .regularExpression) }
-        XCTAssertEqual(seconds(stripped), seconds(try String(contentsOf: out.appendingPathComponent("plain.json"), encoding: .utf8)))
+        let stripped = text.replacingOccurrences(
+            of: ",\"previews\":(null|\\{[^{}]*\\})", with: "", options: .regularExpression)
+        let seconds = { (t: String) in
+            t.replacingOccurrences(of: "\"seconds\":[0-9.e+-]+", with: "\"seconds\":0", options: .regularExpression)
+        }
+        XCTAssertEqual(
+            seconds(stripped),
+            seconds(try String(contentsOf: out.appendingPathComponent("plain.json"), encoding: .utf8)))
         let files = try CheckFixtures.files(Data(text.utf8))
         XCTAssertEqual(files.map { $0["path"] as? String }, [clips[1], clips[2], clips[0]], "path order")
         for file in [files[0], files[2]] {
@@ -266,12 +328,16 @@ final class CheckPreviewTests: XCTestCase {
         let plainLines = plain.stderr.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, plainLines.count + 1, result.stderr)
         XCTAssertEqual(Array(lines.prefix(3)), Array(plainLines.prefix(3)), "the per-file lines are unchanged")
-        XCTAssertTrue(lines[3].hasPrefix("prores-decode: warning: no previews for 2 files (first: \(clips[1]): no usable Vulkan device"), lines[3])
+        XCTAssertTrue(
+            lines[3].hasPrefix(
+                "prores-decode: warning: no previews for 2 files (first: \(clips[1]): no usable Vulkan device"),
+            lines[3])
         XCTAssertTrue(lines[4].hasPrefix("TOTAL 3 files"), result.stderr)
 
         let verbose = try runTool(["check", clips[0], "--previews", previews.path, "--verbose"], environment: noDriver)
         XCTAssertEqual(verbose.status, 0, verbose.stderr)
-        XCTAssertTrue(verbose.stderr.contains("PASS \(clips[0])\n  previews: none: no usable Vulkan device"), verbose.stderr)
+        XCTAssertTrue(
+            verbose.stderr.contains("PASS \(clips[0])\n  previews: none: no usable Vulkan device"), verbose.stderr)
     }
 
     // MARK: - Options
@@ -279,13 +345,18 @@ final class CheckPreviewTests: XCTestCase {
     func testVerboseNamesThePreviewsAndSampleLimitsTheFrames() throws {
         let out = try makeTemporaryDirectory(self)
         let dir = try makeTemporaryDirectory(self)
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mxf"), toPath: dir.appendingPathComponent("sub/hq.mxf").path)
-        let result = try runTool(["check", dir.path, "--previews", out.path + "/", "--sample", "3", "--verbose", "--report", "-"],
-                                 environment: Self.validation)
+        try FileManager.default.createDirectory(
+            at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("hq.mxf"), toPath: dir.appendingPathComponent("sub/hq.mxf").path)
+        let result = try runTool(
+            ["check", dir.path, "--previews", out.path + "/", "--sample", "3", "--verbose", "--report", "-"],
+            environment: Self.validation)
         XCTAssertEqual(result.status, 0, result.stderr)
-        let sheet = out.path + "/sub__hq.mxf.sheet.png", frame = out.path + "/sub__hq.mxf.frame.png"
-        XCTAssertTrue(result.stderr.contains("PASS \(dir.path)/sub/hq.mxf\n  previews: \(sheet), \(frame)\n"), result.stderr)
+        let sheet = out.path + "/sub__hq.mxf.sheet.png"
+        let frame = out.path + "/sub__hq.mxf.frame.png"
+        XCTAssertTrue(
+            result.stderr.contains("PASS \(dir.path)/sub/hq.mxf\n  previews: \(sheet), \(frame)\n"), result.stderr)
         let made = try XCTUnwrap(try CheckFixtures.files(result.stdout).first?["previews"] as? [String: Any])
         XCTAssertEqual(made["sheet_frames"] as? [Int], [0, 2, 4], "previews come from the checked frames")
         XCTAssertEqual(made["frame_index"] as? Int, 2)
@@ -302,25 +373,35 @@ final class CheckPreviewTests: XCTestCase {
         // A file where the directory should be: one clear error, exit 6, nothing checked.
         let intoFile = try runTool(["check", hq, "--previews", plain.path])
         XCTAssertEqual(intoFile.status, 6, intoFile.stderr)
-        XCTAssertEqual(intoFile.stderr, "prores-decode: error: cannot write '\(plain.path)': --previews: exists and is not a directory\n")
+        XCTAssertEqual(
+            intoFile.stderr,
+            "prores-decode: error: cannot write '\(plain.path)': --previews: exists and is not a directory\n")
         XCTAssertEqual(try String(contentsOf: plain, encoding: .utf8), "keep")
         let underFile = try runTool(["check", hq, "--previews", plain.path + "/sub"])
         XCTAssertEqual(underFile.status, 6, underFile.stderr)
-        XCTAssertTrue(underFile.stderr.hasPrefix("prores-decode: error: cannot write '\(plain.path)/sub': --previews: cannot create"), underFile.stderr)
+        XCTAssertTrue(
+            underFile.stderr.hasPrefix(
+                "prores-decode: error: cannot write '\(plain.path)/sub': --previews: cannot create"), underFile.stderr)
 
         // Two files whose previews would overwrite each other.
         for name in ["a", "b"] {
-            try FileManager.default.createDirectory(at: dir.appendingPathComponent(name), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: dir.appendingPathComponent(name), withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: hq, toPath: dir.appendingPathComponent(name + "/hq.mov").path)
         }
-        let clash = try runTool(["check", dir.appendingPathComponent("a").path, dir.appendingPathComponent("b").path,
-                                 "--previews", dir.appendingPathComponent("p").path])
+        let clash = try runTool([
+            "check", dir.appendingPathComponent("a").path, dir.appendingPathComponent("b").path,
+            "--previews", dir.appendingPathComponent("p").path,
+        ])
         XCTAssertEqual(clash.status, 2, clash.stderr)
         XCTAssertTrue(clash.stderr.contains("would share the preview name 'hq.mov'"), clash.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("p").path), "a usage error makes nothing")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: dir.appendingPathComponent("p").path), "a usage error makes nothing")
 
-        for arguments in [["--preview-frames", "3"], ["--previews", dir.path, "--preview-frames", "0"],
-                          ["--previews", dir.path, "--preview-frames", "101"], ["--previews", ""]] {
+        for arguments in [
+            ["--preview-frames", "3"], ["--previews", dir.path, "--preview-frames", "0"],
+            ["--previews", dir.path, "--preview-frames", "101"], ["--previews", ""],
+        ] {
             let result = try runTool(["check", hq] + arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(arguments): \(result.stderr)")
@@ -335,14 +416,18 @@ final class CheckPreviewTests: XCTestCase {
 
     /// Every pixel of `rows` (in picture coordinates) of the picture at
     /// (left, top) is the checker square's grey: light where (x/8 + y/8) is even.
-    private func assertChecker(_ png: PNGPixels, left: Int, top: Int, rows: Range<Int>, width: Int, _ what: String = "",
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertChecker(
+        _ png: PNGPixels, left: Int, top: Int, rows: Range<Int>, width: Int, _ what: String = "",
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         for y in rows {
             for x in 0..<width {
                 let grey = (x / 8 + y / 8) % 2 == 0 ? Self.light : Self.dark
                 let pixel = png[left + x, top + y]
                 if pixel.rgb != [grey, grey, grey] {
-                    return XCTFail("\(what) pixel (\(x), \(y)) is \(pixel.rgb), the checker there is \(grey)", file: file, line: line)
+                    return XCTFail(
+                        "\(what) pixel (\(x), \(y)) is \(pixel.rgb), the checker there is \(grey)", file: file,
+                        line: line)
                 }
             }
         }
@@ -358,9 +443,12 @@ struct PNGPixels {
     private let samples: [UInt16]
 
     init(_ path: String) throws {
-        let probe = try Self.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,pix_fmt",
-                                  "-of", "csv=p=0", path])
-        let fields = String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
+        let probe = try Self.run([
+            "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height,pix_fmt",
+            "-of", "csv=p=0", path,
+        ])
+        let fields = String(decoding: probe, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(
+            separator: ",")
         guard fields.count == 3, let width = Int(fields[0]), let height = Int(fields[1]) else {
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "ffprobe cannot read \(path)"])
         }
@@ -369,7 +457,9 @@ struct PNGPixels {
         pixelFormat = String(fields[2])
         let raw = try Self.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba64be", "-"])
         guard raw.count == width * height * 8 else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "ffmpeg gave \(raw.count) bytes for \(path)"])
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [NSLocalizedDescriptionKey: "ffmpeg gave \(raw.count) bytes for \(path)"])
         }
         samples = raw.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(UInt16.init(bigEndian:)) }
     }
@@ -390,7 +480,9 @@ struct PNGPixels {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(arguments[0]) failed on \(arguments.last!)"])
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [NSLocalizedDescriptionKey: "\(arguments[0]) failed on \(arguments.last!)"])
         }
         return data
     }

@@ -1,12 +1,13 @@
 import Foundation
+import XCTest
+
+@testable import GPUKit
+@testable import ProResCheck
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
-@testable import ProResCheck
 @testable import ProResTesting
-import XCTest
 
 /// The preview pieces without a GPU: the box filter, the pixel shading and
 /// checkerboard, the sheet layout, names; and the downscaled path once
@@ -29,7 +30,8 @@ final class CheckPreviewUnitTests: XCTestCase {
         XCTAssertEqual(weights[0].map(\.weight), [2.0 / 3, 1.0 / 3])
         XCTAssertEqual(weights[1].map(\.weight), [1.0 / 3, 2.0 / 3])
         // 4 → 2: two whole pixels each.
-        XCTAssertEqual(PreviewImage.boxWeights(source: 4, target: 2).map { $0.map(\.weight) }, [[0.5, 0.5], [0.5, 0.5]])
+        XCTAssertEqual(
+            PreviewImage.boxWeights(source: 4, target: 2).map { $0.map(\.weight) }, [[0.5, 0.5], [0.5, 0.5]])
         for (source, target) in [(1920, 320), (187, 96), (101, 53), (7, 7)] {
             for footprint in PreviewImage.boxWeights(source: source, target: target) {
                 XCTAssertEqual(footprint.reduce(0) { $0 + $1.weight }, 1, accuracy: 1e-12, "\(source) → \(target)")
@@ -40,10 +42,12 @@ final class CheckPreviewUnitTests: XCTestCase {
     /// 4x2 → 2x1: each output pixel averages a 2x2 block, colour weighted by
     /// alpha (premultiplied), so a transparent pixel's colour does not bleed.
     func testDownscaleAveragesPremultipliedLinearValues() {
-        let source = image(4, 2, [
-            [1, 0, 0, 0], [0, 0, 1, 1], [0.25, 0.5, 1, 1], [0.75, 0.5, 0, 1],
-            [1, 0, 0, 0], [0, 0, 1, 1], [4, 2, 0, 0.5], [0, 0, 0, 0.5],
-        ])
+        let source = image(
+            4, 2,
+            [
+                [1, 0, 0, 0], [0, 0, 1, 1], [0.25, 0.5, 1, 1], [0.75, 0.5, 0, 1],
+                [1, 0, 0, 0], [0, 0, 1, 1], [4, 2, 0, 0.5], [0, 0, 0, 0.5],
+            ])
         let small = source.downscaled(toWidth: 2)
         XCTAssertEqual([small.width, small.height], [2, 1])
         // Left: two transparent reds, two opaque blues → blue, alpha 0.5.
@@ -62,7 +66,8 @@ final class CheckPreviewUnitTests: XCTestCase {
     /// exactly; opaque pixels follow --save-format png's curve; negatives
     /// clip; partial alpha mixes in linear light.
     func testShadeFollowsTheDocumentedCurveAndChecker() {
-        let light = PreviewRenderer.checker(x: 0, y: 0), dark = PreviewRenderer.checker(x: 8, y: 0)
+        let light = PreviewRenderer.checker(x: 0, y: 0)
+        let dark = PreviewRenderer.checker(x: 8, y: 0)
         XCTAssertEqual(PreviewRenderer.checker(x: 7, y: 7), light)
         XCTAssertEqual(PreviewRenderer.checker(x: 8, y: 8), light)
         XCTAssertEqual(PreviewRenderer.checker(x: 0, y: 15), dark)
@@ -92,12 +97,15 @@ final class CheckPreviewUnitTests: XCTestCase {
     func testFrameCodesAreShadesCodes() {
         let values: [Float] = [0, 0.001, 0.0031, 0.2, 0.5, 0.74, 0.75, 0.7502, 1, 3, -0.1, .nan]
         var pixels: [[Float]] = []
-        for r in values { for g in [Float(0.3), 0.75, 2] { for a in [Float(1), 0.5, 0] { pixels.append([r, g, 0.1, a]) } } }
+        for r in values {
+            for g in [Float(0.3), 0.75, 2] { for a in [Float(1), 0.5, 0] { pixels.append([r, g, 0.1, a]) } }
+        }
         let source = image(pixels.count, 1, pixels)
         let frame = PreviewRenderer.frame(source)
         for (x, p) in pixels.enumerated() {
-            let shaded = PreviewRenderer.shade(r: Double(Float16(p[0])), g: Double(Float16(p[1])), b: Double(Float16(p[2])),
-                                               a: Double(Float16(p[3])), checker: PreviewRenderer.checker(x: x, y: 0))
+            let shaded = PreviewRenderer.shade(
+                r: Double(Float16(p[0])), g: Double(Float16(p[1])), b: Double(Float16(p[2])),
+                a: Double(Float16(p[3])), checker: PreviewRenderer.checker(x: x, y: 0))
             XCTAssertEqual(Array(frame.samples[3 * x..<3 * x + 3]), [shaded.0, shaded.1, shaded.2], "pixel \(p)")
         }
     }
@@ -132,11 +140,14 @@ final class CheckPreviewUnitTests: XCTestCase {
     func testHalfSizeThumbnailsOnTheGPU() throws {
         let out = try makeTemporaryDirectory(self)
         let input = CheckInput(path: Repo.fixture("4444.mov"), key: "clips/4444.mov")
-        let options = CheckOptions(threadsPerFile: 1, previews: PreviewOptions(directory: out.path, frames: 4, thumbnailWidth: 96,
-                                                                              gpu: .init(context: .init(validation: true))))
+        let options = CheckOptions(
+            threadsPerFile: 1,
+            previews: PreviewOptions(
+                directory: out.path, frames: 4, thumbnailWidth: 96,
+                gpu: .init(context: .init(validation: true))))
         let result = try XCTUnwrap(try BatchCheck(inputs: [input], options: options).run().first)
         XCTAssertEqual(result.status, .pass)
-        guard case let .written(sheetPath, framePath, frames, _, full)? = result.previews else {
+        guard case .written(let sheetPath, let framePath, let frames, _, let full)? = result.previews else {
             return XCTFail("no previews: \(String(describing: result.previews))")
         }
         XCTAssertEqual(sheetPath, out.path + "/clips__4444.mov.sheet.png")
@@ -149,7 +160,8 @@ final class CheckPreviewUnitTests: XCTestCase {
                 for x in 0..<96 {
                     let grey: UInt16 = (x / 8 + y / 8) % 2 == 0 ? 0xCCCC : 0x9999
                     if sheet[left + x, top + y].rgb != [grey, grey, grey] {
-                        return XCTFail("thumbnail at (\(left), \(top)), pixel (\(x), \(y)): \(sheet[left + x, top + y].rgb)")
+                        return XCTFail(
+                            "thumbnail at (\(left), \(top)), pixel (\(x), \(y)): \(sheet[left + x, top + y].rgb)")
                     }
                 }
             }
@@ -172,7 +184,9 @@ final class CheckPreviewUnitTests: XCTestCase {
                 guard block.allSatisfy({ $0.allSatisfy { $0 < 0.74 } }) else { continue }
                 for c in 0..<3 {
                     let mean = block.reduce(0) { $0 + $1[c] } / 4
-                    XCTAssertEqual(linear(sheet[thumbnail.x + x, thumbnail.y + y].rgb[c]), mean, accuracy: 1e-3, "(\(x), \(y)) channel \(c)")
+                    XCTAssertEqual(
+                        linear(sheet[thumbnail.x + x, thumbnail.y + y].rgb[c]), mean, accuracy: 1e-3,
+                        "(\(x), \(y)) channel \(c)")
                 }
                 compared += 1
             }

@@ -7,8 +7,10 @@ import XCTest
 final class CheckProgressTests: XCTestCase {
     private func longClip() throws -> String {
         let path = try makeTemporaryDirectory(self).appendingPathComponent("long.mov").path
-        let run = try runExternal(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
-                                   "-frames:v", "300", "-c:v", "prores_ks", "-profile:v", "0", path])
+        let run = try runExternal([
+            "ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+            "-frames:v", "300", "-c:v", "prores_ks", "-profile:v", "0", path,
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         return path
     }
@@ -22,7 +24,9 @@ final class CheckProgressTests: XCTestCase {
         let progress = lines.filter { $0.contains("frame ") }
         XCTAssertFalse(progress.isEmpty, run.text)
         let pattern = #"file 0/1 frame [0-9]+/300 [0-9]+% [0-9.]+ fps ETA [0-9]+:[0-9]{2}"#
-        XCTAssertTrue(progress.contains { $0.range(of: pattern, options: .regularExpression) != nil }, progress.joined(separator: "\n"))
+        XCTAssertTrue(
+            progress.contains { $0.range(of: pattern, options: .regularExpression) != nil },
+            progress.joined(separator: "\n"))
         XCTAssertTrue(run.text.contains("PASS \(clip)"), run.text)
     }
 

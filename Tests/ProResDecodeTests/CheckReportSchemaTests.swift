@@ -12,7 +12,9 @@ final class CheckReportSchemaTests: XCTestCase {
         let out = try makeTemporaryDirectory(self)
         let golden = out.appendingPathComponent("g.golden").path
         let whole = out.appendingPathComponent("whole.json").path
-        XCTAssertEqual(try runTool(["check", dir.path, "--expect", "profile=hq", "--report", whole, "--write-golden", golden]).status, 10)
+        XCTAssertEqual(
+            try runTool(["check", dir.path, "--expect", "profile=hq", "--report", whole, "--write-golden", golden])
+                .status, 10)
         try assertValid(whole, what: "a check report")
 
         let againstGolden = out.appendingPathComponent("golden.json").path
@@ -38,8 +40,11 @@ final class CheckReportSchemaTests: XCTestCase {
         let text = try String(contentsOfFile: whole, encoding: .utf8)
         let failing = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("\"status\":\"fail\"") })
         let edited = out.appendingPathComponent("edited.json").path
-        try text.replacingOccurrences(of: String(failing), with: failing.replacingOccurrences(of: "\"status\":\"fail\"", with: "\"status\":\"pass\""))
-            .write(toFile: edited, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(
+            of: String(failing),
+            with: failing.replacingOccurrences(of: "\"status\":\"fail\"", with: "\"status\":\"pass\"")
+        )
+        .write(toFile: edited, atomically: true, encoding: .utf8)
         XCTAssertNotEqual(try validate(edited).status, 0, "an edited status word matches the schema")
     }
 

@@ -6,8 +6,10 @@ import XCTest
 final class CheckResumeTests: XCTestCase {
     /// Sets a file's modification time (nanoseconds since 1970).
     private func setModified(_ path: String, _ nanoseconds: Int64) {
-        var times = [timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000)),
-                     timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))]
+        var times = [
+            timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000)),
+            timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000)),
+        ]
         XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
     }
 
@@ -20,7 +22,8 @@ final class CheckResumeTests: XCTestCase {
     func testUnchangedFilesAreCarriedWithoutBeingRead() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
         let out = try makeTemporaryDirectory(self)
-        let previous = out.appendingPathComponent("previous.json"), previousGolden = out.appendingPathComponent("previous.golden")
+        let previous = out.appendingPathComponent("previous.json")
+        let previousGolden = out.appendingPathComponent("previous.golden")
         let first = try runTool(["check", dir.path, "--report", previous.path, "--write-golden", previousGolden.path])
         XCTAssertEqual(first.status, 10, first.stderr)
 
@@ -34,19 +37,26 @@ final class CheckResumeTests: XCTestCase {
         let pq = dir.appendingPathComponent("good/pq.mov").path
         setModified(pq, modified(pq) + 1_000_000_000)
 
-        let resumed = out.appendingPathComponent("resumed.json"), resumedGolden = out.appendingPathComponent("resumed.golden")
-        let second = try runTool(["check", dir.path, "--resume", previous.path, "--report", resumed.path, "--write-golden", resumedGolden.path])
+        let resumed = out.appendingPathComponent("resumed.json")
+        let resumedGolden = out.appendingPathComponent("resumed.golden")
+        let second = try runTool([
+            "check", dir.path, "--resume", previous.path, "--report", resumed.path, "--write-golden",
+            resumedGolden.path,
+        ])
         XCTAssertEqual(second.status, 10, second.stderr)
         XCTAssertTrue(second.stderr.contains("PASS \(hq) (carried)"), second.stderr)
         XCTAssertFalse(second.stderr.contains("PASS \(pq) (carried)"), second.stderr)
         let files = try CheckFixtures.files(Data(contentsOf: resumed))
         let carried = Set(files.filter { $0["carried"] as? Bool == true }.map { $0["key"] as! String })
         let before = try CheckFixtures.files(Data(contentsOf: previous))
-        let expected = Set(before.filter { $0["status"] as? String != "error" }.map { $0["key"] as! String }).subtracting(["good/pq.mov"])
+        let expected = Set(before.filter { $0["status"] as? String != "error" }.map { $0["key"] as! String })
+            .subtracting(["good/pq.mov"])
         XCTAssertEqual(carried, expected, "every unchanged pass and fail, no error, not the touched file")
         XCTAssertEqual(files.first { $0["key"] as? String == "good/hq.mov" }?["status"] as? String, "pass")
-        XCTAssertEqual(try String(contentsOf: resumedGolden, encoding: .utf8), try String(contentsOf: previousGolden, encoding: .utf8),
-                       "the carried files' golden lines come from the previous golden file")
+        XCTAssertEqual(
+            try String(contentsOf: resumedGolden, encoding: .utf8),
+            try String(contentsOf: previousGolden, encoding: .utf8),
+            "the carried files' golden lines come from the previous golden file")
         XCTAssertTrue(second.stderr.contains("files carried over"), second.stderr)
 
         // The resumed report reads as the first one, carried marks aside; a check of the garbage fails.
@@ -64,7 +74,9 @@ final class CheckResumeTests: XCTestCase {
     /// from the file's size and time) are unchanged.
     func testAURLIsCarriedWhileItsETagHolds() throws {
         let root = try makeTemporaryDirectory(self)
-        for name in ["hq.mov", "4444.mov"] { try FileManager.default.copyItem(atPath: Repo.fixture(name), toPath: root.appendingPathComponent(name).path) }
+        for name in ["hq.mov", "4444.mov"] {
+            try FileManager.default.copyItem(atPath: Repo.fixture(name), toPath: root.appendingPathComponent(name).path)
+        }
         let nginx = try NginxServer(root: root, test: self)
         let out = try makeTemporaryDirectory(self)
         let urls = ["hq.mov", "4444.mov"].map { nginx.base + "/" + $0 }
@@ -72,12 +84,17 @@ final class CheckResumeTests: XCTestCase {
         XCTAssertEqual(try runTool(["check"] + urls + ["--report", previous.path]).status, 0)
         let sources = try CheckFixtures.files(Data(contentsOf: previous)).compactMap { $0["source"] as? [String: Any] }
         XCTAssertEqual(sources.count, 2)
-        XCTAssertTrue(sources.allSatisfy { ($0["etag"] as? String)?.isEmpty == false && ($0["last_modified"] as? String)?.isEmpty == false }, "\(sources)")
+        XCTAssertTrue(
+            sources.allSatisfy {
+                ($0["etag"] as? String)?.isEmpty == false && ($0["last_modified"] as? String)?.isEmpty == false
+            }, "\(sources)")
         let touched = root.appendingPathComponent("4444.mov").path
         setModified(touched, modified(touched) + 5_000_000_000)
         let again = try runTool(["check"] + urls + ["--resume", previous.path, "--report", "-"])
         XCTAssertEqual(again.status, 0, again.stderr)
-        let carried = try CheckFixtures.files(again.stdout).filter { $0["carried"] as? Bool == true }.map { $0["key"] as! String }
+        let carried = try CheckFixtures.files(again.stdout).filter { $0["carried"] as? Bool == true }.map {
+            $0["key"] as! String
+        }
         XCTAssertEqual(carried, [urls[0]], "the untouched file only: \(again.stderr)")
     }
 
@@ -95,7 +112,9 @@ final class CheckResumeTests: XCTestCase {
     /// line and exit 3, at once: nothing is read from it.
     func testResumeRefusesADirectoryAndADevice() throws {
         let folder = try makeTemporaryDirectory(self)
-        for (path, words) in [(folder.path, "a directory, not a report"), ("/dev/zero", "not a regular file, not a report")] {
+        for (path, words) in [
+            (folder.path, "a directory, not a report"), ("/dev/zero", "not a regular file, not a report"),
+        ] {
             let result = try runTool(["check", Repo.fixture("hq.mov"), "--resume", path], timeout: 30)
             XCTAssertEqual(result.status, 3, "\(path): \(result.stderr)")
             assertSingleError(result, mentions: ["--resume", words, path], path)
@@ -111,7 +130,8 @@ final class CheckResumeTests: XCTestCase {
         let first = try runTool(["check", clip, "--report", "r.json", "--write-golden", "g.txt"], in: folder)
         XCTAssertEqual(first.status, 0, first.stderr)
         let golden = try Data(contentsOf: folder.appendingPathComponent("g.txt"))
-        let again = try runTool(["check", clip, "--resume", "r.json", "--report", "r2.json", "--write-golden", "./g.txt", "-y"], in: folder)
+        let again = try runTool(
+            ["check", clip, "--resume", "r.json", "--report", "r2.json", "--write-golden", "./g.txt", "-y"], in: folder)
         XCTAssertEqual(again.status, 2, again.stderr)
         assertSingleError(again, mentions: ["--write-golden", "g.txt", "the golden file of --resume"], "resume")
         XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("g.txt")), golden)

@@ -1,9 +1,10 @@
 import Foundation
+import XCTest
+
+@testable import ProResCheck
 @testable import ProResCore
 @testable import ProResGPU
 @testable import ProResPipeline
-@testable import ProResCheck
-import XCTest
 
 /// `check --decoder gpu` with consecutive files sharing one decode session
 /// (the default; with more jobs than devices, a session per file): the
@@ -14,20 +15,29 @@ final class CheckSharedSessionTests: XCTestCase {
     /// that files of one format follow one another.
     private func directory() throws -> URL {
         let dir = try CheckFixtures.mixedDirectory(self)
-        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("good/hq-copy.mov").path)
-        try FileManager.default.copyItem(atPath: Repo.fixture("bad/corrupt-slice.mov"),
-                                         toPath: dir.appendingPathComponent("bad/corrupt-slice-copy.mov").path)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("good/hq-copy.mov").path)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("bad/corrupt-slice.mov"),
+            toPath: dir.appendingPathComponent("bad/corrupt-slice-copy.mov").path)
         return dir
     }
 
     func testASharedSessionGivesTheSameReportAsOnePerFileAndTheCPU() throws {
         let dir = try directory()
         let out = try makeTemporaryDirectory(self)
-        var stderr: [String] = [], reports: [String] = [], goldens: [String] = []
+        var stderr: [String] = []
+        var reports: [String] = []
+        var goldens: [String] = []
         for (name, decoder, jobs) in [("shared", "gpu", "1"), ("per-file", "gpu", "2"), ("cpu", "cpu", "1")] {
-            let golden = out.appendingPathComponent("\(name).golden"), report = out.appendingPathComponent("\(name).json")
-            let result = try runTool(["check", dir.path, "--decoder", decoder, "--threads", "1", "--jobs", jobs, "--write-golden", golden.path,
-                                      "--report", report.path], timeout: 300)
+            let golden = out.appendingPathComponent("\(name).golden")
+            let report = out.appendingPathComponent("\(name).json")
+            let result = try runTool(
+                [
+                    "check", dir.path, "--decoder", decoder, "--threads", "1", "--jobs", jobs, "--write-golden",
+                    golden.path,
+                    "--report", report.path,
+                ], timeout: 300)
             XCTAssertEqual(result.status, 10, "\(name): some files fail; stderr:\n\(result.stderr)")
             stderr.append(CheckFixtures.normalise(result.stderr, directory: dir))
             reports.append(CheckFixtures.normalise(try String(contentsOf: report, encoding: .utf8), directory: dir))
@@ -40,7 +50,8 @@ final class CheckSharedSessionTests: XCTestCase {
         XCTAssertGreaterThan(goldens[0].split(separator: "\n").count, 10)
         // Against the CPU: the same verdict for each file, the same frames in
         // trouble and the same statistics (damaged frames' words differ).
-        let shared = try CheckFixtures.files(Data(reports[0].utf8)), cpu = try CheckFixtures.files(Data(reports[2].utf8))
+        let shared = try CheckFixtures.files(Data(reports[0].utf8))
+        let cpu = try CheckFixtures.files(Data(reports[2].utf8))
         XCTAssertEqual(shared.map { $0["key"] as? String }, cpu.map { $0["key"] as? String })
         for (gpu, cpu) in zip(shared, cpu) {
             let path = cpu["key"] as! String
@@ -50,7 +61,9 @@ final class CheckSharedSessionTests: XCTestCase {
             XCTAssertEqual(frames(gpu), frames(cpu), path)
             XCTAssertTrue(try CheckGPUDecoderTests.statistics(cpu["stats"], equal: gpu["stats"]), path)
         }
-        let verdicts = { (text: String) in text.split(separator: "\n").map { $0.split(separator: ":")[0] }.filter { !$0.hasPrefix("prores-decode") } }
+        let verdicts = { (text: String) in
+            text.split(separator: "\n").map { $0.split(separator: ":")[0] }.filter { !$0.hasPrefix("prores-decode") }
+        }
         XCTAssertEqual(verdicts(stderr[0]), verdicts(stderr[2]))
     }
 
@@ -60,7 +73,10 @@ final class CheckSharedSessionTests: XCTestCase {
     /// equal those of a session per file.
     func testConsecutiveFilesOverlapOnTheDevice() throws {
         let dir = try makeTemporaryDirectory(self)
-        for n in 0..<6 { try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("hq\(n).mov").path) }
+        for n in 0..<6 {
+            try FileManager.default.copyItem(
+                atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("hq\(n).mov").path)
+        }
         let inputs = CheckInputExpander.expand([dir.path])
         XCTAssertEqual(inputs.count, 6)
         var hashes: [[String]] = []
@@ -77,7 +93,8 @@ final class CheckSharedSessionTests: XCTestCase {
             let statistics = batch.sharedSessionStatistics
             if shares {
                 XCTAssertEqual(statistics.streams, 6)
-                XCTAssertGreaterThan(statistics.overlapped, 0, "no file was queued behind the one before: \(statistics)")
+                XCTAssertGreaterThan(
+                    statistics.overlapped, 0, "no file was queued behind the one before: \(statistics)")
             } else {
                 XCTAssertEqual(statistics, .init())
             }
@@ -95,8 +112,9 @@ final class CheckSharedSessionTests: XCTestCase {
     func testFilesOfTwoKindsTakeTurnsOnLanes() throws {
         let dir = try makeTemporaryDirectory(self)
         for n in 0..<6 {
-            try FileManager.default.copyItem(atPath: Repo.fixture(n.isMultiple(of: 2) ? "hq.mov" : "4444.mov"),
-                                             toPath: dir.appendingPathComponent("f\(n).mov").path)
+            try FileManager.default.copyItem(
+                atPath: Repo.fixture(n.isMultiple(of: 2) ? "hq.mov" : "4444.mov"),
+                toPath: dir.appendingPathComponent("f\(n).mov").path)
         }
         let inputs = CheckInputExpander.expand([dir.path])
         var hashes: [[String]] = []
@@ -112,9 +130,11 @@ final class CheckSharedSessionTests: XCTestCase {
         }
         XCTAssertEqual(hashes[0], hashes[1])
         XCTAssertFalse(hashes[0].isEmpty)
-        let cpu = try BatchCheck(inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .cpu))).run()
+        let cpu = try BatchCheck(inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .cpu)))
+            .run()
         XCTAssertEqual(cpu.map(\.status), Array(repeating: .pass, count: 6), "cpu")
-        XCTAssertEqual(cpu.flatMap { $0.hashes.map(\.hash) }, hashes[0], "the GPU's hashes differ from the CPU decoder's")
+        XCTAssertEqual(
+            cpu.flatMap { $0.hashes.map(\.hash) }, hashes[0], "the GPU's hashes differ from the CPU decoder's")
     }
 
     /// The shared session fails as a device error would, under the third
@@ -123,11 +143,15 @@ final class CheckSharedSessionTests: XCTestCase {
     func testAFailedSharedSessionBlamesNoFile() throws {
         struct DeviceLost: Error, CustomStringConvertible { var description: String { "device lost" } }
         let dir = try makeTemporaryDirectory(self)
-        for n in 0..<5 { try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("hq\(n).mov").path) }
+        for n in 0..<5 {
+            try FileManager.default.copyItem(
+                atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent("hq\(n).mov").path)
+        }
         let inputs = CheckInputExpander.expand([dir.path])
         var hashes: [[String]] = []
         for fails in [false, true] {
-            let batch = BatchCheck(inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .gpu)))
+            let batch = BatchCheck(
+                inputs: inputs, options: CheckOptions(threadsPerFile: 1, decoder: .init(choice: .gpu)))
             // Streams open one at a time (under the lanes' lock).
             var opened = 0
             if fails {
@@ -137,11 +161,14 @@ final class CheckSharedSessionTests: XCTestCase {
                 }
             }
             let results = try batch.run()
-            XCTAssertEqual(results.map(\.status), Array(repeating: .pass, count: 5), results.map(\.problems).description)
+            XCTAssertEqual(
+                results.map(\.status), Array(repeating: .pass, count: 5), results.map(\.problems).description)
             hashes.append(results.flatMap { $0.hashes.map(\.hash) })
             if fails { XCTAssertGreaterThanOrEqual(opened, 3) }
             // The third file at least (the second too, if its frames were still in the session) is checked again alone.
-            XCTAssertTrue(fails ? (1...2).contains(batch.filesCheckedAgain) : batch.filesCheckedAgain == 0, "\(batch.filesCheckedAgain) checked again")
+            XCTAssertTrue(
+                fails ? (1...2).contains(batch.filesCheckedAgain) : batch.filesCheckedAgain == 0,
+                "\(batch.filesCheckedAgain) checked again")
         }
         XCTAssertEqual(hashes[1], hashes[0])
     }
@@ -153,7 +180,10 @@ final class CheckSharedSessionTests: XCTestCase {
         let once = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores")))
         let long = dir.appendingPathComponent("a-long.prores")
         try Data((0..<1000).flatMap { _ in once }).write(to: long)
-        for name in ["b.mov", "c.mov"] { try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent(name).path) }
+        for name in ["b.mov", "c.mov"] {
+            try FileManager.default.copyItem(
+                atPath: Repo.fixture("hq.mov"), toPath: dir.appendingPathComponent(name).path)
+        }
         let started = Date()
         let result = try runTool(["check", dir.path, "--decoder", "gpu", "--timeout", "3"], timeout: 120)
         XCTAssertLessThan(Date().timeIntervalSince(started), 40)

@@ -19,7 +19,9 @@ enum MD5Sum {
     /// Lowercase hex digests of `messages`, in order.
     static func hexes(_ messages: [Data], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         // Each line: 32 hex digits, two spaces, the file's path.
-        try ChecksumTool.lines(path, options: [], messages: messages, file: file, line: line).map { String($0.prefix(32)) }
+        try ChecksumTool.lines(path, options: [], messages: messages, file: file, line: line).map {
+            String($0.prefix(32))
+        }
     }
 }
 
@@ -29,7 +31,9 @@ enum SHA256Sum {
 
     /// Lowercase hex digests of `messages`, in order.
     static func hexes(_ messages: [Data], file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
-        try ChecksumTool.lines(path, options: [], messages: messages, file: file, line: line).map { String($0.prefix(64)) }
+        try ChecksumTool.lines(path, options: [], messages: messages, file: file, line: line).map {
+            String($0.prefix(64))
+        }
     }
 
     /// The shard (1-based) of `count` a key belongs to: 1 + (the digest's
@@ -42,7 +46,9 @@ enum SHA256Sum {
 /// A checksum CLI run once over `messages`, each written to a file of its
 /// own: its output lines, one a message, in order.
 enum ChecksumTool {
-    static func lines(_ tool: String, options: [String], messages: [Data], file: StaticString, line: UInt) throws -> [String] {
+    static func lines(_ tool: String, options: [String], messages: [Data], file: StaticString, line: UInt) throws
+        -> [String]
+    {
         guard !messages.isEmpty else { return [] }
         let name = URL(fileURLWithPath: tool).lastPathComponent
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
@@ -53,7 +59,9 @@ enum ChecksumTool {
         let run = try runExternal([tool] + options + files)
         XCTAssertEqual(run.status, 0, "\(name) failed: \(run.stderr)", file: file, line: line)
         let lines = run.text.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, messages.count, "\(name) printed \(lines.count) lines for \(messages.count) files", file: file, line: line)
+        XCTAssertEqual(
+            lines.count, messages.count, "\(name) printed \(lines.count) lines for \(messages.count) files", file: file,
+            line: line)
         return lines
     }
 }

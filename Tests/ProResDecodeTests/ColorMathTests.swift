@@ -1,11 +1,12 @@
+import Foundation
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import Foundation
-import XCTest
 
 /// The CPU colour maths behind the Y'CbCr → extended linear Display P3 shader
 /// (Sources/ProResDecode/Color). Every expected value comes from a published
@@ -17,25 +18,33 @@ final class ColorMathTests: XCTestCase {
 
     // MARK: - Helpers
 
-    func assertMatrix(_ m: Matrix3, _ expected: [[Double]], accuracy: Double,
-                      _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    func assertMatrix(
+        _ m: Matrix3, _ expected: [[Double]], accuracy: Double,
+        _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
         for r in 0..<3 {
             for c in 0..<3 {
-                XCTAssertEqual(m[r, c], expected[r][c], accuracy: accuracy,
-                               "element (\(r), \(c)) \(message)\n\(m)", file: file, line: line)
+                XCTAssertEqual(
+                    m[r, c], expected[r][c], accuracy: accuracy,
+                    "element (\(r), \(c)) \(message)\n\(m)", file: file, line: line)
             }
         }
     }
 
-    func assertVector(_ v: SIMD3<Double>, _ expected: SIMD3<Double>, accuracy: Double,
-                      _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    func assertVector(
+        _ v: SIMD3<Double>, _ expected: SIMD3<Double>, accuracy: Double,
+        _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
         for i in 0..<3 {
-            XCTAssertEqual(v[i], expected[i], accuracy: accuracy, "component \(i) of \(v) \(message)", file: file, line: line)
+            XCTAssertEqual(
+                v[i], expected[i], accuracy: accuracy, "component \(i) of \(v) \(message)", file: file, line: line)
         }
     }
 
-    func assertPixel(_ p: (r: Double, g: Double, b: Double, a: Double), _ expected: (Double, Double, Double, Double),
-                     accuracy: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    func assertPixel(
+        _ p: (r: Double, g: Double, b: Double, a: Double), _ expected: (Double, Double, Double, Double),
+        accuracy: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(p.r, expected.0, accuracy: accuracy, "r \(message)", file: file, line: line)
         XCTAssertEqual(p.g, expected.1, accuracy: accuracy, "g \(message)", file: file, line: line)
         XCTAssertEqual(p.b, expected.2, accuracy: accuracy, "b \(message)", file: file, line: line)
@@ -61,8 +70,11 @@ final class ColorMathTests: XCTestCase {
     /// SMPTE ST 2084 inverse EOTF, written from the standard:
     /// E' = ((c1 + c2 Y^m1) / (1 + c3 Y^m1))^m2, Y = nits / 10000.
     func pqSignal(nits: Double) -> Double {
-        let m1 = 2610.0 / 4096 / 4, m2 = 2523.0 / 4096 * 128
-        let c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
+        let m1 = 2610.0 / 4096 / 4
+        let m2 = 2523.0 / 4096 * 128
+        let c1 = 3424.0 / 4096
+        let c2 = 2413.0 / 4096 * 32
+        let c3 = 2392.0 / 4096 * 32
         let y = pow(nits / 10000, m1)
         return pow((c1 + c2 * y) / (1 + c3 * y), m2)
     }
@@ -70,14 +82,18 @@ final class ColorMathTests: XCTestCase {
     /// BT.2100 HLG OETF, written from the standard: E' = sqrt(3E) for
     /// E ≤ 1/12, else a ln(12E − b) + c.
     func hlgSignal(scene e: Double) -> Double {
-        let a = 0.17883277, b = 1 - 4 * a, c = 0.5 - a * log(4 * a)
+        let a = 0.17883277
+        let b = 1 - 4 * a
+        let c = 0.5 - a * log(4 * a)
         return e <= 1.0 / 12 ? (3 * e).squareRoot() : a * log(12 * e - b) + c
     }
 
     static let d65Codes = [1, 5, 6, 7, 9, 12, 22]
     static let matrixCodes = [1, 5, 6, 9]
     /// Published Kr, Kb (H.273 Table 4).
-    static let krkb: [Int: (Double, Double)] = [1: (0.2126, 0.0722), 5: (0.299, 0.114), 6: (0.299, 0.114), 9: (0.2627, 0.0593)]
+    static let krkb: [Int: (Double, Double)] = [
+        1: (0.2126, 0.0722), 5: (0.299, 0.114), 6: (0.299, 0.114), 9: (0.2627, 0.0593),
+    ]
 
     // MARK: - Matrix3
 
@@ -103,9 +119,13 @@ final class ColorMathTests: XCTestCase {
     func testBT709ToXYZMatchesIEC61966() throws {
         let m = try XCTUnwrap(ColorPrimariesSpec(code: 1)).rgbToXYZ
         // IEC 61966-2-1 (sRGB), same primaries and white as BT.709.
-        assertMatrix(m, [[0.4124, 0.3576, 0.1805],
-                         [0.2126, 0.7152, 0.0722],
-                         [0.0193, 0.1192, 0.9505]], accuracy: 1e-4)
+        assertMatrix(
+            m,
+            [
+                [0.4124, 0.3576, 0.1805],
+                [0.2126, 0.7152, 0.0722],
+                [0.0193, 0.1192, 0.9505],
+            ], accuracy: 1e-4)
         // The middle row is the luminance: BT.709's Kr, Kg, Kb.
         assertVector(m.row1, SIMD3(0.2126, 0.7152, 0.0722), accuracy: 1e-4)
     }
@@ -113,17 +133,25 @@ final class ColorMathTests: XCTestCase {
     func testBT2020ToXYZMatchesPublished() throws {
         let m = try XCTUnwrap(ColorPrimariesSpec(code: 9)).rgbToXYZ
         // ITU-R BT.2087 / BT.2020 NPM.
-        assertMatrix(m, [[0.6370, 0.1446, 0.1689],
-                         [0.2627, 0.6780, 0.0593],
-                         [0.0000, 0.0281, 1.0610]], accuracy: 1e-4)
+        assertMatrix(
+            m,
+            [
+                [0.6370, 0.1446, 0.1689],
+                [0.2627, 0.6780, 0.0593],
+                [0.0000, 0.0281, 1.0610],
+            ], accuracy: 1e-4)
         assertVector(m.row1, SIMD3(0.2627, 0.6780, 0.0593), accuracy: 1e-4)
     }
 
     func testP3D65ToXYZMatchesSMPTEEG432() throws {
         let m = try XCTUnwrap(ColorPrimariesSpec(code: 12)).rgbToXYZ
-        assertMatrix(m, [[0.4866, 0.2657, 0.1982],
-                         [0.2290, 0.6917, 0.0793],
-                         [0.0000, 0.0451, 1.0439]], accuracy: 1e-4)
+        assertMatrix(
+            m,
+            [
+                [0.4866, 0.2657, 0.1982],
+                [0.2290, 0.6917, 0.0793],
+                [0.0000, 0.0451, 1.0439],
+            ], accuracy: 1e-4)
     }
 
     func testBT601LuminanceRowsMatchTheirOwnPrimaries() throws {
@@ -168,25 +196,37 @@ final class ColorMathTests: XCTestCase {
         // Bruce Lindbloom, "Chromatic Adaptation": Bradford, D65 → D50, with
         // XYZ whites (0.95047, 1, 1.08883) and (0.96422, 1, 0.82521).
         let m = ChromaticAdaptation.bradford(fromWhite: SIMD3(0.95047, 1, 1.08883), toWhite: SIMD3(0.96422, 1, 0.82521))
-        assertMatrix(m, [[ 1.0478112,  0.0228866, -0.0501270],
-                         [ 0.0295424,  0.9904844, -0.0170491],
-                         [-0.0092345,  0.0150436,  0.7521316]], accuracy: 2e-7)
+        assertMatrix(
+            m,
+            [
+                [1.0478112, 0.0228866, -0.0501270],
+                [0.0295424, 0.9904844, -0.0170491],
+                [-0.0092345, 0.0150436, 0.7521316],
+            ], accuracy: 2e-7)
         XCTAssertLessThan(ChromaticAdaptation.bradford(from: .d65, to: .d65).maxAbsDifference(.identity), 1e-12)
     }
 
     func testBT709ToP3D65MatchesPublished() throws {
         let m = try XCTUnwrap(ColorPrimariesSpec.rgbToP3D65(primaries: 1))
-        assertMatrix(m, [[0.8225, 0.1774, 0.0000],
-                         [0.0332, 0.9669, 0.0000],
-                         [0.0171, 0.0724, 0.9108]], accuracy: 1e-3)
+        assertMatrix(
+            m,
+            [
+                [0.8225, 0.1774, 0.0000],
+                [0.0332, 0.9669, 0.0000],
+                [0.0171, 0.0724, 0.9108],
+            ], accuracy: 1e-3)
     }
 
     func testBT709ToBT2020MatchesBT2087() throws {
         // The same derivation between two other spaces, against BT.2087's matrix.
         let m = ColorPrimariesSpec.bt2020.chromaticities.xyzToRGB * ColorPrimariesSpec.bt709.rgbToXYZ
-        assertMatrix(m, [[0.6274, 0.3293, 0.0433],
-                         [0.0691, 0.9195, 0.0114],
-                         [0.0164, 0.0880, 0.8956]], accuracy: 1e-4)
+        assertMatrix(
+            m,
+            [
+                [0.6274, 0.3293, 0.0433],
+                [0.0691, 0.9195, 0.0114],
+                [0.0164, 0.0880, 0.8956],
+            ], accuracy: 1e-4)
     }
 
     func testPrimariesCodeTable() {
@@ -205,10 +245,18 @@ final class ColorMathTests: XCTestCase {
     func testVideoAndFullRangeBlackAndWhite() throws {
         for code in Self.matrixCodes {
             let ycc = try XCTUnwrap(YCbCrToRGB(matrixCode: code))
-            assertVector(ycc.rgbPrime(y: 4096, cb: 32768, cr: 32768, range: .video), .zero, accuracy: 1e-12, "video black, matrix \(code)")
-            assertVector(ycc.rgbPrime(y: 60160, cb: 32768, cr: 32768, range: .video), SIMD3(1, 1, 1), accuracy: 1e-12, "video white, matrix \(code)")
-            assertVector(ycc.rgbPrime(y: 0, cb: 32768, cr: 32768, range: .full), .zero, accuracy: 1e-12, "full black, matrix \(code)")
-            assertVector(ycc.rgbPrime(y: 65535, cb: 32768, cr: 32768, range: .full), SIMD3(1, 1, 1), accuracy: 1e-12, "full white, matrix \(code)")
+            assertVector(
+                ycc.rgbPrime(y: 4096, cb: 32768, cr: 32768, range: .video), .zero, accuracy: 1e-12,
+                "video black, matrix \(code)")
+            assertVector(
+                ycc.rgbPrime(y: 60160, cb: 32768, cr: 32768, range: .video), SIMD3(1, 1, 1), accuracy: 1e-12,
+                "video white, matrix \(code)")
+            assertVector(
+                ycc.rgbPrime(y: 0, cb: 32768, cr: 32768, range: .full), .zero, accuracy: 1e-12,
+                "full black, matrix \(code)")
+            assertVector(
+                ycc.rgbPrime(y: 65535, cb: 32768, cr: 32768, range: .full), SIMD3(1, 1, 1), accuracy: 1e-12,
+                "full white, matrix \(code)")
         }
     }
 
@@ -235,7 +283,8 @@ final class ColorMathTests: XCTestCase {
             ("blue", (111, 848, 481), SIMD3(0, 0, 0.75)),
         ]
         for (name, codes, rgb) in bars {
-            let out = YCbCrToRGB.bt709.rgbPrime(y: Double(codes.0 << 6), cb: Double(codes.1 << 6), cr: Double(codes.2 << 6), range: .video)
+            let out = YCbCrToRGB.bt709.rgbPrime(
+                y: Double(codes.0 << 6), cb: Double(codes.1 << 6), cr: Double(codes.2 << 6), range: .video)
             // 10-bit rounding: ≤ ½ LSB in Y' (1/1752) and in C (1/1792) → < 2e-3 in R'G'B'.
             assertVector(out, rgb, accuracy: 2e-3, name)
         }
@@ -249,15 +298,16 @@ final class ColorMathTests: XCTestCase {
             }
         }
         colours.append(SIMD3(0.1, 0.5, 0.9))
-        colours.append(SIMD3(-0.05, 1.1, 0.3))   // out of range survives
+        colours.append(SIMD3(-0.05, 1.1, 0.3))  // out of range survives
         for code in Self.matrixCodes {
             let (kr, kb) = try XCTUnwrap(Self.krkb[code])
             let ycc = try XCTUnwrap(YCbCrToRGB(matrixCode: code))
             for range in [ColorRange.video, .full] {
                 for rgb in colours {
                     let c = encode(rgb, kr: kr, kb: kb, range: range)
-                    assertVector(ycc.rgbPrime(y: c.x, cb: c.y, cr: c.z, range: range), rgb, accuracy: 1e-9,
-                                 "matrix \(code) \(range) \(rgb)")
+                    assertVector(
+                        ycc.rgbPrime(y: c.x, cb: c.y, cr: c.z, range: range), rgb, accuracy: 1e-9,
+                        "matrix \(code) \(range) \(rgb)")
                 }
             }
         }
@@ -294,22 +344,23 @@ final class ColorMathTests: XCTestCase {
     func testBT1886IsGamma24MirroredAndUnclamped() {
         XCTAssertEqual(TransferFunction.bt1886EOTF(0), 0)
         XCTAssertEqual(TransferFunction.bt1886EOTF(1), 1)
-        XCTAssertEqual(TransferFunction.bt1886EOTF(0.5), 0.18946457081379978, accuracy: 1e-12) // 2^-2.4
+        XCTAssertEqual(TransferFunction.bt1886EOTF(0.5), 0.18946457081379978, accuracy: 1e-12)  // 2^-2.4
         XCTAssertEqual(TransferFunction.bt1886EOTF(-0.5), -0.18946457081379978, accuracy: 1e-12)
-        XCTAssertEqual(TransferFunction.bt1886EOTF(1.1), 1.257021, accuracy: 1e-6)              // 1.1^2.4 = e^(2.4 ln 1.1)
+        XCTAssertEqual(TransferFunction.bt1886EOTF(1.1), 1.257021, accuracy: 1e-6)  // 1.1^2.4 = e^(2.4 ln 1.1)
     }
 
     func testSRGBPiecewiseContinuityAndMirroring() {
         let knee = 0.04045
         XCTAssertEqual(TransferFunction.srgbEOTF(knee), knee / 12.92, accuracy: 1e-15)
-        XCTAssertEqual(TransferFunction.srgbEOTF(knee.nextUp), TransferFunction.srgbEOTF(knee), accuracy: 1e-8,
-                       "the two pieces meet at 0.04045 (to the standard's rounding)")
+        XCTAssertEqual(
+            TransferFunction.srgbEOTF(knee.nextUp), TransferFunction.srgbEOTF(knee), accuracy: 1e-8,
+            "the two pieces meet at 0.04045 (to the standard's rounding)")
         XCTAssertEqual(TransferFunction.srgbEOTF(knee), 0.0031308, accuracy: 1e-7)
-        XCTAssertEqual(TransferFunction.srgbEOTF(128.0 / 255), 0.2158605, accuracy: 1e-7)   // published 8-bit 128
+        XCTAssertEqual(TransferFunction.srgbEOTF(128.0 / 255), 0.2158605, accuracy: 1e-7)  // published 8-bit 128
         XCTAssertEqual(TransferFunction.srgbEOTF(1), 1, accuracy: 1e-15)
         XCTAssertEqual(TransferFunction.srgbEOTF(-0.5), -TransferFunction.srgbEOTF(0.5))
         XCTAssertEqual(TransferFunction.srgbEOTF(-0.02), -0.02 / 12.92, accuracy: 1e-15)
-        XCTAssertGreaterThan(TransferFunction.srgbEOTF(1.2), 1.2)   // continues above 1: ((1.255)/1.055)^2.4
+        XCTAssertGreaterThan(TransferFunction.srgbEOTF(1.2), 1.2)  // continues above 1: ((1.255)/1.055)^2.4
         XCTAssertEqual(TransferFunction.srgbEOTF(1.2), pow(1.255 / 1.055, 2.4), accuracy: 1e-12)
     }
 
@@ -321,7 +372,8 @@ final class ColorMathTests: XCTestCase {
 
         let pq = TransferFunction.pq
         assertVector(pq.toDisplayLinear(SIMD3(repeating: pqSignal(nits: 203))), SIMD3(1, 1, 1), accuracy: 1e-9)
-        assertVector(pq.toDisplayLinear(SIMD3(repeating: pqSignal(nits: 1000))), SIMD3(repeating: 1000.0 / 203), accuracy: 1e-9)
+        assertVector(
+            pq.toDisplayLinear(SIMD3(repeating: pqSignal(nits: 1000))), SIMD3(repeating: 1000.0 / 203), accuracy: 1e-9)
         assertVector(pq.toDisplayLinear(SIMD3(1, 1, 1)), SIMD3(repeating: 10000.0 / 203), accuracy: 1e-9)
         XCTAssertEqual(TransferFunction.pqEOTF(1), 10000, accuracy: 1e-9)
         XCTAssertEqual(TransferFunction.pqEOTF(0), 0)
@@ -329,12 +381,14 @@ final class ColorMathTests: XCTestCase {
         XCTAssertEqual(TransferFunction.pqEOTF(-0.1), 0)
         XCTAssertEqual(TransferFunction.pqEOTF(1.2), 10000, accuracy: 1e-9)
         // Another reference white scales linearly.
-        assertVector(pq.toDisplayLinear(SIMD3(repeating: pqSignal(nits: 100)), referenceWhite: 100), SIMD3(1, 1, 1), accuracy: 1e-9)
+        assertVector(
+            pq.toDisplayLinear(SIMD3(repeating: pqSignal(nits: 100)), referenceWhite: 100), SIMD3(1, 1, 1),
+            accuracy: 1e-9)
     }
 
     func testHLGInverseOETFAndOOTF() {
         XCTAssertEqual(TransferFunction.hlgInverseOETF(0.5), 1.0 / 12, accuracy: 1e-15)
-        XCTAssertEqual(TransferFunction.hlgInverseOETF(1), 1, accuracy: 1e-7)   // a, b, c are rounded
+        XCTAssertEqual(TransferFunction.hlgInverseOETF(1), 1, accuracy: 1e-7)  // a, b, c are rounded
         XCTAssertEqual(TransferFunction.hlgInverseOETF(-0.2), 0)
         for e in [0.0, 0.01, 1.0 / 12, 0.2, 0.5, 0.9] {
             XCTAssertEqual(TransferFunction.hlgInverseOETF(hlgSignal(scene: e)), e, accuracy: 1e-12, "E = \(e)")
@@ -361,13 +415,19 @@ final class ColorMathTests: XCTestCase {
     func testSDRKnownCodesThroughTheWholePipeline() throws {
         for code in Self.matrixCodes {
             for primaries in Self.d65Codes {
-                let spec = try ConversionSpec(matrixCode: code, transferCode: 1, primariesCode: primaries, range: .video)
-                assertPixel(ReferenceConverter.convert(y: 4096, cb: 32768, cr: 32768, params: spec), (0, 0, 0, 1), accuracy: 1e-12, "black")
-                assertPixel(ReferenceConverter.convert(y: 60160, cb: 32768, cr: 32768, params: spec), (1, 1, 1, 1), accuracy: 1e-9, "white")
+                let spec = try ConversionSpec(
+                    matrixCode: code, transferCode: 1, primariesCode: primaries, range: .video)
+                assertPixel(
+                    ReferenceConverter.convert(y: 4096, cb: 32768, cr: 32768, params: spec), (0, 0, 0, 1),
+                    accuracy: 1e-12, "black")
+                assertPixel(
+                    ReferenceConverter.convert(y: 60160, cb: 32768, cr: 32768, params: spec), (1, 1, 1, 1),
+                    accuracy: 1e-9, "white")
                 // 10-bit 75% grey: 64 + 0.75 · 876 = 721 → 721 << 6.
                 let g = pow(0.75, 2.4)
-                assertPixel(ReferenceConverter.convert(y: 721 << 6, cb: 512 << 6, cr: 512 << 6, a: 32768, params: spec),
-                            (g, g, g, 32768.0 / 65535), accuracy: 1e-9, "75% grey")
+                assertPixel(
+                    ReferenceConverter.convert(y: 721 << 6, cb: 512 << 6, cr: 512 << 6, a: 32768, params: spec),
+                    (g, g, g, 32768.0 / 65535), accuracy: 1e-9, "75% grey")
             }
         }
     }
@@ -376,11 +436,15 @@ final class ColorMathTests: XCTestCase {
         let spec = try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)
         // Y = 0 is 4096 codes below black: Y' = −4096/56064, mirrored EOTF.
         let below = -pow(4096.0 / 56064, 2.4)
-        assertPixel(ReferenceConverter.convert(y: 0, cb: 32768, cr: 32768, params: spec), (below, below, below, 1), accuracy: 1e-12)
+        assertPixel(
+            ReferenceConverter.convert(y: 0, cb: 32768, cr: 32768, params: spec), (below, below, below, 1),
+            accuracy: 1e-12)
         XCTAssertLessThan(below, 0)
         // Y = 65535: Y' = 61439/56064 > 1, and the curve continues.
         let above = pow(61439.0 / 56064, 2.4)
-        assertPixel(ReferenceConverter.convert(y: 65535, cb: 32768, cr: 32768, params: spec), (above, above, above, 1), accuracy: 1e-9)
+        assertPixel(
+            ReferenceConverter.convert(y: 65535, cb: 32768, cr: 32768, params: spec), (above, above, above, 1),
+            accuracy: 1e-9)
         XCTAssertGreaterThan(above, 1)
         // Alpha is straight and untouched by the colour.
         XCTAssertEqual(ReferenceConverter.convert(y: 4096, cb: 32768, cr: 32768, a: 0, params: spec).a, 0)
@@ -406,7 +470,8 @@ final class ColorMathTests: XCTestCase {
         let hlg = try ConversionSpec(matrixCode: 9, transferCode: 18, primariesCode: 9, range: .video)
         let w = encode(SIMD3(1, 1, 1), kr: 0.2627, kb: 0.0593, range: .video)
         let white = 1000.0 / 203
-        assertPixel(ReferenceConverter.convert(codes: w, params: hlg), (white, white, white, 1), accuracy: 1e-6, "HLG peak")
+        assertPixel(
+            ReferenceConverter.convert(codes: w, params: hlg), (white, white, white, 1), accuracy: 1e-6, "HLG peak")
         XCTAssertEqual(hlg.hlgLuminanceWeights, SIMD3(0.2627, 0.6780, 0.0593))
         // HLG in BT.709 primaries uses BT.709's luminance.
         let hlg709 = try ConversionSpec(matrixCode: 1, transferCode: 18, primariesCode: 1, range: .video)
@@ -414,7 +479,8 @@ final class ColorMathTests: XCTestCase {
     }
 
     func testUnsupportedCodesAreNamed() {
-        XCTAssertThrowsError(try ConversionSpec(matrixCode: 1, transferCode: 17, primariesCode: 1, range: .video)) { error in
+        XCTAssertThrowsError(try ConversionSpec(matrixCode: 1, transferCode: 17, primariesCode: 1, range: .video)) {
+            error in
             XCTAssertEqual(error as? UnsupportedColorCode, UnsupportedColorCode(ColorCode(.transfer, 17)))
             XCTAssertTrue("\(error)".contains("transfer") && "\(error)".contains("17"), "\(error)")
         }
@@ -441,8 +507,10 @@ final class ColorMathTests: XCTestCase {
         let offsets = push.fields.prefix(10).map(\.offset)
         XCTAssertEqual(offsets, [0, 16, 32, 48, 64, 80, 96, 100, 104, 108])
         // The generated GLSL declares the same fields in the same order.
-        let names = ["ycbcrColumn0", "ycbcrColumn1", "ycbcrColumn2", "gamutColumn0", "gamutColumn1", "gamutColumn2",
-                     "transfer", "referenceWhite", "hlgPeakLuminance", "hlgSystemGamma"]
+        let names = [
+            "ycbcrColumn0", "ycbcrColumn1", "ycbcrColumn2", "gamutColumn0", "gamutColumn1", "gamutColumn2",
+            "transfer", "referenceWhite", "hlgPeakLuminance", "hlgSystemGamma",
+        ]
         let glsl = ConversionKernel.interface(.y416, pairs: true).glslPrelude
         let positions = try names.map { try XCTUnwrap(glsl.range(of: " \($0);")?.lowerBound, $0) }
         XCTAssertEqual(positions, positions.sorted())
@@ -450,8 +518,11 @@ final class ColorMathTests: XCTestCase {
             XCTAssertTrue(glsl.contains("\(name);") && glsl.contains(String(format: "offset %3d", offset)), name)
         }
 
-        let params = try ConversionParameters(matrixCode: 9, transferCode: 18, primariesCode: 9, range: .video, referenceWhite: 203)
-        let bytes = Array(push.bytes(ConversionKernel.values(params, width: 1, height: 1, layout: .y416, sourceBytesPerRow: 8)).prefix(112))
+        let params = try ConversionParameters(
+            matrixCode: 9, transferCode: 18, primariesCode: 9, range: .video, referenceWhite: 203)
+        let bytes = Array(
+            push.bytes(ConversionKernel.values(params, width: 1, height: 1, layout: .y416, sourceBytesPerRow: 8))
+                .prefix(112))
         XCTAssertEqual(bytes.count, 112)
         let u = Unpacked(bytes: bytes)
         XCTAssertEqual(u.u32(96), 4, "HLG")
@@ -464,14 +535,20 @@ final class ColorMathTests: XCTestCase {
         XCTAssertEqual(Array(u.vec4(0).prefix(3)), Array(repeating: Double(Float(65535.0 / 56064)), count: 3))
         // Black: offset + M · black = 0 (to Float rounding).
         let black = SIMD3<Double>(4096, 32768, 32768) / 65535
-        let c0 = u.vec4(0), c1 = u.vec4(16), c2 = u.vec4(32)
+        let c0 = u.vec4(0)
+        let c1 = u.vec4(16)
+        let c2 = u.vec4(32)
         for row in 0..<3 {
             let v = c0[row] * black.x + c1[row] * black.y + c2[row] * black.z + [c0[3], c1[3], c2[3]][row]
             XCTAssertEqual(v, 0, accuracy: 1e-6, "row \(row)")
         }
         for (code, raw) in [(8, 0), (1, 1), (13, 2), (16, 3), (18, 4)] {
-            XCTAssertEqual(Unpacked(bytes: try ConversionParameters(matrixCode: 1, transferCode: code, primariesCode: 1, range: .video).bytes).u32(96),
-                           UInt32(raw))
+            XCTAssertEqual(
+                Unpacked(
+                    bytes: try ConversionParameters(matrixCode: 1, transferCode: code, primariesCode: 1, range: .video)
+                        .bytes
+                ).u32(96),
+                UInt32(raw))
         }
     }
 
@@ -487,10 +564,15 @@ final class ColorMathTests: XCTestCase {
             for transfer in [8, 1, 13, 16, 18] {
                 for primaries in [1, 5, 6, 9, 11, 12, 22] {
                     for range in [ColorRange.video, .full] {
-                        let spec = try ConversionSpec(matrixCode: matrix, transferCode: transfer, primariesCode: primaries, range: range)
+                        let spec = try ConversionSpec(
+                            matrixCode: matrix, transferCode: transfer, primariesCode: primaries, range: range)
                         let u = Unpacked(bytes: ConversionParameters(spec).bytes)
-                        let y0 = u.vec4(0), y1 = u.vec4(16), y2 = u.vec4(32)
-                        let g0 = u.vec4(48), g1 = u.vec4(64), g2 = u.vec4(80)
+                        let y0 = u.vec4(0)
+                        let y1 = u.vec4(16)
+                        let y2 = u.vec4(32)
+                        let g0 = u.vec4(48)
+                        let g1 = u.vec4(64)
+                        let g2 = u.vec4(80)
                         let kind = try XCTUnwrap(TransferFunction(rawValue: u.u32(96)))
                         for (y, cb, cr, a) in samples {
                             let n = SIMD3(Double(y), Double(cb), Double(cr)) / 65535
@@ -498,15 +580,17 @@ final class ColorMathTests: XCTestCase {
                             for row in 0..<3 {
                                 rgb[row] = y0[row] * n.x + y1[row] * n.y + y2[row] * n.z + [y0[3], y1[3], y2[3]][row]
                             }
-                            let linear = kind.toDisplayLinear(rgb, referenceWhite: u.f32(100),
-                                                              hlgLuminanceWeights: SIMD3(g0[3], g1[3], g2[3]),
-                                                              hlgPeakLuminance: u.f32(104))
+                            let linear = kind.toDisplayLinear(
+                                rgb, referenceWhite: u.f32(100),
+                                hlgLuminanceWeights: SIMD3(g0[3], g1[3], g2[3]),
+                                hlgPeakLuminance: u.f32(104))
                             var p3 = SIMD3<Double>.zero
                             for row in 0..<3 {
                                 p3[row] = g0[row] * linear.x + g1[row] * linear.y + g2[row] * linear.z
                             }
                             let ref = ReferenceConverter.convert(y: y, cb: cb, cr: cr, a: a, params: spec)
-                            let label = "matrix \(matrix) transfer \(transfer) primaries \(primaries) \(range) codes \((y, cb, cr))"
+                            let label =
+                                "matrix \(matrix) transfer \(transfer) primaries \(primaries) \(range) codes \((y, cb, cr))"
                             for (got, want) in zip([p3.x, p3.y, p3.z], [ref.r, ref.g, ref.b]) {
                                 XCTAssertEqual(got, want, accuracy: 1e-6 + 2e-5 * abs(want), label)
                             }
@@ -523,6 +607,7 @@ extension ConversionParameters {
     /// The colour parameters as the conversion kernel's push block packs
     /// them (the geometry fields after offset 112 left at 0).
     var bytes: [UInt8] {
-        ConversionKernel.push.bytes(ConversionKernel.values(self, width: 0, height: 0, layout: .y416, sourceBytesPerRow: 0))
+        ConversionKernel.push.bytes(
+            ConversionKernel.values(self, width: 0, height: 0, layout: .y416, sourceBytesPerRow: 0))
     }
 }

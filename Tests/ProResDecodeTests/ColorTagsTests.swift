@@ -1,10 +1,11 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 final class ColorTagsTests: XCTestCase {
     func testFrameHeaderWinsAndDisagreementIsReported() {
@@ -38,7 +39,8 @@ final class ColorTagsTests: XCTestCase {
 
     func testDocumentedFallbackBySize() {
         let hd = ColorTags(bitstream: (2, 2, 2), container: (2, 2, 2, nil), height: 1080)
-        XCTAssertEqual([hd.primaries.value.name, hd.transfer.value.name, hd.matrix.value.name], ["bt709", "bt709", "bt709"])
+        XCTAssertEqual(
+            [hd.primaries.value.name, hd.transfer.value.name, hd.matrix.value.name], ["bt709", "bt709", "bt709"])
         XCTAssertEqual(hd.primaries.source, .fallback)
         XCTAssertEqual(hd.range.source, .fallback)
         XCTAssertEqual(hd.range.value, .video)

@@ -8,10 +8,15 @@ import XCTest
 /// `check` never reports frames missing that were never there.
 final class ContainersAsOthersReadThemTests: XCTestCase {
     private func ffprobe(_ path: String, _ entries: String, packets: Bool = false) throws -> [String] {
-        let arguments = ["-v", "error", "-select_streams", "v:0"] + (packets ? ["-show_entries", "packet=\(entries)"]
-            : ["-count_frames", "-show_entries", "stream=\(entries)"]) + ["-of", "csv=p=0", path]
+        let arguments =
+            ["-v", "error", "-select_streams", "v:0"]
+            + (packets
+                ? ["-show_entries", "packet=\(entries)"]
+                : ["-count_frames", "-show_entries", "stream=\(entries)"]) + ["-of", "csv=p=0", path]
         let out = try CheckGPUDecoderTests.runProcess("/usr/bin/ffprobe", arguments)
-        return String(decoding: out, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        return String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
     }
 
     private func info(_ path: String) throws -> [String: Any] {
@@ -22,12 +27,18 @@ final class ContainersAsOthersReadThemTests: XCTestCase {
 
     private func assertAsFFprobeCounts(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let counted = try XCTUnwrap(Int(try ffprobe(path, "nb_read_frames").first ?? ""), file: file, line: line)
-        XCTAssertEqual(try info(path)["frame_count"] as? Int, counted, "\(path): info's frame_count", file: file, line: line)
+        XCTAssertEqual(
+            try info(path)["frame_count"] as? Int, counted, "\(path): info's frame_count", file: file, line: line)
         let check = try runTool(["check", path])
         XCTAssertEqual(check.status, 0, "\(path): \(check.stderr)", file: file, line: line)
         XCTAssertFalse(check.stderr.contains("missing"), check.stderr, file: file, line: line)
-        let ffmpeg = md5Column(String(decoding: try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", [
-            "-v", "error", "-i", path, "-f", "framemd5", "-"]), as: UTF8.self))
+        let ffmpeg = md5Column(
+            String(
+                decoding: try CheckGPUDecoderTests.runProcess(
+                    "/usr/bin/ffmpeg",
+                    [
+                        "-v", "error", "-i", path, "-f", "framemd5", "-",
+                    ]), as: UTF8.self))
         let ours = try runTool([path, "--framemd5", "-", "--quiet"])
         XCTAssertEqual(md5Column(ours.stdoutText), ffmpeg, "\(path): the frames decoded", file: file, line: line)
         XCTAssertEqual(ffmpeg.count, counted, file: file, line: line)
@@ -38,8 +49,12 @@ final class ContainersAsOthersReadThemTests: XCTestCase {
         // mkvmerge knows ap4x (4444 XQ) by no Matroska codec of its own: V_QUICKTIME.
         for (clip, frames) in [("4444xq.mov", 2), ("4444xq.mov", 5)] {
             let cut = dir.appendingPathComponent("cut-\(frames)-\(clip)").path
-            _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", Repo.fixture(clip),
-                                                                       "-frames:v", "\(frames)", "-c", "copy", cut])
+            _ = try CheckGPUDecoderTests.runProcess(
+                "/usr/bin/ffmpeg",
+                [
+                    "-nostdin", "-v", "error", "-i", Repo.fixture(clip),
+                    "-frames:v", "\(frames)", "-c", "copy", cut,
+                ])
             let mkv = dir.appendingPathComponent("\(frames)-\(clip).mkv").path
             let muxed = try runExternal(["mkvmerge", "-q", "-o", mkv, cut])
             XCTAssertEqual(muxed.status, 0, muxed.stderr)
@@ -58,8 +73,10 @@ final class ContainersAsOthersReadThemTests: XCTestCase {
         for (name, options) in [("offset.mov", ["-output_ts_offset", "1"]), ("trimmed.mov", ["-ss", "0.08"])] {
             let path = dir.appendingPathComponent(name).path
             let input = ["-i", Repo.fixture("hq.mov")]
-            _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-nostdin", "-v", "error"]
-                + (name == "trimmed.mov" ? options + input : input + options) + ["-c", "copy", path])
+            _ = try CheckGPUDecoderTests.runProcess(
+                "/usr/bin/ffmpeg",
+                ["-nostdin", "-v", "error"]
+                    + (name == "trimmed.mov" ? options + input : input + options) + ["-c", "copy", path])
             try assertAsFFprobeCounts(path)
         }
         try assertAsFFprobeCounts(Repo.fixture("hq.mxf"))

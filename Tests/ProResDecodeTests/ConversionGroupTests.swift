@@ -1,9 +1,10 @@
 import Foundation
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
-import XCTest
 
 /// `--vulkan` converts several frames per submission (a GPU decoder
 /// batch's, or whatever the CPU decoder has queued): the files saved must
@@ -14,8 +15,12 @@ final class ConversionGroupTests: XCTestCase {
     /// (at least 16 frames each), and a swap of two frames would show.
     private func makeClip(in directory: URL) throws -> String {
         let clip = directory.appendingPathComponent("moving.mov").path
-        _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25",
-                                                                    "-frames:v", "40", "-c:v", "prores_ks", "-profile:v", "3", clip])
+        _ = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25",
+                "-frames:v", "40", "-c:v", "prores_ks", "-profile:v", "3", clip,
+            ])
         return clip
     }
 
@@ -29,7 +34,9 @@ final class ConversionGroupTests: XCTestCase {
         let name = arguments.joined(separator: "_").replacingOccurrences(of: "/", with: "_")
         let saved = directory.appendingPathComponent("saved-\(name)")
         let timing = directory.appendingPathComponent("timing-\(name).jsonl").path
-        let result = try runTool([clip, "--vulkan", "--save", saved.path, "--save-format", "exr", "--timing", timing, "--json", "--quiet"] + arguments)
+        let result = try runTool(
+            [clip, "--vulkan", "--save", saved.path, "--save-format", "exr", "--timing", timing, "--json", "--quiet"]
+                + arguments)
         XCTAssertEqual(result.status, 0, "\(arguments): \(result.stderr)")
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         let gpu = try XCTUnwrap(summary["gpu"] as? [String: Any])
@@ -40,7 +47,8 @@ final class ConversionGroupTests: XCTestCase {
         let frames = try String(contentsOfFile: timing, encoding: .utf8).split(separator: "\n").map { line in
             try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["frame"] as? Int)
         }
-        return Run(files: files, timingFrames: frames, submissions: try XCTUnwrap(gpu["conversion_submissions"] as? Int))
+        return Run(
+            files: files, timingFrames: frames, submissions: try XCTUnwrap(gpu["conversion_submissions"] as? Int))
     }
 
     /// The GPU decoder hands over a batch's frames together and they are
@@ -74,7 +82,9 @@ final class ConversionGroupTests: XCTestCase {
         let surface = try PixelBufferPool(layout: .packed(.y416, width: 24, height: 8)).makeBuffer()
         let words = surface.baseAddress.assumingMemoryBound(to: UInt16.self)
         for p in 0..<(24 * 8) {
-            for c in 0..<4 { words[4 * p + c] = UInt16(truncatingIfNeeded: frame &* 7919 &+ p &* 263 &+ c &* 16411).littleEndian }
+            for c in 0..<4 {
+                words[4 * p + c] = UInt16(truncatingIfNeeded: frame &* 7919 &+ p &* 263 &+ c &* 16411).littleEndian
+            }
         }
         return surface
     }
@@ -84,13 +94,17 @@ final class ConversionGroupTests: XCTestCase {
     /// Converts 22 frames, each recorded back to back, with `framesPerSubmission`;
     /// returns each frame's RGBA16F bytes in delivery order, and the submissions made.
     private func convert(framesPerSubmission: Int, effects: [Effect], _ context: VulkanContext, _ kernels: KernelCache)
-        throws -> (frames: [(index: Int, bytes: [UInt8])], submissions: Int) {
+        throws -> (frames: [(index: Int, bytes: [UInt8])], submissions: Int)
+    {
         var frames: [(index: Int, bytes: [UInt8])] = []
-        let converter = try GPUFrameConverter(context: context, kernels: kernels, framesInFlight: 8, framesPerSubmission: framesPerSubmission,
-                                              effects: effects) { frames.append(($0.index, Array($0.pixels))) }
+        let converter = try GPUFrameConverter(
+            context: context, kernels: kernels, framesInFlight: 8, framesPerSubmission: framesPerSubmission,
+            effects: effects
+        ) { frames.append(($0.index, Array($0.pixels))) }
         let surfaces = try (0..<22).map(surface)
         for (index, surface) in surfaces.enumerated() {
-            try converter.record(.host(surface), parameters: ConversionParameters(spec), index: index, pts: nil, spec: spec)
+            try converter.record(
+                .host(surface), parameters: ConversionParameters(spec), index: index, pts: nil, spec: spec)
         }
         try converter.finish()
         for surface in surfaces {
@@ -124,7 +138,9 @@ final class ConversionGroupTests: XCTestCase {
         let context = try VulkanContext(options: .init(validation: true))
         let kernels = KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil))
         var delivered: [Int] = []
-        let converter = try GPUFrameConverter(context: context, kernels: kernels, framesInFlight: 8, framesPerSubmission: 4) {
+        let converter = try GPUFrameConverter(
+            context: context, kernels: kernels, framesInFlight: 8, framesPerSubmission: 4
+        ) {
             delivered.append($0.index)
         }
         let surfaces = try (0..<4).map(surface)
@@ -135,7 +151,8 @@ final class ConversionGroupTests: XCTestCase {
         XCTAssertEqual(surfaces[0].useCount, 2, "a frame held keeps its surface")
         converter.cancel()
         XCTAssertEqual(surfaces.map(\.useCount), [1, 1, 1, 1])
-        XCTAssertThrowsError(try converter.record(.host(surfaces[3]), parameters: ConversionParameters(spec), index: 3, pts: nil))
+        XCTAssertThrowsError(
+            try converter.record(.host(surfaces[3]), parameters: ConversionParameters(spec), index: 3, pts: nil))
         XCTAssertThrowsError(try converter.finish())
         XCTAssertEqual(surfaces[3].useCount, 1)
         XCTAssertEqual(delivered, [])
@@ -151,12 +168,15 @@ final class ConversionGroupTests: XCTestCase {
         defer { surfaces.forEach { $0.releaseUse() } }
         weak var freed: GPUFrameConverter?
         do {
-            let converter = try GPUFrameConverter(context: context, kernels: kernels, framesInFlight: 8, framesPerSubmission: 4) { _ in }
+            let converter = try GPUFrameConverter(
+                context: context, kernels: kernels, framesInFlight: 8, framesPerSubmission: 4
+            ) { _ in }
             freed = converter
             try converter.submit(.host(surfaces[0]), parameters: ConversionParameters(spec), index: 0, pts: nil)
             try converter.finish()
             for index in 1..<3 {
-                try converter.record(.host(surfaces[index]), parameters: ConversionParameters(spec), index: index, pts: nil)
+                try converter.record(
+                    .host(surfaces[index]), parameters: ConversionParameters(spec), index: index, pts: nil)
             }
         }
         XCTAssertNil(freed, "the converter outlived its owner")
@@ -173,7 +193,8 @@ final class ConversionGroupTests: XCTestCase {
     private func assertIdleCalls(_ events: [Int], frames: Int, atMost: Int, _ what: String) {
         XCTAssertEqual(events.filter { $0 >= 0 }, Array(0..<frames), "\(what): frames in order")
         XCTAssertEqual(events.last, -1, "\(what): the last frame must be followed by an idle call (or its group waits)")
-        XCTAssertFalse(zip(events, events.dropFirst()).contains { $0 == -1 && $1 == -1 }, "\(what): idle calls come after frames")
+        XCTAssertFalse(
+            zip(events, events.dropFirst()).contains { $0 == -1 && $1 == -1 }, "\(what): idle calls come after frames")
         XCTAssertLessThanOrEqual(events.filter { $0 < 0 }.count, atMost, "\(what): \(events)")
     }
 
@@ -181,8 +202,9 @@ final class ConversionGroupTests: XCTestCase {
         let (format, clip) = try fixtureSamples("hq.mov")
         let total = 20
         let cpuEvents = Events()
-        let cpu = try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: { cpuEvents.list.append($0.index) },
-                                    outputIdleHandler: { cpuEvents.list.append(-1) })
+        let cpu = try DecodeSession(
+            format: format, configuration: .init(threads: 2), outputHandler: { cpuEvents.list.append($0.index) },
+            outputIdleHandler: { cpuEvents.list.append(-1) })
         for i in 0..<total { try cpu.decode(clip[i % clip.count].renumbered(as: i)) }
         try cpu.finish()
         assertIdleCalls(cpuEvents.list, frames: total, atMost: total, "cpu")
@@ -190,9 +212,11 @@ final class ConversionGroupTests: XCTestCase {
         // A batch's frames are queued together: at most one idle call a batch.
         let context = try VulkanContext(options: .init(validation: true))
         let gpuEvents = Events()
-        let gpu = try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
-                                       configuration: .init(framesPerBatch: 4), outputHandler: { gpuEvents.list.append($0.index) },
-                                       outputIdleHandler: { gpuEvents.list.append(-1) })
+        let gpu = try GPUDecodeSession(
+            format: format, context: context,
+            kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
+            configuration: .init(framesPerBatch: 4), outputHandler: { gpuEvents.list.append($0.index) },
+            outputIdleHandler: { gpuEvents.list.append(-1) })
         for i in 0..<total { try gpu.decode(clip[i % clip.count].renumbered(as: i)) }
         try gpu.finish()
         let batches = gpu.completedBatches

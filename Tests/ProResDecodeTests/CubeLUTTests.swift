@@ -1,10 +1,11 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// The .cube parser: the format's rules, and a one-line error with the file
 /// name and line number for every way a file can be malformed.
@@ -14,7 +15,8 @@ final class CubeLUTTests: XCTestCase {
     }
 
     func testParsesKeywordsCommentsAndRedFastestOrder() throws {
-        let text = "\u{FEFF}# made by hand\r\nTITLE \"two, by two\"\r\n\r\nDOMAIN_MIN 0 -1 0\r\nDOMAIN_MAX 4 1 2\r\nLUT_3D_SIZE 2\r\n"
+        let text =
+            "\u{FEFF}# made by hand\r\nTITLE \"two, by two\"\r\n\r\nDOMAIN_MIN 0 -1 0\r\nDOMAIN_MAX 4 1 2\r\nLUT_3D_SIZE 2\r\n"
             + "0 0 0\r\n1 0 0\r\n0 1 0\r\n1 1 0\r\n0 0 1\r\n1 0 1\r\n0 1 1\r\n  1\t1 1.5e0  \r\n# trailing comment\r\n"
         let lut = try CubeLUT(parsing: text, path: "t.cube")
         XCTAssertEqual(lut.title, "two, by two")
@@ -35,7 +37,8 @@ final class CubeLUTTests: XCTestCase {
         let ranged = try CubeLUT(parsing: identity2("LUT_3D_INPUT_RANGE 0 64\nLUT_3D_SIZE 2\n"), path: "t.cube")
         XCTAssertEqual(ranged.domainMax, SIMD3(64, 64, 64))
         // A domain minimum above the default maximum is fine once the maximum follows.
-        let high = try CubeLUT(parsing: identity2("DOMAIN_MIN 2 2 2\nDOMAIN_MAX 10 10 10\nLUT_3D_SIZE 2\n"), path: "t.cube")
+        let high = try CubeLUT(
+            parsing: identity2("DOMAIN_MIN 2 2 2\nDOMAIN_MAX 10 10 10\nLUT_3D_SIZE 2\n"), path: "t.cube")
         XCTAssertEqual(high.domainMin, SIMD3(2, 2, 2))
     }
 
@@ -59,7 +62,10 @@ final class CubeLUTTests: XCTestCase {
             ("LUT_3D_SIZE 2\n0 0 0\nTITLE \"late\"\n", 3, "keyword TITLE after the table data"),
             ("TITLE untitled\n", 1, "TITLE needs a quoted string"),
             ("DOMAIN_MIN 0 0\n", 1, "DOMAIN_MIN needs 3 numbers, found 2"),
-            ("LUT_3D_SIZE 2\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 0 1\n" + eight, 3, "the domain minimum must be below the maximum"),
+            (
+                "LUT_3D_SIZE 2\nDOMAIN_MIN 0 0 0\nDOMAIN_MAX 1 0 1\n" + eight, 3,
+                "the domain minimum must be below the maximum"
+            ),
             ("LUT_3D_INPUT_RANGE 0 1\nDOMAIN_MAX 1 1 1\n", 2, "given twice"),
         ]
         for (text, line, message) in cases {

@@ -19,21 +19,26 @@ final class DamagedInputExitTests: XCTestCase {
     /// largest accepted one still draws with finite coordinates only.
     func testPlotRefusesImpossibleStageTimes() throws {
         let dir = try makeTemporaryDirectory(self)
-        let log = dir.appendingPathComponent("t.jsonl"), svg = dir.appendingPathComponent("t.svg")
-        try "{\"frame\":0,\"status\":\"ok\",\"decode_us\":5}\n{\"frame\":1,\"status\":\"ok\",\"decode_us\":1e300,\"latency_us\":1e300}\n"
+        let log = dir.appendingPathComponent("t.jsonl")
+        let svg = dir.appendingPathComponent("t.svg")
+        try
+            "{\"frame\":0,\"status\":\"ok\",\"decode_us\":5}\n{\"frame\":1,\"status\":\"ok\",\"decode_us\":1e300,\"latency_us\":1e300}\n"
             .write(to: log, atomically: true, encoding: .utf8)
         let bad = try runTool(["plot", log.path, "-o", svg.path], timeout: 30)
         Hostile.assertExit(bad, 3, "plot 1e300")
         assertSingleError(bad, mentions: ["line 2", "decode_us"], "plot 1e300")
         XCTAssertFalse(FileManager.default.fileExists(atPath: svg.path))
 
-        try "{\"frame\":0,\"status\":\"ok\",\"decode_us\":5,\"latency_us\":6}\n{\"frame\":1,\"status\":\"ok\",\"decode_us\":1e12,\"latency_us\":1e12}\n"
+        try
+            "{\"frame\":0,\"status\":\"ok\",\"decode_us\":5,\"latency_us\":6}\n{\"frame\":1,\"status\":\"ok\",\"decode_us\":1e12,\"latency_us\":1e12}\n"
             .write(to: log, atomically: true, encoding: .utf8)
         let good = try runTool(["plot", log.path, "-o", "-"], timeout: 30)
         XCTAssertEqual(good.status, 0, good.stderr)
         let page = good.stdoutText
         for word in ["null", "nan", "inf"] {
-            XCTAssertNil(page.range(of: "=\"[^\"]*\\b\(word)\\b", options: [.regularExpression, .caseInsensitive]), "\(word) in:\n\(page)")
+            XCTAssertNil(
+                page.range(of: "=\"[^\"]*\\b\(word)\\b", options: [.regularExpression, .caseInsensitive]),
+                "\(word) in:\n\(page)")
         }
     }
 
@@ -48,13 +53,17 @@ final class DamagedInputExitTests: XCTestCase {
         var resized = good
         resized[16...19] = [0, 100, 0, 50]  // 100x50, big-endian width and height
         let clip = dir.appendingPathComponent("change.prores")
-        try Data(Array([[UInt8]](repeating: good, count: 40).joined()) + resized + Array([[UInt8]](repeating: good, count: 5).joined()))
-            .write(to: clip)
+        try Data(
+            Array([[UInt8]](repeating: good, count: 40).joined()) + resized
+                + Array([[UInt8]](repeating: good, count: 5).joined())
+        )
+        .write(to: clip)
         // yuv422p10le, 192x112: luma 192*112 and two 96*112 chroma planes, 2 bytes each.
         let frameBytes = (192 * 112 + 2 * 96 * 112) * 2
         for decoder in ["cpu", "ffmpeg", "gpu"] {
             for threads in ["1", "2"] {
-                let result = try runTool([clip.path, "-o", "-", "-q", "--decoder", decoder, "--threads", threads], timeout: 120)
+                let result = try runTool(
+                    [clip.path, "-o", "-", "-q", "--decoder", decoder, "--threads", threads], timeout: 120)
                 Hostile.assertExit(result, 7, "\(decoder) \(threads)")
                 XCTAssertEqual(result.stdout.count, 40 * frameBytes, "\(decoder) --threads \(threads)")
             }

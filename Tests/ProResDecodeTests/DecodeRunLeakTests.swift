@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
@@ -40,26 +41,32 @@ final class DecodeRunLeakTests: XCTestCase {
         let before = settledLiveCount()
         do {
             let sink = FailingSink(failAt: 2)
-            let run = try DecodeRun(source: try openSampleSource(Repo.fixture(clip)),
-                                    options: .init(output: output, threads: 2, decoder: .init(choice: decoder)), sinks: [sink])
-            XCTAssertThrowsError(try run.run(), "\(clip) \(output)") { XCTAssertTrue($0 is FailingSink.Broken, "\($0)") }
+            let run = try DecodeRun(
+                source: try openSampleSource(Repo.fixture(clip)),
+                options: .init(output: output, threads: 2, decoder: .init(choice: decoder)), sinks: [sink])
+            XCTAssertThrowsError(try run.run(), "\(clip) \(output)") {
+                XCTAssertTrue($0 is FailingSink.Broken, "\($0)")
+            }
             XCTAssertEqual(sink.consumed, 3)
         }
         // A session's worker threads let go of their last frames as they end,
         // just after the run returns: a leak never settles, a teardown does.
         let deadline = Date().addingTimeInterval(3)
         while PixelBufferPool.liveCount != before && Date() < deadline { usleep(10_000) }
-        XCTAssertEqual(PixelBufferPool.liveCount, before, "\(clip) \(output.name) \(decoder): a surface's use was kept after the sink threw")
+        XCTAssertEqual(
+            PixelBufferPool.liveCount, before,
+            "\(clip) \(output.name) \(decoder): a surface's use was kept after the sink threw")
     }
 
     func testAThrowingSinkLeavesNoPoolBehindOnTheCPUPath() throws {
-        try runFailing("hq.mov", output: .packed(.y416), decoder: .cpu)   // packed by us: the pack pool
-        try runFailing("hq.mov", output: .native, decoder: .cpu)          // the decoder's own surfaces
+        try runFailing("hq.mov", output: .packed(.y416), decoder: .cpu)  // packed by us: the pack pool
+        try runFailing("hq.mov", output: .native, decoder: .cpu)  // the decoder's own surfaces
         try runFailing("4444.mov", output: .packed(.y416), decoder: .cpu)
     }
 
     func testAThrowingSinkLeavesNoPoolBehindOnTheGPUPath() throws {
-        try runFailing("hq.mov", output: .packed(.v216), decoder: .gpu)   // the decoder's packed host surfaces, used as they are
-        try runFailing("hq.mov", output: .native, decoder: .gpu)          // unpacked to planar
+        // the decoder's packed host surfaces, used as they are
+        try runFailing("hq.mov", output: .packed(.v216), decoder: .gpu)
+        try runFailing("hq.mov", output: .native, decoder: .gpu)  // unpacked to planar
     }
 }

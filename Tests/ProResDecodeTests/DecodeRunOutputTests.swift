@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
@@ -10,9 +11,12 @@ import XCTest
 /// nothing does (the CPU decoder's frames are then not packed at all, as
 /// `ffmpeg -f null` converts nothing).
 final class DecodeRunOutputTests: XCTestCase {
-    private func decode(_ clip: String, output: OutputSelection?, sinks: [FrameSink]) throws -> (OutputSelection, DecodeRun.Report) {
-        let run = try DecodeRun(source: try openSampleSource(Repo.fixture(clip)),
-                                options: .init(output: output, threads: 2, decoder: .init(choice: .cpu)), sinks: sinks)
+    private func decode(_ clip: String, output: OutputSelection?, sinks: [FrameSink]) throws -> (
+        OutputSelection, DecodeRun.Report
+    ) {
+        let run = try DecodeRun(
+            source: try openSampleSource(Repo.fixture(clip)),
+            options: .init(output: output, threads: 2, decoder: .init(choice: .cpu)), sinks: sinks)
         return (run.output, try run.run())
     }
 
@@ -42,8 +46,9 @@ final class DecodeRunOutputTests: XCTestCase {
             let sink = LayoutSink()
             let (output, report) = try decode(clip, output: nil, sinks: [sink])
             XCTAssertEqual(output, .packed(layout), clip)
-            XCTAssertEqual(sink.layouts, [SurfaceLayout.Content](repeating: .packed(layout), count: 5),
-                           "\(clip): every frame a sink reads is packed")
+            XCTAssertEqual(
+                sink.layouts, [SurfaceLayout.Content](repeating: .packed(layout), count: 5),
+                "\(clip): every frame a sink reads is packed")
             // Our CPU decoder packs its frames itself: no planar frame, no second pass.
             XCTAssertNil(report.packPool, clip)
             XCTAssertGreaterThan(report.decoderPool.vended, 0, clip)
@@ -60,8 +65,9 @@ final class DecodeRunOutputTests: XCTestCase {
     }
 
     func testFFmpegsPlanarFramesArePackedForASink() throws {
-        let run = try DecodeRun(source: try openSampleSource(Repo.fixture("hq.mov")),
-                                options: .init(output: nil, threads: 2, decoder: .init(choice: .ffmpeg)), sinks: [NullSink()])
+        let run = try DecodeRun(
+            source: try openSampleSource(Repo.fixture("hq.mov")),
+            options: .init(output: nil, threads: 2, decoder: .init(choice: .ffmpeg)), sinks: [NullSink()])
         XCTAssertEqual(try run.run().packPool?.vended, 5, "FFmpeg's planar frames go through the packing pass")
     }
 
@@ -74,7 +80,10 @@ final class DecodeRunOutputTests: XCTestCase {
         let plain = try runTool([Repo.fixture("hq.mov"), "--decoder", "cpu", "--json"])
         XCTAssertEqual(plain.status, 0, "stderr: \(plain.stderr)")
         XCTAssertEqual(try summary(plain.stdout)["format"] as? String, "native")
-        let hashed = try runTool([Repo.fixture("hq.mov"), "--decoder", "cpu", "--json", "--framemd5", dir.appendingPathComponent("a.md5").path])
+        let hashed = try runTool([
+            Repo.fixture("hq.mov"), "--decoder", "cpu", "--json", "--framemd5",
+            dir.appendingPathComponent("a.md5").path,
+        ])
         XCTAssertEqual(hashed.status, 0, "stderr: \(hashed.stderr)")
         // A hash alone makes the native planes it hashes.
         XCTAssertEqual(try summary(hashed.stdout)["format"] as? String, "native")

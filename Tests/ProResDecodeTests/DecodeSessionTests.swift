@@ -1,11 +1,12 @@
 import CFFmpeg
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 final class DecodeSessionTests: XCTestCase {
     func testFramesComeOutInOrderWithBoundedSurfaces() throws {
@@ -13,7 +14,8 @@ final class DecodeSessionTests: XCTestCase {
         let reference = try ffmpegFrameMD5s("hq.mov")
         let total = 120
         var seen: [(Int, String)] = []
-        let session = try DecodeSession(format: format, configuration: .init(threads: 2, maximumFramesInFlight: 3)) { frame in
+        let session = try DecodeSession(format: format, configuration: .init(threads: 2, maximumFramesInFlight: 3)) {
+            frame in
             XCTAssertEqual(frame.status, .ok)
             seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
             usleep(2000)  // a slow consumer must throttle the decoder, not grow memory
@@ -25,7 +27,8 @@ final class DecodeSessionTests: XCTestCase {
         let stats = session.poolStatistics
         XCTAssertEqual(stats.vended, total)
         // In flight at most: FFmpeg's frame threads + the input queue + the output queue + the handler's frame.
-        XCTAssertLessThanOrEqual(stats.allocated, 2 + 2 + 3 + 2, "surfaces must be recycled, not allocated per frame: \(stats)")
+        XCTAssertLessThanOrEqual(
+            stats.allocated, 2 + 2 + 3 + 2, "surfaces must be recycled, not allocated per frame: \(stats)")
     }
 
     /// Samples that own their bytes themselves (no demuxer packet) reach
@@ -37,7 +40,9 @@ final class DecodeSessionTests: XCTestCase {
         weak var lastCopy: CompressedSample?
         var seen: [String] = []
         do {
-            let copies = clip.map { CompressedSample(copying: $0.bytes, index: $0.index, pts: $0.pts, duration: $0.duration, format: format) }
+            let copies = clip.map {
+                CompressedSample(copying: $0.bytes, index: $0.index, pts: $0.pts, duration: $0.duration, format: format)
+            }
             XCTAssertTrue(copies.allSatisfy { $0.packet == nil })
             lastCopy = copies.last
             let session = try DecodeSession(format: format, configuration: .init(threads: 2)) { frame in
@@ -85,20 +90,25 @@ final class DecodeSessionTests: XCTestCase {
     func testDamagedAndUndecodableFramesKeepTheirPlace() throws {
         let (format, clip) = try fixtureSamples("hq.mov")
         var statuses: [(Int, FrameStatus)] = []
-        let session = try DecodeSession(format: format, configuration: .init(threads: 2)) { statuses.append(($0.index, $0.status)) }
+        let session = try DecodeSession(format: format, configuration: .init(threads: 2)) {
+            statuses.append(($0.index, $0.status))
+        }
         // Frame 1: not a ProRes frame at all. Frame 3: cut in half.
         let garbage = av_packet_alloc()!
         av_new_packet(garbage, 64)
         memset(garbage.pointee.data, 0x41, 64)
         let half = av_packet_clone(clip[3].packet)!
         half.pointee.size /= 2
-        let inputs = [clip[0], CompressedSample(packet: garbage, index: 1, format: format, readStart: 0, demuxNanoseconds: 0),
-                      clip[2], CompressedSample(packet: half, index: 3, format: format, readStart: 0, demuxNanoseconds: 0), clip[4]]
+        let inputs = [
+            clip[0], CompressedSample(packet: garbage, index: 1, format: format, readStart: 0, demuxNanoseconds: 0),
+            clip[2], CompressedSample(packet: half, index: 3, format: format, readStart: 0, demuxNanoseconds: 0),
+            clip[4],
+        ]
         for sample in inputs { try session.decode(sample) }
         try session.finish()
         XCTAssertEqual(statuses.map(\.0), [0, 1, 2, 3, 4])
         XCTAssertEqual(statuses[0].1, .ok)
-        guard case let .failed(why) = statuses[1].1 else { return XCTFail("frame 1: \(statuses[1].1)") }
+        guard case .failed(let why) = statuses[1].1 else { return XCTFail("frame 1: \(statuses[1].1)") }
         XCTAssertTrue(why.contains("icpf"), why)
         XCTAssertEqual(statuses[2].1, .ok)
         XCTAssertFalse(statuses[3].1.isOK, "a half frame cannot decode cleanly")
@@ -122,8 +132,9 @@ final class ConcealmentTests: XCTestCase {
         // Undamaged frames are still ffmpeg's.
         let reference = try ffmpegFrameMD5s("hq.mov")
         let (_, sink) = try decodeMD5s("bad/corrupt-slice.mov", output: .native)
-        XCTAssertEqual(sink.frames.map(\.md5).enumerated().filter { $0.offset != 2 }.map(\.element),
-                       reference.enumerated().filter { $0.offset != 2 }.map(\.element))
+        XCTAssertEqual(
+            sink.frames.map(\.md5).enumerated().filter { $0.offset != 2 }.map(\.element),
+            reference.enumerated().filter { $0.offset != 2 }.map(\.element))
     }
 
     func testConcealedSamplesAreVideoBlackWithNeutralChroma() throws {
@@ -142,7 +153,8 @@ final class ConcealmentTests: XCTestCase {
                     let row = mbRow * 16 + line
                     let y = (surface.plane(0) + row * layout[0].bytesPerRow).assumingMemoryBound(to: UInt16.self)
                     let cb = (surface.plane(1) + row * layout[1].bytesPerRow).assumingMemoryBound(to: UInt16.self)
-                    return (0..<16).allSatisfy { y[mbColumn * 16 + $0] == 64 } && (0..<8).allSatisfy { cb[mbColumn * 8 + $0] == 512 }
+                    return (0..<16).allSatisfy { y[mbColumn * 16 + $0] == 64 }
+                        && (0..<8).allSatisfy { cb[mbColumn * 8 + $0] == 512 }
                 }
                 if allBlack { concealedBlocks += 1 }
             }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import ProResCPU
-@testable import ProResPipeline
-@testable import ProResCheck
 import XCTest
+
+@testable import ProResCPU
+@testable import ProResCheck
+@testable import ProResPipeline
 
 /// Where FFmpeg's x86 decoder (its SIMD IDCT, which saturates) and ours (its
 /// C IDCT, which wraps) part: the frames our decoders flag as "decoders may
@@ -17,21 +18,24 @@ final class DecoderAgreementTests: XCTestCase {
 
     override func setUpWithError() throws {
         #if !arch(x86_64)
-        throw XCTSkip("FFmpeg's SIMD IDCT that parts from its C code is x86-64 only")
+            throw XCTSkip("FFmpeg's SIMD IDCT that parts from its C code is x86-64 only")
         #endif
     }
 
     static func mutate(_ fixture: String, _ mutation: [String], to output: URL) throws {
         let script = Repo.root.appendingPathComponent("scripts/prores_mutate.py").path
-        let result = try runProgram("/usr/bin/python3", [script, mutation[0], Repo.fixture(fixture), output.path] + mutation.dropFirst())
+        let result = try runProgram(
+            "/usr/bin/python3", [script, mutation[0], Repo.fixture(fixture), output.path] + mutation.dropFirst())
         XCTAssertEqual(result.status, 0, result.stderr)
     }
 
     /// The `ffmpeg` CLI's md5 of every frame: its x86 SIMD code, or with
     /// `-cpuflags 0` its C code.
     static func ffmpegHashes(_ path: String, cCode: Bool) throws -> [String] {
-        let result = try runProgram("/usr/bin/ffmpeg", ["-nostdin", "-v", "error"] + (cCode ? ["-cpuflags", "0"] : [])
-                                    + ["-i", path, "-f", "framemd5", "-"])
+        let result = try runProgram(
+            "/usr/bin/ffmpeg",
+            ["-nostdin", "-v", "error"] + (cCode ? ["-cpuflags", "0"] : [])
+                + ["-i", path, "-f", "framemd5", "-"])
         XCTAssertEqual(result.status, 0, result.stderr)
         return framemd5Hashes(result.stdoutText)
     }
@@ -43,7 +47,9 @@ final class DecoderAgreementTests: XCTestCase {
 
     /// Decodes `path` with `decoder`: its frames' md5s, the `--json`
     /// summary's flagged frames, and the run.
-    static func decode(_ path: String, decoder: String, in directory: URL) throws -> (hashes: [String], flagged: [Int], run: ToolResult) {
+    static func decode(_ path: String, decoder: String, in directory: URL) throws -> (
+        hashes: [String], flagged: [Int], run: ToolResult
+    ) {
         let md5 = directory.appendingPathComponent("\(decoder)-\(UUID().uuidString).framemd5")
         let run = try runTool([path, "--decoder", decoder, "--framemd5", md5.path, "--json"], timeout: 120)
         let hashes = framemd5Hashes((try? String(contentsOf: md5, encoding: .utf8)) ?? "")
@@ -53,8 +59,10 @@ final class DecoderAgreementTests: XCTestCase {
         return (hashes, flagged ?? [], run)
     }
 
-    private func assertFlagsExactlyWhereFFmpegDiffers(_ mutation: [String], expected: [Int], file: StaticString = #filePath,
-                                                      line: UInt = #line) throws {
+    private func assertFlagsExactlyWhereFFmpegDiffers(
+        _ mutation: [String], expected: [Int], file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         let directory = try makeTemporaryDirectory(self)
         let mutant = directory.appendingPathComponent("mutant.mov")
         try Self.mutate("hq.mov", mutation, to: mutant)
@@ -66,12 +74,14 @@ final class DecoderAgreementTests: XCTestCase {
             XCTAssertEqual(ours.run.status, 0, "\(decoder): \(ours.run.stderr)", file: file, line: line)
             XCTAssertEqual(ours.hashes, c, "\(decoder) must decode as FFmpeg's C code does", file: file, line: line)
             let differing = zip(ours.hashes, x86).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
-            XCTAssertEqual(ours.flagged, differing, "\(decoder): flagged frames against those where FFmpeg's x86 decode differs",
-                           file: file, line: line)
+            XCTAssertEqual(
+                ours.flagged, differing, "\(decoder): flagged frames against those where FFmpeg's x86 decode differs",
+                file: file, line: line)
             XCTAssertEqual(ours.flagged, expected, decoder, file: file, line: line)
             for frame in expected {
-                XCTAssertTrue(ours.run.stderr.contains("warning: frame \(frame): decoders may differ here"), ours.run.stderr,
-                              file: file, line: line)
+                XCTAssertTrue(
+                    ours.run.stderr.contains("warning: frame \(frame): decoders may differ here"), ours.run.stderr,
+                    file: file, line: line)
             }
         }
     }
@@ -92,13 +102,19 @@ final class DecoderAgreementTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         let clips = directory.appendingPathComponent("clips")
         try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
-        let fixtures = try FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.path).filter { $0.hasSuffix(".mov") }
-        for name in fixtures { try FileManager.default.copyItem(atPath: Repo.fixture(name), toPath: clips.appendingPathComponent(name).path) }
+        let fixtures = try FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.path).filter {
+            $0.hasSuffix(".mov")
+        }
+        for name in fixtures {
+            try FileManager.default.copyItem(
+                atPath: Repo.fixture(name), toPath: clips.appendingPathComponent(name).path)
+        }
         try Self.mutate("hq.mov", Self.qscaleMutant, to: clips.appendingPathComponent("mutant-qscale.mov"))
         try Self.mutate("hq.mov", Self.matrixMutant, to: clips.appendingPathComponent("mutant-qmat.mov"))
         let variants = clips.appendingPathComponent("variants")
-        let script = try runProgram("/bin/bash", [Repo.root.appendingPathComponent("scripts/prores-variants.sh").path, variants.path],
-                                    timeout: 600)
+        let script = try runProgram(
+            "/bin/bash", [Repo.root.appendingPathComponent("scripts/prores-variants.sh").path, variants.path],
+            timeout: 600)
         XCTAssertEqual(script.status, 0, script.stderr)
         XCTAssertGreaterThanOrEqual(script.stdoutText.split(separator: "\n").count, 37)
 
@@ -106,8 +122,11 @@ final class DecoderAgreementTests: XCTestCase {
             let report = directory.appendingPathComponent("\(decoder).json")
             let junit = directory.appendingPathComponent("\(decoder).xml")
             let page = directory.appendingPathComponent("\(decoder).html")
-            let run = try runTool(["check", clips.path, "--decoder", decoder, "--report", report.path, "--junit", junit.path,
-                                   "--html", page.path], timeout: 600)
+            let run = try runTool(
+                [
+                    "check", clips.path, "--decoder", decoder, "--report", report.path, "--junit", junit.path,
+                    "--html", page.path,
+                ], timeout: 600)
             XCTAssertEqual(run.status, 0, "\(decoder): \(run.stderr)")
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
             let files = json?["files"] as? [[String: Any]] ?? []
@@ -147,9 +166,13 @@ final class DecoderAgreementTests: XCTestCase {
         XCTAssertTrue(text.contains("#@may-differ 2 mutant.mov\n"), text)
 
         let report = directory.appendingPathComponent("ffmpeg.json")
-        let across = try runTool(["check", clips.path, "--decoder", "ffmpeg", "--golden", golden.path, "--report", report.path])
+        let across = try runTool([
+            "check", clips.path, "--decoder", "ffmpeg", "--golden", golden.path, "--report", report.path,
+        ])
         XCTAssertEqual(across.status, 0, across.stderr)
-        XCTAssertTrue(across.stderr.contains("frame 2: its hash differs from the golden file's, written by another decoder"), across.stderr)
+        XCTAssertTrue(
+            across.stderr.contains("frame 2: its hash differs from the golden file's, written by another decoder"),
+            across.stderr)
         let json = try String(contentsOf: report, encoding: .utf8)
         XCTAssertTrue(json.contains("written by another decoder"), json)
         // A report that carries warnings merges like any other, warnings kept.
@@ -175,11 +198,15 @@ final class DecoderAgreementTests: XCTestCase {
     /// flag.
     func testDamagedFramesCountAlikeInEveryDecoder() throws {
         let directory = try makeTemporaryDirectory(self)
-        var cases: [(String, URL)] = [("bad/corrupt-slice.mov", URL(fileURLWithPath: Repo.fixture("bad/corrupt-slice.mov"))),
-                                      ("bad/truncated-faststart.mov", URL(fileURLWithPath: Repo.fixture("bad/truncated-faststart.mov")))]
+        var cases: [(String, URL)] = [
+            ("bad/corrupt-slice.mov", URL(fileURLWithPath: Repo.fixture("bad/corrupt-slice.mov"))),
+            ("bad/truncated-faststart.mov", URL(fileURLWithPath: Repo.fixture("bad/truncated-faststart.mov"))),
+        ]
         let mutations: [(String, [String])] = [
-            ("interlaced-tff.mov", ["flip", "2", "4000"]), ("hq.mov", ["flip", "1", "100"]), ("hq.mov", ["truncate-slice", "3", "5", "100"]),
-            ("4444.mov", ["truncate-slice", "2", "0", "0"]), ("slices1.mov", ["flip", "4", "20000"]), ("lt.mov", ["qscale", "0", "2", "255"]),
+            ("interlaced-tff.mov", ["flip", "2", "4000"]), ("hq.mov", ["flip", "1", "100"]),
+            ("hq.mov", ["truncate-slice", "3", "5", "100"]),
+            ("4444.mov", ["truncate-slice", "2", "0", "0"]), ("slices1.mov", ["flip", "4", "20000"]),
+            ("lt.mov", ["qscale", "0", "2", "255"]),
         ]
         for (n, (fixture, mutation)) in mutations.enumerated() {
             let mutant = directory.appendingPathComponent("mutant-\(n).mov")
@@ -192,10 +219,13 @@ final class DecoderAgreementTests: XCTestCase {
             let (cpu, gpu, ffmpeg) = (runs[0], runs[1], runs[2])
             if cpu.run.status != 0 { damaged += 1 }
             XCTAssertEqual(gpu.run.status, cpu.run.status, "\(name): exit codes of gpu and cpu")
-            XCTAssertEqual(ffmpeg.run.status, cpu.run.status, "\(name): exit codes of ffmpeg and cpu\n\(ffmpeg.run.stderr)\n\(cpu.run.stderr)")
+            XCTAssertEqual(
+                ffmpeg.run.status, cpu.run.status,
+                "\(name): exit codes of ffmpeg and cpu\n\(ffmpeg.run.stderr)\n\(cpu.run.stderr)")
             XCTAssertEqual(gpu.hashes, cpu.hashes, "\(name): frames of gpu and cpu")
             XCTAssertEqual(ffmpeg.hashes.count, cpu.hashes.count, "\(name): frames written by ffmpeg and cpu")
-            for (index, (ours, theirs)) in zip(cpu.hashes, ffmpeg.hashes).enumerated() where !cpu.flagged.contains(index) {
+            for (index, (ours, theirs)) in zip(cpu.hashes, ffmpeg.hashes).enumerated()
+            where !cpu.flagged.contains(index) {
                 XCTAssertEqual(ours, theirs, "\(name): frame \(index), not flagged, differs from ffmpeg's")
             }
         }
@@ -210,7 +240,8 @@ final class DecoderAgreementTests: XCTestCase {
 /// values a block the kernel does not flag gives the model's samples, and
 /// a dequantised row[0] of 32767 is flagged.
 final class DecoderAgreementKernelTests: XCTestCase {
-    static let w: [Int32] = [16384, 22725, 21407, 19265, 16384, 12873, 8867, 4520]  // W4, W1..W7 (FFmpeg's 10-bit weights)
+    // W4, W1..W7 (FFmpeg's 10-bit weights)
+    static let w: [Int32] = [16384, 22725, 21407, 19265, 16384, 12873, 8867, 4520]
 
     static func saturated(_ v: Int32) -> Int32 { min(max(v, -32768), 32767) }
     static func wrapped(_ v: Int32) -> Int32 { Int32(Int16(truncatingIfNeeded: v)) }
@@ -226,7 +257,9 @@ final class DecoderAgreementKernelTests: XCTestCase {
         let b1 = w3 &* x[1] &- w7 &* x[3] &- w1 &* x[5] &- w5 &* x[7]
         let b2 = w5 &* x[1] &- w1 &* x[3] &+ w7 &* x[5] &+ w3 &* x[7]
         let b3 = w7 &* x[1] &- w5 &* x[3] &+ w3 &* x[5] &- w1 &* x[7]
-        return [a0 &+ b0, a1 &+ b1, a2 &+ b2, a3 &+ b3, a3 &- b3, a2 &- b2, a1 &- b1, a0 &- b0].map { saturated($0 >> shift) }
+        return [a0 &+ b0, a1 &+ b1, a2 &+ b2, a3 &+ b3, a3 &- b3, a2 &- b2, a1 &- b1, a0 &- b0].map {
+            saturated($0 >> shift)
+        }
     }
 
     /// FFmpeg's x86 decode of one dequantised block (natural order).
@@ -253,7 +286,9 @@ final class DecoderAgreementKernelTests: XCTestCase {
         var out = [UInt16](repeating: 0, count: 64)
         let flagged = transposed.withUnsafeBufferPointer { c in
             unit.withUnsafeBufferPointer { q in
-                out.withUnsafeMutableBufferPointer { IntegerIDCT.put(depth: 10, c.baseAddress!, matrix: q.baseAddress!, out: $0.baseAddress!, stride: 8) }
+                out.withUnsafeMutableBufferPointer {
+                    IntegerIDCT.put(depth: 10, c.baseAddress!, matrix: q.baseAddress!, out: $0.baseAddress!, stride: 8)
+                }
             }
         }
         return (out, flagged)
@@ -261,7 +296,8 @@ final class DecoderAgreementKernelTests: XCTestCase {
 
     func testUnflaggedBlocksGiveTheSIMDSamplesAndTheLimitsAreFlagged() {
         var rng = KernelRandom(seed: 0xA9EE_0001)
-        var flagged = 0, differing = 0
+        var flagged = 0
+        var differing = 0
         for n in 0..<20_000 {
             // Sparse blocks of growing magnitude: from ordinary to far past 16 bits' room.
             let limit = Int32(1 << (8 + n % 8))
@@ -303,7 +339,9 @@ final class GoldenDecoderLinesTests: XCTestCase {
         var golden = GoldenFile()
         golden.add(key: "dir/clip one.mov", hashes: [(0, a), (1, b)], decoder: "cpu", mayDiffer: [1])
         let text = golden.text
-        XCTAssertEqual(text, """
+        XCTAssertEqual(
+            text,
+            """
             # prores-decode check golden v2: frame index, BLAKE3-256 of the native planar frame, path
             #@decoder cpu dir/clip one.mov
             #@may-differ 1 dir/clip one.mov
@@ -312,8 +350,10 @@ final class GoldenDecoderLinesTests: XCTestCase {
 
             """)
         XCTAssertEqual(try GoldenFile(parsing: text), golden)
-        for (line, words) in [("#@decoder vlc x.mov", "cpu, gpu or ffmpeg"), ("#@may-differ 1,x x.mov", "frame numbers"),
-                              ("#@decoder cpu", "VALUE PATH")] {
+        for (line, words) in [
+            ("#@decoder vlc x.mov", "cpu, gpu or ffmpeg"), ("#@may-differ 1,x x.mov", "frame numbers"),
+            ("#@decoder cpu", "VALUE PATH"),
+        ] {
             XCTAssertThrowsError(try GoldenFile(parsing: "0 \(a) x.mov\n" + line + "\n")) { error in
                 XCTAssertTrue("\(error)".contains("line 2:") && "\(error)".contains(words), "\(error)")
             }
@@ -330,17 +370,22 @@ final class GoldenDecoderLinesTests: XCTestCase {
         XCTAssertEqual(across.verdict, .match)
         XCTAssertEqual(across.acrossDecoders, [1])
         // The same kind of decoder: a failure.
-        XCTAssertEqual(golden.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "gpu").verdict,
-                       .mismatch(frame: 1, reason: "blake3 \(b), golden \(a)"))
+        XCTAssertEqual(
+            golden.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "gpu").verdict,
+            .mismatch(frame: 1, reason: "blake3 \(b), golden \(a)"))
         // A golden file that does not say who wrote it: a failure that says why it may differ.
         var unsaid = GoldenFile()
         unsaid.add(key: "x.mov", hashes: [(0, a), (1, a)])
-        XCTAssertEqual(unsaid.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "ffmpeg", mayDiffer: [1]).verdict,
-                       .mismatch(frame: 1, reason: "blake3 \(b), golden \(a) (the decoders may differ on this frame, "
-                                 + "and the golden file does not say which decoder wrote it)"))
+        XCTAssertEqual(
+            unsaid.compare(key: "x.mov", hashes: hashes, complete: true, decoder: "ffmpeg", mayDiffer: [1]).verdict,
+            .mismatch(
+                frame: 1,
+                reason: "blake3 \(b), golden \(a) (the decoders may differ on this frame, "
+                    + "and the golden file does not say which decoder wrote it)"))
         // An unflagged frame: a failure across decoders too.
         let unflagged = [(index: 0, hash: b), (index: 1, hash: a)]
-        XCTAssertEqual(golden.compare(key: "x.mov", hashes: unflagged, complete: true, decoder: "ffmpeg").verdict,
-                       .mismatch(frame: 0, reason: "blake3 \(b), golden \(a)"))
+        XCTAssertEqual(
+            golden.compare(key: "x.mov", hashes: unflagged, complete: true, decoder: "ffmpeg").verdict,
+            .mismatch(frame: 0, reason: "blake3 \(b), golden \(a)"))
     }
 }

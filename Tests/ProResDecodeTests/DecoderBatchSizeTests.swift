@@ -1,5 +1,6 @@
-@testable import ProResGPU
 import XCTest
+
+@testable import ProResGPU
 
 /// The GPU decoder's batch size from the frame and the device (sizes worked
 /// out by hand from the packed layouts: v216 is 4 bytes a pixel).
@@ -7,24 +8,31 @@ final class DecoderBatchSizeTests: XCTestCase {
     private let h200 = UInt64(139) << 30
 
     /// 4:2:2 (v216, 2 coefficients a pixel) or 4:4:4 with alpha (y416, 4).
-    private func frames(width: Int, height: Int, chroma444: Bool = false, cores: Int = 16, range: Int = 1 << 31,
-                        heap: UInt64? = nil, stream: Int? = nil) -> Int {
-        let output = width * height * (chroma444 ? 8 : 4), coefficients = width * height * (chroma444 ? 4 : 2) * 2
-        return DecoderBatchSize.frames(frameOutputBytes: output, frameWorkBytes: coefficients + 2 * output,
-                                       largestBindingFrames: range / max(output, coefficients), deviceLocalBytes: heap ?? h200,
-                                       slots: 3, hostCores: cores, streamFrames: stream)
+    private func frames(
+        width: Int, height: Int, chroma444: Bool = false, cores: Int = 16, range: Int = 1 << 31,
+        heap: UInt64? = nil, stream: Int? = nil
+    ) -> Int {
+        let output = width * height * (chroma444 ? 8 : 4)
+        let coefficients = width * height * (chroma444 ? 4 : 2) * 2
+        return DecoderBatchSize.frames(
+            frameOutputBytes: output, frameWorkBytes: coefficients + 2 * output,
+            largestBindingFrames: range / max(output, coefficients), deviceLocalBytes: heap ?? h200,
+            slots: 3, hostCores: cores, streamFrames: stream)
     }
 
     func testALongStreamDoublesUntilTheBatchWritesAGigabyte() {
-        XCTAssertEqual(frames(width: 3840, height: 2160, stream: 20_000), 32, "33.2 MB a frame: 16 make 531 MB, 32 make 1.06 GB")
-        XCTAssertEqual(frames(width: 3840, height: 2160, chroma444: true, stream: 20_000), 16, "66.4 MB a frame: 16 make 1.06 GB")
+        XCTAssertEqual(
+            frames(width: 3840, height: 2160, stream: 20_000), 32, "33.2 MB a frame: 16 make 531 MB, 32 make 1.06 GB")
+        XCTAssertEqual(
+            frames(width: 3840, height: 2160, chroma444: true, stream: 20_000), 16, "66.4 MB a frame: 16 make 1.06 GB")
         XCTAssertEqual(frames(width: 640, height: 360, stream: 20_000), 32, "at most 32")
     }
 
     func testOtherwiseBatchesStopAtAQuarterGigabyte() {
         XCTAssertEqual(frames(width: 3840, height: 2160), 16, "no length known: 16 make 531 MB")
         XCTAssertEqual(frames(width: 3840, height: 2160, stream: 1920), 16, "1,920 frames: below the long-stream mark")
-        XCTAssertEqual(frames(width: 1920, height: 1080, stream: 1200), 32, "8.29 MB a frame: 16 make 133 MB, 32 make 265 MB")
+        XCTAssertEqual(
+            frames(width: 1920, height: 1080, stream: 1200), 32, "8.29 MB a frame: 16 make 133 MB, 32 make 265 MB")
         XCTAssertEqual(frames(width: 640, height: 360), 32, "at most 32")
     }
 
@@ -34,7 +42,8 @@ final class DecoderBatchSizeTests: XCTestCase {
     }
 
     func testAShortStreamKeepsBatchesThatFillThePipeline() {
-        XCTAssertEqual(frames(width: 1920, height: 1080, stream: 48), 16, "48 / (2 × 3 slots) = 8, below the floor of 16")
+        XCTAssertEqual(
+            frames(width: 1920, height: 1080, stream: 48), 16, "48 / (2 × 3 slots) = 8, below the floor of 16")
         XCTAssertEqual(frames(width: 1920, height: 1080, stream: 120), 20, "120 / 6")
         XCTAssertEqual(frames(width: 1920, height: 1080, cores: 24, stream: 48), 24, "the floor is the host's cores")
     }

@@ -1,8 +1,9 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
-import XCTest
 
 /// The GPU decoder's device memory: batches share two coefficient sets and,
 /// when no frame leaves the decoder, one set of surfaces, whatever the slot
@@ -29,15 +30,19 @@ final class DecoderMemoryTests: XCTestCase {
     /// Decodes the clip, looped to `frames`, on a context of its own (so its
     /// memory ledger counts this session alone), reading every frame back
     /// and hashing it on the device.
-    private func decode(slots: Int, overlap: Bool, deviceSurfaces: Bool = false,
-                        keep: ((DecodedFrame) -> Void)? = nil) throws -> Run {
+    private func decode(
+        slots: Int, overlap: Bool, deviceSurfaces: Bool = false,
+        keep: ((DecodedFrame) -> Void)? = nil
+    ) throws -> Run {
         let (format, samples) = try fixtureSamples(Self.clip)
         let context = try VulkanContext(options: .init(validation: true, synchronizationValidation: true))
         var run = Run()
         let session = try GPUDecodeSession(
             format: format, context: context, kernels: KernelCache(context: context, compiler: try Self.compiler.get()),
-            configuration: .init(framesPerBatch: Self.framesPerBatch, slots: slots, readback: true, deviceSurfaces: deviceSurfaces,
-                                 analysis: AnalysisRequest(hash: true, statistics: nil), overlapTransforms: overlap)) { frame in
+            configuration: .init(
+                framesPerBatch: Self.framesPerBatch, slots: slots, readback: true, deviceSurfaces: deviceSurfaces,
+                analysis: AnalysisRequest(hash: true, statistics: nil), overlapTransforms: overlap)
+        ) { frame in
             XCTAssertEqual(frame.status, .ok)
             run.packedMD5s.append(MD5.hex(of: frame.pixelBuffer!.visibleSpans()))
             run.blake3s.append(frame.analysis?.digest?.hex ?? "none")
@@ -53,7 +58,9 @@ final class DecoderMemoryTests: XCTestCase {
     private func references() throws -> (packed: [String], blake3: [String]) {
         let packed = try packedReferenceMD5s(Self.clip, layout: "v216")
         let blake3 = try ffmpegFrameBLAKE3s(Self.clip)
-        return ((0..<Self.frames).map { packed[$0 % packed.count] }, (0..<Self.frames).map { blake3[$0 % blake3.count] })
+        return (
+            (0..<Self.frames).map { packed[$0 % packed.count] }, (0..<Self.frames).map { blake3[$0 % blake3.count] }
+        )
     }
 
     /// One v216 surface batch of the clip: the test's own arithmetic (4 bytes a pixel).
@@ -79,7 +86,8 @@ final class DecoderMemoryTests: XCTestCase {
         // coefficient set and a surface batch each (together over twice a
         // surface batch).
         let growth = peaks[4]! - peaks[2]!
-        XCTAssertLessThan(growth, try surfaceBatchBytes() / 2, "device memory with 2 slots \(peaks[2]!), with 4 \(peaks[4]!)")
+        XCTAssertLessThan(
+            growth, try surfaceBatchBytes() / 2, "device memory with 2 slots \(peaks[2]!), with 4 \(peaks[4]!)")
     }
 
     /// Frames handed out on the device are never overwritten while held:

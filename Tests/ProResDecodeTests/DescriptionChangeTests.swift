@@ -10,18 +10,29 @@ final class DescriptionChangeTests: XCTestCase {
     private func mixedClip() throws -> URL {
         let dir = try makeTemporaryDirectory(self)
         let list = dir.appendingPathComponent("list.txt")
-        try "file '\(Repo.fixture("bt709.mov"))'\nfile '\(Repo.fixture("pq.mov"))'\n".write(to: list, atomically: true, encoding: .utf8)
+        try "file '\(Repo.fixture("bt709.mov"))'\nfile '\(Repo.fixture("pq.mov"))'\n".write(
+            to: list, atomically: true, encoding: .utf8)
         let mixed = dir.appendingPathComponent("mixed.mov")
-        _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-f", "concat", "-safe", "0", "-i", list.path,
-                                                                   "-c", "copy", mixed.path])
+        _ = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "concat", "-safe", "0", "-i", list.path,
+                "-c", "copy", mixed.path,
+            ])
         return mixed
     }
 
     /// Each frame's transfer as ffprobe reads it from the frame.
     private func ffprobeTransfers(_ clip: URL) throws -> [String] {
-        let out = try CheckGPUDecoderTests.runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_frames", "-show_entries",
-                                                                          "frame=color_transfer", "-of", "csv=p=0", clip.path])
-        return String(decoding: out, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let out = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-show_frames", "-show_entries",
+                "frame=color_transfer", "-of", "csv=p=0", clip.path,
+            ])
+        return String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
     }
 
     private func firstPQFrame(_ clip: URL) throws -> Int {
@@ -32,12 +43,16 @@ final class DescriptionChangeTests: XCTestCase {
 
     func testATransferRuleFailsNamingTheFirstPQFrameOnBothDecoders() throws {
         let mixed = try mixedClip()
-        let first = try firstPQFrame(mixed), last = try ffprobeTransfers(mixed).count - 1
+        let first = try firstPQFrame(mixed)
+        let last = try ffprobeTransfers(mixed).count - 1
         for decoder in ["cpu", "gpu"] {
-            let result = try runTool(["check", mixed.path, "--decoder", decoder, "--expect", "transfer=bt709"], timeout: 120)
+            let result = try runTool(
+                ["check", mixed.path, "--decoder", decoder, "--expect", "transfer=bt709"], timeout: 120)
             XCTAssertEqual(result.status, 10, "\(decoder): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("FAIL \(mixed.path): expected transfer=bt709, got smpte2084 in frames \(first)–\(last)"),
-                          result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains(
+                    "FAIL \(mixed.path): expected transfer=bt709, got smpte2084 in frames \(first)–\(last)"),
+                result.stderr)
         }
         // The rule holds on the frames that are PQ only where they all are.
         let pq = try runTool(["check", Repo.fixture("pq.mov"), "--expect", "transfer=pq"])
@@ -52,10 +67,14 @@ final class DescriptionChangeTests: XCTestCase {
         let mixed = try mixedClip()
         let first = try firstPQFrame(mixed)
         let dir = mixed.deletingLastPathComponent()
-        let json = dir.appendingPathComponent("r.json"), junit = dir.appendingPathComponent("r.xml"), html = dir.appendingPathComponent("r.html")
-        let result = try runTool(["check", mixed.path, "--report", json.path, "--junit", junit.path, "--html", html.path], timeout: 120)
+        let json = dir.appendingPathComponent("r.json")
+        let junit = dir.appendingPathComponent("r.xml")
+        let html = dir.appendingPathComponent("r.html")
+        let result = try runTool(
+            ["check", mixed.path, "--report", json.path, "--junit", junit.path, "--html", html.path], timeout: 120)
         XCTAssertEqual(result.status, 0, result.stdoutText + result.stderr)
-        let change = "frame \(first): the description changes: primaries bt709 → bt2020, transfer bt709 → smpte2084, matrix bt709 → bt2020nc"
+        let change =
+            "frame \(first): the description changes: primaries bt709 → bt2020, transfer bt709 → smpte2084, matrix bt709 → bt2020nc"
         XCTAssertTrue(result.stderr.contains("PASS \(mixed.path)\n  note: \(change)\n"), result.stderr)
 
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
@@ -63,7 +82,9 @@ final class DescriptionChangeTests: XCTestCase {
         let changes = try XCTUnwrap(file["description_changes"] as? [[String: Any]], "\(file)")
         XCTAssertEqual(changes.count, 1)
         XCTAssertEqual(changes.first?["frame"] as? Int, first)
-        XCTAssertEqual(changes.first?["changed"] as? String, "primaries bt709 → bt2020, transfer bt709 → smpte2084, matrix bt709 → bt2020nc")
+        XCTAssertEqual(
+            changes.first?["changed"] as? String,
+            "primaries bt709 → bt2020, transfer bt709 → smpte2084, matrix bt709 → bt2020nc")
 
         let xml = try String(contentsOf: junit, encoding: .utf8)
         XCTAssertTrue(xml.contains("<system-out>\(change)</system-out>"), xml)
@@ -81,8 +102,10 @@ final class DescriptionChangeTests: XCTestCase {
         for rule in ["constant-description", "constant-description=true"] {
             let result = try runTool(["check", mixed.path, "--expect", rule])
             XCTAssertEqual(result.status, 10, result.stderr)
-            XCTAssertTrue(result.stderr.contains("expected constant-description=true, got frame \(first): primaries bt709 → bt2020"),
-                          result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains(
+                    "expected constant-description=true, got frame \(first): primaries bt709 → bt2020"),
+                result.stderr)
             for clip in ["pq.mov", "hq.mov", "interlaced-bff.mov"] {
                 let steady = try runTool(["check", Repo.fixture(clip), "--expect", rule])
                 XCTAssertEqual(steady.status, 0, "\(clip) \(rule): \(steady.stderr)")
@@ -96,7 +119,8 @@ final class DescriptionChangeTests: XCTestCase {
     func testInfoSaysWhenTheDescriptionChanges() throws {
         let mixed = try mixedClip()
         let first = try firstPQFrame(mixed)
-        let note = "the description changes at frame \(first): primaries bt709 → bt2020, transfer bt709 → smpte2084, matrix bt709 → bt2020nc"
+        let note =
+            "the description changes at frame \(first): primaries bt709 → bt2020, transfer bt709 → smpte2084, matrix bt709 → bt2020nc"
         let text = try runTool(["info", mixed.path])
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdoutText.contains("note:         \(note)\n"), text.stdoutText)

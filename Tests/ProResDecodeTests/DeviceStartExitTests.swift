@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU

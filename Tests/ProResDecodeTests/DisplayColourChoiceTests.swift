@@ -1,7 +1,8 @@
 import XCTest
+
 @testable import GPUKit
-@testable import ProResGPU
 @testable import ProResDisplay
+@testable import ProResGPU
 
 /// `play`'s colour path, chosen from made-up surface format lists (the
 /// choice is pure; lavapipe offers only the SDR formats).
@@ -30,8 +31,9 @@ final class DisplayColourChoiceTests: XCTestCase {
 
     func testSDRPrefersUnormAndTakesSRGBWhenAlone() {
         XCTAssertEqual(DisplayColourChoice.choose(from: sdr)?.format, SurfaceFormat(.bgra8Unorm, .srgbNonlinear))
-        XCTAssertEqual(DisplayColourChoice.choose(from: [SurfaceFormat(.rgba8SRGB, .srgbNonlinear)])?.format,
-                       SurfaceFormat(.rgba8SRGB, .srgbNonlinear))
+        XCTAssertEqual(
+            DisplayColourChoice.choose(from: [SurfaceFormat(.rgba8SRGB, .srgbNonlinear)])?.format,
+            SurfaceFormat(.rgba8SRGB, .srgbNonlinear))
     }
 
     func testWithoutTheColourSpaceExtensionOnlySDR() {
@@ -42,7 +44,10 @@ final class DisplayColourChoiceTests: XCTestCase {
 
     func testNothingUsable() {
         XCTAssertNil(DisplayColourChoice.choose(from: []))
-        XCTAssertNil(DisplayColourChoice.choose(from: [SurfaceFormat(.other(123), .srgbNonlinear), SurfaceFormat(.bgra8Unorm, .other(7))]))
+        XCTAssertNil(
+            DisplayColourChoice.choose(from: [
+                SurfaceFormat(.other(123), .srgbNonlinear), SurfaceFormat(.bgra8Unorm, .other(7)),
+            ]))
     }
 
     /// The present pass's matrices map white to white (D65 in and out).

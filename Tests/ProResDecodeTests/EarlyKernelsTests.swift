@@ -1,7 +1,8 @@
 import Foundation
+import XCTest
+
 @testable import GPUKit
 @testable import ProResGPU
-import XCTest
 
 /// Kernels built at the same time: each variant once, whoever asks first,
 /// and a decode that builds its kernels early decodes the same bits.
@@ -39,12 +40,19 @@ final class EarlyKernelsTests: XCTestCase {
         var hashes: [String] = []
         for early in ["1", "0"] {
             let trace = directory.appendingPathComponent("trace-\(early).json").path
-            let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--decoder", "gpu", "--frames", "3", "--quiet", "--framehash", "-"],
-                                     environment: ["PRORES_DECODE_TRACE": trace, "PRORES_DECODE_EARLY_KERNELS": early,
-                                                   "PRORES_DECODE_PIPELINE_CACHE": "0"], timeout: 120)
+            let result = try runTool(
+                [
+                    Repo.fixture("hq.mov"), "--vulkan", "--decoder", "gpu", "--frames", "3", "--quiet", "--framehash",
+                    "-",
+                ],
+                environment: [
+                    "PRORES_DECODE_TRACE": trace, "PRORES_DECODE_EARLY_KERNELS": early,
+                    "PRORES_DECODE_PIPELINE_CACHE": "0",
+                ], timeout: 120)
             XCTAssertEqual(result.status, 0, result.stderr)
             hashes.append(result.stdoutText)
-            let events = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: trace))) as? [String: Any])
+            let events = try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: trace))) as? [String: Any])
             let names = (events["traceEvents"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
             XCTAssertEqual(names.filter { $0 == "kernel built" }.count, 5, "early \(early): \(names)")
             XCTAssertEqual(names.filter { $0 == "kernels prepared" }.count, early == "1" ? 1 : 0, "early \(early)")

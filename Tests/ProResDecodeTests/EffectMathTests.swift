@@ -1,10 +1,11 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// The CPU side of the effects: the matrices and key chroma handed to the
 /// shaders, against hand-computed values and the float64 reference, and the
@@ -15,9 +16,13 @@ final class EffectMathTests: XCTestCase {
         SIMD3(0, 0, 0), SIMD3(12, -0.4, 38), SIMD3(0.25, 0.5, 0.75),
     ]
 
-    private func assertClose(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ what: String, accuracy: Double = 1e-12,
-                             file: StaticString = #filePath, line: UInt = #line) {
-        for c in 0..<3 { XCTAssertEqual(a[c], b[c], accuracy: accuracy, "\(what) channel \(c)", file: file, line: line) }
+    private func assertClose(
+        _ a: SIMD3<Double>, _ b: SIMD3<Double>, _ what: String, accuracy: Double = 1e-12,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        for c in 0..<3 {
+            XCTAssertEqual(a[c], b[c], accuracy: accuracy, "\(what) channel \(c)", file: file, line: line)
+        }
     }
 
     func testP3LuminanceWeightsMatchThePublishedValues() {
@@ -27,13 +32,17 @@ final class EffectMathTests: XCTestCase {
     func testExposureIsAPowerOfTwoGain() {
         assertClose(ColorMatrixEffects.exposure(stops: 1).apply(SIMD3(0.5, 2, -0.25)), SIMD3(1, 4, -0.5), "+1 stop")
         assertClose(ColorMatrixEffects.exposure(stops: -2).apply(SIMD3(8, 1, 0)), SIMD3(2, 0.25, 0), "-2 stops")
-        assertClose(ColorMatrixEffects.exposure(stops: 0.5).apply(SIMD3(1, 1, 1)), SIMD3(repeating: 2.0.squareRoot()), "half a stop")
+        assertClose(
+            ColorMatrixEffects.exposure(stops: 0.5).apply(SIMD3(1, 1, 1)), SIMD3(repeating: 2.0.squareRoot()),
+            "half a stop")
     }
 
     func testSaturationZeroIsGreyOfTheSameLuminanceAndOneIsIdentity() {
         // Y of (2, 0.5, -0.1) by hand: 0.2289745641·2 + 0.6917385218·0.5 − 0.0792869141·0.1
         let y = 0.4579491282 + 0.3458692609 - 0.00792869141
-        assertClose(ColorMatrixEffects.saturation(0).apply(SIMD3(2, 0.5, -0.1)), SIMD3(repeating: y), "saturation 0", accuracy: 1e-9)
+        assertClose(
+            ColorMatrixEffects.saturation(0).apply(SIMD3(2, 0.5, -0.1)), SIMD3(repeating: y), "saturation 0",
+            accuracy: 1e-9)
         for rgb in samples {
             assertClose(ColorMatrixEffects.saturation(1).apply(rgb), rgb, "saturation 1")
         }
@@ -56,15 +65,20 @@ final class EffectMathTests: XCTestCase {
     func testMatricesMatchTheReference() {
         for rgb in samples {
             for a in [0.0, 0.3, 1] {
-                assertClose(ColorMatrixEffects.sepia(amount: a).apply(rgb), EffectReference.sepia(rgb, amount: a), "sepia \(a) of \(rgb)", accuracy: 1e-9)
+                assertClose(
+                    ColorMatrixEffects.sepia(amount: a).apply(rgb), EffectReference.sepia(rgb, amount: a),
+                    "sepia \(a) of \(rgb)", accuracy: 1e-9)
             }
             for s in [0.0, 0.5, 2, 10] {
-                assertClose(ColorMatrixEffects.saturation(s).apply(rgb), EffectReference.saturation(rgb, s), "saturation \(s) of \(rgb)",
-                            accuracy: 1e-9 * max(1, s) * (1 + abs(rgb.x) + abs(rgb.y) + abs(rgb.z)))
+                assertClose(
+                    ColorMatrixEffects.saturation(s).apply(rgb), EffectReference.saturation(rgb, s),
+                    "saturation \(s) of \(rgb)",
+                    accuracy: 1e-9 * max(1, s) * (1 + abs(rgb.x) + abs(rgb.y) + abs(rgb.z)))
             }
             for stops in [-20.0, -1.5, 3, 20] {
-                assertClose(ColorMatrixEffects.exposure(stops: stops).apply(rgb), EffectReference.exposure(rgb, stops: stops),
-                            "exposure \(stops) of \(rgb)", accuracy: 1e-9 * pow(2, max(stops, 0)))
+                assertClose(
+                    ColorMatrixEffects.exposure(stops: stops).apply(rgb), EffectReference.exposure(rgb, stops: stops),
+                    "exposure \(stops) of \(rgb)", accuracy: 1e-9 * pow(2, max(stops, 0)))
             }
         }
     }
@@ -89,7 +103,9 @@ final class EffectMathTests: XCTestCase {
         // (KernelInterfaceTests checks the generated GLSL on the GPU).
         for file in ["effect_matrix.comp", "effect_chroma_key.comp", "effect_lut3d.comp"] {
             let source = try XCTUnwrap(EmbeddedShaders.sources[file], file)
-            XCTAssertFalse(source.contains("push_constant") || source.contains("binding ="), "\(file) declares its interface by hand")
+            XCTAssertFalse(
+                source.contains("push_constant") || source.contains("binding ="),
+                "\(file) declares its interface by hand")
             XCTAssertTrue(source.contains("// @interface"), file)
         }
         XCTAssertEqual(MatrixEffectKernel.push.size, 56)
@@ -98,15 +114,21 @@ final class EffectMathTests: XCTestCase {
     }
 
     func testChromaKeyBlockCarriesTheKeyAndRange() {
-        let bytes = ChromaKeyKernel.push.bytes(ChromaKeyKernel.values(ChromaKey(color: SIMD3(0, 1, 0), tolerance: 0.2, softness: 0),
-                                                                      matrix: .bt709, range: .full, width: 7, height: 5, sourceBytesPerRow: 64))
-        let floats = stride(from: 0, to: 24, by: 4).map { i in Float(bitPattern: bytes[i..<i + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }) }
+        let bytes = ChromaKeyKernel.push.bytes(
+            ChromaKeyKernel.values(
+                ChromaKey(color: SIMD3(0, 1, 0), tolerance: 0.2, softness: 0),
+                matrix: .bt709, range: .full, width: 7, height: 5, sourceBytesPerRow: 64))
+        let floats = stride(from: 0, to: 24, by: 4).map { i in
+            Float(bitPattern: bytes[i..<i + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        }
         XCTAssertEqual(Double(floats[0]), -0.385428, accuracy: 1e-6)
         XCTAssertEqual(floats[2], 0.2)
         XCTAssertEqual(floats[3], .greatestFiniteMagnitude, "softness 0 is a step")
         XCTAssertEqual(floats[4], 32768)
         XCTAssertEqual(floats[5], 1 / 65535)
-        let words = stride(from: 24, to: 36, by: 4).map { i in bytes[i..<i + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) } }
+        let words = stride(from: 24, to: 36, by: 4).map { i in
+            bytes[i..<i + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        }
         XCTAssertEqual(words, [7, 5, 16])
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
@@ -36,12 +37,16 @@ enum EffectReference {
     /// The alpha factor of a pixel with chroma codes (cb, cr): the key colour
     /// encoded with Kr/Kb, the codes de-quantised for `range`, the distance
     /// ramped from the tolerance over the softness.
-    static func keep(cb: Double, cr: Double, range: ColorRange, kr: Double, kb: Double,
-                     key: SIMD3<Double>, tolerance: Double, softness: Double) -> Double {
+    static func keep(
+        cb: Double, cr: Double, range: ColorRange, kr: Double, kb: Double,
+        key: SIMD3<Double>, tolerance: Double, softness: Double
+    ) -> Double {
         let luma = kr * key.x + (1 - kr - kb) * key.y + kb * key.z
-        let keyCb = (key.z - luma) / (2 * (1 - kb)), keyCr = (key.x - luma) / (2 * (1 - kr))
+        let keyCb = (key.z - luma) / (2 * (1 - kb))
+        let keyCr = (key.x - luma) / (2 * (1 - kr))
         let excursion = range == .video ? 57344.0 : 65535.0
-        let pixelCb = (cb - 32768) / excursion, pixelCr = (cr - 32768) / excursion
+        let pixelCb = (cb - 32768) / excursion
+        let pixelCr = (cr - 32768) / excursion
         let d = ((pixelCb - keyCb) * (pixelCb - keyCb) + (pixelCr - keyCr) * (pixelCr - keyCr)).squareRoot()
         guard softness > 0 else { return d > tolerance ? 1 : 0 }
         return min(max((d - tolerance) / softness, 0), 1)
@@ -49,13 +54,21 @@ enum EffectReference {
 
     /// SMPTE ST 2084, here from its constants.
     static func pqEncode(nits: Double) -> Double {
-        let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128, c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
+        let m1 = 2610.0 / 16384
+        let m2 = 2523.0 / 4096 * 128
+        let c1 = 3424.0 / 4096
+        let c2 = 2413.0 / 4096 * 32
+        let c3 = 2392.0 / 4096 * 32
         let y = pow(min(max(nits / 10000, 0), 1), m1)
         return pow((c1 + c2 * y) / (1 + c3 * y), m2)
     }
 
     static func pqDecodeNits(_ signal: Double) -> Double {
-        let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128, c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
+        let m1 = 2610.0 / 16384
+        let m2 = 2523.0 / 4096 * 128
+        let c1 = 3424.0 / 4096
+        let c2 = 2413.0 / 4096 * 32
+        let c3 = 2392.0 / 4096 * 32
         let p = pow(min(max(signal, 0), 1), 1 / m2)
         return 10000 * pow(max(p - c1, 0) / (c2 - c3 * p), 1 / m1)
     }
@@ -64,7 +77,7 @@ enum EffectReference {
     static func lut(_ rgb: SIMD3<Double>, _ effect: LUTEffect) -> SIMD3<Double> {
         let lut = effect.lut
         var shaped = rgb
-        if case let .pq(white) = effect.shaper {
+        if case .pq(let white) = effect.shaper {
             shaped = SIMD3(pqEncode(nits: rgb.x * white), pqEncode(nits: rgb.y * white), pqEncode(nits: rgb.z * white))
         }
         var coordinate = SIMD3<Double>()
@@ -72,7 +85,7 @@ enum EffectReference {
             coordinate[c] = min(max((shaped[c] - lut.domainMin[c]) / (lut.domainMax[c] - lut.domainMin[c]), 0), 1)
         }
         let out = tetrahedral(lut, coordinate)
-        guard case let .pq(white) = effect.shaper else { return out }
+        guard case .pq(let white) = effect.shaper else { return out }
         return SIMD3(pqDecodeNits(out.x), pqDecodeNits(out.y), pqDecodeNits(out.z)) / white
     }
 

@@ -8,8 +8,10 @@ final class FFmpegConventionsTests: XCTestCase {
     /// 60 frames at 25 fps starting at time code 10:00:00:00 (ffmpeg-made).
     private func clip(rate: String = "25", frames: Int = 60, timecode: String = "10:00:00:00") throws -> String {
         let path = try makeTemporaryDirectory(self).appendingPathComponent("tc.mov").path
-        let run = try runExternal(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=\(rate)",
-                                   "-frames:v", "\(frames)", "-c:v", "prores_ks", "-profile:v", "0", "-timecode", timecode, path])
+        let run = try runExternal([
+            "ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=\(rate)",
+            "-frames:v", "\(frames)", "-c:v", "prores_ks", "-profile:v", "0", "-timecode", timecode, path,
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         return path
     }
@@ -25,12 +27,20 @@ final class FFmpegConventionsTests: XCTestCase {
     /// hand from the clip's first (10:00:01:01 at 25 fps: 1 s + 1 = frame 26).
     func testStartAndFramesInSecondsAndTimeCode() throws {
         let path = try clip()
-        let ffmpeg = md5Column(String(decoding: try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", [
-            "-v", "error", "-ss", "1.04", "-i", path, "-t", "0.5", "-fflags", "+bitexact", "-f", "framemd5", "-"]), as: UTF8.self))
+        let ffmpeg = md5Column(
+            String(
+                decoding: try CheckGPUDecoderTests.runProcess(
+                    "/usr/bin/ffmpeg",
+                    [
+                        "-v", "error", "-ss", "1.04", "-i", path, "-t", "0.5", "-fflags", "+bitexact", "-f", "framemd5",
+                        "-",
+                    ]), as: UTF8.self))
         XCTAssertEqual(ffmpeg.count, 13)
         for start in ["1.04s", "00:00:01.04", "0:01.04", "26", "10:00:01:01"] {
             for length in ["0.5s", "00:00:00.5", "13"] {
-                XCTAssertEqual(try md5s([path, "--start", start, "--frames", length]), ffmpeg, "--start \(start) --frames \(length)")
+                XCTAssertEqual(
+                    try md5s([path, "--start", start, "--frames", length]), ffmpeg,
+                    "--start \(start) --frames \(length)")
             }
         }
     }
@@ -86,7 +96,9 @@ final class FFmpegConventionsTests: XCTestCase {
     }
 
     func testRequireHardwareOnLavapipeSaysToDropIt() throws {
-        let result = try runTool([Repo.fixture("hq.mov"), "--decoder", "gpu", "--require-hardware", "-o", "/dev/null", "--overwrite"])
+        let result = try runTool([
+            Repo.fixture("hq.mov"), "--decoder", "gpu", "--require-hardware", "-o", "/dev/null", "--overwrite",
+        ])
         XCTAssertEqual(result.status, 13, result.stderr)
         XCTAssertTrue(result.stderr.contains("drop --require-hardware"), result.stderr)
     }

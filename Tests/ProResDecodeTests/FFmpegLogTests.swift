@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ProResCore
 @testable import ProResFFmpeg
 
@@ -7,19 +8,23 @@ import XCTest
 /// what FFmpeg said about its own file, never another thread's.
 final class FFmpegLogTests: XCTestCase {
     func testEachOpenQuotesItsOwnFilesError() throws {
-        let moovLess = Repo.fixture("bad/text.mov")     // FFmpeg: "moov atom not found"
-        let noise = Repo.fixture("bad/random.bin")      // FFmpeg says nothing of a moov atom
+        let moovLess = Repo.fixture("bad/text.mov")  // FFmpeg: "moov atom not found"
+        let noise = Repo.fixture("bad/random.bin")  // FFmpeg says nothing of a moov atom
         let lock = NSLock()
         var wrong: [String] = []
         DispatchQueue.concurrentPerform(iterations: 400) { i in
             let path = i % 2 == 0 ? moovLess : noise
             do {
                 _ = try openSampleSource(path)
-                lock.lock(); wrong.append("\(path) opened"); lock.unlock()
+                lock.lock()
+                wrong.append("\(path) opened")
+                lock.unlock()
             } catch {
                 let text = "\(error)"
                 if (path == moovLess) != text.contains("moov atom not found") {
-                    lock.lock(); wrong.append(text); lock.unlock()
+                    lock.lock()
+                    wrong.append(text)
+                    lock.unlock()
                 }
             }
         }
@@ -34,7 +39,9 @@ final class FFmpegLogTests: XCTestCase {
         let done = lines.append(".\nstream 0, offset 0x9722: ", level: 16)
         XCTAssertEqual(done.map(\.text), ["Packet corrupt (stream = 0, dts = 1024)."])
         XCTAssertEqual(done.map(\.level), [16])
-        XCTAssertEqual(lines.append("partial file\n\nnext\n", level: 24).map(\.text), ["stream 0, offset 0x9722: partial file", "", "next"])
+        XCTAssertEqual(
+            lines.append("partial file\n\nnext\n", level: 24).map(\.text),
+            ["stream 0, offset 0x9722: partial file", "", "next"])
         XCTAssertNil(lines.unfinished)
     }
 
@@ -44,7 +51,8 @@ final class FFmpegLogTests: XCTestCase {
         let decode = try runTool([clip, "--verbose", "--decoder", "cpu"])
         let ffmpegLines = decode.stderr.split(separator: "\n").filter { $0.hasPrefix("ffmpeg: ") }
         XCTAssertTrue(ffmpegLines.contains("ffmpeg: Packet corrupt (stream = 0, dts = 1024)."), decode.stderr)
-        XCTAssertFalse(ffmpegLines.contains { $0.count < "ffmpeg: ".count + 4 }, "a line that is only a piece:\n\(decode.stderr)")
+        XCTAssertFalse(
+            ffmpegLines.contains { $0.count < "ffmpeg: ".count + 4 }, "a line that is only a piece:\n\(decode.stderr)")
 
         let check = try runTool(["check", clip, "-v", "--decoder", "cpu"])
         XCTAssertTrue(check.stderr.contains("ffmpeg: \(clip): Packet corrupt (stream = 0, dts = 1024)."), check.stderr)

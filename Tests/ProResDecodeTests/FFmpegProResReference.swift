@@ -21,9 +21,13 @@ enum FFmpegProRes {
     /// Decodes one frame single-threaded. `plainC`: with FFmpeg's SIMD turned
     /// off while the decoder is set up (its DSP functions are chosen then),
     /// so that the C code the GPU passes follow is what runs.
-    static func decode(_ bytes: [UInt8], width: Int, height: Int, chroma444: Bool, depth: Int, alpha: Bool,
-                       plainC: Bool) throws -> Decoded {
-        guard let codec = avcodec_find_decoder(AV_CODEC_ID_PRORES) else { throw ReferenceError("no ProRes decoder in libavcodec") }
+    static func decode(
+        _ bytes: [UInt8], width: Int, height: Int, chroma444: Bool, depth: Int, alpha: Bool,
+        plainC: Bool
+    ) throws -> Decoded {
+        guard let codec = avcodec_find_decoder(AV_CODEC_ID_PRORES) else {
+            throw ReferenceError("no ProRes decoder in libavcodec")
+        }
         var context = avcodec_alloc_context3(codec)
         defer { avcodec_free_context(&context) }
         guard let context else { throw ReferenceError("avcodec_alloc_context3") }
@@ -46,7 +50,9 @@ enum FFmpegProRes {
         defer { av_frame_free(&frame) }
         guard let packet, let frame else { throw ReferenceError("out of memory") }
         guard av_new_packet(packet, Int32(bytes.count)) >= 0 else { throw ReferenceError("av_new_packet") }
-        bytes.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
+        bytes.withUnsafeBytes {
+            packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
+        }
         let sent = avcodec_send_packet(context, packet)
         guard sent >= 0 else { throw ReferenceError("avcodec_send_packet: \(sent)") }
         let received = avcodec_receive_frame(context, frame)
@@ -55,10 +61,14 @@ enum FFmpegProRes {
         let chromaWidth = chroma444 ? width : (width + 1) / 2
         let widths = [width, chromaWidth, chromaWidth] + (alpha ? [width] : [])
         let data = [frame.pointee.data.0, frame.pointee.data.1, frame.pointee.data.2, frame.pointee.data.3]
-        let linesize = [frame.pointee.linesize.0, frame.pointee.linesize.1, frame.pointee.linesize.2, frame.pointee.linesize.3]
+        let linesize = [
+            frame.pointee.linesize.0, frame.pointee.linesize.1, frame.pointee.linesize.2, frame.pointee.linesize.3,
+        ]
         var planes: [[UInt16]] = []
         for (p, planeWidth) in widths.enumerated() {
-            guard let base = data[p] else { throw ReferenceError("plane \(p) missing (pixel format \(frame.pointee.format))") }
+            guard let base = data[p] else {
+                throw ReferenceError("plane \(p) missing (pixel format \(frame.pointee.format))")
+            }
             var plane: [UInt16] = []
             plane.reserveCapacity(planeWidth * height)
             for row in 0..<height {

@@ -1,10 +1,11 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// Collects the md5 of each frame's bytes, as a sink.
 final class MD5CollectingSink: FrameSink {
@@ -16,10 +17,13 @@ final class MD5CollectingSink: FrameSink {
     func abort() {}
 }
 
-func decodeMD5s(_ clip: String, output: OutputSelection?, start: Int = 0, frames: Int? = nil, threads: Int = 2) throws -> (DecodeRun.Report, MD5CollectingSink) {
+func decodeMD5s(_ clip: String, output: OutputSelection?, start: Int = 0, frames: Int? = nil, threads: Int = 2) throws
+    -> (DecodeRun.Report, MD5CollectingSink)
+{
     let sink = MD5CollectingSink()
-    let run = try DecodeRun(source: try openSampleSource(Repo.fixture(clip)),
-                        options: .init(output: output, start: start, frames: frames, threads: threads), sinks: [sink])
+    let run = try DecodeRun(
+        source: try openSampleSource(Repo.fixture(clip)),
+        options: .init(output: output, start: start, frames: frames, threads: threads), sinks: [sink])
     return (try run.run(), sink)
 }
 
@@ -29,7 +33,8 @@ final class FixtureDecodeTests: XCTestCase {
     /// The fixtures with a reference in Fixtures/ref; an error when there
     /// are fewer than 20, so that no loop over them passes by having none.
     static func clips() throws -> [String] {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.appendingPathComponent("ref").path)
+        let names = try FileManager.default.contentsOfDirectory(
+            atPath: Repo.fixtures.appendingPathComponent("ref").path)
         let clips = names.filter { $0.hasSuffix(".framemd5") }.map { String($0.dropLast(".framemd5".count)) }.sorted()
         guard clips.count >= 20 else { throw FixturesIncomplete(description: "Fixtures/ref is incomplete: \(clips)") }
         return clips
@@ -37,8 +42,10 @@ final class FixtureDecodeTests: XCTestCase {
 
     func testEveryFixtureHasReferences() throws {
         let clips = try Self.clips()
-        for profile in ["proxy.mov", "lt.mov", "422.mov", "hq.mov", "4444.mov", "4444-alpha8.mov", "4444xq.mov",
-                        "interlaced-tff.mov", "odd-size.mov", "pq.mov", "hlg.mov", "p3.mov", "hq.mxf", "hq.prores"] {
+        for profile in [
+            "proxy.mov", "lt.mov", "422.mov", "hq.mov", "4444.mov", "4444-alpha8.mov", "4444xq.mov",
+            "interlaced-tff.mov", "odd-size.mov", "pq.mov", "hlg.mov", "p3.mov", "hq.mxf", "hq.prores",
+        ] {
             XCTAssertTrue(clips.contains(profile), "missing fixture reference for \(profile)")
         }
     }
@@ -57,7 +64,8 @@ final class FixtureDecodeTests: XCTestCase {
         for clip in try Self.clips() {
             for layout in PackedLayout.allCases {
                 let (_, sink) = try decodeMD5s(clip, output: .packed(layout))
-                XCTAssertEqual(sink.frames.map(\.md5), try packedReferenceMD5s(clip, layout: layout.rawValue), "\(clip) \(layout)")
+                XCTAssertEqual(
+                    sink.frames.map(\.md5), try packedReferenceMD5s(clip, layout: layout.rawValue), "\(clip) \(layout)")
             }
         }
     }
@@ -71,10 +79,13 @@ final class FixtureDecodeTests: XCTestCase {
 
     func testFrameSizesFollowTheLayouts() throws {
         // odd-size.mov is 187x101, 4:2:2 10-bit; odd-size-444.mov has alpha.
-        XCTAssertEqual(try decodeMD5s("odd-size.mov", output: .native, frames: 1).1.frames[0].size, (187 + 2 * 94) * 101 * 2)
+        XCTAssertEqual(
+            try decodeMD5s("odd-size.mov", output: .native, frames: 1).1.frames[0].size, (187 + 2 * 94) * 101 * 2)
         XCTAssertEqual(try decodeMD5s("odd-size.mov", output: .packed(.v216), frames: 1).1.frames[0].size, 94 * 8 * 101)
-        XCTAssertEqual(try decodeMD5s("odd-size.mov", output: .packed(.y416), frames: 1).1.frames[0].size, 187 * 8 * 101)
-        XCTAssertEqual(try decodeMD5s("odd-size-444.mov", output: .native, frames: 1).1.frames[0].size, 187 * 101 * 2 * 4)
+        XCTAssertEqual(
+            try decodeMD5s("odd-size.mov", output: .packed(.y416), frames: 1).1.frames[0].size, 187 * 8 * 101)
+        XCTAssertEqual(
+            try decodeMD5s("odd-size-444.mov", output: .native, frames: 1).1.frames[0].size, 187 * 101 * 2 * 4)
     }
 
     func testSingleThreadedDecodeIsIdentical() throws {

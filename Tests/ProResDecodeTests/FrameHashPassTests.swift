@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
-@testable import ProResCore
 @testable import HostSupport
+@testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
 
@@ -49,13 +50,18 @@ final class FrameHashPassTests: XCTestCase {
             let frameBytes = format.nativeFormat.tightByteCount(width: format.width, height: format.height)
             // ffmpeg 5.1 cannot read a raw ProRes stream; hq.prores is hq.mov's
             // packets (Fixtures/make-fixtures.sh checks it), so its frames are hq.mov's.
-            let decoded = try ffmpegRawFrames(Repo.fixture(clip == "hq.prores" ? "hq.mov" : clip), pixelFormat: pixelFormat)
+            let decoded = try ffmpegRawFrames(
+                Repo.fixture(clip == "hq.prores" ? "hq.mov" : clip), pixelFormat: pixelFormat)
             XCTAssertEqual(decoded.count % frameBytes, 0, "\(clip): not whole frames")
-            let frames = stride(from: 0, to: decoded.count, by: frameBytes).map { decoded.subdata(in: $0..<$0 + frameBytes) }
+            let frames = stride(from: 0, to: decoded.count, by: frameBytes).map {
+                decoded.subdata(in: $0..<$0 + frameBytes)
+            }
             XCTAssertGreaterThan(frames.count, 1, clip)
             let expected = try B3Sum.hexes(frames)
-            let got = try gpuHashes(frames, format: format.nativeFormat, width: format.width, height: format.height, device: device)
-            XCTAssertEqual(got.digests.map(\.hex), expected, "\(clip) (\(pixelFormat) \(format.width)x\(format.height))")
+            let got = try gpuHashes(
+                frames, format: format.nativeFormat, width: format.width, height: format.height, device: device)
+            XCTAssertEqual(
+                got.digests.map(\.hex), expected, "\(clip) (\(pixelFormat) \(format.width)x\(format.height))")
             hashed.append(clip)
         }
         // Every clip but 4:2:2 with alpha (none in Fixtures/ today).
@@ -92,28 +98,38 @@ final class FrameHashPassTests: XCTestCase {
         Case(format: c422x10, width: 187, height: 101, what: "the odd fixture's size, many rows a chunk"),
         Case(format: c422x10, width: 1001, height: 257, frames: 2, what: "many workgroups, odd width"),
         Case(format: c4444x12, width: 8192, height: 17, frames: 2, what: "8K rows"),
-        Case(format: PlanarFormat(decoding: .c422, bitDepth: 12, alpha: false), width: 33, height: 5, what: "4:2:2 at 12 bits"),
-        Case(format: PlanarFormat(decoding: .c444, bitDepth: 10, alpha: true), width: 35, height: 41, what: "4:4:4:4 at 10 bits"),
+        Case(
+            format: PlanarFormat(decoding: .c422, bitDepth: 12, alpha: false), width: 33, height: 5,
+            what: "4:2:2 at 12 bits"),
+        Case(
+            format: PlanarFormat(decoding: .c444, bitDepth: 10, alpha: true), width: 35, height: 41,
+            what: "4:4:4:4 at 10 bits"),
     ]
 
     func testSyntheticFramesHashAsB3sum() throws {
         let device = try Self.device.get()
         var random = KernelRandom(seed: 7)
         for test in Self.cases {
-            let frames = (0..<test.frames).map { _ in randomPlanarFrame(test.format, width: test.width, height: test.height, &random) }
+            let frames = (0..<test.frames).map { _ in
+                randomPlanarFrame(test.format, width: test.width, height: test.height, &random)
+            }
             let expected = try B3Sum.hexes(frames)
             let label = "\(test.what): \(test.format) \(test.width)x\(test.height)"
             let got = try gpuHashes(frames, format: test.format, width: test.width, height: test.height, device: device)
             XCTAssertEqual(got.digests.map(\.hex), expected, label)
             // The workgroups' CVs are the CPU's aligned subtrees; a frame of
             // one workgroup gets its digest straight from the shader.
-            let chunks = BLAKE3.chunkCount(bytes: frames[0].count), size = FrameHashKernel.groupChunks
+            let chunks = BLAKE3.chunkCount(bytes: frames[0].count)
+            let size = FrameHashKernel.groupChunks
             for (frame, results) in zip(frames, got.results) {
                 frame.withUnsafeBytes { bytes in
                     if chunks <= size {
-                        XCTAssertEqual(results, [BLAKE3.hash(bytes).words], "\(label): the single workgroup's root output")
+                        XCTAssertEqual(
+                            results, [BLAKE3.hash(bytes).words], "\(label): the single workgroup's root output")
                     } else {
-                        let cpu = stride(from: 0, to: chunks, by: size).map { BLAKE3.chainingValue([bytes], chunks: $0..<min(chunks, $0 + size)) }
+                        let cpu = stride(from: 0, to: chunks, by: size).map {
+                            BLAKE3.chainingValue([bytes], chunks: $0..<min(chunks, $0 + size))
+                        }
                         XCTAssertEqual(results, cpu, "\(label): workgroup CVs")
                     }
                 }
@@ -130,9 +146,15 @@ final class FrameHashPassTests: XCTestCase {
         let device = try Self.device.get()
         var random = KernelRandom(seed: 11)
         for test in Self.cases {
-            let frames = (0..<test.frames).map { _ in randomPlanarFrame(test.format, width: test.width, height: test.height, &random) }
-            let got = try gpuHashes(frames, format: test.format, width: test.width, height: test.height, device: device, packedMessage: true)
-            XCTAssertEqual(got.digests.map(\.hex), try B3Sum.hexes(got.packed), "\(test.what): \(test.format) \(test.width)x\(test.height)")
+            let frames = (0..<test.frames).map { _ in
+                randomPlanarFrame(test.format, width: test.width, height: test.height, &random)
+            }
+            let got = try gpuHashes(
+                frames, format: test.format, width: test.width, height: test.height, device: device, packedMessage: true
+            )
+            XCTAssertEqual(
+                got.digests.map(\.hex), try B3Sum.hexes(got.packed),
+                "\(test.what): \(test.format) \(test.width)x\(test.height)")
         }
         XCTAssertEqual(device.context.validation?.messages ?? [], [])
     }
@@ -140,7 +162,9 @@ final class FrameHashPassTests: XCTestCase {
     // MARK: - Packing and running
 
     /// Planar samples below 2^depth, each plane tight: a frame as `--format native` writes it.
-    private func randomPlanarFrame(_ format: PlanarFormat, width: Int, height: Int, _ random: inout KernelRandom) -> Data {
+    private func randomPlanarFrame(_ format: PlanarFormat, width: Int, height: Int, _ random: inout KernelRandom)
+        -> Data
+    {
         let samples = (0..<format.planeCount).reduce(0) { $0 + format.planeWidth($1, width: width) * height }
         let mask = UInt16((1 << format.bitDepth) - 1)
         var bytes = [UInt8](repeating: 0, count: 2 * samples)
@@ -154,7 +178,9 @@ final class FrameHashPassTests: XCTestCase {
 
     /// `frame` in its native packed layout, as 16-bit words; where the
     /// planar frame has nothing (see the class comment), junk.
-    private func pack(_ frame: Data, _ format: PlanarFormat, width: Int, height: Int, _ random: inout KernelRandom) -> [UInt16] {
+    private func pack(_ frame: Data, _ format: PlanarFormat, width: Int, height: Int, _ random: inout KernelRandom)
+        -> [UInt16]
+    {
         let layout = PackedLayout.native(for: format.chroma)
         let shift = UInt16(16 - format.bitDepth)
         var planeStarts: [Int] = []
@@ -163,13 +189,17 @@ final class FrameHashPassTests: XCTestCase {
             planeStarts.append(start)
             start += format.planeWidth(plane, width: width) * height
         }
-        let planar: [UInt16] = frame.withUnsafeBytes { raw in (0..<raw.count / 2).map { UInt16(raw[2 * $0]) | UInt16(raw[2 * $0 + 1]) << 8 } }
+        let planar: [UInt16] = frame.withUnsafeBytes { raw in
+            (0..<raw.count / 2).map { UInt16(raw[2 * $0]) | UInt16(raw[2 * $0 + 1]) << 8 }
+        }
         func sample(_ plane: Int, _ row: Int, _ column: Int) -> UInt16 {
             planar[planeStarts[plane] + row * format.planeWidth(plane, width: width) + column]
         }
         func junk() -> UInt16 { UInt16(truncatingIfNeeded: random.next()) }
         // MSB-aligned, junk in the bits below the depth (a shift drops them).
-        func word(_ plane: Int, _ row: Int, _ column: Int) -> UInt16 { sample(plane, row, column) << shift | junk() >> (16 - shift) }
+        func word(_ plane: Int, _ row: Int, _ column: Int) -> UInt16 {
+            sample(plane, row, column) << shift | junk() >> (16 - shift)
+        }
         let wordsPerRow = layout.bytesPerRow(width: width) / 2
         var words = [UInt16](repeating: 0, count: wordsPerRow * height)
         for row in 0..<height {
@@ -197,25 +227,31 @@ final class FrameHashPassTests: XCTestCase {
     /// Runs the pass once on all `frames` (tight planar), packed into one
     /// buffer at a surface stride that is a multiple of 4 only; returns each
     /// frame's digest and its raw results (the workgroups' CVs).
-    private func gpuHashes(_ frames: [Data], format: PlanarFormat, width: Int, height: Int, device: Device,
-                           packedMessage: Bool = false) throws -> (digests: [BLAKE3Digest], results: [[SIMD8<UInt32>]], packed: [Data]) {
+    private func gpuHashes(
+        _ frames: [Data], format: PlanarFormat, width: Int, height: Int, device: Device,
+        packedMessage: Bool = false
+    ) throws -> (digests: [BLAKE3Digest], results: [[SIMD8<UInt32>]], packed: [Data]) {
         var random = KernelRandom(seed: UInt64(width * 7919 + height))
         let layout = PackedLayout.native(for: format.chroma)
         let surfaceBytes = layout.bytesPerRow(width: width) * height
         let surfaceStride = (surfaceBytes + 255) / 256 * 256 + 132
-        let pass = try FrameHashPass(kernels: device.kernels, format: format, layout: layout, width: width, height: height, slots: 1,
-                                     message: packedMessage ? PackedLayout.native(for: format.chroma) : nil)
+        let pass = try FrameHashPass(
+            kernels: device.kernels, format: format, layout: layout, width: width, height: height, slots: 1,
+            message: packedMessage ? PackedLayout.native(for: format.chroma) : nil)
         XCTAssertEqual(pass.resultBytesPerFrame % 16, 0)
 
         let offset = Self.bindingOffset
         let surfaceRange = (frames.count - 1) * surfaceStride + surfaceBytes
-        let surfaces = try VulkanBuffer(device.context, size: offset + surfaceRange + 256, usage: .storage, memory: .host)
+        let surfaces = try VulkanBuffer(
+            device.context, size: offset + surfaceRange + 256, usage: .storage, memory: .host)
         let junk = random.bytes(surfaces.size)
         junk.withUnsafeBytes { surfaces.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         var packedFrames: [Data] = []
         for (i, frame) in frames.enumerated() {
             let packed = pack(frame, format, width: width, height: height, &random)
-            packed.withUnsafeBytes { (surfaces.mapped! + offset + i * surfaceStride).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            packed.withUnsafeBytes {
+                (surfaces.mapped! + offset + i * surfaceStride).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            }
             packedFrames.append(packed.withUnsafeBytes { Data($0) })
         }
         let resultRange = frames.count * pass.resultBytesPerFrame
@@ -223,25 +259,31 @@ final class FrameHashPassTests: XCTestCase {
         results.mapped!.initializeMemory(as: UInt8.self, repeating: Self.sentinel, count: results.size)
 
         let cb = try device.recorder.begin(0)
-        pass.record(cb, slot: 0, surfaces: BufferRange(surfaces, offset: offset, bytes: surfaceRange), surfaceStride: surfaceStride,
-                    frames: frames.count, results: BufferRange(results, offset: offset, bytes: resultRange))
+        pass.record(
+            cb, slot: 0, surfaces: BufferRange(surfaces, offset: offset, bytes: surfaceRange),
+            surfaceStride: surfaceStride,
+            frames: frames.count, results: BufferRange(results, offset: offset, bytes: resultRange))
         try device.recorder.wait(for: try device.recorder.submit(cb))
 
         let mapped = results.mapped!
-        let outside = (0..<offset).map { mapped.load(fromByteOffset: $0, as: UInt8.self) }
+        let outside =
+            (0..<offset).map { mapped.load(fromByteOffset: $0, as: UInt8.self) }
             + (offset + resultRange..<results.size).map { mapped.load(fromByteOffset: $0, as: UInt8.self) }
         XCTAssertTrue(outside.allSatisfy { $0 == Self.sentinel }, "the pass wrote outside its results")
         let cvsPerFrame = pass.resultBytesPerFrame / 32
-        return (frames.indices.map { pass.digest(results: mapped + offset + $0 * pass.resultBytesPerFrame) },
-                frames.indices.map { i in
-                    (0..<cvsPerFrame).map { cv in
-                        var words = SIMD8<UInt32>()
-                        for w in 0..<8 {
-                            words[w] = mapped.load(fromByteOffset: offset + i * pass.resultBytesPerFrame + 32 * cv + 4 * w, as: UInt32.self)
-                        }
-                        return words
+        return (
+            frames.indices.map { pass.digest(results: mapped + offset + $0 * pass.resultBytesPerFrame) },
+            frames.indices.map { i in
+                (0..<cvsPerFrame).map { cv in
+                    var words = SIMD8<UInt32>()
+                    for w in 0..<8 {
+                        words[w] = mapped.load(
+                            fromByteOffset: offset + i * pass.resultBytesPerFrame + 32 * cv + 4 * w, as: UInt32.self)
                     }
-                }, packedFrames)
+                    return words
+                }
+            }, packedFrames
+        )
     }
 }
 
@@ -250,7 +292,9 @@ final class FrameHashPassTests: XCTestCase {
 func ffmpegRawFrames(_ path: String, pixelFormat: String) throws -> Data {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-    process.arguments = ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", pixelFormat, "-"]
+    process.arguments = [
+        "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", pixelFormat, "-",
+    ]
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()

@@ -8,7 +8,8 @@ import XCTest
 final class FrameMD5FormatTests: XCTestCase {
     func testEveryFixtureMatchesFFmpegByteForByte() throws {
         for clip in try FixtureDecodeTests.clips() {
-            let result = try runTool([Repo.fixture(clip), "--format", "native", "--framemd5", "-", "--quiet"], timeout: 60)
+            let result = try runTool(
+                [Repo.fixture(clip), "--format", "native", "--framemd5", "-", "--quiet"], timeout: 60)
             XCTAssertEqual(result.status, 0, "\(clip): \(result.stderr)")
             let expected = try String(contentsOfFile: Repo.reference("\(clip).framemd5"), encoding: .utf8)
             XCTAssertEqual(result.stdoutText, expected, "\(clip): --framemd5 differs from ffmpeg's framemd5")
@@ -17,7 +18,9 @@ final class FrameMD5FormatTests: XCTestCase {
 
     /// The references are what the installed ffmpeg writes today.
     func testReferenceIsTheLiveFFmpegOutput() throws {
-        let live = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture("hq.mxf"), "-fflags", "+bitexact", "-f", "framemd5", "-"])
+        let live = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-i", Repo.fixture("hq.mxf"), "-fflags", "+bitexact", "-f", "framemd5", "-"])
         let ours = try runTool([Repo.fixture("hq.mxf"), "--format", "native", "--framemd5", "-", "--quiet"])
         XCTAssertEqual(ours.stdoutText, String(decoding: live, as: UTF8.self))
     }

@@ -9,10 +9,19 @@ final class FrameMD5OrderTests: XCTestCase {
     func testEveryFrameOfAMovingClipIsFFmpegsInOrder() throws {
         let dir = try makeTemporaryDirectory(self)
         let clip = dir.appendingPathComponent("moving.mov").path
-        _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24",
-                                                                   "-frames:v", "40", "-c:v", "prores_ks", "-profile:v", "3", clip])
-        let live = String(decoding: try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", clip, "-fflags", "+bitexact",
-                                                                                             "-f", "framemd5", "-"]), as: UTF8.self)
+        _ = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24",
+                "-frames:v", "40", "-c:v", "prores_ks", "-profile:v", "3", clip,
+            ])
+        let live = String(
+            decoding: try CheckGPUDecoderTests.runProcess(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-i", clip, "-fflags", "+bitexact",
+                    "-f", "framemd5", "-",
+                ]), as: UTF8.self)
         let hashes = live.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last! }
         XCTAssertEqual(hashes.count, 40)
         XCTAssertEqual(Set(hashes).count, 40, "every frame differs")

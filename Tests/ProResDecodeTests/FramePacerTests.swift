@@ -1,11 +1,12 @@
 import Foundation
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// Simulated host time for `FramePacer`: `sleep(until:)` jumps straight to
 /// the deadline (plus any scripted oversleep) and, on the way, runs the
@@ -44,8 +45,10 @@ final class FramePacerTests: XCTestCase {
     /// the queue has room. Negative times are pushed before playback starts
     /// and must fill the preroll (`capacity` frames). The input ends 1 ms
     /// after the last arrival.
-    private func run(_ arrivals: [Double?], firstIndex: Int = 0, capacity: Int = 3,
-                     oversleep: @escaping (UInt64) -> UInt64 = { _ in 0 }) -> PacingReport {
+    private func run(
+        _ arrivals: [Double?], firstIndex: Int = 0, capacity: Int = 3,
+        oversleep: @escaping (UInt64) -> UInt64 = { _ in 0 }
+    ) -> PacingReport {
         let clock = ScriptedClock()
         clock.oversleep = oversleep
         let pacer = FramePacer(rate: rate, firstIndex: firstIndex, capacity: capacity, clock: clock)
@@ -62,7 +65,8 @@ final class FramePacerTests: XCTestCase {
         if last < 0 { pacer.finish() } else { clock.at(last + 1, pacer.finish) }
         let report = pacer.run()
         XCTAssertEqual(report.presented + report.late, report.ticks, "every tick presents or is late")
-        XCTAssertEqual(report.presented + report.dropped, arrivals.compactMap { $0 }.count, "every frame is presented or dropped")
+        XCTAssertEqual(
+            report.presented + report.dropped, arrivals.compactMap { $0 }.count, "every frame is presented or dropped")
         return report
     }
 

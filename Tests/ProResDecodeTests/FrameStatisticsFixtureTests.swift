@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
@@ -20,7 +21,8 @@ final class FrameStatisticsFixtureTests: XCTestCase {
 
     private func frames(_ clip: String) throws -> (FormatDescription, [PlanarTestFrame]) {
         let (format, _) = try fixtureSamples(clip)
-        let frames = try ffmpegPlanarFrames(clip, format: format.nativeFormat, width: format.width, height: format.height)
+        let frames = try ffmpegPlanarFrames(
+            clip, format: format.nativeFormat, width: format.width, height: format.height)
         XCTAssertEqual(frames.count, format.frameCount, clip)
         return (format, frames)
     }
@@ -32,13 +34,16 @@ final class FrameStatisticsFixtureTests: XCTestCase {
         var worst = 0.0
         for clip in clips {
             let (format, frames) = try frames(clip)
-            XCTAssertFalse(format.chroma == .c422 && format.hasAlpha, "\(clip): the GPU decoder does not decode 4:2:2 with alpha")
+            XCTAssertFalse(
+                format.chroma == .c422 && format.hasAlpha, "\(clip): the GPU decoder does not decode 4:2:2 with alpha")
             let range = format.colorTags.range.value
             let light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth)
             let cpu = frames.map { $0.cpuSums(range: range, light: light) }
             for (i, frame) in frames.enumerated() {
                 let integers = cpu[i].integers
-                XCTAssertEqual(integers, referenceSums(frame, videoRange: range == .video), "\(clip) frame \(i): CPU vs the plain loop")
+                XCTAssertEqual(
+                    integers, referenceSums(frame, videoRange: range == .video),
+                    "\(clip) frame \(i): CPU vs the plain loop")
             }
             let gpu = try device.sums(frames, range: range, light: light)
             for i in frames.indices { worst = max(worst, assertSameSums(gpu[i], cpu[i], "\(clip) frame \(i)")) }
@@ -61,13 +66,17 @@ final class FrameStatisticsFixtureTests: XCTestCase {
                 let tags = ColorTags(bitstream: (9, transfer, 9), container: (2, 2, 2, nil), height: format.height)
                 meters.append(("transfer \(transfer)", try XCTUnwrap(try LightLevelMeter(tags: tags, bitDepth: depth))))
             }
-            if let own = try LightLevelMeter(tags: format.colorTags, bitDepth: depth) { meters.append(("own tags", own)) }
+            if let own = try LightLevelMeter(tags: format.colorTags, bitDepth: depth) {
+                meters.append(("own tags", own))
+            }
             for (name, meter) in meters {
                 let cpu = frames.map { $0.cpuSums(range: .video, light: meter) }
                 let gpu = try device.sums(frames, range: .video, light: meter)
                 for i in frames.indices {
                     let error = assertSameSums(gpu[i], cpu[i], "\(clip) \(name) frame \(i)")
-                    if error > worst.error { worst = (error, "\(clip) \(name) frame \(i): GPU \(gpu[i].light!) CPU \(cpu[i].light!)") }
+                    if error > worst.error {
+                        worst = (error, "\(clip) \(name) frame \(i): GPU \(gpu[i].light!) CPU \(cpu[i].light!)")
+                    }
                 }
             }
         }

@@ -1,12 +1,13 @@
 import Foundation
-@testable import ProResCore
-@testable import HostSupport
-@testable import ProResFFmpeg
+import XCTest
+
 @testable import GPUKit
+@testable import HostSupport
+@testable import ProResCore
+@testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// Replays what the fuzzer found (`Fixtures/fuzz/`) and hand-made hostile
 /// inputs through `FuzzEntry.run`, the function the libFuzzer target calls
@@ -20,7 +21,10 @@ final class FuzzRegressionTests: XCTestCase {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted()
             // tables/ and options/ hold the other fuzz targets' inputs (FuzzSeedReplayTests).
-            .filter { (try? directory.appendingPathComponent($0).resourceValues(forKeys: [.isDirectoryKey]).isDirectory) != true }
+            .filter {
+                (try? directory.appendingPathComponent($0).resourceValues(forKeys: [.isDirectoryKey]).isDirectory)
+                    != true
+            }
         for name in names {
             let bytes = try [UInt8](Data(contentsOf: directory.appendingPathComponent(name)))
             let outcome = FuzzEntry.run(bytes)
@@ -103,7 +107,8 @@ final class FuzzRegressionTests: XCTestCase {
             assertHeaderError(outcome, "frame of \(length) bytes is too short for a ProRes frame header")
             if length >= 8 {
                 // 'icpf' is there, so the elementary-stream reader takes it and refuses it.
-                assertOpenError(outcome, notProRes: "invalid ProRes frame header (frame of \(length) bytes is too short")
+                assertOpenError(
+                    outcome, notProRes: "invalid ProRes frame header (frame of \(length) bytes is too short")
             } else {
                 XCTAssertNotNil(outcome.openError, "\(length) bytes: \(outcome)")
             }
@@ -127,8 +132,10 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(try outcome.header.get().frameSize, 0xFFFF_FFFF)
         XCTAssertEqual(outcome.report?.shortfall, "frame 0 is truncated: it needs 4294967295 bytes, 12517 remain")
         XCTAssertEqual(outcome.statuses.count, 1)
-        XCTAssertTrue(outcome.statuses[0].reason?.contains("truncated: the frame header says 4294967295 bytes, the sample has 12517") == true,
-                      "\(outcome)")
+        XCTAssertTrue(
+            outcome.statuses[0].reason?.contains(
+                "truncated: the frame header says 4294967295 bytes, the sample has 12517") == true,
+            "\(outcome)")
     }
 
     func testZeroAndTinyFrameSizes() throws {
@@ -179,7 +186,12 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertEqual(outcome.violations, [], "\(length): \(outcome)")
             assertHeaderError(outcome, "quantisation matrix runs past the end of the frame")
         }
-        let lumaOnly = FuzzEntry.run(Array(try hqFrame { $0.put16(8, 20); $0[27] = 2 }.prefix(28 + 64)))
+        let lumaOnly = FuzzEntry.run(
+            Array(
+                try hqFrame {
+                    $0.put16(8, 20)
+                    $0[27] = 2
+                }.prefix(28 + 64)))
         XCTAssertEqual(lumaOnly.violations, [])
         XCTAssertEqual(try lumaOnly.header.get().lumaQuantMatrix?.count, 64)
         XCTAssertNil(try lumaOnly.header.get().chromaQuantMatrix)
@@ -200,11 +212,14 @@ final class FuzzRegressionTests: XCTestCase {
         let source = try openSampleSource(Repo.fixture("4444.mov"))
         let sample = try XCTUnwrap(try source.nextSample())
         let alpha = withExtendedLifetime(sample) { Array(sample.bytes) }  // `bytes` borrows the sample's packet
-        let resized = try hqFrame { $0.put16(16, 100); $0.put16(18, 50) }
+        let resized = try hqFrame {
+            $0.put16(16, 100)
+            $0.put16(18, 50)
+        }
         for (changed, words) in [(alpha, "frame 1 is 192x112 4:4:4"), (resized, "frame 1 is 100x50 4:2:2")] {
             let outcome = FuzzEntry.run(try hqFrame() + changed + hqFrame(), input: .file)
             XCTAssertEqual(outcome.violations, [], "\(outcome)")
-            guard case let .decoderUnavailable(message)? = outcome.runError as? ProResDecodeError else {
+            guard case .decoderUnavailable(let message)? = outcome.runError as? ProResDecodeError else {
                 return XCTFail("expected the stream change to be refused: \(outcome)")
             }
             XCTAssertTrue(message.contains(words), message)
@@ -231,7 +246,8 @@ final class FuzzRegressionTests: XCTestCase {
                 guard case .notProRes? = error as? ProResDecodeError else { return XCTFail("\(error)") }
             }
         }
-        XCTAssertEqual(try openDescriptors(on: Repo.fixture("bad/h264.mp4")), 0, "each refused container must close its file")
+        XCTAssertEqual(
+            try openDescriptors(on: Repo.fixture("bad/h264.mp4")), 0, "each refused container must close its file")
     }
 
     /// ElementaryStreamReader.init read the first frame into a packet and
@@ -252,7 +268,9 @@ final class FuzzRegressionTests: XCTestCase {
             }
         }
         let grown = residentBytes() - before
-        XCTAssertLessThan(grown, 16 << 20, "48 refused 1 MiB frames grew the process by \(grown >> 20) MiB: the first frame's packet leaks")
+        XCTAssertLessThan(
+            grown, 16 << 20,
+            "48 refused 1 MiB frames grew the process by \(grown >> 20) MiB: the first frame's packet leaks")
     }
 
     /// DecodeRun keeps its session (`self.session`) and the session's output
@@ -266,7 +284,8 @@ final class FuzzRegressionTests: XCTestCase {
         for _ in 0..<4 {
             let source = try openSampleSource(Repo.fixture("proxy.mov"))
             // libavformat's descriptor and the sample-table reader's.
-            XCTAssertEqual(try openDescriptors(on: Repo.fixture("proxy.mov")), 2, "the descriptor count must see an open input")
+            XCTAssertEqual(
+                try openDescriptors(on: Repo.fixture("proxy.mov")), 2, "the descriptor count must see an open input")
             let run = try DecodeRun(source: source, options: .init(threads: 1), sinks: [NullSink()])
             XCTAssertEqual(try run.run().framesWritten, 5)
             lastRun = run
@@ -291,17 +310,23 @@ final class FuzzRegressionTests: XCTestCase {
         return frame
     }
 
-    private func assertHeaderError(_ outcome: FuzzEntry.Outcome, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertHeaderError(
+        _ outcome: FuzzEntry.Outcome, _ message: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         switch outcome.header {
         case .success: XCTFail("the header parsed; expected '\(message)'", file: file, line: line)
-        case let .failure(error):
-            XCTAssertTrue((error as? BitstreamError)?.message.hasPrefix(message) == true, "\(error) does not start with '\(message)'",
-                          file: file, line: line)
+        case .failure(let error):
+            XCTAssertTrue(
+                (error as? BitstreamError)?.message.hasPrefix(message) == true,
+                "\(error) does not start with '\(message)'",
+                file: file, line: line)
         }
     }
 
-    private func assertOpenError(_ outcome: FuzzEntry.Outcome, notProRes reason: String, file: StaticString = #filePath, line: UInt = #line) {
-        guard case let .notProRes(_, said)? = outcome.openError as? ProResDecodeError else {
+    private func assertOpenError(
+        _ outcome: FuzzEntry.Outcome, notProRes reason: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        guard case .notProRes(_, let said)? = outcome.openError as? ProResDecodeError else {
             return XCTFail("expected notProRes '\(reason)…', got \(outcome)", file: file, line: line)
         }
         XCTAssertTrue(said.contains(reason), "'\(said)' does not contain '\(reason)'", file: file, line: line)
@@ -316,18 +341,19 @@ final class FuzzRegressionTests: XCTestCase {
 
     private func residentBytes() -> Int {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
 
-private extension Array where Element == UInt8 {
-    mutating func put16(_ offset: Int, _ value: UInt16) {
+extension Array where Element == UInt8 {
+    fileprivate mutating func put16(_ offset: Int, _ value: UInt16) {
         self[offset] = UInt8(value >> 8)
         self[offset + 1] = UInt8(value & 0xFF)
     }
 
-    mutating func put32(_ offset: Int, _ value: UInt32) {
+    fileprivate mutating func put32(_ offset: Int, _ value: UInt32) {
         for i in 0..<4 { self[offset + i] = UInt8((value >> (24 - 8 * i)) & 0xFF) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ProResTesting
 import XCTest
+
+@testable import ProResTesting
 
 /// Every fuzz entry over its seeds, as `make fuzz` starts from them: the
 /// fixtures and the damage corpus through `FuzzEntry` (decode), each
@@ -20,7 +21,8 @@ final class FuzzSeedReplayTests: XCTestCase {
     func testDecodeEntryOverTheFixturesAndTheDamageCorpus() throws {
         var replayed = 0
         for directory in ["", "bad", "hostile"] {
-            for file in try files(directory) where ["mov", "mxf", "prores", "mkv", "mp4", "bin", ""].contains(file.pathExtension) {
+            for file in try files(directory)
+            where ["mov", "mxf", "prores", "mkv", "mp4", "bin", ""].contains(file.pathExtension) {
                 let bytes = try [UInt8](Data(contentsOf: file))
                 guard bytes.count <= FuzzEntry.maximumInputSize else { continue }
                 let outcome = FuzzEntry.run(bytes, input: .file)
@@ -42,7 +44,8 @@ final class FuzzSeedReplayTests: XCTestCase {
         for file in try files("fuzz/tables") {
             let bytes = try [UInt8](Data(contentsOf: file))
             let outcome = bytes.withUnsafeBytes { TableFuzzEntry.run($0, templates: templates) }
-            XCTAssertEqual(outcome?.violations ?? [], [], "fuzz/tables/\(file.lastPathComponent): \(String(describing: outcome))")
+            XCTAssertEqual(
+                outcome?.violations ?? [], [], "fuzz/tables/\(file.lastPathComponent): \(String(describing: outcome))")
         }
     }
 
@@ -51,7 +54,8 @@ final class FuzzSeedReplayTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(seeds.count, 6)
         for file in seeds {
             let bytes = try [UInt8](Data(contentsOf: file))
-            XCTAssertEqual(bytes.withUnsafeBytes { OptionFuzzEntry.run($0) }, [], "fuzz/options/\(file.lastPathComponent)")
+            XCTAssertEqual(
+                bytes.withUnsafeBytes { OptionFuzzEntry.run($0) }, [], "fuzz/options/\(file.lastPathComponent)")
         }
     }
 

@@ -1,9 +1,10 @@
 import Foundation
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
-import XCTest
 
 /// Streams through one `GPUDecodeLane` (`check`'s files on a shared decode
 /// session): each stream's frames reach its own handler, in order, bit-exact;
@@ -55,10 +56,13 @@ final class GPUDecodeLaneTests: XCTestCase {
         var streams: [GPUDecodeStream] = []
         for k in 0..<3 {
             let collected = seen[k]
-            streams.append(try lanes.stream(format: format, configuration: configuration) { frame in
-                if k == 1 && collected.all.isEmpty { sawFirstFinished = firstFinished.wait(timeout: .now() + 60) == .success }
-                collected.add(frame)
-            })
+            streams.append(
+                try lanes.stream(format: format, configuration: configuration) { frame in
+                    if k == 1 && collected.all.isEmpty {
+                        sawFirstFinished = firstFinished.wait(timeout: .now() + 60) == .success
+                    }
+                    collected.add(frame)
+                })
             for i in 0..<frames { try streams[k].decode(samples[i % samples.count].renumbered(as: 100 * k + i)) }
         }
         try streams[0].finish()
@@ -85,12 +89,14 @@ final class GPUDecodeLaneTests: XCTestCase {
     /// bit-exact and in order, and a timing for exactly the batches timed.
     func testStagesAreTimedOnTheSampledBatchesOnly() throws {
         guard ProcessInfo.processInfo.environment["PRORES_DECODE_TIMESTAMPS"] == nil else {
-            throw XCTSkip("PRORES_DECODE_TIMESTAMPS is set: this test checks the default, the first 4 batches and one in 16")
+            throw XCTSkip(
+                "PRORES_DECODE_TIMESTAMPS is set: this test checks the default, the first 4 batches and one in 16")
         }
         let (format, samples) = try fixtureSamples("hq.mov")
         let expected = try expectedDigests()
-        let lane = try GPUDecodeLane(format: format, device: try Self.device.get(),
-                                     configuration: GPUDecodeSession.Configuration(framesPerBatch: 1))
+        let lane = try GPUDecodeLane(
+            format: format, device: try Self.device.get(),
+            configuration: GPUDecodeSession.Configuration(framesPerBatch: 1))
         let seen = Seen()
         let stream = try lane.openStream(readback: true) { seen.add($0) }
         let frames = 40
@@ -120,7 +126,9 @@ final class GPUDecodeLaneTests: XCTestCase {
             if calls == 2 { throw Stop() }
         }
         var fedFailing: Error?
-        do { for i in 0..<12 { try failing.decode(samples[i % samples.count].renumbered(as: i)) } } catch { fedFailing = error }
+        do { for i in 0..<12 { try failing.decode(samples[i % samples.count].renumbered(as: i)) } } catch {
+            fedFailing = error
+        }
         let next = Seen()
         let healthy = try lanes.stream(format: format, configuration: configuration) { next.add($0) }
         for i in 0..<7 { try healthy.decode(samples[i % samples.count].renumbered(as: i)) }
@@ -147,12 +155,14 @@ final class GPUDecodeLaneTests: XCTestCase {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancelled.cancel() }
         let started = Date()
         var fed = 0
-        XCTAssertThrowsError(try {
-            for i in 0..<400 {
-                try cancelled.decode(samples[i % samples.count].renumbered(as: i))
-                fed += 1
-            }
-        }()) { XCTAssertEqual($0 as? ProResDecodeError, .interrupted) }
+        XCTAssertThrowsError(
+            try {
+                for i in 0..<400 {
+                    try cancelled.decode(samples[i % samples.count].renumbered(as: i))
+                    fed += 1
+                }
+            }()
+        ) { XCTAssertEqual($0 as? ProResDecodeError, .interrupted) }
         XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the cancel did not let go of a waiting feeder")
         XCTAssertLessThan(fed, 400)
         XCTAssertThrowsError(try cancelled.finish()) { XCTAssertEqual($0 as? ProResDecodeError, .interrupted) }
@@ -176,7 +186,9 @@ final class GPUDecodeLaneTests: XCTestCase {
         let (format, samples) = try fixtureSamples("hq.mov")
         let lanes = GPUDecodeLanes(device: try Self.device.get())
         let hold = DispatchSemaphore(value: 0)
-        let first = try lanes.stream(format: format, configuration: configuration) { _ in _ = hold.wait(timeout: .now() + 60) }
+        let first = try lanes.stream(format: format, configuration: configuration) { _ in
+            _ = hold.wait(timeout: .now() + 60)
+        }
         for i in 0..<5 { try first.decode(samples[i].renumbered(as: i)) }
         let second = try lanes.stream(format: format, configuration: configuration) { _ in }
         for i in 0..<5 { try second.decode(samples[i].renumbered(as: i)) }

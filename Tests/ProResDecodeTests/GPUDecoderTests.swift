@@ -1,12 +1,13 @@
 import CFFmpeg
-@testable import ProResCore
-@testable import HostSupport
-@testable import ProResFFmpeg
+import XCTest
+
 @testable import GPUKit
+@testable import HostSupport
+@testable import ProResCore
+@testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// Our Vulkan ProRes decoder against FFmpeg's software decoder (the CPU
 /// path), on lavapipe with the validation layer on: every byte of every
@@ -15,9 +16,11 @@ final class GPUDecoderTests: XCTestCase {
     private static let context = Result { try VulkanContext(options: .init(validation: true)) }
     private static let compiler = Result { try ShaderCompiler(cacheDirectory: nil) }
 
-    static let fixtures = ["proxy.mov", "lt.mov", "422.mov", "hq.mov", "4444.mov", "4444xq.mov", "4444-alpha8.mov",
-                           "4444-noalpha.mov", "aw-hq.mov", "slices1.mov", "interlaced-tff.mov", "interlaced-bff.mov",
-                           "odd-size.mov", "odd-size-444.mov", "hq.mxf", "pq.mov", "hlg.mov", "p3.mov", "bt709.mov"]
+    static let fixtures = [
+        "proxy.mov", "lt.mov", "422.mov", "hq.mov", "4444.mov", "4444xq.mov", "4444-alpha8.mov",
+        "4444-noalpha.mov", "aw-hq.mov", "slices1.mov", "interlaced-tff.mov", "interlaced-bff.mov",
+        "odd-size.mov", "odd-size-444.mov", "hq.mxf", "pq.mov", "hlg.mov", "p3.mov", "bt709.mov",
+    ]
 
     /// Each frame's native packed bytes (v216 or y416) from the CPU decoder.
     private func cpuFrames(_ path: String) throws -> [(FrameStatus, [UInt8])] {
@@ -26,7 +29,9 @@ final class GPUDecoderTests: XCTestCase {
         let layout = source.format.nativePackedLayout
         let session = try DecodeSession(format: source.format, configuration: .init(threads: 2)) { frame in
             guard let surface = frame.pixelBuffer else { return frames.append((frame.status, [])) }
-            let packed = try PixelBufferPool(layout: .packed(layout, width: surface.layout.width, height: surface.layout.height)).makeBuffer()
+            let packed = try PixelBufferPool(
+                layout: .packed(layout, width: surface.layout.width, height: surface.layout.height)
+            ).makeBuffer()
             FramePacker.pack(surface, into: packed)
             frames.append((frame.status, packed.visibleSpans().flatMap { Array($0) }))
         }
@@ -35,15 +40,21 @@ final class GPUDecoderTests: XCTestCase {
         return frames
     }
 
-    private func gpuFrames(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, overlap: Bool = false,
-                           uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
-                           held: (Int) -> Void = { _ in }) throws -> [(FrameStatus, [UInt8])] {
+    private func gpuFrames(
+        _ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, overlap: Bool = false,
+        uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
+        held: (Int) -> Void = { _ in }
+    ) throws -> [(FrameStatus, [UInt8])] {
         let source = try openSampleSource(path)
         var frames: [(FrameStatus, [UInt8])] = []
         let context = try Self.context.get()
-        let session = try GPUDecodeSession(format: source.format, context: context, kernels: KernelCache(context: context, compiler: try Self.compiler.get()),
-                                           configuration: .init(framesPerBatch: framesPerBatch, upload: upload,
-                                                                overlapTransforms: overlap)) { frame in
+        let session = try GPUDecodeSession(
+            format: source.format, context: context,
+            kernels: KernelCache(context: context, compiler: try Self.compiler.get()),
+            configuration: .init(
+                framesPerBatch: framesPerBatch, upload: upload,
+                overlapTransforms: overlap)
+        ) { frame in
             frames.append((frame.status, frame.pixelBuffer.map { $0.visibleSpans().flatMap { Array($0) } } ?? []))
         }
         while let sample = try source.nextSample() { try session.decode(sample) }
@@ -61,20 +72,25 @@ final class GPUDecoderTests: XCTestCase {
         for i in 0..<words where a[2 * i] != b[2 * i] || a[2 * i + 1] != b[2 * i + 1] {
             count += 1
             if first == nil {
-                let cpu = Int(a[2 * i]) | Int(a[2 * i + 1]) << 8, gpu = Int(b[2 * i]) | Int(b[2 * i + 1]) << 8
-                first = "word \(i) (row \(i * 2 / (width * unitBytes)), byte \(i * 2 % (width * unitBytes))): cpu \(cpu) gpu \(gpu)"
+                let cpu = Int(a[2 * i]) | Int(a[2 * i + 1]) << 8
+                let gpu = Int(b[2 * i]) | Int(b[2 * i + 1]) << 8
+                first =
+                    "word \(i) (row \(i * 2 / (width * unitBytes)), byte \(i * 2 % (width * unitBytes))): cpu \(cpu) gpu \(gpu)"
             }
         }
         return "\(count) of \(words) samples differ; first at \(first ?? "-")"
     }
 
     /// Decodes `path` with both decoders and fails on any byte that differs.
-    private func assertBitExact(_ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, overlap: Bool = false,
-                                uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
-                                held: (Int) -> Void = { _ in }, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertBitExact(
+        _ path: String, framesPerBatch: Int? = nil, upload: UploadPath? = nil, overlap: Bool = false,
+        uploads: ((path: UploadPath, inPlace: Int, staged: Int)) -> Void = { _ in },
+        held: (Int) -> Void = { _ in }, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let cpu = try cpuFrames(path)
-        let gpu = try gpuFrames(path, framesPerBatch: framesPerBatch, upload: upload, overlap: overlap, uploads: uploads, held: held)
+        let gpu = try gpuFrames(
+            path, framesPerBatch: framesPerBatch, upload: upload, overlap: overlap, uploads: uploads, held: held)
         XCTAssertEqual(cpu.count, gpu.count, name, file: file, line: line)
         XCTAssertGreaterThan(cpu.count, 0, name, file: file, line: line)
         let format = try openSampleSource(path).format
@@ -82,7 +98,9 @@ final class GPUDecoderTests: XCTestCase {
         for (i, (c, g)) in zip(cpu, gpu).enumerated() {
             XCTAssertEqual(c.0, g.0, "\(name) frame \(i) status", file: file, line: line)
             if c.1 != g.1 {
-                XCTFail("\(name) frame \(i): \(firstDifference(c.1, g.1, width: format.width, unitBytes: unit))", file: file, line: line)
+                XCTFail(
+                    "\(name) frame \(i): \(firstDifference(c.1, g.1, width: format.width, unitBytes: unit))",
+                    file: file, line: line)
             }
         }
     }
@@ -129,7 +147,9 @@ final class GPUDecoderTests: XCTestCase {
     /// kind of file).
     func testADevicesDecodersShareItsRegionImports() throws {
         let context = try Self.context.get()
-        try XCTSkipUnless(context.info.hostMemoryImport && context.minImportedHostPointerAlignment > 0, "the device cannot import host memory")
+        try XCTSkipUnless(
+            context.info.hostMemoryImport && context.minImportedHostPointerAlignment > 0,
+            "the device cannot import host memory")
         let device = try GPUDevice(context: context)
         let block = try XCTUnwrap(SampleMemory.shared.allocate(bytes: 7_654_321))
         let region = try XCTUnwrap(SampleMemory.shared.region(containing: block.pointer))
@@ -156,7 +176,8 @@ final class GPUDecoderTests: XCTestCase {
         var held = 0
         for clip in ["hq.mov", "4444-alpha8.mov", "interlaced-bff.mov", "odd-size-444.mov", "hq.mxf"] {
             try assertBitExact(Repo.fixture(clip), framesPerBatch: 1, overlap: true, held: { held += $0 })
-            try assertBitExact(Repo.fixture(clip), framesPerBatch: 2, upload: .fromSampleMemory, overlap: true, held: { held += $0 })
+            try assertBitExact(
+                Repo.fixture(clip), framesPerBatch: 2, upload: .fromSampleMemory, overlap: true, held: { held += $0 })
         }
         XCTAssertGreaterThan(held, 0, "no transform was held: the overlapped path did not run")
         XCTAssertEqual(try Self.context.get().validation?.messages ?? [], [])
@@ -192,7 +213,7 @@ final class GPUDecoderDamageTests: XCTestCase {
     private struct Generator {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return state >> 17
         }
     }
@@ -200,23 +221,35 @@ final class GPUDecoderDamageTests: XCTestCase {
     private func packet(_ bytes: [UInt8], index: Int, format: FormatDescription) -> CompressedSample {
         let packet = av_packet_alloc()!
         av_new_packet(packet, Int32(bytes.count))
-        bytes.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count) }
+        bytes.withUnsafeBytes {
+            packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
+        }
         return CompressedSample(packet: packet, index: index, format: format, readStart: 0, demuxNanoseconds: 0)
     }
 
-    private func decode(_ frames: [[UInt8]], format: FormatDescription, gpu context: VulkanContext?) throws -> [(FrameStatus, [UInt8])] {
+    private func decode(_ frames: [[UInt8]], format: FormatDescription, gpu context: VulkanContext?) throws -> [(
+        FrameStatus, [UInt8]
+    )] {
         var out: [(FrameStatus, [UInt8])] = []
         let layout = format.nativePackedLayout
         let handler: DecodeSession.OutputHandler = { frame in
             guard let surface = frame.pixelBuffer else { return out.append((frame.status, [])) }
-            if case .packed = surface.layout.content { return out.append((frame.status, surface.visibleSpans().flatMap { Array($0) })) }
-            let packed = try PixelBufferPool(layout: .packed(layout, width: surface.layout.width, height: surface.layout.height)).makeBuffer()
+            if case .packed = surface.layout.content {
+                return out.append((frame.status, surface.visibleSpans().flatMap { Array($0) }))
+            }
+            let packed = try PixelBufferPool(
+                layout: .packed(layout, width: surface.layout.width, height: surface.layout.height)
+            ).makeBuffer()
             FramePacker.pack(surface, into: packed)
             out.append((frame.status, packed.visibleSpans().flatMap { Array($0) }))
         }
-        let session: FrameDecoding = try context.map {
-            try GPUDecodeSession(format: format, context: $0, kernels: KernelCache(context: $0, compiler: try ShaderCompiler(cacheDirectory: nil)), outputHandler: handler)
-        } ?? DecodeSession(format: format, configuration: .init(threads: 1), outputHandler: handler)
+        let session: FrameDecoding =
+            try context.map {
+                try GPUDecodeSession(
+                    format: format, context: $0,
+                    kernels: KernelCache(context: $0, compiler: try ShaderCompiler(cacheDirectory: nil)),
+                    outputHandler: handler)
+            } ?? DecodeSession(format: format, configuration: .init(threads: 1), outputHandler: handler)
         for (i, bytes) in frames.enumerated() { try session.decode(packet(bytes, index: i, format: format)) }
         try session.finish()
         return out
@@ -232,8 +265,10 @@ final class GPUDecoderDamageTests: XCTestCase {
 
     /// Decodes `damaged` with FFmpeg (the reference) and with the GPU
     /// decoder: the same status and the same pixels, frame by frame.
-    private func assertGPUMatchesCPU(_ damaged: [[UInt8]], format: FormatDescription, context: VulkanContext, clip: String,
-                                     statuses: inout [String: Int]) throws {
+    private func assertGPUMatchesCPU(
+        _ damaged: [[UInt8]], format: FormatDescription, context: VulkanContext, clip: String,
+        statuses: inout [String: Int]
+    ) throws {
         let cpu = try decode(damaged, format: format, gpu: nil)
         let gpu = try decode(damaged, format: format, gpu: context)
         XCTAssertEqual(cpu.count, damaged.count, clip)
@@ -248,11 +283,15 @@ final class GPUDecoderDamageTests: XCTestCase {
     /// Every frame of `clip`, each slice damaged by `damage`, which gets the
     /// frame's bytes, the slice's index and where its components (Y', Cb,
     /// Cr, alpha) lie in those bytes, from the slice index.
-    private func damagingEverySlice(of clip: String,
-                                    _ damage: (inout [UInt8], _ slice: Int, _ components: [Range<Int>]) -> Void) throws
-        -> (frames: [[UInt8]], format: FormatDescription) {
+    private func damagingEverySlice(
+        of clip: String,
+        _ damage: (inout [UInt8], _ slice: Int, _ components: [Range<Int>]) -> Void
+    ) throws
+        -> (frames: [[UInt8]], format: FormatDescription)
+    {
         let source = try openSampleSource(Repo.fixture(clip))
-        let geometry = SliceTable.Geometry(width: source.format.width, height: source.format.height, chroma: source.format.chroma)
+        let geometry = SliceTable.Geometry(
+            width: source.format.width, height: source.format.height, chroma: source.format.chroma)
         var frames: [[UInt8]] = []
         while let sample = try source.nextSample() {
             var bytes = Array(sample.bytes)
@@ -311,15 +350,18 @@ final class GPUDecoderDamageTests: XCTestCase {
     func testComponentsCutInsideTheirCodewordsMatchTheCPUPath() throws {
         let context = try VulkanContext(options: .init(validation: true))
         var statuses: [String: Int] = [:]
-        var changed = 0, frames = 0
+        var changed = 0
+        var frames = 0
         for clip in ["hq.mov", "4444.mov", "4444-alpha8.mov", "interlaced-bff.mov", "proxy.mov"] {
             var cuts = 0
             let (damaged, format) = try damagingEverySlice(of: clip) { bytes, slice, components in
                 // Y' into Cb, or Cb into Cr: the slice header holds both sizes.
-                let first = slice % 2, cut = 1 + slice % 6
+                let first = slice % 2
+                let cut = 1 + slice % 6
                 // Cr's size is in the header only where it is 8 bytes or more.
                 guard components[first].count > cut + 4, let header = Self.sliceHeader(bytes, components: components),
-                      first == 0 || bytes[header] >> 3 > 7 else { return }
+                    first == 0 || bytes[header] >> 3 > 7
+                else { return }
                 let at = header + 2 + 2 * first
                 Self.writeSize(&bytes, at: at, components[first].count - cut)
                 Self.writeSize(&bytes, at: at + 2, components[first + 1].count + cut)
@@ -403,8 +445,11 @@ final class GPUDecoderDamageTests: XCTestCase {
                 switch slice % 3 {
                 case 0: bits = [(alpha.upperBound - 4) * 8 + Int(random.next() % 32)]
                 case 1: bits = [alpha.lowerBound * 8 + Int(random.next() % UInt64(alpha.count * 8))]
-                default: bits = [(alpha.upperBound - 3) * 8 + Int(random.next() % 24),
-                                 alpha.lowerBound * 8 + Int(random.next() % UInt64(alpha.count * 8))]
+                default:
+                    bits = [
+                        (alpha.upperBound - 3) * 8 + Int(random.next() % 24),
+                        alpha.lowerBound * 8 + Int(random.next() % UInt64(alpha.count * 8)),
+                    ]
                 }
                 for bit in bits { bytes[bit / 8] ^= UInt8(1 << (bit % 8)) }
                 flipped += 1
@@ -429,8 +474,11 @@ final class GPUDecodeSessionTests: XCTestCase {
 
         let total = 120
         var seen: [(Int, String)] = []
-        let session = try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
-                                           configuration: .init(framesPerBatch: 4)) { frame in
+        let session = try GPUDecodeSession(
+            format: format, context: context,
+            kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
+            configuration: .init(framesPerBatch: 4)
+        ) { frame in
             XCTAssertEqual(frame.status, .ok)
             seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
             usleep(1000)  // a slow consumer must throttle the decoder, not grow memory
@@ -456,8 +504,11 @@ final class GPUDecodeSessionTests: XCTestCase {
         var results: [[String]] = []
         for expected in [nil, 1, 8 << 20] as [Int?] {
             var digests: [String] = []
-            let session = try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
-                                               configuration: .init(framesPerBatch: 2, expectedFrameBytes: expected)) { frame in
+            let session = try GPUDecodeSession(
+                format: format, context: context,
+                kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
+                configuration: .init(framesPerBatch: 2, expectedFrameBytes: expected)
+            ) { frame in
                 XCTAssertEqual(frame.status, .ok)
                 digests.append(MD5.hex(of: frame.pixelBuffer!.visibleSpans()))
             }
@@ -476,8 +527,11 @@ final class GPUDecodeSessionTests: XCTestCase {
         let (format, samples) = try fixtureSamples("4444.mov")
         let context = try VulkanContext()
         var calls = 0
-        let session = try GPUDecodeSession(format: format, context: context, kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
-                                           configuration: .init(framesPerBatch: 1)) { _ in
+        let session = try GPUDecodeSession(
+            format: format, context: context,
+            kernels: KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil)),
+            configuration: .init(framesPerBatch: 1)
+        ) { _ in
             calls += 1
             throw Stop()
         }

@@ -22,7 +22,9 @@ final class GPUOutputFailureTests: XCTestCase {
     private func tinyDisk() throws -> URL {
         let mountPoint = try makeTemporaryDirectory(self).appendingPathComponent("disk")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        guard getuid() == 0 else { throw XCTSkip("full-disk cases need root to mount a tmpfs (running as uid \(getuid()))") }
+        guard getuid() == 0 else {
+            throw XCTSkip("full-disk cases need root to mount a tmpfs (running as uid \(getuid()))")
+        }
         let mount = try Self.status("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint.path])
         guard mount == 0 else { throw XCTSkip("cannot mount a tmpfs here (mount exited \(mount)): no CAP_SYS_ADMIN?") }
         addTeardownBlock { _ = try? Self.status("/bin/umount", [mountPoint.path]) }
@@ -45,16 +47,18 @@ final class GPUOutputFailureTests: XCTestCase {
             let filler = disk.appendingPathComponent("filler")
             try Data(count: 60 << 10).write(to: filler)
             defer { try? FileManager.default.removeItem(at: filler) }
-            let result = try runTool([long.path, "--decoder", "gpu", "--quiet"]
-                                     + arguments.map { $0.replacingOccurrences(of: "DISK", with: disk.path) }, timeout: 180)
+            let result = try runTool(
+                [long.path, "--decoder", "gpu", "--quiet"]
+                    + arguments.map { $0.replacingOccurrences(of: "DISK", with: disk.path) }, timeout: 180)
             Hostile.assertExit(result, 6, name)
             XCTAssertEqual(Hostile.errorLines(result).count, 1, "\(name): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("No space left on device"), "\(name): \(result.stderr)")
             // The error names the file as the user asked for it, not the hidden staging directory.
             XCTAssertTrue(result.stderr.contains("'\(disk.path)/\(output)"), "\(name): \(result.stderr)")
             XCTAssertFalse(result.stderr.contains(".prores-decode-save"), "\(name): \(result.stderr)")
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk.path), ["filler"],
-                           "\(name): \(output) or a temporary was left on the full disk")
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: disk.path), ["filler"],
+                "\(name): \(output) or a temporary was left on the full disk")
         }
     }
 
@@ -66,16 +70,25 @@ final class GPUOutputFailureTests: XCTestCase {
             ("--vulkan -o -", ["--vulkan", "-o", "-"]),
             ("--framemd5 -", ["--framemd5", "-"]),
             ("--vulkan --framemd5 -", ["--vulkan", "--framemd5", "-"]),
-            ("--framehash - with --save", ["--framehash", "-", "--vulkan", "--save", dir.appendingPathComponent("frames").path]),
+            (
+                "--framehash - with --save",
+                ["--framehash", "-", "--vulkan", "--save", dir.appendingPathComponent("frames").path]
+            ),
         ]
         for (name, arguments) in cases {
             let script = "\"$0\" \"$@\" | head -c 1000 >/dev/null; exit ${PIPESTATUS[0]}"
-            let result = try Self.shell(script, [Repo.executable.path, long.path, "--decoder", "gpu", "--quiet"] + arguments)
+            let result = try Self.shell(
+                script, [Repo.executable.path, long.path, "--decoder", "gpu", "--quiet"] + arguments)
             XCTAssertEqual(result.status, 6, "\(name): \(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("cannot write 'stdout': the reader closed the pipe"), "\(name): \(result.stderr)")
-            XCTAssertFalse(result.stderr.contains("Fatal error") || result.stderr.contains("Attempted to read"), "\(name): \(result.stderr)")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("frames").path),
-                           "\(name): the frames of a failed --save were left")
+            XCTAssertTrue(
+                result.stderr.contains("cannot write 'stdout': the reader closed the pipe"), "\(name): \(result.stderr)"
+            )
+            XCTAssertFalse(
+                result.stderr.contains("Fatal error") || result.stderr.contains("Attempted to read"),
+                "\(name): \(result.stderr)")
+            XCTAssertFalse(
+                FileManager.default.fileExists(atPath: dir.appendingPathComponent("frames").path),
+                "\(name): the frames of a failed --save were left")
         }
     }
 

@@ -17,7 +17,10 @@ final class GPUTeardownTests: XCTestCase {
         let runs: [(String, [String], Int32)] = [
             ("gpu decoder, --vulkan, framemd5", ["--decoder", "gpu", "--vulkan", "--framemd5", "OUT/f.md5"], SIGTERM),
             ("gpu decoder, --vulkan --save", ["--decoder", "gpu", "--vulkan", "--save", "OUT/frames"], SIGINT),
-            ("cpu decoder, --vulkan --save png", ["--decoder", "cpu", "--vulkan", "--save", "OUT/frames", "--save-format", "png"], SIGHUP),
+            (
+                "cpu decoder, --vulkan --save png",
+                ["--decoder", "cpu", "--vulkan", "--save", "OUT/frames", "--save-format", "png"], SIGHUP
+            ),
         ]
         // Signals from set-up to full flow: the early ones (the conversion
         // starting while the decoder's first batches arrive) are the ones
@@ -26,19 +29,26 @@ final class GPUTeardownTests: XCTestCase {
         for delay in [0.1, 0.2, 0.3, 0.45, 0.6, 0.8] {
             for (name, arguments, signal) in runs {
                 let out = try makeTemporaryDirectory(self)
-                let result = try runInterrupted([long.path] + arguments.map { $0.replacingOccurrences(of: "OUT", with: out.path) },
-                                             after: delay, signal: signal)
+                let result = try runInterrupted(
+                    [long.path] + arguments.map { $0.replacingOccurrences(of: "OUT", with: out.path) },
+                    after: delay, signal: signal)
                 guard let result else { continue }  // finished before the signal: nothing to judge
                 judged += 1
                 let round = "after \(delay) s"
-                XCTAssertEqual(result.reason, .exit, "\(name), round \(round): killed by a signal; stderr:\n\(result.stderr)")
+                XCTAssertEqual(
+                    result.reason, .exit, "\(name), round \(round): killed by a signal; stderr:\n\(result.stderr)")
                 XCTAssertEqual(result.status, 9, "\(name), round \(round): stderr:\n\(result.stderr)")
-                let left = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter { $0.contains(".pd-") || $0.hasSuffix(".part") || $0.contains(".tmp") }
+                let left = try FileManager.default.subpathsOfDirectory(atPath: out.path).filter {
+                    $0.contains(".pd-") || $0.hasSuffix(".part") || $0.contains(".tmp")
+                }
                 XCTAssertEqual(left, [], "\(name), round \(round): temporaries left behind")
-                XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("f.md5").path), "\(name): a partial framemd5")
+                XCTAssertFalse(
+                    FileManager.default.fileExists(atPath: out.appendingPathComponent("f.md5").path),
+                    "\(name): a partial framemd5")
                 // --save is all or nothing: the directory this run made is gone again.
-                XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("frames").path),
-                               "\(name), \(round): frames of an interrupted --save were left")
+                XCTAssertFalse(
+                    FileManager.default.fileExists(atPath: out.appendingPathComponent("frames").path),
+                    "\(name), \(round): frames of an interrupted --save were left")
             }
         }
         XCTAssertGreaterThan(judged, 9, "most runs must still be going when their signal arrives")
@@ -57,8 +67,12 @@ final class SaveStagingTests: XCTestCase {
         let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--save", frames.path, "--quiet"], timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderr)
         let names = try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted()
-        XCTAssertEqual(names, ["frame-000000.exr", "frame-000001.exr", "frame-000002.exr", "frame-000003.exr", "frame-000004.exr",
-                               "notes.txt"], "the frames beside the user's file, no staging directory")
+        XCTAssertEqual(
+            names,
+            [
+                "frame-000000.exr", "frame-000001.exr", "frame-000002.exr", "frame-000003.exr", "frame-000004.exr",
+                "notes.txt",
+            ], "the frames beside the user's file, no staging directory")
         XCTAssertEqual(try String(contentsOf: frames.appendingPathComponent("notes.txt"), encoding: .utf8), "mine")
     }
 
@@ -75,7 +89,8 @@ final class SaveStagingTests: XCTestCase {
         try bytes.prefix(third + 12).write(to: stream)
         let result = try runTool([stream.path, "--vulkan", "--save", frames.path, "--quiet"], timeout: 120)
         XCTAssertEqual(result.status, 5, result.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted(),
-                       ["frame-000000.exr", "frame-000001.exr"], "the whole frames, and no staging directory")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted(),
+            ["frame-000000.exr", "frame-000001.exr"], "the whole frames, and no staging directory")
     }
 }

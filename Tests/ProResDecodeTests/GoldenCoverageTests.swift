@@ -1,14 +1,16 @@
 import Foundation
-@testable import ProResPipeline
-@testable import ProResCheck
 import XCTest
+
+@testable import ProResCheck
+@testable import ProResPipeline
 
 /// A file the golden file lists but the run does not find fails, named in
 /// every report and on stderr, when the run covers the golden file's scope.
 final class GoldenCoverageTests: XCTestCase {
     /// Three good clips, their golden file, then one deleted.
     private func folderWithOneDeleted() throws -> (dir: URL, golden: URL, out: URL) {
-        let dir = try makeTemporaryDirectory(self), out = try makeTemporaryDirectory(self)
+        let dir = try makeTemporaryDirectory(self)
+        let out = try makeTemporaryDirectory(self)
         for name in ["hq.mov", "4444.mov", "pq.mov"] {
             try FileManager.default.copyItem(atPath: Repo.fixture(name), toPath: dir.appendingPathComponent(name).path)
         }
@@ -21,14 +23,17 @@ final class GoldenCoverageTests: XCTestCase {
 
     func testADeletedFileTheGoldenFileListsFails() throws {
         let (dir, golden, out) = try folderWithOneDeleted()
-        let report = out.appendingPathComponent("r.json"), junit = out.appendingPathComponent("r.xml")
-        let result = try runTool(["check", ".", "--golden", golden.path, "--report", report.path, "--junit", junit.path], in: dir)
+        let report = out.appendingPathComponent("r.json")
+        let junit = out.appendingPathComponent("r.xml")
+        let result = try runTool(
+            ["check", ".", "--golden", golden.path, "--report", report.path, "--junit", junit.path], in: dir)
         XCTAssertEqual(result.status, 10, result.stderr)
         let missing = "./4444.mov"
         XCTAssertTrue(result.stderr.contains("FAIL \(missing): listed in the golden file, not found"), result.stderr)
         XCTAssertTrue(result.stderr.contains("TOTAL 3 files: 2 passed, 1 failed"), result.stderr)
         let files = try CheckFixtures.files(Data(contentsOf: report))
-        let entry = try XCTUnwrap(files.first { $0["key"] as? String == "4444.mov" }, "the report names the missing file")
+        let entry = try XCTUnwrap(
+            files.first { $0["key"] as? String == "4444.mov" }, "the report names the missing file")
         XCTAssertEqual(entry["status"] as? String, "fail")
         XCTAssertEqual(entry["reason"] as? String, "listed in the golden file, not found")
         let xml = try String(contentsOf: junit, encoding: .utf8)
@@ -49,8 +54,11 @@ final class GoldenCoverageTests: XCTestCase {
         var reports: [String] = []
         for index in 1...2 {
             let report = out.appendingPathComponent("s\(index).json").path
-            let result = try runTool(["check", ".", "--golden", golden.path, "--shard", "\(index)/2", "--report", report], in: dir)
-            XCTAssertEqual(result.stderr.contains("listed in the golden file, not found"), index == owner, "shard \(index): \(result.stderr)")
+            let result = try runTool(
+                ["check", ".", "--golden", golden.path, "--shard", "\(index)/2", "--report", report], in: dir)
+            XCTAssertEqual(
+                result.stderr.contains("listed in the golden file, not found"), index == owner,
+                "shard \(index): \(result.stderr)")
             reports.append(report)
         }
         let merged = try runTool(["merge"] + reports + ["--report", "-"])

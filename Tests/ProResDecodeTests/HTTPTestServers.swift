@@ -29,32 +29,35 @@ final class NginxServer {
         for _ in 0..<5 {
             let port = try freeLoopbackPort()
             let conf = """
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid \(prefix.path)/nginx.pid;
-            error_log \(prefix.path)/error.log warn;
-            events { worker_connections 256; }
-            http {
-                log_format requests '$status $http_range $request';
-                access_log \(log.path) requests;
-                client_body_temp_path \(prefix.path)/body;
-                proxy_temp_path \(prefix.path)/proxy;
-                fastcgi_temp_path \(prefix.path)/fastcgi;
-                uwsgi_temp_path \(prefix.path)/uwsgi;
-                scgi_temp_path \(prefix.path)/scgi;
-                default_type application/octet-stream;
-                keepalive_requests 100000;
-                server {
-                    listen 127.0.0.1:\(port);
-                    root \(root.path);
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid \(prefix.path)/nginx.pid;
+                error_log \(prefix.path)/error.log warn;
+                events { worker_connections 256; }
+                http {
+                    log_format requests '$status $http_range $request';
+                    access_log \(log.path) requests;
+                    client_body_temp_path \(prefix.path)/body;
+                    proxy_temp_path \(prefix.path)/proxy;
+                    fastcgi_temp_path \(prefix.path)/fastcgi;
+                    uwsgi_temp_path \(prefix.path)/uwsgi;
+                    scgi_temp_path \(prefix.path)/scgi;
+                    default_type application/octet-stream;
+                    keepalive_requests 100000;
+                    server {
+                        listen 127.0.0.1:\(port);
+                        root \(root.path);
+                    }
                 }
-            }
-            """
+                """
             try conf.write(to: prefix.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: nginx)
-            process.arguments = ["-p", prefix.path, "-c", prefix.appendingPathComponent("nginx.conf").path, "-e", prefix.path + "/error.log"]
+            process.arguments = [
+                "-p", prefix.path, "-c", prefix.appendingPathComponent("nginx.conf").path, "-e",
+                prefix.path + "/error.log",
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -67,7 +70,8 @@ final class NginxServer {
             process.waitUntilExit()
             lastError = (try? String(contentsOf: prefix.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
         }
-        throw NSError(domain: "NginxServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(lastError)"])
+        throw NSError(
+            domain: "NginxServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "nginx did not start: \(lastError)"])
     }
 
     deinit {
@@ -98,9 +102,11 @@ final class FlakyHTTPServer {
             if byte.isEmpty { break }
             line += byte
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             process.terminate()
-            throw NSError(domain: "FlakyHTTPServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "the server printed no port"])
+            throw NSError(
+                domain: "FlakyHTTPServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "the server printed no port"])
         }
         self.port = port
         self.process = process
@@ -123,7 +129,9 @@ func freeLoopbackPort() throws -> Int {
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
     }
     guard bound else { throw POSIXError(.EADDRINUSE) }
     return Int(UInt16(bigEndian: address.sin_port))
@@ -139,7 +147,9 @@ private func waitForListener(port: Int, while process: Process) -> Bool {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
         close(fd)
         if connected { return true }

@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
-@testable import ProResCore
 @testable import HostSupport
+@testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline
@@ -73,8 +74,10 @@ final class HandoverTests: XCTestCase {
     }
 
     /// `holdAt`: the frame the source holds back until the handover is due.
-    private func run(_ clip: String, frames: Int, choice: DecoderSelection.Choice, sink: CountingSink,
-                     device: Deferred<GPUDevice?>, holdAt: Int? = 5) throws -> (DecodeRun, DecodeRun.Report) {
+    private func run(
+        _ clip: String, frames: Int, choice: DecoderSelection.Choice, sink: CountingSink,
+        device: Deferred<GPUDevice?>, holdAt: Int? = 5
+    ) throws -> (DecodeRun, DecodeRun.Report) {
         var options = DecodeRun.Options(output: .native, threads: 2, decoder: .init(choice: choice))
         options.deviceStarting = device
         let source = try LoopingSource(clip, frames: frames)
@@ -84,7 +87,9 @@ final class HandoverTests: XCTestCase {
         return (run, try run.run())
     }
 
-    private func assertFFmpegFrames(_ sink: CountingSink, clip: String, frames: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertFFmpegFrames(
+        _ sink: CountingSink, clip: String, frames: Int, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let reference = try ffmpegFrameMD5s(clip)
         let got = sink.frames
         XCTAssertEqual(got.map(\.0), Array(0..<frames), "\(clip): frames in order, each once", file: file, line: line)
@@ -96,10 +101,12 @@ final class HandoverTests: XCTestCase {
     func testTheGPUDecoderTakesOverMidStreamWithTheSameFrames() throws {
         for clip in ["hq.mov", "4444-alpha8.mov"] {
             let sink = CountingSink()
-            let (run, report) = try run(clip, frames: 30, choice: .gpu, sink: sink, device: lateDevice(after: 3, sink: sink))
+            let (run, report) = try run(
+                clip, frames: 30, choice: .gpu, sink: sink, device: lateDevice(after: 3, sink: sink))
             try assertFFmpegFrames(sink, clip: clip, frames: 30)
             XCTAssertTrue(run.decoderName.hasPrefix("gpu ("), "\(clip): \(run.decoderName)")
-            XCTAssertGreaterThanOrEqual(report.framesBeforeHandover, 3, "\(clip): FFmpeg decoded while the device was made")
+            XCTAssertGreaterThanOrEqual(
+                report.framesBeforeHandover, 3, "\(clip): FFmpeg decoded while the device was made")
             XCTAssertLessThan(report.framesBeforeHandover, 30, "\(clip): the GPU decoder decoded the rest")
             XCTAssertTrue(report.isClean, clip)
         }
@@ -115,14 +122,19 @@ final class HandoverTests: XCTestCase {
             list.append((index, analysis.digest?.hex ?? "none"))
             lock.unlock()
         }
-        var digests: [(Int, String)] { lock.lock(); defer { lock.unlock() }; return list }
+        var digests: [(Int, String)] {
+            lock.lock()
+            defer { lock.unlock() }
+            return list
+        }
         var count: Int { digests.count }
         func finish() throws {}
         func abort() {}
     }
 
     func testMeasuredFramesStayInOrderAcrossTheHandover() throws {
-        let clip = "hq.mov", frames = 40
+        let clip = "hq.mov"
+        let frames = 40
         let reference = try ffmpegFrameBLAKE3s(clip)
         let digests = DigestSink()
         let device = Deferred("test.late-device") { () throws -> GPUDevice? in
@@ -130,8 +142,9 @@ final class HandoverTests: XCTestCase {
             while digests.count < 3 && Date() < deadline { usleep(1000) }
             return try GPUDevice(context: VulkanContext(options: .init(validation: true)))
         }
-        var options = DecodeRun.Options(output: .native, threads: 2, decoder: .init(choice: .gpu),
-                                        analysis: AnalysisRequest(hash: true, statistics: nil))
+        var options = DecodeRun.Options(
+            output: .native, threads: 2, decoder: .init(choice: .gpu),
+            analysis: AnalysisRequest(hash: true, statistics: nil))
         options.deviceStarting = device
         let source = try LoopingSource(clip, frames: frames)
         let run = try DecodeRun(source: source, options: options, sinks: [], analysisSink: digests)
@@ -234,7 +247,9 @@ final class HandoverTests: XCTestCase {
         run.cancel()
         XCTAssertEqual(ended.wait(timeout: .now() + 30), .success, "the run must end once cancelled")
         _ = try? started.get()
-        guard case ProResDecodeError.interrupted? = outcome.value.error else { return XCTFail("\(String(describing: outcome.value.error))") }
+        guard case ProResDecodeError.interrupted? = outcome.value.error else {
+            return XCTFail("\(String(describing: outcome.value.error))")
+        }
     }
 
     private final class Box: @unchecked Sendable { var error: Error? }
@@ -245,15 +260,19 @@ final class HandoverTests: XCTestCase {
         let order = CountingOrder()
         let firstGo = DispatchSemaphore(value: 0)
         let successor: HandoverSession.Maker = { handler, idle in
-            try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler, outputIdleHandler: idle)
+            try DecodeSession(
+                format: format, configuration: .init(threads: 2), outputHandler: handler, outputIdleHandler: idle)
         }
         // The opening session's handler is slow until released: the successor's frames must not overtake it.
-        let session = try HandoverSession(first: { handler, idle in
-            try DecodeSession(format: format, configuration: .init(threads: 1, slicesOnly: true), outputHandler: { frame in
-                if frame.index == 0 { firstGo.wait() }
-                try handler(frame)
-            }, outputIdleHandler: idle)
-        }, successor: { order.hasBeenFed(1) ? successor : nil }, outputHandler: { order.append($0.index) })
+        let session = try HandoverSession(
+            first: { handler, idle in
+                try DecodeSession(
+                    format: format, configuration: .init(threads: 1, slicesOnly: true),
+                    outputHandler: { frame in
+                        if frame.index == 0 { firstGo.wait() }
+                        try handler(frame)
+                    }, outputIdleHandler: idle)
+            }, successor: { order.hasBeenFed(1) ? successor : nil }, outputHandler: { order.append($0.index) })
         for i in 0..<10 {
             try session.decode(clip[i % clip.count].renumbered(as: i))
             order.fed(i + 1)
@@ -270,9 +289,21 @@ final class HandoverTests: XCTestCase {
         private let lock = NSLock()
         private var indices: [Int] = []
         private var feeds = 0
-        func append(_ i: Int) { lock.lock(); indices.append(i); lock.unlock() }
-        func fed(_ n: Int) { lock.lock(); feeds = n; lock.unlock() }
+        func append(_ i: Int) {
+            lock.lock()
+            indices.append(i)
+            lock.unlock()
+        }
+        func fed(_ n: Int) {
+            lock.lock()
+            feeds = n
+            lock.unlock()
+        }
         func hasBeenFed(_ n: Int) -> Bool { lock.withLock { feeds >= n } }
-        var list: [Int] { lock.lock(); defer { lock.unlock() }; return indices }
+        var list: [Int] {
+            lock.lock()
+            defer { lock.unlock() }
+            return indices
+        }
     }
 }

@@ -7,11 +7,16 @@ enum Hostile {
     static func fixture(_ name: String) -> String { Repo.fixture("hostile/\(name)") }
 
     /// Exited by itself (no signal, no time-out) with `status`.
-    static func assertExit(_ result: ToolResult, _ status: Int32, _ what: String,
-                           file: StaticString = #filePath, line: UInt = #line) {
+    static func assertExit(
+        _ result: ToolResult, _ status: Int32, _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertFalse(result.timedOut, "\(what): hung", file: file, line: line)
-        XCTAssertEqual(result.reason, .exit, "\(what): killed by signal \(result.status); stderr:\n\(result.stderr)", file: file, line: line)
-        XCTAssertEqual(result.status, status, "\(what): wrong exit status; stderr:\n\(result.stderr)", file: file, line: line)
+        XCTAssertEqual(
+            result.reason, .exit, "\(what): killed by signal \(result.status); stderr:\n\(result.stderr)", file: file,
+            line: line)
+        XCTAssertEqual(
+            result.status, status, "\(what): wrong exit status; stderr:\n\(result.stderr)", file: file, line: line)
     }
 
     /// The `prores-decode: error:` lines of stderr.
@@ -21,8 +26,10 @@ enum Hostile {
 
     /// Peak resident memory of one run, in bytes, measured by GNU time(1).
     /// `stdinFile` is redirected (a regular file); `pipeFrom` is written into a pipe.
-    static func peakMemory(_ arguments: [String], stdinFile: String? = nil, pipeFrom: String? = nil,
-                           timeout: TimeInterval = 60) throws -> (status: Int32, bytes: Int) {
+    static func peakMemory(
+        _ arguments: [String], stdinFile: String? = nil, pipeFrom: String? = nil,
+        timeout: TimeInterval = 60
+    ) throws -> (status: Int32, bytes: Int) {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("peak-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
         let process = Process()
@@ -34,7 +41,8 @@ enum Hostile {
         if pipeFrom != nil {
             process.standardInput = pipe
         } else {
-            process.standardInput = try stdinFile.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
+            process.standardInput =
+                try stdinFile.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) } ?? FileHandle.nullDevice
         }
         try process.run()
         if let pipeFrom {
@@ -46,11 +54,17 @@ enum Hostile {
         }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate(); XCTFail("\(arguments) hung") }
+        if process.isRunning {
+            process.terminate()
+            XCTFail("\(arguments) hung")
+        }
         process.waitUntilExit()
         let text = try String(contentsOf: report, encoding: .utf8)
         // No figure is a failure, not a peak of nothing (which every bound would let through).
-        guard let kilobytes = text.split(separator: "\n").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }).last, kilobytes > 0 else {
+        guard
+            let kilobytes = text.split(separator: "\n").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+                .last, kilobytes > 0
+        else {
             throw NoPeakMemory(description: "time(1) reported no peak memory for \(arguments): \(text)")
         }
         return (process.terminationStatus, kilobytes * 1024)

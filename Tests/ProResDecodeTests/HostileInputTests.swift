@@ -1,7 +1,8 @@
 import Foundation
+import XCTest
+
 @testable import ProResCore
 @testable import ProResPipeline
-import XCTest
 
 /// Inputs whose headers lie (Fixtures/hostile/, made by
 /// scripts/make-hostile-fixtures.py): every claim is judged against what the
@@ -17,12 +18,14 @@ final class HostileInputTests: XCTestCase {
             let info = try runTool(["info", path], timeout: 30)
             Hostile.assertExit(info, 0, "info \(name)")
             XCTAssertTrue(info.stdoutText.contains("frames:       unknown"), "info \(name):\n\(info.stdoutText)")
-            XCTAssertTrue(info.stdoutText.contains("more than its 73785 bytes can hold"), "info \(name):\n\(info.stdoutText)")
+            XCTAssertTrue(
+                info.stdoutText.contains("more than its 73785 bytes can hold"), "info \(name):\n\(info.stdoutText)")
 
             let check = try runTool(["check", path, "--report", "-"], timeout: 30)
             Hostile.assertExit(check, 10, "check \(name)")
             XCTAssertTrue(check.stderr.contains("FAIL"), "check \(name):\n\(check.stderr)")
-            XCTAssertTrue(check.stdoutText.contains("\"status\":\"fail\""), "check \(name) report:\n\(check.stdoutText)")
+            XCTAssertTrue(
+                check.stdoutText.contains("\"status\":\"fail\""), "check \(name) report:\n\(check.stdoutText)")
 
             let dir = try makeTemporaryDirectory(self)
             let decode = try runTool([path, "-o", dir.appendingPathComponent("out.raw").path], timeout: 30)
@@ -40,7 +43,8 @@ final class HostileInputTests: XCTestCase {
 
     /// One lying file among good ones changes only its own verdict.
     func testALyingFileDoesNotAffectOthers() throws {
-        let result = try runTool(["check", Repo.fixture("hq.mov"), Hostile.fixture("duration-max.mxf"), Repo.fixture("hq.mxf")], timeout: 60)
+        let result = try runTool(
+            ["check", Repo.fixture("hq.mov"), Hostile.fixture("duration-max.mxf"), Repo.fixture("hq.mxf")], timeout: 60)
         Hostile.assertExit(result, 10, "check")
         XCTAssertTrue(result.stderr.contains("PASS \(Repo.fixture("hq.mov"))"), result.stderr)
         XCTAssertTrue(result.stderr.contains("PASS \(Repo.fixture("hq.mxf"))"), result.stderr)
@@ -59,7 +63,8 @@ final class HostileInputTests: XCTestCase {
         let decode = try runTool([path, "-o", raw.path, "--format", "native"], timeout: 30)
         Hostile.assertExit(decode, 5, "decode truncated.mkv")
         XCTAssertTrue(decode.stderr.contains("frames 2–4 of 5 are missing"), decode.stderr)
-        XCTAssertEqual(try Data(contentsOf: raw).count, 2 * BadInputTests.nativeFrameSize, "the two whole frames are kept")
+        XCTAssertEqual(
+            try Data(contentsOf: raw).count, 2 * BadInputTests.nativeFrameSize, "the two whole frames are kept")
     }
 
     func testCompleteMatroskaCountsItsFrames() throws {

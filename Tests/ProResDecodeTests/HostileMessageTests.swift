@@ -1,8 +1,9 @@
 import Foundation
-@testable import ProResCore
-@testable import HostSupport
-@testable import ProResFFmpeg
 import XCTest
+
+@testable import HostSupport
+@testable import ProResCore
+@testable import ProResFFmpeg
 
 /// Damage named for what it is, and user-controlled text (file names, bytes
 /// of a file) printed escaped: no control character reaches the terminal.
@@ -11,11 +12,14 @@ final class HostileMessageTests: XCTestCase {
     func testCorruptSampleTablesAreNamed() throws {
         let first = try runTool([Hostile.fixture("stsz-size-first.mov"), "--quiet"], timeout: 30)
         Hostile.assertExit(first, 3, "stsz-size-first.mov")
-        assertSingleError(first, mentions: ["damaged container header", "Sample size 1073741824 is too large"], "stsz-size-first.mov")
+        assertSingleError(
+            first, mentions: ["damaged container header", "Sample size 1073741824 is too large"], "stsz-size-first.mov")
 
         let third = try runTool([Hostile.fixture("stsz-size-third.mov"), "--quiet"], timeout: 30)
         Hostile.assertExit(third, 5, "stsz-size-third.mov")
-        assertSingleError(third, mentions: ["frames 2–4 of 5 are missing", "Sample size 1073741824 is too large"], "stsz-size-third.mov")
+        assertSingleError(
+            third, mentions: ["frames 2–4 of 5 are missing", "Sample size 1073741824 is too large"],
+            "stsz-size-third.mov")
 
         let count = try runTool([Hostile.fixture("stts-count.mov"), "--quiet"], timeout: 30)
         Hostile.assertExit(count, 3, "stts-count.mov")
@@ -36,18 +40,22 @@ final class HostileMessageTests: XCTestCase {
     }
 
     func testALUTThatIsADeviceIsNamedSo() throws {
-        let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--effect", "lut:/dev/zero", "-o", "/dev/null"], timeout: 30)
+        let result = try runTool(
+            [Repo.fixture("hq.mov"), "--vulkan", "--effect", "lut:/dev/zero", "-o", "/dev/null"], timeout: 30)
         Hostile.assertExit(result, 12, "lut:/dev/zero")
         assertSingleError(result, mentions: ["/dev/zero", "is a device"], "lut:/dev/zero")
         XCTAssertFalse(result.stderr.contains("permissions"), result.stderr)
     }
 
     func testBinaryJunkFromALUTIsEscaped() throws {
-        let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--effect", "lut:\(Hostile.fixture("junk.cube"))", "-o", "/dev/null"],
-                                 timeout: 30)
+        let result = try runTool(
+            [Repo.fixture("hq.mov"), "--vulkan", "--effect", "lut:\(Hostile.fixture("junk.cube"))", "-o", "/dev/null"],
+            timeout: 30)
         Hostile.assertExit(result, 12, "junk.cube")
         assertSingleError(result, mentions: ["junk.cube", "line 1", "\\x1B]0;owned\\x07"], "junk.cube")
-        XCTAssertFalse(result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "a control character reached stderr")
+        XCTAssertFalse(
+            result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" },
+            "a control character reached stderr")
     }
 
     func testFileNamesAreEscaped() throws {
@@ -57,7 +65,9 @@ final class HostileMessageTests: XCTestCase {
             let result = try runTool(arguments, timeout: 30)
             XCTAssertEqual(result.reason, .exit, "\(arguments)")
             XCTAssertTrue(result.stderr.contains("evil\\x1B[2Jname\\x0Asecond.mov"), result.stderr)
-            XCTAssertFalse(result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "a control character reached stderr")
+            XCTAssertFalse(
+                result.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" },
+                "a control character reached stderr")
         }
     }
 
@@ -75,7 +85,8 @@ final class HostileMessageTests: XCTestCase {
             let result = try runTool([Repo.fixture("hq.mov"), option, ""], in: dir, timeout: 30)
             Hostile.assertExit(result, 2, "\(option) \"\"")
             assertSingleError(result, mentions: [option, "empty"], "\(option) \"\"")
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "\(option) \"\" wrote something")
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "\(option) \"\" wrote something")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ProResCore
 import XCTest
+
+@testable import ProResCore
 
 /// `--rate` values that pass the range check but overflowed tick arithmetic
 /// (SIGFPE, nonsense reports): reduced to lowest terms, or refused (exit 2).
@@ -15,14 +16,18 @@ final class HostileRateTests: XCTestCase {
         XCTAssertEqual(rate.ticks(in: 120_000_000), 3)
         XCTAssertEqual(FrameRate(parsing: "60000/2002"), FrameRate(numerator: 30000, denominator: 1001))
         XCTAssertNil(FrameRate(parsing: "36028797018963969/36028797018963968"))
-        XCTAssertTrue(FrameRate.problem(parsing: "36028797018963969/36028797018963968")?.contains("lowest terms") ?? false)
+        XCTAssertTrue(
+            FrameRate.problem(parsing: "36028797018963969/36028797018963968")?.contains("lowest terms") ?? false)
         XCTAssertNil(FrameRate.problem(parsing: "25"))
     }
 
     func testAHugeButExactRatePacesAtThatRate() throws {
         let dir = try makeTemporaryDirectory(self)
-        let result = try runTool([Repo.fixture("hq.mov"), "--realtime", "--rate", "900719925474099200/36028797018963968",
-                                  "-o", dir.appendingPathComponent("out.raw").path], timeout: 30)
+        let result = try runTool(
+            [
+                Repo.fixture("hq.mov"), "--realtime", "--rate", "900719925474099200/36028797018963968",
+                "-o", dir.appendingPathComponent("out.raw").path,
+            ], timeout: 30)
         Hostile.assertExit(result, 0, "--rate 900719925474099200/36028797018963968")
         XCTAssertTrue(result.stderr.contains("realtime at 25 fps: 5 presented"), result.stderr)
     }
@@ -30,7 +35,9 @@ final class HostileRateTests: XCTestCase {
     func testAnUnrepresentableRateIsAUsageError() throws {
         let dir = try makeTemporaryDirectory(self)
         let out = dir.appendingPathComponent("out.raw")
-        let result = try runTool([Repo.fixture("hq.mov"), "--realtime", "--rate", "36028797018963969/36028797018963968", "-o", out.path], timeout: 30)
+        let result = try runTool(
+            [Repo.fixture("hq.mov"), "--realtime", "--rate", "36028797018963969/36028797018963968", "-o", out.path],
+            timeout: 30)
         Hostile.assertExit(result, 2, "unrepresentable --rate")
         assertSingleError(result, mentions: ["--rate", "lowest terms"], "unrepresentable --rate")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "nothing written")

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ProResCore
 import XCTest
+
+@testable import ProResCore
 
 /// Sizes claimed by a frame header: memory follows the bytes actually read
 /// and the picture size the header's own dimensions allow, and a picture
@@ -15,7 +16,8 @@ final class HostileSizeTests: XCTestCase {
         XCTAssertEqual(status, 4)
         XCTAssertLessThan(bytes, 300 << 20, "peaked at \(bytes >> 20) MB")
 
-        let result = try runTool(["-", "--quiet"], stdin: try Data(contentsOf: URL(fileURLWithPath: path)), timeout: 30)
+        let result = try runTool(
+            ["-", "--quiet"], stdin: try Data(contentsOf: URL(fileURLWithPath: path)), timeout: 30)
         Hostile.assertExit(result, 4, "1 GiB claim on stdin")
         assertSingleError(result, mentions: ["1073741824 bytes", "192x112"], "1 GiB claim on stdin")
     }
@@ -28,7 +30,9 @@ final class HostileSizeTests: XCTestCase {
     }
 
     func testPictureFFmpegCannotDecodeIsRefusedInWords() throws {
-        for arguments in [[Hostile.fixture("dimensions-16384.prores")], ["info", Hostile.fixture("dimensions-16384.prores")]] {
+        for arguments in [
+            [Hostile.fixture("dimensions-16384.prores")], ["info", Hostile.fixture("dimensions-16384.prores")],
+        ] {
             let result = try runTool(arguments, timeout: 30)
             Hostile.assertExit(result, 4, "\(arguments)")
             assertSingleError(result, mentions: ["16384x16384", "larger than FFmpeg decodes"], "\(arguments)")

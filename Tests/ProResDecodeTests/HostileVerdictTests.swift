@@ -26,15 +26,18 @@ final class HostileVerdictTests: XCTestCase {
     }
 
     private func decode(_ name: String, _ decoder: String) throws -> Outcome {
-        let result = try runTool([Repo.fixture(name), "--decoder", decoder, "--format", "native", "--framehash", "-", "--quiet"],
-                                 timeout: 120)
+        let result = try runTool(
+            [Repo.fixture(name), "--decoder", decoder, "--format", "native", "--framehash", "-", "--quiet"],
+            timeout: 120)
         XCTAssertFalse(result.timedOut, "\(name) on \(decoder): hung")
         XCTAssertEqual(result.reason, .exit, "\(name) on \(decoder): killed by a signal; stderr:\n\(result.stderr)")
         let hashes = result.stdoutText.split(separator: "\n").filter { !$0.hasPrefix("#") }
             .map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
             .map { "\($0[1]) \($0[5])" }
         let badFrames = Hostile.errorLines(result).compactMap { line -> String? in
-            guard let range = line.range(of: #"frames? [0-9]+(–[0-9]+)?"#, options: .regularExpression) else { return nil }
+            guard let range = line.range(of: #"frames? [0-9]+(–[0-9]+)?"#, options: .regularExpression) else {
+                return nil
+            }
             return String(line[range])
         }
         return Outcome(status: result.status, badFrames: badFrames, hashes: hashes)
@@ -53,13 +56,16 @@ final class HostileVerdictTests: XCTestCase {
         var verdicts: [[String]] = []
         for decoder in Self.decoders {
             let report = dir.appendingPathComponent("\(decoder).json")
-            let result = try runTool(["check"] + Self.corpus.map(Repo.fixture) + ["--decoder", decoder, "--report", report.path],
-                                     timeout: 300)
+            let result = try runTool(
+                ["check"] + Self.corpus.map(Repo.fixture) + ["--decoder", decoder, "--report", report.path],
+                timeout: 300)
             XCTAssertEqual(result.reason, .exit, "\(decoder): \(result.stderr)")
-            verdicts.append(try CheckFixtures.files(try Data(contentsOf: report)).map { file in
-                let frames = (file["errors"] as? [[String: Any]] ?? []).map { "\($0["frame"] ?? "-")" }
-                return "\((file["path"] as? String ?? "").split(separator: "/").suffix(2).joined(separator: "/")) \(file["status"] ?? "?") \(frames)"
-            } + ["exit \(result.status)"])
+            verdicts.append(
+                try CheckFixtures.files(try Data(contentsOf: report)).map { file in
+                    let frames = (file["errors"] as? [[String: Any]] ?? []).map { "\($0["frame"] ?? "-")" }
+                    return
+                        "\((file["path"] as? String ?? "").split(separator: "/").suffix(2).joined(separator: "/")) \(file["status"] ?? "?") \(frames)"
+                } + ["exit \(result.status)"])
         }
         XCTAssertEqual(verdicts[0].count, Self.corpus.count + 1)
         XCTAssertEqual(verdicts[0], verdicts[1], "the CPU and GPU decoders' verdicts differ")

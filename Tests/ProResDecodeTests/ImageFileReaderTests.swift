@@ -1,8 +1,9 @@
 import Foundation
+import XCTest
+
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResPipeline
-import XCTest
 
 /// Saved EXRs and PNGs read back by other people's readers: OpenEXR's
 /// `exrheader`, OpenImageIO's `oiiotool`, the ffmpeg CLI, `pngcheck` and
@@ -29,12 +30,15 @@ final class ImageFileReaderTests: XCTestCase {
         tags.startTimecode = SMPTETimecode("10:00:00;00", rate: (30000, 1001))
         tags.whiteLuminance = 100
         let tagged = try tags.taggedEXR(plain, frameIndex: 1800, errorPath: "t")
-        let plainPath = dir.appendingPathComponent("plain.exr").path, taggedPath = dir.appendingPathComponent("tagged.exr").path
+        let plainPath = dir.appendingPathComponent("plain.exr").path
+        let taggedPath = dir.appendingPathComponent("tagged.exr").path
         try Data(plain).write(to: URL(fileURLWithPath: plainPath))
         try Data(tagged).write(to: URL(fileURLWithPath: taggedPath))
 
         func pixels(_ path: String) throws -> Data {
-            let run = try runExternal(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gbrapf32le", "-"])
+            let run = try runExternal([
+                "ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gbrapf32le", "-",
+            ])
             XCTAssertEqual(run.status, 0, run.stderr)
             return run.stdout
         }
@@ -44,9 +48,11 @@ final class ImageFileReaderTests: XCTestCase {
 
         let header = try runExternal(["exrheader", taggedPath])
         XCTAssertEqual(header.status, 0, header.stderr)
-        for line in ["red   (0.68 0.32)", "green (0.265 0.69)", "blue  (0.15 0.06)", "white (0.3127 0.329)",
-                     "pixelAspectRatio (type float): 1.33333", "framesPerSecond (type rational): 30000/1001",
-                     "time 10:01:00:02", "drop frame 1", "whiteLuminance (type float): 100"] {
+        for line in [
+            "red   (0.68 0.32)", "green (0.265 0.69)", "blue  (0.15 0.06)", "white (0.3127 0.329)",
+            "pixelAspectRatio (type float): 1.33333", "framesPerSecond (type rational): 30000/1001",
+            "time 10:01:00:02", "drop frame 1", "whiteLuminance (type float): 100",
+        ] {
             XCTAssertTrue(header.text.contains(line), "exrheader lacks '\(line)':\n\(header.text)")
         }
         // OpenImageIO reads every pixel (a bad offset table fails here).
@@ -58,21 +64,27 @@ final class ImageFileReaderTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         let clip = try makeTaggedClip(in: dir)
         let out = dir.appendingPathComponent("exr").path
-        let result = try runTool([clip, "--save", out, "--start", "1", "--frames", "2", "--reference-white", "100", "--quiet"])
+        let result = try runTool([
+            clip, "--save", out, "--start", "1", "--frames", "2", "--reference-white", "100", "--quiet",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         for (index, time) in [(1, "01:02:03:05"), (2, "01:02:03:06")] {
             let path = out + "/" + FrameSaver.fileName(index: index, format: .exr)
             let header = try runExternal(["exrheader", path])
             XCTAssertEqual(header.status, 0, header.stderr)
-            for line in ["chromaticities (type chromaticities)", "red   (0.68 0.32)", "white (0.3127 0.329)",
-                         "pixelAspectRatio (type float): 1.33333", "framesPerSecond (type rational): 25/1",
-                         "time \(time)", "drop frame 0", "whiteLuminance (type float): 100"] {
+            for line in [
+                "chromaticities (type chromaticities)", "red   (0.68 0.32)", "white (0.3127 0.329)",
+                "pixelAspectRatio (type float): 1.33333", "framesPerSecond (type rational): 25/1",
+                "time \(time)", "drop frame 0", "whiteLuminance (type float): 100",
+            ] {
                 XCTAssertTrue(header.text.contains(line), "exrheader lacks '\(line)':\n\(header.text)")
             }
             let info = try runExternal(["oiiotool", "--info", "-v", path])
             XCTAssertEqual(info.status, 0, info.stderr)
-            for line in ["chromaticities: 0.68, 0.32, 0.265, 0.69, 0.15, 0.06, 0.3127, 0.329", "PixelAspectRatio: 1.33333",
-                         "framesPerSecond: 25/1", "smpte:TimeCode: \(time)", "whiteLuminance: 100"] {
+            for line in [
+                "chromaticities: 0.68, 0.32, 0.265, 0.69, 0.15, 0.06, 0.3127, 0.329", "PixelAspectRatio: 1.33333",
+                "framesPerSecond: 25/1", "smpte:TimeCode: \(time)", "whiteLuminance: 100",
+            ] {
                 XCTAssertTrue(info.text.contains(line), "oiiotool lacks '\(line)':\n\(info.text)")
             }
         }
@@ -81,7 +93,8 @@ final class ImageFileReaderTests: XCTestCase {
     /// 29.97 drop-frame counting across a minute; SDR source: no whiteLuminance; square pixels say 1.
     func testDropFrameTimecodesAndSDRSources() throws {
         let dir = try makeTemporaryDirectory(self)
-        let clip = try makeTaggedClip(in: dir, sar: "1/1", rate: "30000/1001", timecode: "00:00:59;28", transfer: "bt709")
+        let clip = try makeTaggedClip(
+            in: dir, sar: "1/1", rate: "30000/1001", timecode: "00:00:59;28", transfer: "bt709")
         let out = dir.appendingPathComponent("exr").path
         let result = try runTool([clip, "--save", out, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -129,11 +142,17 @@ final class ImageFileReaderTests: XCTestCase {
         let profile = try XCTUnwrap(report.profile, file: file, line: line)
         XCTAssertEqual(profile.name, "Display P3", file: file, line: line)
         XCTAssertEqual(profile.size, profile.declaredSize, file: file, line: line)
-        XCTAssertEqual([profile.version, profile.deviceClass, profile.colorSpace, profile.pcs], ["04300000", "mntr", "RGB ", "XYZ "],
-                       file: file, line: line)
-        for (tag, expected) in zip(["rXYZ", "gXYZ", "bXYZ"], IndependentP3D50.colorants) + [("wtpt", IndependentP3D50.d50)] {
+        XCTAssertEqual(
+            [profile.version, profile.deviceClass, profile.colorSpace, profile.pcs],
+            ["04300000", "mntr", "RGB ", "XYZ "],
+            file: file, line: line)
+        for (tag, expected) in zip(["rXYZ", "gXYZ", "bXYZ"], IndependentP3D50.colorants) + [
+            ("wtpt", IndependentP3D50.d50)
+        ] {
             let values = try XCTUnwrap(profile.xyz[tag], tag, file: file, line: line)
-            for (got, want) in zip(values, expected) { XCTAssertEqual(got, want, accuracy: 1e-3, tag, file: file, line: line) }
+            for (got, want) in zip(values, expected) {
+                XCTAssertEqual(got, want, accuracy: 1e-3, tag, file: file, line: line)
+            }
         }
         let adaptation = IndependentP3D50.adaptation.flatMap { $0 }
         let chad = try XCTUnwrap(profile.chad, file: file, line: line)
@@ -152,14 +171,20 @@ final class ImageFileReaderTests: XCTestCase {
         // OpenImageIO (through libpng) sees the profile and a 4:3 pixel.
         let info = try runExternal(["oiiotool", "--info", "-v", path])
         XCTAssertEqual(info.status, 0, info.stderr, file: file, line: line)
-        for expected in ["PixelAspectRatio: 1.33333", "ICCProfile:profile_description: \"Display P3", "ICCProfile:profile_version: \"4.3.0\""] {
-            XCTAssertTrue(info.text.contains(expected), "oiiotool lacks '\(expected)':\n\(info.text)", file: file, line: line)
+        for expected in [
+            "PixelAspectRatio: 1.33333", "ICCProfile:profile_description: \"Display P3",
+            "ICCProfile:profile_version: \"4.3.0\"",
+        ] {
+            XCTAssertTrue(
+                info.text.contains(expected), "oiiotool lacks '\(expected)':\n\(info.text)", file: file, line: line)
         }
         // pngcheck 3.0.3 (Debian 12) predates cICP and calls any unknown
         // public chunk an error; everything else it must pass, so it checks
         // a copy without cICP.
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let withoutCICP = try PNGChunkEditor.signature + PNGChunkEditor.parse(bytes).filter { $0.chunk.type != "cICP" }.flatMap { bytes[$0.range] }
+        let withoutCICP =
+            try PNGChunkEditor.signature
+            + PNGChunkEditor.parse(bytes).filter { $0.chunk.type != "cICP" }.flatMap { bytes[$0.range] }
         let copy = path + ".no-cicp.png"
         try Data(withoutCICP).write(to: URL(fileURLWithPath: copy))
         defer { try? FileManager.default.removeItem(atPath: copy) }

@@ -28,7 +28,9 @@ func runExternal(_ arguments: [String], stdin: Data? = nil) throws -> ExternalRu
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
-    let out = Pipe(), err = Pipe(), input = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
     process.standardOutput = out
     process.standardError = err
     process.standardInput = stdin == nil ? FileHandle.nullDevice : input
@@ -40,23 +42,31 @@ func runExternal(_ arguments: [String], stdin: Data? = nil) throws -> ExternalRu
     let errData = ToolPipeBytes()
     let group = DispatchGroup()
     group.enter()
-    DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async {
+        errData.data = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     group.wait()
-    return ExternalRun(status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData.data, as: UTF8.self))
+    return ExternalRun(
+        status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData.data, as: UTF8.self))
 }
 
 /// A small ProRes clip made by the ffmpeg CLI with the facts saved pictures
 /// must carry: 64×48, 4 frames, sample aspect `sar`, a `tmcd` start time
 /// code, and the given transfer (PQ by default, so whiteLuminance applies).
-func makeTaggedClip(in directory: URL, sar: String = "4/3", rate: String = "25", timecode: String = "01:02:03:04",
-                    transfer: String = "smpte2084") throws -> String {
+func makeTaggedClip(
+    in directory: URL, sar: String = "4/3", rate: String = "25", timecode: String = "01:02:03:04",
+    transfer: String = "smpte2084"
+) throws -> String {
     let path = directory.appendingPathComponent("tagged.mov").path
-    let run = try runExternal(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=\(rate)",
-                               "-frames:v", "4", "-vf", "setsar=\(sar)", "-c:v", "prores_ks", "-profile:v", "3",
-                               "-timecode", timecode, "-color_primaries", "bt2020", "-color_trc", transfer,
-                               "-colorspace", "bt2020nc", path])
+    let run = try runExternal([
+        "ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=\(rate)",
+        "-frames:v", "4", "-vf", "setsar=\(sar)", "-c:v", "prores_ks", "-profile:v", "3",
+        "-timecode", timecode, "-color_primaries", "bt2020", "-color_trc", transfer,
+        "-colorspace", "bt2020nc", path,
+    ])
     XCTAssertEqual(run.status, 0, run.stderr)
     return path
 }
@@ -65,7 +75,11 @@ func makeTaggedClip(in directory: URL, sar: String = "4/3", rate: String = "25",
 /// chunk's type, whether its CRC holds, its data in hex; for iCCP also the
 /// inflated profile's header fields and XYZ/para tag values.
 struct PythonPNGReport: Decodable {
-    struct Chunk: Decodable { let type: String; let crcOK: Bool; let hex: String }
+    struct Chunk: Decodable {
+        let type: String
+        let crcOK: Bool
+        let hex: String
+    }
     struct Profile: Decodable {
         let name: String
         let size: Int, declaredSize: Int, version: String, deviceClass: String, colorSpace: String, pcs: String
@@ -77,39 +91,41 @@ struct PythonPNGReport: Decodable {
     let profile: Profile?
 
     static let script = #"""
-import json, struct, sys, zlib
-d = open(sys.argv[1], 'rb').read()
-assert d[:8] == b'\x89PNG\r\n\x1a\n'
-i, chunks, profile = 8, [], None
-s15 = lambda b, o: struct.unpack('>i', b[o:o+4])[0] / 65536.0
-while i < len(d):
-    n, = struct.unpack('>I', d[i:i+4]); t = d[i+4:i+8]; body = d[i+8:i+8+n]
-    crc, = struct.unpack('>I', d[i+8+n:i+12+n])
-    chunks.append({'type': t.decode(), 'crcOK': zlib.crc32(t + body) == crc, 'hex': body.hex()})
-    if t == b'iCCP':
-        name, rest = body.split(b'\0', 1)
-        assert rest[0] == 0
-        p = zlib.decompress(rest[1:])
-        tags = {}
-        for k in range(struct.unpack('>I', p[128:132])[0]):
-            sig, off, size = struct.unpack('>4sII', p[132+12*k:144+12*k]); tags[sig.decode()] = p[off:off+size]
-        xyz = {k: [s15(v, 8 + 4*j) for j in range(3)] for k, v in tags.items() if v[:4] == b'XYZ '}
-        curves = {}
-        for k, v in tags.items():
-            if v[:4] == b'para':
-                count = {0: 1, 1: 3, 2: 4, 3: 5, 4: 7}[struct.unpack('>H', v[8:10])[0]]
-                curves[k] = [struct.unpack('>H', v[8:10])[0]] + [s15(v, 12 + 4*j) for j in range(count)]
-        chad = [s15(tags['chad'], 8 + 4*j) for j in range(9)] if 'chad' in tags else None
-        profile = {'name': name.decode('latin-1'), 'size': len(p), 'declaredSize': struct.unpack('>I', p[0:4])[0],
-                   'version': p[8:12].hex(), 'deviceClass': p[12:16].decode(), 'colorSpace': p[16:20].decode(),
-                   'pcs': p[20:24].decode(), 'xyz': xyz, 'chad': chad, 'curves': curves}
-    i += 12 + n
-print(json.dumps({'chunks': chunks, 'profile': profile}))
-"""#
+        import json, struct, sys, zlib
+        d = open(sys.argv[1], 'rb').read()
+        assert d[:8] == b'\x89PNG\r\n\x1a\n'
+        i, chunks, profile = 8, [], None
+        s15 = lambda b, o: struct.unpack('>i', b[o:o+4])[0] / 65536.0
+        while i < len(d):
+            n, = struct.unpack('>I', d[i:i+4]); t = d[i+4:i+8]; body = d[i+8:i+8+n]
+            crc, = struct.unpack('>I', d[i+8+n:i+12+n])
+            chunks.append({'type': t.decode(), 'crcOK': zlib.crc32(t + body) == crc, 'hex': body.hex()})
+            if t == b'iCCP':
+                name, rest = body.split(b'\0', 1)
+                assert rest[0] == 0
+                p = zlib.decompress(rest[1:])
+                tags = {}
+                for k in range(struct.unpack('>I', p[128:132])[0]):
+                    sig, off, size = struct.unpack('>4sII', p[132+12*k:144+12*k]); tags[sig.decode()] = p[off:off+size]
+                xyz = {k: [s15(v, 8 + 4*j) for j in range(3)] for k, v in tags.items() if v[:4] == b'XYZ '}
+                curves = {}
+                for k, v in tags.items():
+                    if v[:4] == b'para':
+                        count = {0: 1, 1: 3, 2: 4, 3: 5, 4: 7}[struct.unpack('>H', v[8:10])[0]]
+                        curves[k] = [struct.unpack('>H', v[8:10])[0]] + [s15(v, 12 + 4*j) for j in range(count)]
+                chad = [s15(tags['chad'], 8 + 4*j) for j in range(9)] if 'chad' in tags else None
+                profile = {'name': name.decode('latin-1'), 'size': len(p), 'declaredSize': struct.unpack('>I', p[0:4])[0],
+                           'version': p[8:12].hex(), 'deviceClass': p[12:16].decode(), 'colorSpace': p[16:20].decode(),
+                           'pcs': p[20:24].decode(), 'xyz': xyz, 'chad': chad, 'curves': curves}
+            i += 12 + n
+        print(json.dumps({'chunks': chunks, 'profile': profile}))
+        """#
 
     init(path: String) throws {
         let run = try runExternal(["python3", "-c", Self.script, path])
-        guard run.status == 0 else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: run.stderr]) }
+        guard run.status == 0 else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: run.stderr])
+        }
         self = try JSONDecoder().decode(Self.self, from: run.stdout)
     }
 
@@ -128,16 +144,24 @@ print(json.dumps({'chunks': chunks, 'profile': profile}))
 /// ProResCore's colour code): the values the iCCP profile must hold.
 enum IndependentP3D50 {
     typealias M = [[Double]]
-    static func mul(_ a: M, _ b: M) -> M { (0..<3).map { i in (0..<3).map { j in (0..<3).reduce(0) { $0 + a[i][$1] * b[$1][j] } } } }
-    static func apply(_ a: M, _ v: [Double]) -> [Double] { (0..<3).map { i in (0..<3).reduce(0) { $0 + a[i][$1] * v[$1] } } }
+    static func mul(_ a: M, _ b: M) -> M {
+        (0..<3).map { i in (0..<3).map { j in (0..<3).reduce(0) { $0 + a[i][$1] * b[$1][j] } } }
+    }
+    static func apply(_ a: M, _ v: [Double]) -> [Double] {
+        (0..<3).map { i in (0..<3).reduce(0) { $0 + a[i][$1] * v[$1] } }
+    }
     static func inverse(_ m: M) -> M {
-        let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        let det =
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
             + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-        return (0..<3).map { i in (0..<3).map { j in
-            let r = [0, 1, 2].filter { $0 != j }, c = [0, 1, 2].filter { $0 != i }
-            let minor = m[r[0]][c[0]] * m[r[1]][c[1]] - m[r[0]][c[1]] * m[r[1]][c[0]]
-            return ((i + j) % 2 == 0 ? 1 : -1) * minor / det
-        } }
+        return (0..<3).map { i in
+            (0..<3).map { j in
+                let r = [0, 1, 2].filter { $0 != j }
+                let c = [0, 1, 2].filter { $0 != i }
+                let minor = m[r[0]][c[0]] * m[r[1]][c[1]] - m[r[0]][c[1]] * m[r[1]][c[0]]
+                return ((i + j) % 2 == 0 ? 1 : -1) * minor / det
+            }
+        }
     }
     static func xyz(_ x: Double, _ y: Double) -> [Double] { [x / y, 1, (1 - x - y) / y] }
 
@@ -146,7 +170,8 @@ enum IndependentP3D50 {
 
     /// D65 → D50 Bradford adaptation.
     static var adaptation: M {
-        let source = apply(bradford, xyz(0.3127, 0.3290)), destination = apply(bradford, d50)
+        let source = apply(bradford, xyz(0.3127, 0.3290))
+        let destination = apply(bradford, d50)
         let scale: M = (0..<3).map { i in (0..<3).map { j in i == j ? destination[i] / source[i] : 0 } }
         return mul(inverse(bradford), mul(scale, bradford))
     }

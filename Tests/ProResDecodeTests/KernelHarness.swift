@@ -58,17 +58,27 @@ final class KernelHarness {
     /// the status words the pass reported back into a zeroed buffer, as
     /// the decoder zeroes it (the pass ORs its bits in).
     func runTransformPass(_ pass: TransformPass) throws -> (surface: [UInt64], report: [UInt32]) {
-        let kernel = try self.kernel(DecoderKernels.transform(chroma444: pass.chroma444, depth: pass.depth12 ? 12 : 10,
-                                                              slicesPerRow: pass.slicesPerRow))
-        let slices = try upload(pass.slices), frames = try upload(pass.frames)
-        let coefficients = try upload(pass.coefficients), status = try upload(pass.status)
+        let kernel = try self.kernel(
+            DecoderKernels.transform(
+                chroma444: pass.chroma444, depth: pass.depth12 ? 12 : 10,
+                slicesPerRow: pass.slicesPerRow))
+        let slices = try upload(pass.slices)
+        let frames = try upload(pass.frames)
+        let coefficients = try upload(pass.coefficients)
+        let status = try upload(pass.status)
         let surface = try upload([UInt64](repeating: pass.surfaceFill, count: pass.surfaceUnits))
         let report = try upload([UInt32](repeating: 0, count: max(1, pass.status.count)))
-        let push: [PushValue] = [.uint(pass.width), .uint(pass.height), .uint(pass.unitsPerRow), .uint(pass.log2MaxMbs)]
+        let push: [PushValue] = [
+            .uint(pass.width), .uint(pass.height), .uint(pass.unitsPerRow), .uint(pass.log2MaxMbs),
+        ]
         let rows = (pass.maxSlicesPerFrame + pass.slicesPerRow - 1) / pass.slicesPerRow
-        try dispatch(kernel, buffers: [slices, frames, coefficients, status, surface, report], push: push,
-                     groups: (pass.slicesPerRow << pass.log2MaxMbs, rows, pass.frameCount))
-        return (download(surface, as: UInt64.self, count: pass.surfaceUnits), download(report, as: UInt32.self, count: pass.status.count))
+        try dispatch(
+            kernel, buffers: [slices, frames, coefficients, status, surface, report], push: push,
+            groups: (pass.slicesPerRow << pass.log2MaxMbs, rows, pass.frameCount))
+        return (
+            download(surface, as: UInt64.self, count: pass.surfaceUnits),
+            download(report, as: UInt32.self, count: pass.status.count)
+        )
     }
 
     struct EntropyPass {
@@ -91,16 +101,23 @@ final class KernelHarness {
     /// does); returns the whole coefficient buffer and the status words.
     func runEntropyPass(_ pass: EntropyPass) throws -> (coefficients: [Int16], status: [UInt32]) {
         // The entropy pass's DEPTH only decides the alpha shift.
-        let kernel = try self.kernel(DecoderKernels.entropy(chroma444: pass.chroma444, depth: pass.alphaShift12 ? 12 : 10))
+        let kernel = try self.kernel(
+            DecoderKernels.entropy(chroma444: pass.chroma444, depth: pass.alphaShift12 ? 12 : 10))
         var bytes = pass.bitstream
         bytes += [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4)
         let sliceCount = pass.slices.count / SliceTable.sliceWords
-        let bitstream = try upload(bytes), slices = try upload(pass.slices), frames = try upload(pass.frames)
+        let bitstream = try upload(bytes)
+        let slices = try upload(pass.slices)
+        let frames = try upload(pass.frames)
         let coefficients = try upload([Int16](repeating: pass.coefficientFill, count: pass.coefficientCount))
         let status = try upload([UInt32](repeating: 0, count: max(1, sliceCount)))
-        try dispatch(kernel, buffers: [bitstream, slices, frames, coefficients, status], push: [],
-                     groups: ((pass.maxSlicesPerFrame + 63) / 64, pass.frameCount, pass.components))
-        return (download(coefficients, as: Int16.self, count: pass.coefficientCount), download(status, as: UInt32.self, count: sliceCount))
+        try dispatch(
+            kernel, buffers: [bitstream, slices, frames, coefficients, status], push: [],
+            groups: ((pass.maxSlicesPerFrame + 63) / 64, pass.frameCount, pass.components))
+        return (
+            download(coefficients, as: Int16.self, count: pass.coefficientCount),
+            download(status, as: UInt32.self, count: sliceCount)
+        )
     }
 
     // MARK: - Vulkan plumbing
@@ -111,7 +128,9 @@ final class KernelHarness {
         let bytes = max(16, values.count * MemoryLayout<T>.stride)
         let buffer = try VulkanBuffer(context, size: (bytes + 15) & ~15, usage: .storage, memory: .host)
         buffer.mapped!.initializeMemory(as: UInt8.self, repeating: 0, count: buffer.size)
-        if !values.isEmpty { values.withUnsafeBytes { buffer.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
+        if !values.isEmpty {
+            values.withUnsafeBytes { buffer.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
         return buffer
     }
 
@@ -119,9 +138,13 @@ final class KernelHarness {
         Array(UnsafeBufferPointer(start: buffer.mapped!.assumingMemoryBound(to: T.self), count: count))
     }
 
-    private func dispatch(_ kernel: Kernel, buffers: [VulkanBuffer], push: [PushValue], groups: (x: Int, y: Int, z: Int)) throws {
+    private func dispatch(
+        _ kernel: Kernel, buffers: [VulkanBuffer], push: [PushValue], groups: (x: Int, y: Int, z: Int)
+    ) throws {
         let cb = try recorder.begin(0)
-        cb.dispatch(kernel, set: try kernel.makeBindingSets(1)[0], buffers: buffers.map { BufferRange($0) }, push: push, groups: groups)
+        cb.dispatch(
+            kernel, set: try kernel.makeBindingSets(1)[0], buffers: buffers.map { BufferRange($0) }, push: push,
+            groups: groups)
         try recorder.wait(for: try recorder.submit(cb))
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
+@testable import ProResBench
 @testable import ProResCore
 @testable import ProResGPU
-@testable import ProResBench
 
 /// The generated GLSL and the Swift packing agree, checked by the GLSL
 /// compiler and the GPU rather than by reading our own generator: a probe
@@ -15,7 +16,8 @@ final class KernelInterfaceTests: XCTestCase {
 
     /// Every push block a kernel of ours uses.
     static let pushBlocks: [PushLayout] = [
-        ConversionKernel.push, DecoderKernels.transformPush, MatrixEffectKernel.push, ChromaKeyKernel.push, LUTKernel.push,
+        ConversionKernel.push, DecoderKernels.transformPush, MatrixEffectKernel.push, ChromaKeyKernel.push,
+        LUTKernel.push,
         VulkanRoofline.copyKernel.push, FrameHashKernel.push, FrameStatisticsKernel.push, PresentKernel.interface.push,
     ]
 
@@ -33,23 +35,31 @@ final class KernelInterfaceTests: XCTestCase {
                 switch field.type {
                 case .uint:
                     let v = extreme ? UInt32.max : UInt32.random(in: 0...UInt32.max, using: &generator)
-                    values.append(.uint(v)); expected.append(v); reads.append("pc.\(field.name)")
+                    values.append(.uint(v))
+                    expected.append(v)
+                    reads.append("pc.\(field.name)")
                 case .int:
                     let v = extreme ? Int32.min : Int32.random(in: Int32.min...Int32.max, using: &generator)
-                    values.append(.int(v)); expected.append(UInt32(bitPattern: v)); reads.append("uint(pc.\(field.name))")
+                    values.append(.int(v))
+                    expected.append(UInt32(bitPattern: v))
+                    reads.append("uint(pc.\(field.name))")
                 case .float:
                     let v = extreme ? -Float.greatestFiniteMagnitude : Float.random(in: -1000...1000, using: &generator)
-                    values.append(.float(v)); expected.append(v.bitPattern); reads.append("floatBitsToUint(pc.\(field.name))")
+                    values.append(.float(v))
+                    expected.append(v.bitPattern)
+                    reads.append("floatBitsToUint(pc.\(field.name))")
                 case .vec4:
                     let v = SIMD4<Float>((0..<4).map { _ in Float.random(in: -1000...1000, using: &generator) })
                     values.append(.vec4(v))
                     for (i, c) in ["x", "y", "z", "w"].enumerated() {
-                        expected.append(v[i].bitPattern); reads.append("floatBitsToUint(pc.\(field.name).\(c))")
+                        expected.append(v[i].bitPattern)
+                        reads.append("floatBitsToUint(pc.\(field.name).\(c))")
                     }
                 }
             }
-            let interface = KernelInterface(shader: "probe.comp", bindings: [BufferBinding("probe", .write, "uint words[]", "what was read")],
-                                            push: push)
+            let interface = KernelInterface(
+                shader: "probe.comp", bindings: [BufferBinding("probe", .write, "uint words[]", "what was read")],
+                push: push)
             let got = try run(interface, body: reads, push: values, tables: [])
             XCTAssertEqual(got, expected, push.blockName)
         }
@@ -65,9 +75,12 @@ final class KernelInterfaceTests: XCTestCase {
         // Entry 0 holds every field's largest value, entry 1 zeros, the rest random.
         var entry = 0
         func random(_ field: BitField) -> Int {
-            entry == 0 ? Int(field.mask) : entry == 1 ? 0 : Int(UInt64.random(in: 0...UInt64(field.mask), using: &generator))
+            entry == 0
+                ? Int(field.mask) : entry == 1 ? 0 : Int(UInt64.random(in: 0...UInt64(field.mask), using: &generator))
         }
-        func randomWord() -> UInt32 { entry == 0 ? UInt32.max : entry == 1 ? 0 : UInt32.random(in: 0...UInt32.max, using: &generator) }
+        func randomWord() -> UInt32 {
+            entry == 0 ? UInt32.max : entry == 1 ? 0 : UInt32.random(in: 0...UInt32.max, using: &generator)
+        }
         var slices = [UInt32](repeating: 0, count: entries * Slice.layout.words)
         var frames = [UInt32](repeating: 0, count: entries * Frame.layout.words)
         var expected: [UInt32] = []
@@ -95,11 +108,13 @@ final class KernelInterfaceTests: XCTestCase {
                 }
             }
         }
-        let interface = KernelInterface(shader: "probe.comp", bindings: [
-            BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
-            BufferBinding("frames", .read, "uint words[]", "frame table"),
-            BufferBinding("probe", .write, "uint words[]", "what was read"),
-        ], tables: [Slice.layout, Frame.layout])
+        let interface = KernelInterface(
+            shader: "probe.comp",
+            bindings: [
+                BufferBinding("slices", .read, "uvec4 words[]", "slice table"),
+                BufferBinding("frames", .read, "uint words[]", "frame table"),
+                BufferBinding("probe", .write, "uint words[]", "what was read"),
+            ], tables: [Slice.layout, Frame.layout])
         XCTAssertEqual(try run(interface, body: reads, push: [], tables: [slices, frames]), expected)
     }
 
@@ -117,13 +132,18 @@ final class KernelInterfaceTests: XCTestCase {
     /// Compiles `body` (one expression a line, each a uint written in
     /// order) behind `interface`'s prelude, runs one invocation with `push`
     /// and `tables` (the buffers before the probe binding), returns the words.
-    private func run(_ interface: KernelInterface, body: [String], push: [PushValue], tables: [[UInt32]]) throws -> [UInt32] {
+    private func run(_ interface: KernelInterface, body: [String], push: [PushValue], tables: [[UInt32]]) throws
+        -> [UInt32]
+    {
         let context = try Self.context.get()
         let directory = try makeTemporaryDirectory(self)
         let lines = body.enumerated().map { "    probe.words[\($0.offset)] = \($0.element);" }
         try (["#version 450", "layout(local_size_x = 1) in;", "// @interface", "void main() {"] + lines + ["}"])
-            .joined(separator: "\n").write(to: directory.appendingPathComponent("probe.comp"), atomically: true, encoding: .utf8)
-        let kernel = try Kernel(context: context, compiler: try ShaderCompiler(shaderDirectory: directory, cacheDirectory: nil), interface: interface)
+            .joined(separator: "\n").write(
+                to: directory.appendingPathComponent("probe.comp"), atomically: true, encoding: .utf8)
+        let kernel = try Kernel(
+            context: context, compiler: try ShaderCompiler(shaderDirectory: directory, cacheDirectory: nil),
+            interface: interface)
         var buffers: [BufferRange] = []
         for table in tables {
             let buffer = try VulkanBuffer(context, size: table.count * 4, usage: .storage, memory: .host)

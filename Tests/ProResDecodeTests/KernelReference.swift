@@ -53,9 +53,9 @@ struct KernelRandom: RandomNumberGenerator {
 enum ProResScan {
     /// RDD 36 progressive scan: natural index of each scan position.
     static let progressive: [Int] = [
-         0,  1,  8,  9,  2,  3, 10, 11,
+        0, 1, 8, 9, 2, 3, 10, 11,
         16, 17, 24, 25, 18, 19, 26, 27,
-         4,  5, 12, 20, 13,  6,  7, 14,
+        4, 5, 12, 20, 13, 6, 7, 14,
         21, 28, 29, 22, 15, 23, 30, 31,
         32, 33, 40, 48, 41, 34, 35, 42,
         49, 56, 57, 50, 43, 36, 37, 44,
@@ -64,12 +64,12 @@ enum ProResScan {
     ]
     /// RDD 36 interlaced scan (used for every picture of an interlaced frame).
     static let interlaced: [Int] = [
-         0,  8,  1,  9, 16, 24, 17, 25,
-         2, 10,  3, 11, 18, 26, 19, 27,
+        0, 8, 1, 9, 16, 24, 17, 25,
+        2, 10, 3, 11, 18, 26, 19, 27,
         32, 40, 33, 34, 41, 48, 56, 49,
         42, 35, 43, 50, 57, 58, 51, 59,
-         4, 12,  5,  6, 13, 20, 28, 21,
-        14,  7, 15, 22, 29, 36, 44, 37,
+        4, 12, 5, 6, 13, 20, 28, 21,
+        14, 7, 15, 22, 29, 36, 44, 37,
         30, 23, 31, 38, 45, 52, 60, 53,
         46, 39, 47, 54, 61, 62, 55, 63,
     ]
@@ -104,11 +104,13 @@ enum ReferenceIDCT {
 
     /// 10 bits: simple_idct_template with BIT_DEPTH 10 and EXTRA_SHIFT (ROW_SHIFT 13,
     /// COL_SHIFT 18, DC_SHIFT 1), called with extra_shift 2.
-    static let tenBit = Constants(w: [0, 22725, 21407, 19265, 16384, 12873, 8867, 4520],
-                                  rowShift: 13 + 2, colShift: 18, dcShift: 1, extraShift: 2, depth: 10)
+    static let tenBit = Constants(
+        w: [0, 22725, 21407, 19265, 16384, 12873, 8867, 4520],
+        rowShift: 13 + 2, colShift: 18, dcShift: 1, extraShift: 2, depth: 10)
     /// 12 bits: BIT_DEPTH 12 (ROW_SHIFT 16, COL_SHIFT 17, DC_SHIFT -1), extra_shift 0.
-    static let twelveBit = Constants(w: [0, 45451, 42813, 38531, 32767, 25746, 17734, 9041],
-                                     rowShift: 16, colShift: 17, dcShift: -1, extraShift: 0, depth: 12)
+    static let twelveBit = Constants(
+        w: [0, 45451, 42813, 38531, 32767, 25746, 17734, 9041],
+        rowShift: 16, colShift: 17, dcShift: -1, extraShift: 0, depth: 12)
 
     static func constants(depth: Int) -> Constants { depth == 12 ? twelveBit : tenBit }
 
@@ -150,7 +152,9 @@ enum ReferenceIDCT {
         }
         let w = k.w
         var a0 = w[4] &* r[0] &+ (1 << (k.rowShift - 1))
-        var a1 = a0, a2 = a0, a3 = a0
+        var a1 = a0
+        var a2 = a0
+        var a3 = a0
         a0 = a0 &+ w[2] &* r[2]
         a1 = a1 &+ w[6] &* r[2]
         a2 = a2 &- w[6] &* r[2]
@@ -169,10 +173,14 @@ enum ReferenceIDCT {
         b3 = b3 &+ w[3] &* r[5] &- w[1] &* r[7]
         let s = k.rowShift
         func store(_ i: Int, _ v: Int32) { block[base + i] = Int16(truncatingIfNeeded: v >> s) }
-        store(0, a0 &+ b0); store(7, a0 &- b0)
-        store(1, a1 &+ b1); store(6, a1 &- b1)
-        store(2, a2 &+ b2); store(5, a2 &- b2)
-        store(3, a3 &+ b3); store(4, a3 &- b3)
+        store(0, a0 &+ b0)
+        store(7, a0 &- b0)
+        store(1, a1 &+ b1)
+        store(6, a1 &- b1)
+        store(2, a2 &+ b2)
+        store(5, a2 &- b2)
+        store(3, a3 &+ b3)
+        store(4, a3 &- b3)
     }
 
     /// idctSparseCol: the bias (1 << (COL_SHIFT - 1)) / W4 added to the DC
@@ -182,7 +190,9 @@ enum ReferenceIDCT {
         let w = k.w
         let bias = (1 << (k.colShift - 1)) / w[4]
         var a0 = w[4] &* (c[0] + bias)
-        var a1 = a0, a2 = a0, a3 = a0
+        var a1 = a0
+        var a2 = a0
+        var a3 = a0
         a0 = a0 &+ w[2] &* c[2]
         a1 = a1 &+ w[6] &* c[2]
         a2 = a2 &- w[6] &* c[2]
@@ -191,10 +201,22 @@ enum ReferenceIDCT {
         var b1 = w[3] &* c[1] &- w[7] &* c[3]
         var b2 = w[5] &* c[1] &- w[1] &* c[3]
         var b3 = w[7] &* c[1] &- w[5] &* c[3]
-        a0 = a0 &+ w[4] &* c[4]; a1 = a1 &- w[4] &* c[4]; a2 = a2 &- w[4] &* c[4]; a3 = a3 &+ w[4] &* c[4]
-        b0 = b0 &+ w[5] &* c[5]; b1 = b1 &- w[1] &* c[5]; b2 = b2 &+ w[7] &* c[5]; b3 = b3 &+ w[3] &* c[5]
-        a0 = a0 &+ w[6] &* c[6]; a1 = a1 &- w[2] &* c[6]; a2 = a2 &+ w[2] &* c[6]; a3 = a3 &- w[6] &* c[6]
-        b0 = b0 &+ w[7] &* c[7]; b1 = b1 &- w[5] &* c[7]; b2 = b2 &+ w[3] &* c[7]; b3 = b3 &- w[1] &* c[7]
+        a0 = a0 &+ w[4] &* c[4]
+        a1 = a1 &- w[4] &* c[4]
+        a2 = a2 &- w[4] &* c[4]
+        a3 = a3 &+ w[4] &* c[4]
+        b0 = b0 &+ w[5] &* c[5]
+        b1 = b1 &- w[1] &* c[5]
+        b2 = b2 &+ w[7] &* c[5]
+        b3 = b3 &+ w[3] &* c[5]
+        a0 = a0 &+ w[6] &* c[6]
+        a1 = a1 &- w[2] &* c[6]
+        a2 = a2 &+ w[2] &* c[6]
+        a3 = a3 &- w[6] &* c[6]
+        b0 = b0 &+ w[7] &* c[7]
+        b1 = b1 &- w[5] &* c[7]
+        b2 = b2 &+ w[3] &* c[7]
+        b3 = b3 &- w[1] &* c[7]
         let s = k.colShift
         let out = [a0 &+ b0, a1 &+ b1, a2 &+ b2, a3 &+ b3, a3 &- b3, a2 &- b2, a1 &- b1, a0 &- b0]
         for i in 0..<8 { block[column + 8 * i] = Int16(truncatingIfNeeded: out[i] >> s) }
@@ -222,7 +244,10 @@ struct SyntheticSlice {
     var log2Mbs: Int
     /// Slice header byte 1 and the scale FFmpeg derives from it.
     var qscaleCode: Int
-    var qscale: Int { let c = min(max(qscaleCode, 1), 224); return c > 128 ? (c - 96) << 2 : c }
+    var qscale: Int {
+        let c = min(max(qscaleCode, 1), 224)
+        return c > 128 ? (c - 96) << 2 : c
+    }
     /// Quantised coefficients in coded order (scan position × blocks + block).
     var luma: [Int16]
     var cb: [Int16]
@@ -300,7 +325,13 @@ struct ReferencePlanes {
     var a: [UInt16]?
 
     /// Where each sample came from, for failure messages.
-    struct Origin { var slice: Int; var mb: Int; var block: Int; var row: Int; var column: Int }
+    struct Origin {
+        var slice: Int
+        var mb: Int
+        var block: Int
+        var row: Int
+        var column: Int
+    }
     var yOrigin: [Origin?]
     var cbOrigin: [Origin?]
     var crOrigin: [Origin?]
@@ -315,7 +346,8 @@ enum ReferenceDecoder {
         let paddedWidth = frame.mbWidth * 16
         let paddedHeight = frame.mbHeight * 16 * frame.pictures
         let chromaWidth = frame.chroma444 ? paddedWidth : paddedWidth / 2
-        let count = paddedWidth * paddedHeight, chromaCount = chromaWidth * paddedHeight
+        let count = paddedWidth * paddedHeight
+        let chromaCount = chromaWidth * paddedHeight
         var planes = ReferencePlanes(
             width: paddedWidth, height: paddedHeight, chromaWidth: chromaWidth,
             y: [UInt16](repeating: UInt16(16 << (depth - 8)), count: count),
@@ -330,8 +362,10 @@ enum ReferenceDecoder {
             // Luma, Cb, Cr, alpha in FFmpeg's order; the first failure ends the slice.
             guard slice.headerValid, slice.statusFlags & 1 == 0 else { continue }
             let lumaLog2 = slice.log2Mbs + 2
-            func put(_ plane: inout [UInt16], _ origins: inout [ReferencePlanes.Origin?], stride: Int,
-                     block samples: [UInt16], x0: Int, y0: Int, origin: ReferencePlanes.Origin) {
+            func put(
+                _ plane: inout [UInt16], _ origins: inout [ReferencePlanes.Origin?], stride: Int,
+                block samples: [UInt16], x0: Int, y0: Int, origin: ReferencePlanes.Origin
+            ) {
                 for row in 0..<8 {
                     let frameRow = frame.frameRow(picture: slice.picture, pictureRow: y0 + row)
                     for column in 0..<8 {
@@ -347,9 +381,12 @@ enum ReferenceDecoder {
             for mb in 0..<1 << slice.log2Mbs {
                 for b in 0..<4 {
                     let block = mb * 4 + b
-                    let natural = ProResScan.naturalBlock(slice.luma[...], block: block, log2Blocks: lumaLog2, interlaced: frame.interlaced)
-                    let samples = ReferenceIDCT.reconstruct(natural, matrix: frame.lumaMatrix, qscale: slice.qscale, depth: depth)
-                    put(&planes.y, &planes.yOrigin, stride: paddedWidth, block: samples,
+                    let natural = ProResScan.naturalBlock(
+                        slice.luma[...], block: block, log2Blocks: lumaLog2, interlaced: frame.interlaced)
+                    let samples = ReferenceIDCT.reconstruct(
+                        natural, matrix: frame.lumaMatrix, qscale: slice.qscale, depth: depth)
+                    put(
+                        &planes.y, &planes.yOrigin, stride: paddedWidth, block: samples,
                         x0: (slice.mbX + mb) * 16 + (b & 1) * 8, y0: slice.mbY * 16 + (b >> 1) * 8,
                         origin: .init(slice: index, mb: mb, block: b, row: 0, column: 0))
                 }
@@ -372,19 +409,30 @@ enum ReferenceDecoder {
                 let mbChroma = frame.chroma444 ? 16 : 8
                 var failed = false
                 for (component, flag) in [(0, UInt32(2)), (1, UInt32(4))] {
-                    if slice.statusFlags & flag != 0 { failed = true; break }
+                    if slice.statusFlags & flag != 0 {
+                        failed = true
+                        break
+                    }
                     let coded = component == 0 ? slice.cb : slice.cr
                     for mb in 0..<1 << slice.log2Mbs {
                         for b in 0..<blocksPerMb {
                             let block = mb * blocksPerMb + b
-                            let natural = ProResScan.naturalBlock(coded[...], block: block, log2Blocks: chromaLog2, interlaced: frame.interlaced)
-                            let samples = ReferenceIDCT.reconstruct(natural, matrix: frame.chromaMatrix, qscale: slice.qscale, depth: depth)
-                            let origin = ReferencePlanes.Origin(slice: index, mb: mb, block: 4 + component * blocksPerMb + b, row: 0, column: 0)
-                            let x0 = (slice.mbX + mb) * mbChroma + (b >> 1) * 8, y0 = slice.mbY * 16 + (b & 1) * 8
+                            let natural = ProResScan.naturalBlock(
+                                coded[...], block: block, log2Blocks: chromaLog2, interlaced: frame.interlaced)
+                            let samples = ReferenceIDCT.reconstruct(
+                                natural, matrix: frame.chromaMatrix, qscale: slice.qscale, depth: depth)
+                            let origin = ReferencePlanes.Origin(
+                                slice: index, mb: mb, block: 4 + component * blocksPerMb + b, row: 0, column: 0)
+                            let x0 = (slice.mbX + mb) * mbChroma + (b >> 1) * 8
+                            let y0 = slice.mbY * 16 + (b & 1) * 8
                             if component == 0 {
-                                put(&planes.cb, &planes.cbOrigin, stride: chromaWidth, block: samples, x0: x0, y0: y0, origin: origin)
+                                put(
+                                    &planes.cb, &planes.cbOrigin, stride: chromaWidth, block: samples, x0: x0, y0: y0,
+                                    origin: origin)
                             } else {
-                                put(&planes.cr, &planes.crOrigin, stride: chromaWidth, block: samples, x0: x0, y0: y0, origin: origin)
+                                put(
+                                    &planes.cr, &planes.crOrigin, stride: chromaWidth, block: samples, x0: x0, y0: y0,
+                                    origin: origin)
                             }
                         }
                     }
@@ -397,7 +445,8 @@ enum ReferenceDecoder {
                 for row in 0..<16 {
                     let frameRow = frame.frameRow(picture: slice.picture, pictureRow: slice.mbY * 16 + row)
                     for x in 0..<sliceWidth {
-                        planes.a![frameRow * paddedWidth + slice.mbX * 16 + x] = slice.alphaDecoded[row * sliceWidth + x]
+                        planes.a![frameRow * paddedWidth + slice.mbX * 16 + x] =
+                            slice.alphaDecoded[row * sliceWidth + x]
                     }
                 }
             }
@@ -415,17 +464,22 @@ enum ReferenceDecoder {
         for row in 0..<frame.height {
             if frame.chroma444 {
                 for x in 0..<frame.width {
-                    let i = row * planes.width + x, c = row * planes.chromaWidth + x
+                    let i = row * planes.width + x
+                    let c = row * planes.chromaWidth + x
                     let alpha: UInt64 = planes.a.map { a in UInt64(a[i] << shift | a[i] >> (2 * depth - 16)) } ?? 0xFFFF
-                    out.append(alpha | UInt64(planes.y[i] << shift) << 16 | UInt64(planes.cb[c] << shift) << 32
-                               | UInt64(planes.cr[c] << shift) << 48)
+                    out.append(
+                        alpha | UInt64(planes.y[i] << shift) << 16 | UInt64(planes.cb[c] << shift) << 32
+                            | UInt64(planes.cr[c] << shift) << 48)
                 }
             } else {
                 for pair in 0..<(frame.width + 1) / 2 {
-                    let i = row * planes.width + 2 * pair, c = row * planes.chromaWidth + pair
-                    let y0 = planes.y[i], y1 = 2 * pair + 1 < frame.width ? planes.y[i + 1] : y0
-                    out.append(UInt64(planes.cb[c] << shift) | UInt64(y0 << shift) << 16 | UInt64(planes.cr[c] << shift) << 32
-                               | UInt64(y1 << shift) << 48)
+                    let i = row * planes.width + 2 * pair
+                    let c = row * planes.chromaWidth + pair
+                    let y0 = planes.y[i]
+                    let y1 = 2 * pair + 1 < frame.width ? planes.y[i + 1] : y0
+                    out.append(
+                        UInt64(planes.cb[c] << shift) | UInt64(y0 << shift) << 16 | UInt64(planes.cr[c] << shift) << 32
+                            | UInt64(y1 << shift) << 48)
                 }
             }
         }

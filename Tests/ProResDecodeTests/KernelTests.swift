@@ -1,9 +1,10 @@
 import Foundation
+import XCTest
+
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
-import XCTest
 
 // Kernel-level tests of the GPU ProRes decoder, in the style of dav1d's
 // tests/checkasm: each compute pass runs ALONE (KernelHarness) on random
@@ -79,15 +80,17 @@ extension KernelRandom {
     }
 
     mutating func extremeInt16() -> Int16 {
-        chance(0.3) ? pick([Int16.min, Int16.max, Int16.min + 1, -1, 1, 16384, -16384, 8191, -8192])
-                    : Int16(truncatingIfNeeded: next())
+        chance(0.3)
+            ? pick([Int16.min, Int16.max, Int16.min + 1, -1, 1, 16384, -16384, 8191, -8192])
+            : Int16(truncatingIfNeeded: next())
     }
 
     /// A quantisation matrix (natural order).
     mutating func matrix(style: CoefficientStyle) -> [UInt8] {
         switch style {
         case .typical, .wrapping:
-            let base = int(2...6), slope = int(0...5)
+            let base = int(2...6)
+            let slope = int(0...5)
             return (0..<64).map { UInt8(min(255, base + ($0 / 8 + $0 % 8) * slope + int(0...3))) }
         case .extreme:
             return (0..<64).map { _ in chance(0.25) ? pick([0, 1, 255, 128]) : UInt8(int(0...255)) }
@@ -162,23 +165,33 @@ struct SyntheticFrameMaker {
 
     /// `log2SliceWidths`: per picture; nil picks at random.
     func make(_ rng: inout KernelRandom, log2SliceWidths: [Int]? = nil, alphaDepth: Int? = nil) -> SyntheticFrame {
-        var frame = SyntheticFrame(width: width, height: height, chroma444: chroma444, fieldOrder: fieldOrder, alpha: alpha,
-                                   lumaMatrix: rng.matrix(style: style), chromaMatrix: rng.matrix(style: style), log2SliceWidths: [])
+        var frame = SyntheticFrame(
+            width: width, height: height, chroma444: chroma444, fieldOrder: fieldOrder, alpha: alpha,
+            lumaMatrix: rng.matrix(style: style), chromaMatrix: rng.matrix(style: style), log2SliceWidths: [])
         frame.log2SliceWidths = log2SliceWidths ?? (0..<frame.pictures).map { _ in rng.int(0...3) }
         for picture in 0..<frame.pictures {
-            for place in SyntheticFrame.sliceLayout(mbWidth: frame.mbWidth, mbHeight: frame.mbHeight,
-                                                    log2SliceWidth: frame.log2SliceWidths[picture]) {
+            for place in SyntheticFrame.sliceLayout(
+                mbWidth: frame.mbWidth, mbHeight: frame.mbHeight,
+                log2SliceWidth: frame.log2SliceWidths[picture])
+            {
                 let l = place.log2Mbs
-                var slice = SyntheticSlice(picture: picture, mbX: place.mbX, mbY: place.mbY, log2Mbs: l,
-                                           qscaleCode: rng.qscaleCode(style: style),
-                                           luma: rng.coefficients(log2Blocks: l + 2, style: style),
-                                           cb: rng.coefficients(log2Blocks: l + frame.chromaLog2, style: style),
-                                           cr: rng.coefficients(log2Blocks: l + frame.chromaLog2, style: style))
+                var slice = SyntheticSlice(
+                    picture: picture, mbX: place.mbX, mbY: place.mbY, log2Mbs: l,
+                    qscaleCode: rng.qscaleCode(style: style),
+                    luma: rng.coefficients(log2Blocks: l + 2, style: style),
+                    cb: rng.coefficients(log2Blocks: l + frame.chromaLog2, style: style),
+                    cr: rng.coefficients(log2Blocks: l + frame.chromaLog2, style: style))
                 if style == .wrapping {
-                    let q = slice.qscale, interlaced = frame.interlaced
-                    rng.wrapSome(&slice.luma, log2Blocks: l + 2, matrix: frame.lumaMatrix, qscale: q, interlaced: interlaced)
-                    rng.wrapSome(&slice.cb, log2Blocks: l + frame.chromaLog2, matrix: frame.chromaMatrix, qscale: q, interlaced: interlaced)
-                    rng.wrapSome(&slice.cr, log2Blocks: l + frame.chromaLog2, matrix: frame.chromaMatrix, qscale: q, interlaced: interlaced)
+                    let q = slice.qscale
+                    let interlaced = frame.interlaced
+                    rng.wrapSome(
+                        &slice.luma, log2Blocks: l + 2, matrix: frame.lumaMatrix, qscale: q, interlaced: interlaced)
+                    rng.wrapSome(
+                        &slice.cb, log2Blocks: l + frame.chromaLog2, matrix: frame.chromaMatrix, qscale: q,
+                        interlaced: interlaced)
+                    rng.wrapSome(
+                        &slice.cr, log2Blocks: l + frame.chromaLog2, matrix: frame.chromaMatrix, qscale: q,
+                        interlaced: interlaced)
                 }
                 if alpha != .none {
                     slice.alphaCoded = rng.alphaSamples(count: 256 << l, bits: alpha.bits, style: style)
@@ -211,40 +224,62 @@ final class TransformKernelTests: XCTestCase {
 
     func testProgressive422At10Bits() throws {
         for style in [CoefficientStyle.typical, .extreme, .wrapping] {
-            try run(Case(name: "4:2:2 10-bit progressive \(style)",
-                         maker: .init(width: 240, height: 48, chroma444: false, style: style), depth: 10, seed: 0x4221_0001))
+            try run(
+                Case(
+                    name: "4:2:2 10-bit progressive \(style)",
+                    maker: .init(width: 240, height: 48, chroma444: false, style: style), depth: 10, seed: 0x4221_0001))
         }
         // An odd width (the last v216 pair repeats Y'0), a partial macroblock row, narrow dispatch rows.
-        try run(Case(name: "4:2:2 10-bit progressive odd size", maker: .init(width: 77, height: 37, chroma444: false), depth: 10,
-                     frames: 3, slicesPerRow: 3, seed: 0x4221_0002))
+        try run(
+            Case(
+                name: "4:2:2 10-bit progressive odd size", maker: .init(width: 77, height: 37, chroma444: false),
+                depth: 10,
+                frames: 3, slicesPerRow: 3, seed: 0x4221_0002))
     }
 
     func testInterlaced422At10Bits() throws {
-        for (order, style) in [(ProResFrameHeader.FieldOrder.topFieldFirst, CoefficientStyle.typical), (.bottomFieldFirst, .typical),
-                               (.topFieldFirst, .extreme), (.bottomFieldFirst, .extreme), (.topFieldFirst, .wrapping)] {
-            try run(Case(name: "4:2:2 10-bit \(order.rawValue) \(style)",
-                         maker: .init(width: 240, height: 54, chroma444: false, fieldOrder: order, style: style), depth: 10,
-                         slicesPerRow: 8, seed: 0x4221_0003))
+        for (order, style) in [
+            (ProResFrameHeader.FieldOrder.topFieldFirst, CoefficientStyle.typical), (.bottomFieldFirst, .typical),
+            (.topFieldFirst, .extreme), (.bottomFieldFirst, .extreme), (.topFieldFirst, .wrapping),
+        ] {
+            try run(
+                Case(
+                    name: "4:2:2 10-bit \(order.rawValue) \(style)",
+                    maker: .init(width: 240, height: 54, chroma444: false, fieldOrder: order, style: style), depth: 10,
+                    slicesPerRow: 8, seed: 0x4221_0003))
         }
     }
 
     func testProgressive444At12Bits() throws {
-        for (alpha, style) in [(ProResFrameHeader.Alpha.none, CoefficientStyle.typical), (.bits16, .typical), (.bits8, .typical),
-                               (.none, .extreme), (.bits16, .extreme), (.bits16, .wrapping)] {
-            try run(Case(name: "4:4:4 12-bit progressive alpha \(alpha.bits) \(style)",
-                         maker: .init(width: 240, height: 32, chroma444: true, alpha: alpha, style: style), depth: 12, seed: 0x4441_0001))
+        for (alpha, style) in [
+            (ProResFrameHeader.Alpha.none, CoefficientStyle.typical), (.bits16, .typical), (.bits8, .typical),
+            (.none, .extreme), (.bits16, .extreme), (.bits16, .wrapping),
+        ] {
+            try run(
+                Case(
+                    name: "4:4:4 12-bit progressive alpha \(alpha.bits) \(style)",
+                    maker: .init(width: 240, height: 32, chroma444: true, alpha: alpha, style: style), depth: 12,
+                    seed: 0x4441_0001))
         }
-        try run(Case(name: "4:4:4 12-bit progressive odd size", maker: .init(width: 45, height: 19, chroma444: true, alpha: .bits16),
-                     depth: 12, frames: 3, slicesPerRow: 2, seed: 0x4441_0002))
+        try run(
+            Case(
+                name: "4:4:4 12-bit progressive odd size",
+                maker: .init(width: 45, height: 19, chroma444: true, alpha: .bits16),
+                depth: 12, frames: 3, slicesPerRow: 2, seed: 0x4441_0002))
     }
 
     func testInterlaced444At12Bits() throws {
-        for (order, alpha, style) in [(ProResFrameHeader.FieldOrder.topFieldFirst, ProResFrameHeader.Alpha.bits16, CoefficientStyle.typical),
-                                      (.bottomFieldFirst, .none, .typical), (.topFieldFirst, .none, .extreme),
-                                      (.bottomFieldFirst, .bits8, .extreme), (.bottomFieldFirst, .none, .wrapping)] {
-            try run(Case(name: "4:4:4 12-bit \(order.rawValue) alpha \(alpha.bits) \(style)",
-                         maker: .init(width: 240, height: 45, chroma444: true, fieldOrder: order, alpha: alpha, style: style),
-                         depth: 12, slicesPerRow: 8, seed: 0x4441_0003))
+        for (order, alpha, style) in [
+            (ProResFrameHeader.FieldOrder.topFieldFirst, ProResFrameHeader.Alpha.bits16, CoefficientStyle.typical),
+            (.bottomFieldFirst, .none, .typical), (.topFieldFirst, .none, .extreme),
+            (.bottomFieldFirst, .bits8, .extreme), (.bottomFieldFirst, .none, .wrapping),
+        ] {
+            try run(
+                Case(
+                    name: "4:4:4 12-bit \(order.rawValue) alpha \(alpha.bits) \(style)",
+                    maker: .init(
+                        width: 240, height: 45, chroma444: true, fieldOrder: order, alpha: alpha, style: style),
+                    depth: 12, slicesPerRow: 8, seed: 0x4441_0003))
         }
     }
 
@@ -252,11 +287,17 @@ final class TransformKernelTests: XCTestCase {
     /// frames decodes at 12 bits, a 4:2:2 FourCC on 4:4:4 frames at 10).
     func testOtherDepthAndChromaVariants() throws {
         for style in [CoefficientStyle.typical, .extreme, .wrapping] {
-            try run(Case(name: "4:2:2 12-bit \(style)", maker: .init(width: 120, height: 32, chroma444: false, style: style),
-                         depth: 12, seed: 0x4222_0001))
-            try run(Case(name: "4:4:4 10-bit alpha 16 \(style)",
-                         maker: .init(width: 120, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16, style: style),
-                         depth: 10, seed: 0x4442_0001))
+            try run(
+                Case(
+                    name: "4:2:2 12-bit \(style)", maker: .init(width: 120, height: 32, chroma444: false, style: style),
+                    depth: 12, seed: 0x4222_0001))
+            try run(
+                Case(
+                    name: "4:4:4 10-bit alpha 16 \(style)",
+                    maker: .init(
+                        width: 120, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16,
+                        style: style),
+                    depth: 10, seed: 0x4442_0001))
         }
     }
 
@@ -264,10 +305,16 @@ final class TransformKernelTests: XCTestCase {
     /// slices without chroma or alpha data: FFmpeg's order (Y', Cb, Cr,
     /// alpha; the first failure ends the slice) over the neutral pre-fill.
     func testConcealment() throws {
-        try run(Case(name: "4:2:2 10-bit damage", maker: .init(width: 240, height: 48, chroma444: false), depth: 10,
-                     damage: true, seed: 0xDA4A_0001))
-        try run(Case(name: "4:4:4 12-bit damage", maker: .init(width: 240, height: 45, chroma444: true, fieldOrder: .bottomFieldFirst,
-                                                                alpha: .bits16), depth: 12, damage: true, seed: 0xDA4A_0002))
+        try run(
+            Case(
+                name: "4:2:2 10-bit damage", maker: .init(width: 240, height: 48, chroma444: false), depth: 10,
+                damage: true, seed: 0xDA4A_0001))
+        try run(
+            Case(
+                name: "4:4:4 12-bit damage",
+                maker: .init(
+                    width: 240, height: 45, chroma444: true, fieldOrder: .bottomFieldFirst,
+                    alpha: .bits16), depth: 12, damage: true, seed: 0xDA4A_0002))
     }
 
     // MARK: Harness
@@ -297,8 +344,9 @@ final class TransformKernelTests: XCTestCase {
         let batch = Self.batch(frames, depth: c.depth, rng: &rng, slicesPerRow: c.slicesPerRow)
         let (got, report) = try harness.runTransformPass(batch.pass)
         // Bits 0-3 (the failed components) as given; bit 4 is the may-differ flag.
-        XCTAssertEqual(report.map { $0 & 15 }, batch.pass.status, "[\(c.name)] every slice's status words, reported back as given",
-                       file: file, line: line)
+        XCTAssertEqual(
+            report.map { $0 & 15 }, batch.pass.status, "[\(c.name)] every slice's status words, reported back as given",
+            file: file, line: line)
         let planes = frames.map { ReferenceDecoder.planes($0, depth: c.depth) }
         var expected = [UInt64](repeating: Self.sentinel, count: batch.pass.surfaceUnits)
         for (f, frame) in frames.enumerated() {
@@ -306,14 +354,18 @@ final class TransformKernelTests: XCTestCase {
             expected.replaceSubrange(batch.surfaceOffsets[f]..<batch.surfaceOffsets[f] + packed.count, with: packed)
         }
         let slices = frames.map(\.slices.count).reduce(0, +)
-        print("kernel transform [\(c.name)]: seed 0x\(String(seed, radix: 16)), \(frames.count) frames, \(slices) slices, "
-              + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s")
-        let failures = Self.compare(got: got, expected: expected, frames: frames, planes: planes, batch: batch, depth: c.depth)
+        print(
+            "kernel transform [\(c.name)]: seed 0x\(String(seed, radix: 16)), \(frames.count) frames, \(slices) slices, "
+                + "\(String(format: "%.2f", Date().timeIntervalSince(started))) s")
+        let failures = Self.compare(
+            got: got, expected: expected, frames: frames, planes: planes, batch: batch, depth: c.depth)
         if !failures.isEmpty {
-            XCTFail("transform [\(c.name)] seed 0x\(String(seed, radix: 16)): \(failures.count) samples differ "
+            XCTFail(
+                "transform [\(c.name)] seed 0x\(String(seed, radix: 16)): \(failures.count) samples differ "
                     + "(\(zip(got, expected).filter { $0 != $1 }.count) of \(got.count) 8-byte units)\n"
                     + failures.prefix(12).joined(separator: "\n") + (failures.count > 12 ? "\n..." : "")
-                    + Self.firstBlockDump(got: got, expected: expected, frames: frames, planes: planes, batch: batch), file: file, line: line)
+                    + Self.firstBlockDump(got: got, expected: expected, frames: frames, planes: planes, batch: batch),
+                file: file, line: line)
         }
         XCTAssertEqual(harness.validationMessages, [], "validation layer", file: file, line: line)
     }
@@ -331,9 +383,15 @@ final class TransformKernelTests: XCTestCase {
         let first = frames[0]
         let unitsPerRow = first.chroma444 ? first.width : (first.width + 1) / 2
         let unitsPerFrame = unitsPerRow * first.height
-        var slices: [UInt32] = [], frameWords: [UInt32] = [], coefficients: [Int16] = []
-        var surfaceOffsets: [Int] = [], firstSlices: [Int] = []
-        var surfaceCursor = 0, sliceCount = 0, maxSlices = 0, maxLog2 = 0
+        var slices: [UInt32] = []
+        var frameWords: [UInt32] = []
+        var coefficients: [Int16] = []
+        var surfaceOffsets: [Int] = []
+        var firstSlices: [Int] = []
+        var surfaceCursor = 0
+        var sliceCount = 0
+        var maxSlices = 0
+        var maxLog2 = 0
         func junk(_ count: Int) -> [Int16] { (0..<count).map { _ in Int16(truncatingIfNeeded: rng.next()) } }
         for (f, frame) in frames.enumerated() {
             surfaceCursor += rng.int(0...3) * 17  // a gap the pass must not write
@@ -388,7 +446,8 @@ final class TransformKernelTests: XCTestCase {
         coefficients += junk(64)
         let status = frames.flatMap { $0.slices.map(\.statusFlags) }
         let pass = KernelHarness.TransformPass(
-            chroma444: first.chroma444, depth12: depth == 12, slices: slices, frames: frameWords, coefficients: coefficients,
+            chroma444: first.chroma444, depth12: depth == 12, slices: slices, frames: frameWords,
+            coefficients: coefficients,
             status: status, frameCount: frames.count, maxSlicesPerFrame: maxSlices, log2MaxMbs: maxLog2,
             width: first.width, height: first.height, unitsPerRow: unitsPerRow,
             surfaceUnits: surfaceCursor + 29, surfaceFill: sentinel, slicesPerRow: slicesPerRow)
@@ -412,29 +471,40 @@ final class TransformKernelTests: XCTestCase {
     private static func slice(at row: Int, lumaX: Int, in frame: SyntheticFrame) -> (index: Int, mb: Int)? {
         let picture = frame.interlaced ? (row & 1) ^ (frame.fieldOrder == .bottomFieldFirst ? 1 : 0) : 0
         let pictureRow = frame.interlaced ? row >> 1 : row
-        let mbX = lumaX >> 4, mbY = pictureRow >> 4
-        guard let index = frame.slices.firstIndex(where: {
-            $0.picture == picture && $0.mbY == mbY && $0.mbX <= mbX && mbX < $0.mbX + (1 << $0.log2Mbs)
-        }) else { return nil }
+        let mbX = lumaX >> 4
+        let mbY = pictureRow >> 4
+        guard
+            let index = frame.slices.firstIndex(where: {
+                $0.picture == picture && $0.mbY == mbY && $0.mbX <= mbX && mbX < $0.mbX + (1 << $0.log2Mbs)
+            })
+        else { return nil }
         return (index, mbX - frame.slices[index].mbX)
     }
 
     /// Every differing 16-bit sample of the surface, named.
-    private static func mismatches(got: [UInt64], expected: [UInt64], frames: [SyntheticFrame], planes: [ReferencePlanes],
-                                   batch: Batch) -> (samples: [Sample], stray: [String]) {
-        var samples: [Sample] = [], stray: [String] = []
+    private static func mismatches(
+        got: [UInt64], expected: [UInt64], frames: [SyntheticFrame], planes: [ReferencePlanes],
+        batch: Batch
+    ) -> (samples: [Sample], stray: [String]) {
+        var samples: [Sample] = []
+        var stray: [String] = []
         let unitsPerRow = batch.pass.unitsPerRow
         for i in got.indices where got[i] != expected[i] {
             guard let f = batch.surfaceOffsets.indices.last(where: { batch.surfaceOffsets[$0] <= i }),
-                  i < batch.surfaceOffsets[f] + batch.unitsPerFrame else {
-                stray.append("unit \(i), outside every frame's surface: expected 0x\(String(expected[i], radix: 16)) (untouched), "
-                             + "got 0x\(String(got[i], radix: 16))")
+                i < batch.surfaceOffsets[f] + batch.unitsPerFrame
+            else {
+                stray.append(
+                    "unit \(i), outside every frame's surface: expected 0x\(String(expected[i], radix: 16)) (untouched), "
+                        + "got 0x\(String(got[i], radix: 16))")
                 continue
             }
-            let local = i - batch.surfaceOffsets[f], row = local / unitsPerRow, unit = local % unitsPerRow
+            let local = i - batch.surfaceOffsets[f]
+            let row = local / unitsPerRow
+            let unit = local % unitsPerRow
             let p = planes[f]
             for lane in 0..<4 {
-                let e = UInt16(truncatingIfNeeded: expected[i] >> UInt64(16 * lane)), g = UInt16(truncatingIfNeeded: got[i] >> UInt64(16 * lane))
+                let e = UInt16(truncatingIfNeeded: expected[i] >> UInt64(16 * lane))
+                let g = UInt16(truncatingIfNeeded: got[i] >> UInt64(16 * lane))
                 guard e != g else { continue }
                 var sample = Sample(frame: f, row: row, x: unit, component: "", origin: nil, expected: e, got: g)
                 if frames[f].chroma444 {
@@ -463,46 +533,61 @@ final class TransformKernelTests: XCTestCase {
         return (samples, stray)
     }
 
-    static func compare(got: [UInt64], expected: [UInt64], frames: [SyntheticFrame], planes: [ReferencePlanes], batch: Batch,
-                        depth: Int) -> [String] {
+    static func compare(
+        got: [UInt64], expected: [UInt64], frames: [SyntheticFrame], planes: [ReferencePlanes], batch: Batch,
+        depth: Int
+    ) -> [String] {
         let (samples, stray) = mismatches(got: got, expected: expected, frames: frames, planes: planes, batch: batch)
         let shift = 16 - depth
-        return stray + samples.map { s in
-            var text = "frame \(s.frame) row \(s.row) \(s.chromaPair && !s.component.hasPrefix("Y") ? "chroma column" : "x") \(s.x) \(s.component)"
-            func describe(_ index: Int) -> String {
-                let slice = frames[s.frame].slices[index]
-                var damage: [String] = []
-                if !slice.headerValid { damage.append("header rejected") }
-                if slice.statusFlags != 0 { damage.append("status 0x\(String(slice.statusFlags, radix: 16))") }
-                if slice.noChroma { damage.append("no chroma data") }
-                if slice.noAlpha { damage.append("no alpha data") }
-                return "slice \(index) (picture \(slice.picture), macroblock column \(slice.mbX) row \(slice.mbY), "
-                    + "\(1 << slice.log2Mbs) wide, qscale \(slice.qscale)\(damage.isEmpty ? "" : ", " + damage.joined(separator: ", ")))"
+        return stray
+            + samples.map { s in
+                var text =
+                    "frame \(s.frame) row \(s.row) \(s.chromaPair && !s.component.hasPrefix("Y") ? "chroma column" : "x") \(s.x) \(s.component)"
+                func describe(_ index: Int) -> String {
+                    let slice = frames[s.frame].slices[index]
+                    var damage: [String] = []
+                    if !slice.headerValid { damage.append("header rejected") }
+                    if slice.statusFlags != 0 { damage.append("status 0x\(String(slice.statusFlags, radix: 16))") }
+                    if slice.noChroma { damage.append("no chroma data") }
+                    if slice.noAlpha { damage.append("no alpha data") }
+                    return "slice \(index) (picture \(slice.picture), macroblock column \(slice.mbX) row \(slice.mbY), "
+                        + "\(1 << slice.log2Mbs) wide, qscale \(slice.qscale)\(damage.isEmpty ? "" : ", " + damage.joined(separator: ", ")))"
+                }
+                if let o = s.origin {
+                    let perMb = 1 << frames[s.frame].chromaLog2
+                    let block =
+                        o.block < 4
+                        ? "Y' block \(o.block)"
+                        : o.block < 4 + perMb ? "Cb block \(o.block - 4)" : "Cr block \(o.block - 4 - perMb)"
+                    text +=
+                        ": " + describe(o.slice)
+                        + ", macroblock \(o.mb), \(block), block row \(o.row), column \(o.column)"
+                } else if let (index, mb) = slice(at: s.row, lumaX: s.lumaX, in: frames[s.frame]) {
+                    text += ": " + describe(index) + ", macroblock \(mb), not decoded (fill value expected)"
+                }
+                let value = { (v: UInt16) in
+                    s.component == "A" ? "\(v)" : "\(v >> UInt16(shift)) (0x\(String(v, radix: 16)))"
+                }
+                return text + ": expected \(value(s.expected)), got \(value(s.got))"
             }
-            if let o = s.origin {
-                let perMb = 1 << frames[s.frame].chromaLog2
-                let block = o.block < 4 ? "Y' block \(o.block)" : o.block < 4 + perMb ? "Cb block \(o.block - 4)" : "Cr block \(o.block - 4 - perMb)"
-                text += ": " + describe(o.slice) + ", macroblock \(o.mb), \(block), block row \(o.row), column \(o.column)"
-            } else if let (index, mb) = slice(at: s.row, lumaX: s.lumaX, in: frames[s.frame]) {
-                text += ": " + describe(index) + ", macroblock \(mb), not decoded (fill value expected)"
-            }
-            let value = { (v: UInt16) in s.component == "A" ? "\(v)" : "\(v >> UInt16(shift)) (0x\(String(v, radix: 16)))" }
-            return text + ": expected \(value(s.expected)), got \(value(s.got))"
-        }
     }
 
     /// The first differing sample's block: its quantised coefficients in natural order.
-    private static func firstBlockDump(got: [UInt64], expected: [UInt64], frames: [SyntheticFrame], planes: [ReferencePlanes],
-                                       batch: Batch) -> String {
+    private static func firstBlockDump(
+        got: [UInt64], expected: [UInt64], frames: [SyntheticFrame], planes: [ReferencePlanes],
+        batch: Batch
+    ) -> String {
         let (samples, _) = mismatches(got: got, expected: expected, frames: frames, planes: planes, batch: batch)
         guard let s = samples.first(where: { $0.origin != nil }), let o = s.origin else { return "" }
-        let frame = frames[s.frame], slice = frame.slices[o.slice]
+        let frame = frames[s.frame]
+        let slice = frame.slices[o.slice]
         let luma = o.block < 4
         let blocksPerMb = luma ? 4 : 1 << frame.chromaLog2
         let log2Blocks = slice.log2Mbs + (luma ? 2 : frame.chromaLog2)
         let inComponent = luma ? o.mb * 4 + o.block : o.mb * blocksPerMb + (o.block - 4) % blocksPerMb
         let coded = luma ? slice.luma : (o.block - 4) < blocksPerMb ? slice.cb : slice.cr
-        let natural = ProResScan.naturalBlock(coded[...], block: inComponent, log2Blocks: log2Blocks, interlaced: frame.interlaced)
+        let natural = ProResScan.naturalBlock(
+            coded[...], block: inComponent, log2Blocks: log2Blocks, interlaced: frame.interlaced)
         let matrix = luma ? frame.lumaMatrix : frame.chromaMatrix
         let rows = (0..<8).map { r in (0..<8).map { String(natural[r * 8 + $0]) }.joined(separator: " ") }
         let mrows = (0..<8).map { r in (0..<8).map { String(matrix[r * 8 + $0]) }.joined(separator: " ") }
@@ -528,36 +613,54 @@ final class EntropyKernelTests: XCTestCase {
 
     func test422AllSliceWidths() throws {
         for style in [CoefficientStyle.typical, .extreme] {
-            try run(Case(name: "4:2:2 progressive \(style)", maker: .init(width: 240, height: 80, chroma444: false, style: style),
-                         frames: 4, seed: 0xE422_0001))
+            try run(
+                Case(
+                    name: "4:2:2 progressive \(style)",
+                    maker: .init(width: 240, height: 80, chroma444: false, style: style),
+                    frames: 4, seed: 0xE422_0001))
         }
         try run(Case(name: "4:2:2 odd size", maker: .init(width: 93, height: 41, chroma444: false), seed: 0xE422_0002))
     }
 
     func test422Interlaced() throws {
-        for (order, style) in [(ProResFrameHeader.FieldOrder.topFieldFirst, CoefficientStyle.typical), (.bottomFieldFirst, .extreme)] {
-            try run(Case(name: "4:2:2 \(order.rawValue) \(style)",
-                         maker: .init(width: 240, height: 64, chroma444: false, fieldOrder: order, style: style), seed: 0xE422_0003))
+        for (order, style) in [
+            (ProResFrameHeader.FieldOrder.topFieldFirst, CoefficientStyle.typical), (.bottomFieldFirst, .extreme),
+        ] {
+            try run(
+                Case(
+                    name: "4:2:2 \(order.rawValue) \(style)",
+                    maker: .init(width: 240, height: 64, chroma444: false, fieldOrder: order, style: style),
+                    seed: 0xE422_0003))
         }
     }
 
     func test444WithAndWithoutAlpha() throws {
-        for (alpha, shift12, style) in [(ProResFrameHeader.Alpha.none, true, CoefficientStyle.typical), (.bits16, true, .typical),
-                                        (.bits8, true, .typical), (.bits16, false, .typical), (.bits8, false, .extreme),
-                                        (.bits16, true, .extreme), (.none, true, .extreme)] {
-            try run(Case(name: "4:4:4 alpha \(alpha.bits) at \(shift12 ? 12 : 10) bits \(style)",
-                         maker: .init(width: 240, height: 48, chroma444: true, alpha: alpha, style: style),
-                         alphaShift12: shift12, seed: 0xE444_0001))
+        for (alpha, shift12, style) in [
+            (ProResFrameHeader.Alpha.none, true, CoefficientStyle.typical), (.bits16, true, .typical),
+            (.bits8, true, .typical), (.bits16, false, .typical), (.bits8, false, .extreme),
+            (.bits16, true, .extreme), (.none, true, .extreme),
+        ] {
+            try run(
+                Case(
+                    name: "4:4:4 alpha \(alpha.bits) at \(shift12 ? 12 : 10) bits \(style)",
+                    maker: .init(width: 240, height: 48, chroma444: true, alpha: alpha, style: style),
+                    alphaShift12: shift12, seed: 0xE444_0001))
         }
-        try run(Case(name: "4:4:4 interlaced alpha 16", maker: .init(width: 240, height: 64, chroma444: true, fieldOrder: .topFieldFirst,
-                                                                     alpha: .bits16), seed: 0xE444_0002))
+        try run(
+            Case(
+                name: "4:4:4 interlaced alpha 16",
+                maker: .init(
+                    width: 240, height: 64, chroma444: true, fieldOrder: .topFieldFirst,
+                    alpha: .bits16), seed: 0xE444_0002))
     }
 
     /// 4:2:2 with alpha (which the GPU decoder as a whole refuses: v216 has
     /// no alpha) still goes through the entropy pass's alpha path.
     func test422WithAlpha() throws {
-        try run(Case(name: "4:2:2 alpha 8", maker: .init(width: 176, height: 32, chroma444: false, alpha: .bits8),
-                     alphaShift12: false, seed: 0xE422_0004))
+        try run(
+            Case(
+                name: "4:2:2 alpha 8", maker: .init(width: 176, height: 32, chroma444: false, alpha: .bits8),
+                alphaShift12: false, seed: 0xE422_0004))
     }
 
     /// Damaged codewords must set the slice's failure bit for that component
@@ -606,7 +709,8 @@ final class EntropyKernelTests: XCTestCase {
             try ProResEntropyEncoder.write(&w, 0, codebook: ProResEntropyEncoder.levelCodebooks[2])
             w.write(1, bits: 1)
             try ProResEntropyEncoder.write(&w, 0, codebook: ProResEntropyEncoder.runCodebooks[0])
-            XCTAssertThrowsError(try ProResEntropyEncoder.codeword(32767, codebook: ProResEntropyEncoder.levelCodebooks[1]))
+            XCTAssertThrowsError(
+                try ProResEntropyEncoder.codeword(32767, codebook: ProResEntropyEncoder.levelCodebooks[1]))
             w.zeros(16)
             w.write(0x8000, bits: 16)
             w.write(0, bits: 1)
@@ -632,11 +736,13 @@ final class EntropyKernelTests: XCTestCase {
             if flags & 4 != 0 { damaged.slices[i].cr = [] }
         }
         let failures = Self.compare(coefficients: coefficients, frames: [damaged], alphaShift12: false)
-        XCTAssert(failures.isEmpty, "seed 0x\(String(seed, radix: 16)):\n" + failures.prefix(12).joined(separator: "\n"))
+        XCTAssert(
+            failures.isEmpty, "seed 0x\(String(seed, radix: 16)):\n" + failures.prefix(12).joined(separator: "\n"))
 
         // FFmpeg's own decoder finds the same frame damaged.
-        let ffmpeg = try FFmpegProRes.decode(bytes, width: frame.width, height: frame.height, chroma444: false, depth: 10,
-                                             alpha: false, plainC: true)
+        let ffmpeg = try FFmpegProRes.decode(
+            bytes, width: frame.width, height: frame.height, chroma444: false, depth: 10,
+            alpha: false, plainC: true)
         XCTAssertNotEqual(ffmpeg.decodeErrorFlags, 0, "FFmpeg decoded the corrupted frame without an error flag")
         XCTAssertEqual(harness.validationMessages, [], "validation layer")
     }
@@ -673,11 +779,14 @@ final class EntropyKernelTests: XCTestCase {
         let (coefficients, status) = try harness.runEntropyPass(pass)
         XCTAssertEqual(status, [0, 0], "status")
         let failures = Self.compare(coefficients: coefficients, frames: [truncated], alphaShift12: false)
-        XCTAssert(failures.isEmpty, "seed 0x\(String(seed, radix: 16)):\n" + failures.prefix(12).joined(separator: "\n"))
+        XCTAssert(
+            failures.isEmpty, "seed 0x\(String(seed, radix: 16)):\n" + failures.prefix(12).joined(separator: "\n"))
 
-        let ffmpeg = try FFmpegProRes.decode(bytes, width: 32, height: 16, chroma444: false, depth: 10, alpha: false, plainC: true)
+        let ffmpeg = try FFmpegProRes.decode(
+            bytes, width: 32, height: 16, chroma444: false, depth: 10, alpha: false, plainC: true)
         XCTAssertEqual(ffmpeg.decodeErrorFlags, 0)
-        let lost = ReferenceDecoder.planes(truncated, depth: 10), kept = ReferenceDecoder.planes(frame, depth: 10)
+        let lost = ReferenceDecoder.planes(truncated, depth: 10)
+        let kept = ReferenceDecoder.planes(frame, depth: 10)
         let luma16 = (0..<16).flatMap { row in (0..<32).map { lost.y[row * lost.width + $0] } }
         let lumaKept = (0..<16).flatMap { row in (0..<32).map { kept.y[row * kept.width + $0] } }
         XCTAssertEqual(ffmpeg.planes[0], luma16, "FFmpeg's luma is not the picture without the lost coefficient")
@@ -691,7 +800,8 @@ final class EntropyKernelTests: XCTestCase {
         let seed = KernelTestSeed.seed(c.seed)
         var rng = KernelRandom(seed: seed)
         let started = Date()
-        var frames: [SyntheticFrame] = [], bitstreams: [[UInt8]] = []
+        var frames: [SyntheticFrame] = []
+        var bitstreams: [[UInt8]] = []
         for i in 0..<c.frames {
             var frame = c.maker.make(&rng, log2SliceWidths: i == 0 ? [3, 3] : nil)
             let encoded = Self.encode(&frame, rng: &rng)
@@ -701,21 +811,28 @@ final class EntropyKernelTests: XCTestCase {
         let harness = try KernelHarness.shared.get()
         let (pass, tables) = try Self.pass(bitstreams, frames: frames, alphaShift12: c.alphaShift12)
         for (f, table) in tables.enumerated() {
-            XCTAssertEqual(table.sliceCount, frames[f].slices.count, "frame \(f): SliceTable's slices", file: file, line: line)
-            XCTAssertEqual(table.invalidSlices, 0, "frame \(f): SliceTable rejected slice headers", file: file, line: line)
+            XCTAssertEqual(
+                table.sliceCount, frames[f].slices.count, "frame \(f): SliceTable's slices", file: file, line: line)
+            XCTAssertEqual(
+                table.invalidSlices, 0, "frame \(f): SliceTable rejected slice headers", file: file, line: line)
         }
         let (coefficients, status) = try harness.runEntropyPass(pass)
         let slices = frames.map(\.slices.count).reduce(0, +)
-        print("kernel entropy [\(c.name)]: seed 0x\(String(seed, radix: 16)), \(frames.count) frames, \(slices) slices, "
-              + "\(bitstreams.map(\.count).reduce(0, +)) bytes, \(String(format: "%.2f", Date().timeIntervalSince(started))) s")
+        print(
+            "kernel entropy [\(c.name)]: seed 0x\(String(seed, radix: 16)), \(frames.count) frames, \(slices) slices, "
+                + "\(bitstreams.map(\.count).reduce(0, +)) bytes, \(String(format: "%.2f", Date().timeIntervalSince(started))) s"
+        )
         var failures: [String] = []
         for (i, flags) in status.enumerated() where flags != 0 {
-            failures.append("slice \(i) of the batch: status 0x\(String(flags, radix: 16)) (1 Y', 2 Cb, 4 Cr, 8 alpha), expected 0")
+            failures.append(
+                "slice \(i) of the batch: status 0x\(String(flags, radix: 16)) (1 Y', 2 Cb, 4 Cr, 8 alpha), expected 0")
         }
         failures += Self.compare(coefficients: coefficients, frames: frames, alphaShift12: c.alphaShift12)
         if !failures.isEmpty {
-            XCTFail("entropy [\(c.name)] seed 0x\(String(seed, radix: 16)): \(failures.count) mismatches\n"
-                    + failures.prefix(12).joined(separator: "\n") + (failures.count > 12 ? "\n..." : ""), file: file, line: line)
+            XCTFail(
+                "entropy [\(c.name)] seed 0x\(String(seed, radix: 16)): \(failures.count) mismatches\n"
+                    + failures.prefix(12).joined(separator: "\n") + (failures.count > 12 ? "\n..." : ""), file: file,
+                line: line)
         }
         XCTAssertEqual(harness.validationMessages, [], "validation layer", file: file, line: line)
     }
@@ -724,7 +841,8 @@ final class EntropyKernelTests: XCTestCase {
     /// hold are changed in `frame` first); alpha slices need the 8-byte
     /// slice header.
     static func encode(_ frame: inout SyntheticFrame, rng: inout KernelRandom) -> [ProResFrameWriter.EncodedSlice] {
-        let chromaLog2 = frame.chromaLog2, alpha = frame.alpha
+        let chromaLog2 = frame.chromaLog2
+        let alpha = frame.alpha
         return frame.slices.indices.map { i in
             let l = frame.slices[i].log2Mbs
             return ProResFrameWriter.EncodedSlice(
@@ -732,18 +850,22 @@ final class EntropyKernelTests: XCTestCase {
                 luma: ProResEntropyEncoder.encodeCoefficients(repairing: &frame.slices[i].luma, log2Blocks: l + 2),
                 cb: ProResEntropyEncoder.encodeCoefficients(repairing: &frame.slices[i].cb, log2Blocks: l + chromaLog2),
                 cr: ProResEntropyEncoder.encodeCoefficients(repairing: &frame.slices[i].cr, log2Blocks: l + chromaLog2),
-                alpha: alpha == .none ? [] : ProResEntropyEncoder.encodeAlpha(frame.slices[i].alphaCoded, bits: alpha.bits))
+                alpha: alpha == .none
+                    ? [] : ProResEntropyEncoder.encodeAlpha(frame.slices[i].alphaCoded, bits: alpha.bits))
         }
     }
 
     /// Parses each frame with SliceTable and lays the batch out as the
     /// decoder does: padded bitstreams, then the tables it writes.
     static func pass(_ bitstreams: [[UInt8]], frames: [SyntheticFrame], alphaShift12: Bool) throws
-        -> (KernelHarness.EntropyPass, [SliceTable]) {
+        -> (KernelHarness.EntropyPass, [SliceTable])
+    {
         let first = frames[0]
-        let geometry = SliceTable.Geometry(width: first.width, height: first.height, chroma: first.chroma444 ? .c444 : .c422)
+        let geometry = SliceTable.Geometry(
+            width: first.width, height: first.height, chroma: first.chroma444 ? .c444 : .c422)
         var tables: [SliceTable] = []
-        var bitstream: [UInt8] = [], offsets: [Int] = []
+        var bitstream: [UInt8] = []
+        var offsets: [Int] = []
         for bytes in bitstreams {
             tables.append(try bytes.withUnsafeBytes { try SliceTable(frame: $0, geometry: geometry) })
             offsets.append(bitstream.count)
@@ -754,13 +876,17 @@ final class EntropyKernelTests: XCTestCase {
         let sliceCount = tables.map(\.sliceCount).reduce(0, +)
         var slices = [UInt32](repeating: 0, count: sliceCount * SliceTable.sliceWords)
         var frameWords = [UInt32](repeating: 0xFFFF_FFFF, count: frames.count * SliceTable.frameWords)
-        var firstSlice = 0, firstCoefficient = 0
+        var firstSlice = 0
+        var firstCoefficient = 0
         slices.withUnsafeMutableBufferPointer { s in
             frameWords.withUnsafeMutableBufferPointer { f in
                 for (i, table) in tables.enumerated() {
-                    table.write(slices: s.baseAddress! + firstSlice * SliceTable.sliceWords, frame: f.baseAddress! + i * SliceTable.frameWords,
-                                frameIndex: i, firstSlice: firstSlice, bitstreamOffset: offsets[i], firstCoefficient: firstCoefficient,
-                                surfaceOffset: 0)
+                    table.write(
+                        slices: s.baseAddress! + firstSlice * SliceTable.sliceWords,
+                        frame: f.baseAddress! + i * SliceTable.frameWords,
+                        frameIndex: i, firstSlice: firstSlice, bitstreamOffset: offsets[i],
+                        firstCoefficient: firstCoefficient,
+                        surfaceOffset: 0)
                     firstSlice += table.sliceCount
                     firstCoefficient += table.coefficientCount
                 }
@@ -783,27 +909,35 @@ final class EntropyKernelTests: XCTestCase {
         var base = 0
         for (f, frame) in frames.enumerated() {
             for (s, slice) in frame.slices.enumerated() {
-                let where_ = "frame \(f) slice \(s) (picture \(slice.picture), macroblock column \(slice.mbX) row \(slice.mbY), "
+                let where_ =
+                    "frame \(f) slice \(s) (picture \(slice.picture), macroblock column \(slice.mbX) row \(slice.mbY), "
                     + "\(1 << slice.log2Mbs) wide)"
-                let lumaLog2 = slice.log2Mbs + 2, chromaLog2 = slice.log2Mbs + frame.chromaLog2
-                let components: [(String, [Int16], Int, Int)] = [("Y'", slice.luma, lumaLog2, 4), ("Cb", slice.cb, chromaLog2, 1 << frame.chromaLog2),
-                                                                  ("Cr", slice.cr, chromaLog2, 1 << frame.chromaLog2)]
+                let lumaLog2 = slice.log2Mbs + 2
+                let chromaLog2 = slice.log2Mbs + frame.chromaLog2
+                let components: [(String, [Int16], Int, Int)] = [
+                    ("Y'", slice.luma, lumaLog2, 4), ("Cb", slice.cb, chromaLog2, 1 << frame.chromaLog2),
+                    ("Cr", slice.cr, chromaLog2, 1 << frame.chromaLog2),
+                ]
                 for (name, expected, log2Blocks, blocksPerMb) in components {
                     defer { base += 64 << log2Blocks }
                     guard !expected.isEmpty else { continue }
                     for p in 0..<64 << log2Blocks where got[base + p] != expected[p] {
                         let block = p & ((1 << log2Blocks) - 1)
-                        failures.append("\(where_) \(name) coefficient \(p) (scan position \(p >> log2Blocks) of block \(block): "
-                                        + "macroblock \(block / blocksPerMb), block \(block % blocksPerMb)): expected \(expected[p]), got \(got[base + p])")
+                        failures.append(
+                            "\(where_) \(name) coefficient \(p) (scan position \(p >> log2Blocks) of block \(block): "
+                                + "macroblock \(block / blocksPerMb), block \(block % blocksPerMb)): expected \(expected[p]), got \(got[base + p])"
+                        )
                     }
                 }
                 if frame.alpha != .none {
                     let width = 16 << slice.log2Mbs
                     for (i, raw) in slice.alphaCoded.enumerated() {
-                        let expected = Int16(ReferenceAlpha.decoded(raw, streamBits: frame.alpha.bits, depth: alphaShift12 ? 12 : 10))
+                        let expected = Int16(
+                            ReferenceAlpha.decoded(raw, streamBits: frame.alpha.bits, depth: alphaShift12 ? 12 : 10))
                         if got[base + i] != expected {
-                            failures.append("\(where_) alpha sample \(i) (row \(i / width), column \(i % width)): coded \(raw), "
-                                            + "expected \(expected), got \(got[base + i])")
+                            failures.append(
+                                "\(where_) alpha sample \(i) (row \(i / width), column \(i % width)): coded \(raw), "
+                                    + "expected \(expected), got \(got[base + i])")
                         }
                     }
                     base += 256 << slice.log2Mbs
@@ -831,15 +965,19 @@ final class ReferenceKernelTests: XCTestCase {
 
     func testCodewordsRoundTrip() throws {
         // Every codebook, every value up to 4096: decoded as RDD 36 (and FFmpeg's DECODE_CODEWORD) reads them.
-        let codebooks = Set(ProResEntropyEncoder.dcCodebooks + ProResEntropyEncoder.runCodebooks + ProResEntropyEncoder.levelCodebooks
-                            + [ProResEntropyEncoder.firstDCCodebook])
+        let codebooks = Set(
+            ProResEntropyEncoder.dcCodebooks + ProResEntropyEncoder.runCodebooks + ProResEntropyEncoder.levelCodebooks
+                + [ProResEntropyEncoder.firstDCCodebook])
         for codebook in codebooks {
             for value in 0...4096 {
                 let (bits, length) = try ProResEntropyEncoder.codeword(value, codebook: codebook)
                 let window = UInt32(truncatingIfNeeded: bits << UInt64(32 - length))
-                let switchBits = Int(codebook & 3), rice = Int(codebook >> 5), exp = Int((codebook >> 2) & 7)
+                let switchBits = Int(codebook & 3)
+                let rice = Int(codebook >> 5)
+                let exp = Int((codebook >> 2) & 7)
                 let q = window.leadingZeroBitCount
-                let decoded: Int, used: Int
+                let decoded: Int
+                let used: Int
                 if q > switchBits {
                     used = exp - switchBits + 2 * q
                     decoded = Int(window >> UInt32(32 - used)) - (1 << exp) + ((switchBits + 1) << rice)
@@ -859,14 +997,30 @@ final class ReferenceKernelTests: XCTestCase {
         var simdDifferences: [String] = []
         let cases: [(String, SyntheticFrameMaker, Int)] = [
             ("4:2:2 10-bit", .init(width: 240, height: 48, chroma444: false), 10),
-            ("4:2:2 10-bit interlaced", .init(width: 93, height: 45, chroma444: false, fieldOrder: .bottomFieldFirst), 10),
-            ("4:4:4 12-bit alpha 16", .init(width: 240, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16), 12),
+            (
+                "4:2:2 10-bit interlaced",
+                .init(width: 93, height: 45, chroma444: false, fieldOrder: .bottomFieldFirst), 10
+            ),
+            (
+                "4:4:4 12-bit alpha 16",
+                .init(width: 240, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16), 12
+            ),
             ("4:4:4 12-bit alpha 8", .init(width: 77, height: 40, chroma444: true, alpha: .bits8), 12),
             ("4:2:2 10-bit extreme", .init(width: 240, height: 32, chroma444: false, style: .extreme), 10),
-            ("4:2:2 10-bit wrapping", .init(width: 240, height: 32, chroma444: false, fieldOrder: .topFieldFirst, style: .wrapping), 10),
-            ("4:4:4 12-bit wrapping", .init(width: 240, height: 32, chroma444: true, alpha: .bits8, style: .wrapping), 12),
-            ("4:4:4 12-bit extreme", .init(width: 240, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16,
-                                           style: .extreme), 12),
+            (
+                "4:2:2 10-bit wrapping",
+                .init(width: 240, height: 32, chroma444: false, fieldOrder: .topFieldFirst, style: .wrapping), 10
+            ),
+            (
+                "4:4:4 12-bit wrapping",
+                .init(width: 240, height: 32, chroma444: true, alpha: .bits8, style: .wrapping), 12
+            ),
+            (
+                "4:4:4 12-bit extreme",
+                .init(
+                    width: 240, height: 32, chroma444: true, fieldOrder: .topFieldFirst, alpha: .bits16,
+                    style: .extreme), 12
+            ),
         ]
         for (name, maker, depth) in cases {
             var frame = maker.make(&rng, log2SliceWidths: [3, 2])
@@ -879,33 +1033,46 @@ final class ReferenceKernelTests: XCTestCase {
             let bytes = ProResFrameWriter.frame(frame, slices: encoded)
             let reference = ReferenceDecoder.planes(frame, depth: depth)
             let clipped = reference.y.filter { $0 == 4 || Int($0) == (1 << depth) - 5 }.count
-            print("kernel reference [\(name)]: \(reference.y.count - clipped) of \(reference.y.count) luma samples unclipped")
+            print(
+                "kernel reference [\(name)]: \(reference.y.count - clipped) of \(reference.y.count) luma samples unclipped"
+            )
             for plainC in [true, false] {
-                let decoded = try FFmpegProRes.decode(bytes, width: frame.width, height: frame.height, chroma444: frame.chroma444,
-                                                      depth: depth, alpha: frame.alpha != .none, plainC: plainC)
+                let decoded = try FFmpegProRes.decode(
+                    bytes, width: frame.width, height: frame.height, chroma444: frame.chroma444,
+                    depth: depth, alpha: frame.alpha != .none, plainC: plainC)
                 var differences: [String] = []
-                if decoded.decodeErrorFlags != 0 { differences.append("FFmpeg flagged the frame damaged (\(decoded.decodeErrorFlags))") }
-                let expectedPlanes = [(reference.y, reference.width), (reference.cb, reference.chromaWidth), (reference.cr, reference.chromaWidth)]
+                if decoded.decodeErrorFlags != 0 {
+                    differences.append("FFmpeg flagged the frame damaged (\(decoded.decodeErrorFlags))")
+                }
+                let expectedPlanes =
+                    [
+                        (reference.y, reference.width), (reference.cb, reference.chromaWidth),
+                        (reference.cr, reference.chromaWidth),
+                    ]
                     + (reference.a.map { [($0, reference.width)] } ?? [])
                 for (p, (plane, stride)) in expectedPlanes.enumerated() {
                     let width = decoded.planeWidths[p]
                     for row in 0..<frame.height {
                         for x in 0..<width where decoded.planes[p][row * width + x] != plane[row * stride + x] {
-                            differences.append("plane \(p) row \(row) x \(x): reference \(plane[row * stride + x]), "
-                                               + "FFmpeg \(decoded.planes[p][row * width + x])")
+                            differences.append(
+                                "plane \(p) row \(row) x \(x): reference \(plane[row * stride + x]), "
+                                    + "FFmpeg \(decoded.planes[p][row * width + x])")
                         }
                     }
                 }
                 if plainC {
-                    XCTAssert(differences.isEmpty, "\(name), seed 0x\(String(seed, radix: 16)): \(differences.count) samples differ "
-                              + "from FFmpeg's C decoder\n" + differences.prefix(12).joined(separator: "\n"))
+                    XCTAssert(
+                        differences.isEmpty,
+                        "\(name), seed 0x\(String(seed, radix: 16)): \(differences.count) samples differ "
+                            + "from FFmpeg's C decoder\n" + differences.prefix(12).joined(separator: "\n"))
                 } else if !differences.isEmpty {
                     simdDifferences.append("\(name): \(differences.count) samples, first \(differences[0])")
                 }
             }
         }
         // FFmpeg's x86 SIMD IDCT (10-bit only) need not agree with its C code on overflowing input; report, do not fail.
-        print("kernel reference: seed 0x\(String(seed, radix: 16)); FFmpeg with SIMD differs from its C code in: "
-              + (simdDifferences.isEmpty ? "nothing" : simdDifferences.joined(separator: "; ")))
+        print(
+            "kernel reference: seed 0x\(String(seed, radix: 16)); FFmpeg with SIMD differs from its C code in: "
+                + (simdDifferences.isEmpty ? "nothing" : simdDifferences.joined(separator: "; ")))
     }
 }

@@ -16,21 +16,35 @@ final class LayeringTests: XCTestCase {
         "GPUKit": ["HostSupport", "CVulkan", "CShaderc"],
         "ProResGPU": ["HostSupport", "ProResCore", "GPUKit"],
         "ProResCPU": ["HostSupport", "ProResCore", "CProResKernels"],
-        "ProResPipeline": ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU"],
+        "ProResPipeline": [
+            "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU",
+        ],
         "ProResReports": ["HostSupport"],
-        "ProResCheck": ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
-                        "ProResReports"],
-        "ProResBench": ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline", "ProResReports"],
+        "ProResCheck": [
+            "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+            "ProResReports",
+        ],
+        "ProResBench": [
+            "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
+            "ProResReports",
+        ],
         "ProResDisplay": ["CXCB"],
-        "ProResPlayback": ["HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay"],
+        "ProResPlayback": [
+            "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay",
+        ],
         "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
-        "prores-decode": ["HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResReports",
-                          "ProResCheck", "ProResBench", "ProResDisplay", "ProResPlayback"],
+        "prores-decode": [
+            "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+            "ProResReports",
+            "ProResCheck", "ProResBench", "ProResDisplay", "ProResPlayback",
+        ],
         "prores-decode-fuzz": ["ProResCore", "ProResTesting"],
     ]
     /// What any target may import: the platform's own modules.
     static let system: Set<String> = ["Foundation", "FoundationXML", "Glibc", "Dispatch"]
-    static let ours: Set<String> = Set(allowed.keys).union(["CFFmpeg", "CZlib", "CStreamingCopy", "CProResKernels", "CHashKernels", "CVulkan", "CShaderc", "CXCB"])
+    static let ours: Set<String> = Set(allowed.keys).union([
+        "CFFmpeg", "CZlib", "CStreamingCopy", "CProResKernels", "CHashKernels", "CVulkan", "CShaderc", "CXCB",
+    ])
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
@@ -51,7 +65,9 @@ final class LayeringTests: XCTestCase {
                     guard words[..<at].allSatisfy({ $0.hasPrefix("@") }) else { continue }
                     let kinds: Set<String> = ["struct", "class", "enum", "func", "var", "let", "protocol", "typealias"]
                     let name = words[(at + 1)...].first { !kinds.contains($0) }
-                    if let module = name?.split(separator: ".").first { found[target, default: []].append(("\(target)/\(file)", String(module))) }
+                    if let module = name?.split(separator: ".").first {
+                        found[target, default: []].append(("\(target)/\(file)", String(module)))
+                    }
                 }
             }
         }
@@ -59,8 +75,12 @@ final class LayeringTests: XCTestCase {
     }
 
     func testEveryTargetIsKnown() throws {
-        let targets = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).filter { !$0.hasPrefix("C") }
-        XCTAssertEqual(Set(targets), Set(Self.allowed.keys), "a new target needs its place in the layers (here and in docs/architecture.md)")
+        let targets = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path).filter {
+            !$0.hasPrefix("C")
+        }
+        XCTAssertEqual(
+            Set(targets), Set(Self.allowed.keys),
+            "a new target needs its place in the layers (here and in docs/architecture.md)")
     }
 
     func testTargetsImportOnlyTheLayersBelowThem() throws {
@@ -70,14 +90,19 @@ final class LayeringTests: XCTestCase {
             let allowed = try XCTUnwrap(Self.allowed[target], target)
             for (file, module) in list where !Self.system.contains(module) {
                 XCTAssertTrue(allowed.contains(module), "\(file) imports \(module), which \(target) may not")
-                XCTAssertTrue(Self.ours.contains(module), "\(file) imports \(module), a module from outside the package")
+                XCTAssertTrue(
+                    Self.ours.contains(module), "\(file) imports \(module), a module from outside the package")
             }
         }
     }
 
     func testEachCLibraryHasExactlyOneImporter() throws {
         let imports = try Self.imports()
-        for (shim, owner) in [("CFFmpeg", "ProResFFmpeg"), ("CZlib", "ProResFFmpeg"), ("CStreamingCopy", "ProResFFmpeg"), ("CProResKernels", "ProResCPU"), ("CHashKernels", "HostSupport"), ("CVulkan", "GPUKit"), ("CShaderc", "GPUKit"), ("CXCB", "ProResDisplay")] {
+        for (shim, owner) in [
+            ("CFFmpeg", "ProResFFmpeg"), ("CZlib", "ProResFFmpeg"), ("CStreamingCopy", "ProResFFmpeg"),
+            ("CProResKernels", "ProResCPU"), ("CHashKernels", "HostSupport"), ("CVulkan", "GPUKit"),
+            ("CShaderc", "GPUKit"), ("CXCB", "ProResDisplay"),
+        ] {
             let importers = Set(imports.filter { $0.value.contains { $0.module == shim } }.keys)
             XCTAssertEqual(importers, [owner], "\(shim) must be imported by \(owner) alone")
         }
@@ -93,7 +118,9 @@ final class LayeringTests: XCTestCase {
             guard let files = FileManager.default.enumerator(atPath: root.path) else { continue }
             for case let file as String in files where file.hasSuffix(".swift") {
                 let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-                if text.split(separator: "\n").contains(where: { $0.hasPrefix("@_exported ") }) { found.append("\(target)/\(file)") }
+                if text.split(separator: "\n").contains(where: { $0.hasPrefix("@_exported ") }) {
+                    found.append("\(target)/\(file)")
+                }
             }
         }
         return found.sorted()
@@ -104,7 +131,8 @@ final class LayeringTests: XCTestCase {
         let root = try makeTemporaryDirectory(self)
         let core = root.appendingPathComponent("ProResCore")
         try FileManager.default.createDirectory(at: core, withIntermediateDirectories: true)
-        try "@_exported import HostSupport\n".write(to: core.appendingPathComponent("Exports.swift"), atomically: true, encoding: .utf8)
+        try "@_exported import HostSupport\n".write(
+            to: core.appendingPathComponent("Exports.swift"), atomically: true, encoding: .utf8)
         XCTAssertEqual(try Self.reExports(in: root), ["ProResCore/Exports.swift"])
     }
 
@@ -114,8 +142,9 @@ final class LayeringTests: XCTestCase {
         let root = try makeTemporaryDirectory(self)
         let core = root.appendingPathComponent("ProResCore/Color")
         try FileManager.default.createDirectory(at: core, withIntermediateDirectories: true)
-        try "import Foundation\n@testable import CVulkan\nimport struct GPUKit.Kernel\n".write(to: core.appendingPathComponent("Probe.swift"),
-                                                                                              atomically: true, encoding: .utf8)
+        try "import Foundation\n@testable import CVulkan\nimport struct GPUKit.Kernel\n".write(
+            to: core.appendingPathComponent("Probe.swift"),
+            atomically: true, encoding: .utf8)
         let modules = try Self.imports(in: root)["ProResCore"]?.map(\.module) ?? []
         XCTAssertEqual(modules, ["Foundation", "CVulkan", "GPUKit"])
         XCTAssertTrue(modules.contains { !Self.allowed["ProResCore"]!.contains($0) && !Self.system.contains($0) })

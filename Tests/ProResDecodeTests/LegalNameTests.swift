@@ -8,8 +8,10 @@ final class LegalNameTests: XCTestCase {
     /// `a://b.mov` is the file `b.mov` in the folder `a:` when it exists.
     func testALocalNameThatLooksLikeAURLIsTheFile() throws {
         let directory = try makeTemporaryDirectory(self)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("a:"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: directory.appendingPathComponent("a:/b.mov").path)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("a:"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("hq.mov"), toPath: directory.appendingPathComponent("a:/b.mov").path)
         let reference = try runTool([Repo.fixture("hq.mov"), "--framemd5", "-", "-q"])
         // As a file: URL, percent-escapes decoded (`a%3A` is `a:`).
         let fileURL = "file://" + directory.path + "/a%3A/b.mov"
@@ -36,21 +38,27 @@ final class LegalNameTests: XCTestCase {
         let clips = directory.appendingPathComponent("clips")
         try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
         let name = String(repeating: "n", count: 251) + ".mov"
-        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: clips.appendingPathComponent(name).path)
-        let result = try runTool(["check", clips.path, "--previews", directory.appendingPathComponent("p").path], in: directory)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture("hq.mov"), toPath: clips.appendingPathComponent(name).path)
+        let result = try runTool(
+            ["check", clips.path, "--previews", directory.appendingPathComponent("p").path], in: directory)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stderr.contains("no previews"), result.stderr)
         let hash = try CheckGPUDecoderTests.runProcess("/bin/sh", ["-c", "printf %s \"$0\" | sha256sum", name])
         let base = String(name.prefix(255 - 10 - 17)) + "~" + String(decoding: hash.prefix(16), as: UTF8.self)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("p").path).sorted(),
-                       [base + ".frame.png", base + ".sheet.png"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("p").path).sorted(),
+            [base + ".frame.png", base + ".sheet.png"])
     }
 
     /// '' (an unset shell variable) names no file: one usage line, not
     /// "ERROR : cannot read".
     func testAnEmptyNameIsAUsageErrorThatSaysSo() throws {
-        for arguments in [["check", ""], ["check", Repo.fixture("hq.mov"), ""], [""], ["info", ""], ["info", Repo.fixture("hq.mov"), ""],
-                          ["bench", ""], ["plot", "", "-o", "-"], ["-i", ""]] {
+        for arguments in [
+            ["check", ""], ["check", Repo.fixture("hq.mov"), ""], [""], ["info", ""],
+            ["info", Repo.fixture("hq.mov"), ""],
+            ["bench", ""], ["plot", "", "-o", "-"], ["-i", ""],
+        ] {
             let result = try runTool(arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             assertSingleError(result, mentions: ["empty", "''"], "\(arguments)")

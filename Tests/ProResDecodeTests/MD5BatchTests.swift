@@ -37,10 +37,13 @@ final class MD5BatchTests: XCTestCase {
         // RFC 1321's test suite (appendix A.5), as `md5sum` prints it.
         let messages = ["", "a", "abc", "message digest", "abcdefghijklmnopqrstuvwxyz"].map { Data($0.utf8) }
         var random = KernelRandom(seed: 13)
-        XCTAssertEqual(hashed(messages, random: &random), [
-            "d41d8cd98f00b204e9800998ecf8427e", "0cc175b9c0f1b6a831c399e269772661", "900150983cd24fb0d6963f7d28e17f72",
-            "f96b697d7cb7938d525a2f31aaf161d0", "c3fcd3d76192e4007dfb496cca67e13b",
-        ])
+        XCTAssertEqual(
+            hashed(messages, random: &random),
+            [
+                "d41d8cd98f00b204e9800998ecf8427e", "0cc175b9c0f1b6a831c399e269772661",
+                "900150983cd24fb0d6963f7d28e17f72",
+                "f96b697d7cb7938d525a2f31aaf161d0", "c3fcd3d76192e4007dfb496cca67e13b",
+            ])
     }
 
     /// `MD5Batch.hex` of `messages`, each cut into spans at random points
@@ -51,11 +54,16 @@ final class MD5BatchTests: XCTestCase {
             var start = 0
             while start < message.count || ranges.isEmpty {
                 let kind = random.next() % 4
-                let size = kind == 0 ? 0 : kind == 1 ? Int(random.next() % 130) : Int(random.next() % UInt64(message.count + 1))
+                let size =
+                    kind == 0
+                    ? 0 : kind == 1 ? Int(random.next() % 130) : Int(random.next() % UInt64(message.count + 1))
                 let end = min(message.count, start + size)
                 ranges.append(start..<end)
                 start = end
-                if ranges.count > 64 { ranges.append(start..<message.count); break }
+                if ranges.count > 64 {
+                    ranges.append(start..<message.count)
+                    break
+                }
             }
             if random.next() % 2 == 0 { ranges.append(message.count..<message.count) }
             return ranges
@@ -64,7 +72,9 @@ final class MD5BatchTests: XCTestCase {
         return withSpans(buffers, cuts) { MD5Batch.hex(of: $0) }
     }
 
-    private func withSpans<R>(_ buffers: [[UInt8]], _ cuts: [[Range<Int>]], _ body: ([[UnsafeRawBufferPointer]]) -> R) -> R {
+    private func withSpans<R>(_ buffers: [[UInt8]], _ cuts: [[Range<Int>]], _ body: ([[UnsafeRawBufferPointer]]) -> R)
+        -> R
+    {
         // Copies that outlive the closure: spans into one allocation per message.
         let storage = buffers.map { bytes -> UnsafeMutableRawBufferPointer in
             let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)

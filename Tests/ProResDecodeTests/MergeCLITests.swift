@@ -1,9 +1,10 @@
 import Foundation
-@testable import ProResCore
-@testable import HostSupport
-@testable import ProResPipeline
-@testable import ProResCheck
 import XCTest
+
+@testable import HostSupport
+@testable import ProResCheck
+@testable import ProResCore
+@testable import ProResPipeline
 
 /// `prores-decode merge`: shard reports joined into what one unsharded
 /// check says, and every way a set of reports can fail to be one run's.
@@ -15,8 +16,11 @@ final class MergeCLITests: XCTestCase {
             let folder = out.appendingPathComponent("shard-\(index)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let report = folder.appendingPathComponent("report.json").path
-            let result = try runTool(["check", dir.path, "--shard", "\(index)/\(count)", "--threads", "1", "--report", report,
-                                      "--write-golden", folder.appendingPathComponent("shard.golden").path] + extra)
+            let result = try runTool(
+                [
+                    "check", dir.path, "--shard", "\(index)/\(count)", "--threads", "1", "--report", report,
+                    "--write-golden", folder.appendingPathComponent("shard.golden").path,
+                ] + extra)
             XCTAssertTrue([0, 10, 11].contains(result.status), result.stderr)
             return report
         }
@@ -25,18 +29,28 @@ final class MergeCLITests: XCTestCase {
     func testMergedShardsEqualTheUnshardedCheck() throws {
         let dir = try CheckFixtures.mixedDirectory(self)
         let out = try makeTemporaryDirectory(self)
-        let all = out.appendingPathComponent("all.json"), allGolden = out.appendingPathComponent("all.golden")
-        let whole = try runTool(["check", dir.path, "--threads", "1", "--report", all.path, "--write-golden", allGolden.path])
+        let all = out.appendingPathComponent("all.json")
+        let allGolden = out.appendingPathComponent("all.golden")
+        let whole = try runTool([
+            "check", dir.path, "--threads", "1", "--report", all.path, "--write-golden", allGolden.path,
+        ])
         XCTAssertEqual(whole.status, 10, whole.stderr)
         for count in [3, 8] {
             let reports = try shardReports(dir, out.appendingPathComponent("n\(count)"), count: count)
-            let merged = out.appendingPathComponent("merged-\(count).json"), golden = out.appendingPathComponent("merged-\(count).golden")
-            let junit = out.appendingPathComponent("merged-\(count).xml"), html = out.appendingPathComponent("merged-\(count).html")
-            let result = try runTool(["merge"] + reports.reversed() + ["--report", merged.path, "--write-golden", golden.path,
-                                                                       "--junit", junit.path, "--html", html.path])
+            let merged = out.appendingPathComponent("merged-\(count).json")
+            let golden = out.appendingPathComponent("merged-\(count).golden")
+            let junit = out.appendingPathComponent("merged-\(count).xml")
+            let html = out.appendingPathComponent("merged-\(count).html")
+            let result = try runTool(
+                ["merge"] + reports.reversed() + [
+                    "--report", merged.path, "--write-golden", golden.path,
+                    "--junit", junit.path, "--html", html.path,
+                ])
             XCTAssertEqual(result.status, 10, "as check's: a file failed; stderr:\n\(result.stderr)")
-            XCTAssertTrue(result.stderr.contains("TOTAL 12 files: 5 passed, 3 failed, 4 errors (\(count) shards)"), result.stderr)
-            try CheckFixtures.assertSameCheck(merged: merged, unsharded: all, mergedGolden: golden, unshardedGolden: allGolden)
+            XCTAssertTrue(
+                result.stderr.contains("TOTAL 12 files: 5 passed, 3 failed, 4 errors (\(count) shards)"), result.stderr)
+            try CheckFixtures.assertSameCheck(
+                merged: merged, unsharded: all, mergedGolden: golden, unshardedGolden: allGolden)
             let cases = try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "<testcase ").count - 1
             XCTAssertEqual(cases, 12)
             let page = try String(contentsOf: html, encoding: .utf8)
@@ -57,8 +71,11 @@ final class MergeCLITests: XCTestCase {
         XCTAssertEqual(result.status, 2, result.stderr)
         assertSingleError(result, mentions: ["--write-golden", "the golden file of", "shard.golden"], "golden")
         XCTAssertEqual(try Data(contentsOf: golden), before)
-        for (path, words) in [(out.path, "a directory, not a report"), ("/dev/zero", "not a regular file, not a report")] {
-            let refused = try runTool(["merge", path, "--report", out.appendingPathComponent("m.json").path], timeout: 30)
+        for (path, words) in [
+            (out.path, "a directory, not a report"), ("/dev/zero", "not a regular file, not a report"),
+        ] {
+            let refused = try runTool(
+                ["merge", path, "--report", out.appendingPathComponent("m.json").path], timeout: 30)
             XCTAssertEqual(refused.status, 3, "\(path): \(refused.stderr)")
             assertSingleError(refused, mentions: [path, words], path)
         }
@@ -79,10 +96,15 @@ final class MergeCLITests: XCTestCase {
         var third: [String] = []
         for index in 1...3 {
             let report = out.appendingPathComponent("s\(index).json").path
-            let result = try runTool(["check", "--list", list.path, "--shard", "\(index)/3", "--threads", "1", "--report", report], in: dir)
+            let result = try runTool(
+                ["check", "--list", list.path, "--shard", "\(index)/3", "--threads", "1", "--report", report], in: dir)
             XCTAssertTrue([0, 10, 11].contains(result.status), result.stderr)
-            if index < 3 { reports.append(report) } else {
-                third = try CheckFixtures.files(Data(contentsOf: URL(fileURLWithPath: report))).compactMap { $0["key"] as? String }
+            if index < 3 {
+                reports.append(report)
+            } else {
+                third = try CheckFixtures.files(Data(contentsOf: URL(fileURLWithPath: report))).compactMap {
+                    $0["key"] as? String
+                }
             }
         }
         XCTAssertFalse(third.isEmpty, "shard 3 of 3 holds some of the \(names.count) files")
@@ -110,8 +132,12 @@ final class MergeCLITests: XCTestCase {
         let result = try runTool(["check", dir.path, "--threads", "1", "--shard", "2/3", "--report", "-"])
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
         let run = try XCTUnwrap(object["run"] as? [String: Any])
-        let keys = ["bad/bad-header.mov", "bad/corrupt-slice.mov", "bad/empty.mov", "bad/h264.mp4", "bad/random.bin", "bad/text.mov",
-                    "bad/truncated-faststart.mov", "good/4444.mov", "good/hq.mov", "good/interlaced-tff.mov", "good/pq.mov", "sub/hq.prores"]
+        let keys = [
+            "bad/bad-header.mov", "bad/corrupt-slice.mov", "bad/empty.mov", "bad/h264.mp4", "bad/random.bin",
+            "bad/text.mov",
+            "bad/truncated-faststart.mov", "good/4444.mov", "good/hq.mov", "good/interlaced-tff.mov", "good/pq.mov",
+            "sub/hq.prores",
+        ]
         let expected = try B3Sum.hexes([Data(keys.sorted().map { $0 + "\n" }.joined().utf8)])
         XCTAssertEqual(run["inputs_digest"] as? String, "blake3:" + expected[0])
         XCTAssertEqual(run["inputs"] as? Int, 12)
@@ -131,8 +157,13 @@ final class MergeCLITests: XCTestCase {
         XCTAssertTrue(try merge([reports[0], reports[2]]).stderr.contains("no report for shard 2 of 3"))
         let twice = try merge(reports + [reports[1]])
         XCTAssertTrue(twice.stderr.contains("shard 2 is in more than one report"), twice.stderr)
-        let shard2 = try CheckFixtures.files(Data(contentsOf: URL(fileURLWithPath: reports[1]))).map { $0["path"] as! String }
-        for path in shard2 { XCTAssertTrue(twice.stderr.contains("'\(path)' is in more than one report"), "names \(path): \(twice.stderr)") }
+        let shard2 = try CheckFixtures.files(Data(contentsOf: URL(fileURLWithPath: reports[1]))).map {
+            $0["path"] as! String
+        }
+        for path in shard2 {
+            XCTAssertTrue(
+                twice.stderr.contains("'\(path)' is in more than one report"), "names \(path): \(twice.stderr)")
+        }
 
         // Another run's shard: other options.
         let other = out.appendingPathComponent("other")
@@ -141,15 +172,22 @@ final class MergeCLITests: XCTestCase {
         XCTAssertTrue(mixed.stderr.contains("is another run's: its options is '--expect profile=hq'"), mixed.stderr)
 
         // A file moved into another shard's report.
-        var first = try Self.parts(reports[0]), second = try Self.parts(reports[1])
+        var first = try Self.parts(reports[0])
+        var second = try Self.parts(reports[1])
         let moved = first.files.removeFirst()
         second.files.insert(moved, at: 0)
-        let movedPath = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(moved.utf8)) as? [String: Any])?["path"] as? String)
-        let t0 = out.appendingPathComponent("t0.json"), t1 = out.appendingPathComponent("t1.json")
-        try CheckReport.json(fileLines: first.files, summary: first.summary, run: first.run).write(to: t0, atomically: true, encoding: .utf8)
-        try CheckReport.json(fileLines: second.files, summary: second.summary, run: second.run).write(to: t1, atomically: true, encoding: .utf8)
+        let movedPath = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: Data(moved.utf8)) as? [String: Any])?["path"] as? String)
+        let t0 = out.appendingPathComponent("t0.json")
+        let t1 = out.appendingPathComponent("t1.json")
+        try CheckReport.json(fileLines: first.files, summary: first.summary, run: first.run).write(
+            to: t0, atomically: true, encoding: .utf8)
+        try CheckReport.json(fileLines: second.files, summary: second.summary, run: second.run).write(
+            to: t1, atomically: true, encoding: .utf8)
         let wrong = try merge([t0.path, t1.path, reports[2]])
-        XCTAssertTrue(wrong.stderr.contains("'\(movedPath)' is in '\(t1.path)' (shard 2) but its key belongs to shard 1"), wrong.stderr)
+        XCTAssertTrue(
+            wrong.stderr.contains("'\(movedPath)' is in '\(t1.path)' (shard 2) but its key belongs to shard 1"),
+            wrong.stderr)
 
         // A file left out of its report.
         let t2 = out.appendingPathComponent("t2.json")
@@ -162,7 +200,8 @@ final class MergeCLITests: XCTestCase {
         var zero = try Self.parts(reports[0])
         zero.run = zero.run.replacingOccurrences(of: "\"shard_count\":3", with: "\"shard_count\":0")
         let t3 = out.appendingPathComponent("t3.json")
-        try CheckReport.json(fileLines: zero.files, summary: zero.summary, run: zero.run).write(to: t3, atomically: true, encoding: .utf8)
+        try CheckReport.json(fileLines: zero.files, summary: zero.summary, run: zero.run).write(
+            to: t3, atomically: true, encoding: .utf8)
         let broken = try runTool(["merge", t3.path])
         XCTAssertEqual(broken.status, 3, broken.stderr)
         XCTAssertTrue(broken.stderr.contains("its run names shard 1 of 0"), broken.stderr)
@@ -179,12 +218,14 @@ final class MergeCLITests: XCTestCase {
     /// with a quote and a byte that is not UTF-8 survives the line reader.
     func testMergedPageLinksPreviewsRelativeToItself() throws {
         let key = "a\\\"b\\\\xFF.mov"  // JSON for: a"b\xFF.mov (the report text of a"b<FF>.mov)
-        let line = "{\"path\":\"clips/\(key)\",\"key\":\"\(key)\",\"status\":\"fail\",\"reason\":\"frame 3: damaged: x\",\"frames\":1,\"sampled\":null,"
+        let line =
+            "{\"path\":\"clips/\(key)\",\"key\":\"\(key)\",\"status\":\"fail\",\"reason\":\"frame 3: damaged: x\",\"frames\":1,\"sampled\":null,"
             + "\"errors\":[{\"frame\":3,\"reason\":\"damaged: x\"}],\"failed_rules\":[],\"golden\":null,\"format\":null,\"stats\":null,"
             + "\"previews\":{\"sheet\":\"prev/a.sheet.png\",\"frame\":\"prev/a.frame.png\",\"sheet_frames\":[0],\"sheet_damaged\":[],"
             + "\"frame_index\":0},\"source\":null,\"decoder\":\"cpu\",\"seconds\":0.25}"
         let plainKey = PathBytes.string(Array("a\"b".utf8) + [0xFF] + Array(".mov".utf8))
-        let run = "{\"options\":\"\",\"inputs\":1,\"inputs_digest\":\"\(CheckRun.digest(keys: [PathBytes.reportText(plainKey)]))\","
+        let run =
+            "{\"options\":\"\",\"inputs\":1,\"inputs_digest\":\"\(CheckRun.digest(keys: [PathBytes.reportText(plainKey)]))\","
             + "\"shard_count\":1,\"shard_index\":1,\"shard_scheme\":\"\(CheckShard.scheme)\",\"shard_source\":null,\"golden\":null}"
         let text = CheckReport.json(fileLines: [line], summary: "{\"sample\":null,\"seconds\":1}", run: run)
         let report = try ShardReport(parsing: Array(text.utf8), directory: "/runs/shard-1")
@@ -207,7 +248,9 @@ final class MergeCLITests: XCTestCase {
     /// A report's file lines, summary and run, as `CheckReport.json` takes them.
     static func parts(_ path: String) throws -> (files: [String], summary: String, run: String) {
         let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
-        let files = lines.dropFirst().prefix { !$0.hasPrefix("],") }.map { $0.hasSuffix(",") ? String($0.dropLast()) : $0 }
+        let files = lines.dropFirst().prefix { !$0.hasPrefix("],") }.map {
+            $0.hasSuffix(",") ? String($0.dropLast()) : $0
+        }
         let summary = try XCTUnwrap(lines.first { $0.hasPrefix("\"summary\":") })
         let run = try XCTUnwrap(lines.first { $0.hasPrefix("\"run\":") })
         return (files, String(summary.dropFirst(10).dropLast()), String(run.dropFirst(6).dropLast()))
@@ -219,8 +262,9 @@ final class MergeCLITests: XCTestCase {
         let out = try makeTemporaryDirectory(self)
         let (reports, keys) = try Self.syntheticShards(in: out, shards: 64, filesEach: 200)
         let merged = out.appendingPathComponent("merged.json")
-        let result = try runTool(["merge"] + reports + ["--report", merged.path, "--junit", out.appendingPathComponent("m.xml").path],
-                                 timeout: 120)
+        let result = try runTool(
+            ["merge"] + reports + ["--report", merged.path, "--junit", out.appendingPathComponent("m.xml").path],
+            timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderr)
         let files = try CheckFixtures.files(Data(contentsOf: merged))
         XCTAssertEqual(files.count, 12_800)
@@ -230,7 +274,8 @@ final class MergeCLITests: XCTestCase {
     /// Writes `shards` reports whose files are spread as `--shard` spreads
     /// their keys, `filesEach` a report; returns their paths and every key.
     static func syntheticShards(in out: URL, shards: Int, filesEach: Int) throws -> ([String], [String]) {
-        let snapshot = try String(contentsOf: Repo.fixtures.appendingPathComponent("check/mixed.report.json"), encoding: .utf8)
+        let snapshot = try String(
+            contentsOf: Repo.fixtures.appendingPathComponent("check/mixed.report.json"), encoding: .utf8)
         let template = try XCTUnwrap(snapshot.split(separator: "\n").first { $0.contains("\"key\":\"good/hq.mov\"") })
             .trimmingCharacters(in: [","])
         var byShard = [[String]](repeating: [], count: shards)
@@ -252,9 +297,11 @@ final class MergeCLITests: XCTestCase {
                 template.replacingOccurrences(of: "\"key\":\"good/hq.mov\"", with: "\"key\":\"\($0)\"")
                     .replacingOccurrences(of: "\"path\":\"$DIR/good/hq.mov\"", with: "\"path\":\"/mnt/\($0)\"")
             }
-            let summary = "{\"files\":\(lines.count),\"passed\":\(lines.count),\"failed\":0,\"errors\":0,\"shard\":\"\(i + 1)/\(shards)\",\"sample\":null,\"seconds\":1.5}"
+            let summary =
+                "{\"files\":\(lines.count),\"passed\":\(lines.count),\"failed\":0,\"errors\":0,\"shard\":\"\(i + 1)/\(shards)\",\"sample\":null,\"seconds\":1.5}"
             let path = out.appendingPathComponent("shard-\(i + 1).json").path
-            try CheckReport.json(fileLines: lines, summary: summary, run: run(i + 1)).write(toFile: path, atomically: true, encoding: .utf8)
+            try CheckReport.json(fileLines: lines, summary: summary, run: run(i + 1)).write(
+                toFile: path, atomically: true, encoding: .utf8)
             paths.append(path)
         }
         return (paths, keys)

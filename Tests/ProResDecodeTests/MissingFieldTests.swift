@@ -16,11 +16,15 @@ final class MissingFieldTests: XCTestCase {
         // unused in mdat (the next sample's offset is unchanged).
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("interlaced-tff.mov"))))
         let icpf = Array("icpf".utf8)
-        let frames = (4..<bytes.count - 4).filter { bytes[$0] == icpf[0] && Array(bytes[$0..<$0 + 4]) == icpf }.map { $0 - 4 }
+        let frames = (4..<bytes.count - 4).filter { bytes[$0] == icpf[0] && Array(bytes[$0..<$0 + 4]) == icpf }.map {
+            $0 - 4
+        }
         XCTAssertGreaterThanOrEqual(frames.count, 4)
         let start = frames[2]
         func word(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        func setWord(_ at: Int, _ value: Int) { for i in 0..<4 { bytes[at + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * i)) } }
+        func setWord(_ at: Int, _ value: Int) {
+            for i in 0..<4 { bytes[at + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * i)) }
+        }
         let headerSize = Int(bytes[start + 8]) << 8 | Int(bytes[start + 9])
         let pictureSize = word(start + 8 + headerSize + 1)
         let cutSize = 8 + headerSize + pictureSize
@@ -33,19 +37,30 @@ final class MissingFieldTests: XCTestCase {
         try Data(bytes).write(to: damaged)
 
         var outputs: [Data] = []
-        for arguments in [["--decoder", "ffmpeg", "--threads", "1"], ["--decoder", "cpu", "--threads", "4"], ["--decoder", "gpu"], ["--decoder", "gpu"]] {
+        for arguments in [
+            ["--decoder", "ffmpeg", "--threads", "1"], ["--decoder", "cpu", "--threads", "4"], ["--decoder", "gpu"],
+            ["--decoder", "gpu"],
+        ] {
             let result = try runTool([damaged.path, "--format", "native", "-o", "-"] + arguments, timeout: 120)
             XCTAssertEqual(result.status, 5, "\(arguments): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains("frame 2 damaged: the second field is missing"), result.stderr)
             outputs.append(result.stdout)
         }
-        for (n, output) in outputs.enumerated().dropFirst() { XCTAssertEqual(output, outputs[0], "run \(n) differs from the first") }
+        for (n, output) in outputs.enumerated().dropFirst() {
+            XCTAssertEqual(output, outputs[0], "run \(n) differs from the first")
+        }
 
         // Independently: FFmpeg's own decode of the cut stream, frame 2: its
         // first (top, even) rows; the bottom rows must be concealment.
-        let reference = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", damaged.path,
-                                                                               "-f", "rawvideo", "-pix_fmt", "yuv422p10le", "-"])
-        let width = 192, height = 112, frameBytes = width * height * 2 * 2
+        let reference = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", damaged.path,
+                "-f", "rawvideo", "-pix_fmt", "yuv422p10le", "-",
+            ])
+        let width = 192
+        let height = 112
+        let frameBytes = width * height * 2 * 2
         XCTAssertEqual(outputs[0].count % frameBytes, 0)
         let ours = [UInt8](outputs[0][(2 * frameBytes)..<(3 * frameBytes)])
         let theirs = [UInt8](reference[(2 * frameBytes)..<(3 * frameBytes)])
@@ -58,7 +73,8 @@ final class MissingFieldTests: XCTestCase {
         for y in 0..<height {
             for x in stride(from: 0, to: width, by: 7) {
                 if y % 2 == 0 {
-                    XCTAssertEqual(sample(ours, plane: 0, x: x, y: y), sample(theirs, plane: 0, x: x, y: y), "top field row \(y)")
+                    XCTAssertEqual(
+                        sample(ours, plane: 0, x: x, y: y), sample(theirs, plane: 0, x: x, y: y), "top field row \(y)")
                 } else {
                     XCTAssertEqual(sample(ours, plane: 0, x: x, y: y), 64, "bottom field row \(y): video black")
                     XCTAssertEqual(sample(ours, plane: 1, x: x / 2, y: y), 512, "bottom field row \(y): neutral chroma")

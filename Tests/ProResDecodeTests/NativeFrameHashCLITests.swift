@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
-@testable import ProResCore
+
 @testable import HostSupport
+@testable import ProResCore
 
 /// What the check's golden hashes will hold: for each frame, the BLAKE3 of
 /// the bytes `prores-decode X --format native -o out` writes for it. Our
@@ -19,7 +20,9 @@ final class NativeFrameHashCLITests: XCTestCase {
             let bytes = try Data(contentsOf: out)
             let frameBytes = format.tightByteCount(width: stream.width, height: stream.height)
             XCTAssertEqual(bytes.count % frameBytes, 0, clip)
-            let frames = stride(from: 0, to: bytes.count, by: frameBytes).map { bytes.subdata(in: $0..<$0 + frameBytes) }
+            let frames = stride(from: 0, to: bytes.count, by: frameBytes).map {
+                bytes.subdata(in: $0..<$0 + frameBytes)
+            }
             XCTAssertEqual(frames.count, 5, clip)
             let expected = try B3Sum.hexes(frames)
             for (index, (frame, hex)) in zip(frames, expected).enumerated() {

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-@testable import ProResCore
-@testable import HostSupport
 import XCTest
+
+@testable import HostSupport
+@testable import ProResCore
 
 /// File names that are not UTF-8 (`clip\xFF.mov`): opened, written and
 /// listed byte for byte, printed as `\xFF`. Foundation's Process and
@@ -17,13 +18,19 @@ final class NonUTF8NameTests: XCTestCase {
     }
 
     private func path(_ name: [UInt8]) -> [UInt8] { directory + Array("/".utf8) + name }
-    private func name(_ text: String, _ byte: UInt8, _ suffix: String) -> [UInt8] { Array(text.utf8) + [byte] + Array(suffix.utf8) }
+    private func name(_ text: String, _ byte: UInt8, _ suffix: String) -> [UInt8] {
+        Array(text.utf8) + [byte] + Array(suffix.utf8)
+    }
 
     func testDecodeOutputsAndInfoKeepTheBytes() throws {
         let clip = name("clip", 0xFF, ".mov")
         try copyFixture("hq.mov", to: path(clip))
-        let raw = name("out", 0xFE, ".raw"), md5 = name("h", 0xFD, ".md5"), hash = name("h", 0xFC, ".b3")
-        let decoded = try runBytes([path(clip), "--format", "native", "-o", path(raw), "--framemd5", path(md5), "--framehash", path(hash)])
+        let raw = name("out", 0xFE, ".raw")
+        let md5 = name("h", 0xFD, ".md5")
+        let hash = name("h", 0xFC, ".b3")
+        let decoded = try runBytes([
+            path(clip), "--format", "native", "-o", path(raw), "--framemd5", path(md5), "--framehash", path(hash),
+        ])
         XCTAssertEqual(decoded.status, 0, decoded.stderr)
         XCTAssertEqual(try listing(directory), [clip, hash, md5, raw].sorted { $0.lexicographicallyPrecedes($1) })
         let reference = try runTool([Repo.fixture("hq.mov"), "--format", "native", "-o", "-"])
@@ -42,12 +49,17 @@ final class NonUTF8NameTests: XCTestCase {
     }
 
     func testSaveDirectoryKeepsItsBytes() throws {
-        let clip = name("clip", 0xFF, ".mov"), saved = name("frames", 0xFB, "")
+        let clip = name("clip", 0xFF, ".mov")
+        let saved = name("frames", 0xFB, "")
         try copyFixture("hq.mov", to: path(clip))
-        let result = try runBytes([path(clip), "--vulkan", "--save", path(saved), "--save-format", "png", "--frames", "2"])
+        let result = try runBytes([
+            path(clip), "--vulkan", "--save", path(saved), "--save-format", "png", "--frames", "2",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try listing(directory), [clip, saved].sorted { $0.lexicographicallyPrecedes($1) })
-        XCTAssertEqual(try listing(path(saved)).map { String(decoding: $0, as: UTF8.self) }, ["frame-000000.png", "frame-000001.png"])
+        XCTAssertEqual(
+            try listing(path(saved)).map { String(decoding: $0, as: UTF8.self) },
+            ["frame-000000.png", "frame-000001.png"])
     }
 
     /// check over a directory holding such a file: the report stays valid
@@ -56,53 +68,69 @@ final class NonUTF8NameTests: XCTestCase {
         let clips = name("clips", 0xF8, "")
         XCTAssertEqual(mkdir(cString(path(clips)), 0o755), 0)
         try copyFixture("hq.mov", to: path(clips) + Array("/".utf8) + name("clip", 0xFF, ".mov"))
-        let report = path(Array("report.json".utf8)), golden = path(Array("golden.txt".utf8))
+        let report = path(Array("report.json".utf8))
+        let golden = path(Array("golden.txt".utf8))
         let previews = path(name("previews", 0xF7, ""))
-        let written = try runBytes(["check", path(clips), "--report", report, "--write-golden", golden, "--previews", previews])
+        let written = try runBytes([
+            "check", path(clips), "--report", report, "--write-golden", golden, "--previews", previews,
+        ])
         XCTAssertEqual(written.status, 0, written.stderr)
-        XCTAssertTrue(written.stderr.contains("PASS ") && written.stderr.contains("clips\\xF8/clip\\xFF.mov"), written.stderr)
+        XCTAssertTrue(
+            written.stderr.contains("PASS ") && written.stderr.contains("clips\\xF8/clip\\xFF.mov"), written.stderr)
 
         let json = try JSONSerialization.jsonObject(with: contents(report)) as? [String: Any]
         let file = try XCTUnwrap((json?["files"] as? [[String: Any]])?.first)
         XCTAssertEqual(file["key"] as? String, "clip\\xFF.mov")
         XCTAssertEqual((file["path"] as? String)?.hasSuffix("clips\\xF8/clip\\xFF.mov"), true, "\(file)")
         let made = file["previews"] as? [String: Any]
-        XCTAssertEqual((made?["sheet"] as? String)?.hasSuffix("previews\\xF7/clip\\xFF.mov.sheet.png"), true, "\(String(describing: made))")
-        XCTAssertEqual(try listing(previews), [name("clip", 0xFF, ".mov.frame.png"), name("clip", 0xFF, ".mov.sheet.png")])
-        let lines = String(decoding: try contents(golden), as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        XCTAssertEqual(
+            (made?["sheet"] as? String)?.hasSuffix("previews\\xF7/clip\\xFF.mov.sheet.png"), true,
+            "\(String(describing: made))")
+        XCTAssertEqual(
+            try listing(previews), [name("clip", 0xFF, ".mov.frame.png"), name("clip", 0xFF, ".mov.sheet.png")])
+        let lines = String(decoding: try contents(golden), as: UTF8.self).split(separator: "\n").filter {
+            !$0.hasPrefix("#")
+        }
         XCTAssertEqual(lines.count, 5)
         XCTAssertTrue(lines.allSatisfy { $0.hasSuffix(" clip\\xFF.mov") }, "\(lines)")
 
         let verified = try runBytes(["check", path(clips), "--golden", golden])
-        XCTAssertEqual(verified.status, 0, "the golden key must match the file again:\n\(verified.stdout)\(verified.stderr)")
+        XCTAssertEqual(
+            verified.status, 0, "the golden key must match the file again:\n\(verified.stdout)\(verified.stderr)")
         XCTAssertFalse(verified.stderr.contains("not in the golden"), verified.stderr)
     }
 
     /// plot reads the timing log decode wrote under a name that is not
     /// UTF-8, and writes its SVG under another.
     func testPlotReadsALogNameDecodeWrote() throws {
-        let clip = name("clip", 0xFF, ".mov"), log = name("t", 0xFE, ".jsonl"), svg = name("p", 0xFD, ".svg")
+        let clip = name("clip", 0xFF, ".mov")
+        let log = name("t", 0xFE, ".jsonl")
+        let svg = name("p", 0xFD, ".svg")
         try copyFixture("hq.mov", to: path(clip))
         let decoded = try runBytes([path(clip), "--timing", path(log), "-q"])
         XCTAssertEqual(decoded.status, 0, decoded.stderr)
         let plotted = try runBytes(["plot", path(log), "-o", path(svg)])
         XCTAssertEqual(plotted.status, 0, plotted.stderr)
-        XCTAssertTrue(String(decoding: try contents(path(svg)), as: UTF8.self).contains("<svg "), "an SVG under the byte name")
+        XCTAssertTrue(
+            String(decoding: try contents(path(svg)), as: UTF8.self).contains("<svg "), "an SVG under the byte name")
     }
 
     /// The HTML page links the previews of `c\xFF\xFE.mov` by their bytes,
     /// percent-encoded (`c%FF%FE.mov.sheet.png`), so a browser opens the
     /// files that are on disk.
     func testCheckPageLinksPreviewsByTheirBytes() throws {
-        let clip = name("c", 0xFF, "") + [0xFE] + Array(".mov".utf8), clips = path(Array("clips".utf8))
+        let clip = name("c", 0xFF, "") + [0xFE] + Array(".mov".utf8)
+        let clips = path(Array("clips".utf8))
         XCTAssertEqual(mkdir(cString(clips), 0o755), 0)
         try copyFixture("hq.mov", to: clips + Array("/".utf8) + clip)
-        let page = path(Array("page.html".utf8)), previews = path(Array("p".utf8))
+        let page = path(Array("page.html".utf8))
+        let previews = path(Array("p".utf8))
         let result = try runBytes(["check", clips, "--html", page, "--previews", previews])
         XCTAssertEqual(result.status, 0, result.stderr)
         let html = String(decoding: try contents(page), as: UTF8.self)
         for kind in ["sheet", "frame"] {
-            XCTAssertTrue(html.contains("src=\"p/c%FF%FE.mov.\(kind).png\""), "the \(kind) link, percent-encoded by byte")
+            XCTAssertTrue(
+                html.contains("src=\"p/c%FF%FE.mov.\(kind).png\""), "the \(kind) link, percent-encoded by byte")
         }
         XCTAssertEqual(try listing(previews), [clip + Array(".frame.png".utf8), clip + Array(".sheet.png".utf8)])
     }
@@ -120,8 +148,10 @@ final class NonUTF8NameTests: XCTestCase {
     }
 
     func testPathBytesRoundTripsEveryName() {
-        let names: [[UInt8]] = [[0xFF], Array("a\\b".utf8), [0xC3, 0xA9], [0xC3], [0xED, 0xA0, 0x80], [0xF4, 0x8F, 0xBE, 0x80],
-                                Array("x".utf8) + [0xE2, 0x82], Array("é∂".utf8)]
+        let names: [[UInt8]] = [
+            [0xFF], Array("a\\b".utf8), [0xC3, 0xA9], [0xC3], [0xED, 0xA0, 0x80], [0xF4, 0x8F, 0xBE, 0x80],
+            Array("x".utf8) + [0xE2, 0x82], Array("é∂".utf8),
+        ]
         for bytes in names {
             let text = PathBytes.string(bytes)
             XCTAssertEqual(PathBytes.bytes(text), bytes, "\(bytes)")
@@ -162,14 +192,22 @@ final class NonUTF8NameTests: XCTestCase {
         return names.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    private struct ByteRun { let status: Int32; let stdout: String; let stderr: String }
+    private struct ByteRun {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
 
     /// Runs the tool with exactly these argv bytes (posix_spawn), stdout and
     /// stderr into files beside the test's directory.
     private func runBytes(_ arguments: [Any]) throws -> ByteRun {
-        let argv = [Array(Repo.executable.path.utf8)] + arguments.map { ($0 as? [UInt8]) ?? Array(($0 as! String).utf8) }
+        let argv =
+            [Array(Repo.executable.path.utf8)] + arguments.map { ($0 as? [UInt8]) ?? Array(($0 as! String).utf8) }
         let outPath = NSTemporaryDirectory() + "nonutf8-\(UUID().uuidString)"
-        defer { unlink(outPath + ".out"); unlink(outPath + ".err") }
+        defer {
+            unlink(outPath + ".out")
+            unlink(outPath + ".err")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -183,9 +221,12 @@ final class NonUTF8NameTests: XCTestCase {
         XCTAssertEqual(spawned, 0, "posix_spawn")
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let read = { (suffix: String) in (try? String(contentsOfFile: outPath + suffix, encoding: .utf8)) ?? "<not UTF-8>" }
+        let read = { (suffix: String) in
+            (try? String(contentsOfFile: outPath + suffix, encoding: .utf8)) ?? "<not UTF-8>"
+        }
         // A process killed by a signal has no exit status: 128 + the signal, as a shell says, never 0.
         let signal = status & 0x7F
-        return ByteRun(status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, stdout: read(".out"), stderr: read(".err"))
+        return ByteRun(
+            status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, stdout: read(".out"), stderr: read(".err"))
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import XCTest
+
 @testable import ProResOptions
 @testable import prores_decode
-import XCTest
 
 /// Every numeric option declares its range once (`OptionSpec.range`): the
 /// parser takes both ends, refuses just outside them (and non-numbers) with
@@ -20,8 +21,12 @@ final class OptionRangeTests: XCTestCase {
         }
     }
 
-    private func assertRefused(_ spec: CommandSpec, _ option: OptionSpec, _ value: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertThrowsError(try parse(spec, option, value), "\(spec.invocation) \(option.key) \(value)", file: file, line: line) { error in
+    private func assertRefused(
+        _ spec: CommandSpec, _ option: OptionSpec, _ value: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertThrowsError(
+            try parse(spec, option, value), "\(spec.invocation) \(option.key) \(value)", file: file, line: line
+        ) { error in
             XCTAssertTrue("\(error)".contains(option.range!.words), "\(error)", file: file, line: line)
         }
     }
@@ -41,22 +46,27 @@ final class OptionRangeTests: XCTestCase {
             let help = HelpFormatter.help(for: spec)
             for option in spec.options {
                 if let placeholder = option.placeholder, Self.numericPlaceholders.contains(placeholder) {
-                    XCTAssertNotNil(option.range, "\(spec.invocation) \(option.key) takes a number but declares no range")
+                    XCTAssertNotNil(
+                        option.range, "\(spec.invocation) \(option.key) takes a number but declares no range")
                 }
                 guard let range = option.range else { continue }
                 checked += 1
-                XCTAssertTrue(help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
-                    .contains(range.helpNote), "\(spec.invocation) --help does not show \(option.key)'s range \(range.helpNote)")
+                XCTAssertTrue(
+                    help.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
+                        of: #" +"#, with: " ", options: .regularExpression
+                    )
+                    .contains(range.helpNote),
+                    "\(spec.invocation) --help does not show \(option.key)'s range \(range.helpNote)")
                 for junk in ["", "x", "nan", "inf", "-inf", "1e400", "0x10"] { assertRefused(spec, option, junk) }
                 switch range {
-                case let .integer(bounds):
+                case .integer(let bounds):
                     for end in [bounds.lowerBound, bounds.upperBound] {
                         XCTAssertEqual(try parse(spec, option, "\(end)"), Double(end), "\(option.key) \(end)")
                     }
                     assertRefused(spec, option, "\(bounds.lowerBound - 1)")
                     if bounds.upperBound < Int.max { assertRefused(spec, option, "\(bounds.upperBound + 1)") }
                     assertRefused(spec, option, "\(bounds.lowerBound).5")
-                case let .real(lower, upper, excluded):
+                case .real(let lower, let upper, let excluded):
                     XCTAssertEqual(try parse(spec, option, "\(upper)"), upper, "\(option.key) \(upper)")
                     assertRefused(spec, option, "\(upper.nextUp)")
                     if excluded {
@@ -90,8 +100,10 @@ final class OptionRangeTests: XCTestCase {
                 let bounds = String(range.helpNote.dropFirst().dropLast())
                 var outside: [String]
                 switch range {
-                case let .integer(r): outside = ["\(r.lowerBound - 1)"] + (r.upperBound < Int.max ? ["\(r.upperBound + 1)"] : [])
-                case let .real(lower, upper, excluded): outside = [excluded ? "\(lower)" : "\(lower.nextDown)", "\(upper.nextUp)"]
+                case .integer(let r):
+                    outside = ["\(r.lowerBound - 1)"] + (r.upperBound < Int.max ? ["\(r.upperBound + 1)"] : [])
+                case .real(let lower, let upper, let excluded):
+                    outside = [excluded ? "\(lower)" : "\(lower.nextDown)", "\(upper.nextUp)"]
                 }
                 for value in outside {
                     let result = try runTool(lead + [option.key, value], timeout: 30)
@@ -104,17 +116,23 @@ final class OptionRangeTests: XCTestCase {
     }
 
     /// The EXR samples of `arguments` on pq.mov and hlg.mov: all finite.
-    private func assertFiniteEXR(_ arguments: [String], context: String = "", file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertFiniteEXR(
+        _ arguments: [String], context: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let dir = try makeTemporaryDirectory(self)
         for clip in ["pq.mov", "hlg.mov"] {
             let out = dir.appendingPathComponent(clip).path
-            let result = try runTool([Repo.fixture(clip), "--frames", "1", "--save", out, "--quiet"] + arguments, timeout: 120)
-            XCTAssertEqual(result.status, 0, "\(clip) \(arguments) \(context): \(result.stderr)", file: file, line: line)
+            let result = try runTool(
+                [Repo.fixture(clip), "--frames", "1", "--save", out, "--quiet"] + arguments, timeout: 120)
+            XCTAssertEqual(
+                result.status, 0, "\(clip) \(arguments) \(context): \(result.stderr)", file: file, line: line)
             let planes = try exrPlanes(out + "/frame-000000.exr")
             let samples = planes.r + planes.g + planes.b + planes.a
             XCTAssertFalse(samples.isEmpty, file: file, line: line)
-            XCTAssertEqual(samples.filter { !$0.isFinite }.count, 0, "\(clip) \(arguments) \(context): samples that are not finite",
-                           file: file, line: line)
+            XCTAssertEqual(
+                samples.filter { !$0.isFinite }.count, 0,
+                "\(clip) \(arguments) \(context): samples that are not finite",
+                file: file, line: line)
         }
     }
 
@@ -129,25 +147,33 @@ final class OptionRangeTests: XCTestCase {
             String(format: "%.6f", Double.random(in: range, using: &generator))
         }
         for _ in 0..<4 {
-            let arguments = ["--reference-white", draw(1...10000),
-                             "--effect", "exposure:" + draw(-20...20), "--effect", "saturation:" + draw(0...10),
-                             "--effect", "sepia:" + draw(0...1),
-                             "--effect", "chroma-key:color=\(draw(0...1)),\(draw(0...1)),\(draw(0...1)),"
-                                 + "tolerance=\(draw(0...2)),softness=\(draw(0...2))"]
+            let arguments = [
+                "--reference-white", draw(1...10000),
+                "--effect", "exposure:" + draw(-20...20), "--effect", "saturation:" + draw(0...10),
+                "--effect", "sepia:" + draw(0...1),
+                "--effect",
+                "chroma-key:color=\(draw(0...1)),\(draw(0...1)),\(draw(0...1)),"
+                    + "tolerance=\(draw(0...2)),softness=\(draw(0...2))",
+            ]
             try assertFiniteEXR(arguments, context: "seed \(seed)")
         }
     }
 
     func testReferenceWhiteAndEffectEndsGiveFiniteEXRs() throws {
         for white in ["1", "10000"] { try assertFiniteEXR(["--reference-white", white]) }
-        for effect in ["exposure:20", "exposure:-20", "saturation:10", "saturation:0", "sepia:0", "sepia:1",
-                       "chroma-key:color=0,1,0,tolerance=2,softness=2", "chroma-key:color=1,0,1,tolerance=0,softness=0"] {
+        for effect in [
+            "exposure:20", "exposure:-20", "saturation:10", "saturation:0", "sepia:0", "sepia:1",
+            "chroma-key:color=0,1,0,tolerance=2,softness=2", "chroma-key:color=1,0,1,tolerance=0,softness=0",
+        ] {
             try assertFiniteEXR(["--reference-white", "1", "--effect", effect])
         }
         // Just outside: refused in words, nothing written.
-        for (arguments, words) in [(["--reference-white", "0.99"], "from 1 to 10000"), (["--effect", "exposure:20.5"], "from -20 to 20")] {
+        for (arguments, words) in [
+            (["--reference-white", "0.99"], "from 1 to 10000"), (["--effect", "exposure:20.5"], "from -20 to 20"),
+        ] {
             let dir = try makeTemporaryDirectory(self)
-            let result = try runTool([Repo.fixture("pq.mov"), "--save", dir.appendingPathComponent("x").path] + arguments, timeout: 60)
+            let result = try runTool(
+                [Repo.fixture("pq.mov"), "--save", dir.appendingPathComponent("x").path] + arguments, timeout: 60)
             Hostile.assertExit(result, 2, "\(arguments)")
             assertSingleError(result, mentions: [words], "\(arguments)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("x").path))

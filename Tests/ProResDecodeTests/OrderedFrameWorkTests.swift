@@ -1,6 +1,7 @@
 import Foundation
-@testable import ProResPipeline
 import XCTest
+
+@testable import ProResPipeline
 
 /// `OrderedFrameWork` with batches: a worker takes what is queued, up to
 /// the batch size, and results still come out in submission order.
@@ -17,19 +18,22 @@ final class OrderedFrameWorkTests: XCTestCase {
         var batchSizes: [Int] = []
         var delivered: [(index: Int, bytes: Int, hex: String)] = []
         let md5 = FrameHashSink.Algorithm.md5
-        let work = OrderedFrameWork<String>(workers: 1, depth: 32, batch: md5.batch, work: { batch in
-            lock.lock()
-            batchSizes.append(batch.count)
-            let first = batchSizes.count == 1
-            lock.unlock()
-            if first {
-                firstTaken.signal()
-                allSubmitted.wait()
-            }
-            return md5.hex(batch)
-        }, deliver: { index, _, bytes, hex in
-            delivered.append((index, bytes, hex))
-        })
+        let work = OrderedFrameWork<String>(
+            workers: 1, depth: 32, batch: md5.batch,
+            work: { batch in
+                lock.lock()
+                batchSizes.append(batch.count)
+                let first = batchSizes.count == 1
+                lock.unlock()
+                if first {
+                    firstTaken.signal()
+                    allSubmitted.wait()
+                }
+                return md5.hex(batch)
+            },
+            deliver: { index, _, bytes, hex in
+                delivered.append((index, bytes, hex))
+            })
         for (index, frame) in frames.enumerated() {
             try frame.withUnsafeBytes { try work.submit(index: index, pts: Int64(index), spans: [$0], holder: nil) }
             if index == 0 { firstTaken.wait() }
@@ -49,16 +53,21 @@ final class OrderedFrameWorkTests: XCTestCase {
     func testWaitUntilDeliveredWaitsForSlowWorkAndTakesMore() throws {
         let lock = NSLock()
         var delivered: [Int] = []
-        let work = OrderedFrameWork<Int>(workers: 2, work: { batch in
-            usleep(50_000)
-            return batch.map(\.count)
-        }, deliver: { index, _, _, _ in
-            lock.lock()
-            delivered.append(index)
-            lock.unlock()
-        })
+        let work = OrderedFrameWork<Int>(
+            workers: 2,
+            work: { batch in
+                usleep(50_000)
+                return batch.map(\.count)
+            },
+            deliver: { index, _, _, _ in
+                lock.lock()
+                delivered.append(index)
+                lock.unlock()
+            })
         let bytes = [UInt8](repeating: 7, count: 64)
-        for index in 0..<4 { try bytes.withUnsafeBytes { try work.submit(index: index, pts: nil, spans: [$0], holder: nil) } }
+        for index in 0..<4 {
+            try bytes.withUnsafeBytes { try work.submit(index: index, pts: nil, spans: [$0], holder: nil) }
+        }
         try work.waitUntilDelivered()
         lock.lock()
         XCTAssertEqual(delivered, [0, 1, 2, 3], "every frame submitted before the wait is delivered when it returns")

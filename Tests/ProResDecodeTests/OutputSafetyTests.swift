@@ -12,16 +12,20 @@ final class OutputSafetyTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = try makeTemporaryDirectory(self)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("t1"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("t1"), withIntermediateDirectories: true)
         for clip in ["hq.mov", "lt.mov"] { try copy(clip, to: "t1/" + clip) }
         try copy("hq.mov", to: "victim.mov")
     }
 
     private func copy(_ fixture: String, to name: String) throws {
-        try FileManager.default.copyItem(atPath: Repo.fixture(fixture), toPath: directory.appendingPathComponent(name).path)
+        try FileManager.default.copyItem(
+            atPath: Repo.fixture(fixture), toPath: directory.appendingPathComponent(name).path)
     }
 
-    private func bytes(_ name: String) -> Data? { FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) }
+    private func bytes(_ name: String) -> Data? {
+        FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
+    }
 
     private func entries(_ name: String = ".") throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(name).path).sorted()
@@ -30,7 +34,8 @@ final class OutputSafetyTests: XCTestCase {
     /// A file named in a `--list` is an input like one named on the command
     /// line, and so is the list itself: neither may be an output.
     func testAFileNamedInAListIsAnInput() throws {
-        let clip = bytes("victim.mov"), list = Data("# the archive\nvictim.mov\n".utf8)
+        let clip = bytes("victim.mov")
+        let list = Data("# the archive\nvictim.mov\n".utf8)
         FileManager.default.createFile(atPath: directory.appendingPathComponent("l.txt").path, contents: list)
         for output in ["--report", "--html", "--junit", "--write-golden"] {
             let result = try runTool(["check", "--list", "l.txt", output, "victim.mov", "-y"], in: directory)
@@ -53,21 +58,47 @@ final class OutputSafetyTests: XCTestCase {
             (["check", "t1/hq.mov", "--report", "t1/hq.mov"], [:], ["--report", "t1/hq.mov", "input"]),
             (["check", "t1", "--html", "t1/lt.mov"], [:], ["--html", "t1/lt.mov", "input"]),
             (["check", "t1", "--html", "./t1/../t1/lt.mov", "-y"], [:], ["--html", "lt.mov", "input"]),
-            (["bench", "victim.mov", "--html", "victim.mov", "-y", "--frames", "1", "--decoders", "cpu"], [:], ["--html", "victim.mov"]),
+            (
+                ["bench", "victim.mov", "--html", "victim.mov", "-y", "--frames", "1", "--decoders", "cpu"], [:],
+                ["--html", "victim.mov"]
+            ),
             (["plot", "self.jsonl", "-o", "self.jsonl", "-y"], [:], ["-o", "self.jsonl"]),
             (["info", "victim.mov"], ["PRORES_DECODE_TRACE": "victim.mov"], ["PRORES_DECODE_TRACE", "victim.mov"]),
-            (["victim.mov", "-o", "out.raw", "--framemd5", "./out.raw"], [:], ["-o 'out.raw'", "--framemd5 './out.raw'"]),
-            (["check", "t1", "--report", "r.json", "--junit", "./r.json"], [:], ["--report 'r.json'", "--junit './r.json'"]),
-            (["check", "t1", "--golden", "g.txt", "--write-golden", "./g.txt", "-y"], [:], ["--write-golden", "--golden"]),
+            (
+                ["victim.mov", "-o", "out.raw", "--framemd5", "./out.raw"], [:],
+                ["-o 'out.raw'", "--framemd5 './out.raw'"]
+            ),
+            (
+                ["check", "t1", "--report", "r.json", "--junit", "./r.json"], [:],
+                ["--report 'r.json'", "--junit './r.json'"]
+            ),
+            (
+                ["check", "t1", "--golden", "g.txt", "--write-golden", "./g.txt", "-y"], [:],
+                ["--write-golden", "--golden"]
+            ),
             (["victim.mov", "-o", "t1/../victim.mov", "-y"], [:], ["-o", "victim.mov"]),
-            (["bench", "--whole-process", "--rounds", "1", "--html", "victim.mov", "-y", "--", "victim.mov", "--frames", "1"], [:],
-             ["--html", "victim.mov", "timed command"]),
-            (["bench", "--whole-process", "--rounds", "1", "--html", "./victim.mov", "-y", "--compare", "prores-decode victim.mov",
-              "--", "info", "t1/hq.mov"], [:], ["--html", "victim.mov"]),
+            (
+                [
+                    "bench", "--whole-process", "--rounds", "1", "--html", "victim.mov", "-y", "--", "victim.mov",
+                    "--frames", "1",
+                ], [:],
+                ["--html", "victim.mov", "timed command"]
+            ),
+            (
+                [
+                    "bench", "--whole-process", "--rounds", "1", "--html", "./victim.mov", "-y", "--compare",
+                    "prores-decode victim.mov",
+                    "--", "info", "t1/hq.mov",
+                ], [:], ["--html", "victim.mov"]
+            ),
             (["merge", "self.jsonl", "--report", "./self.jsonl", "-y"], [:], ["--report", "self.jsonl", "input"]),
-            (["merge", "self.jsonl", "--report", "r.json", "--junit", "./r.json"], [:], ["--report 'r.json'", "--junit './r.json'"]),
+            (
+                ["merge", "self.jsonl", "--report", "r.json", "--junit", "./r.json"], [:],
+                ["--report 'r.json'", "--junit './r.json'"]
+            ),
         ]
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("g.txt").path, contents: Data("# golden\n".utf8))
+        FileManager.default.createFile(
+            atPath: directory.appendingPathComponent("g.txt").path, contents: Data("# golden\n".utf8))
         for (arguments, environment, mentions) in cases {
             let result = try runTool(arguments, environment: environment, in: directory)
             XCTAssertEqual(result.status, usage, "\(arguments): \(result.stderr)")
@@ -75,7 +106,8 @@ final class OutputSafetyTests: XCTestCase {
             XCTAssertEqual(bytes("t1/hq.mov"), clip, "\(arguments): t1/hq.mov changed")
             XCTAssertEqual(bytes("victim.mov"), clip, "\(arguments): victim.mov changed")
             XCTAssertEqual(bytes("self.jsonl"), log, "\(arguments): self.jsonl changed")
-            XCTAssertEqual(try entries(), ["g.txt", "self.jsonl", "t1", "victim.mov"], "\(arguments): nothing may be written")
+            XCTAssertEqual(
+                try entries(), ["g.txt", "self.jsonl", "t1", "victim.mov"], "\(arguments): nothing may be written")
             XCTAssertEqual(try entries("t1"), ["hq.mov", "lt.mov"], "\(arguments): nothing may be written in t1")
         }
     }
@@ -95,7 +127,9 @@ final class OutputSafetyTests: XCTestCase {
 
     /// A shell command line with the tool as `$T`, run in the test folder.
     private func runShell(_ script: String) throws -> ToolResult {
-        try runTool(["-c", "T=\"$0\"; " + script, Repo.executable.path], in: directory, executable: URL(fileURLWithPath: "/bin/sh"))
+        try runTool(
+            ["-c", "T=\"$0\"; " + script, Repo.executable.path], in: directory,
+            executable: URL(fileURLWithPath: "/bin/sh"))
     }
 
     /// stdin, stdout and stderr are files like any other: redirected onto
@@ -139,7 +173,8 @@ final class OutputSafetyTests: XCTestCase {
         guard access("/usr/bin/unshare", X_OK) == 0, getuid() == 0 else {
             throw XCTSkip("the mount-namespace half needs unshare and root")
         }
-        let script = "unshare --mount sh -c 'mount -t tmpfs tmpfs /dev && ln -s /proc/self/fd/1 /dev/stdout"
+        let script =
+            "unshare --mount sh -c 'mount -t tmpfs tmpfs /dev && ln -s /proc/self/fd/1 /dev/stdout"
             + " && mknod /dev/null c 1 3 && \"$0\" victim.mov -o /dev/stdout -y -q > ns.raw && readlink /dev/stdout >&2' \"$T\""
         let result = try runShell(script)
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -150,9 +185,11 @@ final class OutputSafetyTests: XCTestCase {
     /// `--save DIR -y` never replaces an input that lives in DIR under a
     /// frame's name: the clip, or a LUT.
     func testSaveNeverReplacesAnInputInItsFolder() throws {
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("s"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("s"), withIntermediateDirectories: true)
         let lut = Data("LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n".utf8)
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("s/frame-000001.exr").path, contents: lut)
+        FileManager.default.createFile(
+            atPath: directory.appendingPathComponent("s/frame-000001.exr").path, contents: lut)
         try copy("hq.mov", to: "s/frame-000000.png")
         let cases: [[String]] = [
             ["victim.mov", "--effect", "lut:s/frame-000001.exr", "--save", "s", "-y", "-q"],
@@ -164,21 +201,26 @@ final class OutputSafetyTests: XCTestCase {
             XCTAssertEqual(result.status, usage, "\(arguments): \(result.stderr)")
             assertSingleError(result, mentions: ["--save", "frame-00000"], "\(arguments)")
             XCTAssertEqual(bytes("s/frame-000001.exr"), lut, "\(arguments): the LUT changed")
-            XCTAssertEqual(bytes("s/frame-000000.png"), FileManager.default.contents(atPath: Repo.fixture("hq.mov")), "\(arguments)")
-            XCTAssertEqual(try entries("s"), ["frame-000000.png", "frame-000001.exr"], "\(arguments): nothing may be written")
+            XCTAssertEqual(
+                bytes("s/frame-000000.png"), FileManager.default.contents(atPath: Repo.fixture("hq.mov")),
+                "\(arguments)")
+            XCTAssertEqual(
+                try entries("s"), ["frame-000000.png", "frame-000001.exr"], "\(arguments): nothing may be written")
         }
     }
 
     /// `-o link -y` where link is a symlink to a regular file: the link
     /// stays, and the file it points to gets the output.
     func testAnOutputThroughASymlinkReplacesItsTarget() throws {
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("target.raw").path, contents: Data("old".utf8))
+        FileManager.default.createFile(
+            atPath: directory.appendingPathComponent("target.raw").path, contents: Data("old".utf8))
         XCTAssertEqual(symlink("target.raw", directory.appendingPathComponent("link.raw").path), 0)
         let expected = try runTool(["victim.mov", "-o", "-", "-q"], in: directory)
         let result = try runTool(["victim.mov", "-o", "link.raw", "-y", "-q"], in: directory)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(bytes("target.raw"), expected.stdout)
-        let link = try FileManager.default.destinationOfSymbolicLink(atPath: directory.appendingPathComponent("link.raw").path)
+        let link = try FileManager.default.destinationOfSymbolicLink(
+            atPath: directory.appendingPathComponent("link.raw").path)
         XCTAssertEqual(link, "target.raw")
     }
 
@@ -213,7 +255,8 @@ final class OutputSafetyTests: XCTestCase {
     func testAnOutputNameOfNameMaxBytesWorks() throws {
         let name = String(repeating: "n", count: 251) + ".raw"
         XCTAssertEqual(name.utf8.count, 255)
-        let result = try runTool(["victim.mov", "-o", name, "--framemd5", String(repeating: "m", count: 255), "-q"], in: directory)
+        let result = try runTool(
+            ["victim.mov", "-o", name, "--framemd5", String(repeating: "m", count: 255), "-q"], in: directory)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try entries().filter { $0.count == 255 }.count, 2)
     }
@@ -221,7 +264,8 @@ final class OutputSafetyTests: XCTestCase {
     /// A missing parent directory is made, as --save and --previews make
     /// theirs; a run that fails takes the directories it made back.
     func testMissingParentDirectoriesAreMadeAndTakenBackOnFailure() throws {
-        let made = try runTool(["check", "t1", "--html", "qc/index.html", "--report", "qc/json/report.json"], in: directory)
+        let made = try runTool(
+            ["check", "t1", "--html", "qc/index.html", "--report", "qc/json/report.json"], in: directory)
         XCTAssertEqual(made.status, 0, made.stderr)
         XCTAssertEqual(try entries("qc"), ["index.html", "json"])
         XCTAssertEqual(try entries("qc/json"), ["report.json"])
@@ -231,23 +275,30 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(bytes("new/dir/out.raw"), try runTool(["victim.mov", "-o", "-", "-q"], in: directory).stdout)
 
         // Not ProRes: the run fails after opening its outputs.
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("text.mov").path, contents: Data("not a movie".utf8))
+        FileManager.default.createFile(
+            atPath: directory.appendingPathComponent("text.mov").path, contents: Data("not a movie".utf8))
         let failed = try runTool(["text.mov", "-o", "gone/deeper/out.raw"], in: directory)
         XCTAssertNotEqual(failed.status, 0)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("gone").path), "made directories are taken back")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("gone").path),
+            "made directories are taken back")
     }
 
     /// The trace is an output like any other: a missing folder is made, and
     /// a refused command line writes none.
     func testTheTraceIsWrittenOnlyForACommandLineThatPassedTheRule() throws {
-        let written = try runTool(["info", "victim.mov"], environment: ["PRORES_DECODE_TRACE": "traces/info.json"], in: directory)
+        let written = try runTool(
+            ["info", "victim.mov"], environment: ["PRORES_DECODE_TRACE": "traces/info.json"], in: directory)
         XCTAssertEqual(written.status, 0, written.stderr)
         let trace = try XCTUnwrap(bytes("traces/info.json"))
         XCTAssertNotNil(try JSONSerialization.jsonObject(with: trace) as? [String: Any])
 
-        let refused = try runTool(["victim.mov", "--bogus"], environment: ["PRORES_DECODE_TRACE": "victim.mov"], in: directory)
+        let refused = try runTool(
+            ["victim.mov", "--bogus"], environment: ["PRORES_DECODE_TRACE": "victim.mov"], in: directory)
         XCTAssertEqual(refused.status, usage, refused.stderr)
-        XCTAssertEqual(bytes("victim.mov"), FileManager.default.contents(atPath: Repo.fixture("hq.mov")), "a refused run writes no trace")
+        XCTAssertEqual(
+            bytes("victim.mov"), FileManager.default.contents(atPath: Repo.fixture("hq.mov")),
+            "a refused run writes no trace")
     }
 
     /// SIGINT or SIGTERM while outputs are being made: exit 9, and nothing
@@ -255,20 +306,31 @@ final class OutputSafetyTests: XCTestCase {
     /// a preview already made for an earlier file, nor a directory made for
     /// the outputs.
     func testSignalsLeaveNothingOfTheRunBehind() throws {
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("clips"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("clips"), withIntermediateDirectories: true)
         // Far more than 3 s of checking on any machine: the signal always finds it running.
         for i in 0..<200 { try copy("hq.mov", to: "clips/c\(i).mov") }
         let runs: [(arguments: [String], after: Double, signal: Int32)] = [
             // A few files in, their previews made: those must go too.
             (["check", "clips", "--previews", "made/previews", "--html", "made/index.html", "--jobs", "1"], 3, SIGINT),
-            (["victim.mov", "-o", "made/out.y4m", "--framemd5", "made/sums/f.md5", "--realtime", "--rate", "5"], 0.6, SIGINT),
+            (
+                ["victim.mov", "-o", "made/out.y4m", "--framemd5", "made/sums/f.md5", "--realtime", "--rate", "5"], 0.6,
+                SIGINT
+            ),
             (["victim.mov", "--vulkan", "--save", "made/frames", "--realtime", "--rate", "5"], 0.6, SIGTERM),
-            (["bench", "victim.mov", "--decoders", "cpu", "--frames", "1000000", "--html", "made/bench.html", "--svg", "made/b.svg"], 1, SIGINT),
+            (
+                [
+                    "bench", "victim.mov", "--decoders", "cpu", "--frames", "1000000", "--html", "made/bench.html",
+                    "--svg", "made/b.svg",
+                ], 1, SIGINT
+            ),
         ]
         for (arguments, delay, signal) in runs {
-            let result = try XCTUnwrap(try runInterrupted(arguments, after: delay, signal: signal, in: directory,
-                                                          quiet: !["check", "bench"].contains(arguments[0])),
-                                       "\(arguments): finished before its signal")
+            let result = try XCTUnwrap(
+                try runInterrupted(
+                    arguments, after: delay, signal: signal, in: directory,
+                    quiet: !["check", "bench"].contains(arguments[0])),
+                "\(arguments): finished before its signal")
             XCTAssertEqual(result.reason, .exit, "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.status, 9, "\(arguments): \(result.stderr)")
             XCTAssertEqual(try entries(), ["clips", "t1", "victim.mov"], "\(arguments): something of the run was left")
@@ -295,7 +357,8 @@ final class OutputSafetyTests: XCTestCase {
         let log = try timingLog()
         for arguments in commands {
             for target in [ToolStdout.deviceFull, .closedPipe] {
-                let result = try runTool(arguments, stdin: arguments.first == "plot" ? log : nil, in: directory, stdout: target)
+                let result = try runTool(
+                    arguments, stdin: arguments.first == "plot" ? log : nil, in: directory, stdout: target)
                 XCTAssertEqual(result.status, outputFailed, "\(arguments) \(target): \(result.stderr)")
                 let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("prores-decode: error:") }
                 XCTAssertEqual(errors.count, 1, "\(arguments) \(target): \(result.stderr)")
@@ -309,8 +372,9 @@ final class OutputSafetyTests: XCTestCase {
     func testPlaySummaryWriteIsChecked() throws {
         let xvfb = try XvfbServer(self)
         for target in [ToolStdout.deviceFull, .closedPipe] {
-            let result = try runTool(["play", "victim.mov", "--frames", "2", "--json"], environment: ["DISPLAY": xvfb.display],
-                                     in: directory, stdout: target)
+            let result = try runTool(
+                ["play", "victim.mov", "--frames", "2", "--json"], environment: ["DISPLAY": xvfb.display],
+                in: directory, stdout: target)
             XCTAssertEqual(result.status, outputFailed, "\(target): \(result.stderr)")
             let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("prores-decode: error:") }
             XCTAssertEqual(errors.count, 1, "\(target): \(result.stderr)")

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ProResPipeline
 import XCTest
+
+@testable import ProResPipeline
 
 /// The time code an output carries is its first frame's: `--start` shifts
 /// it alike in MOV, NUT and EXR (read back by ffprobe and exrheader); a
@@ -8,8 +9,12 @@ import XCTest
 /// nowhere.
 final class OutputTimecodeTests: XCTestCase {
     private func probedTimecode(_ path: String) throws -> String {
-        let data = try CheckGPUDecoderTests.runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries",
-                                                                            "stream_tags=timecode:format_tags=timecode", "-of", "default=nw=1:nk=1", path])
+        let data = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-show_entries",
+                "stream_tags=timecode:format_tags=timecode", "-of", "default=nw=1:nk=1", path,
+            ])
         // QuickTime names it on the video stream and on its tmcd track: each must say the same.
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         return Set(lines).sorted().joined(separator: " | ")
@@ -19,7 +24,8 @@ final class OutputTimecodeTests: XCTestCase {
     /// and 01 of the minute are skipped).
     func testStartShiftsTheTimecodeOfEveryOutput() throws {
         let dir = try makeTemporaryDirectory(self)
-        let clip = try makeTaggedClip(in: dir, sar: "1/1", rate: "30000/1001", timecode: "00:00:59;28", transfer: "bt709")
+        let clip = try makeTaggedClip(
+            in: dir, sar: "1/1", rate: "30000/1001", timecode: "00:00:59;28", transfer: "bt709")
         for container in ["mov", "nut"] {
             let out = dir.appendingPathComponent("from2.\(container)").path
             let result = try runTool([clip, "--start", "2", "-o", out, "--quiet"])
@@ -40,8 +46,12 @@ final class OutputTimecodeTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         // NUT keeps the metadata string as given (QuickTime's tmcd would wrap it).
         let clip = dir.appendingPathComponent("bad-timecode.nut").path
-        _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture("hq.mov"), "-c", "copy",
-                                                                    "-metadata:s:v", "timecode=99:99:99:99", clip])
+        _ = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-i", Repo.fixture("hq.mov"), "-c", "copy",
+                "-metadata:s:v", "timecode=99:99:99:99", clip,
+            ])
         XCTAssertEqual(try probedTimecode(clip), "99:99:99:99")
         for container in ["mov", "nut"] {
             let out = dir.appendingPathComponent("out.\(container)").path

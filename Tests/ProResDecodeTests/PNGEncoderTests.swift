@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ProResCore
 @testable import ProResFFmpeg
 
@@ -22,7 +23,8 @@ final class PNGEncoderTests: XCTestCase {
         var state: UInt32 = 12345
         let samples = (0..<width * height * channels).map { i -> UInt16 in
             state = state &* 1_664_525 &+ 1_013_904_223
-            let x = (i / channels) % width, y = i / channels / width
+            let x = (i / channels) % width
+            let y = i / channels / width
             return UInt16(truncatingIfNeeded: (x * 97 + y * 31 + (i % channels) * 5000) << 4) ^ UInt16(state >> 28)
         }
         let png = try PNGEncoder.encode16(samples, width: width, height: height, channels: channels, errorPath: "t")
@@ -31,7 +33,10 @@ final class PNGEncoderTests: XCTestCase {
         try Data(png).write(to: URL(fileURLWithPath: path))
         let check = try runExternal(["pngcheck", path])
         XCTAssertEqual(check.status, 0, check.text)
-        let raw = try runExternal(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", channels == 3 ? "rgb48be" : "rgba64be", "-"])
+        let raw = try runExternal([
+            "ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", channels == 3 ? "rgb48be" : "rgba64be",
+            "-",
+        ])
         XCTAssertEqual(raw.status, 0, raw.stderr)
         let decoded = raw.stdout.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)).map(UInt16.init(bigEndian:)) }
         XCTAssertEqual(decoded.count, samples.count)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResPipeline
@@ -13,8 +14,10 @@ final class PackedPlanesMD5Tests: XCTestCase {
     /// reads the layouts: v216 is Cb Y' Cr Y' per pair, y416 A Y' Cb Cr per
     /// sample; the planes go Y', Cb, Cr (A), each sample shifted down to
     /// `bitDepth` bits, 16-bit little-endian, rows tight.
-    private func frame(_ layout: PackedLayout, format: PlanarFormat, width: Int, height: Int, seed: UInt64,
-                       pool: inout PixelBufferPool?) throws -> (PixelBuffer, Data) {
+    private func frame(
+        _ layout: PackedLayout, format: PlanarFormat, width: Int, height: Int, seed: UInt64,
+        pool: inout PixelBufferPool?
+    ) throws -> (PixelBuffer, Data) {
         let surface = try PixelBufferPool.makeBuffer(.packed(layout, width: width, height: height), from: &pool)
         var random = KernelRandom(seed: seed)
         let plane = surface.layout.planes[0]
@@ -22,7 +25,8 @@ final class PackedPlanesMD5Tests: XCTestCase {
         var rows: [[UInt16]] = []
         for y in 0..<height {
             let row = (0..<samplesPerRow).map { _ in UInt16(truncatingIfNeeded: random.next()) }
-            let destination = (surface.baseAddress + plane.offset + y * plane.bytesPerRow).assumingMemoryBound(to: UInt16.self)
+            let destination = (surface.baseAddress + plane.offset + y * plane.bytesPerRow).assumingMemoryBound(
+                to: UInt16.self)
             for (x, sample) in row.enumerated() { destination[x] = sample.littleEndian }
             rows.append(row)
         }
@@ -52,17 +56,22 @@ final class PackedPlanesMD5Tests: XCTestCase {
     private func check(_ layout: PackedLayout, format: PlanarFormat, width: Int, height: Int) throws {
         var pool: PixelBufferPool?
         // Nine frames: eight lanes and one alone, each of its own content.
-        let frames = try (0..<9).map { try frame(layout, format: format, width: width, height: height, seed: UInt64(40 + $0), pool: &pool) }
+        let frames = try (0..<9).map {
+            try frame(layout, format: format, width: width, height: height, seed: UInt64(40 + $0), pool: &pool)
+        }
         defer { frames.forEach { $0.0.releaseUse() } }
         let expected = try MD5Sum.hexes(frames.map(\.1))
         XCTAssertEqual(Set(expected).count, frames.count, "the frames differ")
         let bytes = frames.map { FrameBytes.nativePlanes(of: $0.0, format: format) }
-        XCTAssertEqual(bytes.map(\.count), frames.map(\.1.count), "\(format) \(width)x\(height): the planar frame's size")
+        XCTAssertEqual(
+            bytes.map(\.count), frames.map(\.1.count), "\(format) \(width)x\(height): the planar frame's size")
         XCTAssertEqual(MD5Batch.hex(of: bytes), expected, "\(format) \(width)x\(height): in lanes, in order")
-        XCTAssertEqual(bytes.map { MD5.hex(of: $0) }, expected, "\(format) \(width)x\(height): libavutil, a row at a time")
+        XCTAssertEqual(
+            bytes.map { MD5.hex(of: $0) }, expected, "\(format) \(width)x\(height): libavutil, a row at a time")
         let hashed = FrameHashSink.Algorithm.md5.hex(Array(bytes.prefix(3)))
         XCTAssertEqual(hashed, Array(expected.prefix(3)), "the sink's own batches")
-        XCTAssertEqual(bytes[0].withSpans { Data($0.map { Data($0) }.joined()) }, frames[0].1, "the planar frame unpacked whole")
+        XCTAssertEqual(
+            bytes[0].withSpans { Data($0.map { Data($0) }.joined()) }, frames[0].1, "the planar frame unpacked whole")
     }
 
     func testV216NativePlanes() throws {

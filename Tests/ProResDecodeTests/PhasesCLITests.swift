@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import HostSupport
 
 /// `--phases`: a one-frame GPU decode reports every phase of its process,
@@ -20,33 +21,39 @@ final class PhasesCLITests: XCTestCase {
     }
 
     /// The phases a one-frame decode with --vulkan on the GPU decoder goes through.
-    private let expected = ["command_line", "vulkan_instance", "vulkan_device", "pipelines", "container_open", "first_sample_read",
-                            "session_setup", "first_upload", "first_decode", "first_conversion", "output", "teardown"]
+    private let expected = [
+        "command_line", "vulkan_instance", "vulkan_device", "pipelines", "container_open", "first_sample_read",
+        "session_setup", "first_upload", "first_decode", "first_conversion", "output", "teardown",
+    ]
 
     func testAOneFrameGPUDecodeAccountsForItsTimeWithinTheWallTime() throws {
         let path = temporaryPath("phases.json")
         let before = monotonicNanoseconds()
-        let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--decoder", "gpu", "--frames", "1", "--quiet", "--phases", path],
-                                 timeout: 120)
+        let result = try runTool(
+            [Repo.fixture("hq.mov"), "--vulkan", "--decoder", "gpu", "--frames", "1", "--quiet", "--phases", path],
+            timeout: 120)
         let after = monotonicNanoseconds()
         XCTAssertEqual(result.status, 0, result.stderr)
-        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let report = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
         let start = try XCTUnwrap((report["start_monotonic_ns"] as? NSNumber)?.uint64Value)
         let end = try XCTUnwrap((report["end_monotonic_ns"] as? NSNumber)?.uint64Value)
         XCTAssertLessThanOrEqual(before, start, "the report starts after the spawn")
         XCTAssertLessThanOrEqual(start, end)
         XCTAssertLessThanOrEqual(end, after, "and ends before the exit was seen")
         let phases = try XCTUnwrap(report["phases"] as? [[String: Any]])
-        let milliseconds = Dictionary(uniqueKeysWithValues: try phases.map { phase -> (String, Double) in
-            (try XCTUnwrap(phase["name"] as? String), try XCTUnwrap((phase["ms"] as? NSNumber)?.doubleValue))
-        })
+        let milliseconds = Dictionary(
+            uniqueKeysWithValues: try phases.map { phase -> (String, Double) in
+                (try XCTUnwrap(phase["name"] as? String), try XCTUnwrap((phase["ms"] as? NSNumber)?.doubleValue))
+            })
         XCTAssertEqual(milliseconds.count, phases.count, "each phase once")
         for (name, value) in milliseconds { XCTAssertGreaterThanOrEqual(value, 0, name) }
         // A phase's `ms` is the time only it accounts for: one that runs wholly
         // beside another (the session set up while the kernels build) may own
         // none of it, so each phase is checked by its spans and its extent.
         for name in expected {
-            let phase = try XCTUnwrap(phases.first { $0["name"] as? String == name }, "\(name) ran in this decode: \(phases)")
+            let phase = try XCTUnwrap(
+                phases.first { $0["name"] as? String == name }, "\(name) ran in this decode: \(phases)")
             XCTAssertGreaterThan(phase["spans"] as? Int ?? 0, 0, name)
             let first = try XCTUnwrap((phase["start_ms"] as? NSNumber)?.doubleValue, name)
             let last = try XCTUnwrap((phase["end_ms"] as? NSNumber)?.doubleValue, name)
@@ -57,9 +64,11 @@ final class PhasesCLITests: XCTestCase {
         let sum = milliseconds.values.reduce(0, +) + unattributed
         // Each figure is rounded to a microsecond.
         let rounding = 0.0005 * Double(milliseconds.count + 1)
-        XCTAssertLessThanOrEqual(sum, Double(after - before) / 1e6 + rounding, "the phases fit in the wall time measured outside")
+        XCTAssertLessThanOrEqual(
+            sum, Double(after - before) / 1e6 + rounding, "the phases fit in the wall time measured outside")
         XCTAssertEqual(sum, Double(end - start) / 1e6, accuracy: rounding, "and cover the report's own span")
-        XCTAssertEqual(try XCTUnwrap((report["wall_ms"] as? NSNumber)?.doubleValue), Double(end - start) / 1e6, accuracy: 0.0005)
+        XCTAssertEqual(
+            try XCTUnwrap((report["wall_ms"] as? NSNumber)?.doubleValue), Double(end - start) / 1e6, accuracy: 0.0005)
     }
 
     /// Like every output: stdout is one writer's, and a failed run leaves no report.
@@ -68,7 +77,9 @@ final class PhasesCLITests: XCTestCase {
         XCTAssertEqual(clash.status, 2, clash.stderr)
         XCTAssertTrue(clash.stderr.contains("--phases"), clash.stderr)
 
-        let toStdout = try runTool([Repo.fixture("hq.mov"), "--decoder", "cpu", "--frames", "1", "--quiet", "--phases", "-"])
+        let toStdout = try runTool([
+            Repo.fixture("hq.mov"), "--decoder", "cpu", "--frames", "1", "--quiet", "--phases", "-",
+        ])
         XCTAssertEqual(toStdout.status, 0, toStdout.stderr)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: toStdout.stdout) as? [String: Any])
         XCTAssertNotNil(report["phases"] as? [[String: Any]])

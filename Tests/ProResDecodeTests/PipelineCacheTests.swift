@@ -1,7 +1,8 @@
 import Foundation
+import XCTest
+
 @testable import GPUKit
 @testable import ProResGPU
-import XCTest
 
 /// The driver's builds kept on disk between runs (`PipelineCache`): written
 /// after a build, handed to the next run's driver, and never handed over
@@ -11,7 +12,9 @@ final class PipelineCacheTests: XCTestCase {
     private func header(_ context: VulkanContext) -> [UInt8] {
         let id = context.info.pipelineCacheIdentity
         var bytes: [UInt8] = [32, 0, 0, 0, 1, 0, 0, 0]
-        for value in [id.vendorID, id.deviceID] { bytes += [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: value >> $0) } }
+        for value in [id.vendorID, id.deviceID] {
+            bytes += [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: value >> $0) }
+        }
         return bytes + id.uuid
     }
 
@@ -21,7 +24,8 @@ final class PipelineCacheTests: XCTestCase {
         XCTAssertEqual(context.info.pipelineCacheIdentity.uuid.count, 16)
         let interface = DecoderKernels.transform(chroma444: false, depth: 10)
 
-        let first = KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: root.appendingPathComponent("spirv")))
+        let first = KernelCache(
+            context: context, compiler: try ShaderCompiler(cacheDirectory: root.appendingPathComponent("spirv")))
         _ = try first.kernel(interface)
         XCTAssertEqual(first.pipelineCacheLoadedBytes, 0, "nothing was saved before")
         let file = try XCTUnwrap(first.pipelineCacheFile)
@@ -29,9 +33,12 @@ final class PipelineCacheTests: XCTestCase {
         let saved = try Data(contentsOf: file)
         XCTAssertEqual(Array(saved.prefix(32)), header(context), "the file starts with this device's cache header")
 
-        let second = KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: root.appendingPathComponent("spirv")))
+        let second = KernelCache(
+            context: context, compiler: try ShaderCompiler(cacheDirectory: root.appendingPathComponent("spirv")))
         _ = try second.kernel(interface)
-        XCTAssertEqual(second.pipelineCacheLoadedBytes, saved.count - CacheFile.trailerBytes, "the next run hands the driver all it saved")
+        XCTAssertEqual(
+            second.pipelineCacheLoadedBytes, saved.count - CacheFile.trailerBytes,
+            "the next run hands the driver all it saved")
         XCTAssertEqual(context.validation?.messages ?? [], [])
     }
 
@@ -45,10 +52,12 @@ final class PipelineCacheTests: XCTestCase {
         let file = directory.appendingPathComponent(context.info.pipelineCacheIdentity.fileName)
         try Data(foreign + [UInt8](repeating: 0xa5, count: 4096)).write(to: file)
 
-        let kernels = KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: root.appendingPathComponent("spirv")))
+        let kernels = KernelCache(
+            context: context, compiler: try ShaderCompiler(cacheDirectory: root.appendingPathComponent("spirv")))
         _ = try kernels.kernel(DecoderKernels.transform(chroma444: true, depth: 10))
         XCTAssertEqual(kernels.pipelineCacheLoadedBytes, 0, "a foreign header must not reach the driver")
-        XCTAssertEqual(Array(try Data(contentsOf: file).prefix(32)), header(context), "the build replaced the foreign file")
+        XCTAssertEqual(
+            Array(try Data(contentsOf: file).prefix(32)), header(context), "the build replaced the foreign file")
         XCTAssertEqual(context.validation?.messages ?? [], [])
     }
 
@@ -58,7 +67,8 @@ final class PipelineCacheTests: XCTestCase {
         try Data("x".utf8).write(to: blocker)
         let context = try VulkanContext()
         // `pipelines` would have to be made inside a regular file.
-        let kernels = KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: blocker.appendingPathComponent("spirv")))
+        let kernels = KernelCache(
+            context: context, compiler: try ShaderCompiler(cacheDirectory: blocker.appendingPathComponent("spirv")))
         XCTAssertNoThrow(try kernels.kernel(DecoderKernels.transform(chroma444: false, depth: 12)))
         XCTAssertFalse(FileManager.default.fileExists(atPath: blocker.appendingPathComponent("pipelines").path))
     }

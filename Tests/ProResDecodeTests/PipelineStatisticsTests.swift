@@ -1,7 +1,8 @@
 import Foundation
+import XCTest
+
 @testable import GPUKit
 @testable import ProResGPU
-import XCTest
 
 /// Asking for pipeline statistics enables them only where the device offers
 /// VK_KHR_pipeline_executable_properties (lavapipe 22.3 does not), and
@@ -11,7 +12,8 @@ final class PipelineStatisticsTests: XCTestCase {
         var options = VulkanContext.Options(validation: true)
         options.pipelineStatistics = true
         let context = try VulkanContext(options: options)
-        let offered = VulkanContext.deviceExtensions(context.physicalDevice, context.vki).contains("VK_KHR_pipeline_executable_properties")
+        let offered = VulkanContext.deviceExtensions(context.physicalDevice, context.vki).contains(
+            "VK_KHR_pipeline_executable_properties")
         XCTAssertEqual(context.capturesPipelineStatistics, offered)
         let kernels = KernelCache(context: context, compiler: try ShaderCompiler(cacheDirectory: nil))
         let kernel = try kernels.kernel(DecoderKernels.transform(chroma444: true, depth: 12))

@@ -1,10 +1,11 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 final class PixelBufferPoolTests: XCTestCase {
     private let layout = SurfaceLayout.packed(.y416, width: 8, height: 2)
@@ -69,7 +70,8 @@ final class PixelBufferPoolTests: XCTestCase {
 
     func testVisibleSpansSkipRowPadding() throws {
         let format = PlanarFormat(decoding: .c422, bitDepth: 10, alpha: false)
-        let padded = SurfaceLayout.planar(format, width: 5, height: 3, paddedWidth: 16, paddedHeight: 16, rowAlignment: 64)
+        let padded = SurfaceLayout.planar(
+            format, width: 5, height: 3, paddedWidth: 16, paddedHeight: 16, rowAlignment: 64)
         let pool = PixelBufferPool(layout: padded)
         let buffer = try pool.makeBuffer()
         defer { buffer.releaseUse() }

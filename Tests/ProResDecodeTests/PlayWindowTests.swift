@@ -19,10 +19,14 @@ final class PlayWindowTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         // Twelve frames made by the ffmpeg CLI: the fixtures have five.
         let clip = directory.appendingPathComponent("twelve.mov").path
-        let made = try runExternal(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25",
-                                    "-frames:v", "12", "-c:v", "prores_ks", "-profile:v", "3", clip])
+        let made = try runExternal([
+            "ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25",
+            "-frames:v", "12", "-c:v", "prores_ks", "-profile:v", "3", clip,
+        ])
         XCTAssertEqual(made.status, 0, made.stderr)
-        let run = try runTool(["play", clip, "--frames", "10", "--json"], environment: Self.validation.merging(["DISPLAY": xvfb.display]) { $1 })
+        let run = try runTool(
+            ["play", clip, "--frames", "10", "--json"],
+            environment: Self.validation.merging(["DISPLAY": xvfb.display]) { $1 })
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertFalse(run.stderr.contains("alidation"), run.stderr)
         let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any], run.stdoutText)
@@ -37,7 +41,8 @@ final class PlayWindowTests: XCTestCase {
     /// the window quits with exit 0.
     func testHUDLoopAndClose() throws {
         let xvfb = try XvfbServer(self)
-        let player = try startPlayer(["play", Repo.fixture("pq.mov"), "--loop", "--frames", "2", "--hud", "--json"], on: xvfb)
+        let player = try startPlayer(
+            ["play", Repo.fixture("pq.mov"), "--loop", "--frames", "2", "--hud", "--json"], on: xvfb)
         let window = try findWindow("pq.mov", on: xvfb, player: player)
         func title() throws -> String {
             try xvfb.client(["xdotool", "getwindowname", window]).text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -90,8 +95,10 @@ final class PlayWindowTests: XCTestCase {
     func testTheWindowOpensAtTheDisplaySize() throws {
         let xvfb = try XvfbServer(self)
         let clip = try makeTemporaryDirectory(self).appendingPathComponent("pal.mov").path
-        let made = try runExternal(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25",
-                                    "-frames:v", "2", "-vf", "setsar=16/15", "-c:v", "prores_ks", "-profile:v", "0", clip])
+        let made = try runExternal([
+            "ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=720x576:rate=25",
+            "-frames:v", "2", "-vf", "setsar=16/15", "-c:v", "prores_ks", "-profile:v", "0", clip,
+        ])
         XCTAssertEqual(made.status, 0, made.stderr)
         let player = try startPlayer(["play", clip, "--paused"], on: xvfb)
         let window = try findWindow("pal.mov", on: xvfb, player: player)
@@ -124,10 +131,14 @@ final class PlayWindowTests: XCTestCase {
             XCTAssertEqual(grab.status, 0, grab.stderr, file: file, line: line)
             let compare = try runExternal(["/usr/bin/python3", "-c", PlayScreenshotReference.script, shot, preview])
             XCTAssertEqual(compare.status, 0, compare.stderr, file: file, line: line)
-            return Double(compare.text.split(separator: " ").first.map(String.init)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+            return Double(
+                compare.text.split(separator: " ").first.map(String.init)?.trimmingCharacters(
+                    in: .whitespacesAndNewlines) ?? "") ?? 0
         }
         _ = try waitFor("frame 1 on screen") { try matches(previews[0]) >= 0.995 ? true : nil }
-        XCTAssertLessThan(try matches(previews[1]), 0.995, "frames 1 and 2 look alike: the step would prove nothing", file: file, line: line)
+        XCTAssertLessThan(
+            try matches(previews[1]), 0.995, "frames 1 and 2 look alike: the step would prove nothing", file: file,
+            line: line)
 
         XCTAssertEqual(try xvfb.client(["xdotool", "key", "--window", window, "Right"]).status, 0)
         _ = try waitFor("frame 2 on screen after Right") { try matches(previews[1]) >= 0.995 ? true : nil }
@@ -146,7 +157,9 @@ final class PlayWindowTests: XCTestCase {
         let player = Process()
         player.executableURL = Repo.executable
         player.arguments = arguments
-        player.environment = ProcessInfo.processInfo.environment.merging(Self.validation.merging(["DISPLAY": xvfb.display]) { $1 }) { $1 }
+        player.environment = ProcessInfo.processInfo.environment.merging(
+            Self.validation.merging(["DISPLAY": xvfb.display]) { $1 }
+        ) { $1 }
         player.standardError = Pipe()
         player.standardOutput = Pipe()
         try player.run()
@@ -160,7 +173,8 @@ final class PlayWindowTests: XCTestCase {
         try waitFor("the window of \(name)") { () -> String? in
             if !player.isRunning {
                 let (status, _, stderr) = try waitForExit(player)
-                throw ExternalToolMissing(description: "the player exited (\(status)) before its window appeared: \(stderr)")
+                throw ExternalToolMissing(
+                    description: "the player exited (\(status)) before its window appeared: \(stderr)")
             }
             let search = try xvfb.client(["xdotool", "search", "--name", "prores-decode — \(name)"])
             return search.text.split(separator: "\n").first.map(String.init)
@@ -171,14 +185,21 @@ final class PlayWindowTests: XCTestCase {
     private func waitForExit(_ player: Process) throws -> (status: Int32, stdout: Data, stderr: String) {
         _ = try waitFor("the player to exit") { player.isRunning ? nil : true }
         let stdout = (player.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: (player.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (player.terminationReason == .uncaughtSignal ? -player.terminationStatus : player.terminationStatus, stdout, stderr)
+        let stderr = String(
+            decoding: (player.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (
+            player.terminationReason == .uncaughtSignal ? -player.terminationStatus : player.terminationStatus, stdout,
+            stderr
+        )
     }
 
     /// The `--save-format png` preview of one frame (our decoder's CPU path).
     private func preview(_ fixture: String, frame: Int, in directory: URL) throws -> String {
         let out = directory.appendingPathComponent("preview-\(frame)")
-        let run = try runTool([Repo.fixture(fixture), "--start", "\(frame)", "--frames", "1", "--save", out.path, "--save-format", "png", "--quiet"])
+        let run = try runTool([
+            Repo.fixture(fixture), "--start", "\(frame)", "--frames", "1", "--save", out.path, "--save-format", "png",
+            "--quiet",
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         return out.appendingPathComponent(String(format: "frame-%06d.png", frame)).path
     }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
@@ -27,8 +28,12 @@ final class PresentKernelTests: XCTestCase {
                 let out = Self.apply(m, rgb).clamped(lowerBound: .zero, upperBound: .one) * pixel.w
                 let codes = (0..<3).map { Int((Self.srgb(out[$0]) * 255).rounded()) }
                 let word = words[i]
-                let got = format.pixels == .rgba8Unorm ? [word & 255, word >> 8 & 255, word >> 16 & 255] : [word >> 16 & 255, word >> 8 & 255, word & 255]
-                for c in 0..<3 { XCTAssertEqual(Double(got[c]), Double(codes[c]), accuracy: 1, "pixel \(i) channel \(c) \(format)") }
+                let got =
+                    format.pixels == .rgba8Unorm
+                    ? [word & 255, word >> 8 & 255, word >> 16 & 255] : [word >> 16 & 255, word >> 8 & 255, word & 255]
+                for c in 0..<3 {
+                    XCTAssertEqual(Double(got[c]), Double(codes[c]), accuracy: 1, "pixel \(i) channel \(c) \(format)")
+                }
                 XCTAssertEqual(word >> 24, 255, "opaque")
             }
         }
@@ -39,13 +44,19 @@ final class PresentKernelTests: XCTestCase {
         let m = Self.matrix(from: Self.p3, to: Self.bt709)
         for (i, pixel) in source.enumerated() {
             let expected = Self.apply(m, SIMD3(pixel.x, pixel.y, pixel.z)) * pixel.w
-            let got = [Float(Float16(bitPattern: UInt16(words[2 * i] & 0xFFFF))), Float(Float16(bitPattern: UInt16(words[2 * i] >> 16))),
-                       Float(Float16(bitPattern: UInt16(words[2 * i + 1] & 0xFFFF)))]
+            let got = [
+                Float(Float16(bitPattern: UInt16(words[2 * i] & 0xFFFF))),
+                Float(Float16(bitPattern: UInt16(words[2 * i] >> 16))),
+                Float(Float16(bitPattern: UInt16(words[2 * i + 1] & 0xFFFF))),
+            ]
             for c in 0..<3 {
-                XCTAssertEqual(Double(got[c]), expected[c], accuracy: max(abs(expected[c]) * 2e-3, 1e-3), "pixel \(i) channel \(c)")
+                XCTAssertEqual(
+                    Double(got[c]), expected[c], accuracy: max(abs(expected[c]) * 2e-3, 1e-3), "pixel \(i) channel \(c)"
+                )
             }
         }
-        XCTAssertLessThan(Double(Float(Float16(bitPattern: UInt16(words[4] & 0xFFFF)))), 0, "a colour outside BT.709 stays negative")
+        XCTAssertLessThan(
+            Double(Float(Float16(bitPattern: UInt16(words[4] & 0xFFFF)))), 0, "a colour outside BT.709 stays negative")
     }
 
     func testPQ() throws {
@@ -82,17 +93,21 @@ final class PresentKernelTests: XCTestCase {
         let wide = try run(.sdr, format, target: (2 * width, height), pixelAspect: 2)
         for row in 0..<height {
             for column in 0..<2 * width {
-                XCTAssertEqual(wide[row * 2 * width + column], straight[row * width + column / 2], "row \(row), column \(column)")
+                XCTAssertEqual(
+                    wide[row * 2 * width + column], straight[row * width + column / 2], "row \(row), column \(column)")
             }
         }
     }
 
     // MARK: - The pass, run alone
 
-    private func run(_ path: DisplayColourPath, _ format: SurfaceFormat, target: (width: Int, height: Int),
-                     pixelAspect: Double = 1) throws -> [UInt32] {
+    private func run(
+        _ path: DisplayColourPath, _ format: SurfaceFormat, target: (width: Int, height: Int),
+        pixelAspect: Double = 1
+    ) throws -> [UInt32] {
         let context = try VulkanContext(options: .init(validation: true))
-        let kernel = try KernelCache(context: context, compiler: ShaderCompiler(cacheDirectory: nil)).kernel(PresentKernel.interface)
+        let kernel = try KernelCache(context: context, compiler: ShaderCompiler(cacheDirectory: nil)).kernel(
+            PresentKernel.interface)
         let halves = source.flatMap { p in [p.x, p.y, p.z, p.w].map { Float16(Float($0)).bitPattern } }
         let frame = try VulkanBuffer(context, size: halves.count * 2, usage: .storage, memory: .host)
         halves.withUnsafeBytes { frame.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -102,10 +117,12 @@ final class PresentKernelTests: XCTestCase {
         output.mapped!.initializeMemory(as: UInt32.self, repeating: 0xA5A5_A5A5, count: words)
         let recorder = try CommandRecorder(context: context, count: 1)
         let cb = try recorder.begin(0)
-        cb.dispatch(kernel, set: try kernel.makeBindingSets(1)[0], buffers: [BufferRange(frame), BufferRange(output)],
-                    push: PresentKernel.values(path: path, format: format, source: (width, height), target: target, referenceWhite: 203,
-                                               pixelAspect: pixelAspect),
-                    groups: (kernel.interface.groups(covering: target.width), target.height, 1))
+        cb.dispatch(
+            kernel, set: try kernel.makeBindingSets(1)[0], buffers: [BufferRange(frame), BufferRange(output)],
+            push: PresentKernel.values(
+                path: path, format: format, source: (width, height), target: target, referenceWhite: 203,
+                pixelAspect: pixelAspect),
+            groups: (kernel.interface.groups(covering: target.width), target.height, 1))
         try recorder.wait(for: try recorder.submit(cb))
         XCTAssertEqual(context.validation?.messages ?? [], [])
         return Array(UnsafeBufferPointer(start: output.mapped!.assumingMemoryBound(to: UInt32.self), count: words))
@@ -124,17 +141,21 @@ final class PresentKernelTests: XCTestCase {
 
     static func toXYZ(_ primaries: [(Double, Double)]) -> [[Double]] {
         let xyz = primaries.map { [$0.0 / $0.1, 1, (1 - $0.0 - $0.1) / $0.1] }
-        let columns = [[xyz[0][0], xyz[1][0], xyz[2][0]], [xyz[0][1], xyz[1][1], xyz[2][1]], [xyz[0][2], xyz[1][2], xyz[2][2]]]
+        let columns = [
+            [xyz[0][0], xyz[1][0], xyz[2][0]], [xyz[0][1], xyz[1][1], xyz[2][1]], [xyz[0][2], xyz[1][2], xyz[2][2]],
+        ]
         let white = [0.3127 / 0.3290, 1, (1 - 0.3127 - 0.3290) / 0.3290]
         let scale = inverse(columns).map { row in zip(row, white).map(*).reduce(0, +) }
         return columns.map { row in (0..<3).map { row[$0] * scale[$0] } }
     }
 
     static func inverse(_ m: [[Double]]) -> [[Double]] {
-        let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        let det =
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
             + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
         func cofactor(_ r: Int, _ c: Int) -> Double {
-            let rows = (0..<3).filter { $0 != r }, cols = (0..<3).filter { $0 != c }
+            let rows = (0..<3).filter { $0 != r }
+            let cols = (0..<3).filter { $0 != c }
             let minor = m[rows[0]][cols[0]] * m[rows[1]][cols[1]] - m[rows[0]][cols[1]] * m[rows[1]][cols[0]]
             return (r + c) % 2 == 0 ? minor : -minor
         }
@@ -152,7 +173,9 @@ final class PresentKernelTests: XCTestCase {
     static func srgb(_ v: Double) -> Double { v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055 }
 
     static func pq(_ y: Double) -> Double {
-        let (m1, m2, c1, c2, c3) = (2610.0 / 16384, 2523.0 / 4096 * 128, 3424.0 / 4096, 2413.0 / 4096 * 32, 2392.0 / 4096 * 32)
+        let (m1, m2, c1, c2, c3) = (
+            2610.0 / 16384, 2523.0 / 4096 * 128, 3424.0 / 4096, 2413.0 / 4096 * 32, 2392.0 / 4096 * 32
+        )
         let p = pow(min(max(y, 0), 1), m1)
         return pow((c1 + c2 * p) / (1 + c3 * p), m2)
     }

@@ -1,10 +1,11 @@
 import Foundation
 import XCTest
+
 @testable import GPUKit
+@testable import ProResCheck
 @testable import ProResCore
 @testable import ProResGPU
 @testable import ProResPipeline
-@testable import ProResCheck
 
 /// `preview_thumbnail.comp` through `PreviewThumbnailPass` on lavapipe,
 /// against two references: a float64 box filter written here from the
@@ -27,8 +28,10 @@ final class PreviewThumbnailPassTests: XCTestCase {
 
     func testThumbnailsMatchTheFloat64DefinitionAndTheCPUFilter() throws {
         let context = try VulkanContext(options: .init(validation: true))
-        let pass = try PreviewThumbnailPass(context: context, kernels: KernelCache(context: context, compiler: ShaderCompiler(cacheDirectory: nil)))
-        let frame = try VulkanBuffer(context, size: source.count * 2, usage: [.storage, .transferSource], memory: .host)
+        let pass = try PreviewThumbnailPass(
+            context: context, kernels: KernelCache(context: context, compiler: ShaderCompiler(cacheDirectory: nil)))
+        let frame = try VulkanBuffer(
+            context, size: source.count * 2, usage: [.storage, .transferSource], memory: .host)
         source.withUnsafeBytes { frame.mapped!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         let cpuSource = PreviewImage(width: width, height: height, values: source)
         // Fractional footprints both ways, a single pixel, a column only, a row only.
@@ -47,15 +50,20 @@ final class PreviewThumbnailPassTests: XCTestCase {
             if target.1 == PreviewImage.thumbnailSize(width: width, height: height, forWidth: target.0).height {
                 let cpu = cpuSource.downscaled(toWidth: target.0)
                 for (i, got) in result.thumbnail.enumerated() {
-                    let mine = Float16(got), theirs = Float16(bitPattern: cpu.samples[i])
-                    XCTAssertLessThanOrEqual(abs(Float(mine) - Float(theirs)), Float(max(mine.ulp, theirs.ulp)), "\(target) value \(i)")
+                    let mine = Float16(got)
+                    let theirs = Float16(bitPattern: cpu.samples[i])
+                    XCTAssertLessThanOrEqual(
+                        abs(Float(mine) - Float(theirs)), Float(max(mine.ulp, theirs.ulp)), "\(target) value \(i)")
                 }
             }
         }
         let whole = try pass.run(frame, width: width, height: height, target: nil, copyFull: true)
         XCTAssertEqual(whole.thumbnail, [])
-        XCTAssertEqual(Array(try XCTUnwrap(whole.full)), source.withUnsafeBytes { Array($0) }, "the full frame comes back as it is")
-        XCTAssertThrowsError(try pass.run(frame, width: width, height: height, target: (68, 41), copyFull: false), "never enlarged")
+        XCTAssertEqual(
+            Array(try XCTUnwrap(whole.full)), source.withUnsafeBytes { Array($0) }, "the full frame comes back as it is"
+        )
+        XCTAssertThrowsError(
+            try pass.run(frame, width: width, height: height, target: (68, 41), copyFull: false), "never enlarged")
         XCTAssertEqual(context.validation?.messages ?? [], [])
     }
 
@@ -63,8 +71,11 @@ final class PreviewThumbnailPassTests: XCTestCase {
     /// [ox·W/w, (ox+1)·W/w) × [oy·H/h, (oy+1)·H/h); every source pixel weighs
     /// by its overlap's area over the footprint's.
     private func reference(target: (width: Int, height: Int)) -> [Double] {
-        let sx = Double(width) / Double(target.width), sy = Double(height) / Double(target.height)
-        func overlap(_ i: Int, _ lower: Double, _ upper: Double) -> Double { max(0, min(Double(i + 1), upper) - max(Double(i), lower)) }
+        let sx = Double(width) / Double(target.width)
+        let sy = Double(height) / Double(target.height)
+        func overlap(_ i: Int, _ lower: Double, _ upper: Double) -> Double {
+            max(0, min(Double(i + 1), upper) - max(Double(i), lower))
+        }
         var out: [Double] = []
         for oy in 0..<target.height {
             for ox in 0..<target.width {

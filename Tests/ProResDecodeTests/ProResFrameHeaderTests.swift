@@ -1,19 +1,22 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// The frame header parser against bytes laid out by hand from SMPTE RDD 36.
 final class ProResFrameHeaderTests: XCTestCase {
     /// A frame whose header fields are given explicitly; `matrices` appends
     /// 64-byte quant matrices and sets their load flags.
-    private func frame(width: Int = 1920, height: Int = 1080, chroma: UInt8 = 2, interlace: UInt8 = 0,
-                       rate: UInt8 = 3, primaries: UInt8 = 9, transfer: UInt8 = 16, matrix: UInt8 = 9,
-                       alpha: UInt8 = 0, version: UInt8 = 0, headerSize: Int? = nil,
-                       luma: Bool = false, chromaMatrix: Bool = false, extra: Int = 64) -> [UInt8] {
+    private func frame(
+        width: Int = 1920, height: Int = 1080, chroma: UInt8 = 2, interlace: UInt8 = 0,
+        rate: UInt8 = 3, primaries: UInt8 = 9, transfer: UInt8 = 16, matrix: UInt8 = 9,
+        alpha: UInt8 = 0, version: UInt8 = 0, headerSize: Int? = nil,
+        luma: Bool = false, chromaMatrix: Bool = false, extra: Int = 64
+    ) -> [UInt8] {
         var h: [UInt8] = []
         let size = 20 + (luma ? 64 : 0) + (chromaMatrix ? 64 : 0)
         let hs = headerSize ?? size
@@ -40,7 +43,9 @@ final class ProResFrameHeaderTests: XCTestCase {
     }
 
     func testParsesEveryField() throws {
-        let header = try parse(frame(width: 3840, height: 2160, chroma: 3, interlace: 2, rate: 1, alpha: 2, luma: true, chromaMatrix: true))
+        let header = try parse(
+            frame(width: 3840, height: 2160, chroma: 3, interlace: 2, rate: 1, alpha: 2, luma: true, chromaMatrix: true)
+        )
         XCTAssertEqual(header.width, 3840)
         XCTAssertEqual(header.height, 2160)
         XCTAssertEqual(header.chroma, .c444)
@@ -82,7 +87,9 @@ final class ProResFrameHeaderTests: XCTestCase {
         assertRejected(frame(alpha: 3), mentioning: "alpha")
         assertRejected(frame(interlace: 3), mentioning: "interlace")
         // The header claims 20 bytes but asks for both matrices, which the frame is too short to hold.
-        assertRejected(Array(frame(headerSize: 20, luma: true, chromaMatrix: true, extra: 0).dropLast(70)), mentioning: "quantisation matrix")
+        assertRejected(
+            Array(frame(headerSize: 20, luma: true, chromaMatrix: true, extra: 0).dropLast(70)),
+            mentioning: "quantisation matrix")
     }
 
     func testFixtureHeadersMatchFFprobe() throws {

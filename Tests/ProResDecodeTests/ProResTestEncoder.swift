@@ -27,7 +27,11 @@ struct BitWriter {
 
     mutating func zeros(_ count: Int) {
         var left = count
-        while left > 0 { let n = min(left, 32); write(0, bits: n); left -= n }
+        while left > 0 {
+            let n = min(left, 32)
+            write(0, bits: n)
+            left -= n
+        }
     }
 
     /// The bytes, the last one padded with zero bits.
@@ -53,7 +57,9 @@ enum ProResEntropyEncoder {
     /// switch bits), indexed by the previous DC code, run and level.
     static let firstDCCodebook: UInt8 = 0xB8
     static let dcCodebooks: [UInt8] = [0x04, 0x28, 0x28, 0x4D, 0x4D, 0x70, 0x70]
-    static let runCodebooks: [UInt8] = [0x06, 0x06, 0x05, 0x05, 0x04, 0x29, 0x29, 0x29, 0x29, 0x28, 0x28, 0x28, 0x28, 0x28, 0x28, 0x4C]
+    static let runCodebooks: [UInt8] = [
+        0x06, 0x06, 0x05, 0x05, 0x04, 0x29, 0x29, 0x29, 0x29, 0x28, 0x28, 0x28, 0x28, 0x28, 0x28, 0x4C,
+    ]
     static let levelCodebooks: [UInt8] = [0x04, 0x0A, 0x05, 0x06, 0x04, 0x28, 0x28, 0x28, 0x28, 0x4C]
 
     /// The codeword of `value` (>= 0): a Rice code with `switch + 1` prefix
@@ -61,7 +67,9 @@ enum ProResEntropyEncoder {
     /// refuses (over 31 bits) throw.
     static func codeword(_ value: Int, codebook: UInt8) throws -> (bits: UInt64, length: Int) {
         precondition(value >= 0)
-        let switchBits = Int(codebook & 3), rice = Int(codebook >> 5), exp = Int((codebook >> 2) & 7)
+        let switchBits = Int(codebook & 3)
+        let rice = Int(codebook >> 5)
+        let exp = Int((codebook >> 2) & 7)
         let riceLimit = (switchBits + 1) << rice
         if value < riceLimit {
             let q = value >> rice
@@ -88,7 +96,9 @@ enum ProResEntropyEncoder {
     static func writeDCs(_ w: inout BitWriter, _ dcs: [Int16]) throws {
         let first = Int(dcs[0])
         try write(&w, first >= 0 ? 2 * first : -2 * first - 1, codebook: firstDCCodebook)
-        var previousCode = 5, sign = 0, previous = first
+        var previousCode = 5
+        var sign = 0
+        var previous = first
         for (index, value) in dcs.map(Int.init).enumerated().dropFirst() {
             // The decoder adds in int and stores int16: any difference modulo 2^16 will do.
             let difference = Int(Int16(truncatingIfNeeded: value - previous))
@@ -121,7 +131,9 @@ enum ProResEntropyEncoder {
         let position: Int
         /// The first coefficient FFmpeg does not read.
         let lostFrom: Int
-        var description: String { "FFmpeg would stop reading after coefficient \(position), losing those from \(lostFrom)" }
+        var description: String {
+            "FFmpeg would stop reading after coefficient \(position), losing those from \(lostFrom)"
+        }
     }
 
     /// One component (Y', Cb or Cr) of a slice: `coded` holds its
@@ -137,7 +149,8 @@ enum ProResEntropyEncoder {
         var w = BitWriter()
         try writeDCs(&w, Array(coded[0..<blocks]))
         var position = blocks - 1
-        var previousRun = 4, previousLevel = 2
+        var previousRun = 4
+        var previousLevel = 2
         // Per run codeword after the first: where it starts, the length of the level codeword before it, and the positions.
         var checks: [(runStart: Int, levelBits: Int, levelPosition: Int, position: Int)] = []
         var lastLevelBits: Int?
@@ -253,7 +266,9 @@ enum ProResFrameWriter {
         precondition(slices.count == frame.slices.count)
         var header: [UInt8] = []
         func u16(_ v: Int, into bytes: inout [UInt8]) { bytes += [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        func u32(_ v: Int, into bytes: inout [UInt8]) { bytes += [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int, into bytes: inout [UInt8]) {
+            bytes += [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+        }
         u16(20 + 128, into: &header)  // frame header size: both matrices follow
         u16(0, into: &header)  // bitstream version
         header += Array(creator.utf8.prefix(4))
@@ -271,9 +286,11 @@ enum ProResFrameWriter {
         var pictures: [UInt8] = []
         for picture in 0..<frame.pictures {
             let indices = frame.slices.indices.filter { frame.slices[$0].picture == picture }
-            var index: [UInt8] = [], data: [UInt8] = []
+            var index: [UInt8] = []
+            var data: [UInt8] = []
             for i in indices {
-                let s = slices[i], q = frame.slices[i].qscaleCode
+                let s = slices[i]
+                let q = frame.slices[i].qscaleCode
                 var slice: [UInt8] = [UInt8(s.headerSize << 3), UInt8(q)]
                 u16(s.luma.count, into: &slice)
                 u16(s.cb.count, into: &slice)

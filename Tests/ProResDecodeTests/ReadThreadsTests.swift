@@ -1,6 +1,7 @@
 import Foundation
-@testable import ProResCore
 import XCTest
+
+@testable import ProResCore
 
 /// The sample reads' own threads: every read runs once, as many at once as
 /// the pool holds and no more, in the order they were asked for.

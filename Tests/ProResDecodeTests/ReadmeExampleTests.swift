@@ -26,10 +26,13 @@ final class ReadmeExampleTests: XCTestCase {
             XCTAssertEqual(run.status, 0, "README example exits \(run.status): \(line)\n\(run.stderr)")
         }
         // What the examples say they write is there.
-        for written in ["frames.y4m", "frames.y416", "clip.framemd5", "exr/frame-000000.exr",
-                        "qc/index.html", "shard-1.json", "shard-2.json", "all.json", "junit.xml", "t.jsonl", "t.svg"] {
-            XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent(written).path),
-                          "a README example did not write \(written)")
+        for written in [
+            "frames.y4m", "frames.y416", "clip.framemd5", "exr/frame-000000.exr",
+            "qc/index.html", "shard-1.json", "shard-2.json", "all.json", "junit.xml", "t.jsonl", "t.svg",
+        ] {
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent(written).path),
+                "a README example did not write \(written)")
         }
     }
 
@@ -48,28 +51,38 @@ final class ReadmeExampleTests: XCTestCase {
         let stage = try makeTemporaryDirectory(self)
         let shims = try makeTemporaryDirectory(self)
         try Self.writeScript(shims.appendingPathComponent("sudo"), "exec \"$@\"")
-        try Self.writeScript(shims.appendingPathComponent("swift-in-use"), """
+        try Self.writeScript(
+            shims.appendingPathComponent("swift-in-use"),
+            """
             [ "$1 $2 $3" = "build -c debug" ] && [ $# = 3 ] || exec swift "$@"
             [ -x .build/debug/prores-decode ] || { echo "swift stand-in: no .build/debug/prores-decode" >&2; exit 1; }
             """)
-        try Self.writeScript(shims.appendingPathComponent("apt"), """
+        try Self.writeScript(
+            shims.appendingPathComponent("apt"),
+            """
             [ "$1" = install ] && [ $# = 2 ] && [ -f "$2" ] || { echo "apt stand-in: expected 'install FILE.deb', got: $*" >&2; exit 1; }
             dpkg-deb --contents "$2" | grep -q ' ./usr/bin/prores-decode$' || { echo "$2 holds no usr/bin/prores-decode" >&2; exit 1; }
             echo "apt stand-in: $2"
             """)
         for line in lines {
-            let script = "cd '\(Repo.root.path)' && export PATH='\(shims.path)':\"$PATH\" DESTDIR='\(stage.path)' CONFIG=debug SWIFT=swift-in-use && \(line)"
+            let script =
+                "cd '\(Repo.root.path)' && export PATH='\(shims.path)':\"$PATH\" DESTDIR='\(stage.path)' CONFIG=debug SWIFT=swift-in-use && \(line)"
             let run = try runExternal(["timeout", "3000", "bash", "-c", script])
             XCTAssertEqual(run.status, 0, "README install line exits \(run.status): \(line)\n\(run.stderr)")
             if line.contains("make install") {
                 let binary = stage.appendingPathComponent("usr/local/bin/prores-decode").path
                 XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "\(line) installed no \(binary)")
-                XCTAssertTrue(FileManager.default.fileExists(atPath: stage.appendingPathComponent("usr/local/share/man/man1/prores-decode.1").path))
+                XCTAssertTrue(
+                    FileManager.default.fileExists(
+                        atPath: stage.appendingPathComponent("usr/local/share/man/man1/prores-decode.1").path))
             }
-            if line.contains("apt install") { XCTAssertTrue(run.text.contains("apt stand-in: ./dist-deb/prores-decode_"), run.text) }
+            if line.contains("apt install") {
+                XCTAssertTrue(run.text.contains("apt stand-in: ./dist-deb/prores-decode_"), run.text)
+            }
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: stage.appendingPathComponent("usr/local/bin/prores-decode").path),
-                       "make uninstall left the binary")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: stage.appendingPathComponent("usr/local/bin/prores-decode").path),
+            "make uninstall left the binary")
     }
 
     private static func writeScript(_ url: URL, _ body: String) throws {
@@ -79,7 +92,8 @@ final class ReadmeExampleTests: XCTestCase {
 
     func testTheExamplesCoverEveryCommand() throws {
         let examples = try Self.exampleLines()
-        XCTAssertTrue((8...12).contains(examples.count), "README.md has \(examples.count) example commands; keep 8 to 12")
+        XCTAssertTrue(
+            (8...12).contains(examples.count), "README.md has \(examples.count) example commands; keep 8 to 12")
         for command in Self.commands {
             let covered = examples.contains { line in
                 let invocations = line.components(separatedBy: "prores-decode ").dropFirst()
@@ -114,7 +128,10 @@ final class ReadmeExampleTests: XCTestCase {
         var lines: [String] = []
         var inBlock = false
         for line in section[..<end].split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("```") { inBlock.toggle(); continue }
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+                continue
+            }
             let command = line.trimmingCharacters(in: .whitespaces)
             if inBlock, !command.isEmpty, !command.hasPrefix("#") { lines.append(command) }
         }
@@ -131,7 +148,9 @@ final class ReadmeExampleTests: XCTestCase {
         try files.copyItem(atPath: Repo.fixture("hq.mov"), toPath: folder.appendingPathComponent("clip.mov").path)
         let deliverables = folder.appendingPathComponent("deliverables")
         try files.createDirectory(at: deliverables, withIntermediateDirectories: false)
-        for (fixture, name) in [("hq.mov", "episode-101.mov"), ("slices1.mov", "episode-102.mov"), ("bt709.mov", "trailer.mov")] {
+        for (fixture, name) in [
+            ("hq.mov", "episode-101.mov"), ("slices1.mov", "episode-102.mov"), ("bt709.mov", "trailer.mov"),
+        ] {
             try files.copyItem(atPath: Repo.fixture(fixture), toPath: deliverables.appendingPathComponent(name).path)
         }
         return folder

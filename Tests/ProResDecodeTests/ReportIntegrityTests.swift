@@ -1,8 +1,9 @@
 import Foundation
+import XCTest
+
+@testable import ProResCheck
 @testable import ProResCore
 @testable import ProResPipeline
-@testable import ProResCheck
-import XCTest
 
 /// What `merge` and `check --resume` read back is held to what `check`
 /// wrote: status words their facts contradict, damaged lines, digests that
@@ -13,7 +14,9 @@ final class ReportIntegrityTests: XCTestCase {
     private func shardReports(_ dir: URL, _ out: URL) throws -> [URL] {
         try (1...2).map { index in
             let report = out.appendingPathComponent("shard-\(index).json")
-            let result = try runTool(["check", dir.path, "--shard", "\(index)/2", "--threads", "1", "--report", report.path])
+            let result = try runTool([
+                "check", dir.path, "--shard", "\(index)/2", "--threads", "1", "--report", report.path,
+            ])
             XCTAssertTrue([10, 11].contains(result.status), result.stderr)
             return report
         }
@@ -48,28 +51,42 @@ final class ReportIntegrityTests: XCTestCase {
             var edited: [(URL, String)] = []
             for report in reports {
                 var text = try String(contentsOf: report, encoding: .utf8)
-                let line = try XCTUnwrap(fileLineRange(text).first { $0.contains("\"status\":\"fail\"") || $0.contains("\"status\":\"error\"") })
-                let path = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.trimmingCharacters(in: [","]).utf8)) as? [String: Any])?["path"] as? String)
-                text = text.replacingOccurrences(of: String(line), with: line.replacingOccurrences(of: "\"status\":\"fail\"", with: "\"status\":\"pass\"")
-                    .replacingOccurrences(of: "\"status\":\"error\"", with: "\"status\":\"pass\""))
+                let line = try XCTUnwrap(
+                    fileLineRange(text).first {
+                        $0.contains("\"status\":\"fail\"") || $0.contains("\"status\":\"error\"")
+                    })
+                let path = try XCTUnwrap(
+                    (try JSONSerialization.jsonObject(with: Data(line.trimmingCharacters(in: [","]).utf8))
+                        as? [String: Any])?["path"] as? String)
+                text = text.replacingOccurrences(
+                    of: String(line),
+                    with: line.replacingOccurrences(of: "\"status\":\"fail\"", with: "\"status\":\"pass\"")
+                        .replacingOccurrences(of: "\"status\":\"error\"", with: "\"status\":\"pass\""))
                 if recompute {
                     let digest = try b3sumDigest(text)
-                    text = try text.replacingOccurrences(of: "\"files_digest\":\"blake3:[0-9a-f]{64}\"", with: "\"files_digest\":\"\(digest)\"",
-                                                     options: .regularExpression)
+                    text = try text.replacingOccurrences(
+                        of: "\"files_digest\":\"blake3:[0-9a-f]{64}\"", with: "\"files_digest\":\"\(digest)\"",
+                        options: .regularExpression)
                     XCTAssertTrue(text.contains(digest))
                 }
                 let target = out.appendingPathComponent("edited-\(recompute)-\(report.lastPathComponent)")
                 try text.write(to: target, atomically: true, encoding: .utf8)
                 edited.append((target, path))
             }
-            let merged = out.appendingPathComponent("merged-\(recompute).json"), junit = out.appendingPathComponent("merged-\(recompute).xml")
-            let result = try runTool(["merge"] + edited.map(\.0.path) + ["--report", merged.path, "--junit", junit.path])
+            let merged = out.appendingPathComponent("merged-\(recompute).json")
+            let junit = out.appendingPathComponent("merged-\(recompute).xml")
+            let result = try runTool(
+                ["merge"] + edited.map(\.0.path) + ["--report", merged.path, "--junit", junit.path])
             XCTAssertEqual(result.status, 3, "recomputed digest: \(recompute); \(result.stderr)")
-            assertSingleError(result, mentions: [edited[0].0.path, edited[0].1, recompute ? "status" : "edited"], "merge of edited reports")
+            assertSingleError(
+                result, mentions: [edited[0].0.path, edited[0].1, recompute ? "status" : "edited"],
+                "merge of edited reports")
             XCTAssertFalse(FileManager.default.fileExists(atPath: merged.path))
             XCTAssertFalse(FileManager.default.fileExists(atPath: junit.path))
 
-            let resumed = try runTool(["check", dir.path, "--shard", "1/2", "--resume", edited[0].0.path, "--report", "-"])
+            let resumed = try runTool([
+                "check", dir.path, "--shard", "1/2", "--resume", edited[0].0.path, "--report", "-",
+            ])
             XCTAssertEqual(resumed.status, 3, resumed.stderr)
             assertSingleError(resumed, mentions: [edited[0].0.path, edited[0].1], "--resume from an edited report")
             XCTAssertTrue(resumed.stdout.isEmpty)
@@ -103,10 +120,12 @@ final class ReportIntegrityTests: XCTestCase {
         let reports = try shardReports(dir, out)
         for report in reports {
             let text = try String(contentsOf: report, encoding: .utf8)
-                .replacingOccurrences(of: "\"shard_scheme\":\"sha256-key-mod-n\"", with: "\"shard_scheme\":\"md5-key-mod-n\"")
+                .replacingOccurrences(
+                    of: "\"shard_scheme\":\"sha256-key-mod-n\"", with: "\"shard_scheme\":\"md5-key-mod-n\"")
             try text.write(to: report, atomically: true, encoding: .utf8)
         }
-        let result = try runTool(["merge"] + reports.map(\.path) + ["--report", out.appendingPathComponent("m.json").path])
+        let result = try runTool(
+            ["merge"] + reports.map(\.path) + ["--report", out.appendingPathComponent("m.json").path])
         XCTAssertEqual(result.status, 3, result.stderr)
         assertSingleError(result, mentions: ["md5-key-mod-n"], "an unknown scheme")
     }
@@ -133,7 +152,8 @@ final class ReportIntegrityTests: XCTestCase {
         var outcomes: [String: Int] = [:]
         for round in 0..<400 {
             var reports = originals
-            let which = draw(2), at = draw(reports[which].count)
+            let which = draw(2)
+            let at = draw(reports[which].count)
             switch draw(3) {
             case 0: reports[which][at] = alphabet[draw(alphabet.count)]
             case 1: reports[which].remove(at: at)
@@ -142,7 +162,9 @@ final class ReportIntegrityTests: XCTestCase {
             guard reports[which] != originals[which] else { continue }
             let context = "seed \(seed), round \(round): report \(which + 1), byte \(at)"
             let parsed: [(name: String, report: ShardReport)]
-            do { parsed = try reports.enumerated().map { ("r\($0.offset)", try ShardReport(parsing: $0.element)) } } catch is ShardReport.Problem {
+            do {
+                parsed = try reports.enumerated().map { ("r\($0.offset)", try ShardReport(parsing: $0.element)) }
+            } catch is ShardReport.Problem {
                 outcomes["refused, exit 3", default: 0] += 1
                 continue
             }
@@ -152,22 +174,27 @@ final class ReportIntegrityTests: XCTestCase {
                 continue
             }
             outcomes["merged", default: 0] += 1
-            let object = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(merge.json(goldenPath: nil).utf8)) as? [String: Any],
-                                       "\(context): the merged report is not JSON")
+            let object = try XCTUnwrap(
+                try? JSONSerialization.jsonObject(with: Data(merge.json(goldenPath: nil).utf8)) as? [String: Any],
+                "\(context): the merged report is not JSON")
             for file in try XCTUnwrap(object["files"] as? [[String: Any]], context) {
-                XCTAssertEqual(file["status"] as? String, Self.derivedStatus(file), "\(context): \(file["path"] ?? "?")")
+                XCTAssertEqual(
+                    file["status"] as? String, Self.derivedStatus(file), "\(context): \(file["path"] ?? "?")")
             }
         }
         XCTAssertGreaterThan(outcomes["refused, exit 3", default: 0], 300, "\(outcomes)")
-        XCTAssertGreaterThan(outcomes["merged", default: 0], 0, "the reports' tails hold bytes whose change still merges: \(outcomes)")
+        XCTAssertGreaterThan(
+            outcomes["merged", default: 0], 0, "the reports' tails hold bytes whose change still merges: \(outcomes)")
     }
 
     /// Pass with no errors, failed rules or golden differences; fail or error
     /// (the line's own word, either) otherwise.
     private static func derivedStatus(_ file: [String: Any]) -> String {
-        let errors = (file["errors"] as? [Any])?.count ?? 0, rules = (file["failed_rules"] as? [Any])?.count ?? 0
+        let errors = (file["errors"] as? [Any])?.count ?? 0
+        let rules = (file["failed_rules"] as? [Any])?.count ?? 0
         let goldenDiffers = ((file["golden"] as? [String: Any])?["result"] as? String).map { $0 != "match" } ?? false
         let word = file["status"] as? String ?? ""
-        return errors + rules == 0 && !goldenDiffers ? "pass" : (["fail", "error"].contains(word) ? word : "fail or error")
+        return errors + rules == 0 && !goldenDiffers
+            ? "pass" : (["fail", "error"].contains(word) ? word : "fail or error")
     }
 }

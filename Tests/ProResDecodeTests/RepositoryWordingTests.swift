@@ -10,9 +10,11 @@ import XCTest
 final class RepositoryWordingTests: XCTestCase {
     /// Each pattern with what it catches. Case-insensitive.
     static let phrases: [(pattern: String, speaks: String)] = {
-        let ordinals = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-                        "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-                        "eighteenth", "nineteenth", "twentieth", "[0-9]+(st|nd|rd|th)"].joined(separator: "|")
+        let ordinals = [
+            "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+            "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+            "eighteenth", "nineteenth", "twentieth", "[0-9]+(st|nd|rd|th)",
+        ].joined(separator: "|")
         return [
             ("\\b(\(ordinals))\\s+sessions?\\b", "a numbered work session"),
             ("\\bsessions?\\s+[0-9]+", "a numbered work session"),
@@ -26,9 +28,11 @@ final class RepositoryWordingTests: XCTestCase {
             ("\\bwork\\s+periods?\\b", "a numbered stretch of work"),
             ("\\bBENCHMARKS(\\.md)?\\s*§", "a section of a history file"),
             ("\\bthis\\s+brief\\b", "the brief of a piece of work"),
-            ("\\bused\\s+to\\s+(be\\s+[a-z]+ed|fill|allocate|hand|crash|leave|write|report|return|print|take|read|open|exit|lose|"
-                + "replace|overwrite|ignore|accept|refuse|pass|fail|hang|skip|drop|keep|give)\\b",
-             "what the code did before a change"),
+            (
+                "\\bused\\s+to\\s+(be\\s+[a-z]+ed|fill|allocate|hand|crash|leave|write|report|return|print|take|read|open|exit|lose|"
+                    + "replace|overwrite|ignore|accept|refuse|pass|fail|hang|skip|drop|keep|give)\\b",
+                "what the code did before a change"
+            ),
         ]
     }()
 
@@ -87,14 +91,16 @@ final class RepositoryWordingTests: XCTestCase {
         var found: [String] = []
         for path in paths where !Self.excluded.contains(where: { fnmatch($0, path, 0) == 0 }) {
             guard let data = FileManager.default.contents(atPath: Repo.root.appendingPathComponent(path).path),
-                  !data.contains(0), let text = String(data: data, encoding: .utf8) else { continue }
+                !data.contains(0), let text = String(data: data, encoding: .utf8)
+            else { continue }
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 if let match = matcher.firstMatch(in: String(line)) {
                     found.append("\(path):\(number + 1): \(match.speaks) (\"\(match.text)\")")
                 }
             }
         }
-        XCTAssertTrue(found.isEmpty, "tracked files speak of the work, not the product:\n" + found.joined(separator: "\n"))
+        XCTAssertTrue(
+            found.isEmpty, "tracked files speak of the work, not the product:\n" + found.joined(separator: "\n"))
     }
 }
 
@@ -103,7 +109,9 @@ struct WordingMatcher {
     private let expressions: [(NSRegularExpression, String)]
 
     init(_ phrases: [(pattern: String, speaks: String)]) throws {
-        expressions = try phrases.map { (try NSRegularExpression(pattern: $0.pattern, options: [.caseInsensitive]), $0.speaks) }
+        expressions = try phrases.map {
+            (try NSRegularExpression(pattern: $0.pattern, options: [.caseInsensitive]), $0.speaks)
+        }
     }
 
     func firstMatch(in line: String) -> (text: String, speaks: String)? {

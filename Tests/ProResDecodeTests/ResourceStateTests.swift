@@ -1,5 +1,6 @@
-@testable import GPUKit
 import XCTest
+
+@testable import GPUKit
 
 /// How a buffer's uses order themselves (`ResourceState`): a pipeline
 /// barrier only inside one command buffer; a timeline wait on any earlier
@@ -14,12 +15,15 @@ final class ResourceStateTests: XCTestCase {
         let state = ResourceState()
 
         let first = try recorder.begin(0)
-        XCTAssertEqual(state.use(by: first.submission, at: .compute, writes: true).stages, 0, "nothing before the first write")
+        XCTAssertEqual(
+            state.use(by: first.submission, at: .compute, writes: true).stages, 0, "nothing before the first write")
         let readInFirst = state.use(by: first.submission, at: .compute, writes: false)
-        XCTAssertEqual(readInFirst.stages, PipelineStage.compute.flags, "a read after a write in one command buffer: a barrier")
+        XCTAssertEqual(
+            readInFirst.stages, PipelineStage.compute.flags, "a read after a write in one command buffer: a barrier")
         XCTAssertTrue(readInFirst.waits.isEmpty)
         let overwrite = state.use(by: first.submission, at: .transfer, writes: true)
-        XCTAssertEqual(overwrite.stages, PipelineStage.compute.flags, "a write after a read in one command buffer: a barrier")
+        XCTAssertEqual(
+            overwrite.stages, PipelineStage.compute.flags, "a write after a read in one command buffer: a barrier")
         let firstValue = try recorder.submit(first)
 
         let second = try recorder.begin(1)

@@ -1,6 +1,8 @@
-@testable import ProResCore
-@testable import HostSupport
 import XCTest
+
+@testable import HostSupport
+@testable import ProResCore
+@testable import ProResGPU
 
 final class SampleMemoryTests: XCTestCase {
     func testSizeClassesArePagesWithAtMostAnEighthUnused() {
@@ -42,7 +44,8 @@ final class SampleMemoryTests: XCTestCase {
         // 4K 422 HQ samples (3.75 MiB blocks), all freed: 4K 4444 XQ ones (3.25 MiB) reuse them.
         var large = (0..<30).compactMap { _ in memory.allocate(bytes: 3_815_565) }
         XCTAssertEqual(large.count, 30)
-        let mapped = memory.mappedBytes, largePointers = Set(large.map(\.pointer))
+        let mapped = memory.mappedBytes
+        let largePointers = Set(large.map(\.pointer))
         large.removeAll()
         var small = (0..<30).compactMap { _ in memory.allocate(bytes: 3_187_135) }
         XCTAssertEqual(memory.mappedBytes, mapped, "no region mapped while larger free blocks fit")
@@ -56,8 +59,6 @@ final class SampleMemoryTests: XCTestCase {
         XCTAssertGreaterThan(memory.mappedBytes, mapped)
     }
 }
-
-@testable import ProResGPU
 
 final class UploadPathTests: XCTestCase {
     func testTheFastestPathUnlessAnotherIsAskedForAndPossible() {

@@ -1,17 +1,22 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// Direct reads by the sample table must give exactly libavformat's packets,
 /// in order and after seeks, and be used only where they can.
 final class SampleTableReaderTests: XCTestCase {
-    private func samples(_ source: SampleSource, limit: Int = .max) throws -> [(index: Int, pts: Int64?, bytes: [UInt8])] {
+    private func samples(_ source: SampleSource, limit: Int = .max) throws -> [(
+        index: Int, pts: Int64?, bytes: [UInt8]
+    )] {
         var out: [(Int, Int64?, [UInt8])] = []
-        while out.count < limit, let sample = try source.nextSample() { out.append((sample.index, sample.pts, Array(sample.bytes))) }
+        while out.count < limit, let sample = try source.nextSample() {
+            out.append((sample.index, sample.pts, Array(sample.bytes)))
+        }
         return out
     }
 
@@ -22,13 +27,16 @@ final class SampleTableReaderTests: XCTestCase {
     }
 
     func testDirectReadsEqualLibavformatsPackets() throws {
-        let clips = try FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.path).filter { $0.hasSuffix(".mov") }.sorted()
+        let clips = try FileManager.default.contentsOfDirectory(atPath: Repo.fixtures.path).filter {
+            $0.hasSuffix(".mov")
+        }.sorted()
         XCTAssertGreaterThan(clips.count, 10)
         for clip in clips {
             let path = Repo.fixture(clip)
             let direct = try XCTUnwrap(try openSampleSource(path) as? AssetReader, clip)
             XCTAssertTrue(direct.readsDirectly, "\(clip) should be read by its sample table")
-            let a = try samples(direct), b = try samples(try libavformatOnly(path))
+            let a = try samples(direct)
+            let b = try samples(try libavformatOnly(path))
             XCTAssertEqual(a.count, b.count, clip)
             XCTAssertEqual(a.map(\.index), b.map(\.index), clip)
             XCTAssertEqual(a.map(\.pts), b.map(\.pts), clip)

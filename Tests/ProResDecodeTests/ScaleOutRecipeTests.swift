@@ -14,22 +14,31 @@ final class ScaleOutRecipeTests: XCTestCase {
         let list = listed.map { dir.appendingPathComponent($0).path + "\n" }.joined()
         let reference = try makeTemporaryDirectory(self)
         try list.write(to: reference.appendingPathComponent("files.txt"), atomically: true, encoding: .utf8)
-        let whole = try runTool(["check", "--list", "files.txt", "--report", "all.json", "--write-golden", "all.golden"], in: reference)
+        let whole = try runTool(
+            ["check", "--list", "files.txt", "--report", "all.json", "--write-golden", "all.golden"], in: reference)
         XCTAssertEqual(whole.status, 10, whole.stderr)
-        let path = Repo.executable.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let path =
+            Repo.executable.deletingLastPathComponent().path + ":"
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         for engine in ["github", "gitlab", "kubernetes", "slurm", "aws-batch"] {
             for count in [3, 8] {
                 let work = try makeTemporaryDirectory(self)
                 try list.write(to: work.appendingPathComponent("files.txt"), atomically: true, encoding: .utf8)
-                let run = try runExternal(["/usr/bin/env", "PATH=" + path, "python3", Self.runner, engine, "\(count)", work.path])
+                let run = try runExternal([
+                    "/usr/bin/env", "PATH=" + path, "python3", Self.runner, engine, "\(count)", work.path,
+                ])
                 XCTAssertEqual(run.status, 0, "\(engine) × \(count): \(run.stderr)")
-                XCTAssertEqual(run.text.split(separator: "\n").last, "10", "\(engine) × \(count): merge exits as check did")
-                let shards = try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("shards").path)
-                XCTAssertEqual(shards.filter { $0.hasSuffix(".json") }.count, count, "\(engine) × \(count): a report a shard")
-                try CheckFixtures.assertSameCheck(merged: work.appendingPathComponent("merged.json"),
-                                                  unsharded: reference.appendingPathComponent("all.json"),
-                                                  mergedGolden: work.appendingPathComponent("merged.golden"),
-                                                  unshardedGolden: reference.appendingPathComponent("all.golden"))
+                XCTAssertEqual(
+                    run.text.split(separator: "\n").last, "10", "\(engine) × \(count): merge exits as check did")
+                let shards = try FileManager.default.contentsOfDirectory(
+                    atPath: work.appendingPathComponent("shards").path)
+                XCTAssertEqual(
+                    shards.filter { $0.hasSuffix(".json") }.count, count, "\(engine) × \(count): a report a shard")
+                try CheckFixtures.assertSameCheck(
+                    merged: work.appendingPathComponent("merged.json"),
+                    unsharded: reference.appendingPathComponent("all.json"),
+                    mergedGolden: work.appendingPathComponent("merged.golden"),
+                    unshardedGolden: reference.appendingPathComponent("all.golden"))
                 XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("merged.xml").path))
                 XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("merged.html").path))
             }
@@ -41,7 +50,9 @@ final class ScaleOutRecipeTests: XCTestCase {
     /// built here (no hadolint in Debian, no image builder running): the same
     /// install on a clean Debian 12 is DebPackageTests'.
     func testContainerfileInstallsThePackageAndItsHealthCheckRuns() throws {
-        let path = Repo.executable.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let path =
+            Repo.executable.deletingLastPathComponent().path + ":"
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let run = try runExternal(["/usr/bin/env", "PATH=" + path, "python3", Self.runner, "container", "0", "."])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.text.split(separator: "\n").last, "0")

@@ -1,10 +1,11 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// ProRes is intra-only: `--start N` must give frame N, in every container.
 final class SeekTests: XCTestCase {
@@ -38,7 +39,9 @@ final class SeekTests: XCTestCase {
             XCTAssertThrowsError(try decodeMD5s(clip, output: .native, start: 5)) { error in
                 // The library reports the request as data; the CLI words it
                 // as "--start 5 …" (ErrorWordsTests holds that text).
-                guard case let ProResDecodeError.badRequest(.startPastEnd(start, frames, _)) = error else { return XCTFail("\(error)") }
+                guard case ProResDecodeError.badRequest(.startPastEnd(let start, let frames, _)) = error else {
+                    return XCTFail("\(error)")
+                }
                 XCTAssertEqual(start, 5, "\(error)")
                 XCTAssertLessThanOrEqual(frames, 5, "\(error)")
             }

@@ -12,8 +12,12 @@ final class StreamChangeTests: XCTestCase {
         for (clip, change) in [("odd-size.mov", "187x101 4:2:2"), ("4444.mov", "192x112 4:4:4 with alpha")] {
             // The clip's ProRes frames as they are in the file (ffmpeg copies the packets).
             let tail = dir.appendingPathComponent("\(clip).prores")
-            _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Repo.fixture(clip), "-c:v", "copy",
-                                                                       "-f", "rawvideo", tail.path])
+            _ = try CheckGPUDecoderTests.runProcess(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-y", "-i", Repo.fixture(clip), "-c:v", "copy",
+                    "-f", "rawvideo", tail.path,
+                ])
             let spliced = dir.appendingPathComponent("spliced-\(clip).prores")
             try (head + Data(contentsOf: tail)).write(to: spliced)
             for decoder in ["cpu", "gpu"] {
@@ -21,7 +25,8 @@ final class StreamChangeTests: XCTestCase {
                 let result = try runTool([spliced.path, "--decoder", decoder, "-o", out.path, "--quiet"], timeout: 120)
                 XCTAssertEqual(result.status, 7, "\(decoder), \(clip): \(result.stderr)")
                 XCTAssertTrue(result.stderr.contains("frame 5 is \(change), the stream 192x112 4:2:2"), result.stderr)
-                XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(decoder): a partial output was left")
+                XCTAssertFalse(
+                    FileManager.default.fileExists(atPath: out.path), "\(decoder): a partial output was left")
             }
         }
     }

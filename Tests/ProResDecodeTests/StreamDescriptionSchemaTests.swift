@@ -1,6 +1,7 @@
 import Foundation
-@testable import ProResCore
 import XCTest
+
+@testable import ProResCore
 
 /// `info --json`, the check report's "format" and `bench --json`'s "format"
 /// share one shape, StreamDescription. These tests hold the outputs against
@@ -17,8 +18,9 @@ final class StreamDescriptionSchemaTests: XCTestCase {
         let result = try runTool(["info", "--json"] + clips.map(Repo.fixture))
         XCTAssertEqual(result.status, 0, result.stderr)
         let items = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
-        XCTAssertEqual(items.map { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } }, clips,
-                       "one object per input, in the order given")
+        XCTAssertEqual(
+            items.map { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } }, clips,
+            "one object per input, in the order given")
         try assertValid(result.stdout, what: "info --json of every fixture")
         for item in items { XCTAssertEqual(item["schema"] as? String, StreamDescription.schemaVersion) }
     }
@@ -54,7 +56,8 @@ final class StreamDescriptionSchemaTests: XCTestCase {
 
     /// HDR side data (no fixture carries it): written, valid and read back.
     func testMasteringMetadataMatchesTheSchema() throws {
-        var description = try JSONDecoder().decode(StreamDescription.self, from: runTool(["info", "--json", Repo.fixture("pq.mov")]).stdout)
+        var description = try JSONDecoder().decode(
+            StreamDescription.self, from: runTool(["info", "--json", Repo.fixture("pq.mov")]).stdout)
         description.masteringDisplay = MasteringDisplay(
             red: .init(x: 0.708, y: 0.292), green: .init(x: 0.17, y: 0.797), blue: .init(x: 0.131, y: 0.046),
             whitePoint: .init(x: 0.3127, y: 0.329), minLuminance: 0.0001, maxLuminance: 1000)
@@ -74,7 +77,8 @@ final class StreamDescriptionSchemaTests: XCTestCase {
 
     /// `bench --json` carries the same description per input.
     func testBenchFormatMatchesTheSchema() throws {
-        let result = try runTool(["bench", "--json", "--frames", "2", "--decoders", "cpu", Repo.fixture("hq.mov")], timeout: 120)
+        let result = try runTool(
+            ["bench", "--json", "--frames", "2", "--decoders", "cpu", Repo.fixture("hq.mov")], timeout: 120)
         // The CPU decoder runs everywhere: a bench that fails is a failure, not a skip.
         XCTAssertEqual(result.status, 0, result.stderr)
         let reports = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
@@ -99,6 +103,7 @@ final class StreamDescriptionSchemaTests: XCTestCase {
             """
         // Debian's interpreter: python3-jsonschema installs there, not into other Pythons on PATH.
         let run = try runExternal(["/usr/bin/python3", "-c", script, Self.schema], stdin: json)
-        XCTAssertEqual(run.status, 0, "\(what) does not match the schema:\n\(run.text)\(run.stderr)", file: file, line: line)
+        XCTAssertEqual(
+            run.status, 0, "\(what) does not match the schema:\n\(run.text)\(run.stderr)", file: file, line: line)
     }
 }

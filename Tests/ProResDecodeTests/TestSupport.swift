@@ -1,12 +1,13 @@
 import CFFmpeg
 import Foundation
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// Paths into the package, independent of the current directory.
 enum Repo {
@@ -14,14 +15,18 @@ enum Repo {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtures = root.appendingPathComponent("Fixtures")
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
-    static func reference(_ name: String) -> String { fixtures.appendingPathComponent("ref").appendingPathComponent(name).path }
+    static func reference(_ name: String) -> String {
+        fixtures.appendingPathComponent("ref").appendingPathComponent(name).path
+    }
 
     /// The `prores-decode` built alongside the tests. On Linux the "bundle"
     /// is the build directory itself; on Darwin it is the .xctest beside it.
     static let executable: URL = {
         let bundle = Bundle(for: Marker.self).bundleURL
-        let candidates = [bundle.appendingPathComponent("prores-decode"),
-                          bundle.deletingLastPathComponent().appendingPathComponent("prores-decode")]
+        let candidates = [
+            bundle.appendingPathComponent("prores-decode"),
+            bundle.deletingLastPathComponent().appendingPathComponent("prores-decode"),
+        ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
@@ -48,10 +53,12 @@ enum ToolStdout {
 /// concurrently, and a time limit after which the child is killed and the
 /// test fails (a hang is a failure); reports whether it exited or died from a signal.
 /// `stdinPath` opens a path as stdin instead (`< DIR` in a shell).
-func runTool(_ arguments: [String], stdin: Data? = nil, stdinPath: String? = nil, environment: [String: String] = [:],
-             in directory: URL? = nil, stdout target: ToolStdout = .captured,
-             timeout: TimeInterval = 60, executable: URL = Repo.executable,
-             file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
+func runTool(
+    _ arguments: [String], stdin: Data? = nil, stdinPath: String? = nil, environment: [String: String] = [:],
+    in directory: URL? = nil, stdout target: ToolStdout = .captured,
+    timeout: TimeInterval = 60, executable: URL = Repo.executable,
+    file: StaticString = #filePath, line: UInt = #line
+) throws -> ToolResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -59,7 +66,9 @@ func runTool(_ arguments: [String], stdin: Data? = nil, stdinPath: String? = nil
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
-    let out = Pipe(), err = Pipe(), input = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
     switch target {
     case .captured, .closedPipe: process.standardOutput = out
     case .deviceFull: process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
@@ -68,7 +77,8 @@ func runTool(_ arguments: [String], stdin: Data? = nil, stdinPath: String? = nil
     let stdinFD = stdinPath.map { open($0, O_RDONLY | O_CLOEXEC) }
     defer { if let stdinFD, stdinFD >= 0 { close(stdinFD) } }
     if let stdinFD, stdinFD < 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    process.standardInput = stdinFD.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) }
+    process.standardInput =
+        stdinFD.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) }
         ?? (stdin == nil ? FileHandle.nullDevice : input)
     try process.run()
     // Closed before the child can write: its first write to stdout meets no reader.
@@ -79,7 +89,8 @@ func runTool(_ arguments: [String], stdin: Data? = nil, stdinPath: String? = nil
             try? input.fileHandleForWriting.close()
         }
     }
-    let outData = ToolPipeBytes(), errData = ToolPipeBytes()
+    let outData = ToolPipeBytes()
+    let errData = ToolPipeBytes()
     let group = DispatchGroup()
     group.enter()
     DispatchQueue.global().async {
@@ -87,31 +98,42 @@ func runTool(_ arguments: [String], stdin: Data? = nil, stdinPath: String? = nil
         group.leave()
     }
     group.enter()
-    DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async {
+        errData.data = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { usleep(10_000) }
     let timedOut = process.isRunning
     if timedOut {
         kill(process.processIdentifier, SIGKILL)
-        XCTFail("\(executable.lastPathComponent) \(arguments) did not finish within \(timeout) s", file: file, line: line)
+        XCTFail(
+            "\(executable.lastPathComponent) \(arguments) did not finish within \(timeout) s", file: file, line: line)
     }
     process.waitUntilExit()
     group.wait()
-    return ToolResult(status: process.terminationStatus, reason: process.terminationReason, stdout: outData.data,
-                      stderr: String(decoding: errData.data, as: UTF8.self), timedOut: timedOut)
+    return ToolResult(
+        status: process.terminationStatus, reason: process.terminationReason, stdout: outData.data,
+        stderr: String(decoding: errData.data, as: UTF8.self), timedOut: timedOut)
 }
 
 /// Another program (bash, man, make, an installed copy of the tool), run as `runTool` runs ours.
-func runProgram(_ path: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil,
-                timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line) throws -> ToolResult {
-    try runTool(arguments, environment: environment, in: directory, timeout: timeout, executable: URL(fileURLWithPath: path),
-                file: file, line: line)
+func runProgram(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil,
+    timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line
+) throws -> ToolResult {
+    try runTool(
+        arguments, environment: environment, in: directory, timeout: timeout, executable: URL(fileURLWithPath: path),
+        file: file, line: line)
 }
 
 /// Starts the tool (with `--quiet`, for the commands that take it), sends
 /// `signal` `delay` seconds later; nil when it finished first.
-func runInterrupted(_ arguments: [String], after delay: Double, signal: Int32, in directory: URL? = nil, quiet: Bool = true)
-    throws -> (status: Int32, reason: Process.TerminationReason, stderr: String)? {
+func runInterrupted(
+    _ arguments: [String], after delay: Double, signal: Int32, in directory: URL? = nil, quiet: Bool = true
+)
+    throws -> (status: Int32, reason: Process.TerminationReason, stderr: String)?
+{
     let process = Process()
     process.executableURL = Repo.executable
     process.arguments = arguments + (quiet ? ["--quiet"] : [])
@@ -124,13 +146,18 @@ func runInterrupted(_ arguments: [String], after delay: Double, signal: Int32, i
     let errData = ToolPipeBytes()
     let group = DispatchGroup()
     group.enter()
-    DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+    DispatchQueue.global().async {
+        errData.data = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
     // The delay counts from the moment the tool can hear the signal (its
     // first statement installs the handlers): before that, the loader is
     // still mapping the binary, and on a busy CI machine that alone can
     // take 0.1 s.
     let launched = Date()
-    while process.isRunning && !catchesSignal(signal, pid: process.processIdentifier) && Date().timeIntervalSince(launched) < 10 {
+    while process.isRunning && !catchesSignal(signal, pid: process.processIdentifier)
+        && Date().timeIntervalSince(launched) < 10
+    {
         usleep(1_000)
     }
     usleep(UInt32(delay * 1_000_000))
@@ -194,7 +221,8 @@ func ffmpegFrameMD5s(_ clip: String) throws -> [String] {
 /// CLI decodes them (`-f rawvideo`), hashed by `b3sum`: golden v2's
 /// reference, from two tools that are not ours.
 func ffmpegFrameBLAKE3s(_ clip: String) throws -> [String] {
-    let raw = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture(clip), "-f", "rawvideo", "-"])
+    let raw = try CheckGPUDecoderTests.runProcess(
+        "/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture(clip), "-f", "rawvideo", "-"])
     return try B3Sum.hexes(CheckGPUDecoderTests.split(raw, clip: clip))
 }
 
@@ -229,13 +257,19 @@ func exrPlanes(_ path: String) throws -> (g: [Float], b: [Float], r: [Float], a:
 }
 
 /// stderr is exactly one line, `prores-decode: error: ...`, naming the problem.
-func assertSingleError(_ result: ToolResult, mentions: [String], _ what: String,
-                       file: StaticString = #filePath, line: UInt = #line) {
+func assertSingleError(
+    _ result: ToolResult, mentions: [String], _ what: String,
+    file: StaticString = #filePath, line: UInt = #line
+) {
     let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
-    XCTAssertEqual(lines.count, 1, "\(what): expected exactly one stderr line, got:\n\(result.stderr)", file: file, line: line)
+    XCTAssertEqual(
+        lines.count, 1, "\(what): expected exactly one stderr line, got:\n\(result.stderr)", file: file, line: line)
     guard let message = lines.first else { return }
-    XCTAssertTrue(message.hasPrefix("prores-decode: error: "), "\(what): not an error line: \(message)", file: file, line: line)
+    XCTAssertTrue(
+        message.hasPrefix("prores-decode: error: "), "\(what): not an error line: \(message)", file: file, line: line)
     for needle in mentions {
-        XCTAssertTrue(message.contains(needle), "\(what): the error should mention '\(needle)': \(message)", file: file, line: line)
+        XCTAssertTrue(
+            message.contains(needle), "\(what): the error should mention '\(needle)': \(message)", file: file,
+            line: line)
     }
 }

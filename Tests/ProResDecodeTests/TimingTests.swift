@@ -1,11 +1,12 @@
-@testable import ProResCore
-@testable import HostSupport
-@testable import ProResFFmpeg
+import XCTest
+
 @testable import GPUKit
+@testable import HostSupport
+@testable import ProResCore
+@testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 final class TimingTests: XCTestCase {
     func testNearestRankPercentiles() throws {
@@ -20,7 +21,8 @@ final class TimingTests: XCTestCase {
     }
 
     func testTimingLineIsOneJSONObject() throws {
-        let timing = FrameTiming(index: 7, pts: nil, status: .damaged("x"), demux: 1.25, decode: 2000, pack: 0, output: 3.5, latency: 2100)
+        let timing = FrameTiming(
+            index: 7, pts: nil, status: .damaged("x"), demux: 1.25, decode: 2000, pack: 0, output: 3.5, latency: 2100)
         let object = try JSONSerialization.jsonObject(with: Data(timing.jsonLine.utf8)) as? [String: Any]
         XCTAssertEqual(object?["frame"] as? Int, 7)
         XCTAssertTrue(object?["pts"] is NSNull)

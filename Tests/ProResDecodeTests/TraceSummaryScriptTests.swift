@@ -19,8 +19,10 @@ final class TraceSummaryScriptTests: XCTestCase {
         {"name":"read sample","ph":"X","pid":1,"tid":2,"ts":1200,"dur":10}
         ]}
         """.write(to: trace, atomically: true, encoding: .utf8)
-        let run = try runExternal(["python3", Repo.root.appendingPathComponent("scripts/trace-summary.py").path, trace.path,
-                                   "--concurrency", "read sample"])
+        let run = try runExternal([
+            "python3", Repo.root.appendingPathComponent("scripts/trace-summary.py").path, trace.path,
+            "--concurrency", "read sample",
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let output = run.text
         // The first read began before the run and the last after it: only their parts inside count.

@@ -9,8 +9,12 @@ final class TruncatedRecordingTests: XCTestCase {
     func testMoovAtEndCutShortIsATruncatedRecording() throws {
         let dir = try makeTemporaryDirectory(self)
         let whole = dir.appendingPathComponent("whole.mov")
-        _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", Repo.fixture("hq.mov"), "-c", "copy",
-                                                                   whole.path])
+        _ = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-i", Repo.fixture("hq.mov"), "-c", "copy",
+                whole.path,
+            ])
         let bytes = try Data(contentsOf: whole)
         let moov = try XCTUnwrap(bytes.range(of: Data("moov".utf8)), "ffmpeg wrote no moov")
         let mdat = try XCTUnwrap(bytes.range(of: Data("mdat".utf8)))

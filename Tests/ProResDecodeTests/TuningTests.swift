@@ -1,12 +1,14 @@
 import Foundation
-@testable import HostSupport
 import XCTest
+
+@testable import HostSupport
 
 /// The `PRORES_DECODE_*` settings: read once into `Tuning`, a known one
 /// honoured, an unknown one said on stderr (with the name it is close to).
 final class TuningTests: XCTestCase {
     private func batch(_ environment: [String: String]) throws -> (batch: Int?, stderr: String) {
-        let result = try runTool(["bench", Repo.fixture("hq.mov"), "--decoders", "gpu", "--frames", "8", "--json"], environment: environment)
+        let result = try runTool(
+            ["bench", Repo.fixture("hq.mov"), "--decoders", "gpu", "--frames", "8", "--json"], environment: environment)
         XCTAssertEqual(result.status, 0, result.stderr)
         let reports = try XCTUnwrap(JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
         let results = try XCTUnwrap(reports.first?["results"] as? [[String: Any]])
@@ -20,17 +22,22 @@ final class TuningTests: XCTestCase {
 
         let misspelt = try batch(["PRORES_DECODE_BATHC": "3"])
         XCTAssertNotEqual(misspelt.batch, 3, "a misspelt name sets nothing")
-        XCTAssertEqual(misspelt.stderr,
-                       "prores-decode: warning: unknown setting PRORES_DECODE_BATHC is ignored (did you mean PRORES_DECODE_BATCH?)\n")
+        XCTAssertEqual(
+            misspelt.stderr,
+            "prores-decode: warning: unknown setting PRORES_DECODE_BATHC is ignored (did you mean PRORES_DECODE_BATCH?)\n"
+        )
     }
 
     func testTheWarningComesBeforeAnythingElseAndForEveryCommand() throws {
-        let result = try runTool(["--version"], environment: ["PRORES_DECODE_NO_SUCH_THING": "1", "PRORES_DECODE_TRACEE": "x"])
+        let result = try runTool(
+            ["--version"], environment: ["PRORES_DECODE_NO_SUCH_THING": "1", "PRORES_DECODE_TRACEE": "x"])
         XCTAssertEqual(result.status, 0)
-        XCTAssertEqual(result.stderr.split(separator: "\n").map(String.init), [
-            "prores-decode: warning: unknown setting PRORES_DECODE_NO_SUCH_THING is ignored (docs/tuning.md lists the settings)",
-            "prores-decode: warning: unknown setting PRORES_DECODE_TRACEE is ignored (did you mean PRORES_DECODE_TRACE?)",
-        ])
+        XCTAssertEqual(
+            result.stderr.split(separator: "\n").map(String.init),
+            [
+                "prores-decode: warning: unknown setting PRORES_DECODE_NO_SUCH_THING is ignored (docs/tuning.md lists the settings)",
+                "prores-decode: warning: unknown setting PRORES_DECODE_TRACEE is ignored (did you mean PRORES_DECODE_TRACE?)",
+            ])
     }
 
     func testValuesDefaultsAndRanges() {
@@ -46,11 +53,13 @@ final class TuningTests: XCTestCase {
         XCTAssertNil(unset.tracePath)
         XCTAssertEqual(unset.unknownNames, [])
 
-        let set = Tuning(environment: ["PRORES_DECODE_VALIDATION": "sync", "PRORES_DECODE_SLOTS": "20", "PRORES_DECODE_BATCH": "0",
-                                       "PRORES_DECODE_TIMESTAMPS": "1", "PRORES_DECODE_PIPELINE_CACHE": "0",
-                                       "PRORES_DECODE_PIPELINE_STATS": "1", "PRORES_DECODE_READ_THREADS": "999",
-                                       "PRORES_DECODE_READ_AHEAD": "0", "PRORES_DECODE_TRACE": "/tmp/t.json",
-                                       "PRORES_DECODE_SHADERS": "/x", "PRORES_DECODE_EARLY_KERNELS": "0", "OTHER_THING": "1"])
+        let set = Tuning(environment: [
+            "PRORES_DECODE_VALIDATION": "sync", "PRORES_DECODE_SLOTS": "20", "PRORES_DECODE_BATCH": "0",
+            "PRORES_DECODE_TIMESTAMPS": "1", "PRORES_DECODE_PIPELINE_CACHE": "0",
+            "PRORES_DECODE_PIPELINE_STATS": "1", "PRORES_DECODE_READ_THREADS": "999",
+            "PRORES_DECODE_READ_AHEAD": "0", "PRORES_DECODE_TRACE": "/tmp/t.json",
+            "PRORES_DECODE_SHADERS": "/x", "PRORES_DECODE_EARLY_KERNELS": "0", "OTHER_THING": "1",
+        ])
         XCTAssertEqual(set.validation, .synchronization)
         XCTAssertEqual(set.slots, 4, "2…8: 20 is refused, never clamped")
         XCTAssertNil(set.batch, "at least 1")
@@ -64,42 +73,56 @@ final class TuningTests: XCTestCase {
         XCTAssertEqual(set.shaderDirectory, "/x")
         XCTAssertEqual(set.unknownNames, [], "SHADERS is known; other prefixes are not ours")
         XCTAssertEqual(set.invalidValues, [])
-        XCTAssertEqual(set.numberProblems, [
-            "PRORES_DECODE_BATCH=0 is outside 1 or more",
-            "PRORES_DECODE_SLOTS=20 is outside 2…8",
-            "PRORES_DECODE_READ_THREADS=999 is outside 1…256",
-            "PRORES_DECODE_READ_AHEAD=0 is outside 1…65536",
-        ])
+        XCTAssertEqual(
+            set.numberProblems,
+            [
+                "PRORES_DECODE_BATCH=0 is outside 1 or more",
+                "PRORES_DECODE_SLOTS=20 is outside 2…8",
+                "PRORES_DECODE_READ_THREADS=999 is outside 1…256",
+                "PRORES_DECODE_READ_AHEAD=0 is outside 1…65536",
+            ])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_VALIDATION": "1"]).validation, .on)
-        XCTAssertNil(Tuning(environment: ["PRORES_DECODE_SHADERS": ""]).shaderDirectory, "empty is unset, never the current folder")
+        XCTAssertNil(
+            Tuning(environment: ["PRORES_DECODE_SHADERS": ""]).shaderDirectory,
+            "empty is unset, never the current folder")
     }
 
     /// A value a setting cannot take is said once on stderr with what is used
     /// instead, not silently dropped; a value it takes says nothing.
     func testAValueASettingCannotTakeIsSaid() throws {
-        let bad = Tuning(environment: ["PRORES_DECODE_SLOTS": "abc", "PRORES_DECODE_VALIDATION": "yes", "PRORES_DECODE_PIPELINE_CACHE": "off"])
+        let bad = Tuning(environment: [
+            "PRORES_DECODE_SLOTS": "abc", "PRORES_DECODE_VALIDATION": "yes", "PRORES_DECODE_PIPELINE_CACHE": "off",
+        ])
         XCTAssertEqual(bad.slots, 4)
         XCTAssertEqual(bad.validation, .off)
         XCTAssertTrue(bad.pipelineCache)
-        XCTAssertEqual(bad.warnings, [
-            "PRORES_DECODE_VALIDATION=yes is none of 0, 1, sync: the default is used",
-            "PRORES_DECODE_PIPELINE_CACHE=off is none of 0, 1: the default is used",
-        ])
+        XCTAssertEqual(
+            bad.warnings,
+            [
+                "PRORES_DECODE_VALIDATION=yes is none of 0, 1, sync: the default is used",
+                "PRORES_DECODE_PIPELINE_CACHE=off is none of 0, 1: the default is used",
+            ])
         XCTAssertEqual(bad.numberProblems, ["PRORES_DECODE_SLOTS=abc is not a whole number (2…8)"])
         XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": "3", "PRORES_DECODE_VALIDATION": "0"]).warnings, [])
         // Plain decimals only, as every option takes them: `+`, exponents and spaces are no whole numbers.
         for text in ["+3", "3e0", " 3", "99999999999999999999"] {
-            XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SLOTS": text]).numberProblems,
-                           ["PRORES_DECODE_SLOTS=\(text) is not a whole number (2…8)"], text)
+            XCTAssertEqual(
+                Tuning(environment: ["PRORES_DECODE_SLOTS": text]).numberProblems,
+                ["PRORES_DECODE_SLOTS=\(text) is not a whole number (2…8)"], text)
         }
         // check --shard auto's own variables are known, not "ignored".
-        XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_SHARD_INDEX": "0", "PRORES_DECODE_SHARD_TOTAL": "2"]).warnings, [])
+        XCTAssertEqual(
+            Tuning(environment: ["PRORES_DECODE_SHARD_INDEX": "0", "PRORES_DECODE_SHARD_TOTAL": "2"]).warnings, [])
         let result = try runTool(["--version"], environment: ["PRORES_DECODE_VALIDATION": "yes"])
         XCTAssertEqual(result.status, 0)
-        XCTAssertEqual(result.stderr, "prores-decode: warning: PRORES_DECODE_VALIDATION=yes is none of 0, 1, sync: the default is used\n")
+        XCTAssertEqual(
+            result.stderr,
+            "prores-decode: warning: PRORES_DECODE_VALIDATION=yes is none of 0, 1, sync: the default is used\n")
         // A number outside its range is a usage error: one line, exit 2, whatever the command.
-        for (name, value) in [("PRORES_DECODE_SLOTS", "abc"), ("PRORES_DECODE_READ_THREADS", "9223372036854775807"),
-                              ("PRORES_DECODE_BATCH", "+4"), ("PRORES_DECODE_TIMESTAMPS", "-1")] {
+        for (name, value) in [
+            ("PRORES_DECODE_SLOTS", "abc"), ("PRORES_DECODE_READ_THREADS", "9223372036854775807"),
+            ("PRORES_DECODE_BATCH", "+4"), ("PRORES_DECODE_TIMESTAMPS", "-1"),
+        ] {
             let refused = try runTool(["info", Repo.fixture("hq.mov")], environment: [name: value])
             XCTAssertEqual(refused.reason, .exit)
             XCTAssertEqual(refused.status, 2, "\(name)=\(value): \(refused.stderr)")
@@ -110,7 +133,9 @@ final class TuningTests: XCTestCase {
     /// Every `PRORES_DECODE_*` name the docs and README mention is one the
     /// tool reads: no page tells a user to set a switch that is gone.
     func testTheDocsNameOnlySettingsTheToolReads() throws {
-        let found = try runExternal(["git", "-C", Repo.root.path, "grep", "-ohE", "PRORES_DECODE_[A-Z0-9_]+", "--", "README.md", "docs"])
+        let found = try runExternal([
+            "git", "-C", Repo.root.path, "grep", "-ohE", "PRORES_DECODE_[A-Z0-9_]+", "--", "README.md", "docs",
+        ])
         XCTAssertEqual(found.status, 0, found.stderr)
         let named = Set(found.text.split(separator: "\n").map(String.init))
         XCTAssertTrue(named.contains("PRORES_DECODE_SLOTS"), "the scan reads the docs: \(named)")
@@ -124,7 +149,8 @@ final class TuningTests: XCTestCase {
         XCTAssertEqual(Tuning.distance("BATHC", "BATCH"), 1)
         XCTAssertEqual(Tuning.distance("SLOT", "SLOTS"), 1)
         XCTAssertEqual(Tuning.distance("kitten", "sitting"), 3)
-        XCTAssertEqual(Tuning(environment: ["PRORES_DECODE_PIPELINE_CASHE": "0"]).warnings,
-                       ["unknown setting PRORES_DECODE_PIPELINE_CASHE is ignored (did you mean PRORES_DECODE_PIPELINE_CACHE?)"])
+        XCTAssertEqual(
+            Tuning(environment: ["PRORES_DECODE_PIPELINE_CASHE": "0"]).warnings,
+            ["unknown setting PRORES_DECODE_PIPELINE_CASHE is ignored (did you mean PRORES_DECODE_PIPELINE_CACHE?)"])
     }
 }

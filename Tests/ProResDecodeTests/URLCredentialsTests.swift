@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import ProResCore
 @testable import ProResFFmpeg
 
@@ -19,7 +20,10 @@ final class URLCredentialsTests: XCTestCase {
             ("http://host/a.mov?to=x@y", "http://host/a.mov?to=x@y"),
             ("clips/a@b.mov", "clips/a@b.mov"),
             // Text quoting two URLs, as FFmpeg's lines may.
-            ("opening 'http://a:b@h1/x' then 'http://c:d@h2/y'", "opening 'http://a:***@h1/x' then 'http://c:***@h2/y'"),
+            (
+                "opening 'http://a:b@h1/x' then 'http://c:d@h2/y'",
+                "opening 'http://a:***@h1/x' then 'http://c:***@h2/y'"
+            ),
         ]
         for (given, shown) in cases {
             XCTAssertEqual(URLCredentials.redacted(given), shown, given)
@@ -28,7 +32,8 @@ final class URLCredentialsTests: XCTestCase {
 
     func testALocalNameIsShownAsItIs() throws {
         let dir = try makeTemporaryDirectory(self)
-        try FileManager.default.createDirectory(atPath: dir.appendingPathComponent("a:").path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: dir.appendingPathComponent("a:").path, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: dir.appendingPathComponent("a:/u:p@b.mov").path, contents: Data([0]))
         let before = FileManager.default.currentDirectoryPath
         XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(dir.path))

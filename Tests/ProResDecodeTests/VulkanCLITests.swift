@@ -1,11 +1,12 @@
 import Foundation
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// The GPU options as a user meets them: flags, errors, exit codes, files.
 final class VulkanCLITests: XCTestCase {
@@ -36,19 +37,25 @@ final class VulkanCLITests: XCTestCase {
         let out = dir.appendingPathComponent("new/sub").path  // created if missing
         let result = try runTool([Repo.fixture("hlg.mov"), "--save", out, "--start", "2", "--frames", "2", "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["frame-000002.exr", "frame-000003.exr"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["frame-000002.exr", "frame-000003.exr"])
         // An existing directory is reused; same-named frames are replaced.
-        let again = try runTool([Repo.fixture("hlg.mov"), "--save", out, "--frames", "3", "--save-format", "png", "--quiet"])
+        let again = try runTool([
+            Repo.fixture("hlg.mov"), "--save", out, "--frames", "3", "--save-format", "png", "--quiet",
+        ])
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(),
-                       ["frame-000000.png", "frame-000001.png", "frame-000002.exr", "frame-000002.png", "frame-000003.exr"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: out).sorted(),
+            ["frame-000000.png", "frame-000001.png", "frame-000002.exr", "frame-000002.png", "frame-000003.exr"])
     }
 
     func testShadersAreFoundFromAnyDirectory() throws {
         let elsewhere = try makeTemporaryDirectory(self)
-        let result = try runTool([Repo.fixture("bt709.mov"), "--vulkan", "--save", "out", "--frames", "1", "--quiet"], in: elsewhere)
+        let result = try runTool(
+            [Repo.fixture("bt709.mov"), "--vulkan", "--save", "out", "--frames", "1", "--quiet"], in: elsewhere)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("out/frame-000000.exr").path))
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("out/frame-000000.exr").path))
     }
 
     func testSaveIntoAFileIsAnOutputError() throws {
@@ -63,13 +70,16 @@ final class VulkanCLITests: XCTestCase {
     func testNoVulkanDriverIsAClearErrorWithItsOwnCode() throws {
         let dir = try makeTemporaryDirectory(self)
         let output = dir.appendingPathComponent("out.raw").path
-        let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "-o", output],
-                                 environment: ["VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"])
+        let result = try runTool(
+            [Repo.fixture("hq.mov"), "--vulkan", "-o", output],
+            environment: ["VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"])
         XCTAssertEqual(result.status, 8, result.stderr)
         XCTAssertEqual(result.reason, .exit, "must not crash")
         XCTAssertTrue(result.stderr.contains("error: no usable Vulkan device"), result.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "no partial output")
-        let devices = try runTool(["devices"], environment: ["VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"])
+        let devices = try runTool(
+            ["devices"],
+            environment: ["VK_ICD_FILENAMES": "/nonexistent/icd.json", "VK_DRIVER_FILES": "/nonexistent/icd.json"])
         XCTAssertEqual(devices.status, 8, devices.stderr)
     }
 
@@ -82,8 +92,12 @@ final class VulkanCLITests: XCTestCase {
     }
 
     func testGPUFlagsWithoutVulkanOrWithNativeAreUsageErrors() throws {
-        for arguments in [["--device", "0", "--decoder", "cpu"], ["--device", "0", "--no-hardware"], ["--reference-white", "100"], ["--validate", "--decoder", "cpu"], ["--validate", "--no-hardware"], ["--vulkan", "--format", "native"],
-                          ["--save-format", "exr"], ["--vulkan", "--reference-white", "-3"], ["--save", "/tmp/x", "--save-format", "tiff"]] {
+        for arguments in [
+            ["--device", "0", "--decoder", "cpu"], ["--device", "0", "--no-hardware"], ["--reference-white", "100"],
+            ["--validate", "--decoder", "cpu"], ["--validate", "--no-hardware"], ["--vulkan", "--format", "native"],
+            ["--save-format", "exr"], ["--vulkan", "--reference-white", "-3"],
+            ["--save", "/tmp/x", "--save-format", "tiff"],
+        ] {
             let result = try runTool([Repo.fixture("hq.mov")] + arguments)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "\(arguments): \(result.stderr)")
@@ -96,7 +110,10 @@ final class VulkanCLITests: XCTestCase {
         let devices = try XCTUnwrap(try JSONSerialization.jsonObject(with: result.stdout) as? [[String: Any]])
         XCTAssertFalse(devices.isEmpty)
         for device in devices {
-            for key in ["name", "type", "driver", "device_local_bytes", "timeline_semaphores", "host_memory_import", "subgroup_size"] {
+            for key in [
+                "name", "type", "driver", "device_local_bytes", "timeline_semaphores", "host_memory_import",
+                "subgroup_size",
+            ] {
                 XCTAssertNotNil(device[key], "devices --json lacks \(key)")
             }
             if (device["driver"] as? String) == "llvmpipe" {
@@ -111,15 +128,18 @@ final class VulkanCLITests: XCTestCase {
         // Twice the reference white halves every PQ value.
         let dir = try makeTemporaryDirectory(self)
         for (white, name) in [("203", "a"), ("406", "b")] {
-            let result = try runTool([Repo.fixture("pq.mov"), "--save", dir.appendingPathComponent(name).path, "--frames", "1",
-                                      "--reference-white", white, "--quiet"])
+            let result = try runTool([
+                Repo.fixture("pq.mov"), "--save", dir.appendingPathComponent(name).path, "--frames", "1",
+                "--reference-white", white, "--quiet",
+            ])
             XCTAssertEqual(result.status, 0, result.stderr)
         }
         func floats(_ name: String) throws -> [Float] {
             let planes = try exrPlanes(dir.appendingPathComponent("\(name)/frame-000000.exr").path)
             return planes.g + planes.b + planes.r + planes.a
         }
-        let a = try floats("a"), b = try floats("b")
+        let a = try floats("a")
+        let b = try floats("b")
         XCTAssertEqual(a.count, b.count)
         XCTAssertGreaterThan(a.max() ?? 0, 1, "PQ highlights must exceed 1.0")
         let colourValues = a.count / 4 * 3  // G, B, R planes; alpha does not scale
@@ -159,8 +179,12 @@ final class ShaderCompilerTests: XCTestCase {
         // ConversionKernel.push (KernelInterfaceTests checks it on the GPU).
         let source = try XCTUnwrap(EmbeddedShaders.sources["convert_to_p3.comp"])
         XCTAssertFalse(source.contains("push_constant"), "the shader must not declare its push block by hand")
-        XCTAssertEqual(ConversionKernel.push.bytes(ConversionKernel.values(
-            ConversionParameters(try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
-            width: 3, height: 2, layout: .v216, sourceBytesPerRow: 16)).count, 128)
+        XCTAssertEqual(
+            ConversionKernel.push.bytes(
+                ConversionKernel.values(
+                    ConversionParameters(
+                        try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)),
+                    width: 3, height: 2, layout: .v216, sourceBytesPerRow: 16)
+            ).count, 128)
     }
 }

@@ -1,11 +1,12 @@
 import CFFmpeg
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// The GPU conversion on the machine's Vulkan device (lavapipe in CI), with
 /// the Khronos validation layer on, against the float64 reference.
@@ -37,7 +38,9 @@ final class VulkanConversionTests: XCTestCase {
     }
 
     /// A y416 surface holding `pixels` (A, Y, Cb, Cr codes) in one row each of `width`.
-    private func y416Surface(_ pixels: [(UInt16, UInt16, UInt16, UInt16)], width: Int, pool: PixelBufferPool? = nil) throws -> (PixelBufferPool, PixelBuffer) {
+    private func y416Surface(_ pixels: [(UInt16, UInt16, UInt16, UInt16)], width: Int, pool: PixelBufferPool? = nil)
+        throws -> (PixelBufferPool, PixelBuffer)
+    {
         let height = pixels.count / width
         let pool = pool ?? PixelBufferPool(layout: .packed(.y416, width: width, height: height))
         let surface = try pool.makeBuffer()
@@ -55,7 +58,9 @@ final class VulkanConversionTests: XCTestCase {
     private func convert(_ surface: PixelBuffer, specs: [ConversionSpec]) throws -> [[[Float]]] {
         let (context, compiler) = try gpu()
         var results: [[[Float]]] = []
-        let converter = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler)) { frame in
+        let converter = try GPUFrameConverter(
+            context: context, kernels: KernelCache(context: context, compiler: compiler)
+        ) { frame in
             XCTAssertEqual(frame.index, results.count, "frames must come back in submission order")
             var pixels: [[Float]] = []
             for y in 0..<frame.height {
@@ -76,28 +81,32 @@ final class VulkanConversionTests: XCTestCase {
         try convert(surface, specs: [spec])[0]
     }
 
-    private func assertClose(_ gpu: [Float], _ reference: (r: Double, g: Double, b: Double, a: Double), _ what: String,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func assertClose(
+        _ gpu: [Float], _ reference: (r: Double, g: Double, b: Double, a: Double), _ what: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         let expected = [reference.r, reference.g, reference.b, reference.a]
         let largest = expected[0..<3].map(abs).max()!
         for c in 0..<4 {
             let error = abs(Double(gpu[c]) - expected[c])
             let scale = c == 3 ? abs(expected[c]) : max(abs(expected[c]), largest)
-            XCTAssertLessThanOrEqual(error, Self.relativeTolerance * scale + Self.absoluteTolerance,
-                                     "\(what) channel \(c): GPU \(gpu[c]) vs float64 \(expected[c])", file: file, line: line)
+            XCTAssertLessThanOrEqual(
+                error, Self.relativeTolerance * scale + Self.absoluteTolerance,
+                "\(what) channel \(c): GPU \(gpu[c]) vs float64 \(expected[c])", file: file, line: line)
         }
     }
 
     func testKnownValuesMatchTheFloat64Reference() throws {
-        let sdr = try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video, referenceWhite: 203)
+        let sdr = try ConversionSpec(
+            matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video, referenceWhite: 203)
         let codes: [(UInt16, UInt16, UInt16, UInt16)] = [
-            (65535, 4096, 32768, 32768),   // video black → 0
+            (65535, 4096, 32768, 32768),  // video black → 0
             (65535, 60160, 32768, 32768),  // video white → 1
             (32768, 46080, 32768, 32768),  // 75% grey, half alpha
-            (0, 0, 32768, 32768),          // below black: negative, mirrored
+            (0, 0, 32768, 32768),  // below black: negative, mirrored
             (65535, 65535, 32768, 32768),  // above white: > 1 survives
             (65535, 41976, 10752, 36864),  // a 75% yellow-ish bar
-            (65535, 30000, 60000, 5000),   // out of gamut: negatives survive
+            (65535, 30000, 60000, 5000),  // out of gamut: negatives survive
             (65535, 20000, 1000, 64000),
         ]
         let (_, surface) = try y416Surface(codes, width: 4)
@@ -116,11 +125,16 @@ final class VulkanConversionTests: XCTestCase {
     func testPQReferenceWhiteIsOne() throws {
         // PQ signal of 203 nits, computed here from ST 2084's inverse EOTF.
         func pqSignal(_ nits: Double) -> Double {
-            let m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128, c1 = 3424.0 / 4096, c2 = 2413.0 / 4096 * 32, c3 = 2392.0 / 4096 * 32
+            let m1 = 2610.0 / 16384
+            let m2 = 2523.0 / 4096 * 128
+            let c1 = 3424.0 / 4096
+            let c2 = 2413.0 / 4096 * 32
+            let c3 = 2392.0 / 4096 * 32
             let y = pow(nits / 10000, m1)
             return pow((c1 + c2 * y) / (1 + c3 * y), m2)
         }
-        let pq = try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .full, referenceWhite: 203)
+        let pq = try ConversionSpec(
+            matrixCode: 9, transferCode: 16, primariesCode: 9, range: .full, referenceWhite: 203)
         // Full range, neutral chroma: Y' = code / 65535 exactly.
         let y203 = UInt16((pqSignal(203) * 65535).rounded())
         let y1000 = UInt16((pqSignal(1000) * 65535).rounded())
@@ -130,7 +144,8 @@ final class VulkanConversionTests: XCTestCase {
         XCTAssertEqual(Double(out[0][1]), 1.0, accuracy: 3e-3)
         XCTAssertEqual(Double(out[1][1]), 1000.0 / 203, accuracy: 1000.0 / 203 * 3e-3)
         for (i, y) in [y203, y1000].enumerated() {
-            assertClose(out[i], ReferenceConverter.convert(y: y, cb: 32768, cr: 32768, a: 65535, params: pq), "PQ pixel \(i)")
+            assertClose(
+                out[i], ReferenceConverter.convert(y: y, cb: 32768, cr: 32768, a: 65535, params: pq), "PQ pixel \(i)")
         }
     }
 
@@ -149,7 +164,10 @@ final class VulkanConversionTests: XCTestCase {
             for transfer in [1, 13, 16, 18, 8] {
                 for primaries in [1, 5, 6, 9, 11, 12] {
                     for range in [ColorRange.video, .full] {
-                        specs.append(try ConversionSpec(matrixCode: matrix, transferCode: transfer, primariesCode: primaries, range: range, referenceWhite: 203))
+                        specs.append(
+                            try ConversionSpec(
+                                matrixCode: matrix, transferCode: transfer, primariesCode: primaries, range: range,
+                                referenceWhite: 203))
                     }
                 }
             }
@@ -158,7 +176,9 @@ final class VulkanConversionTests: XCTestCase {
         XCTAssertEqual(outputs.count, specs.count)
         for (spec, out) in zip(specs, outputs) {
             for (i, c) in codes.enumerated() {
-                assertClose(out[i], ReferenceConverter.convert(y: c.1, cb: c.2, cr: c.3, a: c.0, params: spec), "\(spec) pixel \(i)")
+                assertClose(
+                    out[i], ReferenceConverter.convert(y: c.1, cb: c.2, cr: c.3, a: c.0, params: spec),
+                    "\(spec) pixel \(i)")
             }
         }
     }

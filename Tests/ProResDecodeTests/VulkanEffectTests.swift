@@ -1,10 +1,11 @@
+import XCTest
+
+@testable import GPUKit
 @testable import ProResCore
 @testable import ProResFFmpeg
-@testable import GPUKit
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
-import XCTest
 
 /// The `--effect` passes on the machine's Vulkan device (lavapipe in CI), with
 /// the validation layer on, against the float64 `EffectReference`.
@@ -42,7 +43,9 @@ final class VulkanEffectTests: XCTestCase {
         let surface = try pool.makeBuffer()
         let words = surface.baseAddress.assumingMemoryBound(to: UInt16.self)
         for (i, c) in codes.enumerated() {
-            (words[4 * i], words[4 * i + 1], words[4 * i + 2], words[4 * i + 3]) = (c.0.littleEndian, c.1.littleEndian, c.2.littleEndian, c.3.littleEndian)
+            (words[4 * i], words[4 * i + 1], words[4 * i + 2], words[4 * i + 3]) = (
+                c.0.littleEndian, c.1.littleEndian, c.2.littleEndian, c.3.littleEndian
+            )
         }
         return surface
     }
@@ -77,15 +80,20 @@ final class VulkanEffectTests: XCTestCase {
         let spec = spec ?? hdr
         var plain: (values: [SIMD4<Double>], halves: [UInt16])?
         var processed: (values: [SIMD4<Double>], halves: [UInt16], times: [Double])?
-        let without = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler)) { plain = (self.pixels($0), Array($0.pixels.bindMemory(to: UInt16.self))) }
+        let without = try GPUFrameConverter(
+            context: context, kernels: KernelCache(context: context, compiler: compiler)
+        ) { plain = (self.pixels($0), Array($0.pixels.bindMemory(to: UInt16.self))) }
         try without.submit(surface, parameters: ConversionParameters(spec), index: 0, pts: nil, spec: spec)
         try without.finish()
-        let with = try GPUFrameConverter(context: context, kernels: KernelCache(context: context, compiler: compiler), effects: effects) { frame in
+        let with = try GPUFrameConverter(
+            context: context, kernels: KernelCache(context: context, compiler: compiler), effects: effects
+        ) { frame in
             processed = (self.pixels(frame), Array(frame.pixels.bindMemory(to: UInt16.self)), frame.effectMicroseconds)
         }
         try with.submit(surface, parameters: ConversionParameters(spec), index: 0, pts: nil, spec: spec)
         try with.finish()
-        let a = try XCTUnwrap(plain), b = try XCTUnwrap(processed)
+        let a = try XCTUnwrap(plain)
+        let b = try XCTUnwrap(processed)
         return Result(input: a.values, output: b.values, halves: b.halves, inputHalves: a.halves, effectTimes: b.times)
     }
 
@@ -94,16 +102,20 @@ final class VulkanEffectTests: XCTestCase {
 
     /// Every pixel's colour against `reference(input)`, alpha unchanged; the
     /// `slack` multiplies the allowance for chains that round to half between passes.
-    private func assertMatches(_ result: Result, _ what: String, slack: Double = 1,
-                               file: StaticString = #filePath, line: UInt = #line,
-                               _ reference: (SIMD3<Double>) -> SIMD3<Double>) {
+    private func assertMatches(
+        _ result: Result, _ what: String, slack: Double = 1,
+        file: StaticString = #filePath, line: UInt = #line,
+        _ reference: (SIMD3<Double>) -> SIMD3<Double>
+    ) {
         for (p, (input, output)) in zip(result.input, result.output).enumerated() {
             let expected = reference(rgb(input))
             let scale = max(largest(expected), largest(rgb(input)))
             for c in 0..<3 {
                 let allowed = slack * (pow(2, -11) * abs(expected[c]) + 2e-6 * scale + 1e-7)
                 if abs(output[c] - expected[c]) > allowed {
-                    return XCTFail("\(what) pixel \(p) channel \(c): GPU \(output[c]) vs float64 \(expected[c]) (input \(input))", file: file, line: line)
+                    return XCTFail(
+                        "\(what) pixel \(p) channel \(c): GPU \(output[c]) vs float64 \(expected[c]) (input \(input))",
+                        file: file, line: line)
                 }
             }
             XCTAssertEqual(output.w, input.w, "\(what) pixel \(p): alpha must not change", file: file, line: line)
@@ -115,7 +127,8 @@ final class VulkanEffectTests: XCTestCase {
         defer { source.releaseUse() }
         let input = try apply([], to: source).input
         XCTAssertGreaterThan(input.map { largest(rgb($0)) }.max()!, 40, "the input must reach far into HDR")
-        XCTAssertLessThan(input.map { min($0.x, $0.y, $0.z) }.min()!, -0.01, "the input must hold out-of-gamut negatives")
+        XCTAssertLessThan(
+            input.map { min($0.x, $0.y, $0.z) }.min()!, -0.01, "the input must hold out-of-gamut negatives")
         for amount in [1.0, 0.4] {
             let result = try apply([.sepia(amount: amount)], to: source)
             assertMatches(result, "sepia \(amount)") { EffectReference.sepia($0, amount: amount) }
@@ -128,7 +141,9 @@ final class VulkanEffectTests: XCTestCase {
         for s in [0.0, 0.6, 2.5] {
             let result = try apply([.saturation(factor: s)], to: source)
             assertMatches(result, "saturation \(s)") { EffectReference.saturation($0, s) }
-            if s > 1 { XCTAssertLessThan(result.output.map { min($0.x, $0.y, $0.z) }.min()!, -0.1, "negatives survive") }
+            if s > 1 {
+                XCTAssertLessThan(result.output.map { min($0.x, $0.y, $0.z) }.min()!, -0.1, "negatives survive")
+            }
         }
     }
 
@@ -139,7 +154,8 @@ final class VulkanEffectTests: XCTestCase {
         defer { source.releaseUse() }
         let result = try apply([.exposure(stops: 1)], to: source)
         for (i, (before, after)) in zip(result.inputHalves, result.halves).enumerated() {
-            let b = Float(Float16(bitPattern: before)), a = Float(Float16(bitPattern: after))
+            let b = Float(Float16(bitPattern: before))
+            let a = Float(Float16(bitPattern: after))
             XCTAssertEqual(a, i % 4 == 3 ? b : 2 * b, "half \(i)")
         }
     }
@@ -157,47 +173,65 @@ final class VulkanEffectTests: XCTestCase {
         }
         assertMatches(result, "chain", slack: 3, forward)
         let reversedDiffers = zip(result.input, result.output).contains { input, output in
-            let reversed = EffectReference.exposure(EffectReference.saturation(EffectReference.sepia(rgb(input), amount: 0.7), 0.5), stops: 1)
+            let reversed = EffectReference.exposure(
+                EffectReference.saturation(EffectReference.sepia(rgb(input), amount: 0.7), 0.5), stops: 1)
             return abs(reversed.x - output.x) > 0.01 * max(1, abs(output.x))
         }
         XCTAssertTrue(reversedDiffers, "the order must matter for this chain")
-        XCTAssertEqual(result.effectTimes.count, (try gpu()).0.timestampValidBits > 0 ? 3 : 0, "one GPU time per effect")
+        XCTAssertEqual(
+            result.effectTimes.count, (try gpu()).0.timestampValidBits > 0 ? 3 : 0, "one GPU time per effect")
     }
 
     // MARK: - Chroma key
 
     /// Pure green in BT.709 video range at 10 bits, MSB-aligned, from the
     /// encoding equations: Y' = 0.7152, Cb = −0.7152 / 1.8556, Cr = −0.7152 / 1.5748.
-    private let green10 = (y: UInt16((64 + 876 * 0.7152).rounded()) << 6,
-                           cb: UInt16((512 - 896 * 0.7152 / 1.8556).rounded()) << 6,
-                           cr: UInt16((512 - 896 * 0.7152 / 1.5748).rounded()) << 6)
+    private let green10 = (
+        y: UInt16((64 + 876 * 0.7152).rounded()) << 6,
+        cb: UInt16((512 - 896 * 0.7152 / 1.8556).rounded()) << 6,
+        cr: UInt16((512 - 896 * 0.7152 / 1.5748).rounded()) << 6
+    )
 
     private func keyCodes() -> [(UInt16, UInt16, UInt16, UInt16)] {
         var codes: [(UInt16, UInt16, UInt16, UInt16)] = []
         // Green with up to ±8 10-bit codes of chroma noise, at two alphas.
         for (i, noise) in [-512, -256, 0, 256, 512].enumerated() {
-            codes.append((i % 2 == 0 ? 65535 : 40000, green10.y, UInt16(Int(green10.cb) + noise), UInt16(Int(green10.cr) - noise)))
+            codes.append(
+                (
+                    i % 2 == 0 ? 65535 : 40000, green10.y, UInt16(Int(green10.cb) + noise),
+                    UInt16(Int(green10.cr) - noise)
+                ))
         }
         // Walking from green to neutral grey: inside the tolerance, across the ramp, beyond.
         for step in 1...15 {
             let t = Double(step) / 30
-            let cb = Double(green10.cb) + t * (32768 - Double(green10.cb)), cr = Double(green10.cr) + t * (32768 - Double(green10.cr))
+            let cb = Double(green10.cb) + t * (32768 - Double(green10.cb))
+            let cr = Double(green10.cr) + t * (32768 - Double(green10.cr))
             codes.append((step % 3 == 0 ? 20000 : 65535, 30000, UInt16(cb.rounded()), UInt16(cr.rounded())))
         }
-        codes += [(65535, 30000, 32768, 32768), (65535, 50000, 60000, 40000), (65535, 4096, 10000, 60000), (0, 40000, 12000, 9000)]
+        codes += [
+            (65535, 30000, 32768, 32768), (65535, 50000, 60000, 40000), (65535, 4096, 10000, 60000),
+            (0, 40000, 12000, 9000),
+        ]
         return codes
     }
 
-    private func assertKeyMatches(_ result: Result, codes: [(UInt16, UInt16, UInt16, UInt16)], range: ColorRange, kr: Double, kb: Double,
-                                  key: ChromaKey, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertKeyMatches(
+        _ result: Result, codes: [(UInt16, UInt16, UInt16, UInt16)], range: ColorRange, kr: Double, kb: Double,
+        key: ChromaKey, file: StaticString = #filePath, line: UInt = #line
+    ) {
         for (p, c) in codes.enumerated() {
-            let keep = EffectReference.keep(cb: Double(c.2), cr: Double(c.3), range: range, kr: kr, kb: kb, key: key.color,
-                                             tolerance: key.tolerance, softness: key.softness)
+            let keep = EffectReference.keep(
+                cb: Double(c.2), cr: Double(c.3), range: range, kr: kr, kb: kb, key: key.color,
+                tolerance: key.tolerance, softness: key.softness)
             let expected = result.input[p].w * keep
-            XCTAssertEqual(result.output[p].w, expected, accuracy: pow(2, -11) * expected + 1e-5,
-                           "pixel \(p): keep \(keep)", file: file, line: line)
+            XCTAssertEqual(
+                result.output[p].w, expected, accuracy: pow(2, -11) * expected + 1e-5,
+                "pixel \(p): keep \(keep)", file: file, line: line)
             for h in 0..<3 {
-                XCTAssertEqual(result.halves[4 * p + h], result.inputHalves[4 * p + h], "pixel \(p): the key changes only alpha", file: file, line: line)
+                XCTAssertEqual(
+                    result.halves[4 * p + h], result.inputHalves[4 * p + h], "pixel \(p): the key changes only alpha",
+                    file: file, line: line)
             }
         }
     }
@@ -207,8 +241,10 @@ final class VulkanEffectTests: XCTestCase {
         let source = try surface(codes, width: codes.count)
         defer { source.releaseUse() }
         let bt709 = try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video)
-        for key in [ChromaKey(color: SIMD3(0, 1, 0)), ChromaKey(color: SIMD3(0.1, 0.8, 0.2), tolerance: 0.05, softness: 0.3),
-                    ChromaKey(color: SIMD3(0, 1, 0), tolerance: 0.2, softness: 0)] {
+        for key in [
+            ChromaKey(color: SIMD3(0, 1, 0)), ChromaKey(color: SIMD3(0.1, 0.8, 0.2), tolerance: 0.05, softness: 0.3),
+            ChromaKey(color: SIMD3(0, 1, 0), tolerance: 0.2, softness: 0),
+        ] {
             let result = try apply([.chromaKey(key)], to: source, spec: bt709)
             assertKeyMatches(result, codes: codes, range: .video, kr: 0.2126, kb: 0.0722, key: key)
             let ramp = result.output.filter { $0.w > 0.05 && $0.w < 0.95 }
@@ -217,15 +253,18 @@ final class VulkanEffectTests: XCTestCase {
         // Another matrix and full range: the key follows the frame's own coding.
         let bt2020Full = try ConversionSpec(matrixCode: 9, transferCode: 16, primariesCode: 9, range: .full)
         let key = ChromaKey(color: SIMD3(0, 0.9, 0.1), tolerance: 0.15, softness: 0.2)
-        assertKeyMatches(try apply([.chromaKey(key)], to: source, spec: bt2020Full), codes: codes, range: .full, kr: 0.2627, kb: 0.0593, key: key)
+        assertKeyMatches(
+            try apply([.chromaKey(key)], to: source, spec: bt2020Full), codes: codes, range: .full, kr: 0.2627,
+            kb: 0.0593, key: key)
     }
 
     func testDefaultsKeyACleanGreenScreenFully() throws {
         let codes = keyCodes()
         let source = try surface(codes, width: codes.count)
         defer { source.releaseUse() }
-        let result = try apply([.chromaKey(ChromaKey(color: SIMD3(0, 1, 0)))], to: source,
-                               spec: try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video))
+        let result = try apply(
+            [.chromaKey(ChromaKey(color: SIMD3(0, 1, 0)))], to: source,
+            spec: try ConversionSpec(matrixCode: 1, transferCode: 1, primariesCode: 1, range: .video))
         for p in 0..<5 { XCTAssertEqual(result.output[p].w, 0, "noisy green pixel \(p) must be fully transparent") }
         XCTAssertEqual(result.output[20].w, 1, "neutral grey stays opaque")
     }
@@ -260,13 +299,20 @@ final class VulkanEffectTests: XCTestCase {
     // MARK: - LUT
 
     /// size³ entries from `f` of the lattice coordinates (0…1).
-    private func lut(size: Int, domain: ClosedRange<Double> = 0...1, _ f: (SIMD3<Double>) -> SIMD3<Double>) throws -> CubeLUT {
-        var text = "LUT_3D_SIZE \(size)\nDOMAIN_MIN \(domain.lowerBound) \(domain.lowerBound) \(domain.lowerBound)\n"
+    private func lut(size: Int, domain: ClosedRange<Double> = 0...1, _ f: (SIMD3<Double>) -> SIMD3<Double>) throws
+        -> CubeLUT
+    {
+        var text =
+            "LUT_3D_SIZE \(size)\nDOMAIN_MIN \(domain.lowerBound) \(domain.lowerBound) \(domain.lowerBound)\n"
             + "DOMAIN_MAX \(domain.upperBound) \(domain.upperBound) \(domain.upperBound)\n"
-        for b in 0..<size { for g in 0..<size { for r in 0..<size {
-            let v = f(SIMD3(Double(r), Double(g), Double(b)) / Double(size - 1))
-            text += "\(v.x) \(v.y) \(v.z)\n"
-        } } }
+        for b in 0..<size {
+            for g in 0..<size {
+                for r in 0..<size {
+                    let v = f(SIMD3(Double(r), Double(g), Double(b)) / Double(size - 1))
+                    text += "\(v.x) \(v.y) \(v.z)\n"
+                }
+            }
+        }
         return try CubeLUT(parsing: text, path: "test.cube")
     }
 
@@ -274,7 +320,7 @@ final class VulkanEffectTests: XCTestCase {
     private func randomLUT(size: Int, domain: ClosedRange<Double> = 0...1) throws -> CubeLUT {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Double(state >> 11) / Double(1 << 53) * 2 - 0.5
         }
         return try lut(size: size, domain: domain) { _ in SIMD3(next(), next(), next()) }
@@ -299,10 +345,13 @@ final class VulkanEffectTests: XCTestCase {
         for (p, (input, output)) in zip(result.input, result.output).enumerated() {
             let expected = EffectReference.lut(rgb(input), effect)
             for c in 0..<3 {
-                let got = EffectReference.pqEncode(nits: output[c] * 203), want = EffectReference.pqEncode(nits: expected[c] * 203)
+                let got = EffectReference.pqEncode(nits: output[c] * 203)
+                let want = EffectReference.pqEncode(nits: expected[c] * 203)
                 // Half rounding of the linear value moves the PQ signal by at most this much.
                 let halfStep = abs(EffectReference.pqEncode(nits: expected[c] * (1 + pow(2, -11)) * 203) - want)
-                XCTAssertEqual(got, want, accuracy: 1e-4 + halfStep, "pixel \(p) channel \(c): GPU \(output[c]) vs float64 \(expected[c])")
+                XCTAssertEqual(
+                    got, want, accuracy: 1e-4 + halfStep,
+                    "pixel \(p) channel \(c): GPU \(output[c]) vs float64 \(expected[c])")
             }
             XCTAssertEqual(output.w, input.w, "alpha")
         }

@@ -18,18 +18,22 @@ final class WholeProcessBenchTests: XCTestCase {
     /// The median written out by hand: the middle value, or the mean of the middle two.
     private func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     func testTwoCommandsInRoundsWithSummariesAndTheRatioOfTheirMedians() throws {
-        let report = try json(runTool(["bench", "--whole-process", "--rounds", "3", "--json", "--compare", compareLine, "--"] + decode,
-                                      timeout: 120))
+        let report = try json(
+            runTool(
+                ["bench", "--whole-process", "--rounds", "3", "--json", "--compare", compareLine, "--"] + decode,
+                timeout: 120))
         XCTAssertEqual(report["rounds"] as? Int, 3)
         let commands = try XCTUnwrap(report["commands"] as? [[String: Any]])
         XCTAssertEqual(commands.map { $0["label"] as? String }, ["A", "B"])
         // A is this executable with the operands after --; B is --compare's words.
         let a = try XCTUnwrap(commands[0]["argv"] as? [String])
-        XCTAssertEqual(URL(fileURLWithPath: a[0]).resolvingSymlinksInPath().path, Repo.executable.resolvingSymlinksInPath().path)
+        XCTAssertEqual(
+            URL(fileURLWithPath: a[0]).resolvingSymlinksInPath().path, Repo.executable.resolvingSymlinksInPath().path)
         XCTAssertEqual(Array(a.dropFirst()), decode)
         XCTAssertEqual(commands[1]["argv"] as? [String], [Repo.executable.path] + decode)
         var medians: [Double] = []
@@ -48,7 +52,8 @@ final class WholeProcessBenchTests: XCTestCase {
     }
 
     func testTextReportHasEveryRoundAndAnEvenCountsMedian() throws {
-        let result = try runTool(["bench", "--whole-process", "--rounds", "2", "--compare", compareLine, "--"] + decode, timeout: 120)
+        let result = try runTool(
+            ["bench", "--whole-process", "--rounds", "2", "--compare", compareLine, "--"] + decode, timeout: 120)
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.filter { $0.hasPrefix("round ") }.count, 2, result.stdoutText)
@@ -71,8 +76,10 @@ final class WholeProcessBenchTests: XCTestCase {
     func testOneCommandAloneHasNoRatioAndAPageWhenAsked() throws {
         let directory = try makeTemporaryDirectory(self)
         let page = directory.appendingPathComponent("bench.html").path
-        let report = try json(runTool(["bench", "--whole-process", "--rounds", "1", "--json", "--html", page, "--"] + decode,
-                                      timeout: 120))
+        let report = try json(
+            runTool(
+                ["bench", "--whole-process", "--rounds", "1", "--json", "--html", page, "--"] + decode,
+                timeout: 120))
         XCTAssertEqual((report["commands"] as? [Any])?.count, 1)
         XCTAssertTrue(report["ratio"] is NSNull, "\(report)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
@@ -81,7 +88,8 @@ final class WholeProcessBenchTests: XCTestCase {
     }
 
     func testAFailingCommandEndsTheBenchNamingItsCommand() throws {
-        let failing = try runTool(["bench", "--whole-process", "--rounds", "2", "--compare", "false", "--"] + decode, timeout: 120)
+        let failing = try runTool(
+            ["bench", "--whole-process", "--rounds", "2", "--compare", "false", "--"] + decode, timeout: 120)
         XCTAssertEqual(failing.status, 7)
         assertSingleError(failing, mentions: ["'false'", "exited 1", "warm-up"], "--compare false")
 
@@ -89,7 +97,8 @@ final class WholeProcessBenchTests: XCTestCase {
         XCTAssertEqual(missing.status, 7)
         assertSingleError(missing, mentions: ["/no/such/clip.mov", "exited 3"], "a decode that cannot read its input")
 
-        let absent = try runTool(["bench", "--whole-process", "--compare", "/no/such/program", "--"] + decode, timeout: 60)
+        let absent = try runTool(
+            ["bench", "--whole-process", "--compare", "/no/such/program", "--"] + decode, timeout: 60)
         XCTAssertEqual(absent.status, 7)
         assertSingleError(absent, mentions: ["cannot run '/no/such/program'"], "a program that does not exist")
     }
@@ -98,9 +107,12 @@ final class WholeProcessBenchTests: XCTestCase {
     /// own phases, the time after its report) add up to the round's wall time.
     func testPhasesAddUpToEachRound() throws {
         let gpu = [Repo.fixture("hq.mov"), "--decoder", "gpu", "--frames", "1", "--quiet"]
-        let report = try json(runTool(["bench", "--whole-process", "--phases", "--rounds", "2", "--json", "--"] + gpu, timeout: 120))
+        let report = try json(
+            runTool(["bench", "--whole-process", "--phases", "--rounds", "2", "--json", "--"] + gpu, timeout: 120))
         let command = try XCTUnwrap((report["commands"] as? [[String: Any]])?.first)
-        XCTAssertEqual(command["argv"] as? [String], [Repo.executable.path] + gpu, "the report's path is bench's, not the command's")
+        XCTAssertEqual(
+            command["argv"] as? [String], [Repo.executable.path] + gpu,
+            "the report's path is bench's, not the command's")
         let seconds = try XCTUnwrap(command["seconds"] as? [Double])
         let rounds = try XCTUnwrap(command["phases_ms"] as? [[String: Double]])
         XCTAssertEqual(rounds.count, seconds.count)
@@ -110,7 +122,9 @@ final class WholeProcessBenchTests: XCTestCase {
             }
             XCTAssertTrue(rows.values.allSatisfy { $0 >= 0 }, "\(rows)")
             // Rows rounded to a microsecond, seconds to one.
-            XCTAssertEqual(rows.values.reduce(0, +), seconds[round] * 1000, accuracy: 0.0005 * Double(rows.count) + 0.001, "round \(round + 1)")
+            XCTAssertEqual(
+                rows.values.reduce(0, +), seconds[round] * 1000, accuracy: 0.0005 * Double(rows.count) + 0.001,
+                "round \(round + 1)")
         }
         let text = try runTool(["bench", "--whole-process", "--phases", "--rounds", "1", "--"] + gpu, timeout: 120)
         XCTAssertEqual(text.status, 0, text.stderr)
@@ -122,7 +136,10 @@ final class WholeProcessBenchTests: XCTestCase {
         let cases: [([String], String)] = [
             (["bench", "--rounds", "2", "clip.mov"], "--rounds needs --whole-process"),
             (["bench", "--compare", "ffmpeg", "clip.mov"], "--compare needs --whole-process"),
-            (["bench", "--whole-process", "--decoders", "gpu", "--", "clip.mov"], "--decoders is for the in-memory bench"),
+            (
+                ["bench", "--whole-process", "--decoders", "gpu", "--", "clip.mov"],
+                "--decoders is for the in-memory bench"
+            ),
             (["bench", "--whole-process", "--compare", "ffmpeg 'unclosed", "--", "clip.mov"], "invalid value"),
             (["bench", "--whole-process", "--rounds", "0", "--", "clip.mov"], "--rounds"),
             (["bench", "--whole-process"], "needs a decode command line"),

@@ -41,7 +41,8 @@ final class XvfbServer {
             line.signal()
         }
         guard line.wait(timeout: .now() + 20) == .success,
-              let number = String(decoding: written, as: UTF8.self).split(separator: "\n").first.flatMap({ Int($0) }) else {
+            let number = String(decoding: written, as: UTF8.self).split(separator: "\n").first.flatMap({ Int($0) })
+        else {
             throw ExternalToolMissing(description: "Xvfb did not start")
         }
         display = ":\(number)"

@@ -13,16 +13,20 @@ enum ReportLineCheck {
     /// `scanned`: the path, key, status and seconds read from the line's
     /// fixed places, which the parsed object must repeat (a key written
     /// twice would give the two readings different values).
-    static func problem(_ object: [String: Any], scanned: (path: String, key: String, status: FileCheckResult.Status, seconds: Double)) -> String? {
+    static func problem(
+        _ object: [String: Any], scanned: (path: String, key: String, status: FileCheckResult.Status, seconds: Double)
+    ) -> String? {
         if let field = fieldProblem(object) { return field }
         guard object["path"] as? String == scanned.path, object["key"] as? String == scanned.key,
-              object["status"] as? String == scanned.status.rawValue, (object["seconds"] as? Double) == scanned.seconds else {
+            object["status"] as? String == scanned.status.rawValue, (object["seconds"] as? Double) == scanned.seconds
+        else {
             return "a field is written twice"
         }
         let problems = ShardReport.Details(object, previewBase: ".").problems
         let derived = problems.isEmpty ? "pass" : "fail or error"
         if (scanned.status == .pass) != problems.isEmpty {
-            return "its status is \"\(scanned.status.rawValue)\" but its errors, failed rules and golden result make it \(derived)"
+            return
+                "its status is \"\(scanned.status.rawValue)\" but its errors, failed rules and golden result make it \(derived)"
         }
         if object["reason"] as? String != problems.first {
             return "its reason is not the first of its errors, failed rules and golden result"
@@ -52,7 +56,8 @@ enum ReportLineCheck {
     private static let failedRule = shaped(["rule": string, "actual": string])
     private static let golden: Rule = { value in
         guard shaped(["result": string, "frame": either(count, null), "reason": either(string, null)])(value),
-              let o = value as? [String: Any], let result = o["result"] as? String else { return false }
+            let o = value as? [String: Any], let result = o["result"] as? String
+        else { return false }
         switch result {
         case "match": return o["frame"] is NSNull && o["reason"] is NSNull
         case "mismatch": return o["frame"] is Int && o["reason"] is String
@@ -82,7 +87,9 @@ enum ReportLineCheck {
             guard let rule = required[name] ?? optional[name] else { return "it has an unknown field \"\(name)\"" }
             if !rule(value) { return "its \"\(name)\" is not what check writes there" }
         }
-        if FileCheckResult.Status(rawValue: object["status"] as? String ?? "") == nil { return "its status is none of pass, fail, error" }
+        if FileCheckResult.Status(rawValue: object["status"] as? String ?? "") == nil {
+            return "its status is none of pass, fail, error"
+        }
         return nil
     }
 }

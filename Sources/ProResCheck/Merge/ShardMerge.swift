@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// `merge`: the shard reports of one check, proven to be one run's and to
 /// cover its file list exactly once, joined into one report.
@@ -29,17 +29,21 @@ public struct ShardMerge: Sendable {
         public var description: String {
             switch self {
             case .noReports: return "no shard reports to merge"
-            case let .differentRun(report, field, value, first, expected):
+            case .differentRun(let report, let field, let value, let first, let expected):
                 return "'\(report)' is another run's: its \(field) is \(value), '\(first)''s \(expected)"
-            case let .shardTwice(index, reports): return "shard \(index) is in more than one report: \(reports.map { "'\($0)'" }.joined(separator: ", "))"
-            case let .shardsMissing(indices, count):
-                return "no report for shard\(indices.count == 1 ? "" : "s") \(indices.map(String.init).joined(separator: ", ")) of \(count)"
-            case let .interrupted(report, index):
-                return "'\(report)' is of an interrupted check (shard \(index)): finish it with check --resume '\(report)' first"
-            case let .pathTwice(path, reports): return "'\(path)' is in more than one report: \(reports.map { "'\($0)'" }.joined(separator: ", "))"
-            case let .wrongShard(path, report, index, belongs):
+            case .shardTwice(let index, let reports):
+                return "shard \(index) is in more than one report: \(reports.map { "'\($0)'" }.joined(separator: ", "))"
+            case .shardsMissing(let indices, let count):
+                return
+                    "no report for shard\(indices.count == 1 ? "" : "s") \(indices.map(String.init).joined(separator: ", ")) of \(count)"
+            case .interrupted(let report, let index):
+                return
+                    "'\(report)' is of an interrupted check (shard \(index)): finish it with check --resume '\(report)' first"
+            case .pathTwice(let path, let reports):
+                return "'\(path)' is in more than one report: \(reports.map { "'\($0)'" }.joined(separator: ", "))"
+            case .wrongShard(let path, let report, let index, let belongs):
                 return "'\(path)' is in '\(report)' (shard \(index)) but its key belongs to shard \(belongs)"
-            case let .listDiffers(files, listed):
+            case .listDiffers(let files, let listed):
                 return "the reports hold \(files) files but the run listed \(listed)\(files == listed ? " others" : "")"
             }
         }
@@ -52,12 +56,18 @@ public struct ShardMerge: Sendable {
         let r = first.run
         for (name, report) in reports.dropFirst() {
             let o = report.run
-            for (field, value, expected) in [("options", "'\(o.options)'", "'\(r.options)'"), ("file count", "\(o.inputs)", "\(r.inputs)"),
-                                             ("list digest", o.inputsDigest, r.inputsDigest), ("shard count", "\(o.shardCount)", "\(r.shardCount)"),
-                                             ("shard scheme", o.scheme, r.scheme), ("sample", "\(report.sample.map(String.init) ?? "none")",
-                                                                                    "\(first.sample.map(String.init) ?? "none")")]
+            for (field, value, expected) in [
+                ("options", "'\(o.options)'", "'\(r.options)'"), ("file count", "\(o.inputs)", "\(r.inputs)"),
+                ("list digest", o.inputsDigest, r.inputsDigest), ("shard count", "\(o.shardCount)", "\(r.shardCount)"),
+                ("shard scheme", o.scheme, r.scheme),
+                (
+                    "sample", "\(report.sample.map(String.init) ?? "none")",
+                    "\(first.sample.map(String.init) ?? "none")"
+                ),
+            ]
             where value != expected {
-                problems.append(.differentRun(report: name, field: field, value: value, first: firstName, expected: expected))
+                problems.append(
+                    .differentRun(report: name, field: field, value: value, first: firstName, expected: expected))
             }
         }
         if !problems.isEmpty { throw Problems(list: problems) }
@@ -69,7 +79,9 @@ public struct ShardMerge: Sendable {
         }
         let missing = (1...max(1, r.shardCount)).filter { byIndex[$0] == nil }
         if !missing.isEmpty { problems.append(.shardsMissing(indices: missing, count: r.shardCount)) }
-        for (name, report) in reports where report.interrupted { problems.append(.interrupted(report: name, index: report.run.shardIndex)) }
+        for (name, report) in reports where report.interrupted {
+            problems.append(.interrupted(report: name, index: report.run.shardIndex))
+        }
 
         var owners: [String: [String]] = [:]
         var files: [ShardReport.File] = []
@@ -79,13 +91,16 @@ public struct ShardMerge: Sendable {
                 owners[file.path, default: []].append(name)
                 files.append(file)
                 guard report.run.shardCount > 1 else { continue }
-                let belongs = CheckShard.shard(ofKey: PathBytes.fromReportText(file.key) ?? file.key, count: report.run.shardCount)
+                let belongs = CheckShard.shard(
+                    ofKey: PathBytes.fromReportText(file.key) ?? file.key, count: report.run.shardCount)
                 if belongs != report.run.shardIndex {
-                    problems.append(.wrongShard(path: file.path, report: name, index: report.run.shardIndex, belongs: belongs))
+                    problems.append(
+                        .wrongShard(path: file.path, report: name, index: report.run.shardIndex, belongs: belongs))
                 }
             }
         }
-        for (path, names) in owners.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) where names.count > 1 { problems.append(.pathTwice(path: path, reports: names)) }
+        for (path, names) in owners.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
+        where names.count > 1 { problems.append(.pathTwice(path: path, reports: names)) }
         if problems.isEmpty, files.count != r.inputs || CheckRun.digest(keys: files.map(\.key)) != r.inputsDigest {
             problems.append(.listDiffers(files: files.count, listed: r.inputs))
         }
@@ -109,14 +124,18 @@ public struct ShardMerge: Sendable {
     /// `{"files":…,"summary":…,"run":…}` as `check` writes it, its file
     /// lines the shards' own; `"run"` says it was merged.
     public func json(goldenPath: String?) -> String {
-        let summary = JSON.object([("files", "\(files.count)"), ("passed", "\(passed)"), ("failed", "\(failed)"), ("errors", "\(errors)"),
-                                   ("shard", "null"), ("sample", sample.map(String.init) ?? "null"),
-                                   ("seconds", JSON.number(seconds, digits: 3))])
-        let runJSON = JSON.object([("options", JSON.string(run.options)), ("inputs", "\(run.inputs)"),
-                                   ("inputs_digest", JSON.string(run.inputsDigest)), ("shard_count", "1"), ("shard_index", "1"),
-                                   ("shard_scheme", JSON.string(run.scheme)),
-                                   ("shard_source", JSON.string("merged from \(run.shardCount) shard\(run.shardCount == 1 ? "" : "s")")),
-                                   ("golden", goldenPath.map { JSON.string(PathBytes.reportText($0)) } ?? "null")])
+        let summary = JSON.object([
+            ("files", "\(files.count)"), ("passed", "\(passed)"), ("failed", "\(failed)"), ("errors", "\(errors)"),
+            ("shard", "null"), ("sample", sample.map(String.init) ?? "null"),
+            ("seconds", JSON.number(seconds, digits: 3)),
+        ])
+        let runJSON = JSON.object([
+            ("options", JSON.string(run.options)), ("inputs", "\(run.inputs)"),
+            ("inputs_digest", JSON.string(run.inputsDigest)), ("shard_count", "1"), ("shard_index", "1"),
+            ("shard_scheme", JSON.string(run.scheme)),
+            ("shard_source", JSON.string("merged from \(run.shardCount) shard\(run.shardCount == 1 ? "" : "s")")),
+            ("golden", goldenPath.map { JSON.string(PathBytes.reportText($0)) } ?? "null"),
+        ])
         return CheckReport.json(fileLines: files.map(\.line), summary: summary, run: runJSON)
     }
 
@@ -127,8 +146,12 @@ public struct ShardMerge: Sendable {
     }
 
     public var junit: String {
-        JUnitReport.xml(files.map { JUnitReport.Case(name: $0.path, status: $0.status, problems: $0.status == .pass ? [] : $0.details().problems,
-                                          seconds: $0.seconds) },
-                        failed: failed, errors: errors, seconds: seconds)
+        JUnitReport.xml(
+            files.map {
+                JUnitReport.Case(
+                    name: $0.path, status: $0.status, problems: $0.status == .pass ? [] : $0.details().problems,
+                    seconds: $0.seconds)
+            },
+            failed: failed, errors: errors, seconds: seconds)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// One `check --report` read back for `merge`: each file's line kept as it
 /// was written (so the merged report holds the same bytes), with the fields
@@ -47,15 +47,21 @@ public struct ShardReport: Sendable {
             for rule in object["failed_rules"] as? [[String: Any]] ?? [] {
                 problems.append("expected \(rule["rule"] as? String ?? ""), got \(rule["actual"] as? String ?? "")")
             }
-            if let golden = object["golden"] as? [String: Any], let result = golden["result"] as? String, result != "match" {
+            if let golden = object["golden"] as? [String: Any], let result = golden["result"] as? String,
+                result != "match"
+            {
                 let reason = golden["reason"] as? String ?? ""
-                problems.append(result == "mismatch" ? "golden mismatch at frame \(golden["frame"] as? Int ?? 0): \(reason)" : reason)
+                problems.append(
+                    result == "mismatch"
+                        ? "golden mismatch at frame \(golden["frame"] as? Int ?? 0): \(reason)" : reason)
             }
             self.problems = problems
             func rebase(_ path: String) -> String {
                 path.hasPrefix("/") || previewBase == "." ? path : PathBytes.reportText(previewBase) + "/" + path
             }
-            if let written = object["previews"] as? [String: Any], let sheet = written["sheet"] as? String, let frame = written["frame"] as? String {
+            if let written = object["previews"] as? [String: Any], let sheet = written["sheet"] as? String,
+                let frame = written["frame"] as? String
+            {
                 previews = (rebase(sheet), rebase(frame))
             } else {
                 previews = nil
@@ -98,10 +104,12 @@ public struct ShardReport: Sendable {
 
         public var description: String {
             switch self {
-            case let .notAReport(why): return "not a prores-decode check report: \(why)"
-            case let .badFile(number, path, why): return "file \(number) ('\(path)'): \(why); the report was edited or damaged"
+            case .notAReport(let why): return "not a prores-decode check report: \(why)"
+            case .badFile(let number, let path, let why):
+                return "file \(number) ('\(path)'): \(why); the report was edited or damaged"
             case .digestDiffers:
-                return "its file lines do not give its \"files_digest\": the report was edited or damaged after check wrote it"
+                return
+                    "its file lines do not give its \"files_digest\": the report was edited or damaged after check wrote it"
             }
         }
     }
@@ -113,7 +121,9 @@ public struct ShardReport: Sendable {
     public init(parsing bytes: [UInt8], directory: String = ".") throws {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
         guard let first = lines.popFirst() else { throw Problem.notAReport("empty") }
-        let open = Array("{\"files\":[".utf8), empty = Array("{\"files\":[],".utf8), close = Array("],".utf8)
+        let open = Array("{\"files\":[".utf8)
+        let empty = Array("{\"files\":[],".utf8)
+        let close = Array("],".utf8)
         var files: [File] = []
         var raws: [ArraySlice<UInt8>] = []
         var rest: ArraySlice<UInt8>
@@ -137,12 +147,16 @@ public struct ShardReport: Sendable {
         }
         let tail = String(decoding: Array(([rest] + lines).joined(separator: [UInt8(ascii: "\n")])), as: UTF8.self)
         guard let object = (try? JSONSerialization.jsonObject(with: Data(("{" + tail).utf8))) as? [String: Any],
-              let summary = object["summary"] as? [String: Any] else {
+            let summary = object["summary"] as? [String: Any]
+        else {
             throw Problem.notAReport("no summary after the files")
         }
-        guard let run = object["run"] as? [String: Any], let options = run["options"] as? String, let inputs = run["inputs"] as? Int,
-              let digest = run["inputs_digest"] as? String, let count = run["shard_count"] as? Int, let index = run["shard_index"] as? Int,
-              let scheme = run["shard_scheme"] as? String else {
+        guard let run = object["run"] as? [String: Any], let options = run["options"] as? String,
+            let inputs = run["inputs"] as? Int,
+            let digest = run["inputs_digest"] as? String, let count = run["shard_count"] as? Int,
+            let index = run["shard_index"] as? Int,
+            let scheme = run["shard_scheme"] as? String
+        else {
             throw Problem.notAReport("no \"run\" (written by an older prores-decode?)")
         }
         // At most as many shards as `merge` will list missing ones of.
@@ -150,15 +164,20 @@ public struct ShardReport: Sendable {
             throw Problem.notAReport("its run names shard \(index) of \(count)")
         }
         guard CheckShard.schemes.contains(scheme) else {
-            throw Problem.notAReport("its shard_scheme '\(scheme)' is not one this prores-decode cuts shards by (\(CheckShard.scheme))")
+            throw Problem.notAReport(
+                "its shard_scheme '\(scheme)' is not one this prores-decode cuts shards by (\(CheckShard.scheme))")
         }
         guard let filesDigest = object["files_digest"] as? String else {
             throw Problem.notAReport("no \"files_digest\" (written by an older prores-decode?)")
         }
-        guard filesDigest == CheckReport.filesDigest(files.map { Array($0.line.utf8) }) else { throw Problem.digestDiffers }
+        guard filesDigest == CheckReport.filesDigest(files.map { Array($0.line.utf8) }) else {
+            throw Problem.digestDiffers
+        }
         self.files = files
-        self.run = Run(options: options, inputs: inputs, inputsDigest: digest, shardCount: count, shardIndex: index, scheme: scheme,
-                       golden: run["golden"] as? String)
+        self.run = Run(
+            options: options, inputs: inputs, inputsDigest: digest, shardCount: count, shardIndex: index,
+            scheme: scheme,
+            golden: run["golden"] as? String)
         sample = summary["sample"] as? Int
         seconds = summary["seconds"] as? Double ?? 0
         interrupted = summary["interrupted"] as? Bool ?? false
@@ -168,13 +187,17 @@ public struct ShardReport: Sendable {
     /// all cores in runs of 256 lines: parsing is most of a 12,800-file
     /// merge's time. Throws the problem of the first line that has one.
     private static func checkLines(_ raws: [ArraySlice<UInt8>], _ files: [File]) throws {
-        let run = 256, runs = (raws.count + run - 1) / run
+        let run = 256
+        let runs = (raws.count + run - 1) / run
         var found = [Problem?](repeating: nil, count: runs)
         found.withUnsafeMutableBufferPointer { slots in
             // Each run writes only its own slot.
             parallelFor(runs) { r in
                 for i in (r * run)..<min(raws.count, (r + 1) * run) {
-                    if let problem = lineProblem(raws[i], number: i + 1, file: files[i]) { slots[r] = problem; return }
+                    if let problem = lineProblem(raws[i], number: i + 1, file: files[i]) {
+                        slots[r] = problem
+                        return
+                    }
                 }
             }
         }
@@ -192,11 +215,15 @@ public struct ShardReport: Sendable {
     /// A file line read from its fixed start and end; nil for anything else.
     private static func file(_ bytes: ArraySlice<UInt8>, previewBase: String) -> File? {
         var scanner = JSONLineScanner(Array(bytes))
-        guard scanner.expect("{\"path\":"), let path = scanner.string(), scanner.expect(",\"key\":"), let key = scanner.string(),
-              scanner.expect(",\"status\":"), let word = scanner.string(), let status = FileCheckResult.Status(rawValue: word),
-              let seconds = scanner.trailingNumber(after: ",\"seconds\":") else { return nil }
-        return File(line: String(decoding: bytes, as: UTF8.self), path: path, key: key, status: status, seconds: seconds,
-                    previewBase: previewBase)
+        guard scanner.expect("{\"path\":"), let path = scanner.string(), scanner.expect(",\"key\":"),
+            let key = scanner.string(),
+            scanner.expect(",\"status\":"), let word = scanner.string(),
+            let status = FileCheckResult.Status(rawValue: word),
+            let seconds = scanner.trailingNumber(after: ",\"seconds\":")
+        else { return nil }
+        return File(
+            line: String(decoding: bytes, as: UTF8.self), path: path, key: key, status: status, seconds: seconds,
+            previewBase: previewBase)
     }
 }
 
@@ -225,19 +252,31 @@ struct JSONLineScanner {
             let byte = bytes[at]
             at += 1
             if byte == UInt8(ascii: "\"") { return pendingHigh == nil ? String(decoding: out, as: UTF8.self) : nil }
-            guard byte == UInt8(ascii: "\\") else { out.append(byte); continue }
+            guard byte == UInt8(ascii: "\\") else {
+                out.append(byte)
+                continue
+            }
             guard at < bytes.count else { return nil }
             let escape = bytes[at]
             at += 1
-            let simple: [UInt8: UInt8] = [UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F,
-                                          UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
-                                          UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C]
-            if let plain = simple[escape] { out.append(plain); continue }
+            let simple: [UInt8: UInt8] = [
+                UInt8(ascii: "\""): 0x22, UInt8(ascii: "\\"): 0x5C, UInt8(ascii: "/"): 0x2F,
+                UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
+                UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C,
+            ]
+            if let plain = simple[escape] {
+                out.append(plain)
+                continue
+            }
             guard escape == UInt8(ascii: "u"), at + 4 <= bytes.count,
-                  let unit = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16) else { return nil }
+                let unit = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16)
+            else { return nil }
             at += 4
             var value = unit
-            if (0xD800..<0xDC00).contains(unit) { pendingHigh = unit; continue }
+            if (0xD800..<0xDC00).contains(unit) {
+                pendingHigh = unit
+                continue
+            }
             if (0xDC00..<0xE000).contains(unit) {
                 guard let high = pendingHigh else { return nil }
                 value = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00)

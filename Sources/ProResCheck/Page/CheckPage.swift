@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResReports
 
 /// `check --html FILE`: one self-contained HTML page a person opens after a
@@ -13,7 +13,9 @@ import ProResReports
 /// in path order.
 public enum CheckPage {
     /// `pageDirectory`: where the page will be (the working directory for stdout).
-    public static func html(_ results: [FileCheckResult], summary: CheckSummary, decoder: String, pageDirectory: String) -> String {
+    public static func html(_ results: [FileCheckResult], summary: CheckSummary, decoder: String, pageDirectory: String)
+        -> String
+    {
         let order: [FileCheckResult.Status] = [.fail, .error, .pass]
         let sorted = results.enumerated().sorted { a, b in
             let (ra, rb) = (order.firstIndex(of: a.element.status)!, order.firstIndex(of: b.element.status)!)
@@ -21,13 +23,16 @@ public enum CheckPage {
         }.map(\.element)
         let verdict = summary.failed > 0 ? "FAIL" : summary.errors > 0 ? "ERROR" : "PASS"
         var html = PageStyle.head(title: "prores-decode check: \(verdict), \(summary.text)")
-        html += "<header>\n<h1>prores-decode check: <span class=\"verdict \(verdict.lowercased())\">\(verdict)</span></h1>\n"
+        html +=
+            "<header>\n<h1>prores-decode check: <span class=\"verdict \(verdict.lowercased())\">\(verdict)</span></h1>\n"
         html += summaryTable(summary, decoder: decoder) + "</header>\n"
-        html += "<nav class=\"filter\" aria-label=\"show files by status\">Show: <a href=\"#all\">all (\(summary.files))</a>"
+        html +=
+            "<nav class=\"filter\" aria-label=\"show files by status\">Show: <a href=\"#all\">all (\(summary.files))</a>"
             + " <a href=\"#only-fail\">failed (\(summary.failed))</a> <a href=\"#only-error\">errors (\(summary.errors))</a>"
             + " <a href=\"#only-pass\">passed (\(summary.passed))</a></nav>\n"
         // The filter's targets: siblings before <main>, so `:target ~ main` reaches the sections.
-        html += ["all", "only-fail", "only-error", "only-pass"].map { "<span class=\"anchor\" id=\"\($0)\"></span>\n" }.joined()
+        html += ["all", "only-fail", "only-error", "only-pass"].map { "<span class=\"anchor\" id=\"\($0)\"></span>\n" }
+            .joined()
         html += "<main>\n" + index(sorted)
         for (i, result) in sorted.enumerated() {
             html += FileSection.html(result, id: "file-\(i + 1)", pageDirectory: pageDirectory)
@@ -43,7 +48,8 @@ public enum CheckPage {
         ]
         if let sample = s.sample { rows.append(("sample", "\(sample) frames a file")) }
         return "<table class=\"summary\">\n"
-            + rows.map { "<tr><th>\(XMLText.escape($0.0))</th><td>\(XMLText.escape($0.1))</td></tr>\n" }.joined() + "</table>\n"
+            + rows.map { "<tr><th>\(XMLText.escape($0.0))</th><td>\(XMLText.escape($0.1))</td></tr>\n" }.joined()
+            + "</table>\n"
     }
 
     /// One row per file, linking to its section.
@@ -54,7 +60,8 @@ public enum CheckPage {
             let status = r.status.rawValue
             let problems = r.problems
             let why = problems.first.map { $0 + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "") } ?? ""
-            html += "<tr class=\"\(status)\" data-name=\"\(XMLText.escape(r.input.path))\"><td><span class=\"verdict \(status)\">"
+            html +=
+                "<tr class=\"\(status)\" data-name=\"\(XMLText.escape(r.input.path))\"><td><span class=\"verdict \(status)\">"
                 + "\(status.uppercased())</span></td><td><a href=\"#file-\(i + 1)\">\(XMLText.escape(r.input.path))</a></td>"
                 + "<td>\(XMLText.escape(why))</td></tr>\n"
         }

@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// One checked file's `<section>` of the check page: verdict, reasons,
 /// failed rules, format with each colour tag's source, statistics, previews
@@ -7,40 +7,56 @@ import HostSupport
 enum FileSection {
     static func html(_ r: FileCheckResult, id: String, pageDirectory: String) -> String {
         let status = r.status.rawValue
-        var html = "<section class=\"file \(status)\" id=\"\(id)\" data-status=\"\(status)\" data-name=\"\(e(r.input.path))\">\n"
-        html += "<h2><span class=\"verdict \(status)\">\(status.uppercased())</span> <span class=\"name\">\(e(r.input.path))</span></h2>\n"
-        var facts = ["key \(r.input.key)", "\(r.framesDecoded) frame\(r.framesDecoded == 1 ? "" : "s") decoded",
-                     "\(JSON.number(r.seconds, digits: 3)) s"]
+        var html =
+            "<section class=\"file \(status)\" id=\"\(id)\" data-status=\"\(status)\" data-name=\"\(e(r.input.path))\">\n"
+        html +=
+            "<h2><span class=\"verdict \(status)\">\(status.uppercased())</span> <span class=\"name\">\(e(r.input.path))</span></h2>\n"
+        var facts = [
+            "key \(r.input.key)", "\(r.framesDecoded) frame\(r.framesDecoded == 1 ? "" : "s") decoded",
+            "\(JSON.number(r.seconds, digits: 3)) s",
+        ]
         if let decoder = r.decoder { facts.append("decoder \(decoder)") }
         if let sampled = r.sampled { facts.append("sampled \(sampled.count) frames") }
         html += "<p class=\"note\">\(e(facts.joined(separator: " · ")))</p>\n"
 
-        let reasons = r.errors.map { p in p.frame.map { "frame \($0): \(p.reason)" } ?? p.reason } + (r.golden?.problem.map { [$0] } ?? [])
+        let reasons =
+            r.errors.map { p in p.frame.map { "frame \($0): \(p.reason)" } ?? p.reason }
+            + (r.golden?.problem.map { [$0] } ?? [])
         if !reasons.isEmpty {
-            html += "<h3>Why</h3>\n<ul class=\"reasons\">\n" + reasons.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
+            html +=
+                "<h3>Why</h3>\n<ul class=\"reasons\">\n" + reasons.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
         }
         let warnings = r.warnings
         if !warnings.isEmpty {
-            html += "<h3>Warnings</h3>\n<ul class=\"warnings\">\n" + warnings.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
+            html +=
+                "<h3>Warnings</h3>\n<ul class=\"warnings\">\n" + warnings.map { "<li>\(e($0))</li>\n" }.joined()
+                + "</ul>\n"
         }
         if !r.descriptionChanges.isEmpty {
-            html += "<h3>Description changes</h3>\n<ul class=\"changes\">\n"
+            html +=
+                "<h3>Description changes</h3>\n<ul class=\"changes\">\n"
                 + r.descriptionChangeNotes.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
         }
         if !r.failedRules.isEmpty {
-            html += "<h3>Rules not met</h3>\n<table class=\"rules\"><tr><th>expected</th><th>got</th></tr>\n"
-                + r.failedRules.map { "<tr><td>\(e($0.rule))</td><td>\(e($0.actual))</td></tr>\n" }.joined() + "</table>\n"
+            html +=
+                "<h3>Rules not met</h3>\n<table class=\"rules\"><tr><th>expected</th><th>got</th></tr>\n"
+                + r.failedRules.map { "<tr><td>\(e($0.rule))</td><td>\(e($0.actual))</td></tr>\n" }.joined()
+                + "</table>\n"
         }
         if let format = r.format { html += "<h3>Format</h3>\n" + formatTable(format) }
-        if let statistics = r.statistics, statistics.frames > 0 { html += "<h3>Statistics</h3>\n" + statisticsTable(statistics, note: r.lightNote) }
+        if let statistics = r.statistics, statistics.frames > 0 {
+            html += "<h3>Statistics</h3>\n" + statisticsTable(statistics, note: r.lightNote)
+        }
         html += previews(r, pageDirectory: pageDirectory)
         if let series = r.series, let format = r.format, series.lastFrame >= 0 {
             html += "<h3>Per frame</h3>\n"
             var previewed: [Int] = []
-            if case let .written(_, _, sheetFrames, _, _)? = r.previews { previewed = sheetFrames }
-            html += FrameGraphs.svgs(series, statistics: r.statistics, bitDepth: format.nativeFormat.bitDepth, sampled: r.sampled != nil,
-                                     previewed: previewed)
-                .map { $0 + "\n" }.joined()
+            if case .written(_, _, let sheetFrames, _, _)? = r.previews { previewed = sheetFrames }
+            html += FrameGraphs.svgs(
+                series, statistics: r.statistics, bitDepth: format.nativeFormat.bitDepth, sampled: r.sampled != nil,
+                previewed: previewed
+            )
+            .map { $0 + "\n" }.joined()
         }
         return html + "</section>\n"
     }
@@ -53,8 +69,11 @@ enum FileSection {
 
     /// The facts `info` prints; a colour tag's third column says where it came from.
     static func formatTable(_ f: FormatDescription) -> String {
-        let rate = f.frameRate.map { "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)" }
-        var rows = row("profile", f.profileName + (f.profile.map { " [\($0.fourCC)]" } ?? ""))
+        let rate = f.frameRate.map {
+            "\($0.numerator)/\($0.denominator) (\(JSON.number(Double($0.numerator) / Double($0.denominator), digits: 3)) fps)"
+        }
+        var rows =
+            row("profile", f.profileName + (f.profile.map { " [\($0.fourCC)]" } ?? ""))
             + row("size", "\(f.width)×\(f.height)")
             + row("display", f.displayWords)
             + row("frame rate", rate ?? "unknown")
@@ -65,9 +84,14 @@ enum FileSection {
             + row("alpha", f.hasAlpha ? "\(f.alpha.bits)-bit" : "none")
             + row("scan", f.fieldOrder.rawValue)
             + row("container", "\(f.containerName), track \(f.trackIndex)")
-        for (name, tag) in [("primaries", f.colorTags.primaries), ("transfer", f.colorTags.transfer), ("matrix", f.colorTags.matrix)] {
-            rows += row(name, tag.source == .fallback ? "unspecified; conversions assume \(tag.value.displayName)" : tag.value.displayName,
-                        source: tag.source.rawValue)
+        for (name, tag) in [
+            ("primaries", f.colorTags.primaries), ("transfer", f.colorTags.transfer), ("matrix", f.colorTags.matrix),
+        ] {
+            rows += row(
+                name,
+                tag.source == .fallback
+                    ? "unspecified; conversions assume \(tag.value.displayName)" : tag.value.displayName,
+                source: tag.source.rawValue)
         }
         rows += row("range", f.colorTags.range.value.rawValue, source: f.colorTags.range.source.rawValue)
         if let mastering = f.masteringWords { rows += row("mastering", mastering) }
@@ -77,20 +101,29 @@ enum FileSection {
     }
 
     static func statisticsTable(_ s: FrameStatistics, note: String?) -> String {
-        var rows = row("frames measured", "\(s.frames)")
-            + row("luma min / mean / max", "\(s.lumaMin) / \(s.lumaMean.map { JSON.number($0, digits: 2) } ?? "–") / \(s.lumaMax)")
+        var rows =
+            row("frames measured", "\(s.frames)")
+            + row(
+                "luma min / mean / max",
+                "\(s.lumaMin) / \(s.lumaMean.map { JSON.number($0, digits: 2) } ?? "–") / \(s.lumaMax)")
             + row("black frames", "\(s.black.count)") + row("frozen frames", "\(s.frozen.count)")
         if s.range == .video {
             let o = s.outOfRange
-            rows += row("outside video range", "luma \(o.lumaBelow) below, \(o.lumaAbove) above; chroma \(o.chromaBelow) below, "
-                        + "\(o.chromaAbove) above; in \(s.outOfRangeFrames) frames")
+            rows += row(
+                "outside video range",
+                "luma \(o.lumaBelow) below, \(o.lumaAbove) above; chroma \(o.chromaBelow) below, "
+                    + "\(o.chromaAbove) above; in \(s.outOfRangeFrames) frames")
         }
         if s.hasAlpha {
-            rows += row("alpha frames", "\(s.opaqueFrames) opaque, \(s.partialFrames) partial, \(s.transparentFrames) transparent")
+            rows += row(
+                "alpha frames",
+                "\(s.opaqueFrames) opaque, \(s.partialFrames) partial, \(s.transparentFrames) transparent")
         }
         if s.measuresLight {
-            rows += row("light", "peak \(s.maxNits.map { JSON.number($0, digits: 1) } ?? "–") nits, highest frame average "
-                        + "\(s.maxFrameAverageNits.map { JSON.number($0, digits: 1) } ?? "–") nits")
+            rows += row(
+                "light",
+                "peak \(s.maxNits.map { JSON.number($0, digits: 1) } ?? "–") nits, highest frame average "
+                    + "\(s.maxFrameAverageNits.map { JSON.number($0, digits: 1) } ?? "–") nits")
         } else if let note {
             rows += row("light", note)
         }
@@ -104,17 +137,23 @@ enum FileSection {
         switch r.previews {
         case nil, .skipped?:
             return ""
-        case let .failed(reason)?:
+        case .failed(let reason)?:
             return "<h3>Previews</h3>\n<p class=\"note\">none: \(e(reason))</p>\n"
-        case let .written(sheet, frame, sheetFrames, damagedFrames, fullFrame)?:
+        case .written(let sheet, let frame, let sheetFrames, let damagedFrames, let fullFrame)?:
             func list(_ runs: [ClosedRange<Int>]) -> String {
-                runs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+                runs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(
+                    separator: ", ")
             }
-            let marked = damagedFrames.isEmpty ? "" : "; marked in red (damaged, concealed): "
-                + damagedFrames.map(String.init).joined(separator: ", ")
+            let marked =
+                damagedFrames.isEmpty
+                ? ""
+                : "; marked in red (damaged, concealed): "
+                    + damagedFrames.map(String.init).joined(separator: ", ")
             let notDecoded = r.series?.notDecoded.runs ?? []
             let leftOut = notDecoded.isEmpty ? "" : "; not shown (not decoded): " + list(notDecoded)
-            func src(_ path: String) -> String { e(RelativePath.urlReference(RelativePath.from(directory: pageDirectory, to: path))) }
+            func src(_ path: String) -> String {
+                e(RelativePath.urlReference(RelativePath.from(directory: pageDirectory, to: path)))
+            }
             return "<h3>Previews</h3>\n"
                 + "<figure><img src=\"\(src(sheet))\" alt=\"contact sheet\" loading=\"lazy\">"
                 + "<figcaption>contact sheet: frames \(sheetFrames.map(String.init).joined(separator: ", "))\(e(marked + leftOut))</figcaption></figure>\n"

@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 import ProResReports
 
 /// `merge --html FILE`: the check page of a merged run, made from the shard
@@ -22,19 +22,29 @@ public enum MergedPage {
         }.map(\.element)
         let verdict = merge.failed > 0 ? "FAIL" : merge.errors > 0 ? "ERROR" : "PASS"
         var html = PageStyle.head(title: "prores-decode check: \(verdict), \(merge.text)")
-        html += "<header>\n<h1>prores-decode check: <span class=\"verdict \(verdict.lowercased())\">\(verdict)</span></h1>\n"
-        var rows = [("files", "\(merge.files.count)"), ("passed", "\(merge.passed)"), ("failed", "\(merge.failed)"),
-                    ("errors", "\(merge.errors)"), ("time", "\(JSON.number(merge.seconds, digits: 2)) s (the longest shard)"),
-                    ("shards", "\(merge.run.shardCount), merged"), ("options", merge.run.options.isEmpty ? "none" : merge.run.options)]
+        html +=
+            "<header>\n<h1>prores-decode check: <span class=\"verdict \(verdict.lowercased())\">\(verdict)</span></h1>\n"
+        var rows = [
+            ("files", "\(merge.files.count)"), ("passed", "\(merge.passed)"), ("failed", "\(merge.failed)"),
+            ("errors", "\(merge.errors)"), ("time", "\(JSON.number(merge.seconds, digits: 2)) s (the longest shard)"),
+            ("shards", "\(merge.run.shardCount), merged"),
+            ("options", merge.run.options.isEmpty ? "none" : merge.run.options),
+        ]
         if let sample = merge.sample { rows.append(("sample", "\(sample) frames a file")) }
-        html += "<table class=\"summary\">\n" + rows.map { "<tr><th>\(e($0.0))</th><td>\(e($0.1))</td></tr>\n" }.joined() + "</table>\n"
+        html +=
+            "<table class=\"summary\">\n" + rows.map { "<tr><th>\(e($0.0))</th><td>\(e($0.1))</td></tr>\n" }.joined()
+            + "</table>\n"
         html += "</header>\n"
-        html += "<nav class=\"filter\" aria-label=\"show files by status\">Show: <a href=\"#all\">all (\(merge.files.count))</a>"
+        html +=
+            "<nav class=\"filter\" aria-label=\"show files by status\">Show: <a href=\"#all\">all (\(merge.files.count))</a>"
             + " <a href=\"#only-fail\">failed (\(merge.failed))</a> <a href=\"#only-error\">errors (\(merge.errors))</a>"
             + " <a href=\"#only-pass\">passed (\(merge.passed))</a></nav>\n"
-        html += ["all", "only-fail", "only-error", "only-pass"].map { "<span class=\"anchor\" id=\"\($0)\"></span>\n" }.joined()
+        html += ["all", "only-fail", "only-error", "only-pass"].map { "<span class=\"anchor\" id=\"\($0)\"></span>\n" }
+            .joined()
         html += "<main>\n" + index(sorted)
-        for (i, file) in sorted.enumerated() { html += section(file, id: "file-\(i + 1)", pageDirectory: pageDirectory) }
+        for (i, file) in sorted.enumerated() {
+            html += section(file, id: "file-\(i + 1)", pageDirectory: pageDirectory)
+        }
         return html + "</main>\n" + PageStyle.tail(script: true)
     }
 
@@ -47,7 +57,8 @@ public enum MergedPage {
             let problems = f.status == .pass ? [] : f.details().problems
             let status = f.status.rawValue
             let why = problems.first.map { $0 + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "") } ?? ""
-            html += "<tr class=\"\(status)\" data-name=\"\(e(f.path))\"><td><span class=\"verdict \(status)\">\(status.uppercased())</span></td>"
+            html +=
+                "<tr class=\"\(status)\" data-name=\"\(e(f.path))\"><td><span class=\"verdict \(status)\">\(status.uppercased())</span></td>"
                 + "<td><a href=\"#file-\(i + 1)\">\(e(f.path))</a></td><td>\(e(why))</td></tr>\n"
         }
         return html + "</table>\n"
@@ -55,19 +66,26 @@ public enum MergedPage {
 
     private static func section(_ f: ShardReport.File, id: String, pageDirectory: String) -> String {
         let status = f.status.rawValue
-        var html = "<section class=\"file \(status)\" id=\"\(id)\" data-status=\"\(status)\" data-name=\"\(e(f.path))\">\n"
-        html += "<h2><span class=\"verdict \(status)\">\(status.uppercased())</span> <span class=\"name\">\(e(f.path))</span></h2>\n"
+        var html =
+            "<section class=\"file \(status)\" id=\"\(id)\" data-status=\"\(status)\" data-name=\"\(e(f.path))\">\n"
+        html +=
+            "<h2><span class=\"verdict \(status)\">\(status.uppercased())</span> <span class=\"name\">\(e(f.path))</span></h2>\n"
         let details = f.details()
         let facts = ["key \(f.key)"] + (details.format.map { [$0] } ?? []) + ["\(JSON.number(f.seconds, digits: 3)) s"]
         html += "<p class=\"note\">\(e(facts.joined(separator: " · ")))</p>\n"
         if !details.problems.isEmpty {
-            html += "<h3>Why</h3>\n<ul class=\"reasons\">\n" + details.problems.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
+            html +=
+                "<h3>Why</h3>\n<ul class=\"reasons\">\n" + details.problems.map { "<li>\(e($0))</li>\n" }.joined()
+                + "</ul>\n"
         }
         if let previews = details.previews {
             func src(_ path: String) -> String {
-                e(RelativePath.urlReference(RelativePath.from(directory: pageDirectory, to: PathBytes.fromReportText(path) ?? path)))
+                e(
+                    RelativePath.urlReference(
+                        RelativePath.from(directory: pageDirectory, to: PathBytes.fromReportText(path) ?? path)))
             }
-            html += "<h3>Previews</h3>\n<figure><img src=\"\(src(previews.sheet))\" alt=\"contact sheet\" loading=\"lazy\">"
+            html +=
+                "<h3>Previews</h3>\n<figure><img src=\"\(src(previews.sheet))\" alt=\"contact sheet\" loading=\"lazy\">"
                 + "<figcaption>contact sheet</figcaption></figure>\n"
                 + "<figure><img src=\"\(src(previews.frame))\" alt=\"middle frame\" loading=\"lazy\"><figcaption>the middle frame</figcaption></figure>\n"
         }

@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// The path from one directory to a file, so a page can reference its
 /// previews relatively and the page and previews move together (a CI
@@ -10,7 +10,8 @@ enum RelativePath {
     /// directory unless absolute. `..` and `.` are resolved by name (not
     /// through symbolic links), as a browser resolves a relative URL.
     static func from(directory: String, to file: String) -> String {
-        let base = components(absolute(directory)), target = components(absolute(file))
+        let base = components(absolute(directory))
+        let target = components(absolute(file))
         var common = 0
         while common < base.count, common < target.count - 1, base[common] == target[common] { common += 1 }
         let ups = Array(repeating: "..", count: base.count - common)
@@ -42,8 +43,9 @@ enum RelativePath {
         var out = ""
         for byte in PathBytes.bytes(path) {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)

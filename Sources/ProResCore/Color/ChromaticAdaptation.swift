@@ -9,9 +9,9 @@
 public enum ChromaticAdaptation {
     /// The Bradford "sharpened cone" matrix: XYZ → ρ γ β.
     public static let bradfordCone = Matrix3(rows: [
-        [ 0.8951,  0.2664, -0.1614],
-        [-0.7502,  1.7135,  0.0367],
-        [ 0.0389, -0.0685,  1.0296],
+        [0.8951, 0.2664, -0.1614],
+        [-0.7502, 1.7135, 0.0367],
+        [0.0389, -0.0685, 1.0296],
     ])
 
     /// XYZ → XYZ adaptation taking `source` white to `destination` white:

@@ -43,11 +43,15 @@ public struct ColorPrimariesSpec: Hashable, Sendable {
         self.init(code: tag.code)
     }
 
-    private static func make(_ code: Int, _ name: String,
-                             _ r: (Double, Double), _ g: (Double, Double), _ b: (Double, Double),
-                             white: CIExy = .d65) -> ColorPrimariesSpec {
-        ColorPrimariesSpec(code: code, name: name, chromaticities: Chromaticities(
-            red: CIExy(r.0, r.1), green: CIExy(g.0, g.1), blue: CIExy(b.0, b.1), white: white))
+    private static func make(
+        _ code: Int, _ name: String,
+        _ r: (Double, Double), _ g: (Double, Double), _ b: (Double, Double),
+        white: CIExy = .d65
+    ) -> ColorPrimariesSpec {
+        ColorPrimariesSpec(
+            code: code, name: name,
+            chromaticities: Chromaticities(
+                red: CIExy(r.0, r.1), green: CIExy(g.0, g.1), blue: CIExy(b.0, b.1), white: white))
     }
 
     /// 1: ITU-R BT.709 (also sRGB).
@@ -59,8 +63,9 @@ public struct ColorPrimariesSpec: Hashable, Sendable {
     /// 9: ITU-R BT.2020 / BT.2100.
     public static let bt2020 = make(9, "BT.2020", (0.708, 0.292), (0.170, 0.797), (0.131, 0.046))
     /// 11: SMPTE RP 431-2, DCI-P3 with the DCI theatre white (0.314, 0.351).
-    public static let dciP3 = make(11, "DCI-P3 (SMPTE 431)", (0.680, 0.320), (0.265, 0.690), (0.150, 0.060),
-                                   white: .dciWhite)
+    public static let dciP3 = make(
+        11, "DCI-P3 (SMPTE 431)", (0.680, 0.320), (0.265, 0.690), (0.150, 0.060),
+        white: .dciWhite)
     /// 12: SMPTE EG 432-1, P3 primaries with D65 white: Display P3, our output space.
     public static let displayP3 = make(12, "P3-D65 (SMPTE 432)", (0.680, 0.320), (0.265, 0.690), (0.150, 0.060))
     /// 22: EBU Tech 3213-E.

@@ -47,9 +47,13 @@ public struct ConversionParameters: Equatable, Sendable {
     }
 
     /// From H.273 codes; throws `UnsupportedColorCode` for codes without maths.
-    public init(matrixCode: Int, transferCode: Int, primariesCode: Int, range: ColorRange,
-                referenceWhite: Double = TransferFunction.defaultReferenceWhite) throws {
-        self.init(try ConversionSpec(matrixCode: matrixCode, transferCode: transferCode,
-                                     primariesCode: primariesCode, range: range, referenceWhite: referenceWhite))
+    public init(
+        matrixCode: Int, transferCode: Int, primariesCode: Int, range: ColorRange,
+        referenceWhite: Double = TransferFunction.defaultReferenceWhite
+    ) throws {
+        self.init(
+            try ConversionSpec(
+                matrixCode: matrixCode, transferCode: transferCode,
+                primariesCode: primariesCode, range: range, referenceWhite: referenceWhite))
     }
 }

@@ -14,8 +14,10 @@ public struct ConversionSpec: Hashable, Sendable {
     /// Nits that map to 1.0 for PQ and HLG (BT.2408: 203). Unused for SDR.
     public let referenceWhite: Double
 
-    public init(ycbcr: YCbCrToRGB, range: ColorRange, transfer: TransferFunction,
-                primaries: ColorPrimariesSpec, referenceWhite: Double = TransferFunction.defaultReferenceWhite) {
+    public init(
+        ycbcr: YCbCrToRGB, range: ColorRange, transfer: TransferFunction,
+        primaries: ColorPrimariesSpec, referenceWhite: Double = TransferFunction.defaultReferenceWhite
+    ) {
         precondition(referenceWhite > 0 && referenceWhite.isFinite, "reference white must be a positive number of nits")
         self.ycbcr = ycbcr
         self.range = range
@@ -27,8 +29,10 @@ public struct ConversionSpec: Hashable, Sendable {
     /// From H.273 codes. Throws `UnsupportedColorCode` naming the first code
     /// (matrix, transfer, primaries) that this module has no maths for; the
     /// caller decides the fallback.
-    public init(matrixCode: Int, transferCode: Int, primariesCode: Int, range: ColorRange,
-                referenceWhite: Double = TransferFunction.defaultReferenceWhite) throws {
+    public init(
+        matrixCode: Int, transferCode: Int, primariesCode: Int, range: ColorRange,
+        referenceWhite: Double = TransferFunction.defaultReferenceWhite
+    ) throws {
         guard let ycbcr = YCbCrToRGB(matrixCode: matrixCode) else {
             throw UnsupportedColorCode(ColorCode(.matrix, matrixCode))
         }
@@ -43,9 +47,10 @@ public struct ConversionSpec: Hashable, Sendable {
 
     /// From resolved stream tags.
     public init(tags: ColorTags, referenceWhite: Double = TransferFunction.defaultReferenceWhite) throws {
-        try self.init(matrixCode: tags.matrix.value.code, transferCode: tags.transfer.value.code,
-                      primariesCode: tags.primaries.value.code, range: tags.range.value,
-                      referenceWhite: referenceWhite)
+        try self.init(
+            matrixCode: tags.matrix.value.code, transferCode: tags.transfer.value.code,
+            primariesCode: tags.primaries.value.code, range: tags.range.value,
+            referenceWhite: referenceWhite)
     }
 
     /// Linear source RGB → linear Display P3 (D65).

@@ -19,9 +19,10 @@ public struct Matrix3: Equatable, Sendable, CustomStringConvertible {
     /// From three rows of three values each (row-major, as matrices are printed).
     public init(rows: [[Double]]) {
         precondition(rows.count == 3 && rows.allSatisfy { $0.count == 3 }, "Matrix3 needs 3 rows of 3")
-        self.init(SIMD3(rows[0][0], rows[0][1], rows[0][2]),
-                  SIMD3(rows[1][0], rows[1][1], rows[1][2]),
-                  SIMD3(rows[2][0], rows[2][1], rows[2][2]))
+        self.init(
+            SIMD3(rows[0][0], rows[0][1], rows[0][2]),
+            SIMD3(rows[1][0], rows[1][1], rows[1][2]),
+            SIMD3(rows[2][0], rows[2][1], rows[2][2]))
     }
 
     /// From three columns.
@@ -42,7 +43,9 @@ public struct Matrix3: Equatable, Sendable, CustomStringConvertible {
             switch row {
             case 0: row0[column] = newValue
             case 1: row1[column] = newValue
-            default: precondition(row == 2, "row out of range"); row2[column] = newValue
+            default:
+                precondition(row == 2, "row out of range")
+                row2[column] = newValue
             }
         }
     }
@@ -62,9 +65,10 @@ public struct Matrix3: Equatable, Sendable, CustomStringConvertible {
     public var inverse: Matrix3? {
         let det = determinant
         guard abs(det) > 1e-300, det.isFinite else { return nil }
-        return Matrix3(columns: Matrix3.cross(row1, row2) / det,
-                       Matrix3.cross(row2, row0) / det,
-                       Matrix3.cross(row0, row1) / det)
+        return Matrix3(
+            columns: Matrix3.cross(row1, row2) / det,
+            Matrix3.cross(row2, row0) / det,
+            Matrix3.cross(row0, row1) / det)
     }
 
     /// Matrix × column vector.

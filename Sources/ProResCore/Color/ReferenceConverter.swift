@@ -12,15 +12,19 @@ public enum ReferenceConverter {
     /// Converts one pixel of raw 16-bit MSB-aligned codes. Alpha is straight
     /// (not premultiplied) and full range: a / 65535; pass 65535 when the
     /// source has none. Nothing is clamped except the PQ/HLG signal domain.
-    public static func convert(y: UInt16, cb: UInt16, cr: UInt16, a: UInt16 = .max,
-                               params spec: ConversionSpec) -> (r: Double, g: Double, b: Double, a: Double) {
+    public static func convert(
+        y: UInt16, cb: UInt16, cr: UInt16, a: UInt16 = .max,
+        params spec: ConversionSpec
+    ) -> (r: Double, g: Double, b: Double, a: Double) {
         convert(codes: SIMD3(Double(y), Double(cb), Double(cr)), alpha: Double(a), params: spec)
     }
 
     /// The same for (Y, Cb, Cr) codes given as Doubles (fractional or out-of-range codes
     /// are allowed, e.g. from an ideal encoder in a test).
-    public static func convert(codes: SIMD3<Double>, alpha a: Double = 65535,
-                               params spec: ConversionSpec) -> (r: Double, g: Double, b: Double, a: Double) {
+    public static func convert(
+        codes: SIMD3<Double>, alpha a: Double = 65535,
+        params spec: ConversionSpec
+    ) -> (r: Double, g: Double, b: Double, a: Double) {
         let (y, cb, cr) = (codes.x, codes.y, codes.z)
         // 1. Codes → Y' in [0, 1], Cb, Cr in [−½, ½].
         let q = CodeQuantisation(spec.range)
@@ -30,7 +34,9 @@ public enum ReferenceConverter {
 
         // 2. Y'CbCr → R'G'B' from Y' = Kr R' + Kg G' + Kb B',
         //    Cb = (B' − Y') / (2(1 − Kb)), Cr = (R' − Y') / (2(1 − Kr)).
-        let kr = spec.ycbcr.kr, kb = spec.ycbcr.kb, kg = 1 - kr - kb
+        let kr = spec.ycbcr.kr
+        let kb = spec.ycbcr.kb
+        let kg = 1 - kr - kb
         let rPrime = yPrime + 2 * (1 - kr) * crPrime
         let bPrime = yPrime + 2 * (1 - kb) * cbPrime
         let gPrime = (yPrime - kr * rPrime - kb * bPrime) / kg
@@ -41,17 +47,22 @@ public enum ReferenceConverter {
         case .linear:
             linear = SIMD3(rPrime, gPrime, bPrime)
         case .bt1886:
-            linear = SIMD3(TransferFunction.bt1886EOTF(rPrime), TransferFunction.bt1886EOTF(gPrime),
-                           TransferFunction.bt1886EOTF(bPrime))
+            linear = SIMD3(
+                TransferFunction.bt1886EOTF(rPrime), TransferFunction.bt1886EOTF(gPrime),
+                TransferFunction.bt1886EOTF(bPrime))
         case .srgb:
-            linear = SIMD3(TransferFunction.srgbEOTF(rPrime), TransferFunction.srgbEOTF(gPrime),
-                           TransferFunction.srgbEOTF(bPrime))
+            linear = SIMD3(
+                TransferFunction.srgbEOTF(rPrime), TransferFunction.srgbEOTF(gPrime),
+                TransferFunction.srgbEOTF(bPrime))
         case .pq:
-            linear = SIMD3(TransferFunction.pqEOTF(rPrime), TransferFunction.pqEOTF(gPrime),
-                           TransferFunction.pqEOTF(bPrime)) / spec.referenceWhite
+            linear =
+                SIMD3(
+                    TransferFunction.pqEOTF(rPrime), TransferFunction.pqEOTF(gPrime),
+                    TransferFunction.pqEOTF(bPrime)) / spec.referenceWhite
         case .hlg:
-            let scene = SIMD3(TransferFunction.hlgInverseOETF(rPrime), TransferFunction.hlgInverseOETF(gPrime),
-                              TransferFunction.hlgInverseOETF(bPrime))
+            let scene = SIMD3(
+                TransferFunction.hlgInverseOETF(rPrime), TransferFunction.hlgInverseOETF(gPrime),
+                TransferFunction.hlgInverseOETF(bPrime))
             let w = spec.hlgLuminanceWeights
             let ys = w.x * scene.x + w.y * scene.y + w.z * scene.z
             let gamma = TransferFunction.hlgSystemGamma(peakLuminance: spec.hlgPeakLuminance)

@@ -59,10 +59,12 @@ public enum TransferFunction: UInt32, CaseIterable, Sendable {
     /// Non-linear R'G'B' → display-linear RGB in the source primaries, SDR
     /// white = 1.0. `referenceWhite` (nits) applies to PQ and HLG only;
     /// `hlgLuminanceWeights` are the weights of Ys in the HLG OOTF.
-    public func toDisplayLinear(_ rgb: SIMD3<Double>,
-                                referenceWhite: Double = TransferFunction.defaultReferenceWhite,
-                                hlgLuminanceWeights: SIMD3<Double> = TransferFunction.bt2100LuminanceWeights,
-                                hlgPeakLuminance: Double = TransferFunction.hlgNominalPeak) -> SIMD3<Double> {
+    public func toDisplayLinear(
+        _ rgb: SIMD3<Double>,
+        referenceWhite: Double = TransferFunction.defaultReferenceWhite,
+        hlgLuminanceWeights: SIMD3<Double> = TransferFunction.bt2100LuminanceWeights,
+        hlgPeakLuminance: Double = TransferFunction.hlgNominalPeak
+    ) -> SIMD3<Double> {
         switch self {
         case .linear:
             return rgb
@@ -74,8 +76,9 @@ public enum TransferFunction: UInt32, CaseIterable, Sendable {
             return SIMD3(Self.pqEOTF(rgb.x), Self.pqEOTF(rgb.y), Self.pqEOTF(rgb.z)) / referenceWhite
         case .hlg:
             let scene = SIMD3(Self.hlgInverseOETF(rgb.x), Self.hlgInverseOETF(rgb.y), Self.hlgInverseOETF(rgb.z))
-            return Self.hlgOOTF(scene, luminanceWeights: hlgLuminanceWeights,
-                                peakLuminance: hlgPeakLuminance) / referenceWhite
+            return Self.hlgOOTF(
+                scene, luminanceWeights: hlgLuminanceWeights,
+                peakLuminance: hlgPeakLuminance) / referenceWhite
         }
     }
 
@@ -148,9 +151,11 @@ public enum TransferFunction: UInt32, CaseIterable, Sendable {
 
     /// BT.2100 HLG OOTF: scene light Es (per channel, [0, 1]) → display light
     /// in nits: Fd = Lw · Ys^(γ − 1) · Es, Ys = weights · Es.
-    public static func hlgOOTF(_ scene: SIMD3<Double>,
-                               luminanceWeights w: SIMD3<Double> = bt2100LuminanceWeights,
-                               peakLuminance: Double = hlgNominalPeak) -> SIMD3<Double> {
+    public static func hlgOOTF(
+        _ scene: SIMD3<Double>,
+        luminanceWeights w: SIMD3<Double> = bt2100LuminanceWeights,
+        peakLuminance: Double = hlgNominalPeak
+    ) -> SIMD3<Double> {
         let gamma = hlgSystemGamma(peakLuminance: peakLuminance)
         let ys = w.x * scene.x + w.y * scene.y + w.z * scene.z
         return peakLuminance * pow(ys, gamma - 1) * scene

@@ -41,30 +41,33 @@ public struct ColorCode: Hashable, Sendable {
     }
 
     private static let primariesNames: [Int: String] = [
-        0: "reserved", 1: "bt709", 2: "unknown", 3: "reserved", 4: "bt470m", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m",
+        0: "reserved", 1: "bt709", 2: "unknown", 3: "reserved", 4: "bt470m", 5: "bt470bg", 6: "smpte170m",
+        7: "smpte240m",
         8: "film", 9: "bt2020", 10: "smpte428", 11: "smpte431", 12: "smpte432", 22: "ebu3213",
     ]
     private static let transferNames: [Int: String] = [
-        0: "reserved", 1: "bt709", 2: "unknown", 3: "reserved", 4: "bt470m", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m",
+        0: "reserved", 1: "bt709", 2: "unknown", 3: "reserved", 4: "bt470m", 5: "bt470bg", 6: "smpte170m",
+        7: "smpte240m",
         8: "linear", 9: "log100", 10: "log316", 11: "iec61966-2-4", 12: "bt1361e", 13: "iec61966-2-1", 14: "bt2020-10",
         15: "bt2020-12", 16: "smpte2084", 17: "smpte428", 18: "arib-std-b67",
     ]
     private static let matrixNames: [Int: String] = [
         0: "gbr", 1: "bt709", 2: "unknown", 3: "reserved", 4: "fcc", 5: "bt470bg", 6: "smpte170m", 7: "smpte240m",
-        8: "ycgco", 9: "bt2020nc", 10: "bt2020c", 11: "smpte2085", 12: "chroma-derived-nc", 13: "chroma-derived-c", 14: "ictcp",
+        8: "ycgco", 9: "bt2020nc", 10: "bt2020c", 11: "smpte2085", 12: "chroma-derived-nc", 13: "chroma-derived-c",
+        14: "ictcp",
     ]
 
     public var displayName: String { name ?? "code \(code)" }
 }
 
-public extension ColorCode {
-    static let bt709Primaries = ColorCode(.primaries, 1)
-    static let bt470bgPrimaries = ColorCode(.primaries, 5)
-    static let smpte170mPrimaries = ColorCode(.primaries, 6)
-    static let bt709Transfer = ColorCode(.transfer, 1)
-    static let bt709Matrix = ColorCode(.matrix, 1)
-    static let bt470bgMatrix = ColorCode(.matrix, 5)
-    static let smpte170mMatrix = ColorCode(.matrix, 6)
+extension ColorCode {
+    public static let bt709Primaries = ColorCode(.primaries, 1)
+    public static let bt470bgPrimaries = ColorCode(.primaries, 5)
+    public static let smpte170mPrimaries = ColorCode(.primaries, 6)
+    public static let bt709Transfer = ColorCode(.transfer, 1)
+    public static let bt709Matrix = ColorCode(.matrix, 1)
+    public static let bt470bgMatrix = ColorCode(.matrix, 5)
+    public static let smpte170mMatrix = ColorCode(.matrix, 6)
 }
 
 public enum ColorRange: String, Sendable {
@@ -97,16 +100,20 @@ public struct ColorTags: Sendable {
     /// 525-line SD (height ≤ 486), BT.470BG for 625-line SD (height ≤ 576);
     /// transfer BT.709 (displayed with BT.1886); range video, which is what
     /// ProRes stores (its frame header has no range field).
-    public init(bitstream: (primaries: Int, transfer: Int, matrix: Int)?,
-                container: (primaries: Int, transfer: Int, matrix: Int, fullRange: Bool?),
-                height: Int) {
+    public init(
+        bitstream: (primaries: Int, transfer: Int, matrix: Int)?,
+        container: (primaries: Int, transfer: Int, matrix: Int, fullRange: Bool?),
+        height: Int
+    ) {
         var conflicts: [String] = []
         func resolve(_ kind: ColorCode.Kind, _ header: Int?, _ box: Int, fallback: ColorCode) -> Tagged<ColorCode> {
             let fromHeader = header.map { ColorCode(kind, $0) }
             let fromContainer = ColorCode(kind, box)
             if let fromHeader, fromHeader.isSpecified {
                 if fromContainer.isSpecified && fromContainer != fromHeader {
-                    conflicts.append("\(kind): frame header says \(fromHeader.displayName), container says \(fromContainer.displayName); using the frame header")
+                    conflicts.append(
+                        "\(kind): frame header says \(fromHeader.displayName), container says \(fromContainer.displayName); using the frame header"
+                    )
                 }
                 return Tagged(fromHeader, .bitstream)
             }
@@ -115,11 +122,13 @@ public struct ColorTags: Sendable {
         }
         let sd525 = height <= 486
         let sd625 = !sd525 && height <= 576
-        primaries = resolve(.primaries, bitstream?.primaries, container.primaries,
-                            fallback: sd525 ? .smpte170mPrimaries : sd625 ? .bt470bgPrimaries : .bt709Primaries)
+        primaries = resolve(
+            .primaries, bitstream?.primaries, container.primaries,
+            fallback: sd525 ? .smpte170mPrimaries : sd625 ? .bt470bgPrimaries : .bt709Primaries)
         transfer = resolve(.transfer, bitstream?.transfer, container.transfer, fallback: .bt709Transfer)
-        matrix = resolve(.matrix, bitstream?.matrix, container.matrix,
-                         fallback: sd525 ? .smpte170mMatrix : sd625 ? .bt470bgMatrix : .bt709Matrix)
+        matrix = resolve(
+            .matrix, bitstream?.matrix, container.matrix,
+            fallback: sd525 ? .smpte170mMatrix : sd625 ? .bt470bgMatrix : .bt709Matrix)
         if let full = container.fullRange {
             range = Tagged(full ? .full : .video, .container)
         } else {
@@ -135,19 +144,25 @@ public struct ColorTags: Sendable {
             guard tag.source == .fallback, let code else { return tag }
             return Tagged(ColorCode(tag.value.kind, code), .assumed)
         }
-        return ColorTags(primaries: assumed(self.primaries, primaries), transfer: assumed(self.transfer, transfer),
-                         matrix: assumed(self.matrix, matrix), range: range, conflicts: conflicts)
+        return ColorTags(
+            primaries: assumed(self.primaries, primaries), transfer: assumed(self.transfer, transfer),
+            matrix: assumed(self.matrix, matrix), range: range, conflicts: conflicts)
     }
 
-    private init(primaries: Tagged<ColorCode>, transfer: Tagged<ColorCode>, matrix: Tagged<ColorCode>, range: Tagged<ColorRange>,
-                 conflicts: [String]) {
-        (self.primaries, self.transfer, self.matrix, self.range, self.conflicts) = (primaries, transfer, matrix, range, conflicts)
+    private init(
+        primaries: Tagged<ColorCode>, transfer: Tagged<ColorCode>, matrix: Tagged<ColorCode>, range: Tagged<ColorRange>,
+        conflicts: [String]
+    ) {
+        (self.primaries, self.transfer, self.matrix, self.range, self.conflicts) = (
+            primaries, transfer, matrix, range, conflicts
+        )
     }
 
     /// A tag for a person: `bt709 (bitstream)`, or for a fallback
     /// `unspecified; conversions assume bt709 (fallback)`: never a guess as a fact.
     public static func words(_ tag: Tagged<ColorCode>) -> String {
-        (tag.source == .fallback ? "unspecified; conversions assume \(tag.value.displayName)" : tag.value.displayName) + " (\(tag.source.rawValue))"
+        (tag.source == .fallback ? "unspecified; conversions assume \(tag.value.displayName)" : tag.value.displayName)
+            + " (\(tag.source.rawValue))"
     }
 
     /// The code a file may carry for `tag`: nil (unspecified) for a fallback.

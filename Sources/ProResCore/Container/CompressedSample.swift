@@ -29,8 +29,10 @@ public final class CompressedSample: @unchecked Sendable {
 
     /// `bytes` must stay valid, and be followed by `padding` zero bytes, for
     /// as long as `storage` lives.
-    public init(bytes: UnsafeRawBufferPointer, storage: AnyObject, index: Int, pts: Int64?, duration: Int64,
-                format: FormatDescription, readStart: UInt64, demuxNanoseconds: UInt64) {
+    public init(
+        bytes: UnsafeRawBufferPointer, storage: AnyObject, index: Int, pts: Int64?, duration: Int64,
+        format: FormatDescription, readStart: UInt64, demuxNanoseconds: UInt64
+    ) {
         self.bytes = bytes
         self.storage = storage
         self.index = index
@@ -42,18 +44,22 @@ public final class CompressedSample: @unchecked Sendable {
     }
 
     /// A sample holding a padded copy of `bytes` in memory of its own.
-    public convenience init(copying bytes: UnsafeRawBufferPointer, index: Int, pts: Int64?, duration: Int64,
-                            format: FormatDescription, readStart: UInt64 = 0, demuxNanoseconds: UInt64 = 0) {
+    public convenience init(
+        copying bytes: UnsafeRawBufferPointer, index: Int, pts: Int64?, duration: Int64,
+        format: FormatDescription, readStart: UInt64 = 0, demuxNanoseconds: UInt64 = 0
+    ) {
         let copy = SampleBytes(copying: bytes)
-        self.init(bytes: copy.bytes, storage: copy, index: index, pts: pts, duration: duration, format: format,
-                  readStart: readStart, demuxNanoseconds: demuxNanoseconds)
+        self.init(
+            bytes: copy.bytes, storage: copy, index: index, pts: pts, duration: duration, format: format,
+            readStart: readStart, demuxNanoseconds: demuxNanoseconds)
     }
 
     /// The same frame numbered as frame `index`, sharing these bytes and
     /// their owner (no copy): one short clip can feed a long session.
     public func renumbered(as index: Int, readStart: UInt64 = 0) -> CompressedSample {
-        CompressedSample(bytes: bytes, storage: storage, index: index, pts: pts, duration: duration, format: format,
-                         readStart: readStart, demuxNanoseconds: 0)
+        CompressedSample(
+            bytes: bytes, storage: storage, index: index, pts: pts, duration: duration, format: format,
+            readStart: readStart, demuxNanoseconds: 0)
     }
 }
 

@@ -26,7 +26,8 @@ extension FormatDescription {
         guard let count = frameCount, let rate = frameRate, rate.numerator > 0 else { return nil }
         let milliseconds = (Double(count) * Double(rate.denominator) * 1000 / Double(rate.numerator)).rounded()
         let total = Int(milliseconds)
-        let clock = String(format: "%02d:%02d:%02d.%03d", total / 3_600_000, total / 60_000 % 60, total / 1000 % 60, total % 1000)
+        let clock = String(
+            format: "%02d:%02d:%02d.%03d", total / 3_600_000, total / 60_000 % 60, total / 1000 % 60, total % 1000)
         return "\(clock) (\(count) frame\(count == 1 ? "" : "s"))"
     }
 
@@ -41,8 +42,11 @@ extension FormatDescription {
             func xy(_ c: MasteringDisplay.Chromaticity, _ digits: Int) -> String {
                 String(format: "%.\(digits)f,%.\(digits)f", c.x, c.y)
             }
-            let luminance = (m.minLuminance.map { JSON.number($0, digits: 4) } ?? "?") + "–" + (m.maxLuminance.map { JSON.number($0, digits: 4) } ?? "?")
-            return "R \(xy(m.red, 3)) G \(xy(m.green, 3)) B \(xy(m.blue, 3)) WP \(xy(m.whitePoint, 4)); \(luminance) cd/m²"
+            let luminance =
+                (m.minLuminance.map { JSON.number($0, digits: 4) } ?? "?") + "–"
+                + (m.maxLuminance.map { JSON.number($0, digits: 4) } ?? "?")
+            return
+                "R \(xy(m.red, 3)) G \(xy(m.green, 3)) B \(xy(m.blue, 3)) WP \(xy(m.whitePoint, 4)); \(luminance) cd/m²"
         }
     }
 

@@ -79,14 +79,16 @@ public struct FormatDescription: Sendable {
 
     /// Merges the container's view with the first frame header. The header
     /// decides the picture facts; tags follow `ColorTags`' rules.
-    package init(header: ProResFrameHeader, profile: ProResProfile?, profileNote: String?,
-         containerTags: (primaries: Int, transfer: Int, matrix: Int, fullRange: Bool?),
-         containerSize: (width: Int, height: Int)?,
-         frameRate: (numerator: Int, denominator: Int)?, frameCount: Int?,
-         containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int),
-         frameCountNote: String? = nil,
-         sampleAspectRatio: (numerator: Int, denominator: Int)? = nil, timecode: String? = nil,
-         masteringDisplay: MasteringDisplay? = nil, contentLightLevel: ContentLightLevel? = nil) {
+    package init(
+        header: ProResFrameHeader, profile: ProResProfile?, profileNote: String?,
+        containerTags: (primaries: Int, transfer: Int, matrix: Int, fullRange: Bool?),
+        containerSize: (width: Int, height: Int)?,
+        frameRate: (numerator: Int, denominator: Int)?, frameCount: Int?,
+        containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int),
+        frameCountNote: String? = nil,
+        sampleAspectRatio: (numerator: Int, denominator: Int)? = nil, timecode: String? = nil,
+        masteringDisplay: MasteringDisplay? = nil, contentLightLevel: ContentLightLevel? = nil
+    ) {
         self.profile = profile
         self.profileNote = profileNote
         // Without a FourCC, choose the tag FFmpeg decodes at the precision the
@@ -109,13 +111,16 @@ public struct FormatDescription: Sendable {
         colorTags = ColorTags(
             bitstream: (header.colorPrimaries, header.transferCharacteristic, header.matrixCoefficients),
             container: containerTags, height: header.height)
-        nativeFormat = PlanarFormat(decoding: header.chroma, bitDepth: effectiveProfile.decodedBitDepth, alpha: header.alpha != .none)
+        nativeFormat = PlanarFormat(
+            decoding: header.chroma, bitDepth: effectiveProfile.decodedBitDepth, alpha: header.alpha != .none)
         self.containerName = containerName
         self.trackIndex = trackIndex
         self.timeBase = timeBase
         var notes = colorTags.conflicts
         if let containerSize, containerSize != (header.width, header.height) {
-            notes.append("container says \(containerSize.width)x\(containerSize.height), frame header says \(header.width)x\(header.height); using the frame header")
+            notes.append(
+                "container says \(containerSize.width)x\(containerSize.height), frame header says \(header.width)x\(header.height); using the frame header"
+            )
         }
         if let profile, profile.isFourFourFourFamily != (header.chroma == .c444) {
             notes.append("FourCC \(profile.fourCC) (\(profile.name)) carries \(header.chroma.rawValue) frames")

@@ -13,10 +13,13 @@ public enum FrameCountClaim {
     /// Frames in `duration` ticks of `timeBase` seconds at `rate` frames per
     /// second, rounded; nil when a part is not positive or the result is not
     /// a plausible count (beyond 2^53, where Double stops counting exactly).
-    public static func frames(duration: Int64, timeBase: (numerator: Int, denominator: Int),
-                              rate: (numerator: Int, denominator: Int)) -> Int? {
+    public static func frames(
+        duration: Int64, timeBase: (numerator: Int, denominator: Int),
+        rate: (numerator: Int, denominator: Int)
+    ) -> Int? {
         guard duration > 0, timeBase.numerator > 0, timeBase.denominator > 0,
-              rate.numerator > 0, rate.denominator > 0 else { return nil }
+            rate.numerator > 0, rate.denominator > 0
+        else { return nil }
         let seconds = Double(duration) * Double(timeBase.numerator) / Double(timeBase.denominator)
         let frames = (seconds * Double(rate.numerator) / Double(rate.denominator)).rounded()
         guard frames.isFinite, frames >= 0, frames <= 9_007_199_254_740_992 else { return nil }
@@ -28,9 +31,11 @@ public enum FrameCountClaim {
     public static func nanoseconds(durationTag text: String) -> Int64? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let hours = Int64(parts[0]), let minutes = Int64(parts[1]),
-              hours >= 0, hours < 1_000_000, minutes >= 0, minutes < 60 else { return nil }
+            hours >= 0, hours < 1_000_000, minutes >= 0, minutes < 60
+        else { return nil }
         let secondParts = parts[2].split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(secondParts.count), let seconds = Int64(secondParts[0]), seconds >= 0, seconds < 60 else { return nil }
+        guard (1...2).contains(secondParts.count), let seconds = Int64(secondParts[0]), seconds >= 0, seconds < 60
+        else { return nil }
         var fraction: Int64 = 0
         if secondParts.count == 2 {
             let digits = secondParts[1].prefix(9)

@@ -50,10 +50,16 @@ public struct FrameDescription: Equatable, Sendable {
     /// What differs from `earlier`, in words: "transfer bt709 → smpte2084".
     public func differences(from earlier: FrameDescription) -> [String] {
         var words: [String] = []
-        if (width, height) != (earlier.width, earlier.height) { words.append("size \(earlier.width)x\(earlier.height) → \(width)x\(height)") }
+        if (width, height) != (earlier.width, earlier.height) {
+            words.append("size \(earlier.width)x\(earlier.height) → \(width)x\(height)")
+        }
         if chroma != earlier.chroma { words.append("chroma \(earlier.chroma.rawValue) → \(chroma.rawValue)") }
-        if alphaBits != earlier.alphaBits { words.append("alpha \(Self.alphaWords(earlier.alphaBits)) → \(Self.alphaWords(alphaBits))") }
-        if fieldOrder != earlier.fieldOrder { words.append("field order \(earlier.fieldOrder.rawValue) → \(fieldOrder.rawValue)") }
+        if alphaBits != earlier.alphaBits {
+            words.append("alpha \(Self.alphaWords(earlier.alphaBits)) → \(Self.alphaWords(alphaBits))")
+        }
+        if fieldOrder != earlier.fieldOrder {
+            words.append("field order \(earlier.fieldOrder.rawValue) → \(fieldOrder.rawValue)")
+        }
         for (name, kind) in [("primaries", ColorCode.Kind.primaries), ("transfer", .transfer), ("matrix", .matrix)]
         where code(kind) != earlier.code(kind) {
             words.append("\(name) \(Self.name(kind, earlier.code(kind))) → \(Self.name(kind, code(kind)))")

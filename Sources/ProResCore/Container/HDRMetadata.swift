@@ -15,11 +15,16 @@ public struct MasteringDisplay: Sendable, Equatable, Codable {
     public struct Chromaticity: Sendable, Equatable, Codable {
         public var x: Double
         public var y: Double
-        public init(x: Double, y: Double) { self.x = x; self.y = y }
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
     }
 
-    public init(red: Chromaticity, green: Chromaticity, blue: Chromaticity, whitePoint: Chromaticity,
-                minLuminance: Double?, maxLuminance: Double?) {
+    public init(
+        red: Chromaticity, green: Chromaticity, blue: Chromaticity, whitePoint: Chromaticity,
+        minLuminance: Double?, maxLuminance: Double?
+    ) {
         (self.red, self.green, self.blue, self.whitePoint) = (red, green, blue, whitePoint)
         (self.minLuminance, self.maxLuminance) = (minLuminance, maxLuminance)
     }

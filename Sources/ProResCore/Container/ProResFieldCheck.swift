@@ -9,7 +9,9 @@ extension ProResFrameHeader {
         guard fieldOrder != .progressive else { return false }
         let picture = 8 + headerSize
         guard picture + 5 <= bytes.count else { return false }  // no first field either: the decoder's damage
-        let size = Int(bytes[picture + 1]) << 24 | Int(bytes[picture + 2]) << 16 | Int(bytes[picture + 3]) << 8 | Int(bytes[picture + 4])
+        let size =
+            Int(bytes[picture + 1]) << 24 | Int(bytes[picture + 2]) << 16 | Int(bytes[picture + 3]) << 8
+            | Int(bytes[picture + 4])
         return bytes.count - picture - size <= 0
     }
 

@@ -2,14 +2,19 @@
 /// with every read bounds-checked. It is the first code to see a sample, so it
 /// rejects exactly what cannot be decoded and describes the rest.
 public struct ProResFrameHeader: Equatable, Sendable {
-    public enum Chroma: String, Sendable { case c422 = "4:2:2", c444 = "4:4:4" }
+    public enum Chroma: String, Sendable {
+        case c422 = "4:2:2"
+        case c444 = "4:4:4"
+    }
     public enum FieldOrder: String, Sendable {
         case progressive
         case topFieldFirst = "top field first"
         case bottomFieldFirst = "bottom field first"
     }
     public enum Alpha: Int, Sendable {
-        case none = 0, bits8 = 1, bits16 = 2
+        case none = 0
+        case bits8 = 1
+        case bits16 = 2
         public var bits: Int { self == .bits8 ? 8 : self == .bits16 ? 16 : 0 }
     }
 
@@ -39,7 +44,9 @@ public struct ProResFrameHeader: Equatable, Sendable {
     /// Parses the header at the start of one compressed frame.
     public init(_ bytes: UnsafeRawBufferPointer) throws {
         let total = bytes.count
-        guard total >= 28 else { throw BitstreamError("frame of \(total) bytes is too short for a ProRes frame header") }
+        guard total >= 28 else {
+            throw BitstreamError("frame of \(total) bytes is too short for a ProRes frame header")
+        }
         func u8(_ offset: Int) -> Int { Int(bytes[offset]) }
         func u16(_ offset: Int) -> Int { Int(bytes[offset]) << 8 | Int(bytes[offset + 1]) }
         guard bytes[4] == 0x69, bytes[5] == 0x63, bytes[6] == 0x70, bytes[7] == 0x66 else {
@@ -48,7 +55,9 @@ public struct ProResFrameHeader: Equatable, Sendable {
         frameSize = u16(0) << 16 | u16(2)
         let h = 8  // the frame header follows frame_size and 'icpf'
         headerSize = u16(h)
-        guard headerSize >= 20 else { throw BitstreamError("frame header size \(headerSize) is below the 20 bytes it must hold") }
+        guard headerSize >= 20 else {
+            throw BitstreamError("frame header size \(headerSize) is below the 20 bytes it must hold")
+        }
         guard headerSize <= total - h else {
             throw BitstreamError("frame header size \(headerSize) runs past the \(total)-byte frame")
         }
@@ -59,12 +68,16 @@ public struct ProResFrameHeader: Equatable, Sendable {
         height = u16(h + 10)
         guard width > 0, height > 0 else { throw BitstreamError("picture size \(width)x\(height) is empty") }
         guard width <= Self.maximumDimension, height <= Self.maximumDimension else {
-            throw BitstreamError("picture size \(width)x\(height) exceeds the supported maximum \(Self.maximumDimension)x\(Self.maximumDimension)")
+            throw BitstreamError(
+                "picture size \(width)x\(height) exceeds the supported maximum \(Self.maximumDimension)x\(Self.maximumDimension)"
+            )
         }
         // FFmpeg's av_image_check_size, which its decoder applies on open:
         // refused here, the user hears why instead of "Invalid argument".
         guard (width + 128) * (height + 128) < Int(Int32.max) / 8 else {
-            throw BitstreamError("picture size \(width)x\(height) is larger than FFmpeg decodes ((width + 128) × (height + 128) must be below 2^28)")
+            throw BitstreamError(
+                "picture size \(width)x\(height) is larger than FFmpeg decodes ((width + 128) × (height + 128) must be below 2^28)"
+            )
         }
         let flags = u8(h + 12)
         // FFmpeg decodes every chroma_format other than 3 as 4:2:2; so do we.
@@ -87,7 +100,9 @@ public struct ProResFrameHeader: Equatable, Sendable {
         let quantFlags = u8(h + 19)
         var cursor = h + 20
         func matrix() throws -> [UInt8] {
-            guard cursor + 64 <= total else { throw BitstreamError("quantisation matrix runs past the end of the frame") }
+            guard cursor + 64 <= total else {
+                throw BitstreamError("quantisation matrix runs past the end of the frame")
+            }
             defer { cursor += 64 }
             return Array(bytes[cursor..<cursor + 64])
         }
@@ -97,8 +112,10 @@ public struct ProResFrameHeader: Equatable, Sendable {
 
     /// The frame rate the header states (RDD 36 frame_rate_code), if any.
     public var frameRate: (numerator: Int, denominator: Int)? {
-        let rates: [Int: (Int, Int)] = [1: (24000, 1001), 2: (24, 1), 3: (25, 1), 4: (30000, 1001), 5: (30, 1),
-                                        6: (50, 1), 7: (60000, 1001), 8: (60, 1), 9: (100, 1), 10: (120000, 1001), 11: (120, 1)]
+        let rates: [Int: (Int, Int)] = [
+            1: (24000, 1001), 2: (24, 1), 3: (25, 1), 4: (30000, 1001), 5: (30, 1),
+            6: (50, 1), 7: (60000, 1001), 8: (60, 1), 9: (100, 1), 10: (120000, 1001), 11: (120, 1),
+        ]
         return rates[frameRateCode]
     }
 

@@ -21,14 +21,16 @@ extension ProResFrameHeader {
             let dataSize = u8(1) << 24 | u8(2) << 16 | u8(3) << 8 | u8(4)
             let log2Width = u8(7) >> 4
             guard headerBytes >= 8, dataSize <= remaining, log2Width <= 3 else { return nil }
-            let count = macroblockRowsPerPicture * ((columns >> log2Width) + (columns & ((1 << log2Width) - 1)).nonzeroBitCount)
+            let count =
+                macroblockRowsPerPicture * ((columns >> log2Width) + (columns & ((1 << log2Width) - 1)).nonzeroBitCount)
             var used = headerBytes + 2 * count
             if used <= dataSize {
                 for slice in 0..<count { used += u8(headerBytes + 2 * slice) << 8 | u8(headerBytes + 2 * slice + 1) }
             }
             guard used == dataSize else {
                 let what = fieldOrder == .progressive ? "a progressive" : "an interlaced"
-                return "invalid picture: picture \(picture + 1) has \(dataSize) bytes, but its index and the \(count) slices "
+                return
+                    "invalid picture: picture \(picture + 1) has \(dataSize) bytes, but its index and the \(count) slices "
                     + "of \(what) \(width)x\(height) frame take \(used) (the frame header disagrees with the data)"
             }
             cursor += dataSize
@@ -57,7 +59,8 @@ extension ProResFrameHeader {
             let log2Width = u8(cursor + 7) >> 4
             // The pictures `pictureLayoutMismatch` left unjudged are not read either.
             guard headerBytes >= 8, dataSize <= bytes.count - cursor, log2Width <= 3 else { return false }
-            let count = macroblockRowsPerPicture * ((columns >> log2Width) + (columns & ((1 << log2Width) - 1)).nonzeroBitCount)
+            let count =
+                macroblockRowsPerPicture * ((columns >> log2Width) + (columns & ((1 << log2Width) - 1)).nonzeroBitCount)
             guard headerBytes + 2 * count <= dataSize else { return false }
             var slice = cursor + headerBytes + 2 * count
             for index in 0..<count {
@@ -65,7 +68,8 @@ extension ProResFrameHeader {
                 defer { slice += size }
                 guard size >= 6, slice + 8 <= bytes.count else { continue }  // the decoders' own damage
                 let sliceHeader = u8(slice) >> 3
-                let y = u16(slice + 2), u = u16(slice + 4)
+                let y = u16(slice + 2)
+                let u = u16(slice + 4)
                 let v = sliceHeader > 7 ? u16(slice + 6) : size - y - u - sliceHeader
                 if v >= 0, size - sliceHeader - y - u - v <= 0 { return true }
             }
@@ -75,5 +79,6 @@ extension ProResFrameHeader {
     }
 
     /// The damage a frame with `alphaIsMissing` is reported with.
-    public static let missingAlpha = "the frame header promises an alpha channel some slices do not carry; their alpha was made opaque"
+    public static let missingAlpha =
+        "the frame header promises an alpha channel some slices do not carry; their alpha was made opaque"
 }

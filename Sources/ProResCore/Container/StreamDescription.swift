@@ -89,10 +89,14 @@ public struct StreamDescription: Sendable, Equatable, Codable {
     }
 }
 
-public extension StreamDescription {
-    init(_ f: FormatDescription, path: String? = nil) {
-        func tag(_ t: Tagged<ColorCode>) -> Tag { Tag(value: t.value.displayName, code: t.value.code, source: t.source.rawValue) }
-        func ratio(_ r: (numerator: Int, denominator: Int), _ separator: String) -> String { "\(r.numerator)\(separator)\(r.denominator)" }
+extension StreamDescription {
+    public init(_ f: FormatDescription, path: String? = nil) {
+        func tag(_ t: Tagged<ColorCode>) -> Tag {
+            Tag(value: t.value.displayName, code: t.value.code, source: t.source.rawValue)
+        }
+        func ratio(_ r: (numerator: Int, denominator: Int), _ separator: String) -> String {
+            "\(r.numerator)\(separator)\(r.denominator)"
+        }
         self.path = path
         container = f.containerName
         track = f.trackIndex
@@ -118,8 +122,9 @@ public extension StreamDescription {
         nativeFormat = f.nativeFormat.name
         nativePackedLayout = f.nativePackedLayout.rawValue
         creator = f.creator
-        color = Color(primaries: tag(f.colorTags.primaries), transfer: tag(f.colorTags.transfer), matrix: tag(f.colorTags.matrix),
-                      range: RangeTag(value: f.colorTags.range.value.rawValue, source: f.colorTags.range.source.rawValue))
+        color = Color(
+            primaries: tag(f.colorTags.primaries), transfer: tag(f.colorTags.transfer), matrix: tag(f.colorTags.matrix),
+            range: RangeTag(value: f.colorTags.range.value.rawValue, source: f.colorTags.range.source.rawValue))
         masteringDisplay = f.masteringDisplay
         contentLightLevel = f.contentLightLevel
         notes = f.notes

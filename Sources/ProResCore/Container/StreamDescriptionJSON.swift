@@ -3,8 +3,8 @@ import HostSupport
 /// The JSON text of a `StreamDescription`: one line, keys in `CodingKeys`
 /// order, every optional written as null (never left out) except `path`,
 /// which only `info` writes.
-public extension StreamDescription {
-    var json: String {
+extension StreamDescription {
+    public var json: String {
         func string(_ s: String?) -> String { s.map(JSON.string) ?? "null" }
         func int(_ n: Int?) -> String { n.map(String.init) ?? "null" }
         func number(_ d: Double?, _ digits: Int) -> String { d.map { JSON.number($0, digits: digits) } ?? "null" }
@@ -36,16 +36,27 @@ public extension StreamDescription {
             ("native_format", JSON.string(nativeFormat)),
             ("native_packed_layout", JSON.string(nativePackedLayout)),
             ("creator", JSON.string(creator)),
-            ("color", JSON.object([
-                ("primaries", tag(color.primaries)),
-                ("transfer", tag(color.transfer)),
-                ("matrix", tag(color.matrix)),
-                ("range", JSON.object([("value", JSON.string(color.range.value)), ("source", JSON.string(color.range.source))])),
-            ])),
+            (
+                "color",
+                JSON.object([
+                    ("primaries", tag(color.primaries)),
+                    ("transfer", tag(color.transfer)),
+                    ("matrix", tag(color.matrix)),
+                    (
+                        "range",
+                        JSON.object([
+                            ("value", JSON.string(color.range.value)), ("source", JSON.string(color.range.source)),
+                        ])
+                    ),
+                ])
+            ),
             ("mastering_display", masteringDisplay.map(Self.json) ?? "null"),
-            ("content_light_level", contentLightLevel.map {
-                JSON.object([("max_cll", "\($0.maxCLL)"), ("max_fall", "\($0.maxFALL)")])
-            } ?? "null"),
+            (
+                "content_light_level",
+                contentLightLevel.map {
+                    JSON.object([("max_cll", "\($0.maxCLL)"), ("max_fall", "\($0.maxFALL)")])
+                } ?? "null"
+            ),
             ("notes", JSON.array(notes.map(JSON.string))),
         ]
         return JSON.object(fields)
@@ -57,7 +68,8 @@ public extension StreamDescription {
             JSON.object([("x", JSON.number(p.x, digits: 5)), ("y", JSON.number(p.y, digits: 5))])
         }
         return JSON.object([
-            ("red", point(m.red)), ("green", point(m.green)), ("blue", point(m.blue)), ("white_point", point(m.whitePoint)),
+            ("red", point(m.red)), ("green", point(m.green)), ("blue", point(m.blue)),
+            ("white_point", point(m.whitePoint)),
             ("min_luminance", m.minLuminance.map { JSON.number($0, digits: 4) } ?? "null"),
             ("max_luminance", m.maxLuminance.map { JSON.number($0, digits: 4) } ?? "null"),
         ])

@@ -13,7 +13,7 @@ public enum FrameStatus: Equatable, Sendable {
     public var reason: String? {
         switch self {
         case .ok: return nil
-        case let .damaged(why), let .failed(why): return why
+        case .damaged(let why), .failed(let why): return why
         }
     }
 }
@@ -57,9 +57,12 @@ public final class DecodedFrame: @unchecked Sendable {
     /// Always false from the FFmpeg decoder, which does not say.
     public let decodersMayDiffer: Bool
 
-    public init(index: Int, pts: Int64?, status: FrameStatus, pixelBuffer: PixelBuffer?, deviceSurface: (any DeviceFrame)? = nil,
-         analysis: FrameAnalysis? = nil, colorCodes: (primaries: Int, transfer: Int, matrix: Int)?,
-         readStart: UInt64, demuxNanoseconds: UInt64, decodeNanoseconds: UInt64, decodersMayDiffer: Bool = false) {
+    public init(
+        index: Int, pts: Int64?, status: FrameStatus, pixelBuffer: PixelBuffer?,
+        deviceSurface: (any DeviceFrame)? = nil,
+        analysis: FrameAnalysis? = nil, colorCodes: (primaries: Int, transfer: Int, matrix: Int)?,
+        readStart: UInt64, demuxNanoseconds: UInt64, decodeNanoseconds: UInt64, decodersMayDiffer: Bool = false
+    ) {
         self.decodersMayDiffer = decodersMayDiffer
         self.deviceSurface = deviceSurface
         self.analysis = analysis
@@ -76,7 +79,8 @@ public final class DecodedFrame: @unchecked Sendable {
     deinit { pixelBuffer?.releaseUse() }
 
     /// How the reports word a `decodersMayDiffer` frame, after "frame N: ".
-    public static let mayDifferNote = "decoders may differ here: its coefficients leave the range where FFmpeg's C and x86 SIMD "
+    public static let mayDifferNote =
+        "decoders may differ here: its coefficients leave the range where FFmpeg's C and x86 SIMD "
         + "IDCTs agree (ours decode as the C code does; --decoder ffmpeg on x86 may not)"
 
 }

@@ -48,7 +48,9 @@ public struct FrameAnalysis: Sendable {
     /// Measures a native planar frame given as a sink sees it, on this
     /// thread (frames are measured in parallel, one a thread). With a
     /// `hashedLayout`, `spans` are that layout's bytes, hashed alone.
-    public init(planar spans: [UnsafeRawBufferPointer], format: PlanarFormat, width: Int, height: Int, request: AnalysisRequest) {
+    public init(
+        planar spans: [UnsafeRawBufferPointer], format: PlanarFormat, width: Int, height: Int, request: AnalysisRequest
+    ) {
         digest = request.hash ? BLAKE3.hash(spans, parallel: false) : nil
         sums = request.statistics.flatMap { statistics in
             NativeFrameView(spans: spans, format: format, width: width, height: height).map {

@@ -36,17 +36,20 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
     /// Samples the opening session decoded.
     package private(set) var framesOnFirst = 0
 
-    package init(first makeFirst: Maker, successor: @escaping () throws -> Maker?, backlog: Int = 2,
-                 outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil) throws {
+    package init(
+        first makeFirst: Maker, successor: @escaping () throws -> Maker?, backlog: Int = 2,
+        outputHandler: @escaping FrameOutputHandler, outputIdleHandler: OutputIdleHandler? = nil
+    ) throws {
         self.successor = successor
         self.backlog = max(1, backlog)
         handler = outputHandler
         idleHandler = outputIdleHandler
         let box = WeakBox()
-        first = try makeFirst({ frame in
-            try outputHandler(frame)
-            box.session?.firstDelivered()
-        }, outputIdleHandler)
+        first = try makeFirst(
+            { frame in
+                try outputHandler(frame)
+                box.session?.firstDelivered()
+            }, outputIdleHandler)
         box.session = self
     }
 
@@ -55,7 +58,10 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
 
     package func decode(_ sample: CompressedSample) throws {
         while true {
-            if let next = current() { try next.decode(sample); return }
+            if let next = current() {
+                try next.decode(sample)
+                return
+            }
             if lock.withLock({ cancelled }) { throw ProResDecodeError.interrupted }
             if let make = try successor() {
                 try handOver(to: make)
@@ -96,7 +102,8 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
     package var poolStatistics: PixelBufferPool.Statistics {
         let a = first.poolStatistics
         guard let b = current()?.poolStatistics else { return a }
-        return .init(allocated: a.allocated + b.allocated, vended: a.vended + b.vended, peakInUse: max(a.peakInUse, b.peakInUse))
+        return .init(
+            allocated: a.allocated + b.allocated, vended: a.vended + b.vended, peakInUse: max(a.peakInUse, b.peakInUse))
     }
 
     // MARK: - Handing over
@@ -118,10 +125,11 @@ package final class HandoverSession: FrameDecoding, @unchecked Sendable {
         self.drained = drained
         let handler = self.handler
         let gate = HandoverGate(drained)
-        let session = try make({ frame in
-            try gate.open()
-            try handler(frame)
-        }, idleHandler)
+        let session = try make(
+            { frame in
+                try gate.open()
+                try handler(frame)
+            }, idleHandler)
         let stop = lock.withLock { () -> Bool in
             next = session
             return cancelled

@@ -21,7 +21,10 @@ public enum OutputContainer: String, CaseIterable, Sendable {
     /// By extension (case-insensitive); stdout and unknown names are raw.
     public init(path: String) {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { self = .raw; return }
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else {
+            self = .raw
+            return
+        }
         switch name[name.index(after: dot)...].lowercased() {
         case "y4m": self = .y4m
         case "nut": self = .nut
@@ -40,13 +43,18 @@ public enum OutputContainer: String, CaseIterable, Sendable {
         if self == .raw { return nil }
         switch output {
         case .packed(.v216):
-            return "\(rawValue) cannot hold v216: FFmpeg has no pixel format for it; use --format native (\(format.nativeFormat.name)) or a raw output"
+            return
+                "\(rawValue) cannot hold v216: FFmpeg has no pixel format for it; use --format native (\(format.nativeFormat.name)) or a raw output"
         case .packed(.y416):
-            let why = self == .y4m ? "y4m holds planar formats only" : "it is FFmpeg's ayuv64le, which NUT in FFmpeg 5.1 has no tag for"
-            return "\(rawValue) cannot hold y416 (\(why)); use --format native (\(format.nativeFormat.name)) or a raw output"
+            let why =
+                self == .y4m
+                ? "y4m holds planar formats only" : "it is FFmpeg's ayuv64le, which NUT in FFmpeg 5.1 has no tag for"
+            return
+                "\(rawValue) cannot hold y416 (\(why)); use --format native (\(format.nativeFormat.name)) or a raw output"
         case .native:
             if self == .y4m && format.nativeFormat.hasAlpha {
-                return "y4m cannot hold \(format.nativeFormat.name): its only alpha format is 8-bit (yuva444p); write .nut, or raw"
+                return
+                    "y4m cannot hold \(format.nativeFormat.name): its only alpha format is 8-bit (yuva444p); write .nut, or raw"
             }
             if self == .mov { return movRefusal(format) }
             return nil
@@ -61,7 +69,8 @@ public enum OutputContainer: String, CaseIterable, Sendable {
                 + "\(native.bitDepth)-bit 4:4:4 layout its reader takes back (v410 is 10-bit); write .nut, or raw"
         }
         if format.width % 2 != 0 {
-            return "QuickTime (.mov) holds 4:2:2 10-bit as v210, which FFmpeg 5.1 takes at even widths only (this is \(format.width) wide); "
+            return
+                "QuickTime (.mov) holds 4:2:2 10-bit as v210, which FFmpeg 5.1 takes at even widths only (this is \(format.width) wide); "
                 + "write .nut or .y4m, or raw"
         }
         return nil

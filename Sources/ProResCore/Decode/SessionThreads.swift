@@ -42,8 +42,10 @@ package final class SessionThreads: @unchecked Sendable {
     /// The body of a session's output thread: each frame of `output` to
     /// `handler`, then `idle` whenever no frame is queued behind it; a
     /// handler that throws hands its error to `fail`, which stops the session.
-    package func deliver(_ output: BlockingQueue<DecodedFrame>, to handler: FrameOutputHandler, idle: OutputIdleHandler?,
-                         failing fail: (Error) -> Void) {
+    package func deliver(
+        _ output: BlockingQueue<DecodedFrame>, to handler: FrameOutputHandler, idle: OutputIdleHandler?,
+        failing fail: (Error) -> Void
+    ) {
         while let frame = output.pop() {
             do {
                 try handler(frame)

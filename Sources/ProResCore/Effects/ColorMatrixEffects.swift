@@ -43,9 +43,9 @@ public enum ColorMatrixEffects {
     /// The matrix of a colour-matrix effect; nil for the others.
     public static func matrix(for effect: Effect) -> Matrix3? {
         switch effect {
-        case let .sepia(amount): return sepia(amount: amount)
-        case let .exposure(stops): return exposure(stops: stops)
-        case let .saturation(factor): return saturation(factor)
+        case .sepia(let amount): return sepia(amount: amount)
+        case .exposure(let stops): return exposure(stops: stops)
+        case .saturation(let factor): return saturation(factor)
         case .chromaKey, .lut: return nil
         }
     }
@@ -58,7 +58,9 @@ public enum ColorMatrixEffects {
     private static func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { (a * b).sum() }
 }
 
-private extension Matrix3 {
-    func scaled(_ k: Double) -> Matrix3 { Matrix3(row0 * k, row1 * k, row2 * k) }
-    func adding(_ other: Matrix3) -> Matrix3 { Matrix3(row0 + other.row0, row1 + other.row1, row2 + other.row2) }
+extension Matrix3 {
+    fileprivate func scaled(_ k: Double) -> Matrix3 { Matrix3(row0 * k, row1 * k, row2 * k) }
+    fileprivate func adding(_ other: Matrix3) -> Matrix3 {
+        Matrix3(row0 + other.row0, row1 + other.row1, row2 + other.row2)
+    }
 }

@@ -35,7 +35,8 @@ public struct CubeLUT: Equatable, Sendable {
     public init(parsing text: String, path: String) throws {
         var title: String?
         var size: Int?
-        var domainMin: SIMD3<Double>?, domainMax: SIMD3<Double>?
+        var domainMin: SIMD3<Double>?
+        var domainMax: SIMD3<Double>?
         var domainLine = 0
         var values: [Float] = []
         var lineNumber = 0
@@ -45,7 +46,9 @@ public struct CubeLUT: Equatable, Sendable {
                 throw fail("\(what) needs \(count) numbers, found \(words.count)")
             }
             return try words.map { word in
-                guard let value = Double(word), value.isFinite else { throw fail("'\(Self.quoted(word))' is not a finite number") }
+                guard let value = Double(word), value.isFinite else {
+                    throw fail("'\(Self.quoted(word))' is not a finite number")
+                }
                 return value
             }
         }
@@ -71,12 +74,15 @@ public struct CubeLUT: Equatable, Sendable {
             case "TITLE":
                 guard title == nil else { throw fail("TITLE given twice") }
                 let rest = rawLine.drop { $0 != "\"" }.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard rest.count >= 2, rest.hasPrefix("\""), rest.hasSuffix("\"") else { throw fail("TITLE needs a quoted string") }
+                guard rest.count >= 2, rest.hasPrefix("\""), rest.hasSuffix("\"") else {
+                    throw fail("TITLE needs a quoted string")
+                }
                 title = String(rest.dropFirst().dropLast())
             case "LUT_3D_SIZE":
                 guard size == nil else { throw fail("LUT_3D_SIZE given twice") }
                 guard arguments.count == 1, let n = Int(arguments.first!), Self.sizes.contains(n) else {
-                    throw fail("LUT_3D_SIZE needs one whole number from \(Self.sizes.lowerBound) to \(Self.sizes.upperBound)")
+                    throw fail(
+                        "LUT_3D_SIZE needs one whole number from \(Self.sizes.lowerBound) to \(Self.sizes.upperBound)")
                 }
                 size = n
             case "DOMAIN_MIN", "DOMAIN_MAX":
@@ -102,7 +108,8 @@ public struct CubeLUT: Equatable, Sendable {
                 throw fail("unknown keyword '\(Self.quoted(first))'")
             }
         }
-        let low = domainMin ?? SIMD3(repeating: 0), high = domainMax ?? SIMD3(repeating: 1)
+        let low = domainMin ?? SIMD3(repeating: 0)
+        let high = domainMax ?? SIMD3(repeating: 1)
         guard (0..<3).allSatisfy({ low[$0] < high[$0] }) else {
             lineNumber = domainLine
             throw fail("the domain minimum must be below the maximum in every channel")

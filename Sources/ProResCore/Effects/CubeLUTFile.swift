@@ -6,14 +6,19 @@ import HostSupport
 /// table line (a number first).
 enum CubeLUTFile {
     static let input = AuxiliaryInput(noun: ".cube file", maximumBytes: 1 << 30, maximumLineBytes: 4096) { line in
-        guard let first = line.first(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }) else {
+        guard
+            let first = line.first(where: {
+                $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r")
+            })
+        else {
             return nil
         }
         let keyword = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) || first == UInt8(ascii: "_")
         let number = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) || "+-.".utf8.contains(first)
         // A byte-order mark opens the first line.
         let mark = line.starts(with: [0xEF, 0xBB, 0xBF])
-        return keyword || number || mark || first == UInt8(ascii: "#") ? nil : "neither a keyword, a comment nor a table line"
+        return keyword || number || mark || first == UInt8(ascii: "#")
+            ? nil : "neither a keyword, a comment nor a table line"
     }
 
     static func read(_ path: String) throws -> [UInt8] {

@@ -28,11 +28,11 @@ public enum Effect: Equatable, Sendable, CustomStringConvertible {
     /// The effect with every default filled in, in `--effect` syntax.
     public var description: String {
         switch self {
-        case let .sepia(amount): return "sepia:\(EffectParser.format(amount))"
-        case let .exposure(stops): return "exposure:\(EffectParser.format(stops))"
-        case let .saturation(factor): return "saturation:\(EffectParser.format(factor))"
-        case let .chromaKey(key): return "chroma-key:\(key)"
-        case let .lut(lut): return "lut:\(lut)"
+        case .sepia(let amount): return "sepia:\(EffectParser.format(amount))"
+        case .exposure(let stops): return "exposure:\(EffectParser.format(stops))"
+        case .saturation(let factor): return "saturation:\(EffectParser.format(factor))"
+        case .chromaKey(let key): return "chroma-key:\(key)"
+        case .lut(let lut): return "lut:\(lut)"
         }
     }
 }

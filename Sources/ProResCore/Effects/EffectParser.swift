@@ -20,7 +20,9 @@ public enum EffectParser {
         let argument = text.count > name.count ? String(text.dropFirst(name.count + 1)) : nil
         func number(_ word: Substring, _ what: String, in range: ClosedRange<Double>) throws -> Double {
             guard let value = Double(word), value.isFinite, range.contains(value) else {
-                throw invalid("\(what) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)), not '\(word)'")
+                throw invalid(
+                    "\(what) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound)), not '\(word)'"
+                )
             }
             return value
         }
@@ -60,9 +62,11 @@ public enum EffectParser {
                 guard list.count == 1 else { throw invalid("\(key) takes one value") }
                 return try number(list[0], key, in: 0...2)
             }
-            return .chromaKey(ChromaKey(color: SIMD3(rgb[0], rgb[1], rgb[2]),
-                                        tolerance: try single("tolerance", ChromaKey.defaultTolerance),
-                                        softness: try single("softness", ChromaKey.defaultSoftness)))
+            return .chromaKey(
+                ChromaKey(
+                    color: SIMD3(rgb[0], rgb[1], rgb[2]),
+                    tolerance: try single("tolerance", ChromaKey.defaultTolerance),
+                    softness: try single("softness", ChromaKey.defaultSoftness)))
         case "lut":
             var path = String(try required())
             var shaper = LUTEffect.Shaper.pq(referenceWhite: referenceWhite)

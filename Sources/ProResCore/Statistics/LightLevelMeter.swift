@@ -31,21 +31,27 @@ public struct LightLevelMeter: Sendable {
     /// The light of one pixel from its native (LSB-aligned) codes, in nits.
     public func nits(y: UInt16, cb: UInt16, cr: UInt16) -> Double {
         let shift = 16 - bitDepth
-        let n = CodeQuantisation(spec.range).normalise(y: Double(Int(y) << shift), cb: Double(Int(cb) << shift),
-                                                     cr: Double(Int(cr) << shift))
+        let n = CodeQuantisation(spec.range).normalise(
+            y: Double(Int(y) << shift), cb: Double(Int(cb) << shift),
+            cr: Double(Int(cr) << shift))
         let nonLinear = spec.ycbcr.matrix.apply(n)
-        let linear = spec.transfer.toDisplayLinear(nonLinear, referenceWhite: 1,
-                                                   hlgLuminanceWeights: spec.hlgLuminanceWeights,
-                                                   hlgPeakLuminance: spec.hlgPeakLuminance)
+        let linear = spec.transfer.toDisplayLinear(
+            nonLinear, referenceWhite: 1,
+            hlgLuminanceWeights: spec.hlgLuminanceWeights,
+            hlgPeakLuminance: spec.hlgPeakLuminance)
         return max(linear.x, linear.y, linear.z, 0)
     }
 
     /// The brightest grid pixel and the grid average of one frame, in nits.
     public func measure(_ frame: NativeFrameView) -> (peak: Double, average: Double) {
         let halfChroma = frame.format.chroma == .c422
-        var peak = 0.0, total = 0.0, count = 0
+        var peak = 0.0
+        var total = 0.0
+        var count = 0
         for y in stride(from: 0, to: frame.height, by: Self.gridStep) {
-            let luma = frame.row(plane: 0, y: y), cb = frame.row(plane: 1, y: y), cr = frame.row(plane: 2, y: y)
+            let luma = frame.row(plane: 0, y: y)
+            let cb = frame.row(plane: 1, y: y)
+            let cr = frame.row(plane: 2, y: y)
             for x in stride(from: 0, to: frame.width, by: Self.gridStep) {
                 let c = halfChroma ? x / 2 : x
                 let light = nits(y: luma[x], cb: cb[c], cr: cr[c])

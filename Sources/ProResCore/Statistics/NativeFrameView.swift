@@ -15,7 +15,8 @@ public struct NativeFrameView {
     /// Nil when the spans do not hold exactly one such frame.
     public init?(spans: [UnsafeRawBufferPointer], format: PlanarFormat, width: Int, height: Int) {
         var rows: [[UnsafePointer<UInt16>]] = []
-        var spanIndex = 0, offset = 0
+        var spanIndex = 0
+        var offset = 0
         for plane in 0..<format.planeCount {
             let rowBytes = format.planeWidth(plane, width: width) * 2
             var planeRows: [UnsafePointer<UInt16>] = []
@@ -26,7 +27,8 @@ public struct NativeFrameView {
                     offset = 0
                 }
                 guard spanIndex < spans.count, spans[spanIndex].count - offset >= rowBytes,
-                      let base = spans[spanIndex].baseAddress else { return nil }
+                    let base = spans[spanIndex].baseAddress
+                else { return nil }
                 // The decoder wrote these bytes as uint16_t; they stay bound so.
                 planeRows.append((base + offset).assumingMemoryBound(to: UInt16.self))
                 offset += rowBytes

@@ -6,7 +6,8 @@ extension PictureSums {
         let limits = VideoRangeLimits(range: range, bitDepth: frame.format.bitDepth)
         // Without limits every code is legal: bounds no code passes (the
         // counts are then left out).
-        let lumaLow = limits?.lumaLow ?? 0, lumaHigh = limits?.lumaHigh ?? Int(UInt16.max)
+        let lumaLow = limits?.lumaLow ?? 0
+        let lumaHigh = limits?.lumaHigh ?? Int(UInt16.max)
         var luma = RowScan()
         var counts = OutOfRangeCounts()
         for y in 0..<frame.height {
@@ -32,8 +33,10 @@ extension PictureSums {
             for y in 0..<frame.height { coverage.merge(RowScan(frame.row(plane: 3, y: y), low: 1, high: opaque - 1)) }
             alpha = AlphaCoverage(transparent: coverage.below, opaque: coverage.above)
         }
-        self.init(lumaMin: luma.low, lumaMax: luma.high, lumaSum: luma.sum, samples: UInt64(frame.width * frame.height), alpha: alpha,
-                  outOfRange: limits == nil ? nil : counts, light: meter.map { LightLevel($0.measure(frame)) })
+        self.init(
+            lumaMin: luma.low, lumaMax: luma.high, lumaSum: luma.sum, samples: UInt64(frame.width * frame.height),
+            alpha: alpha,
+            outOfRange: limits == nil ? nil : counts, light: meter.map { LightLevel($0.measure(frame)) })
     }
 }
 
@@ -49,20 +52,26 @@ private struct RowScan {
 
     init(_ row: UnsafeBufferPointer<UInt16>, low: Int, high: Int) {
         // Clamped to codes: no code lies below 0 or above 65,535.
-        let lowCode = UInt16(clamping: low), highCode = UInt16(clamping: high)
-        var smallest = UInt16.max, largest = UInt16.min
-        var under: UInt32 = 0, over: UInt32 = 0
-        let low32 = Int32(lowCode), high32 = Int32(highCode)
+        let lowCode = UInt16(clamping: low)
+        let highCode = UInt16(clamping: high)
+        var smallest = UInt16.max
+        var largest = UInt16.min
+        var under: UInt32 = 0
+        var over: UInt32 = 0
+        let low32 = Int32(lowCode)
+        let high32 = Int32(highCode)
         guard let base = row.baseAddress else { return }
         // A row's sum fits in 32 bits only in pieces (65,535 samples of 16
         // bits would not): pieces of 4,096 samples. The comparisons are
         // arithmetic, the sign of a difference, not branches.
         var start = 0
         while start < row.count {
-            let piece = base + start, count = min(row.count - start, 4096)
+            let piece = base + start
+            let count = min(row.count - start, 4096)
             var total: UInt32 = 0
             for i in 0..<count {
-                let sample = piece[i], value = Int32(sample)
+                let sample = piece[i]
+                let value = Int32(sample)
                 smallest = min(smallest, sample)
                 largest = max(largest, sample)
                 total &+= UInt32(sample)

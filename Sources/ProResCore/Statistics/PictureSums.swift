@@ -31,8 +31,10 @@ public struct PictureSums: Sendable, Equatable {
         return integers
     }
 
-    public init(lumaMin: Int, lumaMax: Int, lumaSum: UInt64, samples: UInt64, alpha: AlphaCoverage?,
-                outOfRange: OutOfRangeCounts?, light: LightLevel?) {
+    public init(
+        lumaMin: Int, lumaMax: Int, lumaSum: UInt64, samples: UInt64, alpha: AlphaCoverage?,
+        outOfRange: OutOfRangeCounts?, light: LightLevel?
+    ) {
         self.lumaMin = lumaMin
         self.lumaMax = lumaMax
         self.lumaSum = lumaSum
@@ -72,8 +74,9 @@ public struct PictureSums: Sendable, Equatable {
         public var total: UInt64 { lumaBelow + lumaAbove + chromaBelow + chromaAbove }
 
         public static func + (a: Self, b: Self) -> Self {
-            Self(lumaBelow: a.lumaBelow + b.lumaBelow, lumaAbove: a.lumaAbove + b.lumaAbove,
-                 chromaBelow: a.chromaBelow + b.chromaBelow, chromaAbove: a.chromaAbove + b.chromaAbove)
+            Self(
+                lumaBelow: a.lumaBelow + b.lumaBelow, lumaAbove: a.lumaAbove + b.lumaAbove,
+                chromaBelow: a.chromaBelow + b.chromaBelow, chromaAbove: a.chromaAbove + b.chromaAbove)
         }
     }
 

@@ -28,19 +28,20 @@ public enum BadRequest: Equatable, Sendable {
 
     public var description: String {
         switch self {
-        case let .startPastEnd(start, frames, container):
+        case .startPastEnd(let start, let frames, let container):
             return "start frame \(start) is past the last frame (the \(container.rawValue) has \(frames) frames)"
-        case let .noFrame(at): return "the input has no frame \(at)"
+        case .noFrame(let at): return "the input has no frame \(at)"
         case .noFrames: return "the input has no frames"
-        case let .noSuchTrack(requested, path, streams, summary):
+        case .noSuchTrack(let requested, let path, let streams, let summary):
             return "track \(requested): '\(path)' has \(streams) stream(s) (\(summary))"
-        case let .elementaryStreamHasOneTrack(requested):
+        case .elementaryStreamHasOneTrack(let requested):
             return "track \(requested): a raw ProRes elementary stream has only track 0"
-        case let .invalidEffect(spec, why): return "invalid effect '\(spec)': \(why)"
+        case .invalidEffect(let spec, let why): return "invalid effect '\(spec)': \(why)"
         case .conversionNeedsPackedLayout:
             return "the GPU conversion produces y416 or v216 surfaces; the native format is the decoder's planar output"
-        case .saveNeedsConversion: return "saving frames needs the GPU conversion (frames are saved as converted on the GPU)"
-        case let .message(text): return text
+        case .saveNeedsConversion:
+            return "saving frames needs the GPU conversion (frames are saved as converted on the GPU)"
+        case .message(let text): return text
         }
     }
 }

@@ -28,16 +28,16 @@ public enum ProResDecodeError: Error, Equatable, Sendable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case let .inputUnreadable(path, reason): return "cannot read '\(path)': \(reason)"
-        case let .truncatedRecording(path):
+        case .inputUnreadable(let path, let reason): return "cannot read '\(path)': \(reason)"
+        case .truncatedRecording(let path):
             return "cannot read '\(path)': \(Self.truncatedRecordingReason)"
-        case let .notProRes(path, reason): return "'\(path)' is not ProRes: \(reason)"
-        case let .badRequest(request): return request.description
-        case let .decoderUnavailable(message): return "decoder unavailable: \(message)"
-        case let .hardwareUnavailable(shortfall): return "no hardware decoder: \(shortfall.description)"
-        case let .output(path, reason): return "cannot write '\(path)': \(reason)"
-        case let .outputExists(path): return "cannot write '\(path)': already exists (replacing it was not allowed)"
-        case let .previewDirectory(path, reason): return "cannot write '\(path)': preview directory: \(reason)"
+        case .notProRes(let path, let reason): return "'\(path)' is not ProRes: \(reason)"
+        case .badRequest(let request): return request.description
+        case .decoderUnavailable(let message): return "decoder unavailable: \(message)"
+        case .hardwareUnavailable(let shortfall): return "no hardware decoder: \(shortfall.description)"
+        case .output(let path, let reason): return "cannot write '\(path)': \(reason)"
+        case .outputExists(let path): return "cannot write '\(path)': already exists (replacing it was not allowed)"
+        case .previewDirectory(let path, let reason): return "cannot write '\(path)': preview directory: \(reason)"
         case .interrupted: return "interrupted"
         }
     }

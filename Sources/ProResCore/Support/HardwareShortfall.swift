@@ -14,11 +14,11 @@ public enum HardwareShortfall: Equatable, Sendable {
 
     public var description: String {
         switch self {
-        case let .softwareDevice(name, kind):
+        case .softwareDevice(let name, let kind):
             return "\(name) is a \(kind) device, not hardware; choose the GPU decoder explicitly to run it there anyway"
-        case let .noMatchingDevice(selector, candidates):
+        case .noMatchingDevice(let selector, let candidates):
             return "no usable Vulkan device: " + Self.noMatchWords(selector: selector, candidates: candidates)
-        case let .message(text): return text
+        case .message(let text): return text
         }
     }
 

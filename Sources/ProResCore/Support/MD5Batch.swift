@@ -41,13 +41,17 @@ public enum MD5Batch {
             }
         }
         let digits = Array("0123456789abcdef".utf8)
-        return digests.map { String(decoding: $0.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self) }
+        return digests.map {
+            String(decoding: $0.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        }
     }
 
     /// `messages` (1...width, all `length` bytes) through `width` lanes; a
     /// lane without a message of its own hashes the last one again.
-    private static func laneDigests<Lanes: MD5Lanes>(of messages: [FrameBytes], length: Int,
-                                                     as _: Lanes.Type, width: Int) -> [[UInt8]] {
+    private static func laneDigests<Lanes: MD5Lanes>(
+        of messages: [FrameBytes], length: Int,
+        as _: Lanes.Type, width: Int
+    ) -> [[UInt8]] {
         var readers = (0..<width).map { FrameBytesReader(messages[min($0, messages.count - 1)]) }
         // Per lane: a block gathered across spans, or the 1–2 padded final blocks.
         let staging = UnsafeMutableRawPointer.allocate(byteCount: width * 128, alignment: 64)
@@ -86,7 +90,8 @@ public enum MD5Batch {
             block.initializeMemory(as: UInt8.self, repeating: 0, count: 128)
             readers[lane].copy(remaining, to: block)
             block.storeBytes(of: 0x80, toByteOffset: remaining, as: UInt8.self)
-            block.storeBytes(of: (UInt64(length) &* 8).littleEndian, toByteOffset: finalBlocks * 64 - 8, as: UInt64.self)
+            block.storeBytes(
+                of: (UInt64(length) &* 8).littleEndian, toByteOffset: finalBlocks * 64 - 8, as: UInt64.self)
             blocks[lane] = UnsafeRawPointer(block)
         }
         state.compress(blocks)

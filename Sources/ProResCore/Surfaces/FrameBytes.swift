@@ -10,8 +10,9 @@ public enum FrameBytes {
     /// How many bytes the frame has.
     public var count: Int {
         switch self {
-        case let .spans(spans): return spans.reduce(0) { $0 + $1.count }
-        case let .nativePlanes(surface, format): return format.tightByteCount(width: surface.layout.width, height: surface.layout.height)
+        case .spans(let spans): return spans.reduce(0) { $0 + $1.count }
+        case .nativePlanes(let surface, let format):
+            return format.tightByteCount(width: surface.layout.width, height: surface.layout.height)
         }
     }
 
@@ -30,7 +31,7 @@ public enum FrameBytes {
     /// are unpacked into a temporary frame first (for users with no row reader).
     public func withSpans<R>(_ body: ([UnsafeRawBufferPointer]) throws -> R) rethrows -> R {
         switch self {
-        case let .spans(spans):
+        case .spans(let spans):
             return try body(spans)
         case .nativePlanes:
             var reader = FrameBytesReader(self)
@@ -58,10 +59,10 @@ struct FrameBytesReader {
 
     init(_ bytes: FrameBytes) {
         switch bytes {
-        case let .spans(spans):
+        case .spans(let spans):
             self.spans = spans
             planes = nil
-        case let .nativePlanes(surface, format):
+        case .nativePlanes(let surface, let format):
             // One span per row of every plane; its bytes come from the row buffer.
             let height = surface.layout.height
             var rows: [UnsafeRawBufferPointer] = []

@@ -21,11 +21,13 @@ public enum FramePacker {
     }
 
     static func pack(_ source: PixelBuffer, into destination: PixelBuffer, rows: Range<Int>) {
-        guard case let .planar(format) = source.layout.content,
-              case let .packed(packed) = destination.layout.content else {
+        guard case .planar(let format) = source.layout.content,
+            case .packed(let packed) = destination.layout.content
+        else {
             preconditionFailure("pack() needs a planar source and a packed destination")
         }
-        precondition(source.layout.width == destination.layout.width && source.layout.height == destination.layout.height)
+        precondition(
+            source.layout.width == destination.layout.width && source.layout.height == destination.layout.height)
         let width = source.layout.width
         let planes = source.layout.planes
         let out = destination.layout.planes[0]
@@ -34,9 +36,11 @@ public enum FramePacker {
                 UnsafeRawPointer(source.baseAddress + planes[plane].offset + row * planes[plane].bytesPerRow)
                     .assumingMemoryBound(to: UInt16.self)
             }
-            let dst = (destination.baseAddress + out.offset + row * out.bytesPerRow).assumingMemoryBound(to: UInt16.self)
-            packRow(packed, format, into: dst, y: rowPointer(0), cb: rowPointer(1), cr: rowPointer(2),
-                    alpha: format.hasAlpha ? rowPointer(3) : nil, width: width)
+            let dst = (destination.baseAddress + out.offset + row * out.bytesPerRow).assumingMemoryBound(
+                to: UInt16.self)
+            packRow(
+                packed, format, into: dst, y: rowPointer(0), cb: rowPointer(1), cr: rowPointer(2),
+                alpha: format.hasAlpha ? rowPointer(3) : nil, width: width)
         }
     }
 
@@ -45,9 +49,11 @@ public enum FramePacker {
     /// the row's first pixel (y416) or pair (v216). A decoder that writes
     /// packed surfaces itself packs each slice's piece of a row with it.
     @inline(__always)
-    public static func packRow(_ packed: PackedLayout, _ format: PlanarFormat, into dst: UnsafeMutablePointer<UInt16>,
-                               y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>,
-                               alpha a: UnsafePointer<UInt16>?, width: Int) {
+    public static func packRow(
+        _ packed: PackedLayout, _ format: PlanarFormat, into dst: UnsafeMutablePointer<UInt16>,
+        y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>,
+        alpha a: UnsafePointer<UInt16>?, width: Int
+    ) {
         let shift = UInt16(16 - format.bitDepth)
         let alphaShift = UInt16(2 * format.bitDepth - 16)
         switch (packed, format.chroma) {
@@ -70,16 +76,20 @@ public enum FramePacker {
     }
 
     @inline(__always)
-    private static func widenAlpha(_ a: UnsafePointer<UInt16>?, _ x: Int, _ shift: UInt16, _ alphaShift: UInt16) -> UInt16 {
+    private static func widenAlpha(_ a: UnsafePointer<UInt16>?, _ x: Int, _ shift: UInt16, _ alphaShift: UInt16)
+        -> UInt16
+    {
         guard let a else { return 0xFFFF }
         let v = a[x]
         return v &<< shift | v &>> alphaShift
     }
 
-    private static func packY416From444(_ dst: UnsafeMutablePointer<UInt16>, _ y: UnsafePointer<UInt16>,
-                                        _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
-                                        _ a: UnsafePointer<UInt16>?, _ width: Int,
-                                        _ shift: UInt16, _ alphaShift: UInt16) {
+    private static func packY416From444(
+        _ dst: UnsafeMutablePointer<UInt16>, _ y: UnsafePointer<UInt16>,
+        _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
+        _ a: UnsafePointer<UInt16>?, _ width: Int,
+        _ shift: UInt16, _ alphaShift: UInt16
+    ) {
         let out = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt64.self)
         if let a {
             for x in 0..<width {
@@ -92,17 +102,20 @@ public enum FramePacker {
         }
     }
 
-    private static func packY416From422(_ dst: UnsafeMutablePointer<UInt16>, _ y: UnsafePointer<UInt16>,
-                                        _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
-                                        _ a: UnsafePointer<UInt16>?, _ width: Int,
-                                        _ shift: UInt16, _ alphaShift: UInt16) {
+    private static func packY416From422(
+        _ dst: UnsafeMutablePointer<UInt16>, _ y: UnsafePointer<UInt16>,
+        _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
+        _ a: UnsafePointer<UInt16>?, _ width: Int,
+        _ shift: UInt16, _ alphaShift: UInt16
+    ) {
         let out = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt64.self)
         let pairs = width / 2
         // One chroma sample serves both columns of a pair.
         if let a {
             for k in 0..<pairs {
                 let chroma = word(0, 0, cb[k] &<< shift, cr[k] &<< shift)
-                let a0 = a[2 * k], a1 = a[2 * k + 1]
+                let a0 = a[2 * k]
+                let a1 = a[2 * k + 1]
                 out[2 * k] = chroma | word(a0 &<< shift | a0 &>> alphaShift, y[2 * k] &<< shift, 0, 0)
                 out[2 * k + 1] = chroma | word(a1 &<< shift | a1 &>> alphaShift, y[2 * k + 1] &<< shift, 0, 0)
             }
@@ -119,13 +132,16 @@ public enum FramePacker {
         }
     }
 
-    private static func packV216(_ dst: UnsafeMutablePointer<UInt16>, _ y: UnsafePointer<UInt16>,
-                                 _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
-                                 _ width: Int, _ shift: UInt16, chromaStep: Int) {
+    private static func packV216(
+        _ dst: UnsafeMutablePointer<UInt16>, _ y: UnsafePointer<UInt16>,
+        _ cb: UnsafePointer<UInt16>, _ cr: UnsafePointer<UInt16>,
+        _ width: Int, _ shift: UInt16, chromaStep: Int
+    ) {
         let out = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: UInt64.self)
         let pairs = width / 2
         for k in 0..<pairs {
-            out[k] = word(cb[k * chromaStep] &<< shift, y[2 * k] &<< shift, cr[k * chromaStep] &<< shift, y[2 * k + 1] &<< shift)
+            out[k] = word(
+                cb[k * chromaStep] &<< shift, y[2 * k] &<< shift, cr[k * chromaStep] &<< shift, y[2 * k + 1] &<< shift)
         }
         if width & 1 == 1 {
             let y0 = y[2 * pairs] &<< shift

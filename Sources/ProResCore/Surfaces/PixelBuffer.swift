@@ -82,7 +82,8 @@ public final class PixelBuffer: @unchecked Sendable {
                 spans.append(UnsafeRawBufferPointer(start: start, count: plane.bytesPerRow * plane.visibleRows))
             } else {
                 for row in 0..<plane.visibleRows {
-                    spans.append(UnsafeRawBufferPointer(start: start + row * plane.bytesPerRow, count: plane.visibleBytesPerRow))
+                    spans.append(
+                        UnsafeRawBufferPointer(start: start + row * plane.bytesPerRow, count: plane.visibleBytesPerRow))
                 }
             }
         }

@@ -53,8 +53,11 @@ public final class PixelBufferPool: @unchecked Sendable {
             buffer = reused
         } else {
             var memory: UnsafeMutableRawPointer?
-            guard posix_memalign(&memory, SurfaceLayout.baseAlignment, Self.allocationSize(for: layout)) == 0, let memory else {
-                throw ProResDecodeError.decoderUnavailable("out of memory allocating a \(layout.byteCount)-byte surface")
+            guard posix_memalign(&memory, SurfaceLayout.baseAlignment, Self.allocationSize(for: layout)) == 0,
+                let memory
+            else {
+                throw ProResDecodeError.decoderUnavailable(
+                    "out of memory allocating a \(layout.byteCount)-byte surface")
             }
             buffer = PixelBuffer(layout: layout, baseAddress: memory, identifier: all.count, pool: self)
             all.append(buffer)

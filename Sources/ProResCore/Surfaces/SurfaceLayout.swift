@@ -32,31 +32,38 @@ public struct SurfaceLayout: Hashable, Sendable {
 
     /// Planar layout with rows padded to `rowAlignment` and `paddedHeight`
     /// rows allocated, as the decoder asks for.
-    public static func planar(_ format: PlanarFormat, width: Int, height: Int,
-                              paddedWidth: Int, paddedHeight: Int, rowAlignment: Int) -> SurfaceLayout {
+    public static func planar(
+        _ format: PlanarFormat, width: Int, height: Int,
+        paddedWidth: Int, paddedHeight: Int, rowAlignment: Int
+    ) -> SurfaceLayout {
         var planes: [PlaneLayout] = []
         var offset = 0
         for index in 0..<format.planeCount {
             let visible = format.planeWidth(index, width: width) * 2
             let padded = format.planeWidth(index, width: paddedWidth) * 2
             let stride = (padded + rowAlignment - 1) / rowAlignment * rowAlignment
-            planes.append(PlaneLayout(offset: offset, bytesPerRow: stride, visibleBytesPerRow: visible,
-                                      visibleRows: height, allocatedRows: paddedHeight))
+            planes.append(
+                PlaneLayout(
+                    offset: offset, bytesPerRow: stride, visibleBytesPerRow: visible,
+                    visibleRows: height, allocatedRows: paddedHeight))
             offset += stride * paddedHeight
             offset = (offset + rowAlignment - 1) / rowAlignment * rowAlignment
         }
         // Slack past the last plane: SIMD code may read a little beyond a row.
-        return SurfaceLayout(content: .planar(format), width: width, height: height,
-                             planes: planes, byteCount: offset + rowAlignment)
+        return SurfaceLayout(
+            content: .planar(format), width: width, height: height,
+            planes: planes, byteCount: offset + rowAlignment)
     }
 
     /// One tightly packed plane of y416 or v216.
     public static func packed(_ layout: PackedLayout, width: Int, height: Int) -> SurfaceLayout {
         let row = layout.bytesPerRow(width: width)
-        let plane = PlaneLayout(offset: 0, bytesPerRow: row, visibleBytesPerRow: row,
-                                visibleRows: height, allocatedRows: height)
-        return SurfaceLayout(content: .packed(layout), width: width, height: height,
-                             planes: [plane], byteCount: row * height)
+        let plane = PlaneLayout(
+            offset: 0, bytesPerRow: row, visibleBytesPerRow: row,
+            visibleRows: height, allocatedRows: height)
+        return SurfaceLayout(
+            content: .packed(layout), width: width, height: height,
+            planes: [plane], byteCount: row * height)
     }
 
     /// Bytes of visible data, as written to an output.

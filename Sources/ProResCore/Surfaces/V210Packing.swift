@@ -23,9 +23,15 @@ public enum V210Packing {
             let samples = raw.bindMemory(to: UInt16.self)
             out.withUnsafeMutableBytes { destination in
                 for row in 0..<height {
-                    let luma = row * width, cb = width * height + row * chromaWidth, cr = cb + chromaWidth * height
-                    func y(_ x: Int) -> UInt32 { x < width ? UInt32(UInt16(littleEndian: samples[luma + x]) & 0x3FF) : 0 }
-                    func c(_ base: Int, _ x: Int) -> UInt32 { x < chromaWidth ? UInt32(UInt16(littleEndian: samples[base + x]) & 0x3FF) : 0 }
+                    let luma = row * width
+                    let cb = width * height + row * chromaWidth
+                    let cr = cb + chromaWidth * height
+                    func y(_ x: Int) -> UInt32 {
+                        x < width ? UInt32(UInt16(littleEndian: samples[luma + x]) & 0x3FF) : 0
+                    }
+                    func c(_ base: Int, _ x: Int) -> UInt32 {
+                        x < chromaWidth ? UInt32(UInt16(littleEndian: samples[base + x]) & 0x3FF) : 0
+                    }
                     var at = row * rowBytes
                     for group in stride(from: 0, to: width, by: 6) {
                         let h = group / 2

@@ -44,7 +44,9 @@ public final class FramePacer: @unchecked Sendable {
     public static let defaultCapacity = 3
 
     /// `firstIndex` is the source index of the run's first frame (`--start`).
-    public init(rate: FrameRate, firstIndex: Int, capacity: Int = defaultCapacity, clock: PacingClock = MonotonicPacingClock()) {
+    public init(
+        rate: FrameRate, firstIndex: Int, capacity: Int = defaultCapacity, clock: PacingClock = MonotonicPacingClock()
+    ) {
         precondition(capacity > 0)
         self.rate = rate
         self.firstIndex = firstIndex
@@ -109,8 +111,11 @@ public final class FramePacer: @unchecked Sendable {
         condition.lock()
         startedAt = start
         condition.unlock()
-        var tick = 0, late = 0
-        var presented: [Int] = [], dropped: [Int] = [], jitter: [Double] = []
+        var tick = 0
+        var late = 0
+        var presented: [Int] = []
+        var dropped: [Int] = []
+        var jitter: [Double] = []
         var lateFrames = FrameRanges()
         while true {
             condition.lock()
@@ -142,8 +147,9 @@ public final class FramePacer: @unchecked Sendable {
             }
             tick += 1
         }
-        return PacingReport(rate: rate, ticks: tick, presentedFrames: presented, droppedFrames: dropped, late: late,
-                            lateFrames: lateFrames.runs,
-                            jitter: Percentiles(jitter))
+        return PacingReport(
+            rate: rate, ticks: tick, presentedFrames: presented, droppedFrames: dropped, late: late,
+            lateFrames: lateFrames.runs,
+            jitter: Percentiles(jitter))
     }
 }

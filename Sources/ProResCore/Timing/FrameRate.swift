@@ -35,7 +35,8 @@ public struct FrameRate: Equatable, Sendable, CustomStringConvertible {
         }
         let (rn, rd) = lowestTerms(n, d)
         if rd > maximumDenominator {
-            return "\(rn)/\(rd) in lowest terms has a denominator above \(maximumDenominator), which nanosecond ticks cannot represent"
+            return
+                "\(rn)/\(rd) in lowest terms has a denominator above \(maximumDenominator), which nanosecond ticks cannot represent"
         }
         return "\(rn)/\(rd) is \(Double(rn) / Double(rd)) frames per second, outside 1 to 1000"
     }

@@ -23,8 +23,10 @@ public struct FrameTiming: Sendable {
     /// GPU time of each `--effect` pass, in order; nil without effects.
     public var gpuEffects: [Double]?
 
-    public init(index: Int, pts: Int64?, status: FrameStatus, demux: Double, decode: Double, pack: Double,
-                output: Double, latency: Double, gpuUpload: Double? = nil, gpuConvert: Double? = nil) {
+    public init(
+        index: Int, pts: Int64?, status: FrameStatus, demux: Double, decode: Double, pack: Double,
+        output: Double, latency: Double, gpuUpload: Double? = nil, gpuConvert: Double? = nil
+    ) {
         self.index = index
         self.pts = pts
         self.status = status

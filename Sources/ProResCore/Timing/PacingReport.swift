@@ -27,21 +27,30 @@ public struct PacingReport: Sendable {
 
     /// The `realtime` object of the `--json` summary and of the timing log's last line.
     public var json: String {
-        JSON.object([("rate", JSON.number(rate.framesPerSecond, digits: 3)), ("ticks", "\(ticks)"),
-                     ("presented", "\(presented)"), ("late", "\(late)"), ("dropped", "\(dropped)"),
-                     ("jitter_us", jitter.map { j in
-                         JSON.object([("p50", JSON.number(j.p50)), ("p99", JSON.number(j.p99)), ("max", JSON.number(j.max))])
-                     } ?? "null")])
+        JSON.object([
+            ("rate", JSON.number(rate.framesPerSecond, digits: 3)), ("ticks", "\(ticks)"),
+            ("presented", "\(presented)"), ("late", "\(late)"), ("dropped", "\(dropped)"),
+            (
+                "jitter_us",
+                jitter.map { j in
+                    JSON.object([("p50", JSON.number(j.p50)), ("p99", JSON.number(j.p99)), ("max", JSON.number(j.max))])
+                } ?? "null"
+            ),
+        ])
     }
 
     /// The timing log's last line, `{"realtime":{…}}`: the summary's object
     /// with the late and dropped frames as runs, `[[first,last],…]`, so a
     /// plot can mark them.
     public var timingLogLine: String {
-        func runs(_ runs: [ClosedRange<Int>]) -> String { JSON.array(runs.map { "[\($0.lowerBound),\($0.upperBound)]" }) }
+        func runs(_ runs: [ClosedRange<Int>]) -> String {
+            JSON.array(runs.map { "[\($0.lowerBound),\($0.upperBound)]" })
+        }
         var dropped = FrameRanges()
         for index in droppedFrames.sorted() { dropped.add(index) }
-        let fields = String(json.dropLast()) + ",\"late_frames\":" + runs(lateFrames) + ",\"dropped_frames\":" + runs(dropped.runs) + "}"
+        let fields =
+            String(json.dropLast()) + ",\"late_frames\":" + runs(lateFrames) + ",\"dropped_frames\":"
+            + runs(dropped.runs) + "}"
         return JSON.object([("realtime", fields)])
     }
 

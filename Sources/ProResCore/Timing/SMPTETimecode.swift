@@ -14,7 +14,8 @@ public struct SMPTETimecode: Equatable, Sendable {
 
     public init?(hours: Int, minutes: Int, seconds: Int, frames: Int, framesPerSecond: Int, dropFrame: Bool) {
         guard framesPerSecond > 0, (0..<24).contains(hours), (0..<60).contains(minutes), (0..<60).contains(seconds),
-              (0..<framesPerSecond).contains(frames), !dropFrame || framesPerSecond % 30 == 0 else { return nil }
+            (0..<framesPerSecond).contains(frames), !dropFrame || framesPerSecond % 30 == 0
+        else { return nil }
         if dropFrame, minutes % 10 != 0, seconds == 0, frames < framesPerSecond / 15 { return nil }
         (self.hours, self.minutes, self.seconds, self.frames) = (hours, minutes, seconds, frames)
         self.framesPerSecond = framesPerSecond
@@ -28,7 +29,9 @@ public struct SMPTETimecode: Equatable, Sendable {
         guard rate.numerator > 0, rate.denominator > 0 else { return nil }
         let drop = text.contains(";") || text.contains(".")
         let fields = text.split(whereSeparator: { ":;.".contains($0) }).map { Int($0) }
-        guard fields.count == 4, let h = fields[0], let m = fields[1], let s = fields[2], let f = fields[3] else { return nil }
+        guard fields.count == 4, let h = fields[0], let m = fields[1], let s = fields[2], let f = fields[3] else {
+            return nil
+        }
         let counted = Int((Double(rate.numerator) / Double(rate.denominator)).rounded())
         self.init(hours: h, minutes: m, seconds: s, frames: f, framesPerSecond: counted, dropFrame: drop)
     }
@@ -50,12 +53,14 @@ public struct SMPTETimecode: Equatable, Sendable {
         let perDay = perTenMinutes * 144
         var n = ((frameNumber + count) % perDay + perDay) % perDay
         // Back to nominal numbering: add the labels skipped before frame n.
-        let tens = n / perTenMinutes, rest = n % perTenMinutes
+        let tens = n / perTenMinutes
+        let rest = n % perTenMinutes
         n += droppedPerMinute * 9 * tens
         if rest >= droppedPerMinute { n += droppedPerMinute * ((rest - droppedPerMinute) / perMinute) }
         let seconds = n / framesPerSecond
-        return SMPTETimecode(hours: seconds / 3600, minutes: seconds / 60 % 60, seconds: seconds % 60, frames: n % framesPerSecond,
-                             framesPerSecond: framesPerSecond, dropFrame: dropFrame)!
+        return SMPTETimecode(
+            hours: seconds / 3600, minutes: seconds / 60 % 60, seconds: seconds % 60, frames: n % framesPerSecond,
+            framesPerSecond: framesPerSecond, dropFrame: dropFrame)!
     }
 
     /// "HH:MM:SS:FF" (';' before the frames when drop-frame).

@@ -47,17 +47,22 @@ public struct TimingSummary: Sendable {
         }
         stages = names.compactMap { name in Percentiles(values[name]!).map { (name, $0) } }
         self.effects = effects.enumerated().compactMap { i, effect in
-            Percentiles(timings.compactMap { $0.gpuEffects.flatMap { i < $0.count ? $0[i] : nil } }).map { (effect, $0) }
+            Percentiles(timings.compactMap { $0.gpuEffects.flatMap { i < $0.count ? $0[i] : nil } }).map {
+                (effect, $0)
+            }
         }
     }
 
     public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
 
     public var text: String {
-        var lines = ["\(frames) frames in \(JSON.number(seconds, digits: 3)) s: \(JSON.number(framesPerSecond, digits: 2)) fps"]
+        var lines = [
+            "\(frames) frames in \(JSON.number(seconds, digits: 3)) s: \(JSON.number(framesPerSecond, digits: 2)) fps"
+        ]
         lines.append("stage           p50 µs      p95 µs      p99 µs     mean µs")
         func row(_ name: String, _ p: Percentiles) -> String {
-            name.padding(11) + [p.p50, p.p95, p.p99, p.mean].map { JSON.number($0, digits: 1).leftPadding(12) }.joined()
+            name.padding(11)
+                + [p.p50, p.p95, p.p99, p.mean].map { JSON.number($0, digits: 1).leftPadding(12) }.joined()
         }
         lines += stages.map { row($0.name, $0.percentiles) }
         lines += effects.map { row($0.effect.name, $0.percentiles) }
@@ -65,14 +70,38 @@ public struct TimingSummary: Sendable {
     }
 
     public var jsonFields: [(String, String)] {
-        [("frames", "\(frames)"), ("seconds", JSON.number(seconds, digits: 6)), ("fps", JSON.number(framesPerSecond, digits: 3)),
-         ("stages_us", JSON.object(stages.map { name, p in
-            (name, JSON.object([("p50", JSON.number(p.p50)), ("p95", JSON.number(p.p95)), ("p99", JSON.number(p.p99)),
-                                ("mean", JSON.number(p.mean)), ("max", JSON.number(p.max))]))
-         }))]
-            + (effects.isEmpty ? [] : [("effects_us", JSON.array(effects.map { effect, p in
-                JSON.object([("effect", JSON.string(effect.description)), ("p50", JSON.number(p.p50)), ("p95", JSON.number(p.p95)),
-                             ("p99", JSON.number(p.p99)), ("mean", JSON.number(p.mean)), ("max", JSON.number(p.max))])
-            }))])
+        [
+            ("frames", "\(frames)"), ("seconds", JSON.number(seconds, digits: 6)),
+            ("fps", JSON.number(framesPerSecond, digits: 3)),
+            (
+                "stages_us",
+                JSON.object(
+                    stages.map { name, p in
+                        (
+                            name,
+                            JSON.object([
+                                ("p50", JSON.number(p.p50)), ("p95", JSON.number(p.p95)), ("p99", JSON.number(p.p99)),
+                                ("mean", JSON.number(p.mean)), ("max", JSON.number(p.max)),
+                            ])
+                        )
+                    })
+            ),
+        ]
+            + (effects.isEmpty
+                ? []
+                : [
+                    (
+                        "effects_us",
+                        JSON.array(
+                            effects.map { effect, p in
+                                JSON.object([
+                                    ("effect", JSON.string(effect.description)), ("p50", JSON.number(p.p50)),
+                                    ("p95", JSON.number(p.p95)),
+                                    ("p99", JSON.number(p.p99)), ("mean", JSON.number(p.mean)),
+                                    ("max", JSON.number(p.max)),
+                                ])
+                            })
+                    )
+                ])
     }
 }

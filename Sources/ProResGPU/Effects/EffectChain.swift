@@ -58,8 +58,10 @@ final class EffectChain {
     /// the frames of one submission (`slot`: each frame's), each ordered
     /// after the writes before it by the frame's own state; writes
     /// timestamp `first + i` of `slot` after pass i when `timestamps` is given.
-    func record(_ cb: CommandBuffer, frames: [(slot: Int, frame: Frame)],
-                timestamps: (queries: TimestampQueries, slot: Int, first: Int)?) throws {
+    func record(
+        _ cb: CommandBuffer, frames: [(slot: Int, frame: Frame)],
+        timestamps: (queries: TimestampQueries, slot: Int, first: Int)?
+    ) throws {
         if !uploaded {
             for (from, to) in staging { cb.copy(from, to: to, bytes: from.size) }
             uploaded = true
@@ -68,10 +70,13 @@ final class EffectChain {
             for (slot, frame) in frames {
                 let (buffers, push) = pass.arguments(frame, table: tables[index])
                 let kernel = try self.kernel(pass, source: frame.layout)
-                cb.dispatch(kernel, set: bindingSets[slot][index], buffers: buffers, push: push,
-                            groups: (kernel.interface.groups(covering: frame.width), frame.height, 1))
+                cb.dispatch(
+                    kernel, set: bindingSets[slot][index], buffers: buffers, push: push,
+                    groups: (kernel.interface.groups(covering: frame.width), frame.height, 1))
             }
-            if let timestamps { timestamps.queries.mark(cb, slot: timestamps.slot, timestamps.first + index, after: .compute) }
+            if let timestamps {
+                timestamps.queries.mark(cb, slot: timestamps.slot, timestamps.first + index, after: .compute)
+            }
         }
     }
 

@@ -24,8 +24,8 @@ extension Effect {
     var kernel: EffectKernel {
         switch self {
         case .sepia, .exposure, .saturation: return MatrixEffectKernel(matrix: ColorMatrixEffects.matrix(for: self)!)
-        case let .chromaKey(key): return ChromaKeyKernel(key: key)
-        case let .lut(lut): return LUTKernel(effect: lut)
+        case .chromaKey(let key): return ChromaKeyKernel(key: key)
+        case .lut(let lut): return LUTKernel(effect: lut)
         }
     }
 }
@@ -34,4 +34,5 @@ extension Effect {
 let effectWorkgroupSize = 128
 
 /// The converted frame every effect works on in place.
-let effectFrameBinding = BufferBinding("frame", .readWrite, "uvec2 pixels[]", "RGBA16F: R | G << 16, B | A << 16 as half floats")
+let effectFrameBinding = BufferBinding(
+    "frame", .readWrite, "uvec2 pixels[]", "RGBA16F: R | G << 16, B | A << 16 as half floats")

@@ -25,16 +25,26 @@ public struct DisplayColourChoice: Equatable, Sendable {
     /// without which only SRGB_NONLINEAR may be asked for); nil when the
     /// surface offers no format we can fill.
     public static func choose(from formats: [SurfaceFormat], colorSpaces: Bool = true) -> DisplayColourChoice? {
-        if colorSpaces, let format = formats.first(where: { $0.colorSpace == .extendedSRGBLinear && $0.pixels == .rgba16Float }) {
-            return DisplayColourChoice(path: .scRGBLinear, format: format,
-                                       reason: "the surface offers EXTENDED_SRGB_LINEAR with an FP16 format: HDR kept as extended linear")
+        if colorSpaces,
+            let format = formats.first(where: { $0.colorSpace == .extendedSRGBLinear && $0.pixels == .rgba16Float })
+        {
+            return DisplayColourChoice(
+                path: .scRGBLinear, format: format,
+                reason: "the surface offers EXTENDED_SRGB_LINEAR with an FP16 format: HDR kept as extended linear")
         }
-        if colorSpaces, let format = formats.first(where: { $0.colorSpace == .hdr10ST2084 && [.a2b10g10r10, .a2r10g10b10].contains($0.pixels) }) {
-            return DisplayColourChoice(path: .pq, format: format,
-                                       reason: "the surface offers HDR10_ST2084 with a 10-bit format (no extended linear FP16)")
+        if colorSpaces,
+            let format = formats.first(where: {
+                $0.colorSpace == .hdr10ST2084 && [.a2b10g10r10, .a2r10g10b10].contains($0.pixels)
+            })
+        {
+            return DisplayColourChoice(
+                path: .pq, format: format,
+                reason: "the surface offers HDR10_ST2084 with a 10-bit format (no extended linear FP16)")
         }
         let sdr = formats.filter { $0.colorSpace == .srgbNonlinear }
-        let why = colorSpaces ? "the surface offers neither EXTENDED_SRGB_LINEAR FP16 nor HDR10_ST2084 10-bit"
+        let why =
+            colorSpaces
+            ? "the surface offers neither EXTENDED_SRGB_LINEAR FP16 nor HDR10_ST2084 10-bit"
             : "the Vulkan loader lacks VK_EXT_swapchain_colorspace, so only SRGB_NONLINEAR can be asked for"
         // _UNORM first: the frame reaches the image by a copy, so the
         // shader encodes the sRGB curve in either case, and _UNORM says so.

@@ -18,13 +18,20 @@ public final class FramePresenter {
     private let pixelAspect: Double
 
     /// `pixelAspect`: the frames' sample aspect ratio (a pixel's width over its height).
-    public init(device: GPUDevice, surface: PresentationSurface, size: (width: Int, height: Int), referenceWhite: Double,
-                mastering: MasteringDisplay? = nil, contentLight: ContentLightLevel? = nil, pixelAspect: Double = 1) throws {
+    public init(
+        device: GPUDevice, surface: PresentationSurface, size: (width: Int, height: Int), referenceWhite: Double,
+        mastering: MasteringDisplay? = nil, contentLight: ContentLightLevel? = nil, pixelAspect: Double = 1
+    ) throws {
         context = device.context
         self.pixelAspect = pixelAspect
         self.referenceWhite = referenceWhite
-        guard let choice = DisplayColourChoice.choose(from: surface.formats, colorSpaces: context.presentation?.colorSpaces ?? false) else {
-            throw VulkanError.noPresentation("the window offers no format we can fill (\(surface.formats.map(\.description).joined(separator: ", ")))")
+        guard
+            let choice = DisplayColourChoice.choose(
+                from: surface.formats, colorSpaces: context.presentation?.colorSpaces ?? false)
+        else {
+            throw VulkanError.noPresentation(
+                "the window offers no format we can fill (\(surface.formats.map(\.description).joined(separator: ", ")))"
+            )
         }
         self.choice = choice
         let framesInFlight = 2
@@ -32,10 +39,11 @@ public final class FramePresenter {
         kernel = try device.kernels.kernel(PresentKernel.interface)
         bindingSets = try kernel.makeBindingSets(framesInFlight)
         if choice.path == .pq, let mastering {
-            swapchain.setHDRMetadata(red: (mastering.red.x, mastering.red.y), green: (mastering.green.x, mastering.green.y),
-                                     blue: (mastering.blue.x, mastering.blue.y), white: (mastering.whitePoint.x, mastering.whitePoint.y),
-                                     minLuminance: mastering.minLuminance ?? 0, maxLuminance: mastering.maxLuminance ?? 0,
-                                     maxCLL: Double(contentLight?.maxCLL ?? 0), maxFALL: Double(contentLight?.maxFALL ?? 0))
+            swapchain.setHDRMetadata(
+                red: (mastering.red.x, mastering.red.y), green: (mastering.green.x, mastering.green.y),
+                blue: (mastering.blue.x, mastering.blue.y), white: (mastering.whitePoint.x, mastering.whitePoint.y),
+                minLuminance: mastering.minLuminance ?? 0, maxLuminance: mastering.maxLuminance ?? 0,
+                maxCLL: Double(contentLight?.maxCLL ?? 0), maxFALL: Double(contentLight?.maxFALL ?? 0))
         }
     }
 
@@ -52,10 +60,13 @@ public final class FramePresenter {
             if (staging?.size ?? 0) != bytes {
                 staging = try VulkanBuffer(context, size: bytes, usage: [.storage, .transferSource], memory: .device)
             }
-            cb.dispatch(kernel, set: bindingSets[slot], buffers: [BufferRange(frame, bytes: width * height * 8), BufferRange(staging!)],
-                        push: PresentKernel.values(path: choice.path, format: swapchain.format, source: (width, height),
-                                                   target: extent, referenceWhite: referenceWhite, pixelAspect: pixelAspect),
-                        groups: (kernel.interface.groups(covering: extent.width), extent.height, 1))
+            cb.dispatch(
+                kernel, set: bindingSets[slot],
+                buffers: [BufferRange(frame, bytes: width * height * 8), BufferRange(staging!)],
+                push: PresentKernel.values(
+                    path: choice.path, format: swapchain.format, source: (width, height),
+                    target: extent, referenceWhite: referenceWhite, pixelAspect: pixelAspect),
+                groups: (kernel.interface.groups(covering: extent.width), extent.height, 1))
             return staging!
         }
     }

@@ -1,6 +1,6 @@
 import GPUKit
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// BLAKE3-256 of decoded frames on the GPU: the hash of each frame's native
 /// planar bytes (what `--format native` writes), computed from its packed
@@ -24,15 +24,19 @@ package final class FrameHashPass {
     /// alpha, y416 for 4:4:4): only those hold the planar frame losslessly.
     /// `message`: hash the bytes `--format` with that packed layout writes
     /// (the surface's own, or the other layout made from it), not the planar frame.
-    package init(kernels: KernelCache, format: PlanarFormat, layout: PackedLayout, width: Int, height: Int, slots: Int,
-                 message: PackedLayout? = nil) throws {
-        precondition(layout == .native(for: format.chroma) && !(format.chroma == .c422 && format.hasAlpha),
-                     "\(layout) does not hold every sample of \(format)")
+    package init(
+        kernels: KernelCache, format: PlanarFormat, layout: PackedLayout, width: Int, height: Int, slots: Int,
+        message: PackedLayout? = nil
+    ) throws {
+        precondition(
+            layout == .native(for: format.chroma) && !(format.chroma == .c422 && format.hasAlpha),
+            "\(layout) does not hold every sample of \(format)")
         precondition(width > 0 && height > 0 && slots > 0)
         self.width = width
         self.height = height
         wordsPerRow = layout.bytesPerRow(width: width) / 4
-        frameBytes = message.map { $0.bytesPerRow(width: width) * height } ?? format.tightByteCount(width: width, height: height)
+        frameBytes =
+            message.map { $0.bytesPerRow(width: width) * height } ?? format.tightByteCount(width: width, height: height)
         precondition(frameBytes < 1 << 32, "a \(width)x\(height) frame is beyond the shader's 32-bit byte offsets")
         chunks = BLAKE3.chunkCount(bytes: frameBytes)
         groupsPerFrame = (chunks + FrameHashKernel.groupChunks - 1) / FrameHashKernel.groupChunks
@@ -46,16 +50,22 @@ package final class FrameHashPass {
     /// Hashes `frames` packed surfaces: frame i at byte i*surfaceStride of
     /// `surfaces` (a multiple of 4); its results at byte
     /// i*resultBytesPerFrame of `results`.
-    package func record(_ cb: CommandBuffer, slot: Int, surfaces: BufferRange, surfaceStride: Int, frames: Int, results: BufferRange) {
-        precondition(surfaceStride % 4 == 0 && surfaceStride >= wordsPerRow * 4 * height, "surface stride \(surfaceStride)")
+    package func record(
+        _ cb: CommandBuffer, slot: Int, surfaces: BufferRange, surfaceStride: Int, frames: Int, results: BufferRange
+    ) {
+        precondition(
+            surfaceStride % 4 == 0 && surfaceStride >= wordsPerRow * 4 * height, "surface stride \(surfaceStride)")
         precondition(surfaces.bytes >= (frames - 1) * surfaceStride + wordsPerRow * 4 * height || frames == 0)
         precondition(results.bytes >= frames * resultBytesPerFrame)
         precondition(surfaces.bytes < 1 << 34, "the shader indexes the surfaces with 32-bit words")
         guard frames > 0 else { return }
-        cb.dispatch(kernel, set: sets[slot], buffers: [surfaces, surfaces, results], push: [
-            .uint(width), .uint(height), .uint(wordsPerRow), .uint(surfaceStride / 4), .uint(frameBytes), .uint(chunks),
-            .uint(groupsPerFrame), .uint(resultBytesPerFrame / 4),
-        ], groups: (groupsPerFrame, frames, 1))
+        cb.dispatch(
+            kernel, set: sets[slot], buffers: [surfaces, surfaces, results],
+            push: [
+                .uint(width), .uint(height), .uint(wordsPerRow), .uint(surfaceStride / 4), .uint(frameBytes),
+                .uint(chunks),
+                .uint(groupsPerFrame), .uint(resultBytesPerFrame / 4),
+            ], groups: (groupsPerFrame, frames, 1))
     }
 
     /// One frame's digest from its results (host-visible memory, after the GPU work completed).

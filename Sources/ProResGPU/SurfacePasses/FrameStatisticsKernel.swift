@@ -15,24 +15,26 @@ enum FrameStatisticsKernel {
     /// 0: no light; else `TransferFunction.rawValue` (3 PQ, 4 HLG).
     static func transferFact(_ light: LightLevelMeter?) -> Int { light.map { Int($0.spec.transfer.rawValue) } ?? 0 }
 
-    static let push = PushLayout(blockName: "FrameStatisticsParameters", fields: [
-        ("matrixRow0", .vec4, "xyz = Y'CbCr → R'G'B' row 0, w = HLG weight R"),
-        ("matrixRow1", .vec4, "xyz = row 1, w = HLG weight G"),
-        ("matrixRow2", .vec4, "xyz = row 2, w = HLG weight B"),
-        ("quantisation", .vec4, "yBlack, yExcursion, cCentre, cExcursion (16-bit codes)"),
-        ("hlgPeakLuminance", .float, "HLG OOTF Lw (nits)"),
-        ("hlgSystemGamma", .float, "HLG OOTF gamma"),
-        ("width", .uint, "pixels per row"),
-        ("height", .uint, "rows"),
-        ("wordsPerRow", .uint, "32-bit words per surface row"),
-        ("frameStrideWords", .uint, "32-bit words from one frame's surface to the next"),
-        ("shift", .uint, "16 − bit depth: native code = word >> shift"),
-        ("alphaMax", .uint, "the largest alpha code, 2^depth − 1"),
-        ("lumaLow", .uint, "Y' below this is out of range"),
-        ("lumaHigh", .uint, "Y' above this is out of range"),
-        ("chromaLow", .uint, "Cb, Cr below this are out of range"),
-        ("chromaHigh", .uint, "Cb, Cr above this are out of range"),
-    ])
+    static let push = PushLayout(
+        blockName: "FrameStatisticsParameters",
+        fields: [
+            ("matrixRow0", .vec4, "xyz = Y'CbCr → R'G'B' row 0, w = HLG weight R"),
+            ("matrixRow1", .vec4, "xyz = row 1, w = HLG weight G"),
+            ("matrixRow2", .vec4, "xyz = row 2, w = HLG weight B"),
+            ("quantisation", .vec4, "yBlack, yExcursion, cCentre, cExcursion (16-bit codes)"),
+            ("hlgPeakLuminance", .float, "HLG OOTF Lw (nits)"),
+            ("hlgSystemGamma", .float, "HLG OOTF gamma"),
+            ("width", .uint, "pixels per row"),
+            ("height", .uint, "rows"),
+            ("wordsPerRow", .uint, "32-bit words per surface row"),
+            ("frameStrideWords", .uint, "32-bit words from one frame's surface to the next"),
+            ("shift", .uint, "16 − bit depth: native code = word >> shift"),
+            ("alphaMax", .uint, "the largest alpha code, 2^depth − 1"),
+            ("lumaLow", .uint, "Y' below this is out of range"),
+            ("lumaHigh", .uint, "Y' above this is out of range"),
+            ("chromaLow", .uint, "Cb, Cr below this are out of range"),
+            ("chromaHigh", .uint, "Cb, Cr above this are out of range"),
+        ])
 
     static func interface(layout: PackedLayout, alpha: Bool, light: LightLevelMeter?) -> KernelInterface {
         var defines: [(name: String, value: String)] = [
@@ -41,9 +43,12 @@ enum FrameStatisticsKernel {
         ]
         if layout == .v216 { defines.append(("V216", "1")) }
         if alpha { defines.append(("ALPHA", "1")) }
-        return KernelInterface(shader: shader, workgroupSize: workgroupSize, defines: defines, bindings: [
-            BufferBinding("surfaces", .read, "uint words[]", "the batch's \(layout) surfaces, one every frameStrideWords"),
-            BufferBinding("partials", .write, "uvec4 words[]", "3 uvec4 a workgroup (FrameStatisticsPass.Partial)"),
-        ], push: push)
+        return KernelInterface(
+            shader: shader, workgroupSize: workgroupSize, defines: defines,
+            bindings: [
+                BufferBinding(
+                    "surfaces", .read, "uint words[]", "the batch's \(layout) surfaces, one every frameStrideWords"),
+                BufferBinding("partials", .write, "uvec4 words[]", "3 uvec4 a workgroup (FrameStatisticsPass.Partial)"),
+            ], push: push)
     }
 }

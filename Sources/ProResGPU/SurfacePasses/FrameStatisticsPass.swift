@@ -36,16 +36,22 @@ package final class FrameStatisticsPass {
     private let groupsPerFrame: Int
 
     /// `light`: nil unless the stream is PQ/HLG. `slots`: binding sets to make.
-    package init(kernels: KernelCache, format: PlanarFormat, layout: PackedLayout, width: Int, height: Int, range: ColorRange,
-                 light: LightLevelMeter?, slots: Int) throws {
+    package init(
+        kernels: KernelCache, format: PlanarFormat, layout: PackedLayout, width: Int, height: Int, range: ColorRange,
+        light: LightLevelMeter?, slots: Int
+    ) throws {
         guard layout == PackedLayout.native(for: format.chroma), !(layout == .v216 && format.hasAlpha) else {
-            throw ProResDecodeError.badRequest(.message(
-                "frame statistics read the native packed layout (y416 for 4:4:4, v216 for 4:2:2 without alpha), not \(layout) for \(format)"))
+            throw ProResDecodeError.badRequest(
+                .message(
+                    "frame statistics read the native packed layout (y416 for 4:4:4, v216 for 4:2:2 without alpha), not \(layout) for \(format)"
+                ))
         }
         // Each workgroup's Y' sum is 32-bit (see FrameStatisticsKernel.rowsPerGroup).
-        let largestBandSum = UInt64(width) * UInt64(FrameStatisticsKernel.rowsPerGroup) * UInt64((1 << format.bitDepth) - 1)
+        let largestBandSum =
+            UInt64(width) * UInt64(FrameStatisticsKernel.rowsPerGroup) * UInt64((1 << format.bitDepth) - 1)
         guard width > 0, height > 0, largestBandSum <= UInt64(UInt32.max) else {
-            throw ProResDecodeError.badRequest(.message("frame statistics: a \(width)x\(height) frame is out of the pass's bounds"))
+            throw ProResDecodeError.badRequest(
+                .message("frame statistics: a \(width)x\(height) frame is out of the pass's bounds"))
         }
         self.format = format
         self.layout = layout
@@ -54,7 +60,8 @@ package final class FrameStatisticsPass {
         limits = VideoRangeLimits(range: range, bitDepth: format.bitDepth)
         self.light = light
         groupsPerFrame = (height + FrameStatisticsKernel.rowsPerGroup - 1) / FrameStatisticsKernel.rowsPerGroup
-        kernel = try kernels.kernel(FrameStatisticsKernel.interface(layout: layout, alpha: format.hasAlpha, light: light))
+        kernel = try kernels.kernel(
+            FrameStatisticsKernel.interface(layout: layout, alpha: format.hasAlpha, light: light))
         sets = try kernel.makeBindingSets(slots)
     }
 
@@ -63,23 +70,34 @@ package final class FrameStatisticsPass {
 
     /// Frame i's packed surface at byte i·surfaceStride of `surfaces` (a
     /// multiple of 4); its results at byte i·resultBytesPerFrame of `results`.
-    package func record(_ cb: CommandBuffer, slot: Int, surfaces: BufferRange, surfaceStride: Int, frames: Int, results: BufferRange) {
-        precondition(surfaceStride % 4 == 0 && surfaceStride >= layout.bytesPerRow(width: width) * height,
-                     "a surface stride of \(surfaceStride) bytes does not hold a \(width)x\(height) \(layout) frame")
-        precondition(results.bytes >= frames * resultBytesPerFrame, "the results range holds fewer than \(frames) frames")
+    package func record(
+        _ cb: CommandBuffer, slot: Int, surfaces: BufferRange, surfaceStride: Int, frames: Int, results: BufferRange
+    ) {
+        precondition(
+            surfaceStride % 4 == 0 && surfaceStride >= layout.bytesPerRow(width: width) * height,
+            "a surface stride of \(surfaceStride) bytes does not hold a \(width)x\(height) \(layout) frame")
+        precondition(
+            results.bytes >= frames * resultBytesPerFrame, "the results range holds fewer than \(frames) frames")
         guard frames > 0 else { return }
-        cb.dispatch(kernel, set: sets[slot], buffers: [surfaces, results], push: pushValues(surfaceStride: surfaceStride),
-                    groups: (groupsPerFrame, frames, 1))
+        cb.dispatch(
+            kernel, set: sets[slot], buffers: [surfaces, results], push: pushValues(surfaceStride: surfaceStride),
+            groups: (groupsPerFrame, frames, 1))
     }
 
     /// One frame's sums from its results (host-visible memory, after the GPU work completed).
     package func sums(results: UnsafeRawPointer) -> PictureSums {
-        var lumaMin = UInt32.max, lumaMax: UInt32 = 0, lumaSum: UInt64 = 0
-        var transparent: UInt64 = 0, opaque: UInt64 = 0
+        var lumaMin = UInt32.max
+        var lumaMax: UInt32 = 0
+        var lumaSum: UInt64 = 0
+        var transparent: UInt64 = 0
+        var opaque: UInt64 = 0
         var outside = PictureSums.OutOfRangeCounts()
-        var peak: Float = 0, lightSum = 0.0
+        var peak: Float = 0
+        var lightSum = 0.0
         for group in 0..<groupsPerFrame {
-            func word(_ i: Int) -> UInt32 { results.load(fromByteOffset: group * Partial.bytes + 4 * i, as: UInt32.self) }
+            func word(_ i: Int) -> UInt32 {
+                results.load(fromByteOffset: group * Partial.bytes + 4 * i, as: UInt32.self)
+            }
             lumaMin = min(lumaMin, word(0))
             lumaMax = max(lumaMax, word(1))
             lumaSum += UInt64(word(2))
@@ -87,31 +105,39 @@ package final class FrameStatisticsPass {
             opaque += UInt64(word(5))
             peak = max(peak, Float(bitPattern: word(6)))
             lightSum += Double(Float(bitPattern: word(7)))
-            outside = outside + PictureSums.OutOfRangeCounts(lumaBelow: UInt64(word(8)), lumaAbove: UInt64(word(9)),
-                                                             chromaBelow: UInt64(word(10)), chromaAbove: UInt64(word(11)))
+            outside =
+                outside
+                + PictureSums.OutOfRangeCounts(
+                    lumaBelow: UInt64(word(8)), lumaAbove: UInt64(word(9)),
+                    chromaBelow: UInt64(word(10)), chromaAbove: UInt64(word(11)))
         }
         let step = LightLevelMeter.gridStep
         let gridPixels = Double(((width + step - 1) / step) * ((height + step - 1) / step))
-        return PictureSums(lumaMin: Int(lumaMin), lumaMax: Int(lumaMax), lumaSum: lumaSum, samples: UInt64(width * height),
-                           alpha: format.hasAlpha ? .init(transparent: transparent, opaque: opaque) : nil,
-                           outOfRange: limits == nil ? nil : outside,
-                           light: light == nil ? nil : .init(peak: Double(peak), average: lightSum / gridPixels))
+        return PictureSums(
+            lumaMin: Int(lumaMin), lumaMax: Int(lumaMax), lumaSum: lumaSum, samples: UInt64(width * height),
+            alpha: format.hasAlpha ? .init(transparent: transparent, opaque: opaque) : nil,
+            outOfRange: limits == nil ? nil : outside,
+            light: light == nil ? nil : .init(peak: Double(peak), average: lightSum / gridPixels))
     }
 
     /// The push block for one dispatch, in `FrameStatisticsKernel.push`'s order.
     private func pushValues(surfaceStride: Int) -> [PushValue] {
         let colour = LightParameters(light)
         // Full range: every code is legal, nothing counts (the host reports nil).
-        let (lumaLow, lumaHigh, chromaLow, chromaHigh) = limits.map { ($0.lumaLow, $0.lumaHigh, $0.chromaLow, $0.chromaHigh) }
+        let (lumaLow, lumaHigh, chromaLow, chromaHigh) =
+            limits.map { ($0.lumaLow, $0.lumaHigh, $0.chromaLow, $0.chromaHigh) }
             ?? (0, Int(UInt32.max), 0, Int(UInt32.max))
-        return [.vec4(colour.rows[0], colour.weights.x), .vec4(colour.rows[1], colour.weights.y),
-                .vec4(colour.rows[2], colour.weights.z),
-                .vec4(SIMD3(colour.quantisation.yBlack, colour.quantisation.yExcursion, colour.quantisation.cCentre),
-                      colour.quantisation.cExcursion),
-                .float(colour.hlgPeakLuminance), .float(colour.hlgSystemGamma),
-                .uint(width), .uint(height), .uint(layout.bytesPerRow(width: width) / 4), .uint(surfaceStride / 4),
-                .uint(16 - format.bitDepth), .uint((1 << format.bitDepth) - 1),
-                .uint(lumaLow), .uint(lumaHigh), .uint(chromaLow), .uint(chromaHigh)]
+        return [
+            .vec4(colour.rows[0], colour.weights.x), .vec4(colour.rows[1], colour.weights.y),
+            .vec4(colour.rows[2], colour.weights.z),
+            .vec4(
+                SIMD3(colour.quantisation.yBlack, colour.quantisation.yExcursion, colour.quantisation.cCentre),
+                colour.quantisation.cExcursion),
+            .float(colour.hlgPeakLuminance), .float(colour.hlgSystemGamma),
+            .uint(width), .uint(height), .uint(layout.bytesPerRow(width: width) / 4), .uint(surfaceStride / 4),
+            .uint(16 - format.bitDepth), .uint((1 << format.bitDepth) - 1),
+            .uint(lumaLow), .uint(lumaHigh), .uint(chromaLow), .uint(chromaHigh),
+        ]
     }
 }
 

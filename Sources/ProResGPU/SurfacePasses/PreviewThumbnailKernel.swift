@@ -7,13 +7,16 @@ enum PreviewThumbnailKernel {
     static let interface = KernelInterface(
         shader: "preview_thumbnail.comp", workgroupSize: 64,
         bindings: [
-            BufferBinding("source", .read, "uint words[]", "RGBA16F linear Display P3, straight alpha: R | G << 16, B | A << 16"),
+            BufferBinding(
+                "source", .read, "uint words[]", "RGBA16F linear Display P3, straight alpha: R | G << 16, B | A << 16"),
             BufferBinding("thumbnail", .write, "vec4 pixels[]", "RGBA float32, straight alpha, rows of targetWidth"),
         ],
-        push: PushLayout(blockName: "ThumbnailParameters", fields: [
-            ("sourceWidth", .uint, "the frame's pixels per row (below 2^16)"),
-            ("sourceHeight", .uint, "the frame's rows (below 2^16)"),
-            ("targetWidth", .uint, "the thumbnail's pixels per row, 1...sourceWidth"),
-            ("targetHeight", .uint, "the thumbnail's rows, 1...sourceHeight"),
-        ]))
+        push: PushLayout(
+            blockName: "ThumbnailParameters",
+            fields: [
+                ("sourceWidth", .uint, "the frame's pixels per row (below 2^16)"),
+                ("sourceHeight", .uint, "the frame's rows (below 2^16)"),
+                ("targetWidth", .uint, "the thumbnail's pixels per row, 1...sourceWidth"),
+                ("targetHeight", .uint, "the thumbnail's rows, 1...sourceHeight"),
+            ]))
 }

@@ -36,14 +36,21 @@ public final class PreviewThumbnailPass {
     /// The thumbnail of `frame` (a converted frame's device buffer, `width` ×
     /// `height` RGBA16F pixels) at `target` (none when nil), and a copy of
     /// the whole frame when `copyFull`.
-    public func run(_ frame: VulkanBuffer, width: Int, height: Int, target: (width: Int, height: Int)?, copyFull: Bool) throws -> Result {
+    public func run(_ frame: VulkanBuffer, width: Int, height: Int, target: (width: Int, height: Int)?, copyFull: Bool)
+        throws -> Result
+    {
         let target = target ?? (0, 0)
         // The shader's footprints are integers up to sourceWidth · targetWidth.
-        guard width < 1 << 16, height < 1 << 16, (0...width).contains(target.width), (0...height).contains(target.height) else {
-            throw ProResDecodeError.badRequest(.message(
-                "a \(target.width)x\(target.height) thumbnail of a \(width)x\(height) frame is out of the thumbnail pass's bounds"))
+        guard width < 1 << 16, height < 1 << 16, (0...width).contains(target.width),
+            (0...height).contains(target.height)
+        else {
+            throw ProResDecodeError.badRequest(
+                .message(
+                    "a \(target.width)x\(target.height) thumbnail of a \(width)x\(height) frame is out of the thumbnail pass's bounds"
+                ))
         }
-        let frameBytes = width * height * 8, thumbnailBytes = target.width * target.height * 16
+        let frameBytes = width * height * 8
+        let thumbnailBytes = target.width * target.height * 16
         if thumbnailBytes > 0, (thumbnail?.size ?? 0) < thumbnailBytes {
             thumbnail = try VulkanBuffer(context, size: thumbnailBytes, usage: .storage, memory: .hostReadback)
         }
@@ -52,14 +59,22 @@ public final class PreviewThumbnailPass {
         }
         let cb = try recorder.begin(0)
         if thumbnailBytes > 0 {
-            cb.dispatch(kernel, set: set, buffers: [BufferRange(frame, bytes: frameBytes), BufferRange(thumbnail!, bytes: thumbnailBytes)],
-                        push: [.uint(width), .uint(height), .uint(target.width), .uint(target.height)],
-                        groups: (kernel.interface.groups(covering: target.width), target.height, 1))
+            cb.dispatch(
+                kernel, set: set,
+                buffers: [BufferRange(frame, bytes: frameBytes), BufferRange(thumbnail!, bytes: thumbnailBytes)],
+                push: [.uint(width), .uint(height), .uint(target.width), .uint(target.height)],
+                groups: (kernel.interface.groups(covering: target.width), target.height, 1))
         }
         if copyFull { cb.copy(frame, to: full!, bytes: frameBytes) }
         try recorder.wait(for: try recorder.submit(cb))
-        let values = thumbnailBytes == 0 ? [] : Array(UnsafeBufferPointer(start: thumbnail!.mapped!.assumingMemoryBound(to: Float.self),
-                                                                          count: target.width * target.height * 4))
-        return Result(thumbnail: values, full: copyFull ? UnsafeRawBufferPointer(start: full!.mapped, count: frameBytes) : nil)
+        let values =
+            thumbnailBytes == 0
+            ? []
+            : Array(
+                UnsafeBufferPointer(
+                    start: thumbnail!.mapped!.assumingMemoryBound(to: Float.self),
+                    count: target.width * target.height * 4))
+        return Result(
+            thumbnail: values, full: copyFull ? UnsafeRawBufferPointer(start: full!.mapped, count: frameBytes) : nil)
     }
 }

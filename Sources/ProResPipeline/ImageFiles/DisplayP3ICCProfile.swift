@@ -45,7 +45,9 @@ enum DisplayP3ICCProfile {
         let dataStart = 128 + 4 + tags.count * 12
         for (signature, element) in tags {
             let offset: Int
-            if let earlier = placed[element] { offset = earlier } else {
+            if let earlier = placed[element] {
+                offset = earlier
+            } else {
                 offset = dataStart + data.count
                 placed[element] = offset
                 data.append(contentsOf: element)
@@ -67,21 +69,21 @@ enum DisplayP3ICCProfile {
     private static func header(size: Int) -> [UInt8] {
         var h: [UInt8] = []
         h.appendBigEndian(UInt32(size))
-        h.appendBigEndian(UInt32(0))              // preferred CMM: none
-        h.appendBigEndian(UInt32(0x0430_0000))    // version 4.3
-        h += Array("mntrRGB XYZ ".utf8)           // display class, RGB data, XYZ connection space
+        h.appendBigEndian(UInt32(0))  // preferred CMM: none
+        h.appendBigEndian(UInt32(0x0430_0000))  // version 4.3
+        h += Array("mntrRGB XYZ ".utf8)  // display class, RGB data, XYZ connection space
         for field: UInt16 in [2024, 1, 1, 0, 0, 0] { h.appendBigEndian(field) }  // creation date (fixed)
         h += Array("acsp".utf8)
-        h.appendBigEndian(UInt32(0))              // platform
-        h.appendBigEndian(UInt32(0))              // flags: not embedded-only, usable independently
-        h.appendBigEndian(UInt32(0))              // device manufacturer
-        h.appendBigEndian(UInt32(0))              // device model
-        h.appendBigEndian(UInt64(0))              // device attributes: reflective, glossy, positive, colour
-        h.appendBigEndian(UInt32(0))              // rendering intent: perceptual
-        h += ICCTag.s15Fixed16(d50)               // connection-space illuminant
-        h.appendBigEndian(UInt32(0))              // creator
-        h += [UInt8](repeating: 0, count: 16)     // profile ID: 0 = not computed
-        h += [UInt8](repeating: 0, count: 28)     // reserved
+        h.appendBigEndian(UInt32(0))  // platform
+        h.appendBigEndian(UInt32(0))  // flags: not embedded-only, usable independently
+        h.appendBigEndian(UInt32(0))  // device manufacturer
+        h.appendBigEndian(UInt32(0))  // device model
+        h.appendBigEndian(UInt64(0))  // device attributes: reflective, glossy, positive, colour
+        h.appendBigEndian(UInt32(0))  // rendering intent: perceptual
+        h += ICCTag.s15Fixed16(d50)  // connection-space illuminant
+        h.appendBigEndian(UInt32(0))  // creator
+        h += [UInt8](repeating: 0, count: 16)  // profile ID: 0 = not computed
+        h += [UInt8](repeating: 0, count: 28)  // reserved
         precondition(h.count == 128)
         return h
     }
@@ -110,11 +112,11 @@ enum ICCTag {
     static func text(_ string: String) -> [UInt8] {
         let utf16 = Array(string.utf16)
         var out = Array("mluc".utf8) + [0, 0, 0, 0]
-        out.appendBigEndian(UInt32(1))            // records
-        out.appendBigEndian(UInt32(12))           // record size
+        out.appendBigEndian(UInt32(1))  // records
+        out.appendBigEndian(UInt32(12))  // record size
         out += Array("enUS".utf8)
         out.appendBigEndian(UInt32(utf16.count * 2))
-        out.appendBigEndian(UInt32(28))           // string offset from the element's start
+        out.appendBigEndian(UInt32(28))  // string offset from the element's start
         for unit in utf16 { out.appendBigEndian(unit) }
         return out
     }
@@ -126,7 +128,9 @@ enum ICCTag {
         var out = Array("para".utf8) + [0, 0, 0, 0]
         out.appendBigEndian(UInt16(3))
         out.appendBigEndian(UInt16(0))
-        for v in [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045] { out.appendBigEndian(Int32((v * 65536).rounded())) }
+        for v in [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045] {
+            out.appendBigEndian(Int32((v * 65536).rounded()))
+        }
         return out
     }()
 }

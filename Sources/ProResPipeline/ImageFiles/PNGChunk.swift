@@ -23,7 +23,9 @@ public struct PNGChunk: Equatable, Sendable {
 
     /// `cICP` (PNG 3rd edition): H.273 code points the picture is coded
     /// with. Decoders that know it prefer it to iCCP.
-    public static func codingIndependentCodePoints(primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool) -> PNGChunk {
+    public static func codingIndependentCodePoints(primaries: UInt8, transfer: UInt8, matrix: UInt8, fullRange: Bool)
+        -> PNGChunk
+    {
         PNGChunk(type: "cICP", data: [primaries, transfer, matrix, fullRange ? 1 : 0])
     }
 

@@ -15,11 +15,14 @@ enum PNGChunkEditor {
     public static func inserting(_ chunks: [PNGChunk], into file: [UInt8]) throws -> [UInt8] {
         let existing = try parse(file)
         guard existing.first?.chunk.type == "IHDR" else { throw Failure(description: "PNG does not start with IHDR") }
-        let replaced = Set(chunks.map(\.type)).union(chunks.contains { colourTypes.contains($0.type) } ? colourTypes : [])
+        let replaced = Set(chunks.map(\.type)).union(
+            chunks.contains { colourTypes.contains($0.type) } ? colourTypes : [])
         var out = signature
         out.append(contentsOf: file[existing[0].range])
         for chunk in chunks { out.append(contentsOf: chunk.encoded) }
-        for (chunk, range) in existing.dropFirst() where !replaced.contains(chunk.type) { out.append(contentsOf: file[range]) }
+        for (chunk, range) in existing.dropFirst() where !replaced.contains(chunk.type) {
+            out.append(contentsOf: file[range])
+        }
         return out
     }
 
@@ -32,9 +35,13 @@ enum PNGChunkEditor {
         while at < file.count {
             guard at + 12 <= file.count else { throw Failure(description: "PNG ends inside a chunk header") }
             let length = Int(file.bigEndian(at: at, as: UInt32.self))
-            guard length <= file.count - at - 12 else { throw Failure(description: "PNG chunk runs past the end of the file") }
+            guard length <= file.count - at - 12 else {
+                throw Failure(description: "PNG chunk runs past the end of the file")
+            }
             let typeBytes = file[at + 4..<at + 8]
-            guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0 & ~0x20) }) else { throw Failure(description: "PNG chunk type is not four letters") }
+            guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0 & ~0x20) }) else {
+                throw Failure(description: "PNG chunk type is not four letters")
+            }
             let type = String(decoding: typeBytes, as: UTF8.self)
             chunks.append((PNGChunk(type: type, data: Array(file[at + 8..<at + 8 + length])), at..<at + 12 + length))
             at += 12 + length

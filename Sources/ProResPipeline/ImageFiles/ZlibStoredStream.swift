@@ -30,7 +30,8 @@ enum ZlibStoredStream {
 
     /// RFC 1950's Adler-32 of `data`.
     public static func adler32(_ data: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
+        var a: UInt32 = 1
+        var b: UInt32 = 0
         for byte in data {
             a = (a + UInt32(byte)) % 65521
             b = (b + a) % 65521

@@ -21,11 +21,12 @@ public final class Y4MSink: FrameSink {
         // An elementary stream without a rate: ffmpeg's raw default, 25 fps.
         let rate = format.frameRate ?? (25, 1)
         let sar = format.sampleAspectRatio ?? (1, 1)
-        let interlacing = switch format.fieldOrder {
-        case .progressive: "p"
-        case .topFieldFirst: "t"
-        case .bottomFieldFirst: "b"
-        }
+        let interlacing =
+            switch format.fieldOrder {
+            case .progressive: "p"
+            case .topFieldFirst: "t"
+            case .bottomFieldFirst: "b"
+            }
         let chroma = "\(native.chroma == .c444 ? "444" : "422")p\(native.bitDepth)"
         let range = format.colorTags.range.value == .full ? "FULL" : "LIMITED"
         return "YUV4MPEG2 W\(format.width) H\(format.height) F\(rate.numerator):\(rate.denominator) I\(interlacing) "
@@ -66,12 +67,15 @@ public final class MuxedRawSink: FrameSink {
         self.file = file
         let seeks = container == .mov
         if seeks && !file.isSeekable {
-            throw ProResDecodeError.output(path: file.path == "-" ? "stdout" : file.path,
-                                           reason: "QuickTime needs a file it can seek in, not a pipe; write .nut or .y4m to a pipe")
+            throw ProResDecodeError.output(
+                path: file.path == "-" ? "stdout" : file.path,
+                reason: "QuickTime needs a file it can seek in, not a pipe; write .nut or .y4m to a pipe")
         }
-        muxer = try RawVideoMuxer(formatName: container.rawValue, format: format, firstFrame: firstFrame, errorPath: file.path, write: { bytes in
-            try bytes.withUnsafeBytes { try file.write([$0]) }
-        }, seek: seeks ? { file.seek(to: $0, whence: $1) } : nil)
+        muxer = try RawVideoMuxer(
+            formatName: container.rawValue, format: format, firstFrame: firstFrame, errorPath: file.path,
+            write: { bytes in
+                try bytes.withUnsafeBytes { try file.write([$0]) }
+            }, seek: seeks ? { file.seek(to: $0, whence: $1) } : nil)
     }
 
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {

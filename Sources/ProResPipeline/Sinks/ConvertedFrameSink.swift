@@ -1,9 +1,9 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
-import ProResGPU
 import Foundation
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
+import ProResGPU
 
 /// Where GPU-converted frames go: `--save DIR` as EXR or PNG.
 public protocol ConvertedFrameSink: AnyObject {
@@ -64,8 +64,10 @@ public final class FrameSaver: ConvertedFrameSink {
     /// frame file among them already in the directory fails here, before
     /// anything is decoded, rather than at that frame with half the
     /// directory rewritten.
-    public init(directory: String, format: Format, tags: ImageFileTags = ImageFileTags(), overwrite: Bool,
-                frames: Range<Int> = 0..<Int.max) throws {
+    public init(
+        directory: String, format: Format, tags: ImageFileTags = ImageFileTags(), overwrite: Bool,
+        frames: Range<Int> = 0..<Int.max
+    ) throws {
         self.directory = directory
         self.format = format
         self.tags = tags
@@ -73,19 +75,23 @@ public final class FrameSaver: ConvertedFrameSink {
         var info = stat()
         createdDirectory = PathBytes.withCString(directory, { stat($0, &info) }) != 0
         if !createdDirectory {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw ProResDecodeError.output(path: directory, reason: "exists and is not a directory") }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw ProResDecodeError.output(path: directory, reason: "exists and is not a directory")
+            }
             if !overwrite, let existing = try Self.existingFrameFile(in: directory, format: format, frames: frames) {
                 throw ProResDecodeError.outputExists(path: Self.join(directory, existing))
             }
         } else if let failure = Directories.create(directory, made: TemporaryFiles.shared.registerMade) {
-            throw ProResDecodeError.output(path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
+            throw ProResDecodeError.output(
+                path: directory, reason: "cannot create the directory (\(String(cString: strerror(failure))))")
         }
     }
 
     /// The first (by name) `frame-NNNNNN.EXT` in `directory` whose index is in `frames`.
     static func existingFrameFile(in directory: String, format: Format, frames: Range<Int>) throws -> String? {
         guard let names = Directories.names(directory) else {
-            throw ProResDecodeError.output(path: directory, reason: "cannot list the directory (\(String(cString: strerror(errno))))")
+            throw ProResDecodeError.output(
+                path: directory, reason: "cannot list the directory (\(String(cString: strerror(errno))))")
         }
         return names.sorted().first { name in frameIndex(name, format: format).map(frames.contains) ?? false }
     }
@@ -100,7 +106,9 @@ public final class FrameSaver: ConvertedFrameSink {
         let suffix = "." + format.rawValue
         guard name.hasPrefix("frame-"), name.hasSuffix(suffix) else { return nil }
         let digits = name.dropFirst(6).dropLast(suffix.count)
-        guard digits.count >= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(digits) else { return nil }
+        guard digits.count >= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(digits) else {
+            return nil
+        }
         return name == fileName(index: index, format: format) ? index : nil
     }
 
@@ -110,7 +118,8 @@ public final class FrameSaver: ConvertedFrameSink {
     }
 
     public func consume(_ frame: ConvertedFrame) throws {
-        precondition(frame.pixels.count == frame.width * frame.height * 8, "saving needs the converted pixels read back")
+        precondition(
+            frame.pixels.count == frame.width * frame.height * 8, "saving needs the converted pixels read back")
         let encoded = try encode(frame)
         let name = Self.fileName(index: frame.index, format: format)
         do {
@@ -127,9 +136,11 @@ public final class FrameSaver: ConvertedFrameSink {
 
     private func stagingDirectory() throws -> String {
         if let staging { return staging }
-        var template = PathBytes.bytes(Self.join(directory, ".prores-decode-save.XXXXXX")).map { CChar(bitPattern: $0) } + [0]
+        var template =
+            PathBytes.bytes(Self.join(directory, ".prores-decode-save.XXXXXX")).map { CChar(bitPattern: $0) } + [0]
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw ProResDecodeError.output(path: directory, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
+            throw ProResDecodeError.output(
+                path: directory, reason: "cannot create a staging directory (\(String(cString: strerror(errno))))")
         }
         let path = PathBytes.string(cString: made)
         TemporaryFiles.shared.registerStaging(path)
@@ -148,7 +159,8 @@ public final class FrameSaver: ConvertedFrameSink {
         var published: [String] = []
         do {
             for name in staged {
-                let from = Self.join(staging, name), to = Self.join(directory, name)
+                let from = Self.join(staging, name)
+                let to = Self.join(directory, name)
                 try Publish.publish(from, as: to, replacing: overwrite)
                 published.append(to)
             }
@@ -181,11 +193,14 @@ public final class FrameSaver: ConvertedFrameSink {
 
     private func encode(_ frame: ConvertedFrame) throws -> [UInt8] {
         let isEXR = format == .exr
-        let encoded = try StillImageEncoder.encode(isEXR ? .exrHalfGBRA : .pngRGBA64, width: frame.width, height: frame.height,
-                                                   errorPath: directory) { planes in
+        let encoded = try StillImageEncoder.encode(
+            isEXR ? .exrHalfGBRA : .pngRGBA64, width: frame.width, height: frame.height,
+            errorPath: directory
+        ) { planes in
             if isEXR { fillPlanarFloat(planes, frame) } else { fillPreview(planes[0], frame) }
         }
-        return isEXR ? try tags.taggedEXR(encoded, frameIndex: frame.index, errorPath: directory)
+        return isEXR
+            ? try tags.taggedEXR(encoded, frameIndex: frame.index, errorPath: directory)
             : try tags.taggedPNG(encoded, errorPath: directory)
     }
 

@@ -54,7 +54,8 @@ struct FrameHashLines: Sendable {
     /// dts is pts. A frame without pts gets AV_NOPTS_VALUE, as in ffmpeg.
     public func line(pts: Int64?, size: Int, hex: String) -> String {
         let time = pts.map(rescale) ?? Int64.min
-        return "0, \(Self.padded(time, 10)), \(Self.padded(time, 10)), \(Self.padded(duration, 8)), \(Self.padded(Int64(size), 8)), \(hex)\n"
+        return
+            "0, \(Self.padded(time, 10)), \(Self.padded(time, 10)), \(Self.padded(duration, 8)), \(Self.padded(Int64(size), 8)), \(hex)\n"
     }
 
     /// `av_rescale_q` with its default rounding (nearest, halves away from 0).

@@ -1,7 +1,7 @@
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// Where decoded frames go (dav1d's output modules): null, raw, md5, and

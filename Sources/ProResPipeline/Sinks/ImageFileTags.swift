@@ -31,7 +31,9 @@ public struct ImageFileTags: Sendable {
         var attributes = [EXRAttribute.chromaticities(ColorPrimariesSpec.displayP3.chromaticities)]
         let aspect = sampleAspectRatio ?? (1, 1)
         attributes.append(.pixelAspectRatio(numerator: aspect.numerator, denominator: aspect.denominator))
-        if let rate = frameRate { attributes.append(.framesPerSecond(numerator: rate.numerator, denominator: rate.denominator)) }
+        if let rate = frameRate {
+            attributes.append(.framesPerSecond(numerator: rate.numerator, denominator: rate.denominator))
+        }
         if let start = startTimecode { attributes.append(.timeCode(start.advanced(by: index))) }
         if let whiteLuminance { attributes.append(.whiteLuminance(nits: whiteLuminance)) }
         return attributes
@@ -42,9 +44,11 @@ public struct ImageFileTags: Sendable {
     /// iCCP profile for readers without cICP, and pHYs for the pixel shape.
     public var pngChunks: [PNGChunk] {
         let aspect = sampleAspectRatio ?? (1, 1)
-        return [.codingIndependentCodePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true),
-                .embeddedProfile(name: "Display P3", profile: DisplayP3ICCProfile.bytes),
-                .pixelAspect(numerator: aspect.numerator, denominator: aspect.denominator)]
+        return [
+            .codingIndependentCodePoints(primaries: 12, transfer: 13, matrix: 0, fullRange: true),
+            .embeddedProfile(name: "Display P3", profile: DisplayP3ICCProfile.bytes),
+            .pixelAspect(numerator: aspect.numerator, denominator: aspect.denominator),
+        ]
     }
 
     /// An EXR from `StillImageEncoder` with these tags set in its header;

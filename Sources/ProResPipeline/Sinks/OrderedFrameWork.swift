@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Work on whole frames (a hash of 33 MB) on every core, its results handed
 /// on in frame order: what lets `--framemd5` keep up with the GPU decoder,
@@ -52,9 +52,11 @@ package final class OrderedFrameWork<Result>: @unchecked Sendable {
     /// `work` gets 1...`batch` frames and returns one result for each. The
     /// default depth lets half the workers take a full batch while the
     /// decoder fills the queue again.
-    package init(workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil, batch: Int = 1,
-         work: @escaping ([FrameBytes]) -> [Result],
-         deliver: @escaping (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void) {
+    package init(
+        workers count: Int = ProcessInfo.processInfo.activeProcessorCount, depth: Int? = nil, batch: Int = 1,
+        work: @escaping ([FrameBytes]) -> [Result],
+        deliver: @escaping (_ index: Int, _ pts: Int64?, _ bytes: Int, Result) throws -> Void
+    ) {
         self.work = work
         self.deliver = deliver
         self.batch = max(1, batch)
@@ -83,8 +85,9 @@ package final class OrderedFrameWork<Result>: @unchecked Sendable {
     /// Queues one frame's bytes (the native planes of a packed surface:
     /// `holder` is that surface).
     package func submit(index: Int, pts: Int64?, bytes: FrameBytes, holder: PixelBuffer?) throws {
-        let copy: CopiedFrame? = if holder == nil, case let .spans(spans) = bytes { CopiedFrame(spans) } else { nil }
-        precondition(holder != nil || copy != nil, "a packed surface's planes are read from the surface, which must be held")
+        let copy: CopiedFrame? = if holder == nil, case .spans(let spans) = bytes { CopiedFrame(spans) } else { nil }
+        precondition(
+            holder != nil || copy != nil, "a packed surface's planes are read from the surface, which must be held")
         lock.lock()
         defer { lock.unlock() }
         while held >= depth && failure == nil && !closed { lock.wait() }
@@ -93,8 +96,10 @@ package final class OrderedFrameWork<Result>: @unchecked Sendable {
         startWorkers()
         holder?.retainUse()
         held += 1
-        queue.append(Job(sequence: submitted, index: index, pts: pts, bytes: copy.map { .spans([$0.bytes]) } ?? bytes,
-                         holder: holder, copy: copy))
+        queue.append(
+            Job(
+                sequence: submitted, index: index, pts: pts, bytes: copy.map { .spans([$0.bytes]) } ?? bytes,
+                holder: holder, copy: copy))
         submitted += 1
         lock.broadcast()
     }

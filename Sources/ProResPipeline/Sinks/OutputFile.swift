@@ -1,9 +1,9 @@
 import Foundation
-import Glibc
-import ProResCore
-import HostSupport
-import ProResFFmpeg
 import GPUKit
+import Glibc
+import HostSupport
+import ProResCore
+import ProResFFmpeg
 import ProResGPU
 
 /// A destination for bytes that never leaves a partial file behind. A
@@ -54,7 +54,9 @@ public final class OutputFile {
             default:
                 // A device or pipe: nothing there to lose, and renaming onto it would be wrong.
                 fd = PathBytes.withCString(path) { open($0, O_WRONLY | O_CLOEXEC) }
-                guard fd >= 0 else { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno))) }
+                guard fd >= 0 else {
+                    throw ProResDecodeError.output(path: path, reason: String(cString: strerror(errno)))
+                }
                 temporaryPath = nil
                 return
             }
@@ -74,8 +76,8 @@ public final class OutputFile {
     private static func linkTarget(_ path: String) -> String? {
         var info = stat()
         guard PathBytes.withCString(path, { lstat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFLNK,
-              PathBytes.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let real = PathBytes.withCString(path, { realpath($0, nil) })
+            PathBytes.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG,
+            let real = PathBytes.withCString(path, { realpath($0, nil) })
         else { return nil }
         defer { free(real) }
         return PathBytes.string(cString: real)
@@ -90,7 +92,8 @@ public final class OutputFile {
         guard PathBytes.withCString(directory, { stat($0, &info) }) != 0 else { return }
         if let failure = Directories.create(directory, made: TemporaryFiles.shared.registerMade) {
             TemporaryFiles.shared.removeEmptyMadeDirectories()
-            throw ProResDecodeError.output(path: path, reason: "cannot create its directory (\(String(cString: strerror(failure))))")
+            throw ProResDecodeError.output(
+                path: path, reason: "cannot create its directory (\(String(cString: strerror(failure))))")
         }
     }
 
@@ -98,14 +101,18 @@ public final class OutputFile {
 
     /// Writes every span, in order, with as few system calls as possible.
     public func write(_ spans: [UnsafeRawBufferPointer]) throws {
-        var vectors = spans.filter { $0.count > 0 }.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        var vectors = spans.filter { $0.count > 0 }.map {
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+        }
         var first = 0
         while first < vectors.count {
             let batch = min(vectors.count - first, 1024)
             let written = vectors.withUnsafeMutableBufferPointer { writev(fd, $0.baseAddress! + first, Int32(batch)) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw ProResDecodeError.output(path: displayName, reason: errno == EPIPE ? "the reader closed the pipe" : String(cString: strerror(errno)))
+                throw ProResDecodeError.output(
+                    path: displayName,
+                    reason: errno == EPIPE ? "the reader closed the pipe" : String(cString: strerror(errno)))
             }
             // Skip what went out; a short write resumes mid-vector.
             var remaining = written
@@ -135,7 +142,9 @@ public final class OutputFile {
         let closeStatus = close(fd)
         let closeError = errno
         guard let temporaryPath else {
-            if closeStatus != 0 { throw ProResDecodeError.output(path: path, reason: String(cString: strerror(closeError))) }
+            if closeStatus != 0 {
+                throw ProResDecodeError.output(path: path, reason: String(cString: strerror(closeError)))
+            }
             return
         }
         guard closeStatus == 0 else {

@@ -64,7 +64,8 @@ public final class PresentSink: ConvertedFrameSink, @unchecked Sendable {
         lock.lock()
         let existing = ring[slot]
         lock.unlock()
-        let target = try existing.flatMap { $0.size == bytes ? $0 : nil }
+        let target =
+            try existing.flatMap { $0.size == bytes ? $0 : nil }
             ?? VulkanBuffer(context, size: bytes, usage: [.storage, .transferDestination], memory: .device)
         let cb = try recorder.begin(slot)
         cb.copy(frame.device, to: target, bytes: bytes)
@@ -80,7 +81,9 @@ public final class PresentSink: ConvertedFrameSink, @unchecked Sendable {
     public func present(_ index: Int) {
         let slot = index % Self.ringSize
         lock.lock()
-        let frame = held[slot], buffer = ring[slot], failed = failure != nil
+        let frame = held[slot]
+        let buffer = ring[slot]
+        let failed = failure != nil
         lock.unlock()
         guard !failed, let frame, frame.index == index, let buffer else { return }
         do {
@@ -95,7 +98,10 @@ public final class PresentSink: ConvertedFrameSink, @unchecked Sendable {
     /// The first error presenting a paced frame, once.
     public func takeFailure() -> Error? {
         lock.lock()
-        defer { failure = nil; lock.unlock() }
+        defer {
+            failure = nil
+            lock.unlock()
+        }
         return failure
     }
 

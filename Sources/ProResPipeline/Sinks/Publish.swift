@@ -1,6 +1,6 @@
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// The one way an output gets its name: written whole under a temporary
 /// name in the same directory, then published in one step. Not replacing
@@ -18,10 +18,13 @@ public enum Publish {
     /// rename or link stays on one file system): its descriptor and name.
     /// The name is registered with `TemporaryFiles` until published or removed.
     public static func temporaryFile(beside path: String) -> (fd: Int32, path: String)? {
-        var template = PathBytes.bytes(directoryPrefix(of: path) + temporaryPrefix + "XXXXXX").map { CChar(bitPattern: $0) } + [0]
+        var template =
+            PathBytes.bytes(directoryPrefix(of: path) + temporaryPrefix + "XXXXXX").map { CChar(bitPattern: $0) } + [0]
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { return nil }
-        let name = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { PathBytes.string(cString: $0) } ?? "" }
+        let name = template.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { PathBytes.string(cString: $0) } ?? ""
+        }
         TemporaryFiles.shared.register(name)
         // mkstemp makes 0600 files; give the result ordinary permissions.
         let mask = umask(0)
@@ -33,13 +36,17 @@ public enum Publish {
     /// Gives `temporary` the name `path`; the temporary is gone either way.
     /// Throws `outputExists` when not replacing and the name is taken.
     /// `shownAs` names the output in errors when `path` is a symlink's target.
-    public static func publish(_ temporary: String, as path: String, replacing: Bool, shownAs shown: String? = nil) throws {
+    public static func publish(_ temporary: String, as path: String, replacing: Bool, shownAs shown: String? = nil)
+        throws
+    {
         defer {
             _ = PathBytes.withCString(temporary) { unlink($0) }
             TemporaryFiles.shared.unregister(temporary)
         }
         let failure = PathBytes.withCString(temporary) { from in
-            PathBytes.withCString(path) { to in replacing ? (rename(from, to) == 0 ? 0 : errno) : noReplaceRename(from, to) }
+            PathBytes.withCString(path) { to in
+                replacing ? (rename(from, to) == 0 ? 0 : errno) : noReplaceRename(from, to)
+            }
         }
         switch failure {
         case 0: return
@@ -53,7 +60,8 @@ public enum Publish {
         path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
     }
 
-    private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+    private typealias RenameAt2 =
+        @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
     nonisolated(unsafe) private static let renameat2 = libcFunction("renameat2", as: RenameAt2.self)
     private static let renameNoReplace: UInt32 = 1
 

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// What a run has made that must not outlive it unfinished, so an error
 /// path or a signal (SIGINT/SIGTERM/SIGHUP) can take it all back:

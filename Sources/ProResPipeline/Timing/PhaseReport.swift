@@ -1,5 +1,5 @@
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// Where a process's time went, phase by phase (`--phases`): the spans
 /// `Trace` kept, each named span belonging to one phase, and every
@@ -123,8 +123,9 @@ public struct PhaseReport: Sendable {
         }
         phases = Self.phaseNames.enumerated().map { index, named in
             let own = counted.filter { $0.phase == index }
-            return Phase(name: named.name, about: named.about, nanoseconds: attributed[index], first: own.map(\.start).min(),
-                         last: own.map(\.end).max(), spans: own.count)
+            return Phase(
+                name: named.name, about: named.about, nanoseconds: attributed[index], first: own.map(\.start).min(),
+                last: own.map(\.end).max(), spans: own.count)
         }
         unattributed = free
     }
@@ -140,7 +141,8 @@ public struct PhaseReport: Sendable {
                 guard !seen.contains(span.name) else { return nil }
                 seen.insert(span.name)
             }
-            let from = min(max(span.start, start), end), to = min(max(span.end, from), end)
+            let from = min(max(span.start, start), end)
+            let to = min(max(span.end, from), end)
             return Counted(phase: phase, background: rule.background, start: from, end: to)
         }
     }
@@ -152,12 +154,19 @@ public struct PhaseReport: Sendable {
         JSON.object([
             ("start_monotonic_ns", "\(start)"), ("end_monotonic_ns", "\(end)"),
             ("wall_ms", JSON.number(Double(end - start) / 1e6, digits: 3)),
-            ("phases", JSON.array(phases.map { phase in
-                JSON.object([("name", JSON.string(phase.name)), ("ms", JSON.number(Double(phase.nanoseconds) / 1e6, digits: 3)),
-                             ("start_ms", phase.first.map { JSON.number(milliseconds($0), digits: 3) } ?? "null"),
-                             ("end_ms", phase.last.map { JSON.number(milliseconds($0), digits: 3) } ?? "null"),
-                             ("spans", "\(phase.spans)"), ("about", JSON.string(phase.about))])
-            })),
+            (
+                "phases",
+                JSON.array(
+                    phases.map { phase in
+                        JSON.object([
+                            ("name", JSON.string(phase.name)),
+                            ("ms", JSON.number(Double(phase.nanoseconds) / 1e6, digits: 3)),
+                            ("start_ms", phase.first.map { JSON.number(milliseconds($0), digits: 3) } ?? "null"),
+                            ("end_ms", phase.last.map { JSON.number(milliseconds($0), digits: 3) } ?? "null"),
+                            ("spans", "\(phase.spans)"), ("about", JSON.string(phase.about)),
+                        ])
+                    })
+            ),
             ("unattributed_ms", JSON.number(Double(unattributed) / 1e6, digits: 3)),
             ("left_running_at_exit", JSON.array(leftRunning.map(JSON.string))),
         ])

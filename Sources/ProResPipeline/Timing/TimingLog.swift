@@ -1,6 +1,6 @@
 import Foundation
-import ProResCore
 import HostSupport
+import ProResCore
 
 /// A `--timing` log read back (docs/formats.md, "Timing log"): one JSON object per frame,
 /// `{"frame":0,"pts":0,"status":"ok","demux_us":8.8,…,"latency_us":4273.6}`,
@@ -30,7 +30,8 @@ public struct TimingLog: Sendable {
 
     /// How `plot` reads one (docs/inputs.md): at most 1 GiB, lines of at most
     /// 64 KiB, each blank or a JSON object (`{` first).
-    public static let input = AuxiliaryInput(noun: "--timing log", maximumBytes: 1 << 30, maximumLineBytes: 1 << 16) { line in
+    public static let input = AuxiliaryInput(noun: "--timing log", maximumBytes: 1 << 30, maximumLineBytes: 1 << 16) {
+        line in
         let first = line.first { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "\r") }
         return first == nil || first == UInt8(ascii: "{") ? nil : "not a --timing line: not a JSON object"
     }
@@ -59,20 +60,31 @@ public struct TimingLog: Sendable {
             var stages: [String: Double] = [:]
             var latency: Double?
             // In key order: the first bad stage named is the same on every run.
-            for (key, value) in object.sorted(by: { $0.key < $1.key }) where key.hasSuffix("_us") && key != "effects_us" {
-                guard let number = (value as? NSNumber)?.doubleValue, number.isFinite else { throw bad("\(key) is not a number") }
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) where key.hasSuffix("_us") && key != "effects_us"
+            {
+                guard let number = (value as? NSNumber)?.doubleValue, number.isFinite else {
+                    throw bad("\(key) is not a number")
+                }
                 guard abs(number) <= Self.largestMicroseconds else {
-                    throw bad("\(key) \(number) is no stage time (at most \(Int(Self.largestMicroseconds)) µs, 11.6 days)")
+                    throw bad(
+                        "\(key) \(number) is no stage time (at most \(Int(Self.largestMicroseconds)) µs, 11.6 days)")
                 }
                 let name = String(key.dropLast(3))
-                if name == "latency" { latency = number; continue }
+                if name == "latency" {
+                    latency = number
+                    continue
+                }
                 stages[name] = number
             }
             // Dictionary order is arbitrary: keep the log's own key order.
-            for name in Self.keyOrder(trimmed) where stages[name] != nil && !stageNames.contains(name) { stageNames.append(name) }
+            for name in Self.keyOrder(trimmed) where stages[name] != nil && !stageNames.contains(name) {
+                stageNames.append(name)
+            }
             frames.append(Frame(index: index, status: status, stages: stages, latency: latency))
         }
-        if frames.isEmpty { throw ProResDecodeError.inputUnreadable(path: path, reason: "no frame lines (is it a --timing log?)") }
+        if frames.isEmpty {
+            throw ProResDecodeError.inputUnreadable(path: path, reason: "no frame lines (is it a --timing log?)")
+        }
     }
 
     /// `[[first,last],…]`; absent (an older log) is no runs.
@@ -80,7 +92,9 @@ public struct TimingLog: Sendable {
         guard let value else { return [] }
         guard let pairs = value as? [[NSNumber]] else { throw bad("realtime runs are not [[first,last],…]") }
         return try pairs.map { pair in
-            guard pair.count == 2, pair[0].intValue <= pair[1].intValue else { throw bad("realtime runs are not [[first,last],…]") }
+            guard pair.count == 2, pair[0].intValue <= pair[1].intValue else {
+                throw bad("realtime runs are not [[first,last],…]")
+            }
             return pair[0].intValue...pair[1].intValue
         }
     }

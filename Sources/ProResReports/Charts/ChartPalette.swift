@@ -1,4 +1,3 @@
-
 /// The colours every chart uses: Okabe and Ito's palette ("Color Universal
 /// Design", 2008), eight colours told apart by people with any common form
 /// of colour blindness. Series take them in `series` order; marker bands

@@ -1,4 +1,3 @@
-
 /// An axis: what it measures and in which unit ("frame", "µs", "nits").
 public struct ChartAxis: Sendable {
     public var label: String
@@ -43,8 +42,10 @@ public struct ChartSeries: Sendable {
     /// (frames left out of a series, say); nil: never broken.
     public var breakAbove: Double?
 
-    public init(_ name: String, colour: String, x: [Double], y: [Double], lower: [Double]? = nil, style: Style = .line,
-                dashed: Bool = false, breakAbove: Double? = nil) {
+    public init(
+        _ name: String, colour: String, x: [Double], y: [Double], lower: [Double]? = nil, style: Style = .line,
+        dashed: Bool = false, breakAbove: Double? = nil
+    ) {
         precondition(x.count == y.count && (lower?.count ?? x.count) == x.count, "one y (and lower) per x")
         self.name = name
         self.colour = colour

@@ -36,7 +36,9 @@ struct ChartScale: Sendable, Equatable {
 
     /// `lower`...`upper` widened to whole tick steps (a y axis that starts and
     /// ends on a labelled tick).
-    public static func niceDomain(lower: Double, upper: Double, count: Int) -> (lower: Double, upper: Double, step: Double) {
+    public static func niceDomain(lower: Double, upper: Double, count: Int) -> (
+        lower: Double, upper: Double, step: Double
+    ) {
         let high = upper > lower ? upper : lower + 1
         let step = tickStep(span: high - lower, count: count)
         return ((lower / step).rounded(.down) * step, (high / step).rounded(.up) * step, step)
@@ -56,7 +58,8 @@ struct ChartScale: Sendable, Equatable {
 
     /// A tick label with as many decimals as the step needs (0.25 → 2, 50 → 0).
     public static func label(_ value: Double, step: Double) -> String {
-        var digits = 0, scaled = step
+        var digits = 0
+        var scaled = step
         while scaled < 1 && digits < 9 {
             scaled *= 10
             digits += 1

@@ -1,4 +1,3 @@
-
 /// A chart of series over an x axis (frames, most often), with marker bands
 /// under it and labelled horizontal rules, written as one standalone SVG
 /// element (inline in HTML, or a file of its own).
@@ -22,8 +21,11 @@ public struct LineChart: Sendable {
     public var width: Int
     public var plotHeight: Int
 
-    public init(title: String, x: ChartAxis, y: ChartAxis, series: [ChartSeries], bands: [ChartBand] = [], rules: [ChartRule] = [],
-                width: Int = 720, plotHeight: Int = 160) {
+    public init(
+        title: String, x: ChartAxis, y: ChartAxis, series: [ChartSeries], bands: [ChartBand] = [],
+        rules: [ChartRule] = [],
+        width: Int = 720, plotHeight: Int = 160
+    ) {
         self.title = title
         self.x = x
         self.y = y
@@ -46,7 +48,8 @@ public struct LineChart: Sendable {
 
     /// Legend entries (colour, words, kind) laid out in rows that fit the width.
     private var legendRows: [[(colour: String, name: String, kind: Int, x: Double)]] {
-        let entries = series.map { ($0.colour, $0.name, $0.style == .area ? 0 : 1) } + bands.map { ($0.colour, $0.name, 0) }
+        let entries =
+            series.map { ($0.colour, $0.name, $0.style == .area ? 0 : 1) } + bands.map { ($0.colour, $0.name, 0) }
             + rules.map { ($0.colour, $0.name, 2) }
         var rows: [[(colour: String, name: String, kind: Int, x: Double)]] = [[]]
         var cursor = Self.left
@@ -63,13 +66,16 @@ public struct LineChart: Sendable {
     }
 
     private var xDomain: (Double, Double) {
-        let xs = series.flatMap { [$0.x.first, $0.x.last].compactMap { $0 } } + bands.flatMap { $0.runs.flatMap { [$0.lowerBound, $0.upperBound] } }
+        let xs =
+            series.flatMap { [$0.x.first, $0.x.last].compactMap { $0 } }
+            + bands.flatMap { $0.runs.flatMap { [$0.lowerBound, $0.upperBound] } }
         return (x.lower ?? xs.min() ?? 0, x.upper ?? xs.max() ?? 1)
     }
 
     private var yDomain: (lower: Double, upper: Double, step: Double) {
         let values = series.flatMap { $0.y + ($0.lower ?? []) }.filter(\.isFinite) + rules.map(\.value)
-        let low = y.lower ?? min(0, values.min() ?? 0), high = y.upper ?? (values.max() ?? 1)
+        let low = y.lower ?? min(0, values.min() ?? 0)
+        let high = y.upper ?? (values.max() ?? 1)
         if y.lower != nil, y.upper != nil {
             return (low, high, ChartScale.tickStep(span: high - low, count: 5))
         }
@@ -78,39 +84,58 @@ public struct LineChart: Sendable {
     }
 
     public var svg: String {
-        let plotLeft = Self.left, plotRight = Double(width) - Self.right
+        let plotLeft = Self.left
+        let plotRight = Double(width) - Self.right
         let (xLow, xHigh) = xDomain
         let xs = ChartScale(lower: xLow, upper: xHigh, from: plotLeft, to: plotRight)
         let yd = yDomain
         let ys = ChartScale(lower: yd.lower, upper: yd.upper, from: plotBottom, to: plotTop)
         var svg = SVGWriter()
-        svg.open("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("width", "\(width)"), ("height", "\(height)"),
-                         ("viewBox", "0 0 \(width) \(height)"), ("role", "img"), ("font-family", "sans-serif"),
-                         ("font-size", SVGWriter.number(Self.fontSize)), ("class", "chart")])
+        svg.open(
+            "svg",
+            [
+                ("xmlns", "http://www.w3.org/2000/svg"), ("width", "\(width)"), ("height", "\(height)"),
+                ("viewBox", "0 0 \(width) \(height)"), ("role", "img"), ("font-family", "sans-serif"),
+                ("font-size", SVGWriter.number(Self.fontSize)), ("class", "chart"),
+            ])
         svg.text("title", [], title + " — " + y.title + " by " + x.title)
         svg.rect(x: 0, y: 0, width: Double(width), height: Double(height), fill: "#ffffff")
-        svg.text("text", [("x", SVGWriter.number(plotLeft)), ("y", "18"), ("font-weight", "bold"), ("font-size", "13")], title)
+        svg.text(
+            "text", [("x", SVGWriter.number(plotLeft)), ("y", "18"), ("font-weight", "bold"), ("font-size", "13")],
+            title)
         drawLegend(&svg)
 
         // Grid and y axis.
         for value in ys.ticks(step: yd.step) {
             let py = ys(value)
             svg.line(x1: plotLeft, y1: py, x2: plotRight, y2: py, stroke: "#e4e4e4")
-            svg.text("text", [("x", SVGWriter.number(plotLeft - 6)), ("y", SVGWriter.number(py + 4)), ("text-anchor", "end")],
-                     ChartScale.label(value, step: yd.step))
+            svg.text(
+                "text",
+                [("x", SVGWriter.number(plotLeft - 6)), ("y", SVGWriter.number(py + 4)), ("text-anchor", "end")],
+                ChartScale.label(value, step: yd.step))
         }
-        svg.text("text", [("transform", "translate(14,\(SVGWriter.number((plotTop + plotBottom) / 2))) rotate(-90)"),
-                          ("text-anchor", "middle")], y.title)
+        svg.text(
+            "text",
+            [
+                ("transform", "translate(14,\(SVGWriter.number((plotTop + plotBottom) / 2))) rotate(-90)"),
+                ("text-anchor", "middle"),
+            ], y.title)
 
         // Bands: a light shade over the plot, solid runs in their lanes.
         for (i, band) in bands.enumerated() {
             let laneTop = plotBottom + 4 + Double(i) * Self.lane
-            svg.text("text", [("x", SVGWriter.number(plotLeft - 6)), ("y", SVGWriter.number(laneTop + 7)), ("text-anchor", "end"),
-                              ("font-size", "9")], band.name)
+            svg.text(
+                "text",
+                [
+                    ("x", SVGWriter.number(plotLeft - 6)), ("y", SVGWriter.number(laneTop + 7)), ("text-anchor", "end"),
+                    ("font-size", "9"),
+                ], band.name)
             svg.rect(x: plotLeft, y: laneTop, width: plotRight - plotLeft, height: Self.lane - 3, fill: "#f2f2f2")
             for span in Self.pixelSpans(band.runs, xs) {
                 if band.shadesPlot {
-                    svg.rect(x: span.0, y: plotTop, width: span.1 - span.0, height: plotBottom - plotTop, fill: band.colour, opacity: 0.14)
+                    svg.rect(
+                        x: span.0, y: plotTop, width: span.1 - span.0, height: plotBottom - plotTop, fill: band.colour,
+                        opacity: 0.14)
                 }
                 svg.rect(x: span.0, y: laneTop, width: span.1 - span.0, height: Self.lane - 3, fill: band.colour)
             }
@@ -126,21 +151,42 @@ public struct LineChart: Sendable {
         for rule in rules {
             let py = ys(rule.value)
             svg.line(x1: plotLeft, y1: py, x2: plotRight, y2: py, stroke: rule.colour, width: 1.2, dashed: true)
-            var labelY = py - 3, atRight = true
+            var labelY = py - 3
+            var atRight = true
             for _ in 0..<4 {
-                guard let clash = placed.first(where: { $0.atRight == atRight && abs($0.y - labelY) < 11 }) else { break }
-                if atRight { atRight = false } else { labelY = clash.y + 11; atRight = true }
+                guard let clash = placed.first(where: { $0.atRight == atRight && abs($0.y - labelY) < 11 }) else {
+                    break
+                }
+                if atRight {
+                    atRight = false
+                } else {
+                    labelY = clash.y + 11
+                    atRight = true
+                }
             }
             placed.append((labelY, atRight))
-            svg.text("text", [("x", SVGWriter.number(atRight ? plotRight - 2 : plotLeft + 2)), ("y", SVGWriter.number(labelY)),
-                              ("text-anchor", atRight ? "end" : "start"), ("fill", rule.colour), ("font-size", "10")], rule.name)
+            svg.text(
+                "text",
+                [
+                    ("x", SVGWriter.number(atRight ? plotRight - 2 : plotLeft + 2)), ("y", SVGWriter.number(labelY)),
+                    ("text-anchor", atRight ? "end" : "start"), ("fill", rule.colour), ("font-size", "10"),
+                ], rule.name)
         }
-        svg.element("rect", [("x", SVGWriter.number(plotLeft)), ("y", SVGWriter.number(plotTop)),
-                             ("width", SVGWriter.number(plotRight - plotLeft)), ("height", SVGWriter.number(plotBottom - plotTop)),
-                             ("fill", "none"), ("stroke", "#888888")])
+        svg.element(
+            "rect",
+            [
+                ("x", SVGWriter.number(plotLeft)), ("y", SVGWriter.number(plotTop)),
+                ("width", SVGWriter.number(plotRight - plotLeft)), ("height", SVGWriter.number(plotBottom - plotTop)),
+                ("fill", "none"), ("stroke", "#888888"),
+            ])
         if series.allSatisfy({ $0.x.isEmpty }) {
-            svg.text("text", [("x", SVGWriter.number((plotLeft + plotRight) / 2)), ("y", SVGWriter.number((plotTop + plotBottom) / 2)),
-                              ("text-anchor", "middle"), ("fill", "#666666")], "no data")
+            svg.text(
+                "text",
+                [
+                    ("x", SVGWriter.number((plotLeft + plotRight) / 2)),
+                    ("y", SVGWriter.number((plotTop + plotBottom) / 2)),
+                    ("text-anchor", "middle"), ("fill", "#666666"),
+                ], "no data")
         }
 
         // The x axis under the lanes.
@@ -150,11 +196,17 @@ public struct LineChart: Sendable {
         for value in xs.ticks(step: xStep) {
             let px = xs(value)
             svg.line(x1: px, y1: axisTop, x2: px, y2: axisTop + 4, stroke: "#888888")
-            svg.text("text", [("x", SVGWriter.number(px)), ("y", SVGWriter.number(axisTop + 16)), ("text-anchor", "middle")],
-                     ChartScale.label(value, step: xStep))
+            svg.text(
+                "text",
+                [("x", SVGWriter.number(px)), ("y", SVGWriter.number(axisTop + 16)), ("text-anchor", "middle")],
+                ChartScale.label(value, step: xStep))
         }
-        svg.text("text", [("x", SVGWriter.number((plotLeft + plotRight) / 2)), ("y", SVGWriter.number(axisTop + 34)),
-                          ("text-anchor", "middle")], x.title)
+        svg.text(
+            "text",
+            [
+                ("x", SVGWriter.number((plotLeft + plotRight) / 2)), ("y", SVGWriter.number(axisTop + 34)),
+                ("text-anchor", "middle"),
+            ], x.title)
         svg.close("svg")
         return svg.markup
     }
@@ -165,8 +217,12 @@ public struct LineChart: Sendable {
             for entry in entries {
                 switch entry.kind {
                 case 0: svg.rect(x: entry.x, y: top - 9, width: 12, height: 10, fill: entry.colour)
-                case 1: svg.line(x1: entry.x, y1: top - 4, x2: entry.x + 12, y2: top - 4, stroke: entry.colour, width: 2.5)
-                default: svg.line(x1: entry.x, y1: top - 4, x2: entry.x + 12, y2: top - 4, stroke: entry.colour, width: 1.5, dashed: true)
+                case 1:
+                    svg.line(x1: entry.x, y1: top - 4, x2: entry.x + 12, y2: top - 4, stroke: entry.colour, width: 2.5)
+                default:
+                    svg.line(
+                        x1: entry.x, y1: top - 4, x2: entry.x + 12, y2: top - 4, stroke: entry.colour, width: 1.5,
+                        dashed: true)
                 }
                 svg.text("text", [("x", SVGWriter.number(entry.x + 17)), ("y", SVGWriter.number(top))], entry.name)
             }
@@ -177,7 +233,8 @@ public struct LineChart: Sendable {
     private static func segments(_ s: ChartSeries) -> [Range<Int>] {
         guard !s.x.isEmpty else { return [] }
         guard let limit = s.breakAbove else { return [0..<s.x.count] }
-        var result: [Range<Int>] = [], start = 0
+        var result: [Range<Int>] = []
+        var start = 0
         for i in 1..<max(1, s.x.count) where s.x[i] - s.x[i - 1] > limit {
             result.append(start..<i)
             start = i
@@ -189,12 +246,18 @@ public struct LineChart: Sendable {
         for segment in Self.segments(s) {
             if segment.count == 1 {
                 let i = segment.lowerBound
-                svg.element("circle", [("cx", SVGWriter.number(xs(s.x[i]))), ("cy", SVGWriter.number(ys(s.y[i]))), ("r", "2"),
-                                       ("fill", s.colour)])
+                svg.element(
+                    "circle",
+                    [
+                        ("cx", SVGWriter.number(xs(s.x[i]))), ("cy", SVGWriter.number(ys(s.y[i]))), ("r", "2"),
+                        ("fill", s.colour),
+                    ])
                 continue
             }
-            var attributes = [("points", SVGWriter.points(segment.map { (xs(s.x[$0]), ys(s.y[$0])) })), ("fill", "none"),
-                              ("stroke", s.colour), ("stroke-width", "1.5"), ("stroke-linejoin", "round")]
+            var attributes = [
+                ("points", SVGWriter.points(segment.map { (xs(s.x[$0]), ys(s.y[$0])) })), ("fill", "none"),
+                ("stroke", s.colour), ("stroke-width", "1.5"), ("stroke-linejoin", "round"),
+            ]
             if s.dashed { attributes.append(("stroke-dasharray", "5 3")) }
             svg.element("polyline", attributes)
         }
@@ -204,15 +267,20 @@ public struct LineChart: Sendable {
         for segment in Self.segments(s) {
             let top = segment.map { (xs(s.x[$0]), ys(s.y[$0])) }
             let bottom = segment.reversed().map { i in (xs(s.x[i]), s.lower.map { ys($0[i]) } ?? ys.from) }
-            svg.element("polygon", [("points", SVGWriter.points(top + bottom)), ("fill", s.colour), ("fill-opacity", "0.85"),
-                                    ("stroke", s.colour), ("stroke-width", "0.5")])
+            svg.element(
+                "polygon",
+                [
+                    ("points", SVGWriter.points(top + bottom)), ("fill", s.colour), ("fill-opacity", "0.85"),
+                    ("stroke", s.colour), ("stroke-width", "0.5"),
+                ])
         }
     }
 
     /// The series with at most two points (line) or one (area) a pixel column.
     static func thinned(_ s: ChartSeries, _ xs: ChartScale, columns: Int) -> ChartSeries {
         guard columns > 0, s.x.count > 2 * columns else { return s }
-        var out = ChartSeries(s.name, colour: s.colour, x: [], y: [], lower: s.lower == nil ? nil : [], style: s.style, dashed: s.dashed)
+        var out = ChartSeries(
+            s.name, colour: s.colour, x: [], y: [], lower: s.lower == nil ? nil : [], style: s.style, dashed: s.dashed)
         var i = 0
         while i < s.x.count {
             let column = Int(xs(s.x[i]) - xs.from)
@@ -224,9 +292,12 @@ public struct LineChart: Sendable {
             case .area:
                 out.x.append(centre)
                 out.y.append(bucket.map { s.y[$0] }.reduce(0, +) / Double(bucket.count))
-                if let lower = s.lower { out.lower!.append(bucket.map { lower[$0] }.reduce(0, +) / Double(bucket.count)) }
+                if let lower = s.lower {
+                    out.lower!.append(bucket.map { lower[$0] }.reduce(0, +) / Double(bucket.count))
+                }
             case .line:
-                guard let low = bucket.min(by: { s.y[$0] < s.y[$1] }), let high = bucket.max(by: { s.y[$0] < s.y[$1] }) else { break }
+                guard let low = bucket.min(by: { s.y[$0] < s.y[$1] }), let high = bucket.max(by: { s.y[$0] < s.y[$1] })
+                else { break }
                 for k in low == high ? [low] : [min(low, high), max(low, high)] {
                     out.x.append(centre)
                     out.y.append(s.y[k])
@@ -242,7 +313,8 @@ public struct LineChart: Sendable {
     static func pixelSpans(_ runs: [ClosedRange<Double>], _ xs: ChartScale) -> [(Double, Double)] {
         var spans: [(Double, Double)] = []
         for run in runs.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            var a = max(xs.from, xs(run.lowerBound - 0.5)), b = min(xs.to, xs(run.upperBound + 0.5))
+            var a = max(xs.from, xs(run.lowerBound - 0.5))
+            var b = min(xs.to, xs(run.upperBound + 0.5))
             if b - a < 1 { (a, b) = (min(a, xs.to - 1), min(a, xs.to - 1) + 1) }
             if let last = spans.last, a <= last.1 + 0.5 {
                 spans[spans.count - 1].1 = max(last.1, b)

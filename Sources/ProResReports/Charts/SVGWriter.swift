@@ -21,7 +21,9 @@ struct SVGWriter: Sendable {
     public mutating func close(_ name: String) { markup += "</\(name)>" }
 
     /// An empty element: `<rect .../>`.
-    public mutating func element(_ name: String, _ attributes: [(String, String)]) { open(name, attributes, close: true) }
+    public mutating func element(_ name: String, _ attributes: [(String, String)]) {
+        open(name, attributes, close: true)
+    }
 
     /// An element holding text: `<text ...>escaped</text>`.
     public mutating func text(_ name: String = "text", _ attributes: [(String, String)] = [], _ content: String) {
@@ -30,16 +32,23 @@ struct SVGWriter: Sendable {
         close(name)
     }
 
-    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, opacity: Double? = nil) {
-        var attributes = [("x", Self.number(x)), ("y", Self.number(y)), ("width", Self.number(max(0, width))),
-                          ("height", Self.number(max(0, height))), ("fill", fill)]
+    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String, opacity: Double? = nil)
+    {
+        var attributes = [
+            ("x", Self.number(x)), ("y", Self.number(y)), ("width", Self.number(max(0, width))),
+            ("height", Self.number(max(0, height))), ("fill", fill),
+        ]
         if let opacity { attributes.append(("fill-opacity", JSON.number(opacity, digits: 2))) }
         element("rect", attributes)
     }
 
-    public mutating func line(x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1, dashed: Bool = false) {
-        var attributes = [("x1", Self.number(x1)), ("y1", Self.number(y1)), ("x2", Self.number(x2)), ("y2", Self.number(y2)),
-                          ("stroke", stroke), ("stroke-width", Self.number(width))]
+    public mutating func line(
+        x1: Double, y1: Double, x2: Double, y2: Double, stroke: String, width: Double = 1, dashed: Bool = false
+    ) {
+        var attributes = [
+            ("x1", Self.number(x1)), ("y1", Self.number(y1)), ("x2", Self.number(x2)), ("y2", Self.number(y2)),
+            ("stroke", stroke), ("stroke-width", Self.number(width)),
+        ]
         if dashed { attributes.append(("stroke-dasharray", "4 3")) }
         element("line", attributes)
     }
@@ -57,8 +66,12 @@ public enum ChartDocument {
     public static func stack(_ charts: [(svg: String, height: Int)], width: Int, title: String) -> String {
         let height = charts.reduce(0) { $0 + $1.height }
         var svg = SVGWriter()
-        svg.open("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("width", "\(width)"), ("height", "\(height)"),
-                         ("viewBox", "0 0 \(width) \(height)"), ("role", "img")])
+        svg.open(
+            "svg",
+            [
+                ("xmlns", "http://www.w3.org/2000/svg"), ("width", "\(width)"), ("height", "\(height)"),
+                ("viewBox", "0 0 \(width) \(height)"), ("role", "img"),
+            ])
         svg.text("title", [], title)
         svg.rect(x: 0, y: 0, width: Double(width), height: Double(height), fill: "#ffffff")
         var y = 0
