@@ -62,9 +62,25 @@ demo: build
 	$(BIN) $(DEMO_CLIP) --frames 1 --save $(DEMO_OUT)/preview --save-format png --quiet
 	@echo "== wrote $$(ls $(DEMO_OUT)/*.exr | wc -l) EXR frames and $(DEMO_OUT)/preview/frame-000000.png"
 
+# The repository's own rules, checked by `make lint` (which .ci/run runs
+# beside `make test`): formatting (.swift-format, 120 columns) and the
+# policy tests: wording, commit subjects, layering, trap scan, the README's
+# examples and the reference generated from the option tables.
+POLICY_TESTS = RepositoryWordingTests|CommitSubjectTests|LayeringTests|TrapScanTests|ReadmeExampleTests|GeneratedReferenceTests
+
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-swift-testing
+	$(SWIFT) test --skip-build --disable-swift-testing --skip '$(POLICY_TESTS)'
+
+.PHONY: lint format
+lint: test-deps
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Plugins Sources Tests
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing --filter '$(POLICY_TESTS)'
+
+# Rewrites every Swift file as .swift-format says (what `make lint` checks).
+format:
+	$(SWIFT) format --in-place --recursive --parallel Package.swift Plugins Sources Tests
 
 bench: build
 	scripts/bench.sh
