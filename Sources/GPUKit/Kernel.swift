@@ -264,9 +264,13 @@ public final class KernelCache: @unchecked Sendable {
         building.insert(key)
         let pipelineCache = self.pipelineCache
         lock.unlock()
-        let built = Result {
-            try Trace.span("kernel built") {
-                try Kernel(context: context, compiler: compiler, interface: interface, pipelineCache: pipelineCache)
+        // A kernel serves every later job on the device, so its build is no
+        // one job's work either (`SharedWaits`), whoever asked first.
+        let built = SharedWaits.waiting {
+            Result {
+                try Trace.span("kernel built") {
+                    try Kernel(context: context, compiler: compiler, interface: interface, pipelineCache: pipelineCache)
+                }
             }
         }
         lock.lock()

@@ -1,9 +1,9 @@
 import Foundation
 
-/// The time a thread spends waiting for work that another caller began on
-/// something they share (a kernel another thread is building): that work
-/// is the other caller's, and a clock that measures one job's own time
-/// (`check --timeout`) leaves it out.
+/// The time a thread spends on work that serves every job on something they
+/// share (a kernel, built once per device and kept for every later job),
+/// or waiting for such work another caller began: no one job's work, so a
+/// clock that measures one job's own time (`check --timeout`) leaves it out.
 // @unchecked: every field is touched only under `lock`.
 public final class WaitLedger: @unchecked Sendable {
     private let lock = NSLock()

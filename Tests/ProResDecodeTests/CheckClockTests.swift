@@ -45,7 +45,8 @@ final class CheckClockTests: XCTestCase {
     }
 
     /// A thread asking for a kernel another thread is building waits for it,
-    /// and that wait is what goes to its ledger; the builder's own time does not.
+    /// and that wait goes to its ledger; the build goes to the builder's,
+    /// as a kernel serves every later file, not the one that asked first.
     func testWaitingForAKernelAnotherThreadBuildsIsLedgered() throws {
         let context = try VulkanContext()
         let compiler = try ShaderCompiler(cacheDirectory: nil)
@@ -65,8 +66,10 @@ final class CheckClockTests: XCTestCase {
         let waitedFor = Date().timeIntervalSince(asked)
         built.wait()
         XCTAssertEqual(compiler.compiledCount, 1, "built once, by the first thread")
-        XCTAssertEqual(builder.nanoseconds, 0, "building is the builder's own work")
-        XCTAssertGreaterThan(Date().timeIntervalSince(builderStarted), 0.02)
+        let buildTook = Date().timeIntervalSince(builderStarted)
+        XCTAssertGreaterThan(buildTook, 0.02)
+        XCTAssertGreaterThan(builder.nanoseconds, 0, "building a kernel is no one file's work")
+        XCTAssertLessThanOrEqual(Double(builder.nanoseconds) / 1e9, buildTook + 0.001)
         let ledgered = Double(waiter.nanoseconds) / 1e9
         XCTAssertGreaterThan(ledgered, 0, "the second thread found the build under way")
         XCTAssertLessThanOrEqual(ledgered, waitedFor + 0.001)
