@@ -178,12 +178,12 @@ enum IntegerIDCT {
         // or a biased row 0 above 32759 (it adds 8200 in int16, C 8192 and
         // then 8 in 32 bits). CProResKernels' prores_idct.c has the details.
         @inline(__always) func wraps(_ v: Lanes) -> Bool { any(int16(v &>> s) .!= (v &>> s)) }
+        let c0 = row(0)
         let differs =
             K.depth == 10
             && (wraps(a0 &+ b0) || wraps(a0 &- b0) || wraps(a1 &+ b1) || wraps(a1 &- b1) || wraps(a2 &+ b2)
                 || wraps(a2 &- b2)
-                || wraps(a3 &+ b3) || wraps(a3 &- b3) || any(r0 .== 32767) || any(row(0) .> 32759))
-        let c0 = row(0)
+                || wraps(a3 &+ b3) || wraps(a3 &- b3) || any(r0 .== 32767) || any(c0 .> 32759))
         let c1 = row(1)
         let c2 = row(2)
         let c3 = row(3)
