@@ -47,6 +47,16 @@ package enum PageStyle {
             + "<title>\(XMLText.escape(title))</title>\n<style>\n\(css)\n</style>\n</head>\n<body>\n"
     }
 
+    /// The "Show:" links by status and their empty anchors, which the
+    /// style's `:target ~ main` rules need as siblings before `<main>`.
+    package static func statusFilter(files: Int, failed: Int, errors: Int, passed: Int) -> String {
+        "<nav class=\"filter\" aria-label=\"show files by status\">Show: <a href=\"#all\">all (\(files))</a>"
+            + " <a href=\"#only-fail\">failed (\(failed))</a> <a href=\"#only-error\">errors (\(errors))</a>"
+            + " <a href=\"#only-pass\">passed (\(passed))</a></nav>\n"
+            + ["all", "only-fail", "only-error", "only-pass"].map { "<span class=\"anchor\" id=\"\($0)\"></span>\n" }
+            .joined()
+    }
+
     package static func tail(script: Bool) -> String {
         (script ? "<script>\n\(self.script)\n</script>\n" : "") + "</body>\n</html>\n"
     }

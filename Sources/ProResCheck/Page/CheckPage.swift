@@ -26,13 +26,8 @@ public enum CheckPage {
         html +=
             "<header>\n<h1>prores-decode check: <span class=\"verdict \(verdict.lowercased())\">\(verdict)</span></h1>\n"
         html += summaryTable(summary, decoder: decoder) + "</header>\n"
-        html +=
-            "<nav class=\"filter\" aria-label=\"show files by status\">Show: <a href=\"#all\">all (\(summary.files))</a>"
-            + " <a href=\"#only-fail\">failed (\(summary.failed))</a> <a href=\"#only-error\">errors (\(summary.errors))</a>"
-            + " <a href=\"#only-pass\">passed (\(summary.passed))</a></nav>\n"
-        // The filter's targets: siblings before <main>, so `:target ~ main` reaches the sections.
-        html += ["all", "only-fail", "only-error", "only-pass"].map { "<span class=\"anchor\" id=\"\($0)\"></span>\n" }
-            .joined()
+        html += PageStyle.statusFilter(
+            files: summary.files, failed: summary.failed, errors: summary.errors, passed: summary.passed)
         html += "<main>\n" + index(sorted)
         for (i, result) in sorted.enumerated() {
             html += FileSection.html(result, id: "file-\(i + 1)", pageDirectory: pageDirectory)

@@ -35,12 +35,8 @@ public enum MergedPage {
             "<table class=\"summary\">\n" + rows.map { "<tr><th>\(e($0.0))</th><td>\(e($0.1))</td></tr>\n" }.joined()
             + "</table>\n"
         html += "</header>\n"
-        html +=
-            "<nav class=\"filter\" aria-label=\"show files by status\">Show: <a href=\"#all\">all (\(merge.files.count))</a>"
-            + " <a href=\"#only-fail\">failed (\(merge.failed))</a> <a href=\"#only-error\">errors (\(merge.errors))</a>"
-            + " <a href=\"#only-pass\">passed (\(merge.passed))</a></nav>\n"
-        html += ["all", "only-fail", "only-error", "only-pass"].map { "<span class=\"anchor\" id=\"\($0)\"></span>\n" }
-            .joined()
+        html += PageStyle.statusFilter(
+            files: merge.files.count, failed: merge.failed, errors: merge.errors, passed: merge.passed)
         html += "<main>\n" + index(sorted)
         for (i, file) in sorted.enumerated() {
             html += section(file, id: "file-\(i + 1)", pageDirectory: pageDirectory)
