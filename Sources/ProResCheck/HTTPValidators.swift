@@ -55,9 +55,7 @@ enum HTTPValidators {
         var lastModified: String?
         var length: Int64?
         for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard let (name, value) = httpHeaderField(line) else { continue }
             if name == "etag" {
                 etag = value
             } else if name == "last-modified" {

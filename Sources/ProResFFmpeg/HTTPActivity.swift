@@ -224,9 +224,7 @@ public final class HTTPActivity: @unchecked Sendable {
             response.status = words.count >= 2 ? Int(words[1]) : nil
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        guard let (name, value) = httpHeaderField(line) else { return }
         switch name {
         case "location": response.location = value
         case "etag": response.etag = value
