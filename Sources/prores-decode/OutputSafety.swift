@@ -75,11 +75,11 @@ enum OutputSafety {
         var outputs = files.outputs
         if let trace { outputs.append(.init(name: "PRORES_DECODE_TRACE", path: trace)) }
         let inputs = files.inputs.compactMap(identified)
-        try streamClashes(inputs: inputs, outputs: outputs)
+        let named = outputs.filter(isFile).map { ($0, FileIdentity($0.path)) }
+        try streamClashes(inputs: inputs, outputs: named)
         try folderClashes(files.folders, inputs: inputs)
         var earlier: [(CommandFiles.Named, FileIdentity)] = []
-        for output in outputs where isFile(output) {
-            let identity = FileIdentity(output.path)
+        for (output, identity) in named {
             // Any number of outputs may go to /dev/null.
             if case .device = identity { continue }
             if let (input, _) = inputs.first(where: { $0.1 == identity }) {
@@ -112,9 +112,9 @@ enum OutputSafety {
     /// stdout and stderr redirected onto an input (`1<>clip.mov`,
     /// `2>>clip.mov`), or stdout onto a file another output replaces.
     /// Outputs that name stdout itself (`-`, `/dev/stdout`) are stdout.
-    private static func streamClashes(inputs: [(CommandFiles.Named, FileIdentity)], outputs: [CommandFiles.Named])
-        throws
-    {
+    private static func streamClashes(
+        inputs: [(CommandFiles.Named, FileIdentity)], outputs: [(CommandFiles.Named, FileIdentity)]
+    ) throws {
         for (stream, descriptor) in [("stdout", STDOUT_FILENO), ("stderr", STDERR_FILENO)] {
             guard let identity = FileIdentity(descriptor: descriptor) else { continue }
             if let (input, _) = inputs.first(where: { $0.1 == identity }) {
@@ -125,8 +125,8 @@ enum OutputSafety {
                         + " an output never replaces an input, even with -y")
             }
             guard descriptor == STDOUT_FILENO else { continue }
-            for output in outputs where isFile(output) && DescriptorNames.descriptor(output.path) != STDOUT_FILENO {
-                if FileIdentity(output.path) == identity {
+            for (output, outputIdentity) in outputs where DescriptorNames.descriptor(output.path) != STDOUT_FILENO {
+                if outputIdentity == identity {
                     throw UsageError(
                         "stdout and \(output.name) '\(output.path)' are the same file: each output needs a file of its own"
                     )
