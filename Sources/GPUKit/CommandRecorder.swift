@@ -1,5 +1,6 @@
 import CVulkan
 import Foundation
+import HostSupport
 
 /// A command pool with one primary command buffer per slot and a timeline
 /// semaphore: record, submit with the next timeline value, wait for it.
@@ -23,6 +24,9 @@ public final class CommandRecorder: @unchecked Sendable {
     /// Each slot's last submission, which keeps what it uses alive until the
     /// slot is begun again (after its work completed) or the recorder goes.
     private var submitted: [Int: CommandBuffer] = [:]
+    /// The job its submissions are for (`QueueOrder`); under `completedLock`.
+    private var ledger: WaitLedger?
+    private var order: QueueOrder { queueKind == .compute ? context.computeOrder : context.transferOrder }
 
     public init(context: VulkanContext, count: Int, queue kind: Queue = .compute) throws {
         self.context = context
@@ -66,6 +70,29 @@ public final class CommandRecorder: @unchecked Sendable {
         }
         timeline = semaphore
         buffers = allocated.map { $0! }
+        ledger = SharedWaits.currentLedger
+    }
+
+    /// Its submissions from now on are for the job of `ledger` (nil: no
+    /// job's): a recorder made for one job and kept for the next one.
+    public func chargeQueueWaits(to ledger: WaitLedger?) {
+        completedLock.lock()
+        self.ledger = ledger
+        completedLock.unlock()
+    }
+
+    /// Runs `body`, which may wait for other jobs' work on the device (a
+    /// driver that waits for the whole device, as lavapipe's query reads
+    /// do), off the clock of this recorder's job (`QueueOrder`).
+    public func offTheClock<T>(_ body: () throws -> T) rethrows -> T {
+        guard let ledger = currentLedger else { return try body() }
+        return try ledger.waiting(body)
+    }
+
+    private var currentLedger: WaitLedger? {
+        completedLock.lock()
+        defer { completedLock.unlock() }
+        return ledger
     }
 
     deinit {
@@ -79,10 +106,27 @@ public final class CommandRecorder: @unchecked Sendable {
         // crashed that thread (CheckSharedSessionTests' failed-lane test: 3
         // runs in 110 with MESA_VK_ENABLE_SUBMIT_THREAD=1, none in 264 with
         // this wait). An idle device has finished and let go of both.
-        context.waitUntilIdle()
+        // Other jobs' work on the device is not this recorder's job's time.
+        if let waits = ledger ?? SharedWaits.currentLedger {
+            waits.waiting { context.waitUntilIdle() }
+        } else {
+            context.waitUntilIdle()
+        }
         submitted = [:]
         vk.vkDestroySemaphore(device, timeline, nil)
         vk.vkDestroyCommandPool(device, pool, nil)
+    }
+
+    /// Whether the submission of `value` has completed, asking the device
+    /// when no wait has seen it yet.
+    func hasCompleted(_ value: UInt64) -> Bool {
+        guard completedValue < value else { return true }
+        let reached = counter(of: timeline)
+        guard reached >= value, reached != .max else { return false }
+        completedLock.lock()
+        completed = max(completed, reached)
+        completedLock.unlock()
+        return true
     }
 
     /// The highest value a `wait(for:)` has seen complete.
@@ -143,6 +187,7 @@ public final class CommandRecorder: @unchecked Sendable {
         let waitValues = latest.values.map(\.value) + (swapchainImage.map { _ in [0] } ?? [])
         var waitStages =
             latest.values.map(\.stages) + (swapchainImage.map { _ in [PipelineStage.transfer.flags] } ?? [])
+        var place: UInt64 = 0
         var timelineInfo = VkTimelineSemaphoreSubmitInfo()
         timelineInfo.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO
         timelineInfo.signalSemaphoreValueCount = UInt32(signalValues.count)
@@ -168,6 +213,7 @@ public final class CommandRecorder: @unchecked Sendable {
                                     submit.pWaitDstStageMask = UnsafePointer(stagePointer.baseAddress)
                                     context.submitLock.lock()
                                     defer { context.submitLock.unlock() }
+                                    place = order.place()
                                     return vk.vkQueueSubmit(queue, 1, &submit, nil)
                                 }
                             }
@@ -177,6 +223,7 @@ public final class CommandRecorder: @unchecked Sendable {
             }
         }
         try check(status, "vkQueueSubmit")
+        if let ledger = currentLedger { order.record(self, value: value, place: place, owner: ledger) }
         submittedValue = value
         commands.submission.value = value
         submitted[commands.slot] = commands
@@ -188,6 +235,10 @@ public final class CommandRecorder: @unchecked Sendable {
     static let timeoutNanoseconds: UInt64 = 60_000_000_000
 
     public func wait(for value: UInt64) throws {
+        if let ledger = currentLedger, completedValue < value {
+            let ahead = order.ahead(of: self, value: value)
+            if !ahead.isEmpty { try ledger.waiting { try waitWhile(ahead, areAheadOf: value) } }
+        }
         var semaphore = timeline
         var target = value
         var info = VkSemaphoreWaitInfo()
@@ -209,5 +260,38 @@ public final class CommandRecorder: @unchecked Sendable {
         completedLock.lock()
         completed = max(completed, value)
         completedLock.unlock()
+    }
+
+    /// Waits until every submission of `ahead` has completed, or this
+    /// recorder's `value` has (on a GPU that overlapped them).
+    private func waitWhile(_ ahead: [(recorder: CommandRecorder, value: UInt64)], areAheadOf value: UInt64) throws {
+        let vk = context.vk
+        var pending = ahead
+        while !pending.isEmpty {
+            let semaphores = [timeline] + pending.map(\.recorder.timeline)
+            let values = [value] + pending.map(\.value)
+            var info = VkSemaphoreWaitInfo()
+            info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO
+            info.flags = VK_SEMAPHORE_WAIT_ANY_BIT.rawValue
+            info.semaphoreCount = UInt32(semaphores.count)
+            let result = semaphores.withUnsafeBufferPointer { semaphorePointer in
+                values.withUnsafeBufferPointer { valuePointer in
+                    info.pSemaphores = semaphorePointer.baseAddress
+                    info.pValues = valuePointer.baseAddress
+                    return vk.vkWaitSemaphores(context.device, &info, Self.timeoutNanoseconds)
+                }
+            }
+            // A timeout or a lost device is the plain wait's to report.
+            guard result == VK_SUCCESS, !hasCompleted(value) else { return }
+            pending.removeAll { $0.recorder.hasCompleted($0.value) }
+        }
+    }
+
+    private func counter(of semaphore: VkSemaphore?) -> UInt64 {
+        var reached: UInt64 = 0
+        guard context.vk.vkGetSemaphoreCounterValue(context.device, semaphore, &reached) == VK_SUCCESS else {
+            return .max
+        }
+        return reached
     }
 }

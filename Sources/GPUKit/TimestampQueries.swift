@@ -60,15 +60,22 @@ public final class TimestampQueries {
 
     /// Microseconds between consecutive marks of `slot` (`perSlot - 1`
     /// spans), waiting for the GPU to write them.
+    ///
+    /// Read first without waiting: once the slot's batch is complete, its
+    /// marks are written, and lavapipe's wait is for everything on the
+    /// queue, other jobs' batches included.
     package func spans(slot: Int) throws -> [Double] {
         var stamps = [UInt64](repeating: 0, count: perSlot)
-        try stamps.withUnsafeMutableBytes {
-            try check(
+        let read = { [self] (flags: VkQueryResultFlags) -> VkResult in
+            stamps.withUnsafeMutableBytes {
                 context.vk.vkGetQueryPoolResults(
-                    context.device, pool, UInt32(slot * perSlot), UInt32(perSlot), $0.count,
-                    $0.baseAddress, 8, VK_QUERY_RESULT_64_BIT.rawValue | VK_QUERY_RESULT_WAIT_BIT.rawValue),
-                "vkGetQueryPoolResults")
+                    context.device, pool, UInt32(slot * perSlot), UInt32(perSlot), $0.count, $0.baseAddress, 8,
+                    VK_QUERY_RESULT_64_BIT.rawValue | flags)
+            }
         }
+        var result = read(0)
+        if result == VK_NOT_READY { result = read(VK_QUERY_RESULT_WAIT_BIT.rawValue) }
+        try check(result, "vkGetQueryPoolResults")
         let period = context.info.timestampPeriodNanoseconds / 1000
         return (1..<perSlot).map { Double(stamps[$0] &- stamps[$0 - 1]) * period }
     }

@@ -35,6 +35,9 @@ public final class VulkanContext: @unchecked Sendable {
 
     /// Serialises queue submissions (vkQueueSubmit needs external sync).
     let submitLock = NSLock()
+    /// Each queue's submissions on behalf of jobs with clocks of their own.
+    let computeOrder = QueueOrder()
+    let transferOrder = QueueOrder()
     /// The bytes this device's buffers hold.
     public let memory = MemoryLedger()
 

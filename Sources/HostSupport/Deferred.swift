@@ -9,11 +9,18 @@ package final class Deferred<Value>: @unchecked Sendable {
     private var result: Result<Value, Error>?
     private let lock = NSLock()
 
+    /// `make` runs on a thread of its own, charging its waits for shared
+    /// work to the ledger of the thread that asked for it (`SharedWaits`):
+    /// it is that thread's job's work.
     package init(_ name: String, _ make: @escaping @Sendable () throws -> Value) {
+        let ledger = SharedWaits.currentLedger
         startWorkerThread(
             name,
             { [self] in
-                let value = Result { try make() }
+                let value = Result {
+                    guard let ledger else { return try make() }
+                    return try SharedWaits.charging(ledger, make)
+                }
                 lock.lock()
                 result = value
                 lock.unlock()

@@ -20,6 +20,14 @@ public final class WaitLedger: @unchecked Sendable {
         return total + (waiting > 0 ? monotonicNanoseconds() - since : 0)
     }
 
+    /// Runs `body`, a wait for work another job began, on this ledger
+    /// (for a thread that waits on a job's behalf without being charged to it).
+    public func waiting<T>(_ body: () throws -> T) rethrows -> T {
+        began()
+        defer { ended() }
+        return try body()
+    }
+
     func began() {
         lock.lock()
         if waiting == 0 { since = monotonicNanoseconds() }
@@ -54,6 +62,14 @@ public enum SharedWaits {
             lock.unlock()
         }
         return try body()
+    }
+
+    /// The ledger this thread's waits go to, if any: for work a thread starts
+    /// here and other threads carry on (a GPU session's submissions).
+    public static var currentLedger: WaitLedger? {
+        lock.lock()
+        defer { lock.unlock() }
+        return ledgers[pthread_self()]
     }
 
     /// Runs `body`, a wait for work another caller began, on this thread's ledger.

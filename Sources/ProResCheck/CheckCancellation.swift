@@ -18,7 +18,8 @@ import ProResPipeline
 /// the file before it on the same decoder has left it — a shared GPU session
 /// decodes that file's queued frames first, and they are not this file's —
 /// and it stands still while the file's run waits for work another file
-/// began on the device (a kernel that file is building: `SharedWaits`).
+/// began on the device (a kernel that file is building: `SharedWaits`; a
+/// batch that file submitted to the queue before this file's: `QueueOrder`).
 /// A run is waited for only until the deadline (`run(_:)`): frames already
 /// on the GPU cannot be called back, so a run that does not stop at once
 /// finishes in the background, holding the decoder, while the verdict is

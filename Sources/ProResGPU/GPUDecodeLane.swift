@@ -131,8 +131,10 @@ package final class GPUDecodeLane: @unchecked Sendable {
         var configuration = configuration
         if configuration.cpus == nil { configuration.cpus = device.placement.cpus }
         let key = GPUDecodeSession.reuseKey(format, configuration)
+        let kept = device.takeDecoder(key)
+        kept?.chargeQueueWaits(to: SharedWaits.currentLedger)
         let decoder =
-            try device.takeDecoder(key)
+            try kept
             ?? Trace.span("decoder made") {
                 try GPUProResDecoder(
                     context: device.context, kernels: device.kernels, format: format, configuration: configuration,

@@ -86,6 +86,12 @@ package final class GPUProResDecoder {
     let transforms: CommandRecorder
     /// Submissions to the transfer queue (the uploads), where there is one.
     let uploads: CommandRecorder?
+
+    /// Its queue waits behind other jobs' work go to `ledger` (`QueueOrder`):
+    /// a decoder kept on the device serves one job after another.
+    func chargeQueueWaits(to ledger: WaitLedger?) {
+        for each in [recorder, transforms, uploads].compactMap({ $0 }) { each.chargeQueueWaits(to: ledger) }
+    }
     let cache: TextureCache
     /// Per slot: start, uploaded (on this queue), zeroed, entropy decoded.
     let timestamps: TimestampQueries?
@@ -596,7 +602,14 @@ package final class GPUProResDecoder {
                 analysis: analysis, missingSecondField: frame.missingSecondField, missingAlpha: frame.missingAlpha,
                 decodersMayDiffer: mayDiffer)
         }
-        let timing = try (slot.timed ? timestamps : nil).map { queries -> BatchTiming in
+        // The batch is complete: what reading its marks waits for is others' work.
+        let timing = try transforms.offTheClock { try batchTiming(slot: index) }
+        return (outputs, timing)
+    }
+
+    private func batchTiming(slot index: Int) throws -> BatchTiming? {
+        let slot = slots[index]
+        return try (slot.timed ? timestamps : nil).map { queries -> BatchTiming in
             let spans = try queries.spans(slot: index)
             let later = try transformTimestamps?.spans(slot: index) ?? [0, 0]
             let upload = try uploadTimestamps.map { try $0.spans(slot: index)[0] } ?? spans[0]
@@ -604,7 +617,6 @@ package final class GPUProResDecoder {
                 frames: slot.frames.count, parse: slot.parseMicroseconds, stage: slot.stageMicroseconds,
                 upload: upload, zeroFill: spans[1], entropy: spans[2], transform: later[0], readback: later[1])
         }
-        return (outputs, timing)
     }
 
     static func align(_ bytes: Int) -> Int { (bytes + alignment - 1) / alignment * alignment }

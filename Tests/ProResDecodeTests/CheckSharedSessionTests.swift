@@ -193,4 +193,31 @@ final class CheckSharedSessionTests: XCTestCase {
         XCTAssertTrue(lines.contains("PASS \(dir.path)/b.mov"), result.stderr)
         XCTAssertTrue(lines.contains("PASS \(dir.path)/c.mov"), result.stderr)
     }
+
+    /// With more jobs than devices each file has a session of its own, and
+    /// the device's queue runs their batches in order: a short file whose
+    /// batch waits behind a long file's batches (seconds each on lavapipe)
+    /// spends that time on the other file's work, and its clock leaves it out.
+    func testAShortFileQueuedBehindALongOneKeepsItsOwnTimeout() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let long = dir.appendingPathComponent("a-long.mov").path
+        let made = try runProgram(
+            "/usr/bin/ffmpeg",
+            [
+                "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25", "-frames:v", "24",
+                "-c:v", "prores_ks", "-profile:v", "hq", "-pix_fmt", "yuv422p10le", long,
+            ], timeout: 120)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let short = dir.appendingPathComponent("b-short.mov").path
+        try FileManager.default.copyItem(atPath: Repo.fixture("hq.mov"), toPath: short)
+        let started = Date()
+        let result = try runTool(
+            ["check", long, short, "--decoder", "gpu", "--jobs", "2", "--timeout", "2"], timeout: 240)
+        let took = Date().timeIntervalSince(started)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains("PASS \(short)"), result.stderr)
+        // The device was busy with the long file for longer than the timeout:
+        // the short file's batch shared the queue with it for that long.
+        XCTAssertGreaterThan(took, 2.5, result.stderr)
+    }
 }
