@@ -141,7 +141,8 @@ let package = Package(
                 "ProResPipeline",
                 "ProResReports", "ProResCheck", "ProResBench", "ProResTesting", "ProResDisplay", "ProResPlayback",
                 "prores-decode",
-            ]
+            ],
+            swiftSettings: swift6
         ),
     ],
     swiftLanguageModes: [.v5]

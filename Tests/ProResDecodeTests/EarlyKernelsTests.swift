@@ -16,14 +16,12 @@ final class EarlyKernelsTests: XCTestCase {
         // The same two asked for three times over, at once.
         kernels.prepare(interfaces + interfaces + interfaces)
         XCTAssertEqual(compiler.compiledCount, 2, "each variant compiled once")
-        let made = NSLock()
-        var identities: [ObjectIdentifier] = []
+        let made = LockedList<ObjectIdentifier>()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             guard let kernel = try? kernels.kernel(interfaces[1]) else { return }
-            made.lock()
-            identities.append(ObjectIdentifier(kernel))
-            made.unlock()
+            made.append(ObjectIdentifier(kernel))
         }
+        let identities = made.all
         XCTAssertEqual(identities.count, 8)
         XCTAssertEqual(Set(identities).count, 1, "every caller gets the one kernel")
         XCTAssertEqual(compiler.compiledCount, 2)

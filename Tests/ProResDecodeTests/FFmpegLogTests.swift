@@ -10,24 +10,20 @@ final class FFmpegLogTests: XCTestCase {
     func testEachOpenQuotesItsOwnFilesError() throws {
         let moovLess = Repo.fixture("bad/text.mov")  // FFmpeg: "moov atom not found"
         let noise = Repo.fixture("bad/random.bin")  // FFmpeg says nothing of a moov atom
-        let lock = NSLock()
-        var wrong: [String] = []
+        let found = LockedList<String>()
         DispatchQueue.concurrentPerform(iterations: 400) { i in
             let path = i % 2 == 0 ? moovLess : noise
             do {
                 _ = try openSampleSource(path)
-                lock.lock()
-                wrong.append("\(path) opened")
-                lock.unlock()
+                found.append("\(path) opened")
             } catch {
                 let text = "\(error)"
                 if (path == moovLess) != text.contains("moov atom not found") {
-                    lock.lock()
-                    wrong.append(text)
-                    lock.unlock()
+                    found.append(text)
                 }
             }
         }
+        let wrong = found.all
         XCTAssertEqual(wrong, [], "\(wrong.count) of 400 errors quoted another file's FFmpeg message")
     }
 

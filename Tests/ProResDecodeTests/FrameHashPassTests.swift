@@ -28,7 +28,8 @@ final class FrameHashPassTests: XCTestCase {
         }
     }
 
-    private static let device = Result { try Device() }
+    // nonisolated(unsafe): made once by Swift's thread-safe static initialisation; the device's types lock themselves.
+    nonisolated(unsafe) private static let device = Result { try Device() }
 
     /// Where the bindings start in their buffers: not at 0, as in a batch.
     private static let bindingOffset = 256

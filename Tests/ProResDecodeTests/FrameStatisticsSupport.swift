@@ -138,7 +138,8 @@ final class StatisticsDevice {
     private let kernels: KernelCache
     private let recorder: CommandRecorder
 
-    static let shared = Result { try StatisticsDevice() }
+    // nonisolated(unsafe): made once by Swift's thread-safe static initialisation; the device's types lock themselves.
+    nonisolated(unsafe) static let shared = Result { try StatisticsDevice() }
 
     private init() throws {
         context = try VulkanContext(options: .init(validation: true))

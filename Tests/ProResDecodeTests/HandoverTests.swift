@@ -74,7 +74,7 @@ final class HandoverTests: XCTestCase {
     }
 
     /// `holdAt`: the frame the source holds back until the handover is due.
-    private func run(
+    private static func run(
         _ clip: String, frames: Int, choice: DecoderSelection.Choice, sink: CountingSink,
         device: Deferred<GPUDevice?>, holdAt: Int? = 5
     ) throws -> (DecodeRun, DecodeRun.Report) {
@@ -101,7 +101,7 @@ final class HandoverTests: XCTestCase {
     func testTheGPUDecoderTakesOverMidStreamWithTheSameFrames() throws {
         for clip in ["hq.mov", "4444-alpha8.mov"] {
             let sink = CountingSink()
-            let (run, report) = try run(
+            let (run, report) = try Self.run(
                 clip, frames: 30, choice: .gpu, sink: sink, device: lateDevice(after: 3, sink: sink))
             try assertFFmpegFrames(sink, clip: clip, frames: 30)
             XCTAssertTrue(run.decoderName.hasPrefix("gpu ("), "\(clip): \(run.decoderName)")
@@ -166,7 +166,7 @@ final class HandoverTests: XCTestCase {
             sink.waitForFrames(12)
             return try GPUDevice(context: VulkanContext(options: .init(validation: true)))
         }
-        let (run, report) = try run("hq.mov", frames: 12, choice: .gpu, sink: sink, device: device, holdAt: nil)
+        let (run, report) = try Self.run("hq.mov", frames: 12, choice: .gpu, sink: sink, device: device, holdAt: nil)
         try assertFFmpegFrames(sink, clip: "hq.mov", frames: 12)
         XCTAssertEqual(run.decoderName, "cpu")
         XCTAssertEqual(run.decoderNote, "the stream ended before the GPU decoder's device was ready")
@@ -190,7 +190,7 @@ final class HandoverTests: XCTestCase {
             _ = try? device.get()
         }
         let job = Deferred("test.run") { () throws -> (String, String?) in
-            let (run, _) = try self.run("hq.mov", frames: 3, choice: .auto, sink: sink, device: device, holdAt: nil)
+            let (run, _) = try Self.run("hq.mov", frames: 3, choice: .auto, sink: sink, device: device, holdAt: nil)
             return (run.decoderName, run.decoderNote)
         }
         XCTAssertTrue(job.isReady(waitingUpTo: 20_000), "the job ended while the device was still starting")
@@ -208,7 +208,7 @@ final class HandoverTests: XCTestCase {
             sink.waitForFrames(2)
             return nil
         }
-        let (run, report) = try run("hq.mov", frames: 20, choice: .auto, sink: sink, device: device)
+        let (run, report) = try Self.run("hq.mov", frames: 20, choice: .auto, sink: sink, device: device)
         try assertFFmpegFrames(sink, clip: "hq.mov", frames: 20)
         XCTAssertEqual(run.decoderName, "cpu")
         XCTAssertTrue(run.decoderNote?.contains("no hardware Vulkan device") == true, run.decoderNote ?? "no note")
@@ -221,7 +221,7 @@ final class HandoverTests: XCTestCase {
             sink.waitForFrames(2)
             throw ProResDecodeError.hardwareUnavailable(.message("test: the device failed"))
         }
-        XCTAssertThrowsError(try run("hq.mov", frames: 40, choice: .gpu, sink: sink, device: device)) { error in
+        XCTAssertThrowsError(try Self.run("hq.mov", frames: 40, choice: .gpu, sink: sink, device: device)) { error in
             guard case ProResDecodeError.hardwareUnavailable = error else { return XCTFail("\(error)") }
         }
     }

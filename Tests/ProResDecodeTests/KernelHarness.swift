@@ -21,7 +21,8 @@ final class KernelHarness {
 
     /// One device for every kernel test, with the validation layer on
     /// (tests assert that it reported nothing).
-    static let shared = Result { try KernelHarness() }
+    // nonisolated(unsafe): made once by Swift's thread-safe static initialisation; the device's types lock themselves.
+    nonisolated(unsafe) static let shared = Result { try KernelHarness() }
 
     init() throws {
         context = try VulkanContext(options: .init(validation: true))

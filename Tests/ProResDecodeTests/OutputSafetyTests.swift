@@ -238,10 +238,12 @@ final class OutputSafetyTests: XCTestCase {
         let reference = try runTool(["victim.mov", "-o", "reference.y4m", "-q"], in: directory)
         XCTAssertEqual(reference.status, 0, reference.stderr)
         let arguments = ["victim.mov", "-o", "out.y4m", "-n", "-q", "--realtime", "--rate", "5"]
-        var results: [ToolResult?] = [nil, nil]
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
-            results[index] = try? runTool(arguments, in: directory)
+        let directory = self.directory
+        let finished = LockedList<ToolResult?>()
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            finished.append(try? runTool(arguments, in: directory))
         }
+        let results = finished.all
         let statuses = results.map { $0?.status ?? -1 }.sorted()
         XCTAssertEqual(statuses, [0, outputFailed], results.map { $0?.stderr ?? "did not run" }.joined())
         if let loser = results.first(where: { $0?.status == outputFailed }) ?? nil {

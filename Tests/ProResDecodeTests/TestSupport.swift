@@ -189,6 +189,15 @@ func catchesSignal(_ signal: Int32, pid: Int32) -> Bool {
     return false
 }
 
+/// Values appended from several threads at once (`concurrentPerform`), read after they joined.
+final class LockedList<Element>: @unchecked Sendable {
+    // @unchecked: `items` is touched only under `lock`.
+    private let lock = NSLock()
+    private var items: [Element] = []
+    func append(_ item: Element) { lock.withLock { items.append(item) } }
+    var all: [Element] { lock.withLock { items } }
+}
+
 /// What a pipe-draining thread read; handed over through `DispatchGroup.wait()`.
 final class ToolPipeBytes: @unchecked Sendable {
     var data = Data()

@@ -21,7 +21,8 @@ final class VulkanConversionTests: XCTestCase {
     static let relativeTolerance = 1e-3
     static let absoluteTolerance = 2e-5
 
-    private static var shared: (VulkanContext, ShaderCompiler)?
+    // nonisolated(unsafe): XCTest runs a class's tests one after another, on one thread.
+    nonisolated(unsafe) private static var shared: (VulkanContext, ShaderCompiler)?
 
     private func gpu() throws -> (VulkanContext, ShaderCompiler) {
         if let shared = Self.shared { return shared }

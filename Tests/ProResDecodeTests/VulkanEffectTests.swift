@@ -18,7 +18,8 @@ import XCTest
 /// input or output (2e-6 of that, about 16 float32 steps), and 1e-7 for
 /// results in half's subnormal range.
 final class VulkanEffectTests: XCTestCase {
-    private static var shared: (VulkanContext, ShaderCompiler)?
+    // nonisolated(unsafe): XCTest runs a class's tests one after another, on one thread.
+    nonisolated(unsafe) private static var shared: (VulkanContext, ShaderCompiler)?
 
     private func gpu() throws -> (VulkanContext, ShaderCompiler) {
         if let shared = Self.shared { return shared }
