@@ -45,6 +45,8 @@ public final class ProResCPUDecoder {
     /// Whether each group's blocks may differ from FFmpeg's x86 decoder.
     private let mayDiffer: UnsafeMutablePointer<Bool>
     private var pool: PixelBufferPool?
+    /// The `threads` threads the slice groups run on, this one among them.
+    private let threadPool: WorkerPool
 
     /// `threads`: slice groups decoded at once (1: all on the caller's thread).
     public init(bitDepth: Int, threads: Int, packing: PackedLayout? = nil) {
@@ -64,6 +66,7 @@ public final class ProResCPUDecoder {
         damaged = .allocate(capacity: framesAtOnce * groupsPerFrame)
         mayDiffer = .allocate(capacity: framesAtOnce * groupsPerFrame)
         mayDiffer.initialize(repeating: false, count: framesAtOnce * groupsPerFrame)
+        threadPool = WorkerPool(threads: self.threads)
     }
 
     deinit {
@@ -129,7 +132,7 @@ public final class ProResCPUDecoder {
                 group: g, worker: self.workers[group])
             self.mayDiffer[group] = self.workers[group].takeMayDiffer()
         }
-        if groups == 1 { decodeGroup(0) } else { parallelFor(groups, decodeGroup) }
+        threadPool.run(groups, decodeGroup)
         return prepared.enumerated().map { f, result in
             result.map { frame in
                 let concealed = (0..<groupsPerFrame).reduce(0) { $0 + damaged[f * groupsPerFrame + $1] }
