@@ -42,8 +42,8 @@ public struct ExpectRule: Equatable, Sendable {
             case .notEqual: return abs(actual - expected) > tolerance
             case .atLeast: return actual >= expected - tolerance
             case .atMost: return actual <= expected + tolerance
-            case .greater: return actual > expected
-            case .less: return actual < expected
+            case .greater: return actual > expected + tolerance
+            case .less: return actual < expected - tolerance
             }
         }
     }
@@ -56,6 +56,8 @@ public struct ExpectRule: Equatable, Sendable {
         case flag(Bool)
         /// A colour code point; nil means `untagged`.
         case color(Int?)
+        /// Frames per second and how far off still counts as equal.
+        case rate(Double, tolerance: Double)
     }
 
     /// The rule as written (trimmed), for reports.
@@ -163,7 +165,12 @@ public struct ExpectRule: Equatable, Sendable {
             } else {
                 throw fail("unknown \(key.rawValue) '\(value)' (FFmpeg's names as `info` prints them, or untagged)")
             }
-        case .frames, .width, .height, .fps, .bitDepth, .maxNits:
+        case .fps:
+            guard let rate = Self.rate(value) else {
+                throw fail("'\(value)' is not a frame rate (25, 23.976, 23.98 or 24000/1001)")
+            }
+            expected = rate
+        case .frames, .width, .height, .bitDepth, .maxNits:
             // A plain decimal, as every option's number: `1e3` and `+24` are refused, not read.
             guard let number = PlainNumber.real(value) else {
                 throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
@@ -173,6 +180,23 @@ public struct ExpectRule: Equatable, Sendable {
         self.text = text
         self.key = key
         self.comparison = comparison
+    }
+
+    /// `fps`'s value: a fraction is exact (to 1e-9 fps); a decimal matches
+    /// a rate that rounds to it at the decimals written (23.98: within
+    /// 0.005, so 24000/1001 = 23.976… matches), and never closer than 3
+    /// decimals (25 matches 25 ± 0.0005).
+    static func rate(_ value: String) -> Expected? {
+        let parts = value.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            guard let n = PlainNumber.integer(parts[0], in: 1...Int(Int32.max)),
+                let d = PlainNumber.integer(parts[1], in: 1...Int(Int32.max))
+            else { return nil }
+            return .rate(Double(n) / Double(d), tolerance: 1e-9)
+        }
+        guard parts.count == 1, let fps = PlainNumber.real(value), fps > 0 else { return nil }
+        let decimals = value.split(separator: ".").dropFirst().first?.count ?? 3
+        return .rate(fps, tolerance: max(0.0005, 0.5 * pow(10, -Double(decimals))))
     }
 
     /// Nil when the rule holds; otherwise the actual value, in words.
@@ -196,6 +220,12 @@ public struct ExpectRule: Equatable, Sendable {
             // Frame rates are rationals (24000/1001): "fps=23.976" means to 3 decimals.
             let tolerance = key == .fps ? 0.0005 : 0
             let shown = key == .fps ? JSON.number(actual, digits: 3) : JSON.number(actual, digits: 1)
+            return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
+        case .rate(let wanted, let tolerance):
+            guard let rate = f.frameRate, let actual = f.framesPerSecond else { return "unknown" }
+            let shown =
+                rate.denominator == 1
+                ? "\(rate.numerator)" : "\(rate.numerator)/\(rate.denominator) (\(JSON.number(actual, digits: 3)))"
             return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
         case .text(let wanted):
             let actual = key == .profile ? f.profile?.shortName ?? "unknown" : f.chroma.rawValue

@@ -202,6 +202,7 @@ enum FileChecker {
             sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
             statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
+        result.findings = CheckFinding.of(format, decoded: sampled == nil ? report.framesRead : nil)
         result.descriptionChanges = runs.changes
         result.decodersMayDiffer = report.decodersMayDiffer
         result.goldenAcrossDecoders = comparison?.acrossDecoders ?? []

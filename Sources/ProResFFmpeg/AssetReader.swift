@@ -132,6 +132,8 @@ public final class AssetReader: SampleSource {
                     p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil
                 return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
             }
+            // QuickTime's `fiel`, Matroska's FieldOrder, MXF's: before probing, like the tags.
+            let containerFieldOrders = streams.map { $0.pointee.codecpar.pointee.field_order }
             let containerSizes = streams.map {
                 (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height))
             }
@@ -185,7 +187,10 @@ public final class AssetReader: SampleSource {
             // two frames' timestamps, say what the rate is; else it is unknown.
             let matroska =
                 context.pointee.iformat.map { String(cString: $0.pointee.name).hasPrefix("matroska") } ?? false
-            if matroska, s.avg_frame_rate.num <= 0, rate.num <= 0 || av_cmp_q(rate, av_inv_q(s.time_base)) == 0 {
+            let matroskaWithoutRate =
+                matroska && s.avg_frame_rate.num <= 0
+                && (rate.num <= 0 || av_cmp_q(rate, av_inv_q(s.time_base)) == 0)
+            if matroskaWithoutRate {
                 rate = AVRational(num: 0, den: 1)
                 if let stated = header.frameRate {
                     rate = AVRational(num: Int32(stated.numerator), den: Int32(stated.denominator))
@@ -209,6 +214,15 @@ public final class AssetReader: SampleSource {
                 pipe == nil ? Int(exactly: avio_size(context.pointee.pb)).flatMap { $0 > 0 ? $0 : nil } : nil
             let (frameCount, overstated) = FrameCountClaim.judge(claimed, fileBytes: fileBytes)
             overstatedCount = overstated
+            // The rate the frames keep, not frames over duration: a clip with dropped frames has an
+            // average no frame has. The table's times say where the steps differ.
+            let timing =
+                tableEntries[chosen] > 0
+                ? TrackTiming(
+                    timestamps: Self.tableTimestamps(stream),
+                    timeBase: (Int(s.time_base.num), Int(s.time_base.den))) : nil
+            if !matroskaWithoutRate, let nominal = Self.nominalRate(stream, timing: timing) { rate = nominal }
+            let cut = fileBytes.flatMap { Self.entriesPastEnd(stream, fileBytes: $0) }
             let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
             description = FormatDescription(
                 header: header, profile: profile,
@@ -223,7 +237,11 @@ public final class AssetReader: SampleSource {
                 frameCountNote: overstated.map { "\($0); frame count unknown" } ?? rateNote,
                 sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream),
                 masteringDisplay: HDRSideData.masteringDisplay(stream),
-                contentLightLevel: HDRSideData.contentLightLevel(stream))
+                contentLightLevel: HDRSideData.contentLightLevel(stream),
+                timing: timing, containerFieldOrder: Self.fieldOrder(containerFieldOrders[chosen]),
+                truncation: cut.map {
+                    TruncatedMedia(firstFrame: $0.first, frames: $0.count, fileBytes: fileBytes ?? 0)
+                })
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                 timestampByIndex.count == Int(avformat_index_get_entries_count(stream))
             {
@@ -257,6 +275,17 @@ public final class AssetReader: SampleSource {
                         ?? headerComplaint.map {
                             "damaged container header: the track has no readable frames (FFmpeg: \($0))"
                         })
+        }
+    }
+
+    /// The container's field order, nil when it does not say.
+    private static func fieldOrder(_ order: AVFieldOrder) -> ProResFrameHeader.FieldOrder? {
+        switch order {
+        case AV_FIELD_PROGRESSIVE: return .progressive
+        // By the field displayed first: TB is top coded, bottom shown first.
+        case AV_FIELD_TT, AV_FIELD_BT: return .topFieldFirst
+        case AV_FIELD_BB, AV_FIELD_TB: return .bottomFieldFirst
+        default: return nil
         }
     }
 
@@ -415,20 +444,65 @@ public final class AssetReader: SampleSource {
     /// ProRes is intra-only, so every entry of the sample table is a frame we
     /// can seek to exactly; frame N is the table's N-th timestamp.
     private func buildTimestampIndex() {
-        let count = Int(avformat_index_get_entries_count(stream))
-        guard count > 0 else { return }
-        var stamps: [Int64] = []
-        stamps.reserveCapacity(count)
-        for i in 0..<count {
-            guard let entry = avformat_index_get_entry(stream, Int32(i)) else { return }
-            stamps.append(entry.pointee.timestamp)
-        }
+        let stamps = Self.tableTimestamps(stream)
+        guard !stamps.isEmpty else { return }
         var map: [Int64: Int] = [:]
         for (i, t) in stamps.enumerated() {
             if map.updateValue(i, forKey: t) != nil { return }  // ambiguous: count packets instead
         }
         timestampByIndex = stamps
         indexByTimestamp = map
+    }
+
+    /// Every entry's timestamp in the track's sample table, in table order.
+    private static func tableTimestamps(_ stream: UnsafeMutablePointer<AVStream>) -> [Int64] {
+        let count = Int(avformat_index_get_entries_count(stream))
+        var stamps: [Int64] = []
+        stamps.reserveCapacity(max(0, count))
+        for i in 0..<max(0, count) {
+            guard let entry = avformat_index_get_entry(stream, Int32(i)) else { return [] }
+            stamps.append(entry.pointee.timestamp)
+        }
+        return stamps
+    }
+
+    /// The first sample-table entry that lies wholly or partly past the
+    /// end of a file of `fileBytes`, and how many entries do: a file cut
+    /// inside its media (mediainfo's IsTruncated) although its index is whole.
+    private static func entriesPastEnd(_ stream: UnsafeMutablePointer<AVStream>, fileBytes: Int) -> (
+        first: Int, count: Int
+    )? {
+        let count = Int(avformat_index_get_entries_count(stream))
+        var first: Int?
+        var past = 0
+        for i in 0..<max(0, count) {
+            guard let entry = avformat_index_get_entry(stream, Int32(i)) else { break }
+            let (end, overflow) = entry.pointee.pos.addingReportingOverflow(Int64(entry.pointee.size))
+            if overflow || end > Int64(fileBytes) {
+                first = first ?? i
+                past += 1
+            }
+        }
+        return first.map { ($0, past) }
+    }
+
+    /// The rate the frames were made at, as the `ffmpeg` CLI guesses it
+    /// (`av_guess_frame_rate`: ffprobe's `r_frame_rate`, unless that is
+    /// above 210 and the average below 70), else the sample table's
+    /// nominal step, when libavformat found none (a MOV whose steps differ
+    /// is not probed); nil when neither says.
+    private static func nominalRate(_ stream: UnsafeMutablePointer<AVStream>, timing: TrackTiming?) -> AVRational? {
+        let s = stream.pointee
+        let average = s.avg_frame_rate
+        var rate = s.r_frame_rate
+        if rate.num > 0, rate.den > 0 {
+            if average.num > 0, average.den > 0, av_q2d(average) < 70, av_q2d(rate) > 210 { rate = average }
+            return rate
+        }
+        guard let nominal = timing?.nominalRate, let n = Int32(exactly: nominal.numerator),
+            let d = Int32(exactly: nominal.denominator)
+        else { return nil }
+        return AVRational(num: n, den: d)
     }
 
     private struct ReadPacket {
