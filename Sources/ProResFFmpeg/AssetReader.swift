@@ -282,9 +282,10 @@ public final class AssetReader: SampleSource {
     private static func fieldOrder(_ order: AVFieldOrder) -> ProResFrameHeader.FieldOrder? {
         switch order {
         case AV_FIELD_PROGRESSIVE: return .progressive
-        // By the field displayed first: TB is top coded, bottom shown first.
-        case AV_FIELD_TT, AV_FIELD_BT: return .topFieldFirst
-        case AV_FIELD_BB, AV_FIELD_TB: return .bottomFieldFirst
+        // QuickTime's interleaved `fiel` details 9 and 14 read as TB and BT: top and bottom field first
+        // as mediainfo and Apple's decoders take them (and as ffmpeg writes a top-field-first encode).
+        case AV_FIELD_TT, AV_FIELD_TB: return .topFieldFirst
+        case AV_FIELD_BB, AV_FIELD_BT: return .bottomFieldFirst
         default: return nil
         }
     }

@@ -212,7 +212,7 @@ public struct TruncatedMedia: Equatable, Sendable {
     }
 
     public var words: String {
-        "truncated: the container's index lists \(frames) frame\(frames == 1 ? "" : "s") from frame \(firstFrame) "
-            + "that end past the file's \(fileBytes) bytes"
+        "the file is cut short: the container's index lists \(frames) frame\(frames == 1 ? "" : "s"), "
+            + "from frame \(firstFrame), that end past its \(fileBytes) bytes"
     }
 }
