@@ -23,6 +23,8 @@ public final class AssetReader: SampleSource {
     /// Reads the samples after the leading ones straight from the file, when
     /// that gives exactly libavformat's packets (MOV/MP4 on a local file).
     private var direct: SampleTableReader?
+    /// Why this input cannot reach its frames, if reading them fails (`unreachableMedia`).
+    private var unreachable: String?
     /// Words for a frame count the container claims but its file cannot hold.
     private var overstatedCount: String?
     /// Why the last packet could not be read, in FFmpeg's words when it gave any.
@@ -72,7 +74,8 @@ public final class AssetReader: SampleSource {
 
     private init(
         open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
-        displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?, activity: HTTPActivity? = nil
+        displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?, activity: HTTPActivity? = nil,
+        remote: (url: String, options: [(String, String)])? = nil
     ) throws {
         self.displayPath = displayPath
         self.pipe = pipe
@@ -95,6 +98,18 @@ public final class AssetReader: SampleSource {
                 throw ProResDecodeError.truncatedRecording(path: displayPath)
             }
             if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) { reason = cut }
+            // A URL the demuxer could not make a movie of is walked again from its start, so that a
+            // recording cut short fails over http as it does on disk.
+            if let remote, let activity, status == PD_AVERROR_INVALIDDATA,
+                let walked = QuickTimeTruncation.withURL(
+                    remote.url, options: remote.options, activity: activity,
+                    {
+                        (lacksIndex: QuickTimeTruncation.lacksMovieIndex($0), cut: QuickTimeTruncation.describe($0))
+                    })
+            {
+                if walked.lacksIndex { throw ProResDecodeError.truncatedRecording(path: displayPath) }
+                if let cut = walked.cut { reason = cut }
+            }
             if let said { reason += " (FFmpeg: \(said))" }
             if pipe != nil, said?.contains("moov atom not found") ?? false {
                 reason += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
@@ -152,6 +167,8 @@ public final class AssetReader: SampleSource {
 
             let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
             stream = streams[chosen]
+            // Said only if reading fails: a small file may still be in the reader's buffer.
+            unreachable = Self.unreachableMedia(context, stream, pipe: pipe != nil, url: activity != nil)
             for (i, s) in streams.enumerated() where i != chosen { s.pointee.discard = AVDISCARD_ALL }
             if tableEntries[chosen] > 0, tableEntries[chosen] == Int(avformat_index_get_entries_count(stream)) {
                 buildTimestampIndex()
@@ -259,6 +276,12 @@ public final class AssetReader: SampleSource {
             }
         } catch {
             leading.forEach { freePacket($0.packet) }
+            if let unreachable, Self.isReadFailure(error) {
+                activity?.watch(nil)
+                Self.close(context, customIO: pipe != nil)
+                self.context = nil
+                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: unreachable)
+            }
             // From a pipe a MOV with its moov last cannot seek back to its
             // media: the failed read is that, and the fix is faststart.
             let movFromPipe =
@@ -276,6 +299,35 @@ public final class AssetReader: SampleSource {
                             "damaged container header: the track has no readable frames (FFmpeg: \($0))"
                         })
         }
+    }
+
+    /// The frames could not be read (none came, or a read failed), rather than read and refused.
+    private static func isReadFailure(_ error: Error) -> Bool {
+        switch error {
+        case ProResDecodeError.notProRes, ProResDecodeError.inputUnreadable: return true
+        default: return false
+        }
+    }
+
+    /// Why the frames cannot be read, when the input cannot go back (a
+    /// pipe, a server without byte ranges) and the demuxer has already
+    /// read past them to find the index: a MOV whose `moov` comes after
+    /// its `mdat`. nil otherwise.
+    private static func unreachableMedia(
+        _ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>, pipe: Bool,
+        url: Bool
+    ) -> String? {
+        guard let io = context.pointee.pb, io.pointee.seekable == 0,
+            let first = avformat_index_get_entry(stream, 0), first.pointee.pos < avio_tell(io)
+        else { return nil }
+        let index = "the MOV index (moov) is at the end of the file, after the frames"
+        let fix = "remux it with -movflags +faststart"
+        if pipe { return "read as a stream (stdin, a pipe), which cannot go back: \(index); \(fix), or give its path" }
+        if url {
+            return "the server does not support byte ranges (Range requests): \(index); "
+                + "serve it from a server that does, or \(fix)"
+        }
+        return "the input cannot seek: \(index); \(fix)"
     }
 
     /// The container's field order, nil when it does not say.
@@ -576,12 +628,12 @@ public final class AssetReader: SampleSource {
             if let expected = format.frameCount, nextIndex < expected, shortfall == nil {
                 shortfall =
                     "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing "
-                    + (readProblem.map { "(\($0))" } ?? headerComplaint.map {
+                    + (readProblem.map { "(\(unreachable ?? $0))" } ?? headerComplaint.map {
                         "(damaged container header; FFmpeg: \($0))"
                     } ?? "(truncated file?)")
             }
             if let readProblem, shortfall == nil {
-                shortfall = "input ended after frame \(nextIndex - 1): \(readProblem)"
+                shortfall = "input ended after frame \(nextIndex - 1): \(unreachable ?? readProblem)"
             }
             if let overstatedCount, shortfall == nil {
                 shortfall =
@@ -751,7 +803,8 @@ extension AssetReader {
                             status = PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, &dictionary) }
                             av_dict_free(&dictionary)
                             return status
-                        }, displayPath: displayPath, track: track, pipe: nil, localPath: nil, activity: activity)
+                        }, displayPath: displayPath, track: track, pipe: nil, localPath: nil, activity: activity,
+                        remote: (url, opening.options))
                 }
             } catch let ProResDecodeError.inputUnreadable(_, reason)
                 where attempt < opening.attempts && URLOpening.isTransient(status)
