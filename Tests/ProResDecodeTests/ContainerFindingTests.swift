@@ -70,13 +70,13 @@ final class ContainerFindingTests: XCTestCase {
         XCTAssertEqual(try ffprobe(path, "stream=field_order"), "bt")
         XCTAssertEqual(try ffprobe(path, "frame=top_field_first").split(separator: "\n").first, "1")
         let words =
-            "field order: the container says bottom field first, the frame header says top field first; "
+            "the container says bottom field first, the frame header says top field first; "
             + "decoding by the frame header"
         let result = try check(path)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stderr.contains("  warning: field order: " + words), result.stderr)
         let info = try runTool(["info", path])
-        XCTAssertTrue(info.stdoutText.contains("note:         " + words), info.stdoutText)
+        XCTAssertTrue(info.stdoutText.contains("note:         field order: " + words), info.stdoutText)
 
         let rule = try check(path, ["--expect", "field-order=tff"])
         XCTAssertEqual(rule.status, 10, rule.stderr)

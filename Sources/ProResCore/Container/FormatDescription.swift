@@ -145,7 +145,8 @@ public struct FormatDescription: Sendable {
             notes.append("time code '\(timecode)' is not a valid SMPTE time code\(rate); no output carries it")
         }
         if let containerFieldOrder, containerFieldOrder != header.fieldOrder {
-            notes.append(Self.fieldOrderConflict(container: containerFieldOrder, bitstream: header.fieldOrder))
+            notes.append(
+                "field order: " + Self.fieldOrderConflict(container: containerFieldOrder, bitstream: header.fieldOrder))
         }
         if let timing, !timing.isConstant {
             // The first few by frame and time; `check` lists more.
@@ -160,11 +161,11 @@ public struct FormatDescription: Sendable {
         self.notes = notes
     }
 
-    /// "container says bottom field first (fiel), frame header says top field first; decoding by the frame header".
+    /// "the container says bottom field first, the frame header says top field first; decoding by the frame header".
     static func fieldOrderConflict(
         container: ProResFrameHeader.FieldOrder, bitstream: ProResFrameHeader.FieldOrder
     ) -> String {
-        "field order: the container says \(container.rawValue), the frame header says \(bitstream.rawValue); "
+        "the container says \(container.rawValue), the frame header says \(bitstream.rawValue); "
             + "decoding by the frame header"
     }
 
