@@ -108,6 +108,28 @@ final class TrackTimingTests: XCTestCase {
         XCTAssertFalse(steady.stderr.contains("warning"), steady.stderr)
     }
 
+    /// Steps judged on hand-laid timestamps.
+    func testStepsJudgedByHand() throws {
+        // 24000/1001 in milliseconds: 42 and 41 ms steps, within a tick of the nominal 42.
+        let ntsc = try XCTUnwrap(TrackTiming(timestamps: [0, 42, 83, 125, 167, 209, 250], timeBase: (1, 1000)))
+        XCTAssertTrue(ntsc.isConstant)
+        // 25 fps in 1/12800: frame 3 goes back; frame 4 keeps the slot after frame 3's.
+        let back = try XCTUnwrap(TrackTiming(timestamps: [0, 512, 1024, 1000, 2048], timeBase: (1, 12800)))
+        XCTAssertEqual(back.irregularities.map(\.kind), [.backwards])
+        XCTAssertEqual(back.findings, ["timestamp goes back: frame 3 at 0.078 s comes before frame 2 at 0.080 s"])
+        let uneven = try XCTUnwrap(TrackTiming(timestamps: [0, 512, 1024, 1600], timeBase: (1, 12800)))
+        XCTAssertEqual(
+            uneven.findings, ["uneven step: frame 3 at 0.125 s follows frame 2 at 0.080 s (576 ticks, nominal 512)"])
+        // Equally common steps: the shorter is nominal, the longer a gap of one frame.
+        let tie = try XCTUnwrap(TrackTiming(timestamps: [0, 512, 1536], timeBase: (1, 12800)))
+        XCTAssertEqual(tie.step, 512)
+        XCTAssertEqual(tie.nominalRate?.numerator, 25)
+        XCTAssertEqual(
+            tie.findings, ["timestamp gap: frame 2 at 0.120 s follows frame 1 at 0.040 s, 1 frame's time missing"])
+        XCTAssertNil(TrackTiming(timestamps: [7], timeBase: (1, 25)))
+        XCTAssertNil(TrackTiming(timestamps: [5, 5, 5], timeBase: (1, 25)), "no forward step")
+    }
+
     /// `fps` takes a decimal to the places written, or an exact fraction.
     func testFrameRateRules() throws {
         let source = try openSampleSource(try Self.clip("ntsc"))

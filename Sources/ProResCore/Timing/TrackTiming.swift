@@ -129,7 +129,8 @@ public struct TrackTiming: Equatable, Sendable {
         switch i.kind {
         case .gap:
             let missing = max(1, Int((Double(i.ticks - i.previousTicks) / Double(step)).rounded()) - 1)
-            return "timestamp gap: \(at) follows \(before), \(missing) frame\(missing == 1 ? "" : "s")' time missing"
+            return
+                "timestamp gap: \(at) follows \(before), \(missing == 1 ? "1 frame's" : "\(missing) frames'") time missing"
         case .duplicate:
             return i.ticks == i.previousTicks
                 ? "duplicated timestamp: \(at), the same time as frame \(i.frame - 1)"
