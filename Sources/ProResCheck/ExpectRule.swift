@@ -301,7 +301,7 @@ public struct ExpectRule: Equatable, Sendable {
             guard conflicts.isEmpty != (wanted == (comparison == .equal)) else { return nil }
             return conflicts.isEmpty ? "no conflicts" : conflicts.map(\.text).joined(separator: "; ")
         case .flag(let wanted) where key == .continuous:
-            guard let timing = f.timing else { return "unknown (the container has no sample table)" }
+            guard let timing = f.timing else { return "unknown (the container lists no time for every frame)" }
             guard timing.isConstant != (wanted == (comparison == .equal)) else { return nil }
             return timing.isConstant ? "every frame one step after the one before" : timing.findings[0]
         case .text(let wanted):

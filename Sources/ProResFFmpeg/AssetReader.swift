@@ -233,8 +233,9 @@ public final class AssetReader: SampleSource {
             overstatedCount = overstated
             // The rate the frames keep, not frames over duration: a clip with dropped frames has an
             // average no frame has. The table's times say where the steps differ.
+            // Only a table of every frame (MOV, MXF): Matroska's cues may list one frame a cluster.
             let timing =
-                tableEntries[chosen] > 0
+                tableEntries[chosen] > 1 && tableEntries[chosen] == frameCount
                 ? TrackTiming(
                     timestamps: Self.tableTimestamps(stream),
                     timeBase: (Int(s.time_base.num), Int(s.time_base.den))) : nil

@@ -64,6 +64,17 @@ final class TrackTimingTests: XCTestCase {
         }
     }
 
+    /// Matroska's cues need not list every frame: its rate is ffprobe's, and no step is judged from them.
+    func testMatroskaCuesAreNotJudged() throws {
+        let mkv = (try Self.clip("gap") as NSString).deletingPathExtension + ".mkv"
+        _ = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", try Self.clip("gap"), "-c", "copy", mkv])
+        let described = try info(mkv)
+        XCTAssertEqual(described["frame_rate"] as? String, try ffprobe(mkv, "stream=r_frame_rate"))
+        let notes = described["notes"] as? [String] ?? []
+        XCTAssertFalse(notes.contains { $0.contains("timestamp") || $0.contains("variable") }, "\(notes)")
+    }
+
     /// Variable rate is a note naming the kind; a steady clip has none.
     func testVariableRateIsNoted() throws {
         let gap = try info(try Self.clip("gap"))["notes"] as? [String] ?? []

@@ -42,7 +42,7 @@ public struct FormatDescription: Sendable {
     /// Things the user should hear about (conflicting tags, guessed values).
     public let notes: [String]
     /// The sample table's timestamps judged: nominal step, gaps, duplicates;
-    /// nil when the container has no table (a pipe of Matroska without cues, an elementary stream).
+    /// nil when the container has no table of every frame (Matroska, an elementary stream).
     public let timing: TrackTiming?
     /// The field order the container states (QuickTime `fiel`), nil when it says none.
     public let containerFieldOrder: ProResFrameHeader.FieldOrder?
