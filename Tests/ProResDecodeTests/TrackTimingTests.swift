@@ -139,6 +139,14 @@ final class TrackTimingTests: XCTestCase {
             tie.findings, ["timestamp gap: frame 2 at 0.120 s follows frame 1 at 0.040 s, 1 frame's time missing"])
         XCTAssertNil(TrackTiming(timestamps: [7], timeBase: (1, 25)))
         XCTAssertNil(TrackTiming(timestamps: [5, 5, 5], timeBase: (1, 25)), "no forward step")
+        // A forged table: refused, never a trap.
+        XCTAssertNil(TrackTiming(timestamps: [Int64.min, 0, Int64.max], timeBase: (1, 25)))
+        let forged = try XCTUnwrap(
+            TrackTiming(
+                timestamps: [0, 1 << 60] + Array(repeating: 1 << 60, count: 1000) + [-(1 << 60)],
+                timeBase: (Int(Int32.max), 1)))
+        XCTAssertNil(forged.nominalRate, "2^31 × 2^60 ticks do not fit: no rate")
+        XCTAssertEqual(forged.irregularities.last?.kind, .backwards)
     }
 
     /// `fps` takes a decimal to the places written, or an exact fraction.

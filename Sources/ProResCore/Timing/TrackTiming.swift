@@ -44,17 +44,19 @@ public struct TrackTiming: Equatable, Sendable {
             && a.frames == b.frames
     }
 
-    /// nil for fewer than two frames, a time base that is not one, or no
-    /// forward step between frames.
+    /// Timestamps this far from 0 keep every sum and difference below in 64 bits.
+    static let largestTimestamp: Int64 = 1 << 60
+
+    /// nil for fewer than two frames, a time base that is not one, a
+    /// timestamp beyond ±2^60 ticks (a forged table), or no forward step
+    /// between frames.
     public init?(timestamps: [Int64], timeBase: (numerator: Int, denominator: Int)) {
-        guard timestamps.count >= 2, timeBase.numerator > 0, timeBase.denominator > 0 else { return nil }
+        guard timestamps.count >= 2, timeBase.numerator > 0, timeBase.denominator > 0,
+            timestamps.allSatisfy({ (-Self.largestTimestamp...Self.largestTimestamp).contains($0) })
+        else { return nil }
         var counts: [Int64: Int] = [:]
-        var deltas: [Int64] = []
-        deltas.reserveCapacity(timestamps.count - 1)
         for i in 1..<timestamps.count {
-            let (delta, overflow) = timestamps[i].subtractingReportingOverflow(timestamps[i - 1])
-            guard !overflow else { return nil }
-            deltas.append(delta)
+            let delta = timestamps[i] - timestamps[i - 1]
             if delta > 0 { counts[delta, default: 0] += 1 }
         }
         // The most common forward step; of equally common ones, the shortest.
@@ -73,15 +75,17 @@ public struct TrackTiming: Equatable, Sendable {
     /// that the frame after a doubled time is not also a gap.
     private static func irregularities(_ timestamps: [Int64], step: Int64) -> [Irregularity] {
         var found: [Irregularity] = []
-        var place = timestamps[0]
+        // In Double: a place advanced step by step over many doubled frames may pass the timestamps' range.
+        var place = Double(timestamps[0])
+        let step = Double(step)
         for i in 1..<timestamps.count {
-            let (delta, overflow) = timestamps[i].subtractingReportingOverflow(place)
+            let delta = Double(timestamps[i]) - place
             let kind: Irregularity.Kind?
-            if overflow || timestamps[i] < timestamps[i - 1] {
+            if timestamps[i] < timestamps[i - 1] {
                 kind = .backwards
-            } else if timestamps[i] - timestamps[i - 1] < step - step / 2 {
+            } else if Double(timestamps[i] - timestamps[i - 1]) < step / 2 {
                 kind = .duplicate
-            } else if delta > step + step / 2 {
+            } else if delta > step * 1.5 {
                 kind = .gap
             } else if abs(delta - step) > 1 {
                 kind = .uneven
@@ -92,7 +96,7 @@ public struct TrackTiming: Equatable, Sendable {
                 found.append(
                     Irregularity(kind: kind, frame: i, ticks: timestamps[i], previousTicks: timestamps[i - 1]))
             }
-            place = kind == .duplicate || kind == .backwards ? place &+ step : timestamps[i]
+            place = kind == .duplicate || kind == .backwards ? place + step : Double(timestamps[i])
         }
         return found
     }
