@@ -319,6 +319,7 @@ public final class AssetReader: SampleSource {
         url: Bool
     ) -> String? {
         guard let io = context.pointee.pb, io.pointee.seekable == 0,
+            context.pointee.iformat.map({ String(cString: $0.pointee.name).hasPrefix("mov,") }) ?? false,
             let first = avformat_index_get_entry(stream, 0), first.pointee.pos < avio_tell(io)
         else { return nil }
         let index = "the MOV index (moov) is at the end of the file, after the frames"
