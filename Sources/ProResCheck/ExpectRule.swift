@@ -23,8 +23,13 @@ public struct ExpectRule: Equatable, Sendable {
         case bitDepth = "bit-depth"
         case maxNits = "max-nits"
         case constantDescription = "constant-description"
+        case fieldOrder = "field-order"
+        case consistent, continuous, timecode, duration
 
-        var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits].contains(self) }
+        var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits, .duration].contains(self) }
+
+        /// Keys that may stand alone, meaning `=true`.
+        static let alone: Set<Key> = [.constantDescription, .consistent, .continuous]
     }
 
     public enum Comparison: String, CaseIterable, Sendable {
@@ -42,8 +47,8 @@ public struct ExpectRule: Equatable, Sendable {
             case .notEqual: return abs(actual - expected) > tolerance
             case .atLeast: return actual >= expected - tolerance
             case .atMost: return actual <= expected + tolerance
-            case .greater: return actual > expected
-            case .less: return actual < expected
+            case .greater: return actual > expected + tolerance
+            case .less: return actual < expected - tolerance
             }
         }
     }
@@ -56,6 +61,13 @@ public struct ExpectRule: Equatable, Sendable {
         case flag(Bool)
         /// A colour code point; nil means `untagged`.
         case color(Int?)
+        /// Frames per second and how far off still counts as equal.
+        case rate(Double, tolerance: Double)
+        case fieldOrder(ProResFrameHeader.FieldOrder)
+        /// A start time code as written ("10:00:00:00", ';' before the frames for drop-frame).
+        case timecode(String)
+        /// A running time in seconds, or in frames.
+        case duration(Double, inFrames: Bool)
     }
 
     /// The rule as written (trimmed), for reports.
@@ -73,12 +85,18 @@ public struct ExpectRule: Equatable, Sendable {
         public let maxNits: Double?
         /// The checked frames' descriptions; none: the format's alone.
         public let runs: [DescriptionRuns.Run]
+        /// What `check` found in the file (`CheckFinding`): the `consistent` rule reads the conflicts.
+        public let findings: [CheckFinding]
 
-        public init(format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = []) {
+        public init(
+            format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = [],
+            findings: [CheckFinding] = []
+        ) {
             self.format = format
             self.frames = frames
             self.maxNits = maxNits
             self.runs = runs
+            self.findings = findings
         }
     }
 
@@ -109,8 +127,8 @@ public struct ExpectRule: Equatable, Sendable {
 
     public init(_ rule: String) throws {
         let written = rule.trimmingCharacters(in: .whitespaces)
-        // `constant-description` alone means `constant-description=true`.
-        let text = written.lowercased() == Key.constantDescription.rawValue ? written + "=true" : written
+        // `constant-description`, `consistent` and `continuous` alone mean `=true`.
+        let text = Key(rawValue: written.lowercased()).map(Key.alone.contains) ?? false ? written + "=true" : written
         func fail(_ why: String) -> ParseError { .invalidRule(rule: text, why: why) }
         guard let at = text.firstIndex(where: { "=!<>".contains($0) }) else {
             throw fail(text.isEmpty ? "empty rule" : "no comparison (=, !=, >=, <=, >, <)")
@@ -144,7 +162,7 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("size must be WIDTHxHEIGHT, e.g. 1920x1080")
             }
             expected = .size(width: w, height: h)
-        case .alpha, .interlaced, .constantDescription:
+        case .alpha, .interlaced, .constantDescription, .consistent, .continuous:
             guard let flag = ["true": true, "false": false][value.lowercased()] else {
                 throw fail("expected true or false")
             }
@@ -163,7 +181,30 @@ public struct ExpectRule: Equatable, Sendable {
             } else {
                 throw fail("unknown \(key.rawValue) '\(value)' (FFmpeg's names as `info` prints them, or untagged)")
             }
-        case .frames, .width, .height, .fps, .bitDepth, .maxNits:
+        case .fps:
+            guard let rate = Self.rate(value) else {
+                throw fail("'\(value)' is not a frame rate (25, 23.976, 23.98 or 24000/1001)")
+            }
+            expected = rate
+        case .fieldOrder:
+            let orders: [String: ProResFrameHeader.FieldOrder] = [
+                "tff": .topFieldFirst, "bff": .bottomFieldFirst, "progressive": .progressive,
+            ]
+            guard let order = orders[value.lowercased()] else { throw fail("expected tff, bff or progressive") }
+            expected = .fieldOrder(order)
+        case .timecode:
+            guard SMPTETimecode(value, rate: (30, 1)) != nil || SMPTETimecode(value, rate: (60, 1)) != nil else {
+                throw fail("expected a time code HH:MM:SS:FF (HH:MM:SS;FF for drop-frame)")
+            }
+            expected = .timecode(value)
+        case .duration:
+            let inFrames = value.lowercased().hasSuffix("f")
+            let number = inFrames || value.lowercased().hasSuffix("s") ? String(value.dropLast()) : value
+            guard let amount = PlainNumber.real(number), amount >= 0, !inFrames || amount == amount.rounded() else {
+                throw fail("expected seconds (12.48 or 12.48s) or frames (312f)")
+            }
+            expected = .duration(amount, inFrames: inFrames)
+        case .frames, .width, .height, .bitDepth, .maxNits:
             // A plain decimal, as every option's number: `1e3` and `+24` are refused, not read.
             guard let number = PlainNumber.real(value) else {
                 throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
@@ -173,6 +214,51 @@ public struct ExpectRule: Equatable, Sendable {
         self.text = text
         self.key = key
         self.comparison = comparison
+    }
+
+    /// The frame header's field order, and the container's where it states
+    /// one: both must be the one wanted.
+    private static func fieldOrderViolation(_ facts: Facts, wanted: ProResFrameHeader.FieldOrder, equal: Bool)
+        -> String?
+    {
+        let f = facts.format
+        let orders = facts.runs.count > 1 ? facts.runs.map(\.description.fieldOrder) : [f.fieldOrder]
+        let container = f.containerFieldOrder
+        let holds = orders.allSatisfy { $0 == wanted } && (container ?? wanted) == wanted
+        guard holds != equal else { return nil }
+        let header = Set(orders.map(\.rawValue)).sorted().joined(separator: " and ")
+        return container.map { "\(header) (frame header), \($0.rawValue) (container)" } ?? "\(header) (frame header)"
+    }
+
+    /// `duration`: seconds within half a frame at the nominal rate (0.0005
+    /// without one), or frames exactly.
+    private static func durationViolation(_ facts: Facts, wanted: Double, inFrames: Bool, comparison: Comparison)
+        -> String?
+    {
+        if inFrames {
+            let actual = Double(facts.frames)
+            return comparison.holds(actual, wanted, tolerance: 0) ? nil : "\(facts.frames)f"
+        }
+        guard let actual = facts.format.durationSeconds else { return "unknown" }
+        let tolerance = facts.format.framesPerSecond.map { 0.5 / $0 } ?? 0.0005
+        return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : JSON.number(actual, digits: 3) + "s"
+    }
+
+    /// `fps`'s value: a fraction is exact (to 1e-9 fps); a decimal matches
+    /// a rate that rounds to it at the decimals written (23.98: within
+    /// 0.005, so 24000/1001 = 23.976… matches), and never closer than 3
+    /// decimals (25 matches 25 ± 0.0005).
+    static func rate(_ value: String) -> Expected? {
+        let parts = value.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2 {
+            guard let n = PlainNumber.integer(parts[0], in: 1...Int(Int32.max)),
+                let d = PlainNumber.integer(parts[1], in: 1...Int(Int32.max))
+            else { return nil }
+            return .rate(Double(n) / Double(d), tolerance: 1e-9)
+        }
+        guard parts.count == 1, let fps = PlainNumber.real(value), fps > 0 else { return nil }
+        let decimals = value.split(separator: ".").dropFirst().first?.count ?? 3
+        return .rate(fps, tolerance: max(0.0005, 0.5 * pow(10, -Double(decimals))))
     }
 
     /// Nil when the rule holds; otherwise the actual value, in words.
@@ -197,6 +283,27 @@ public struct ExpectRule: Equatable, Sendable {
             let tolerance = key == .fps ? 0.0005 : 0
             let shown = key == .fps ? JSON.number(actual, digits: 3) : JSON.number(actual, digits: 1)
             return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
+        case .rate(let wanted, let tolerance):
+            guard let rate = f.frameRate, let actual = f.framesPerSecond else { return "unknown" }
+            let shown =
+                rate.denominator == 1
+                ? "\(rate.numerator)" : "\(rate.numerator)/\(rate.denominator) (\(JSON.number(actual, digits: 3)))"
+            return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
+        case .fieldOrder(let wanted):
+            return Self.fieldOrderViolation(facts, wanted: wanted, equal: comparison == .equal)
+        case .timecode(let wanted):
+            let actual = f.timecode ?? "none"
+            return (actual == wanted) == (comparison == .equal) ? nil : actual
+        case .duration(let wanted, let inFrames):
+            return Self.durationViolation(facts, wanted: wanted, inFrames: inFrames, comparison: comparison)
+        case .flag(let wanted) where key == .consistent:
+            let conflicts = facts.findings.filter { CheckFinding.conflictKinds.contains($0.kind) }
+            guard conflicts.isEmpty != (wanted == (comparison == .equal)) else { return nil }
+            return conflicts.isEmpty ? "no conflicts" : conflicts.map(\.text).joined(separator: "; ")
+        case .flag(let wanted) where key == .continuous:
+            guard let timing = f.timing else { return "unknown (the container lists no time for every frame)" }
+            guard timing.isConstant != (wanted == (comparison == .equal)) else { return nil }
+            return timing.isConstant ? "every frame one step after the one before" : timing.findings[0]
         case .text(let wanted):
             let actual = key == .profile ? f.profile?.shortName ?? "unknown" : f.chroma.rawValue
             return (actual == wanted) == (comparison == .equal) ? nil : actual

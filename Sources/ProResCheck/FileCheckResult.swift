@@ -74,10 +74,15 @@ public struct FileCheckResult: Sendable {
     /// warning instead of a golden mismatch (`GoldenFile.compare`).
     public internal(set) var goldenAcrossDecoders: [Int] = []
 
-    /// The warnings in words, as the reports print them: every flagged
-    /// frame, and every golden hash excused across decoders.
+    /// What the file's container and timestamps say that is not damage
+    /// (`CheckFinding`): a warning in every report.
+    public internal(set) var findings: [CheckFinding] = []
+
+    /// The warnings in words, as the reports print them: every finding,
+    /// every flagged frame, and every golden hash excused across decoders.
     public var warnings: [String] {
-        decodersMayDiffer.map { "frame \($0): \(DecodedFrame.mayDifferNote)" }
+        findings.map(\.text)
+            + decodersMayDiffer.map { "frame \($0): \(DecodedFrame.mayDifferNote)" }
             + goldenAcrossDecoders.map {
                 "frame \($0): its hash differs from the golden file's, written by another decoder, on a frame where the decoders may differ"
             }

@@ -184,8 +184,10 @@ enum FileChecker {
 
         let frameCount = sampled == nil ? report.framesRead : format.frameCount
         let runs = described.runs
+        let findings = CheckFinding.of(format, decoded: sampled == nil ? report.framesRead : nil)
         let facts = ExpectRule.Facts(
-            format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits, runs: runs.runs)
+            format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits, runs: runs.runs,
+            findings: findings)
         let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) }
         }
         let hashes = sink.hashes
@@ -202,6 +204,7 @@ enum FileChecker {
             sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
             statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
         result.decoder = report.decoder
+        result.findings = findings
         result.descriptionChanges = runs.changes
         result.decodersMayDiffer = report.decodersMayDiffer
         result.goldenAcrossDecoders = comparison?.acrossDecoders ?? []

@@ -23,6 +23,8 @@ public final class AssetReader: SampleSource {
     /// Reads the samples after the leading ones straight from the file, when
     /// that gives exactly libavformat's packets (MOV/MP4 on a local file).
     private var direct: SampleTableReader?
+    /// Why this input cannot reach its frames, if reading them fails (`unreachableMedia`).
+    private var unreachable: String?
     /// Words for a frame count the container claims but its file cannot hold.
     private var overstatedCount: String?
     /// Why the last packet could not be read, in FFmpeg's words when it gave any.
@@ -72,7 +74,8 @@ public final class AssetReader: SampleSource {
 
     private init(
         open: (inout UnsafeMutablePointer<AVFormatContext>?) -> Int32,
-        displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?, activity: HTTPActivity? = nil
+        displayPath: String, track: Int?, pipe: PipeFeeder?, localPath: String?, activity: HTTPActivity? = nil,
+        remote: (url: String, options: [(String, String)])? = nil
     ) throws {
         self.displayPath = displayPath
         self.pipe = pipe
@@ -95,6 +98,18 @@ public final class AssetReader: SampleSource {
                 throw ProResDecodeError.truncatedRecording(path: displayPath)
             }
             if let localPath, let cut = QuickTimeTruncation.describe(path: localPath) { reason = cut }
+            // A URL the demuxer could not make a movie of is walked again from its start, so that a
+            // recording cut short fails over http as it does on disk.
+            if let remote, let activity, status == PD_AVERROR_INVALIDDATA,
+                let walked = QuickTimeTruncation.withURL(
+                    remote.url, options: remote.options, activity: activity,
+                    {
+                        (lacksIndex: QuickTimeTruncation.lacksMovieIndex($0), cut: QuickTimeTruncation.describe($0))
+                    })
+            {
+                if walked.lacksIndex { throw ProResDecodeError.truncatedRecording(path: displayPath) }
+                if let cut = walked.cut { reason = cut }
+            }
             if let said { reason += " (FFmpeg: \(said))" }
             if pipe != nil, said?.contains("moov atom not found") ?? false {
                 reason += " (from a pipe, a MOV needs its moov atom first: -movflags +faststart)"
@@ -132,6 +147,8 @@ public final class AssetReader: SampleSource {
                     p.color_range == AVCOL_RANGE_JPEG ? true : p.color_range == AVCOL_RANGE_MPEG ? false : nil
                 return (Int(p.color_primaries.rawValue), Int(p.color_trc.rawValue), Int(p.color_space.rawValue), range)
             }
+            // QuickTime's `fiel`, Matroska's FieldOrder, MXF's: before probing, like the tags.
+            let containerFieldOrders = streams.map { $0.pointee.codecpar.pointee.field_order }
             let containerSizes = streams.map {
                 (Int($0.pointee.codecpar.pointee.width), Int($0.pointee.codecpar.pointee.height))
             }
@@ -150,6 +167,8 @@ public final class AssetReader: SampleSource {
 
             let chosen = try Self.chooseTrack(streams, requested: track, path: displayPath)
             stream = streams[chosen]
+            // Said only if reading fails: a small file may still be in the reader's buffer.
+            unreachable = Self.unreachableMedia(context, stream, pipe: pipe != nil, url: activity != nil)
             for (i, s) in streams.enumerated() where i != chosen { s.pointee.discard = AVDISCARD_ALL }
             if tableEntries[chosen] > 0, tableEntries[chosen] == Int(avformat_index_get_entries_count(stream)) {
                 buildTimestampIndex()
@@ -185,7 +204,10 @@ public final class AssetReader: SampleSource {
             // two frames' timestamps, say what the rate is; else it is unknown.
             let matroska =
                 context.pointee.iformat.map { String(cString: $0.pointee.name).hasPrefix("matroska") } ?? false
-            if matroska, s.avg_frame_rate.num <= 0, rate.num <= 0 || av_cmp_q(rate, av_inv_q(s.time_base)) == 0 {
+            let matroskaWithoutRate =
+                matroska && s.avg_frame_rate.num <= 0
+                && (rate.num <= 0 || av_cmp_q(rate, av_inv_q(s.time_base)) == 0)
+            if matroskaWithoutRate {
                 rate = AVRational(num: 0, den: 1)
                 if let stated = header.frameRate {
                     rate = AVRational(num: Int32(stated.numerator), den: Int32(stated.denominator))
@@ -209,6 +231,16 @@ public final class AssetReader: SampleSource {
                 pipe == nil ? Int(exactly: avio_size(context.pointee.pb)).flatMap { $0 > 0 ? $0 : nil } : nil
             let (frameCount, overstated) = FrameCountClaim.judge(claimed, fileBytes: fileBytes)
             overstatedCount = overstated
+            // The rate the frames keep, not frames over duration: a clip with dropped frames has an
+            // average no frame has. The table's times say where the steps differ.
+            // Only a table of every frame (MOV, MXF): Matroska's cues may list one frame a cluster.
+            let timing =
+                tableEntries[chosen] > 1 && tableEntries[chosen] == frameCount
+                ? TrackTiming(
+                    timestamps: Self.tableTimestamps(stream),
+                    timeBase: (Int(s.time_base.num), Int(s.time_base.den))) : nil
+            if !matroskaWithoutRate, let nominal = Self.nominalRate(stream, timing: timing) { rate = nominal }
+            let cut = fileBytes.flatMap { Self.entriesPastEnd(stream, fileBytes: $0) }
             let name = context.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
             description = FormatDescription(
                 header: header, profile: profile,
@@ -223,7 +255,11 @@ public final class AssetReader: SampleSource {
                 frameCountNote: overstated.map { "\($0); frame count unknown" } ?? rateNote,
                 sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream),
                 masteringDisplay: HDRSideData.masteringDisplay(stream),
-                contentLightLevel: HDRSideData.contentLightLevel(stream))
+                contentLightLevel: HDRSideData.contentLightLevel(stream),
+                timing: timing, containerFieldOrder: Self.fieldOrder(containerFieldOrders[chosen]),
+                truncation: cut.map {
+                    TruncatedMedia(firstFrame: $0.first, frames: $0.count, fileBytes: fileBytes ?? 0)
+                })
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                 timestampByIndex.count == Int(avformat_index_get_entries_count(stream))
             {
@@ -241,6 +277,12 @@ public final class AssetReader: SampleSource {
             }
         } catch {
             leading.forEach { freePacket($0.packet) }
+            if let unreachable, Self.isReadFailure(error) {
+                activity?.watch(nil)
+                Self.close(context, customIO: pipe != nil)
+                self.context = nil
+                throw ProResDecodeError.inputUnreadable(path: displayPath, reason: unreachable)
+            }
             // From a pipe a MOV with its moov last cannot seek back to its
             // media: the failed read is that, and the fix is faststart.
             let movFromPipe =
@@ -257,6 +299,48 @@ public final class AssetReader: SampleSource {
                         ?? headerComplaint.map {
                             "damaged container header: the track has no readable frames (FFmpeg: \($0))"
                         })
+        }
+    }
+
+    /// The frames could not be read (none came, or a read failed), rather than read and refused.
+    private static func isReadFailure(_ error: Error) -> Bool {
+        switch error {
+        case ProResDecodeError.notProRes, ProResDecodeError.inputUnreadable: return true
+        default: return false
+        }
+    }
+
+    /// Why the frames cannot be read, when the input cannot go back (a
+    /// pipe, a server without byte ranges) and the demuxer has already
+    /// read past them to find the index: a MOV whose `moov` comes after
+    /// its `mdat`. nil otherwise.
+    private static func unreachableMedia(
+        _ context: UnsafeMutablePointer<AVFormatContext>, _ stream: UnsafeMutablePointer<AVStream>, pipe: Bool,
+        url: Bool
+    ) -> String? {
+        guard let io = context.pointee.pb, io.pointee.seekable == 0,
+            context.pointee.iformat.map({ String(cString: $0.pointee.name).hasPrefix("mov,") }) ?? false,
+            let first = avformat_index_get_entry(stream, 0), first.pointee.pos < avio_tell(io)
+        else { return nil }
+        let index = "the MOV index (moov) is at the end of the file, after the frames"
+        let fix = "remux it with -movflags +faststart"
+        if pipe { return "read as a stream (stdin, a pipe), which cannot go back: \(index); \(fix), or give its path" }
+        if url {
+            return "the server does not support byte ranges (Range requests): \(index); "
+                + "serve it from a server that does, or \(fix)"
+        }
+        return "the input cannot seek: \(index); \(fix)"
+    }
+
+    /// The container's field order, nil when it does not say.
+    private static func fieldOrder(_ order: AVFieldOrder) -> ProResFrameHeader.FieldOrder? {
+        switch order {
+        case AV_FIELD_PROGRESSIVE: return .progressive
+        // QuickTime's interleaved `fiel` details 9 and 14 read as TB and BT: top and bottom field first
+        // as mediainfo and Apple's decoders take them (and as ffmpeg writes a top-field-first encode).
+        case AV_FIELD_TT, AV_FIELD_TB: return .topFieldFirst
+        case AV_FIELD_BB, AV_FIELD_BT: return .bottomFieldFirst
+        default: return nil
         }
     }
 
@@ -415,20 +499,65 @@ public final class AssetReader: SampleSource {
     /// ProRes is intra-only, so every entry of the sample table is a frame we
     /// can seek to exactly; frame N is the table's N-th timestamp.
     private func buildTimestampIndex() {
-        let count = Int(avformat_index_get_entries_count(stream))
-        guard count > 0 else { return }
-        var stamps: [Int64] = []
-        stamps.reserveCapacity(count)
-        for i in 0..<count {
-            guard let entry = avformat_index_get_entry(stream, Int32(i)) else { return }
-            stamps.append(entry.pointee.timestamp)
-        }
+        let stamps = Self.tableTimestamps(stream)
+        guard !stamps.isEmpty else { return }
         var map: [Int64: Int] = [:]
         for (i, t) in stamps.enumerated() {
             if map.updateValue(i, forKey: t) != nil { return }  // ambiguous: count packets instead
         }
         timestampByIndex = stamps
         indexByTimestamp = map
+    }
+
+    /// Every entry's timestamp in the track's sample table, in table order.
+    private static func tableTimestamps(_ stream: UnsafeMutablePointer<AVStream>) -> [Int64] {
+        let count = Int(avformat_index_get_entries_count(stream))
+        var stamps: [Int64] = []
+        stamps.reserveCapacity(max(0, count))
+        for i in 0..<max(0, count) {
+            guard let entry = avformat_index_get_entry(stream, Int32(i)) else { return [] }
+            stamps.append(entry.pointee.timestamp)
+        }
+        return stamps
+    }
+
+    /// The first sample-table entry that lies wholly or partly past the
+    /// end of a file of `fileBytes`, and how many entries do: a file cut
+    /// inside its media (mediainfo's IsTruncated) although its index is whole.
+    private static func entriesPastEnd(_ stream: UnsafeMutablePointer<AVStream>, fileBytes: Int) -> (
+        first: Int, count: Int
+    )? {
+        let count = Int(avformat_index_get_entries_count(stream))
+        var first: Int?
+        var past = 0
+        for i in 0..<max(0, count) {
+            guard let entry = avformat_index_get_entry(stream, Int32(i)) else { break }
+            let (end, overflow) = entry.pointee.pos.addingReportingOverflow(Int64(entry.pointee.size))
+            if overflow || end > Int64(fileBytes) {
+                first = first ?? i
+                past += 1
+            }
+        }
+        return first.map { ($0, past) }
+    }
+
+    /// The rate the frames were made at, as the `ffmpeg` CLI guesses it
+    /// (`av_guess_frame_rate`: ffprobe's `r_frame_rate`, unless that is
+    /// above 210 and the average below 70), else the sample table's
+    /// nominal step, when libavformat found none (a MOV whose steps differ
+    /// is not probed); nil when neither says.
+    private static func nominalRate(_ stream: UnsafeMutablePointer<AVStream>, timing: TrackTiming?) -> AVRational? {
+        let s = stream.pointee
+        let average = s.avg_frame_rate
+        var rate = s.r_frame_rate
+        if rate.num > 0, rate.den > 0 {
+            if average.num > 0, average.den > 0, av_q2d(average) < 70, av_q2d(rate) > 210 { rate = average }
+            return rate
+        }
+        guard let nominal = timing?.nominalRate, let n = Int32(exactly: nominal.numerator),
+            let d = Int32(exactly: nominal.denominator)
+        else { return nil }
+        return AVRational(num: n, den: d)
     }
 
     private struct ReadPacket {
@@ -501,12 +630,12 @@ public final class AssetReader: SampleSource {
             if let expected = format.frameCount, nextIndex < expected, shortfall == nil {
                 shortfall =
                     "input ended after frame \(nextIndex - 1): frames \(nextIndex)–\(expected - 1) of \(expected) are missing "
-                    + (readProblem.map { "(\($0))" } ?? headerComplaint.map {
+                    + (readProblem.map { "(\(unreachable ?? $0))" } ?? headerComplaint.map {
                         "(damaged container header; FFmpeg: \($0))"
                     } ?? "(truncated file?)")
             }
             if let readProblem, shortfall == nil {
-                shortfall = "input ended after frame \(nextIndex - 1): \(readProblem)"
+                shortfall = "input ended after frame \(nextIndex - 1): \(unreachable ?? readProblem)"
             }
             if let overstatedCount, shortfall == nil {
                 shortfall =
@@ -676,7 +805,8 @@ extension AssetReader {
                             status = PathBytes.withCString(url) { avformat_open_input(&context, $0, nil, &dictionary) }
                             av_dict_free(&dictionary)
                             return status
-                        }, displayPath: displayPath, track: track, pipe: nil, localPath: nil, activity: activity)
+                        }, displayPath: displayPath, track: track, pipe: nil, localPath: nil, activity: activity,
+                        remote: (url, opening.options))
                 }
             } catch let ProResDecodeError.inputUnreadable(_, reason)
                 where attempt < opening.attempts && URLOpening.isTransient(status)

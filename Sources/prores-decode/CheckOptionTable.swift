@@ -49,9 +49,12 @@ extension CheckCommand {
                             + "size=1920x1080, alpha=true, interlaced=false, chroma=4:2:2, transfer=pq, primaries=bt2020, "
                             + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
                             + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
-                            + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell. "
+                            + "max-nits with =, !=, >=, <=, >, < (fps as 23.976, 23.98 or 24000/1001); quote rules with > or < in the shell. "
                             + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
-                            + "frames change colour, field order or alpha mid-clip"),
+                            + "frames change colour, field order or alpha mid-clip. "
+                            + "field-order=tff|bff|progressive (frame header and container), consistent (no container/"
+                            + "frame-header conflict), continuous (no timestamp gap), timecode=10:00:00:00 (the start), "
+                            + "duration=12.48 (seconds) or duration=312f (frames)"),
                     OptionSpec(
                         "--golden", value: "FILE|-",
                         help:

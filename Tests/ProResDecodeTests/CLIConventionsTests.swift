@@ -187,14 +187,38 @@ final class CLIConventionsTests: XCTestCase {
         let result = try runTool([Repo.fixture("hq.mov"), "--vulkan", "--frames", "2"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let notes = result.stderr.split(separator: "\n").filter { $0.contains("untagged") }
+        // One line per distinct assumption: 192x112 is 525-line SD, so primaries and matrix share smpte170m.
         XCTAssertEqual(
             notes.map(String.init),
-            ["primaries", "transfer", "matrix"].map { kind in
-                "prores-decode: \(kind) untagged: assuming \(kind == "transfer" ? "bt709" : "smpte170m") (documented fallback; "
-                    + "outputs leave it unspecified; --assume-\(kind) sets it)"
-            }, result.stderr)
+            [
+                "prores-decode: primaries and matrix untagged: assuming smpte170m (documented fallback; "
+                    + "outputs leave them unspecified; --assume-primaries and --assume-matrix set them)",
+                "prores-decode: transfer untagged: assuming bt709 (documented fallback; "
+                    + "outputs leave it unspecified; --assume-transfer sets it)",
+            ], result.stderr)
         XCTAssertFalse(
             result.stderr.contains("colour: "), "the conversion's fallbacks repeat the stream's here:\n\(result.stderr)"
         )
+    }
+
+    /// An untagged HD clip assumes bt709 for all three tags: one line, once a run.
+    func testOneLineForOneAssumption() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let clip = dir.appendingPathComponent("untagged-hd.mov").path
+        _ = try CheckGPUDecoderTests.runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=25", "-frames:v", "3", "-pix_fmt",
+                "yuv422p10le", "-c:v", "prores_ks", clip,
+            ])
+        let result = try runTool([clip, "--vulkan", "--frames", "3", "--format", "y416", "--framemd5", "/dev/null"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(
+            result.stderr.split(separator: "\n").filter { $0.contains("untagged") }.map(String.init),
+            [
+                "prores-decode: primaries, transfer and matrix untagged: assuming bt709 (documented fallback; "
+                    + "outputs leave them unspecified; --assume-primaries, --assume-transfer and --assume-matrix "
+                    + "set them)"
+            ], result.stderr)
     }
 }

@@ -134,7 +134,10 @@ final class DecoderAgreementTests: XCTestCase {
             var warned: [String: [Int]] = [:]
             for file in files {
                 XCTAssertEqual(file["status"] as? String, "pass", "\(decoder): \(file)")
-                if let frames = file["decoders_may_differ"] as? [Int] { warned[file["key"] as? String ?? "?"] = frames }
+                // Other warnings (a container's field order against the frames') come with an empty list.
+                if let frames = file["decoders_may_differ"] as? [Int], !frames.isEmpty {
+                    warned[file["key"] as? String ?? "?"] = frames
+                }
             }
             XCTAssertEqual(warned, ["mutant-qscale.mov": [2], "mutant-qmat.mov": [3]], decoder)
             let xml = try String(contentsOf: junit, encoding: .utf8)

@@ -157,3 +157,34 @@ private func waitForListener(port: Int, while process: Process) -> Bool {
     }
     return false
 }
+
+/// Python's `http.server`: every GET answered 200 with the whole file,
+/// whatever its Range header says, and no `Accept-Ranges`: a server without
+/// byte ranges. Stopped with the test.
+final class NoRangeHTTPServer {
+    let port: Int
+    private let process: Process
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    init(root: URL) throws {
+        port = try freeLoopbackPort()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", root.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard waitForListener(port: port, while: process) else {
+            process.terminate()
+            throw NSError(
+                domain: "NoRangeHTTPServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "http.server did not start"]
+            )
+        }
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

@@ -42,17 +42,19 @@ final class UnspecifiedColourTests: XCTestCase {
         ])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try probe(out), ["color_primaries=bt709", "color_space=bt709", "color_transfer=bt709"])
-        for kind in ["primaries", "transfer", "matrix"] {
-            XCTAssertEqual(
-                run.stderr.components(separatedBy: "\(kind) untagged: bt709 as --assume-\(kind) says").count, 2,
-                run.stderr)
-        }
+        XCTAssertEqual(
+            run.stderr.components(
+                separatedBy:
+                    "primaries, transfer and matrix untagged: bt709 as --assume-primaries, --assume-transfer and "
+                    + "--assume-matrix say"
+            ).count, 2, run.stderr)
         XCTAssertFalse(run.stderr.contains("documented fallback"), run.stderr)
         // Without them the note says what is assumed and what the outputs do.
         let plain = try runTool([Repo.fixture("hq.mov"), "-o", dir.appendingPathComponent("plain.mov").path])
         XCTAssertTrue(
             plain.stderr.contains(
-                "primaries untagged: assuming smpte170m (documented fallback; outputs leave it unspecified"),
+                "primaries and matrix untagged: assuming smpte170m (documented fallback; outputs leave them unspecified"
+            ),
             plain.stderr)
         let bad = try runTool([Repo.fixture("hq.mov"), "--assume-transfer", "nope"])
         XCTAssertEqual(bad.status, 2, bad.stderr)

@@ -23,12 +23,23 @@ extension FormatDescription {
 
     /// "00:00:12.480 (312 frames)"; nil when the frame count or rate is unknown.
     public var durationWords: String? {
-        guard let count = frameCount, let rate = frameRate, rate.numerator > 0 else { return nil }
-        let milliseconds = (Double(count) * Double(rate.denominator) * 1000 / Double(rate.numerator)).rounded()
+        guard let count = frameCount, let seconds = durationSeconds else { return nil }
+        let milliseconds = (seconds * 1000).rounded()
         let total = Int(milliseconds)
         let clock = String(
             format: "%02d:%02d:%02d.%03d", total / 3_600_000, total / 60_000 % 60, total / 1000 % 60, total % 1000)
         return "\(clock) (\(count) frame\(count == 1 ? "" : "s"))"
+    }
+
+    /// The running time in seconds: frames over the rate, or, for frames
+    /// that do not keep the rate (dropped, doubled), as long as their
+    /// timestamps say; nil when the frame count or rate is unknown.
+    public var durationSeconds: Double? {
+        guard let count = frameCount, let rate = frameRate, rate.numerator > 0, rate.denominator > 0 else {
+            return nil
+        }
+        if let timing, timing.frames == count, !timing.isConstant { return timing.durationSeconds }
+        return Double(count) * Double(rate.denominator) / Double(rate.numerator)
     }
 
     /// "10:00:00:00 (non-drop)", "01:00:00;02 (drop-frame)"; nil without one.

@@ -41,6 +41,15 @@ public struct FormatDescription: Sendable {
     public let timeBase: (numerator: Int, denominator: Int)
     /// Things the user should hear about (conflicting tags, guessed values).
     public let notes: [String]
+    /// The sample table's timestamps judged: nominal step, gaps, duplicates;
+    /// nil when the container has no table of every frame (Matroska, an elementary stream).
+    public let timing: TrackTiming?
+    /// The field order the container states (QuickTime `fiel`), nil when it says none.
+    public let containerFieldOrder: ProResFrameHeader.FieldOrder?
+    /// Frames the container's index places past the end of the file; nil when none do.
+    public let truncation: TruncatedMedia?
+    /// The sample aspect ratio code of the first frame header (0: unknown).
+    public let headerAspectRatioCode: Int
 
     public var hasAlpha: Bool { alpha != .none }
 
@@ -87,7 +96,9 @@ public struct FormatDescription: Sendable {
         containerName: String, trackIndex: Int, timeBase: (numerator: Int, denominator: Int),
         frameCountNote: String? = nil,
         sampleAspectRatio: (numerator: Int, denominator: Int)? = nil, timecode: String? = nil,
-        masteringDisplay: MasteringDisplay? = nil, contentLightLevel: ContentLightLevel? = nil
+        masteringDisplay: MasteringDisplay? = nil, contentLightLevel: ContentLightLevel? = nil,
+        timing: TrackTiming? = nil, containerFieldOrder: ProResFrameHeader.FieldOrder? = nil,
+        truncation: TruncatedMedia? = nil
     ) {
         self.profile = profile
         self.profileNote = profileNote
@@ -116,6 +127,10 @@ public struct FormatDescription: Sendable {
         self.containerName = containerName
         self.trackIndex = trackIndex
         self.timeBase = timeBase
+        self.timing = timing
+        self.containerFieldOrder = containerFieldOrder
+        self.truncation = truncation
+        headerAspectRatioCode = header.aspectRatioCode
         var notes = colorTags.conflicts
         if let containerSize, containerSize != (header.width, header.height) {
             notes.append(
@@ -129,8 +144,76 @@ public struct FormatDescription: Sendable {
             let rate = frameRate.map { " at \($0.numerator)/\($0.denominator) fps" } ?? " without a frame rate"
             notes.append("time code '\(timecode)' is not a valid SMPTE time code\(rate); no output carries it")
         }
+        if let containerFieldOrder, containerFieldOrder != header.fieldOrder {
+            notes.append(
+                "field order: " + Self.fieldOrderConflict(container: containerFieldOrder, bitstream: header.fieldOrder))
+        }
+        if let timing, !timing.isConstant {
+            // The first few by frame and time; `check` lists more.
+            let shown = 5
+            notes.append(timing.summary)
+            notes += timing.findings.prefix(shown)
+            if timing.findings.count > shown { notes.append("\(timing.findings.count - shown) more irregular steps") }
+        }
+        if let truncation { notes.append(truncation.words) }
         if let profileNote { notes.append(profileNote) }
         if let frameCountNote { notes.append(frameCountNote) }
         self.notes = notes
+    }
+
+    /// "the container says bottom field first, the frame header says top field first; decoding by the frame header".
+    static func fieldOrderConflict(
+        container: ProResFrameHeader.FieldOrder, bitstream: ProResFrameHeader.FieldOrder
+    ) -> String {
+        "the container says \(container.rawValue), the frame header says \(bitstream.rawValue); "
+            + "decoding by the frame header"
+    }
+
+    /// The container's sample aspect ratio against the frame header's
+    /// aspect ratio code (RDD 36: 1 square pixels, 2 a 4:3 picture, 3 a
+    /// 16:9 picture; 0 and the rest say nothing), when both say and differ.
+    public var aspectRatioConflict: String? {
+        let sar = sampleAspectRatio ?? (1, 1)
+        guard sampleAspectRatio != nil || headerAspectRatioCode >= 2 else { return nil }
+        let shown: (Int, Int)
+        switch headerAspectRatioCode {
+        case 1: shown = (width, height)
+        case 2: shown = (4, 3)
+        case 3: shown = (16, 9)
+        default: return nil
+        }
+        let container = Self.reducedNonSquare((width * sar.numerator, height * sar.denominator)) ?? (1, 1)
+        let header = Self.reducedNonSquare(shown) ?? (1, 1)
+        guard container != header else { return nil }
+        let said = headerAspectRatioCode == 1 ? "square pixels" : "a \(shown.0):\(shown.1) picture"
+        return "the container says SAR \(sar.numerator):\(sar.denominator) (a \(container.0):\(container.1) picture), "
+            + "the frame header says \(said); the container's is used"
+    }
+
+    /// The field order of container and frame header, when both say and differ.
+    public var fieldOrderConflict: String? {
+        guard let containerFieldOrder, containerFieldOrder != fieldOrder else { return nil }
+        return Self.fieldOrderConflict(container: containerFieldOrder, bitstream: fieldOrder)
+    }
+}
+
+/// A file whose index lists frames that lie past its end: cut inside its
+/// media although its index (at the start, faststart) is whole.
+public struct TruncatedMedia: Equatable, Sendable {
+    /// The first frame not wholly in the file.
+    public let firstFrame: Int
+    /// Frames not wholly in the file.
+    public let frames: Int
+    public let fileBytes: Int
+
+    public init(firstFrame: Int, frames: Int, fileBytes: Int) {
+        self.firstFrame = firstFrame
+        self.frames = frames
+        self.fileBytes = fileBytes
+    }
+
+    public var words: String {
+        "the file is cut short: the container's index lists \(frames) frame\(frames == 1 ? "" : "s"), "
+            + "from frame \(firstFrame), that end past its \(fileBytes) bytes"
     }
 }

@@ -110,9 +110,7 @@ extension StreamDescription {
         fps = f.framesPerSecond.map { Self.rounded($0, digits: 3) }
         timeBase = ratio(f.timeBase, "/")
         frameCount = f.frameCount
-        durationSeconds = f.frameCount.flatMap { count in
-            f.frameRate.map { Self.rounded(Double(count * $0.denominator) / Double($0.numerator), digits: 6) }
-        }
+        durationSeconds = f.durationSeconds.map { Self.rounded($0, digits: 6) }
         timecode = f.timecode
         bitDepth = f.bitDepth
         chroma = f.chroma.rawValue

@@ -10,11 +10,19 @@ import ProResCore
 /// stream's own time base when the rate is unknown. Unlike ffmpeg, a
 /// container whose first pts is not 0 keeps its offset (ffmpeg shifts the
 /// start to 0), so the pts column still names the frame with `--start`.
+///
+/// The rate is the nominal one (ffprobe's `r_frame_rate`), and each pts
+/// follows ffmpeg's variable-rate output (`-fps_mode vfr`, what its
+/// framemd5 muxer gets): a frame that rounds onto the tick of the frame
+/// before moves to the next tick, and a gap keeps its length. A third frame
+/// on one tick, which ffmpeg drops, keeps its line here.
 struct FrameHashLines: Sendable {
     public let header: String
     private var streamTimeBase: (numerator: Int, denominator: Int)
     private let timeBase: (numerator: Int, denominator: Int)
     private let duration: Int64
+    /// The tick the next frame goes to unless its own time is later (ffmpeg's `sync_opts`).
+    private var nextTick: Int64?
 
     /// `hashName`: what ffmpeg's `#hash:` line says ("MD5"); ours for BLAKE3.
     /// `layout`: the packed layout hashed, named in a `#layout:` line; nil
@@ -52,10 +60,29 @@ struct FrameHashLines: Sendable {
     /// `0, DTS, PTS, DURATION, SIZE, HASH`, ffmpeg's printf widths
     /// (`%10` dts and pts, `%8` duration and size). ProRes is intra-only:
     /// dts is pts. A frame without pts gets AV_NOPTS_VALUE, as in ffmpeg.
-    public func line(pts: Int64?, size: Int, hex: String) -> String {
-        let time = pts.map(rescale) ?? Int64.min
+    public mutating func line(pts: Int64?, size: Int, hex: String) -> String {
+        var time = Int64.min
+        if let pts { time = outputTick(pts) }
         return
             "0, \(Self.padded(time, 10)), \(Self.padded(time, 10)), \(Self.padded(duration, 8)), \(Self.padded(Int64(size), 8)), \(hex)\n"
+    }
+
+    /// The frame's tick in the output time base, as ffmpeg's variable-rate
+    /// sync places it (fftools' `do_video_out`, a frame lasting one tick).
+    mutating func outputTick(_ pts: Int64) -> Int64 {
+        let nearest = rescale(pts)
+        guard duration == 1, let next = nextTick else {
+            nextTick = nearest &+ 1
+            return nearest
+        }
+        let exact =
+            Double(pts) * Double(streamTimeBase.numerator) * Double(timeBase.denominator)
+            / (Double(streamTimeBase.denominator) * Double(timeBase.numerator))
+        // A frame at or after its place keeps its own tick; one before it (by less than a tick: it rounded
+        // onto the tick of the frame before) goes to the place.
+        let tick = exact >= Double(next) ? max(nearest, next) : next
+        nextTick = tick &+ 1
+        return tick
     }
 
     /// `av_rescale_q` with its default rounding (nearest, halves away from 0).

@@ -80,7 +80,7 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
     }
 
     private let file: OutputFile
-    private let lines: FrameHashLines
+    private var lines: FrameHashLines
     private var header: String?
     /// md5 of the native planes: read from the GPU decoder's packed frames
     /// row by row inside the hashing workers, all cores at once, instead of
