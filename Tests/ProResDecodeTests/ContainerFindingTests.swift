@@ -10,7 +10,8 @@ import XCTest
 /// agreement. Clips are made by the `ffmpeg` CLI and their boxes or frame
 /// headers changed by hand here; ffprobe confirms what each file says.
 final class ContainerFindingTests: XCTestCase {
-    private static var made: [String: String] = [:]
+    // nonisolated(unsafe): XCTest runs a class's tests one after another, on one thread.
+    nonisolated(unsafe) private static var made: [String: String] = [:]
 
     private static func directory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(

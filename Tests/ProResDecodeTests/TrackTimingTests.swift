@@ -11,7 +11,8 @@ import XCTest
 /// duplicated timestamps are named by frame and time.
 final class TrackTimingTests: XCTestCase {
     /// Clips made once for the class: name → path.
-    private static var clips: [String: String] = [:]
+    // nonisolated(unsafe): XCTest runs a class's tests one after another, on one thread.
+    nonisolated(unsafe) private static var clips: [String: String] = [:]
 
     private static func clip(_ name: String) throws -> String {
         if let path = clips[name] { return path }
