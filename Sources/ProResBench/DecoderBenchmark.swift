@@ -3,6 +3,7 @@ import HostSupport
 import ProResCPU
 import ProResCore
 import ProResFFmpeg
+import ProResPipeline
 
 /// `prores-decode bench`: the CPU and GPU decoders on the same frames, in
 /// one process, as ratios. Samples are read into memory first (demuxing is
@@ -163,7 +164,7 @@ public struct DecoderBenchmark {
     /// GPU paths, on one device or several, are `runGPU`).
     private func measure<Session: FrameDecoding>(
         _ name: String, warmFrames: (Session) -> Int,
-        _ make: (@escaping DecodeSession.OutputHandler) throws -> Session
+        _ make: (@escaping FrameOutputHandler) throws -> Session
     )
         throws -> (seconds: Double, cpuSeconds: Double, latencies: [Double])
     {
@@ -198,11 +199,12 @@ public struct DecoderBenchmark {
         let threads = options.threads
         let (seconds, cpuSeconds, latencies) =
             path == .ffmpeg
-            ? try measure("FFmpeg", warmFrames: { _ in 2 * threads }) { handler -> DecodeSession in
-                try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
+            ? try measure("FFmpeg", warmFrames: { _ in 2 * threads }) { handler -> FFmpegDecodeSession in
+                try DecodeSessionFactory.ffmpeg(
+                    format: format, configuration: .init(threads: threads), outputHandler: handler)
             }
             : try measure("CPU", warmFrames: { _ in 2 * threads }) { handler -> CPUDecodeSession in
-                CPUDecodeSession(format: format, threads: threads, outputHandler: handler)
+                DecodeSessionFactory.ours(format: format, threads: threads, outputHandler: handler)
             }
         let engine = path == .ffmpeg ? "FFmpeg libavcodec" : "ours on the CPU"
         return Result(

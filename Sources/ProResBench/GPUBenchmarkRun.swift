@@ -3,6 +3,7 @@ import GPUKit
 import HostSupport
 import ProResCore
 import ProResGPU
+import ProResPipeline
 
 /// What one device decoded in a timed `gpu`/`gpu-host` run.
 public struct DeviceShare: Sendable {
@@ -90,7 +91,7 @@ extension DecoderBenchmark {
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
             try onPinnedThread(device.placement.cpus) {
-                try GPUDecodeSession(
+                try DecodeSessionFactory.gpuSession(
                     format: format, device: device,
                     configuration: .init(
                         framesPerBatch: options.framesPerBatch ?? Tuning.current.batch, readback: readback,

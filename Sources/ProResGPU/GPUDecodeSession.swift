@@ -3,7 +3,7 @@ import GPUKit
 import HostSupport
 import ProResCore
 
-/// The hardware decode session: the same contract as `DecodeSession`
+/// The hardware decode session: the same contract as `FFmpegDecodeSession`
 /// (samples in, frames out in order with a status, bounded memory), decoded
 /// by `GPUProResDecoder`: a `GPUDecodeLane` (the decoder's pipeline and
 /// threads) that carries this one stream and ends with it.

@@ -302,7 +302,7 @@ public final class DecodeRun: @unchecked Sendable {
         _ format: FormatDescription, delivered: DeliveredFrames, ledger: TimingLedger,
         record: @escaping @Sendable (FrameTiming) throws -> Void, gpuStage: Deferred<GPUStage>?,
         cpuAnalysis: OrderedFrameWork<FrameAnalysis>?
-    ) -> DecodeSession.OutputHandler {
+    ) -> FrameOutputHandler {
         let analysisSink = self.analysisSink
         // A handover's first frames when nothing reads them and no layout
         // was asked for: not packed for nothing (the GPU decoder's have no

@@ -1,9 +1,14 @@
 import Foundation
 import GPUKit
 import ProResCore
+import ProResGPU
 
 /// Which decoder a run uses (VideoToolbox's decoder specification):
-/// `--decoder cpu|ffmpeg|gpu|auto`, `--require-hardware`, `--no-hardware`.
+/// `--decoder cpu|ffmpeg|gpu|auto`, `--require-hardware`, `--no-hardware`,
+/// and the one owner of what they mean: the devices made for it, the
+/// decoder resolved for a stream (`DecoderPlan` holds a run's resolution,
+/// `DecodeSessionFactory` makes its sessions), for `decode`, `check`,
+/// `play` and `bench` alike.
 public struct DecoderSelection: Sendable, Equatable {
     public enum Choice: String, Sendable, CaseIterable {
         /// Our CPU decoder (ProResCPU).
@@ -55,6 +60,24 @@ public struct DecoderSelection: Sendable, Equatable {
 
     /// Whether a run that decodes on the CPU uses FFmpeg's decoder rather than ours.
     public var usesFFmpeg: Bool { choice == .ffmpeg }
+
+    /// The name a run's report gives the CPU decoder it used.
+    package var cpuDecoderName: String { usesFFmpeg ? "ffmpeg" : "cpu" }
+
+    /// `play`'s selection: the window's device decodes too, unless the
+    /// choice is a CPU decoder.
+    public static func presenting(
+        on device: GPUDevice, choice: Choice, selector: String?, validation: Bool
+    ) -> DecoderSelection {
+        DecoderSelection(
+            choice: choice, device: selector, validation: validation, shared: choice.isCPU ? nil : device)
+    }
+
+    /// `auto` with one device (no list, not `all`): the CPU decoder may
+    /// decode the first frames while that device starts.
+    public var handsOverWhileDeviceStarts: Bool {
+        choice == .auto && device != Self.allDevices && Self.deviceList(device) == nil
+    }
 
     /// `auto` on a machine with no GPU device node: no hardware Vulkan
     /// device can exist, so nothing is started, and our CPU decoder decodes
@@ -109,6 +132,14 @@ public struct DecoderSelection: Sendable, Equatable {
         case .auto:
             return automaticDevices(limit: limit).devices
         }
+    }
+
+    /// Every device this selection decodes on, made now, and, for `auto`
+    /// with none, why not (`check`'s devices).
+    public func devicesWithReason() throws -> (devices: [GPUDevice], reason: String?) {
+        guard choice == .auto else { return (try makeDevices(), nil) }
+        let found = automaticDevices()
+        return (found.devices, found.reason)
     }
 
     /// `auto`'s devices: the hardware GPUs (the first, or all), each that

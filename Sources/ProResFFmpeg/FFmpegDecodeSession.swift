@@ -9,7 +9,7 @@ import ProResCore
 /// frames come out in order, each with a status, on the session's own output
 /// thread, so a slow output handler never blocks the decoder's thread.
 // @unchecked: the codec context is used by the decode thread alone; queues and threads have their own locks.
-public final class DecodeSession: FrameDecoding, @unchecked Sendable {
+public final class FFmpegDecodeSession: FrameDecoding, @unchecked Sendable {
     public struct Configuration: Sendable {
         /// FFmpeg frame + slice threads; 0 means one per core.
         public var threads: Int
