@@ -219,7 +219,7 @@ public final class KernelCache: @unchecked Sendable {
     /// Opened with the first kernel, beside the compiler's SPIR-V cache;
     /// none when the compiler keeps no cache. Touched under `lock` only.
     private lazy var pipelineCache: PipelineCache? =
-        PipelineCache.enabled
+        context.tuning.pipelineCache
         ? compiler.cacheDirectory.flatMap {
             PipelineCache(
                 context: context, directory: $0.deletingLastPathComponent().appendingPathComponent("pipelines"))

@@ -33,6 +33,9 @@ public final class VulkanContext: @unchecked Sendable {
     let capturesPipelineStatistics: Bool
     private var messenger: VkDebugUtilsMessengerEXT?
 
+    /// The settings its options carried (`Options.tuning`).
+    public let tuning: Tuning
+
     /// Serialises queue submissions (vkQueueSubmit needs external sync).
     let submitLock = NSLock()
     /// The bytes this device's buffers hold.
@@ -65,20 +68,28 @@ public final class VulkanContext: @unchecked Sendable {
         /// offers VK_KHR_pipeline_executable_properties:
         /// `PRORES_DECODE_PIPELINE_STATS=1`, for kernel work (a register
         /// more or less decides how many invocations an SM keeps resident).
-        public var pipelineStatistics = Tuning.current.pipelineStatistics
+        public var pipelineStatistics: Bool
+        /// The caller's settings, which the context's kernels and caches
+        /// follow (`PRORES_DECODE_SHADERS`, `_PIPELINE_CACHE`, the cache's
+        /// home); `validation`, `synchronizationValidation` and
+        /// `pipelineStatistics` start from them unless given.
+        public var tuning: Tuning
 
         public init(
             device: String? = nil,
-            validation: Bool = Tuning.current.validation != .off,
-            synchronizationValidation: Bool = Tuning.current.validation == .synchronization,
+            validation: Bool? = nil,
+            synchronizationValidation: Bool? = nil,
             transferQueue: Bool = true,
-            presentation: Bool = false
+            presentation: Bool = false,
+            tuning: Tuning = .defaults
         ) {
             self.device = device
-            self.validation = validation
-            self.synchronizationValidation = synchronizationValidation
+            self.validation = validation ?? (tuning.validation != .off)
+            self.synchronizationValidation = synchronizationValidation ?? (tuning.validation == .synchronization)
             self.transferQueue = transferQueue
             self.presentation = presentation
+            pipelineStatistics = tuning.pipelineStatistics
+            self.tuning = tuning
         }
     }
 
@@ -109,6 +120,7 @@ public final class VulkanContext: @unchecked Sendable {
         self.vki = vki
         self.validation = validation
         self.messenger = messenger
+        tuning = options.tuning
         do {
             let candidates = try Trace.span("vulkan devices enumerated") {
                 try Self.physicalDevices(instance, vki).enumerated().map { ($1, try Self.describe($1, index: $0, vki)) }

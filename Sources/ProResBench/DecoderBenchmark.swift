@@ -33,10 +33,13 @@ public struct DecoderBenchmark {
         public var device: String?
         public var framesPerBatch: Int?
         public var validation: Bool
+        /// The command line's settings: the GPU decoder's batch (unless
+        /// `framesPerBatch`), slots and timestamps, the devices' caches.
+        public var tuning: Tuning
 
         public init(
             paths: [Path] = [.cpu, .gpu], frames: Int = 240, threads: Int = 0, device: String? = nil,
-            framesPerBatch: Int? = nil, validation: Bool = false
+            framesPerBatch: Int? = nil, validation: Bool = false, tuning: Tuning = .defaults
         ) {
             self.paths = paths
             self.frames = frames
@@ -44,6 +47,7 @@ public struct DecoderBenchmark {
             self.device = device
             self.framesPerBatch = framesPerBatch
             self.validation = validation
+            self.tuning = tuning
         }
     }
 
@@ -132,6 +136,7 @@ public struct DecoderBenchmark {
 
     public init(input: String, options: Options) throws {
         let source = try openSampleSource(input)
+        if let readAhead = options.tuning.readAhead { source.readAhead(samples: readAhead) }
         var samples: [CompressedSample] = []
         while samples.count < options.frames, let sample = try source.nextSample() { samples.append(sample) }
         guard !samples.isEmpty else {

@@ -299,9 +299,11 @@ public final class BatchCheck: @unchecked Sendable {
         let path = inputs[index].path
         let location = inputs[index].location
         let prefetches = options.sample == nil
+        let readAhead = options.decoder.tuning.readAhead
         return Deferred("prores-decode.open-ahead") {
             try FFmpegLog.withContext(path) {
                 let source = try openSampleSource(location)
+                if let readAhead { source.readAhead(samples: readAhead) }
                 if prefetches { source.prefetch(frames: SampleSourcePrefetch.framesBeforeTheDecoder) }
                 return source
             }

@@ -140,11 +140,11 @@ package final class GPUProResDecoder {
     /// (`Tuning.timestampInterval`) times one batch in N after the first
     /// ones (1: every batch; 0: none).
     static let alwaysTimedBatches = 4
-    static let timedBatchInterval = Tuning.current.timestampInterval
+    let timedBatchInterval: Int
 
-    static func timesStages(ofBatch number: Int) -> Bool {
+    func timesStages(ofBatch number: Int) -> Bool {
         guard timedBatchInterval > 0 else { return false }
-        return number < alwaysTimedBatches || number % timedBatchInterval == 0
+        return number < Self.alwaysTimedBatches || number % timedBatchInterval == 0
     }
     /// Batches encoded so far: which coefficient set the next one takes.
     var encodedBatches = 0
@@ -203,7 +203,7 @@ package final class GPUProResDecoder {
         framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil,
         analysis: AnalysisRequest? = nil,
         upload requestedUpload: UploadPath? = nil, deliversSurfaces: Bool = false,
-        regionImports: HostRegionImports? = nil
+        regionImports: HostRegionImports? = nil, timedBatchInterval: Int = 16
     ) throws {
         if let reason = Self.unsupportedReason(format) {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)")
@@ -215,6 +215,7 @@ package final class GPUProResDecoder {
         self.context = context
         self.format = format
         self.deliversSurfaces = deliversSurfaces
+        self.timedBatchInterval = timedBatchInterval
         layout = format.nativePackedLayout
         surfaceLayout = .packed(layout, width: format.width, height: format.height)
         surfaceStride = Self.align(surfaceLayout.byteCount)
@@ -407,7 +408,7 @@ package final class GPUProResDecoder {
         let maxLog2 = batch.maxLog2
         slot.frames = batch.frames
         slot.parseMicroseconds = batch.parseMicroseconds
-        let timed = Self.timesStages(ofBatch: encodedBatches)
+        let timed = timesStages(ofBatch: encodedBatches)
         slot.timed = timed
         let stamps = timed ? timestamps : nil
         let uploadStamps = timed ? uploadTimestamps : nil

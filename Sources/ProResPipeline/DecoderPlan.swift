@@ -106,7 +106,7 @@ public final class DecoderPlan: @unchecked Sendable {
     /// other. Not where `auto` decodes on the CPU (no hardware device).
     /// `PRORES_DECODE_EARLY_KERNELS=0` leaves them to the session.
     public func prepareKernels(for format: FormatDescription, converting: Bool) {
-        guard let earlyDevice, Tuning.current.earlyKernels else { return }
+        guard let earlyDevice, selection.tuning.earlyKernels else { return }
         let choice = selection.choice
         let gate = kernelGate
         earlyKernels = Deferred("prores-decode.kernels") {

@@ -1,5 +1,6 @@
 import Foundation
 import GPUKit
+import HostSupport
 import ProResCore
 import ProResGPU
 
@@ -30,6 +31,10 @@ public struct DecoderSelection: Sendable, Equatable {
     /// `--device N|NAME`.
     public var device: String?
     public var validation: Bool
+    /// The command line's settings, for the devices made here and the
+    /// sessions a run makes (the GPU decoder's batch, slots and
+    /// timestamps, the early kernels, the read-ahead).
+    public var tuning: Tuning
     /// A device already made (and shared by several runs): used instead of
     /// making one from `device`.
     public var shared: GPUDevice?
@@ -40,13 +45,14 @@ public struct DecoderSelection: Sendable, Equatable {
 
     public init(
         choice: Choice = .auto, requireHardware: Bool = false, device: String? = nil,
-        validation: Bool = VulkanContext.Options().validation, shared: GPUDevice? = nil
+        validation: Bool? = nil, shared: GPUDevice? = nil, tuning: Tuning = .defaults
     ) {
         self.choice = requireHardware ? .gpu : choice
         self.requireHardware = requireHardware
         self.device = device
-        self.validation = validation
+        self.validation = validation ?? (tuning.validation != .off)
         self.shared = shared
+        self.tuning = tuning
     }
 
     /// The decoder chosen for `format`: the CPU (with why, when `auto`
@@ -70,7 +76,8 @@ public struct DecoderSelection: Sendable, Equatable {
         on device: GPUDevice, choice: Choice, selector: String?, validation: Bool
     ) -> DecoderSelection {
         DecoderSelection(
-            choice: choice, device: selector, validation: validation, shared: choice.isCPU ? nil : device)
+            choice: choice, device: selector, validation: validation, shared: choice.isCPU ? nil : device,
+            tuning: device.context.tuning)
     }
 
     /// `auto` with one device (no list, not `all`): the CPU decoder may
@@ -151,7 +158,7 @@ public struct DecoderSelection: Sendable, Equatable {
         // One device wanted: chosen and made in one Vulkan instance.
         if device != Self.allDevices && Self.deviceList(device) == nil {
             do {
-                var options = VulkanContext.Options(device: device, validation: validation)
+                var options = VulkanContext.Options(device: device, validation: validation, tuning: tuning)
                 options.hardwareOnly = true
                 let context = try VulkanContext(options: options)
                 return ([try GPUDevice(context: context)], nil, false)
@@ -180,7 +187,8 @@ public struct DecoderSelection: Sendable, Equatable {
             do {
                 made.append(
                     try GPUDevice(
-                        context: VulkanContext(options: .init(device: "\(info.index)", validation: validation))))
+                        context: VulkanContext(
+                            options: .init(device: "\(info.index)", validation: validation, tuning: tuning))))
             } catch {
                 firstError = firstError ?? error
             }
@@ -194,7 +202,8 @@ public struct DecoderSelection: Sendable, Equatable {
     private func makeRequired(_ selector: String?) throws -> GPUDevice {
         let made: GPUDevice
         do {
-            made = try GPUDevice(context: VulkanContext(options: .init(device: selector, validation: validation)))
+            made = try GPUDevice(
+                context: VulkanContext(options: .init(device: selector, validation: validation, tuning: tuning)))
         } catch {
             if requireHardware {
                 // Keep the selector data: the CLI words it with its option name.

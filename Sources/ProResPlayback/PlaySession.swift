@@ -162,7 +162,7 @@ public final class PlaySession {
         // (DecodeRun seeks only to a start past 0).
         try source.seek(toFrame: start)
         let gpu = DecodeRun.GPUOptions(
-            context: .init(device: arguments.device, validation: arguments.validation),
+            context: .init(device: arguments.device, validation: arguments.validation, tuning: device.context.tuning),
             referenceWhite: arguments.referenceWhite, effects: effects, device: device)
         var options = DecodeRun.Options(
             start: start, frames: count, gpu: gpu, decoder: selection, realtime: paced ? rate : nil)

@@ -48,7 +48,8 @@ enum RooflineCommand: Command {
     }
 
     static func run(_ arguments: Arguments) throws -> ExitCode {
-        let context = try VulkanContext(options: .init(device: arguments.device, validation: arguments.validation))
+        let context = try VulkanContext(
+            options: .init(device: arguments.device, validation: arguments.validation, tuning: ProcessSettings.tuning))
         // 26 s on lavapipe in silence otherwise: show it is moving.
         let progress = ProgressLine.onTerminal(
             unit: "measurement", total: VulkanRoofline.measurementCount, rateUnit: nil)
