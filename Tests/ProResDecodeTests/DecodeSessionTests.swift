@@ -14,7 +14,9 @@ final class DecodeSessionTests: XCTestCase {
         let reference = try ffmpegFrameMD5s("hq.mov")
         let total = 120
         var seen: [(Int, String)] = []
-        let session = try FFmpegDecodeSession(format: format, configuration: .init(threads: 2, maximumFramesInFlight: 3)) {
+        let session = try FFmpegDecodeSession(
+            format: format, configuration: .init(threads: 2, maximumFramesInFlight: 3)
+        ) {
             frame in
             XCTAssertEqual(frame.status, .ok)
             seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))

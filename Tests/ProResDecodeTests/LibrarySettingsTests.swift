@@ -24,7 +24,8 @@ final class LibrarySettingsTests: XCTestCase {
                 let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let code = line.trimmingCharacters(in: .whitespaces)
-                    guard !code.hasPrefix("//"), read.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil
+                    guard !code.hasPrefix("//"),
+                        read.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil
                     else { continue }
                     found.append("\(target)/\(file):\(number + 1): \(code)")
                 }
@@ -53,8 +54,10 @@ final class LibrarySettingsTests: XCTestCase {
             """.write(to: directory.appendingPathComponent("Probe.swift"), atomically: true, encoding: .utf8)
         }
         let found = try Self.reads(in: root)
-        XCTAssertEqual(found.map { $0.split(separator: ":")[0] + ":" + $0.split(separator: ":")[1] }, [
-            "GPUKit/Probe.swift:2", "GPUKit/Probe.swift:3", "GPUKit/Probe.swift:4",
-        ])
+        XCTAssertEqual(
+            found.map { $0.split(separator: ":")[0] + ":" + $0.split(separator: ":")[1] },
+            [
+                "GPUKit/Probe.swift:2", "GPUKit/Probe.swift:3", "GPUKit/Probe.swift:4",
+            ])
     }
 }
