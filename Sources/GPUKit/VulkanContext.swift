@@ -384,30 +384,15 @@ public final class VulkanContext: @unchecked Sendable {
         var layers: [String] = []
         var extensions: [String] = []
         if wantValidation {
-            var count: UInt32 = 0
-            _ = loader.vkEnumerateInstanceLayerProperties(&count, nil)
-            var available = [VkLayerProperties](repeating: .init(), count: Int(count))
-            _ = loader.vkEnumerateInstanceLayerProperties(&count, &available)
-            guard available.contains(where: { string(fromCArray: $0.layerName) == "VK_LAYER_KHRONOS_validation" })
-            else {
-                throw VulkanError.missingExtension("VK_LAYER_KHRONOS_validation (install vulkan-validationlayers)")
-            }
+            try requireValidationLayer(loader)
             layers = ["VK_LAYER_KHRONOS_validation"]
             extensions = ["VK_EXT_debug_utils"]
         }
         var colorSpaces = false
         if presentation {
-            var count: UInt32 = 0
-            _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, nil)
-            var available = [VkExtensionProperties](repeating: .init(), count: Int(count))
-            _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, &available)
-            let offered = Set(available.map { string(fromCArray: $0.extensionName) })
-            for needed in ["VK_KHR_surface", "VK_KHR_xcb_surface"] where !offered.contains(needed) {
-                throw VulkanError.noPresentation("the Vulkan loader offers no \(needed)")
-            }
-            colorSpaces = offered.contains("VK_EXT_swapchain_colorspace")
-            extensions +=
-                ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : [])
+            let surface = try surfaceExtensions(loader)
+            colorSpaces = surface.colorSpaces
+            extensions += surface.extensions
         }
         var instance: VkInstance?
         var enables = [VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT]
@@ -455,6 +440,34 @@ public final class VulkanContext: @unchecked Sendable {
         let log = ValidationLog()
         let messenger = try log.attach(instance: instance!, vki)
         return (instance!, vki, log, messenger, colorSpaces)
+    }
+
+    /// Throws unless the loader offers the Khronos validation layer.
+    private static func requireValidationLayer(_ loader: VulkanLoader) throws {
+        var count: UInt32 = 0
+        _ = loader.vkEnumerateInstanceLayerProperties(&count, nil)
+        var available = [VkLayerProperties](repeating: .init(), count: Int(count))
+        _ = loader.vkEnumerateInstanceLayerProperties(&count, &available)
+        guard available.contains(where: { string(fromCArray: $0.layerName) == "VK_LAYER_KHRONOS_validation" }) else {
+            throw VulkanError.missingExtension("VK_LAYER_KHRONOS_validation (install vulkan-validationlayers)")
+        }
+    }
+
+    /// The instance extensions a presenting context enables, and whether
+    /// VK_EXT_swapchain_colorspace is among them.
+    private static func surfaceExtensions(_ loader: VulkanLoader) throws -> (extensions: [String], colorSpaces: Bool) {
+        var count: UInt32 = 0
+        _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, nil)
+        var available = [VkExtensionProperties](repeating: .init(), count: Int(count))
+        _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, &available)
+        let offered = Set(available.map { string(fromCArray: $0.extensionName) })
+        for needed in ["VK_KHR_surface", "VK_KHR_xcb_surface"] where !offered.contains(needed) {
+            throw VulkanError.noPresentation("the Vulkan loader offers no \(needed)")
+        }
+        let colorSpaces = offered.contains("VK_EXT_swapchain_colorspace")
+        return (
+            ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : []), colorSpaces
+        )
     }
 
     static func deviceExtensions(_ physical: VkPhysicalDevice, _ vki: VulkanInstanceFunctions) -> Set<String> {

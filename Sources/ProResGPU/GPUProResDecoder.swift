@@ -224,23 +224,9 @@ package final class GPUProResDecoder {
         coefficientsPerFrame =
             mbWidth * mbRows * SliceTable.coefficientsPerMacroblock(format.chroma, alpha: format.hasAlpha)
         macroblocksPerFrame = mbWidth * mbRows
-        // A batch's coefficients and surfaces must each fit one storage-buffer binding.
-        let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
-        let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
-        guard fitting >= 1 else {
-            throw ProResDecodeError.decoderUnavailable(
-                "GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
-                    + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
-        }
-        // The slice table numbers a batch's frames in its `frame` field.
-        let chosen =
-            requested
-            ?? DecoderBatchSize.frames(
-                frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
-                largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slotCount,
-                hostCores: ProcessInfo.processInfo.activeProcessorCount,
-                streamFrames: expectedFrames ?? format.frameCount)
-        framesPerBatch = max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
+        framesPerBatch = try Self.batchFrames(
+            requested: requested, format: format, context: context, coefficientsPerFrame: coefficientsPerFrame,
+            surfaceStride: surfaceStride, slots: slotCount, expectedFrames: expectedFrames)
 
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
         transformPass = try kernels.kernel(DecoderKernels.transform(format))
@@ -286,6 +272,31 @@ package final class GPUProResDecoder {
         uploadTimestamps =
             uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
+    }
+
+    /// Frames a batch holds: `requested`, else `DecoderBatchSize`'s choice,
+    /// within one storage-buffer binding and the slice table's frame field.
+    private static func batchFrames(
+        requested: Int?, format: FormatDescription, context: VulkanContext, coefficientsPerFrame: Int,
+        surfaceStride: Int, slots: Int, expectedFrames: Int?
+    ) throws -> Int {
+        // A batch's coefficients and surfaces must each fit one storage-buffer binding.
+        let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
+        let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
+        guard fitting >= 1 else {
+            throw ProResDecodeError.decoderUnavailable(
+                "GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
+                    + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
+        }
+        // The slice table numbers a batch's frames in its `frame` field.
+        let chosen =
+            requested
+            ?? DecoderBatchSize.frames(
+                frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
+                largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slots,
+                hostCores: ProcessInfo.processInfo.activeProcessorCount,
+                streamFrames: expectedFrames ?? format.frameCount)
+        return max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
     }
 
     deinit {
