@@ -1,4 +1,3 @@
-import ProResGPU
 import ProResOptions
 import ProResPipeline
 
