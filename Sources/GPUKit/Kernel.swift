@@ -34,15 +34,8 @@ public final class Kernel: @unchecked Sendable {
         guard context.info.maxPushConstantsSize >= pushSize else {
             throw VulkanError.missingFeature("\(pushSize) bytes of push constants")
         }
-        let code = try compiler.spirv(interface.shader, prelude: interface.glslPrelude)
-        var module: VkShaderModule?
-        try code.withUnsafeBufferPointer { words in
-            var info = VkShaderModuleCreateInfo()
-            info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
-            info.codeSize = words.count * 4
-            info.pCode = words.baseAddress
-            try check(vk.vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule(\(interface.shader))")
-        }
+        let module = try Self.shaderModule(
+            compiler.spirv(interface.shader, prelude: interface.glslPrelude), named: interface.shader, context: context)
         defer { vk.vkDestroyShaderModule(device, module, nil) }
 
         var bindings = interface.bindings.indices.map { index -> VkDescriptorSetLayoutBinding in
@@ -103,6 +96,22 @@ public final class Kernel: @unchecked Sendable {
         self.setLayout = setLayout!
         self.layout = layout!
         self.pipeline = pipeline!
+    }
+
+    /// The shader module of SPIR-V `code`; the caller destroys it.
+    private static func shaderModule(_ code: [UInt32], named name: String, context: VulkanContext) throws
+        -> VkShaderModule?
+    {
+        var module: VkShaderModule?
+        try code.withUnsafeBufferPointer { words in
+            var info = VkShaderModuleCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
+            info.codeSize = words.count * 4
+            info.pCode = words.baseAddress
+            try check(
+                context.vk.vkCreateShaderModule(context.device, &info, nil, &module), "vkCreateShaderModule(\(name))")
+        }
+        return module
     }
 
     deinit {
@@ -219,7 +228,7 @@ public final class KernelCache: @unchecked Sendable {
     /// Opened with the first kernel, beside the compiler's SPIR-V cache;
     /// none when the compiler keeps no cache. Touched under `lock` only.
     private lazy var pipelineCache: PipelineCache? =
-        PipelineCache.enabled
+        context.tuning.pipelineCache
         ? compiler.cacheDirectory.flatMap {
             PipelineCache(
                 context: context, directory: $0.deletingLastPathComponent().appendingPathComponent("pipelines"))

@@ -49,7 +49,6 @@ final class PipelineCache: @unchecked Sendable {
     /// The size of the data on disk, as this process last saw or wrote it.
     private var savedBytes: Int
 
-    static var enabled: Bool { Tuning.current.pipelineCache }
     /// Saved data above this is not trusted (ours is well under a megabyte).
     static let maximumBytes = 64 << 20
 

@@ -6,7 +6,7 @@ import HostSupport
 /// The GLSL is built into the binary (`EmbeddedShaders`, made from
 /// `Shaders/` by Plugins/EmbedShaders), so the tool needs no files beside
 /// it wherever it is installed; `$PRORES_DECODE_SHADERS` names a directory
-/// to use instead (a shader being edited). Results are cached on disk, keyed
+/// to use instead (a shader being edited), passed in by the caller's `Tuning`. Results are cached on disk, keyed
 /// by the source's SHA-256, so a second run compiles nothing.
 // @unchecked: the directories are immutable; the compile count is touched only under `countLock`.
 public final class ShaderCompiler: @unchecked Sendable {
@@ -28,11 +28,20 @@ public final class ShaderCompiler: @unchecked Sendable {
     static let maximumSPIRVBytes = 16 << 20
     private let countLock = NSLock()
 
-    public init(shaderDirectory: URL? = nil, cacheDirectory: URL? = ShaderCompiler.defaultCacheDirectory) throws {
-        let overriding = shaderDirectory == nil ? try Self.overridingDirectory(Tuning.current) : nil
-        self.shaderDirectory = shaderDirectory ?? overriding
-        directoryFromEnvironment = overriding != nil
+    /// The shaders of `shaderDirectory`, else the built-in ones; no cache without `cacheDirectory`.
+    public init(shaderDirectory: URL? = nil, cacheDirectory: URL? = nil) throws {
+        self.shaderDirectory = shaderDirectory
+        directoryFromEnvironment = false
         self.cacheDirectory = cacheDirectory
+    }
+
+    /// The compiler `tuning` asks for: `PRORES_DECODE_SHADERS`'s shaders,
+    /// else the built-in ones, cached under the cache's home.
+    public init(tuning: Tuning) throws {
+        let overriding = try Self.overridingDirectory(tuning)
+        shaderDirectory = overriding
+        directoryFromEnvironment = overriding != nil
+        cacheDirectory = Self.cacheDirectory(tuning)
     }
 
     static let environmentVariable = "PRORES_DECODE_SHADERS"
@@ -68,15 +77,9 @@ public final class ShaderCompiler: @unchecked Sendable {
         return text
     }
 
-    public static var defaultCacheDirectory: URL? {
-        let env = ProcessInfo.processInfo.environment
-        if let base = env["XDG_CACHE_HOME"], !base.isEmpty {
-            return URL(fileURLWithPath: base).appendingPathComponent("prores-decode/spirv")
-        }
-        if let home = env["HOME"], !home.isEmpty {
-            return URL(fileURLWithPath: home).appendingPathComponent(".cache/prores-decode/spirv")
-        }
-        return nil
+    /// `prores-decode/spirv` under the cache's home (`$XDG_CACHE_HOME`, else `$HOME/.cache`).
+    public static func cacheDirectory(_ tuning: Tuning) -> URL? {
+        tuning.cacheHome.map { URL(fileURLWithPath: $0).appendingPathComponent("prores-decode/spirv") }
     }
 
     /// SPIR-V words for a kernel's shader behind its generated interface.

@@ -33,6 +33,9 @@ public final class VulkanContext: @unchecked Sendable {
     let capturesPipelineStatistics: Bool
     private var messenger: VkDebugUtilsMessengerEXT?
 
+    /// The settings its options carried (`Options.tuning`).
+    public let tuning: Tuning
+
     /// Serialises queue submissions (vkQueueSubmit needs external sync).
     let submitLock = NSLock()
     /// Each queue's submissions on behalf of jobs with clocks of their own.
@@ -68,20 +71,28 @@ public final class VulkanContext: @unchecked Sendable {
         /// offers VK_KHR_pipeline_executable_properties:
         /// `PRORES_DECODE_PIPELINE_STATS=1`, for kernel work (a register
         /// more or less decides how many invocations an SM keeps resident).
-        public var pipelineStatistics = Tuning.current.pipelineStatistics
+        public var pipelineStatistics: Bool
+        /// The caller's settings, which the context's kernels and caches
+        /// follow (`PRORES_DECODE_SHADERS`, `_PIPELINE_CACHE`, the cache's
+        /// home); `validation`, `synchronizationValidation` and
+        /// `pipelineStatistics` start from them unless given.
+        public var tuning: Tuning
 
         public init(
             device: String? = nil,
-            validation: Bool = Tuning.current.validation != .off,
-            synchronizationValidation: Bool = Tuning.current.validation == .synchronization,
+            validation: Bool? = nil,
+            synchronizationValidation: Bool? = nil,
             transferQueue: Bool = true,
-            presentation: Bool = false
+            presentation: Bool = false,
+            tuning: Tuning = .defaults
         ) {
             self.device = device
-            self.validation = validation
-            self.synchronizationValidation = synchronizationValidation
+            self.validation = validation ?? (tuning.validation != .off)
+            self.synchronizationValidation = synchronizationValidation ?? (tuning.validation == .synchronization)
             self.transferQueue = transferQueue
             self.presentation = presentation
+            pipelineStatistics = tuning.pipelineStatistics
+            self.tuning = tuning
         }
     }
 
@@ -112,47 +123,18 @@ public final class VulkanContext: @unchecked Sendable {
         self.vki = vki
         self.validation = validation
         self.messenger = messenger
+        tuning = options.tuning
         do {
-            let candidates = try Trace.span("vulkan devices enumerated") {
-                try Self.physicalDevices(instance, vki).enumerated().map { ($1, try Self.describe($1, index: $0, vki)) }
-            }
-            let chosen: (VkPhysicalDevice, VulkanDeviceInfo)
-            if options.hardwareOnly {
-                let hardware = candidates.filter { $0.1.isHardware && options.device.map($0.1.matches) ?? true }
-                guard let best = hardware.min(by: { $0.1.kind.rank < $1.1.kind.rank }) else {
-                    throw VulkanError.noHardwareDevice(candidates.map(\.1.name))
-                }
-                chosen = best
-            } else if candidates.isEmpty {
-                throw VulkanError.noDevice(
-                    "the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)")
-            } else if let selector = options.device {
-                guard let match = candidates.first(where: { $0.1.matches(selector) }) else {
-                    throw VulkanError.noMatchingDevice(
-                        selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
-                }
-                chosen = match
-            } else if let best = candidates.min(by: { $0.1.kind.rank < $1.1.kind.rank }) {
-                chosen = best
-            } else {
-                throw VulkanError.noDevice("the Vulkan loader found no devices")
-            }
-            let physical = chosen.0
-            let deviceInfo = chosen.1
+            let (physical, deviceInfo) = try Self.choose(from: Self.candidates(instance, vki), options)
             physicalDevice = physical
             info = deviceInfo
             guard deviceInfo.timelineSemaphores else {
                 throw VulkanError.missingFeature("timelineSemaphore (Vulkan 1.2)")
             }
 
-            var memory = VkPhysicalDeviceMemoryProperties()
-            vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory)
-            memoryProperties = memory
+            memoryProperties = Self.memoryProperties(physical, vki)
 
-            var familyCount: UInt32 = 0
-            vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, nil)
-            var families = [VkQueueFamilyProperties](repeating: .init(), count: Int(familyCount))
-            vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, &families)
+            let families = Self.queueFamilies(physical, vki)
             guard let compute = families.firstIndex(where: { $0.queueFlags & VK_QUEUE_COMPUTE_BIT.rawValue != 0 })
             else {
                 throw VulkanError.noDevice("\(deviceInfo.name) has no compute queue")
@@ -171,19 +153,10 @@ public final class VulkanContext: @unchecked Sendable {
             let presentFeatures = PresentFeatures()
             defer { withExtendedLifetime(presentFeatures) {} }
             if options.presentation {
-                let offered = Self.deviceExtensions(physical, vki)
-                guard offered.contains("VK_KHR_swapchain") else {
-                    throw VulkanError.noPresentation("\(deviceInfo.name) offers no VK_KHR_swapchain")
-                }
-                extensions.append("VK_KHR_swapchain")
-                let presentWait =
-                    offered.contains("VK_KHR_present_id") && offered.contains("VK_KHR_present_wait")
-                    && presentFeatures.supported(physical, vki)
-                if presentWait { extensions += ["VK_KHR_present_id", "VK_KHR_present_wait"] }
-                let hdrMetadata = colorSpaces && offered.contains("VK_EXT_hdr_metadata")
-                if hdrMetadata { extensions.append("VK_EXT_hdr_metadata") }
-                presentation = Presentation(
-                    colorSpaces: colorSpaces, presentWait: presentWait, hdrMetadata: hdrMetadata)
+                let (presenting, enabled) = try Self.presentation(
+                    physical, deviceInfo, vki, colorSpaces: colorSpaces, features: presentFeatures)
+                extensions += presenting
+                presentation = enabled
             } else {
                 presentation = nil
             }
@@ -195,85 +168,178 @@ public final class VulkanContext: @unchecked Sendable {
                 && Self.deviceExtensions(physical, vki).contains("VK_KHR_pipeline_executable_properties")
             if statistics { extensions.append("VK_KHR_pipeline_executable_properties") }
             capturesPipelineStatistics = statistics
-            var executableFeatures = VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR()
-            executableFeatures.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR
-            executableFeatures.pipelineExecutableInfo = VkBool32(VK_TRUE)
-            var hostProps = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
-            hostProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
-            var props2 = VkPhysicalDeviceProperties2()
-            props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
-            withUnsafeMutablePointer(to: &hostProps) {
-                props2.pNext = UnsafeMutableRawPointer($0)
-                vki.vkGetPhysicalDeviceProperties2(physical, &props2)
-            }
             minImportedHostPointerAlignment =
-                deviceInfo.hostMemoryImport ? Int(hostProps.minImportedHostPointerAlignment) : 0
+                deviceInfo.hostMemoryImport ? Self.importedHostPointerAlignment(physical, vki) : 0
 
-            var priorities: [Float] = [1]
-            let queueInfos = [(family, 1)] + (transferFamily.map { [($0, 1)] } ?? [])
-            var queueInfo = VkDeviceQueueCreateInfo()
-            queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
-            var features12 = VkPhysicalDeviceVulkan12Features()
-            features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
-            features12.timelineSemaphore = VkBool32(VK_TRUE)
-            features12.hostQueryReset = VkBool32(deviceInfo.hostQueryReset ? VK_TRUE : VK_FALSE)
-            var features11 = VkPhysicalDeviceVulkan11Features()
-            features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
-            features11.storageBuffer16BitAccess = VkBool32(deviceInfo.storage16Bit ? VK_TRUE : VK_FALSE)
-            if presentation?.presentWait == true { features11.pNext = presentFeatures.chain }
-            var device: VkDevice?
-            let result: VkResult = priorities.withUnsafeMutableBufferPointer { priorityPointer in
-                queueInfo.pQueuePriorities = UnsafePointer(priorityPointer.baseAddress)
-                let infos = queueInfos.map { family, count -> VkDeviceQueueCreateInfo in
-                    var info = queueInfo
-                    info.queueFamilyIndex = family
-                    info.queueCount = UInt32(count)
-                    return info
-                }
-                return infos.withUnsafeBufferPointer { queuePointer in
-                    withUnsafeMutablePointer(to: &features11) { features11Pointer in
-                        withUnsafeMutablePointer(to: &executableFeatures) { executablePointer in
-                            executablePointer.pointee.pNext = UnsafeMutableRawPointer(features11Pointer)
-                            features12.pNext =
-                                statistics
-                                ? UnsafeMutableRawPointer(executablePointer)
-                                : UnsafeMutableRawPointer(features11Pointer)
-                            return withUnsafeMutablePointer(to: &features12) { featuresPointer in
-                                withCStrings(extensions) { names in
-                                    var create = VkDeviceCreateInfo()
-                                    create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
-                                    create.pNext = UnsafeRawPointer(featuresPointer)
-                                    create.queueCreateInfoCount = UInt32(infos.count)
-                                    create.pQueueCreateInfos = queuePointer.baseAddress
-                                    create.enabledExtensionCount = UInt32(extensions.count)
-                                    create.ppEnabledExtensionNames = names
-                                    return Trace.span("vulkan device") {
-                                        vki.vkCreateDevice(physical, &create, nil, &device)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            try check(result, "vkCreateDevice(\(deviceInfo.name))")
+            let device = try Self.makeDevice(
+                physical, deviceInfo, vki, queueFamilies: [family] + (transferFamily.map { [$0] } ?? []),
+                extensions: extensions, statistics: statistics,
+                presentChain: presentation?.presentWait == true ? presentFeatures.chain : nil)
             self.device = device!
-            vk = try VulkanDeviceFunctions(instance: vki, device: device!, presentation: presentation)
+            let functions = try VulkanDeviceFunctions(instance: vki, device: device!, presentation: presentation)
+            vk = functions
             var queue: VkQueue?
-            vk.vkGetDeviceQueue(device, family, 0, &queue)
+            functions.vkGetDeviceQueue(device, family, 0, &queue)
             computeQueue = queue!
-            if let transferFamily {
+            transferQueue = transferFamily.flatMap { transferFamily in
                 var transfer: VkQueue?
-                vk.vkGetDeviceQueue(device, transferFamily, 0, &transfer)
-                transferQueue = transfer
-            } else {
-                transferQueue = nil
+                functions.vkGetDeviceQueue(device, transferFamily, 0, &transfer)
+                return transfer
             }
         } catch {
             if let messenger, let destroy = vki.vkDestroyDebugUtilsMessengerEXT { destroy(instance, messenger, nil) }
             vki.vkDestroyInstance(instance, nil)
             throw error
         }
+    }
+
+    /// The logical device on `physical`: a queue of each of `queueFamilies`
+    /// (compute first), timeline semaphores, 16-bit storage where offered,
+    /// `extensions`, and the features `statistics` and `presentChain` add.
+    private static func makeDevice(
+        _ physical: VkPhysicalDevice, _ deviceInfo: VulkanDeviceInfo, _ vki: VulkanInstanceFunctions,
+        queueFamilies: [UInt32], extensions: [String], statistics: Bool, presentChain: UnsafeMutableRawPointer?
+    ) throws -> VkDevice? {
+        var executableFeatures = VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR()
+        executableFeatures.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR
+        executableFeatures.pipelineExecutableInfo = VkBool32(VK_TRUE)
+        var priorities: [Float] = [1]
+        let queueInfos = queueFamilies.map { ($0, 1) }
+        var queueInfo = VkDeviceQueueCreateInfo()
+        queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
+        var features12 = VkPhysicalDeviceVulkan12Features()
+        features12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+        features12.timelineSemaphore = VkBool32(VK_TRUE)
+        features12.hostQueryReset = VkBool32(deviceInfo.hostQueryReset ? VK_TRUE : VK_FALSE)
+        var features11 = VkPhysicalDeviceVulkan11Features()
+        features11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
+        features11.storageBuffer16BitAccess = VkBool32(deviceInfo.storage16Bit ? VK_TRUE : VK_FALSE)
+        features11.pNext = presentChain
+        var device: VkDevice?
+        let result: VkResult = priorities.withUnsafeMutableBufferPointer { priorityPointer in
+            queueInfo.pQueuePriorities = UnsafePointer(priorityPointer.baseAddress)
+            let infos = queueInfos.map { family, count -> VkDeviceQueueCreateInfo in
+                var info = queueInfo
+                info.queueFamilyIndex = family
+                info.queueCount = UInt32(count)
+                return info
+            }
+            return infos.withUnsafeBufferPointer { queuePointer in
+                withUnsafeMutablePointer(to: &features11) { features11Pointer in
+                    withUnsafeMutablePointer(to: &executableFeatures) { executablePointer in
+                        executablePointer.pointee.pNext = UnsafeMutableRawPointer(features11Pointer)
+                        features12.pNext =
+                            statistics
+                            ? UnsafeMutableRawPointer(executablePointer)
+                            : UnsafeMutableRawPointer(features11Pointer)
+                        return withUnsafeMutablePointer(to: &features12) { featuresPointer in
+                            withCStrings(extensions) { names in
+                                var create = VkDeviceCreateInfo()
+                                create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
+                                create.pNext = UnsafeRawPointer(featuresPointer)
+                                create.queueCreateInfoCount = UInt32(infos.count)
+                                create.pQueueCreateInfos = queuePointer.baseAddress
+                                create.enabledExtensionCount = UInt32(extensions.count)
+                                create.ppEnabledExtensionNames = names
+                                return Trace.span("vulkan device") {
+                                    vki.vkCreateDevice(physical, &create, nil, &device)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        try check(result, "vkCreateDevice(\(deviceInfo.name))")
+        return device
+    }
+
+    /// Every physical device `instance` offers, described.
+    private static func candidates(_ instance: VkInstance, _ vki: VulkanInstanceFunctions) throws
+        -> [(VkPhysicalDevice, VulkanDeviceInfo)]
+    {
+        try Trace.span("vulkan devices enumerated") {
+            try physicalDevices(instance, vki).enumerated().map { ($1, try describe($1, index: $0, vki)) }
+        }
+    }
+
+    private static func memoryProperties(_ physical: VkPhysicalDevice, _ vki: VulkanInstanceFunctions)
+        -> VkPhysicalDeviceMemoryProperties
+    {
+        var memory = VkPhysicalDeviceMemoryProperties()
+        vki.vkGetPhysicalDeviceMemoryProperties(physical, &memory)
+        return memory
+    }
+
+    /// The queue families of `physical`, in their index order.
+    private static func queueFamilies(_ physical: VkPhysicalDevice, _ vki: VulkanInstanceFunctions)
+        -> [VkQueueFamilyProperties]
+    {
+        var familyCount: UInt32 = 0
+        vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, nil)
+        var families = [VkQueueFamilyProperties](repeating: .init(), count: Int(familyCount))
+        vki.vkGetPhysicalDeviceQueueFamilyProperties(physical, &familyCount, &families)
+        return families
+    }
+
+    /// The device `options` ask for among `candidates`: a hardware one,
+    /// the one `device` names, else the best kind there is.
+    private static func choose(from candidates: [(VkPhysicalDevice, VulkanDeviceInfo)], _ options: Options) throws
+        -> (VkPhysicalDevice, VulkanDeviceInfo)
+    {
+        if options.hardwareOnly {
+            let hardware = candidates.filter { $0.1.isHardware && options.device.map($0.1.matches) ?? true }
+            guard let best = hardware.min(by: { $0.1.kind.rank < $1.1.kind.rank }) else {
+                throw VulkanError.noHardwareDevice(candidates.map(\.1.name))
+            }
+            return best
+        } else if candidates.isEmpty {
+            throw VulkanError.noDevice(
+                "the Vulkan loader found no devices (is a driver such as mesa-vulkan-drivers installed?)")
+        } else if let selector = options.device {
+            guard let match = candidates.first(where: { $0.1.matches(selector) }) else {
+                throw VulkanError.noMatchingDevice(
+                    selector: selector, candidates: candidates.map { "\($0.1.index): \($0.1.name)" })
+            }
+            return match
+        } else if let best = candidates.min(by: { $0.1.kind.rank < $1.1.kind.rank }) {
+            return best
+        }
+        throw VulkanError.noDevice("the Vulkan loader found no devices")
+    }
+
+    /// The device extensions a presenting context enables, and what they give.
+    private static func presentation(
+        _ physical: VkPhysicalDevice, _ deviceInfo: VulkanDeviceInfo, _ vki: VulkanInstanceFunctions,
+        colorSpaces: Bool, features: PresentFeatures
+    ) throws -> (extensions: [String], presentation: Presentation) {
+        let offered = deviceExtensions(physical, vki)
+        guard offered.contains("VK_KHR_swapchain") else {
+            throw VulkanError.noPresentation("\(deviceInfo.name) offers no VK_KHR_swapchain")
+        }
+        var extensions = ["VK_KHR_swapchain"]
+        let presentWait =
+            offered.contains("VK_KHR_present_id") && offered.contains("VK_KHR_present_wait")
+            && features.supported(physical, vki)
+        if presentWait { extensions += ["VK_KHR_present_id", "VK_KHR_present_wait"] }
+        let hdrMetadata = colorSpaces && offered.contains("VK_EXT_hdr_metadata")
+        if hdrMetadata { extensions.append("VK_EXT_hdr_metadata") }
+        return (extensions, Presentation(colorSpaces: colorSpaces, presentWait: presentWait, hdrMetadata: hdrMetadata))
+    }
+
+    /// VK_EXT_external_memory_host's alignment of an imported host pointer.
+    private static func importedHostPointerAlignment(_ physical: VkPhysicalDevice, _ vki: VulkanInstanceFunctions)
+        -> Int
+    {
+        var hostProps = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
+        hostProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
+        var props2 = VkPhysicalDeviceProperties2()
+        props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+        withUnsafeMutablePointer(to: &hostProps) {
+            props2.pNext = UnsafeMutableRawPointer($0)
+            vki.vkGetPhysicalDeviceProperties2(physical, &props2)
+        }
+        return Int(hostProps.minImportedHostPointerAlignment)
     }
 
     /// Waits until the device has finished every submission (no new one
@@ -321,30 +387,15 @@ public final class VulkanContext: @unchecked Sendable {
         var layers: [String] = []
         var extensions: [String] = []
         if wantValidation {
-            var count: UInt32 = 0
-            _ = loader.vkEnumerateInstanceLayerProperties(&count, nil)
-            var available = [VkLayerProperties](repeating: .init(), count: Int(count))
-            _ = loader.vkEnumerateInstanceLayerProperties(&count, &available)
-            guard available.contains(where: { string(fromCArray: $0.layerName) == "VK_LAYER_KHRONOS_validation" })
-            else {
-                throw VulkanError.missingExtension("VK_LAYER_KHRONOS_validation (install vulkan-validationlayers)")
-            }
+            try requireValidationLayer(loader)
             layers = ["VK_LAYER_KHRONOS_validation"]
             extensions = ["VK_EXT_debug_utils"]
         }
         var colorSpaces = false
         if presentation {
-            var count: UInt32 = 0
-            _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, nil)
-            var available = [VkExtensionProperties](repeating: .init(), count: Int(count))
-            _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, &available)
-            let offered = Set(available.map { string(fromCArray: $0.extensionName) })
-            for needed in ["VK_KHR_surface", "VK_KHR_xcb_surface"] where !offered.contains(needed) {
-                throw VulkanError.noPresentation("the Vulkan loader offers no \(needed)")
-            }
-            colorSpaces = offered.contains("VK_EXT_swapchain_colorspace")
-            extensions +=
-                ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : [])
+            let surface = try surfaceExtensions(loader)
+            colorSpaces = surface.colorSpaces
+            extensions += surface.extensions
         }
         var instance: VkInstance?
         var enables = [VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT]
@@ -392,6 +443,34 @@ public final class VulkanContext: @unchecked Sendable {
         let log = ValidationLog()
         let messenger = try log.attach(instance: instance!, vki)
         return (instance!, vki, log, messenger, colorSpaces)
+    }
+
+    /// Throws unless the loader offers the Khronos validation layer.
+    private static func requireValidationLayer(_ loader: VulkanLoader) throws {
+        var count: UInt32 = 0
+        _ = loader.vkEnumerateInstanceLayerProperties(&count, nil)
+        var available = [VkLayerProperties](repeating: .init(), count: Int(count))
+        _ = loader.vkEnumerateInstanceLayerProperties(&count, &available)
+        guard available.contains(where: { string(fromCArray: $0.layerName) == "VK_LAYER_KHRONOS_validation" }) else {
+            throw VulkanError.missingExtension("VK_LAYER_KHRONOS_validation (install vulkan-validationlayers)")
+        }
+    }
+
+    /// The instance extensions a presenting context enables, and whether
+    /// VK_EXT_swapchain_colorspace is among them.
+    private static func surfaceExtensions(_ loader: VulkanLoader) throws -> (extensions: [String], colorSpaces: Bool) {
+        var count: UInt32 = 0
+        _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, nil)
+        var available = [VkExtensionProperties](repeating: .init(), count: Int(count))
+        _ = loader.vkEnumerateInstanceExtensionProperties(nil, &count, &available)
+        let offered = Set(available.map { string(fromCArray: $0.extensionName) })
+        for needed in ["VK_KHR_surface", "VK_KHR_xcb_surface"] where !offered.contains(needed) {
+            throw VulkanError.noPresentation("the Vulkan loader offers no \(needed)")
+        }
+        let colorSpaces = offered.contains("VK_EXT_swapchain_colorspace")
+        return (
+            ["VK_KHR_surface", "VK_KHR_xcb_surface"] + (colorSpaces ? ["VK_EXT_swapchain_colorspace"] : []), colorSpaces
+        )
     }
 
     static func deviceExtensions(_ physical: VkPhysicalDevice, _ vki: VulkanInstanceFunctions) -> Set<String> {

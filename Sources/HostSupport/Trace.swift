@@ -4,7 +4,8 @@ import Glibc
 /// Spans of named work on every thread, for finding what a whole run waits
 /// on (the reader, the parse or submit thread, the GPU, a sink): per-frame
 /// stage times say how long each stage took, not which one the others
-/// waited for. Off unless `PRORES_DECODE_TRACE` names a file; then every
+/// waited for. Off unless the command line names a file
+/// (`PRORES_DECODE_TRACE`, passed to `keepSpans(forFile:)`); then every
 /// span is kept in memory and `document()` (written by the CLI before it exits)
 /// holds them in the Chrome trace-event format, which chrome://tracing and
 /// Perfetto show as a timeline and `scripts/trace-summary.py` sums up.
@@ -17,12 +18,19 @@ public enum Trace {
         let end: UInt64
     }
 
-    /// Where `write()` puts the trace; nil: no trace file.
-    public static let path: String? = Tuning.current.tracePath
+    /// Where the trace goes; nil: no trace file. Set by `keepSpans(forFile:)`.
+    public static var path: String? { file }
     /// Spans are kept: for the trace file, or for `keptSpans()` (a phase report).
-    public static var isEnabled: Bool { keeping || path != nil }
+    public static var isEnabled: Bool { keeping || file != nil }
     /// Set by `keepSpans()`, once, before any other thread records.
     nonisolated(unsafe) private static var keeping = false
+    /// Set by `keepSpans(forFile:)`, once, before any other thread records.
+    nonisolated(unsafe) private static var file: String?
+
+    /// Keeps every span from now on, for a trace file at `path` (written
+    /// by the caller from `document()`); nil keeps nothing. Call it first,
+    /// before starting the threads that record spans.
+    public static func keepSpans(forFile path: String?) { file = path }
 
     /// Keeps every span from now on, without a trace file (`keptSpans()` reads
     /// them). Call it before starting the threads that record spans.

@@ -1,12 +1,14 @@
 import Foundation
 import ProResOptions
 
-/// The `PRORES_DECODE_*` environment settings (docs/tuning.md), read once:
-/// `Tuning.current` is built from the environment on first use, which the
-/// command line makes its first act, and every setting is read from it.
+/// The `PRORES_DECODE_*` environment settings (docs/tuning.md), and the
+/// few other variables the tool reads (the cache's home, `DISPLAY`,
+/// `TMPDIR`): built once, by the command line, from its environment, and
+/// passed down to what needs them; no library reads the environment
+/// (`LibrarySettingsTests`). `Tuning.defaults` is every setting unset.
 /// A `PRORES_DECODE_*` variable that is none of `names` is reported by
 /// `warnings` (a typo must not silently do nothing).
-public struct Tuning: Sendable {
+public struct Tuning: Sendable, Equatable {
     public enum Validation: String, Sendable { case off, on, synchronization }
 
     /// `PRORES_DECODE_VALIDATION=1|sync`: the Khronos validation layer on every device (`sync`: with its synchronisation checks).
@@ -31,6 +33,13 @@ public struct Tuning: Sendable {
     public let readAhead: Int?
     /// `PRORES_DECODE_SHADERS=DIR`: shader sources read from DIR instead of the built-in ones; empty is unset.
     public let shaderDirectory: String?
+    /// `$XDG_CACHE_HOME`, else `$HOME/.cache`: where `prores-decode/` keeps
+    /// its compiled shaders and pipelines; nil: no cache on disk.
+    public let cacheHome: String?
+    /// `$DISPLAY`: the X server `play` opens its window on.
+    public let display: String?
+    /// `$TMPDIR`, else `/tmp`: `bench --whole-process`'s stderr files.
+    public let temporaryDirectory: String
     /// The `PRORES_DECODE_*` names the environment holds that are none of `names`.
     public let unknownNames: [String]
     /// One line per word setting whose value is not one it takes, saying what is used instead.
@@ -50,7 +59,8 @@ public struct Tuning: Sendable {
     ].map { prefix + $0 }
     public static let prefix = "PRORES_DECODE_"
 
-    public static let current = Tuning(environment: ProcessInfo.processInfo.environment)
+    /// Every setting unset: what a library gets unless its caller passes the command line's.
+    public static let defaults = Tuning(environment: [:])
 
     public init(environment: [String: String]) {
         var invalid: [String] = []
@@ -95,9 +105,18 @@ public struct Tuning: Sendable {
         shaderDirectory = environment[Self.prefix + "SHADERS"].flatMap { $0.isEmpty ? nil : $0 }
         readThreads = integer("READ_THREADS", 1...256)
         readAhead = integer("READ_AHEAD", 1...(1 << 16))
+        cacheHome = Self.cacheHome(environment)
+        display = environment["DISPLAY"].flatMap { $0.isEmpty ? nil : $0 }
+        temporaryDirectory = environment["TMPDIR"] ?? "/tmp"
         unknownNames = environment.keys.filter { $0.hasPrefix(Self.prefix) && !Self.names.contains($0) }.sorted()
         invalidValues = invalid
         numberProblems = numbers
+    }
+
+    private static func cacheHome(_ environment: [String: String]) -> String? {
+        if let base = environment["XDG_CACHE_HOME"], !base.isEmpty { return base }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.cache" }
+        return nil
     }
 
     /// One line per unknown name, naming the nearest known one when it is close.

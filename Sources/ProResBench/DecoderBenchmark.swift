@@ -3,6 +3,7 @@ import HostSupport
 import ProResCPU
 import ProResCore
 import ProResFFmpeg
+import ProResPipeline
 
 /// `prores-decode bench`: the CPU and GPU decoders on the same frames, in
 /// one process, as ratios. Samples are read into memory first (demuxing is
@@ -32,10 +33,13 @@ public struct DecoderBenchmark {
         public var device: String?
         public var framesPerBatch: Int?
         public var validation: Bool
+        /// The command line's settings: the GPU decoder's batch (unless
+        /// `framesPerBatch`), slots and timestamps, the devices' caches.
+        public var tuning: Tuning
 
         public init(
             paths: [Path] = [.cpu, .gpu], frames: Int = 240, threads: Int = 0, device: String? = nil,
-            framesPerBatch: Int? = nil, validation: Bool = false
+            framesPerBatch: Int? = nil, validation: Bool = false, tuning: Tuning = .defaults
         ) {
             self.paths = paths
             self.frames = frames
@@ -43,6 +47,7 @@ public struct DecoderBenchmark {
             self.device = device
             self.framesPerBatch = framesPerBatch
             self.validation = validation
+            self.tuning = tuning
         }
     }
 
@@ -131,6 +136,7 @@ public struct DecoderBenchmark {
 
     public init(input: String, options: Options) throws {
         let source = try openSampleSource(input)
+        if let readAhead = options.tuning.readAhead { source.readAhead(samples: readAhead) }
         var samples: [CompressedSample] = []
         while samples.count < options.frames, let sample = try source.nextSample() { samples.append(sample) }
         guard !samples.isEmpty else {
@@ -163,7 +169,7 @@ public struct DecoderBenchmark {
     /// GPU paths, on one device or several, are `runGPU`).
     private func measure<Session: FrameDecoding>(
         _ name: String, warmFrames: (Session) -> Int,
-        _ make: (@escaping DecodeSession.OutputHandler) throws -> Session
+        _ make: (@escaping FrameOutputHandler) throws -> Session
     )
         throws -> (seconds: Double, cpuSeconds: Double, latencies: [Double])
     {
@@ -198,11 +204,12 @@ public struct DecoderBenchmark {
         let threads = options.threads
         let (seconds, cpuSeconds, latencies) =
             path == .ffmpeg
-            ? try measure("FFmpeg", warmFrames: { _ in 2 * threads }) { handler -> DecodeSession in
-                try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
+            ? try measure("FFmpeg", warmFrames: { _ in 2 * threads }) { handler -> FFmpegDecodeSession in
+                try DecodeSessionFactory.ffmpeg(
+                    format: format, configuration: .init(threads: threads), outputHandler: handler)
             }
             : try measure("CPU", warmFrames: { _ in 2 * threads }) { handler -> CPUDecodeSession in
-                CPUDecodeSession(format: format, threads: threads, outputHandler: handler)
+                DecodeSessionFactory.ours(format: format, threads: threads, outputHandler: handler)
             }
         let engine = path == .ffmpeg ? "FFmpeg libavcodec" : "ours on the CPU"
         return Result(

@@ -3,6 +3,7 @@ import GPUKit
 import HostSupport
 import ProResCore
 import ProResGPU
+import ProResPipeline
 
 /// What one device decoded in a timed `gpu`/`gpu-host` run.
 public struct DeviceShare: Sendable {
@@ -82,22 +83,22 @@ extension DecoderBenchmark {
     func runGPU(_ path: Path) throws -> Result {
         let readback = path == .gpuHost
         let analysis = path == .gpuCheck ? AnalysisRequest.check(format).request : nil
-        let devices = try DecoderSelection(choice: .gpu, device: options.device, validation: options.validation)
-            .makeDevices()
+        let devices = try DecoderSelection(
+            choice: .gpu, device: options.device, validation: options.validation, tuning: options.tuning
+        ).makeDevices()
         // A few samples are checked against FFmpeg's frames; the loops of all of them against their first.
         let reference = try analysis.map { try referenceAnalyses($0, count: 8) } ?? [:]
         let outcomes = FrameOutcomes(measuredClipFrames: analysis == nil ? nil : clipFrames, reference: reference)
         // Made on a thread of the device's node, where it has one, so that its staging memory is that node's.
         func makeSession(_ device: GPUDevice) throws -> GPUDecodeSession {
-            try onPinnedThread(device.placement.cpus) {
-                try GPUDecodeSession(
-                    format: format, device: device,
-                    configuration: .init(
-                        framesPerBatch: options.framesPerBatch ?? Tuning.current.batch, readback: readback,
-                        expectedFrames: options.frames,
-                        expectedFrameBytes: largestFrameBytes, analysis: analysis,
-                        cpus: device.placement.cpus),
-                    outputHandler: outcomes.record)
+            var configuration = GPUDecodeSession.Configuration(
+                framesPerBatch: options.framesPerBatch ?? options.tuning.batch, slots: options.tuning.slots,
+                readback: readback, expectedFrames: options.frames, expectedFrameBytes: largestFrameBytes,
+                analysis: analysis, cpus: device.placement.cpus)
+            configuration.timestampInterval = options.tuning.timestampInterval
+            return try onPinnedThread(device.placement.cpus) {
+                try DecodeSessionFactory.gpuSession(
+                    format: format, device: device, configuration: configuration, outputHandler: outcomes.record)
             }
         }
         // Warm-up (shaders, pools) on each device, then fresh sessions made before the clock starts.

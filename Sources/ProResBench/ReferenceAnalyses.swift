@@ -1,6 +1,7 @@
 import Foundation
 import ProResCore
 import ProResFFmpeg
+import ProResPipeline
 
 extension DecoderBenchmark {
     /// The first `count` samples of the clip decoded by FFmpeg and measured
@@ -10,7 +11,8 @@ extension DecoderBenchmark {
     /// digest made apart from the GPU does.
     func referenceAnalyses(_ request: AnalysisRequest, count: Int) throws -> [Int: FrameAnalysis] {
         let collected = ReferenceCollector()
-        let session = try DecodeSession(format: format, configuration: .init(threads: options.threads)) {
+        let configuration = FFmpegDecodeSession.Configuration(threads: options.threads)
+        let session = try DecodeSessionFactory.ffmpeg(format: format, configuration: configuration) {
             [format] frame in
             guard frame.status.isOK, let surface = frame.pixelBuffer else { return }
             collected.add(

@@ -31,7 +31,7 @@ public struct VulkanRoofline {
         context: VulkanContext, width: Int = 3840, height: Int = 2160, frames: Int = 40,
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> Result {
-        let compiler = try ShaderCompiler()
+        let compiler = try ShaderCompiler(tuning: context.tuning)
         let copyBytes = min(1 << 30, Int(context.info.maxStorageBufferRange))
         let steps = measurementCount
         let device = try timedCopy(

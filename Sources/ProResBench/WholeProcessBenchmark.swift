@@ -15,12 +15,15 @@ public struct WholeProcessBenchmark {
     /// The first command line is a decode that reports its phases
     /// (`--phases`): each round's report, placed in the time measured here.
     public let phases: Bool
+    /// Where each command's stderr is kept while it runs (`$TMPDIR`, else `/tmp`).
+    public let temporaryDirectory: String
 
-    public init(commands: [[String]], rounds: Int, phases: Bool = false) {
+    public init(commands: [[String]], rounds: Int, phases: Bool = false, temporaryDirectory: String = "/tmp") {
         precondition(!commands.isEmpty && commands.allSatisfy { !$0.isEmpty } && rounds > 0)
         self.commands = commands
         self.rounds = rounds
         self.phases = phases
+        self.temporaryDirectory = temporaryDirectory
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -69,9 +72,9 @@ public struct WholeProcessBenchmark {
     /// Runs every round; `progress(round)` after each. A side that fails or
     /// cannot start ends the benchmark, naming its command and round.
     public func run(progress: (Int) -> Void = { _ in }) throws -> Result {
-        let stderrPaths = try commands.indices.map { _ in try Self.temporaryFile() }
+        let stderrPaths = try commands.indices.map { _ in try Self.temporaryFile(in: temporaryDirectory) }
         // Made and removed: the decode creates it anew each round, as it does every output.
-        let phasesPath = phases ? try Self.temporaryFile() : nil
+        let phasesPath = phases ? try Self.temporaryFile(in: temporaryDirectory) : nil
         if let phasesPath { unlink(phasesPath) }
         defer { for path in stderrPaths + (phasesPath.map { [$0] } ?? []) { unlink(path) } }
         let argvs = commands.enumerated().map { side, command in
@@ -113,8 +116,7 @@ public struct WholeProcessBenchmark {
         }
     }
 
-    private static func temporaryFile() throws -> String {
-        let directory = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    private static func temporaryFile(in directory: String) throws -> String {
         var template = Array((directory + "/prores-decode-bench-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {

@@ -98,9 +98,8 @@ public final class BatchCheck: @unchecked Sendable {
     /// one device (no list, not `all`), one file at a time, no previews
     /// (they need the device before the first frame).
     private var handsOverFirstFile: Bool {
-        options.decoder.choice == .auto && options.jobs <= 1 && options.previews == nil
-            && options.decoder.device != DecoderSelection.allDevices
-            && DecoderSelection.deviceList(options.decoder.device) == nil && !inputs.isEmpty
+        options.decoder.handsOverWhileDeviceStarts && options.jobs <= 1 && options.previews == nil
+            && !inputs.isEmpty
     }
 
     /// Makes the decoder's devices (unless `run()` already did); throws what
@@ -111,7 +110,7 @@ public final class BatchCheck: @unchecked Sendable {
         guard devices.isEmpty, !options.decoder.choice.isCPU, !inputs.isEmpty else { return }
         // As with `--decoder cpu` (no file opened ahead for a device), and the note says why.
         if options.decoder.cannotFindDevice && automaticDeviceMaker == nil {
-            decoderNote = options.decoder.automaticDevices().reason
+            decoderNote = try options.decoder.devicesWithReason().reason
             return
         }
         // Several workers take files in any order: none waits for file 0 in particular.
@@ -124,8 +123,7 @@ public final class BatchCheck: @unchecked Sendable {
                 ?? Deferred("prores-decode.device-setup") { () -> (devices: [GPUDevice], reason: String?) in
                     return Trace.span("device made") { () -> (devices: [GPUDevice], reason: String?) in
                         if let maker { return maker() }
-                        let found = selection.automaticDevices()
-                        return (found.devices, found.reason)
+                        return (try? selection.devicesWithReason()) ?? ([], nil)
                     }
                 }
             guard waitingForThem || !handsOverFirstFile else {
@@ -301,9 +299,11 @@ public final class BatchCheck: @unchecked Sendable {
         let path = inputs[index].path
         let location = inputs[index].location
         let prefetches = options.sample == nil
+        let readAhead = options.decoder.tuning.readAhead
         return Deferred("prores-decode.open-ahead") {
             try FFmpegLog.withContext(path) {
                 let source = try openSampleSource(location)
+                if let readAhead { source.readAhead(samples: readAhead) }
                 if prefetches { source.prefetch(frames: SampleSourcePrefetch.framesBeforeTheDecoder) }
                 return source
             }

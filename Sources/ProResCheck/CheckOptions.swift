@@ -3,6 +3,7 @@ import GPUKit
 import ProResCore
 import ProResFFmpeg
 import ProResGPU
+import ProResPipeline
 
 /// How `check` looks at each file.
 public struct CheckOptions: Sendable {

@@ -94,8 +94,11 @@ enum FileChecker {
             source = try Trace.span("source opened") {
                 if let ahead = try? opened?.get() { return ahead }
                 let location = input.location
+                let readAhead = decoder.tuning.readAhead
                 return try cancellation.bounded(label: input.path, cpus: decoder.shared?.placement.cpus) {
-                    try openSampleSource(location, retried: { retries.add($0) }, activity: activity)
+                    let source = try openSampleSource(location, retried: { retries.add($0) }, activity: activity)
+                    if let readAhead { source.readAhead(samples: readAhead) }
+                    return source
                 }
             }
         } catch ProResDecodeError.truncatedRecording {

@@ -47,6 +47,7 @@ enum FilePreviews {
             damaged: Set(chosenDamaged))
         do {
             let source = try openSampleSource(input.location)
+            if let readAhead = decoder.tuning.readAhead { source.readAhead(samples: readAhead) }
             format = source.format
             let run = try DecodeRun(
                 source: SampledSource(source, frames: chosen),

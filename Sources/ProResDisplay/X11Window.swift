@@ -26,17 +26,20 @@ public final class X11Window {
         let protocols, deleteWindow, state, fullscreen, netName, utf8: xcb_atom_t
     }
 
-    /// Opens `$DISPLAY` and maps the window; `size(screen)` picks its client
-    /// size once the screen's is known.
-    public init(title: String, fullscreen: Bool, size: ((width: Int, height: Int)) -> (width: Int, height: Int)) throws
-    {
-        guard let display = getenv("DISPLAY").map({ String(cString: $0) }), !display.isEmpty else {
+    /// Opens `display` (the caller's `$DISPLAY`; nil or empty: not set) and
+    /// maps the window; `size(screen)` picks its client size once the
+    /// screen's is known.
+    public init(
+        title: String, display: String?, fullscreen: Bool,
+        size: ((width: Int, height: Int)) -> (width: Int, height: Int)
+    ) throws {
+        guard let display, !display.isEmpty else {
             throw DisplayError.noDisplay("DISPLAY is not set")
         }
         xcb = try XCBLibrary.functions.get()
         let xcb = self.xcb
         var screenNumber: Int32 = 0
-        guard let c = xcb.xcb_connect!(nil, &screenNumber), xcb.xcb_connection_has_error!(c) == 0 else {
+        guard let c = xcb.xcb_connect!(display, &screenNumber), xcb.xcb_connection_has_error!(c) == 0 else {
             throw DisplayError.noDisplay("cannot connect to the X server at DISPLAY=\(display)")
         }
         connection = c

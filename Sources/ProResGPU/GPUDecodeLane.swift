@@ -195,7 +195,7 @@ package final class GPUDecodeLane: @unchecked Sendable {
     package var heldTransforms: Int { decoder.heldTransforms - heldBefore }
 
     /// GPU time of the batches timed so far (timestamp queries; the first
-    /// few and then one in `GPUProResDecoder.timedBatchInterval`), in order.
+    /// few and then one in the decoder's `timedBatchInterval`), in order.
     package var batchTimings: [GPUProResDecoder.BatchTiming] {
         timingLock.lock()
         defer { timingLock.unlock() }
@@ -343,6 +343,7 @@ extension GPUProResDecoder {
             context: context, kernels: kernels, format: format, slots: configuration.slots,
             framesPerBatch: configuration.framesPerBatch, expectedFrames: configuration.expectedFrames,
             expectedFrameBytes: configuration.expectedFrameBytes, analysis: configuration.analysis,
-            upload: configuration.upload, deliversSurfaces: configuration.deviceSurfaces, regionImports: regionImports)
+            upload: configuration.upload, deliversSurfaces: configuration.deviceSurfaces, regionImports: regionImports,
+            timedBatchInterval: configuration.timestampInterval)
     }
 }

@@ -3,7 +3,7 @@ import GPUKit
 import HostSupport
 import ProResCore
 
-/// The hardware decode session: the same contract as `DecodeSession`
+/// The hardware decode session: the same contract as `FFmpegDecodeSession`
 /// (samples in, frames out in order with a status, bounded memory), decoded
 /// by `GPUProResDecoder`: a `GPUDecodeLane` (the decoder's pipeline and
 /// threads) that carries this one stream and ends with it.
@@ -43,17 +43,16 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
         /// reference) the transform goes in a submission of its own.
         public var overlapTransforms: Bool
 
-        /// `PRORES_DECODE_BATCH=N`: frames per batch for every session, for
-        /// measurements of whole-process jobs (`bench --batch` sets it for one run).
-        public static let batchSetting = Tuning.current.batch
-
         /// Batches in flight: one being staged by the host, one uploading,
         /// one entropy decoding and one being transformed, each on its own
         /// engine. `PRORES_DECODE_SLOTS` overrides it, for measurements.
-        public static let defaultSlots = Tuning.current.slots
+        public static let defaultSlots = 4
+        /// GPU stage timestamps on the first batches and one in this many
+        /// after them (`GPUProResDecoder.timesStages(ofBatch:)`; 0: none).
+        public var timestampInterval = 16
 
         public init(
-            framesPerBatch: Int? = Configuration.batchSetting, slots: Int = Configuration.defaultSlots,
+            framesPerBatch: Int? = nil, slots: Int = Configuration.defaultSlots,
             readback: Bool = true, deviceSurfaces: Bool = false,
             expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil, analysis: AnalysisRequest? = nil,
             cpus: [Int]? = nil,
@@ -156,6 +155,7 @@ public final class GPUDecodeSession: FrameDecoding, @unchecked Sendable {
             + "\(tags.primaries.value.code)/\(tags.transfer.value.code)/\(tags.matrix.value.code) "
             + "slots \(configuration.slots) batch \(configuration.framesPerBatch ?? 0) \(analysis ?? "no analysis") "
             + "upload \(configuration.upload?.rawValue ?? "auto") overlap \(configuration.overlapTransforms) "
-            + "surfaces \(configuration.deviceSurfaces ? "delivered" : "kept")"
+            + "surfaces \(configuration.deviceSurfaces ? "delivered" : "kept") "
+            + "timestamps \(configuration.timestampInterval)"
     }
 }

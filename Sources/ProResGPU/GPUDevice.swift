@@ -27,7 +27,7 @@ public final class GPUDevice: @unchecked Sendable, Equatable {
 
     public init(context: VulkanContext) throws {
         self.context = context
-        kernels = KernelCache(context: context, compiler: try ShaderCompiler())
+        kernels = KernelCache(context: context, compiler: try ShaderCompiler(tuning: context.tuning))
         placement = ThreadPlacement.forDevice(at: context.info.pciAddress)
         regionImports = HostRegionImports(context: context)
     }

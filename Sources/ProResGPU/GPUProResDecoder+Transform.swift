@@ -34,7 +34,7 @@ extension GPUProResDecoder {
         let frames: Int, maxSlices: Int, maxLog2: Int
         let tablesOffset: Int, slicesBytes: Int, framesOffset: Int, framesBytes: Int
         let coefficientBytes: Int, statusBytes: Int, surfaceBytes: Int
-        /// Whether its batch has its stages timed (`GPUProResDecoder.timesStages`).
+        /// Whether its batch has its stages timed (`GPUProResDecoder.timesStages(ofBatch:)`).
         let timed: Bool
     }
 

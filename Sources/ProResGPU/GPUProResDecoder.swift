@@ -146,11 +146,11 @@ package final class GPUProResDecoder {
     /// (`Tuning.timestampInterval`) times one batch in N after the first
     /// ones (1: every batch; 0: none).
     static let alwaysTimedBatches = 4
-    static let timedBatchInterval = Tuning.current.timestampInterval
+    let timedBatchInterval: Int
 
-    static func timesStages(ofBatch number: Int) -> Bool {
+    func timesStages(ofBatch number: Int) -> Bool {
         guard timedBatchInterval > 0 else { return false }
-        return number < alwaysTimedBatches || number % timedBatchInterval == 0
+        return number < Self.alwaysTimedBatches || number % timedBatchInterval == 0
     }
     /// Batches encoded so far: which coefficient set the next one takes.
     var encodedBatches = 0
@@ -209,7 +209,7 @@ package final class GPUProResDecoder {
         framesPerBatch requested: Int? = nil, expectedFrames: Int? = nil, expectedFrameBytes: Int? = nil,
         analysis: AnalysisRequest? = nil,
         upload requestedUpload: UploadPath? = nil, deliversSurfaces: Bool = false,
-        regionImports: HostRegionImports? = nil
+        regionImports: HostRegionImports? = nil, timedBatchInterval: Int = 16
     ) throws {
         if let reason = Self.unsupportedReason(format) {
             throw ProResDecodeError.decoderUnavailable("GPU decoder: \(reason)")
@@ -221,6 +221,7 @@ package final class GPUProResDecoder {
         self.context = context
         self.format = format
         self.deliversSurfaces = deliversSurfaces
+        self.timedBatchInterval = timedBatchInterval
         layout = format.nativePackedLayout
         surfaceLayout = .packed(layout, width: format.width, height: format.height)
         surfaceStride = Self.align(surfaceLayout.byteCount)
@@ -229,23 +230,9 @@ package final class GPUProResDecoder {
         coefficientsPerFrame =
             mbWidth * mbRows * SliceTable.coefficientsPerMacroblock(format.chroma, alpha: format.hasAlpha)
         macroblocksPerFrame = mbWidth * mbRows
-        // A batch's coefficients and surfaces must each fit one storage-buffer binding.
-        let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
-        let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
-        guard fitting >= 1 else {
-            throw ProResDecodeError.decoderUnavailable(
-                "GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
-                    + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
-        }
-        // The slice table numbers a batch's frames in its `frame` field.
-        let chosen =
-            requested
-            ?? DecoderBatchSize.frames(
-                frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
-                largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slotCount,
-                hostCores: ProcessInfo.processInfo.activeProcessorCount,
-                streamFrames: expectedFrames ?? format.frameCount)
-        framesPerBatch = max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
+        framesPerBatch = try Self.batchFrames(
+            requested: requested, format: format, context: context, coefficientsPerFrame: coefficientsPerFrame,
+            surfaceStride: surfaceStride, slots: slotCount, expectedFrames: expectedFrames)
 
         entropyPass = try kernels.kernel(DecoderKernels.entropy(format))
         transformPass = try kernels.kernel(DecoderKernels.transform(format))
@@ -291,6 +278,31 @@ package final class GPUProResDecoder {
         uploadTimestamps =
             uploads == nil ? nil : try TimestampQueries.make(context, slots: slotCount, perSlot: 2, queue: .transfer)
         if let expectedFrameBytes { for slot in slots { try reserve(slot, frameBytes: expectedFrameBytes) } }
+    }
+
+    /// Frames a batch holds: `requested`, else `DecoderBatchSize`'s choice,
+    /// within one storage-buffer binding and the slice table's frame field.
+    private static func batchFrames(
+        requested: Int?, format: FormatDescription, context: VulkanContext, coefficientsPerFrame: Int,
+        surfaceStride: Int, slots: Int, expectedFrames: Int?
+    ) throws -> Int {
+        // A batch's coefficients and surfaces must each fit one storage-buffer binding.
+        let range = Int(min(context.info.maxStorageBufferRange, 1 << 31))
+        let fitting = min(range / (coefficientsPerFrame * 2), range / surfaceStride)
+        guard fitting >= 1 else {
+            throw ProResDecodeError.decoderUnavailable(
+                "GPU decoder: a \(format.width)x\(format.height) frame needs more than the "
+                    + "\(range >> 20) MiB storage buffers \(context.info.name) allows")
+        }
+        // The slice table numbers a batch's frames in its `frame` field.
+        let chosen =
+            requested
+            ?? DecoderBatchSize.frames(
+                frameOutputBytes: surfaceStride, frameWorkBytes: coefficientsPerFrame * 2 + 2 * surfaceStride,
+                largestBindingFrames: fitting, deviceLocalBytes: context.info.deviceLocalBytes, slots: slots,
+                hostCores: ProcessInfo.processInfo.activeProcessorCount,
+                streamFrames: expectedFrames ?? format.frameCount)
+        return max(1, min(chosen, fitting, Int(DecoderKernels.Slice.frame.mask) + 1))
     }
 
     deinit {
@@ -413,7 +425,7 @@ package final class GPUProResDecoder {
         let maxLog2 = batch.maxLog2
         slot.frames = batch.frames
         slot.parseMicroseconds = batch.parseMicroseconds
-        let timed = Self.timesStages(ofBatch: encodedBatches)
+        let timed = timesStages(ofBatch: encodedBatches)
         slot.timed = timed
         let stamps = timed ? timestamps : nil
         let uploadStamps = timed ? uploadTimestamps : nil

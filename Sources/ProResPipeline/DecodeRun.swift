@@ -146,9 +146,11 @@ public final class DecodeRun: @unchecked Sendable {
         // Host copies only for sinks that need the bytes; `--vulkan` reads the
         // device-local surfaces. A run with a GPU stage (`check --previews`)
         // keeps a session of its own rather than a shared lane's stream.
-        let configuration = GPUDecodeSession.Configuration(
-            readback: !sinks.isEmpty || !nativeSinks.isEmpty, deviceSurfaces: options.gpu != nil,
-            analysis: options.analysis)
+        let tuning = plan.selection.tuning
+        var configuration = GPUDecodeSession.Configuration(
+            framesPerBatch: tuning.batch, slots: tuning.slots, readback: !sinks.isEmpty || !nativeSinks.isEmpty,
+            deviceSurfaces: options.gpu != nil, analysis: options.analysis)
+        configuration.timestampInterval = tuning.timestampInterval
         var samples: SampleSource = source
         let session: FrameDecoding
         let handover: HandoverSession?
@@ -302,7 +304,7 @@ public final class DecodeRun: @unchecked Sendable {
         _ format: FormatDescription, delivered: DeliveredFrames, ledger: TimingLedger,
         record: @escaping @Sendable (FrameTiming) throws -> Void, gpuStage: Deferred<GPUStage>?,
         cpuAnalysis: OrderedFrameWork<FrameAnalysis>?
-    ) -> DecodeSession.OutputHandler {
+    ) -> FrameOutputHandler {
         let analysisSink = self.analysisSink
         // A handover's first frames when nothing reads them and no layout
         // was asked for: not packed for nothing (the GPU decoder's have no

@@ -10,7 +10,7 @@ import ProResGPU
 /// a CPU decoder first while that device starts and the handover to the GPU
 /// decoder after, the CPU decoder again when the GPU decoder cannot start,
 /// and the decoder's name for the summary. The CPU decoder is ours, or
-/// FFmpeg's for `--decoder ffmpeg` (`DecoderSelection.makeCPUSession`).
+/// FFmpeg's for `--decoder ffmpeg`; `DecodeSessionFactory` makes the sessions.
 ///
 /// The command line makes a plan first (`startingDevice`), opens the stream,
 /// then `settle`s it; a `DecodeRun` resolves it for its stream and makes its
@@ -106,7 +106,7 @@ public final class DecoderPlan: @unchecked Sendable {
     /// other. Not where `auto` decodes on the CPU (no hardware device).
     /// `PRORES_DECODE_EARLY_KERNELS=0` leaves them to the session.
     public func prepareKernels(for format: FormatDescription, converting: Bool) {
-        guard let earlyDevice, Tuning.current.earlyKernels else { return }
+        guard let earlyDevice, selection.tuning.earlyKernels else { return }
         let choice = selection.choice
         let gate = kernelGate
         earlyKernels = Deferred("prores-decode.kernels") {
@@ -168,7 +168,7 @@ public final class DecoderPlan: @unchecked Sendable {
     /// when the device is there after it (returned as `handover` too).
     func makeSession(
         format: FormatDescription, threads: Int, configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?,
-        cpuPacking: PackedLayout? = nil, outputHandler: @escaping DecodeSession.OutputHandler,
+        cpuPacking: PackedLayout? = nil, outputHandler: @escaping FrameOutputHandler,
         outputIdleHandler: OutputIdleHandler?
     )
         throws -> (session: FrameDecoding, handover: HandoverSession?)
@@ -179,8 +179,8 @@ public final class DecoderPlan: @unchecked Sendable {
             let firstThreads = threads > 0 ? threads : max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
             let selection = self.selection
             let first: HandoverSession.Maker = { handler, idle in
-                try selection.makeCPUSession(
-                    format: format, threads: firstThreads, slicesOnly: true, packing: cpuPacking,
+                try DecodeSessionFactory.cpu(
+                    for: selection, format: format, threads: firstThreads, slicesOnly: true, packing: cpuPacking,
                     outputHandler: handler, outputIdleHandler: idle)
             }
             let resolution = Deferred("prores-decode.handover") { () throws -> DecoderSelection.Resolved in
@@ -189,7 +189,7 @@ public final class DecoderPlan: @unchecked Sendable {
                 return try resolving.resolve(for: format)
             }
             handoverResolution = resolution
-            let handover = try HandoverSession(
+            let handover = try DecodeSessionFactory.handover(
                 first: first,
                 successor: { [self] in
                     guard resolution.isReady(waitingUpTo: 0) else { return nil }
@@ -230,31 +230,27 @@ public final class DecoderPlan: @unchecked Sendable {
     private func session(
         _ resolved: DecoderSelection.Resolved, format: FormatDescription, threads: Int,
         configuration: GPUDecodeSession.Configuration, lanes: GPUDecodeLanes?, cpuPacking: PackedLayout?,
-        _ handler: @escaping DecodeSession.OutputHandler, _ idle: OutputIdleHandler?
+        _ handler: @escaping FrameOutputHandler, _ idle: OutputIdleHandler?
     ) throws -> FrameDecoding {
         guard case .gpu(let device) = resolved else {
             if case .cpu(let reason, let fellBack) = resolved { use(cpu: reason, fellBack: fellBack) }
-            return try selection.makeCPUSession(
-                format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
+            return try DecodeSessionFactory.cpu(
+                for: selection, format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
                 outputIdleHandler: idle)
         }
         do {
-            let session = try Trace.span("session made") { () throws -> FrameDecoding in
-                if let lanes, lanes.device == device {
-                    return try lanes.stream(
-                        format: format, configuration: configuration, outputHandler: handler, outputIdleHandler: idle)
-                }
-                return try GPUDecodeSession(
-                    format: format, device: device, configuration: configuration, outputHandler: handler,
-                    outputIdleHandler: idle)
+            let session = try Trace.span("session made") {
+                try DecodeSessionFactory.gpu(
+                    format: format, device: device, configuration: configuration, lanes: lanes,
+                    outputHandler: handler, outputIdleHandler: idle)
             }
             self.resolved = .gpu(device)
             name = "gpu (\(device.context.info.name))"
             return session
         } catch  where selection.choice == .auto && !selection.requireHardware {
             use(cpu: "the GPU decoder could not start: \(error)", fellBack: true)
-            return try selection.makeCPUSession(
-                format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
+            return try DecodeSessionFactory.cpu(
+                for: selection, format: format, threads: threads, packing: cpuPacking, outputHandler: handler,
                 outputIdleHandler: idle)
         }
     }
@@ -263,14 +259,14 @@ public final class DecoderPlan: @unchecked Sendable {
     /// hold and than the device can hold: it rejects them one by one, as
     /// `--decoder cpu` does, instead of the whole file failing.
     func forgedPictureSession(
-        _ why: String, format: FormatDescription, threads: Int, _ handler: @escaping DecodeSession.OutputHandler,
+        _ why: String, format: FormatDescription, threads: Int, _ handler: @escaping FrameOutputHandler,
         _ idle: OutputIdleHandler?
     ) throws -> FrameDecoding {
         use(
             cpu: "the GPU decoder could not start (\(why)); the frames claim a picture larger than they hold",
             fellBack: true)
-        return try selection.makeCPUSession(
-            format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
+        return try DecodeSessionFactory.cpu(
+            for: selection, format: format, threads: threads, outputHandler: handler, outputIdleHandler: idle)
     }
 
     private func use(cpu reason: String?, fellBack: Bool) {

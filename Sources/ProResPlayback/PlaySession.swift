@@ -156,14 +156,13 @@ public final class PlaySession {
     /// Decodes and shows `count` frames from `start` on a worker thread,
     /// watching the keys meanwhile; paced runs go at the clock's rate.
     private func play(from start: Int, count: Int, paced: Bool) throws -> RunEnd {
-        let selection = DecoderSelection(
-            choice: arguments.decoderChoice, device: arguments.device, validation: arguments.validation,
-            shared: arguments.decoderChoice.isCPU ? nil : device)
+        let selection = DecoderSelection.presenting(
+            on: device, choice: arguments.decoderChoice, selector: arguments.device, validation: arguments.validation)
         // A run after another starts where it is told: rewind explicitly
         // (DecodeRun seeks only to a start past 0).
         try source.seek(toFrame: start)
         let gpu = DecodeRun.GPUOptions(
-            context: .init(device: arguments.device, validation: arguments.validation),
+            context: .init(device: arguments.device, validation: arguments.validation, tuning: device.context.tuning),
             referenceWhite: arguments.referenceWhite, effects: effects, device: device)
         var options = DecodeRun.Options(
             start: start, frames: count, gpu: gpu, decoder: selection, realtime: paced ? rate : nil)

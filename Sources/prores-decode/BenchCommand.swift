@@ -127,7 +127,7 @@ enum BenchCommand: Command {
                 threads: try parsed.integer("--threads") ?? 0,
                 device: parsed.string("--device"),
                 framesPerBatch: try parsed.integer("--batch"),
-                validation: parsed.flag("--validate"))
+                validation: parsed.flag("--validate"), tuning: ProcessSettings.tuning)
             json = parsed.flag("--json")
             htmlPath = parsed.string("--html")
             svgPath = parsed.string("--svg")

@@ -56,7 +56,9 @@ extension BenchCommand {
     static func runWholeProcess(_ whole: WholeProcessArguments, _ arguments: Arguments) throws -> ExitCode {
         let html = try arguments.htmlPath.map { try OutputFile(path: $0, overwrite: arguments.overwrite) }
         let commands = [[executablePath] + arguments.inputs] + (whole.compare.map { [$0] } ?? [])
-        let benchmark = WholeProcessBenchmark(commands: commands, rounds: whole.rounds, phases: whole.phases)
+        let benchmark = WholeProcessBenchmark(
+            commands: commands, rounds: whole.rounds, phases: whole.phases,
+            temporaryDirectory: ProcessSettings.tuning.temporaryDirectory)
         let progress = ProgressLine.onTerminal(unit: "round", total: whole.rounds, rateUnit: nil)
         let result: WholeProcessBenchmark.Result
         do { result = try benchmark.run { progress?.update($0, force: true) } } catch {

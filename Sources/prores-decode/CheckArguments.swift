@@ -152,7 +152,9 @@ extension CheckCommand {
         }
 
         var decoder: DecoderSelection {
-            DecoderSelection(choice: decoderChoice ?? .auto, requireHardware: requireHardware, device: device)
+            DecoderSelection(
+                choice: decoderChoice ?? .auto, requireHardware: requireHardware, device: device,
+                tuning: ProcessSettings.tuning)
         }
 
         /// The options that shape verdicts, for the report's `"run"`

@@ -146,12 +146,12 @@ struct DecodeArguments: CommandArguments {
     var useVulkan: Bool { vulkanFlag || savePath != nil }
 
     /// --validate, or PRORES_DECODE_VALIDATION=1 in the environment.
-    var validation: Bool { validationFlag || VulkanContext.Options().validation }
+    var validation: Bool { validationFlag || ProcessSettings.tuning.validation != .off }
 
     var decoder: DecoderSelection {
         DecoderSelection(
             choice: noHardware ? .cpu : decoderChoice ?? .auto, requireHardware: requireHardware,
-            device: device, validation: validation)
+            device: device, validation: validation, tuning: ProcessSettings.tuning)
     }
 
     /// The outputs that write to stdout, by the option that names them.

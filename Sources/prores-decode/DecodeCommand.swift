@@ -22,7 +22,8 @@ enum DecodeCommand: Command {
         let gpu =
             arguments.useVulkan
             ? DecodeRun.GPUOptions(
-                context: .init(device: arguments.device, validation: arguments.validation),
+                context: .init(
+                    device: arguments.device, validation: arguments.validation, tuning: ProcessSettings.tuning),
                 referenceWhite: referenceWhite, effects: effects) : nil
         FFmpegLog.configure(verbose: arguments.verbose)
         // In place before any output exists: a signal during set-up cancels
@@ -78,6 +79,8 @@ enum DecodeCommand: Command {
         throws -> (SampleSource, UInt64, FrameRange)
     {
         let file = try Trace.span("source opened") { try openSampleSource(arguments.input, track: arguments.track) }
+        let readAhead = ProcessSettings.tuning.readAhead
+        if let readAhead { file.readAhead(samples: readAhead) }
         let assumed = arguments.assumed
         let source: SampleSource =
             assumed == (nil, nil, nil)
@@ -94,7 +97,7 @@ enum DecodeCommand: Command {
             try source.seek(toFrame: range.start)
         }
         if plan.startsDevice {
-            source.readAhead(samples: SampleSourcePrefetch.readsAheadOfOneFile)
+            source.readAhead(samples: readAhead ?? SampleSourcePrefetch.readsAheadOfOneFile)
             // The first batches' samples are read while the device is made,
             // so the first batch is whole at once.
             if range.start == 0 {

@@ -1,5 +1,5 @@
-import ProResGPU
 import ProResOptions
+import ProResPipeline
 
 extension OptionSpec {
     /// `--device` where several GPUs can be driven at once (`check`, `bench`): a list must name each device once.

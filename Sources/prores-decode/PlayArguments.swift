@@ -51,7 +51,7 @@ extension PlayCommand {
         }
 
         /// --validate, or PRORES_DECODE_VALIDATION=1 in the environment.
-        var validation: Bool { validationFlag || VulkanContext.Options().validation }
+        var validation: Bool { validationFlag || ProcessSettings.tuning.validation != .off }
 
         /// What the play session itself reads.
         var session: PlaySession.Arguments {

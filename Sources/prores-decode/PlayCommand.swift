@@ -17,6 +17,7 @@ enum PlayCommand: Command {
             try EffectParser.parse($0, referenceWhite: arguments.referenceWhite)
         }
         let source = try openSampleSource(arguments.input)
+        if let readAhead = ProcessSettings.tuning.readAhead { source.readAhead(samples: readAhead) }
         let format = source.format
         let rate =
             try arguments.rate ?? format.frameRate.flatMap {
@@ -26,14 +27,18 @@ enum PlayCommand: Command {
         let name = URL(fileURLWithPath: arguments.input).lastPathComponent
         // The window opens at the display size: 720×576 at 16:15 is 768 wide.
         var windowSize = format.displaySize
-        let window = try X11Window(title: "prores-decode — \(name)", fullscreen: arguments.fullscreen) { screen in
+        let window = try X11Window(
+            title: "prores-decode — \(name)", display: ProcessSettings.tuning.display, fullscreen: arguments.fullscreen
+        ) { screen in
             windowSize = WindowSize.initial(frame: format.displaySize, screen: screen)
             return windowSize
         }
         // The surface and swapchain go before the window they show in, and
         // before the validation layer's messages are counted.
         let context = try VulkanContext(
-            options: .init(device: arguments.device, validation: arguments.validation, presentation: true))
+            options: .init(
+                device: arguments.device, validation: arguments.validation, presentation: true,
+                tuning: ProcessSettings.tuning))
         let (outcome, choice) = try withExtendedLifetime(window) {
             () throws -> (PlaySession.Outcome, DisplayColourChoice) in
             let device = try GPUDevice(context: context)

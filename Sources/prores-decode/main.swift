@@ -9,12 +9,18 @@ _ = ProcessClock.start
 SignalTrap.installProcessHandlers()
 
 // The PRORES_DECODE_* settings, read once; a misspelt name is said, not ignored.
-for warning in Tuning.current.warnings { Console.warning(warning) }
+let tuning = ProcessSettings.tuning
+for warning in tuning.warnings { Console.warning(warning) }
 // A setting's number outside its range is a usage error, as an option's is: one line, exit 2.
-if let problem = Tuning.current.numberProblems.first {
+if let problem = tuning.numberProblems.first {
     Console.error(problem)
     ProcessExit.now(ExitCode.usage.rawValue)
 }
+// The process-wide settings, before any thread records a span or reads a sample.
+Trace.keepSpans(forFile: tuning.tracePath)
+ReadThreads.size(
+    tuning.readThreads
+        ?? ReadThreads.defaultCount(readsAhead: tuning.readAhead ?? SampleSourcePrefetch.readsAheadOfOneFile))
 
 // Writes to a closed pipe must surface as EPIPE errors, not kill us silently.
 signal(SIGPIPE, SIG_IGN)

@@ -9,7 +9,7 @@ import XCTest
 /// Our CPU decoder on real streams: every fixture's native planes against
 /// `ffmpeg -f framemd5` (Fixtures/ref, made by the ffmpeg CLI), and the
 /// damaged and hostile fixtures against FFmpeg's path in this project
-/// (DecodeSession, which conceals into neutral-filled surfaces as the GPU
+/// (FFmpegDecodeSession, which conceals into neutral-filled surfaces as the GPU
 /// decoder does): the same picture, the same verdict for every frame.
 final class CPUDecoderFixtureTests: XCTestCase {
     struct Frame: Equatable {
@@ -39,7 +39,7 @@ final class CPUDecoderFixtureTests: XCTestCase {
         let session: FrameDecoding =
             ours
             ? CPUDecodeSession(format: format, threads: threads, outputHandler: handler)
-            : try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
+            : try FFmpegDecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
         for sample in samples { try session.decode(sample) }
         try session.finish()
         return frames
@@ -117,7 +117,7 @@ final class CPUDecoderFixtureTests: XCTestCase {
         let session: FrameDecoding =
             ours
             ? CPUDecodeSession(format: format, threads: threads, packing: layout, outputHandler: handler)
-            : try DecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
+            : try FFmpegDecodeSession(format: format, configuration: .init(threads: threads), outputHandler: handler)
         for sample in samples { try session.decode(sample) }
         try session.finish()
         return frames
@@ -205,7 +205,7 @@ final class CPUDecoderFixtureTests: XCTestCase {
                 let session: FrameDecoding =
                     ours
                     ? CPUDecodeSession(format: format, threads: 2, outputHandler: handler)
-                    : try DecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler)
+                    : try FFmpegDecodeSession(format: format, configuration: .init(threads: 2), outputHandler: handler)
                 for sample in damaged { try session.decode(sample) }
                 try session.finish()
                 return frames

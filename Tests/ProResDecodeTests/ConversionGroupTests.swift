@@ -202,7 +202,7 @@ final class ConversionGroupTests: XCTestCase {
         let (format, clip) = try fixtureSamples("hq.mov")
         let total = 20
         let cpuEvents = Events()
-        let cpu = try DecodeSession(
+        let cpu = try FFmpegDecodeSession(
             format: format, configuration: .init(threads: 2), outputHandler: { cpuEvents.list.append($0.index) },
             outputIdleHandler: { cpuEvents.list.append(-1) })
         for i in 0..<total { try cpu.decode(clip[i % clip.count].renumbered(as: i)) }

@@ -14,7 +14,9 @@ final class DecodeSessionTests: XCTestCase {
         let reference = try ffmpegFrameMD5s("hq.mov")
         let total = 120
         var seen: [(Int, String)] = []
-        let session = try DecodeSession(format: format, configuration: .init(threads: 2, maximumFramesInFlight: 3)) {
+        let session = try FFmpegDecodeSession(
+            format: format, configuration: .init(threads: 2, maximumFramesInFlight: 3)
+        ) {
             frame in
             XCTAssertEqual(frame.status, .ok)
             seen.append((frame.index, MD5.hex(of: frame.pixelBuffer!.visibleSpans())))
@@ -45,7 +47,7 @@ final class DecodeSessionTests: XCTestCase {
             }
             XCTAssertTrue(copies.allSatisfy { $0.packet == nil })
             lastCopy = copies.last
-            let session = try DecodeSession(format: format, configuration: .init(threads: 2)) { frame in
+            let session = try FFmpegDecodeSession(format: format, configuration: .init(threads: 2)) { frame in
                 XCTAssertEqual(frame.status, .ok)
                 seen.append(MD5.hex(of: frame.pixelBuffer!.visibleSpans()))
             }
@@ -59,7 +61,7 @@ final class DecodeSessionTests: XCTestCase {
     func testSurfacesReturnToThePoolWhenFramesAreReleased() throws {
         let (format, clip) = try fixtureSamples("4444.mov")
         var kept: [DecodedFrame] = []
-        let session = try DecodeSession(format: format, configuration: .init(threads: 1)) { kept.append($0) }
+        let session = try FFmpegDecodeSession(format: format, configuration: .init(threads: 1)) { kept.append($0) }
         for sample in clip { try session.decode(sample) }
         try session.finish()
         XCTAssertEqual(kept.count, clip.count)
@@ -74,7 +76,7 @@ final class DecodeSessionTests: XCTestCase {
         struct Stop: Error {}
         let (format, clip) = try fixtureSamples("hq.mov")
         var calls = 0
-        let session = try DecodeSession(format: format, configuration: .init(threads: 1)) { _ in
+        let session = try FFmpegDecodeSession(format: format, configuration: .init(threads: 1)) { _ in
             calls += 1
             throw Stop()
         }
@@ -90,7 +92,7 @@ final class DecodeSessionTests: XCTestCase {
     func testDamagedAndUndecodableFramesKeepTheirPlace() throws {
         let (format, clip) = try fixtureSamples("hq.mov")
         var statuses: [(Int, FrameStatus)] = []
-        let session = try DecodeSession(format: format, configuration: .init(threads: 2)) {
+        let session = try FFmpegDecodeSession(format: format, configuration: .init(threads: 2)) {
             statuses.append(($0.index, $0.status))
         }
         // Frame 1: not a ProRes frame at all. Frame 3: cut in half.

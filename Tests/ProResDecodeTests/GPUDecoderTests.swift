@@ -27,7 +27,7 @@ final class GPUDecoderTests: XCTestCase {
         let source = try openSampleSource(path)
         var frames: [(FrameStatus, [UInt8])] = []
         let layout = source.format.nativePackedLayout
-        let session = try DecodeSession(format: source.format, configuration: .init(threads: 2)) { frame in
+        let session = try FFmpegDecodeSession(format: source.format, configuration: .init(threads: 2)) { frame in
             guard let surface = frame.pixelBuffer else { return frames.append((frame.status, [])) }
             let packed = try PixelBufferPool(
                 layout: .packed(layout, width: surface.layout.width, height: surface.layout.height)
@@ -232,7 +232,7 @@ final class GPUDecoderDamageTests: XCTestCase {
     )] {
         var out: [(FrameStatus, [UInt8])] = []
         let layout = format.nativePackedLayout
-        let handler: DecodeSession.OutputHandler = { frame in
+        let handler: FFmpegDecodeSession.OutputHandler = { frame in
             guard let surface = frame.pixelBuffer else { return out.append((frame.status, [])) }
             if case .packed = surface.layout.content {
                 return out.append((frame.status, surface.visibleSpans().flatMap { Array($0) }))
@@ -249,7 +249,7 @@ final class GPUDecoderDamageTests: XCTestCase {
                     format: format, context: $0,
                     kernels: KernelCache(context: $0, compiler: try ShaderCompiler(cacheDirectory: nil)),
                     outputHandler: handler)
-            } ?? DecodeSession(format: format, configuration: .init(threads: 1), outputHandler: handler)
+            } ?? FFmpegDecodeSession(format: format, configuration: .init(threads: 1), outputHandler: handler)
         for (i, bytes) in frames.enumerated() { try session.decode(packet(bytes, index: i, format: format)) }
         try session.finish()
         return out

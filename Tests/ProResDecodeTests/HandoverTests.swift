@@ -260,13 +260,13 @@ final class HandoverTests: XCTestCase {
         let order = CountingOrder()
         let firstGo = DispatchSemaphore(value: 0)
         let successor: HandoverSession.Maker = { handler, idle in
-            try DecodeSession(
+            try FFmpegDecodeSession(
                 format: format, configuration: .init(threads: 2), outputHandler: handler, outputIdleHandler: idle)
         }
         // The opening session's handler is slow until released: the successor's frames must not overtake it.
         let session = try HandoverSession(
             first: { handler, idle in
-                try DecodeSession(
+                try FFmpegDecodeSession(
                     format: format, configuration: .init(threads: 1, slicesOnly: true),
                     outputHandler: { frame in
                         if frame.index == 0 { firstGo.wait() }

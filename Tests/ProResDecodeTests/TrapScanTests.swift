@@ -61,7 +61,7 @@ final class TrapScanTests: XCTestCase {
             "libxcb entry points: pd_xcb_load fails (no display) unless every one was found; replies checked nil first"
         ),
         "Sources/ProResFFmpeg/AssetReader.swift": (7, "FFmpeg's streams array below nb_streams; " + ownOpaque),
-        "Sources/ProResFFmpeg/DecodeSession.swift": (1, "a head rejected by the pre-check carries its rejection"),
+        "Sources/ProResFFmpeg/FFmpegDecodeSession.swift": (1, "a head rejected by the pre-check carries its rejection"),
         "Sources/ProResFFmpeg/DecoderSurfaceAllocator.swift": (1, ownOpaque),
         "Sources/ProResFFmpeg/ElementaryStreamReader.swift": (
             3, "the description is set by the initialiser; " + nonEmptyBuffer
@@ -78,7 +78,7 @@ final class TrapScanTests: XCTestCase {
         "Sources/ProResFFmpeg/SampleTableReader.swift": (
             3, "a read is queued for each index taken; " + setOnce + "; an allocated packet has data"
         ),
-        "Sources/ProResGPU/DecoderSelection.swift": (
+        "Sources/ProResPipeline/DecoderSelection.swift": (
             2, "device is non-nil in that branch; an empty list of devices made means an error was kept"
         ),
         "Sources/ProResGPU/Effects/EffectChain.swift": (2, "the parameter buffer is host-mapped; " + nonEmptyBuffer),

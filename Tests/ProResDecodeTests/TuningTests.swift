@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import GPUKit
 @testable import HostSupport
 
 /// The `PRORES_DECODE_*` settings: read once into `Tuning`, a known one
@@ -38,6 +39,25 @@ final class TuningTests: XCTestCase {
                 "prores-decode: warning: unknown setting PRORES_DECODE_NO_SUCH_THING is ignored (docs/tuning.md lists the settings)",
                 "prores-decode: warning: unknown setting PRORES_DECODE_TRACEE is ignored (did you mean PRORES_DECODE_TRACE?)",
             ])
+    }
+
+    /// The few other variables, read into the same value: the cache's home
+    /// as XDG's base directory rules give it, `DISPLAY`, `TMPDIR`.
+    func testTheOtherVariablesTheToolReads() {
+        let unset = Tuning(environment: [:])
+        XCTAssertNil(unset.cacheHome)
+        XCTAssertNil(unset.display)
+        XCTAssertEqual(unset.temporaryDirectory, "/tmp")
+        XCTAssertNil(ShaderCompiler.cacheDirectory(unset))
+        let home = Tuning(environment: ["HOME": "/home/u", "XDG_CACHE_HOME": "", "DISPLAY": ":7", "TMPDIR": "/t"])
+        XCTAssertEqual(home.cacheHome, "/home/u/.cache")
+        XCTAssertEqual(ShaderCompiler.cacheDirectory(home)?.path, "/home/u/.cache/prores-decode/spirv")
+        XCTAssertEqual(home.display, ":7")
+        XCTAssertEqual(home.temporaryDirectory, "/t")
+        let xdg = Tuning(environment: ["HOME": "/home/u", "XDG_CACHE_HOME": "/c", "DISPLAY": ""])
+        XCTAssertEqual(xdg.cacheHome, "/c")
+        XCTAssertNil(xdg.display)
+        XCTAssertEqual(xdg.warnings, [])
     }
 
     func testValuesDefaultsAndRanges() {

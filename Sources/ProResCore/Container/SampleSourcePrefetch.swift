@@ -13,12 +13,12 @@ public enum SampleSourcePrefetch {
     public static let bytesBeforeTheDecoder = 256 << 20
     /// Reads in flight ahead of a source's consumer: `check`'s files, the
     /// CPU decoder.
-    public static let readsAhead = readAheadSetting ?? 8
+    public static let readsAhead = 8
     /// Reads in flight ahead of a GPU decoder of one file (`decode`). Why:
     /// a decode of one page-cached 4K file waits for its reads on most
     /// hosts, and with 16 its 1,920 frames take 10–46 ms less than with 8,
     /// while `check`, whose next file is read while the current one
-    /// decodes, moves by -4 to +10 ms. `PRORES_DECODE_READ_AHEAD=N` sets both.
-    public static let readsAheadOfOneFile = readAheadSetting ?? 16
-    private static let readAheadSetting = Tuning.current.readAhead
+    /// decodes, moves by -4 to +10 ms. `PRORES_DECODE_READ_AHEAD=N` sets
+    /// both: the caller passes it to the source (`SampleSource.readAhead`).
+    public static let readsAheadOfOneFile = 16
 }

@@ -11,18 +11,26 @@ import HostSupport
 /// `parallelFor`'s parse and sizes itself by its own rules; a read waiting
 /// for a thread there is a frame the GPU waits for.
 ///
-/// `PRORES_DECODE_READ_THREADS=N` sets the pool's size (1…256).
+/// `PRORES_DECODE_READ_THREADS=N` sets the pool's size (1…256): the
+/// command line passes it to `size(_:)` before the first read.
 /// Threads start as work arrives, up to the pool's size, and live for the
 /// process: an idle one waits on a condition and costs nothing.
 ///
 /// Thread-safety: any thread.
 package final class ReadThreads: @unchecked Sendable {
-    package static let shared = ReadThreads(count: Tuning.current.readThreads ?? defaultCount)
+    package static let shared = ReadThreads(count: sizeLock.withLock { requestedCount } ?? defaultCount())
+    private static let sizeLock = NSLock()
+    /// The process's pool size, as its caller set it before the first read. Under `sizeLock`.
+    nonisolated(unsafe) private static var requestedCount: Int?
 
-    /// As many as the reads a GPU decode of one file keeps in flight, and
-    /// no more than the cores (each read is a core's copying).
-    package static var defaultCount: Int {
-        max(2, min(ProcessInfo.processInfo.activeProcessorCount, SampleSourcePrefetch.readsAheadOfOneFile))
+    /// The size of the process's pool, unless `count` is nil: one call,
+    /// before any read (the pool is made at the first one).
+    package static func size(_ count: Int?) { sizeLock.withLock { requestedCount = count } }
+
+    /// As many as the reads a GPU decode of one file keeps in flight
+    /// (`readsAhead`), and no more than the cores (each read is a core's copying).
+    package static func defaultCount(readsAhead: Int = SampleSourcePrefetch.readsAheadOfOneFile) -> Int {
+        max(2, min(ProcessInfo.processInfo.activeProcessorCount, readsAhead))
     }
 
     /// Runs `work` on the pool.

@@ -1,9 +1,15 @@
 import Foundation
 import GPUKit
+import HostSupport
 import ProResCore
+import ProResGPU
 
 /// Which decoder a run uses (VideoToolbox's decoder specification):
-/// `--decoder cpu|ffmpeg|gpu|auto`, `--require-hardware`, `--no-hardware`.
+/// `--decoder cpu|ffmpeg|gpu|auto`, `--require-hardware`, `--no-hardware`,
+/// and the one owner of what they mean: the devices made for it, the
+/// decoder resolved for a stream (`DecoderPlan` holds a run's resolution,
+/// `DecodeSessionFactory` makes its sessions), for `decode`, `check`,
+/// `play` and `bench` alike.
 public struct DecoderSelection: Sendable, Equatable {
     public enum Choice: String, Sendable, CaseIterable {
         /// Our CPU decoder (ProResCPU).
@@ -25,6 +31,10 @@ public struct DecoderSelection: Sendable, Equatable {
     /// `--device N|NAME`.
     public var device: String?
     public var validation: Bool
+    /// The command line's settings, for the devices made here and the
+    /// sessions a run makes (the GPU decoder's batch, slots and
+    /// timestamps, the early kernels, the read-ahead).
+    public var tuning: Tuning
     /// A device already made (and shared by several runs): used instead of
     /// making one from `device`.
     public var shared: GPUDevice?
@@ -35,13 +45,14 @@ public struct DecoderSelection: Sendable, Equatable {
 
     public init(
         choice: Choice = .auto, requireHardware: Bool = false, device: String? = nil,
-        validation: Bool = VulkanContext.Options().validation, shared: GPUDevice? = nil
+        validation: Bool? = nil, shared: GPUDevice? = nil, tuning: Tuning = .defaults
     ) {
         self.choice = requireHardware ? .gpu : choice
         self.requireHardware = requireHardware
         self.device = device
-        self.validation = validation
+        self.validation = validation ?? (tuning.validation != .off)
         self.shared = shared
+        self.tuning = tuning
     }
 
     /// The decoder chosen for `format`: the CPU (with why, when `auto`
@@ -55,6 +66,25 @@ public struct DecoderSelection: Sendable, Equatable {
 
     /// Whether a run that decodes on the CPU uses FFmpeg's decoder rather than ours.
     public var usesFFmpeg: Bool { choice == .ffmpeg }
+
+    /// The name a run's report gives the CPU decoder it used.
+    package var cpuDecoderName: String { usesFFmpeg ? "ffmpeg" : "cpu" }
+
+    /// `play`'s selection: the window's device decodes too, unless the
+    /// choice is a CPU decoder.
+    public static func presenting(
+        on device: GPUDevice, choice: Choice, selector: String?, validation: Bool
+    ) -> DecoderSelection {
+        DecoderSelection(
+            choice: choice, device: selector, validation: validation, shared: choice.isCPU ? nil : device,
+            tuning: device.context.tuning)
+    }
+
+    /// `auto` with one device (no list, not `all`): the CPU decoder may
+    /// decode the first frames while that device starts.
+    public var handsOverWhileDeviceStarts: Bool {
+        choice == .auto && device != Self.allDevices && Self.deviceList(device) == nil
+    }
 
     /// `auto` on a machine with no GPU device node: no hardware Vulkan
     /// device can exist, so nothing is started, and our CPU decoder decodes
@@ -111,6 +141,14 @@ public struct DecoderSelection: Sendable, Equatable {
         }
     }
 
+    /// Every device this selection decodes on, made now, and, for `auto`
+    /// with none, why not (`check`'s devices).
+    public func devicesWithReason() throws -> (devices: [GPUDevice], reason: String?) {
+        guard choice == .auto else { return (try makeDevices(), nil) }
+        let found = automaticDevices()
+        return (found.devices, found.reason)
+    }
+
     /// `auto`'s devices: the hardware GPUs (the first, or all), each that
     /// starts; when none does, why not, and whether one was there but failed.
     public func automaticDevices(limit: Int = .max) -> (devices: [GPUDevice], reason: String?, fellBack: Bool) {
@@ -120,7 +158,7 @@ public struct DecoderSelection: Sendable, Equatable {
         // One device wanted: chosen and made in one Vulkan instance.
         if device != Self.allDevices && Self.deviceList(device) == nil {
             do {
-                var options = VulkanContext.Options(device: device, validation: validation)
+                var options = VulkanContext.Options(device: device, validation: validation, tuning: tuning)
                 options.hardwareOnly = true
                 let context = try VulkanContext(options: options)
                 return ([try GPUDevice(context: context)], nil, false)
@@ -149,7 +187,8 @@ public struct DecoderSelection: Sendable, Equatable {
             do {
                 made.append(
                     try GPUDevice(
-                        context: VulkanContext(options: .init(device: "\(info.index)", validation: validation))))
+                        context: VulkanContext(
+                            options: .init(device: "\(info.index)", validation: validation, tuning: tuning))))
             } catch {
                 firstError = firstError ?? error
             }
@@ -163,7 +202,8 @@ public struct DecoderSelection: Sendable, Equatable {
     private func makeRequired(_ selector: String?) throws -> GPUDevice {
         let made: GPUDevice
         do {
-            made = try GPUDevice(context: VulkanContext(options: .init(device: selector, validation: validation)))
+            made = try GPUDevice(
+                context: VulkanContext(options: .init(device: selector, validation: validation, tuning: tuning)))
         } catch {
             if requireHardware {
                 // Keep the selector data: the CLI words it with its option name.

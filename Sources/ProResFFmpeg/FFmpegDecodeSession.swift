@@ -9,7 +9,7 @@ import ProResCore
 /// frames come out in order, each with a status, on the session's own output
 /// thread, so a slow output handler never blocks the decoder's thread.
 // @unchecked: the codec context is used by the decode thread alone; queues and threads have their own locks.
-public final class DecodeSession: FrameDecoding, @unchecked Sendable {
+public final class FFmpegDecodeSession: FrameDecoding, @unchecked Sendable {
     public struct Configuration: Sendable {
         /// FFmpeg frame + slice threads; 0 means one per core.
         public var threads: Int
@@ -165,77 +165,19 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
                 }
                 emitFailuresBefore(index)
                 let entry = inFlight.removeFirst()
-                var surface = DecoderSurfaceAllocator.surface(of: picture)
-                surface?.retainUse()
-                var problems: [String] = []
-                if let damage = entry.damage { problems.append(damage) }
-                if picture.pointee.decode_error_flags != 0 || entry.conceal {
-                    // Redo it into a neutral-filled surface so the output is reproducible.
-                    if concealer == nil { concealer = try? ConcealingDecoder(format: format) }
-                    if let concealed = concealer?.decode(entry.sample) {
-                        surface?.releaseUse()
-                        surface = concealed
-                    }
-                    // A missing field or alpha is named by its own damage line.
-                    if picture.pointee.decode_error_flags != 0 {
-                        problems.append("some slices could not be decoded and were concealed")
-                    }
-                }
-                if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 {
-                    problems.append("the container marked the frame corrupt")
-                }
-                let codes = (
-                    Int(picture.pointee.color_primaries.rawValue), Int(picture.pointee.color_trc.rawValue),
-                    Int(picture.pointee.colorspace.rawValue)
-                )
-                av_frame_unref(picture)
-                let frameStatus: FrameStatus =
-                    surface == nil
-                    ? .failed("the decoder returned a picture outside the surface pool")
-                    : problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
-                emit(entry, status: frameStatus, surface: surface, codes: codes)
+                let made = outcome(of: picture, for: entry, concealer: &concealer)
+                emit(entry, status: made.status, surface: made.surface, codes: made.codes)
                 emitRejectedAtHead()
             }
         }
 
         while let sample = input.pop() {
-            let sent = monotonicNanoseconds()
-            let header: ProResFrameHeader
-            do {
-                header = try ProResFrameHeader(sample.bytes)
-            } catch {
-                inFlight.append(
-                    InFlight(sample: sample, sent: sent, rejection: "invalid frame header: \(error)", damage: nil))
+            let entry = Self.admitted(sample, sent: monotonicNanoseconds())
+            inFlight.append(entry)
+            guard entry.rejection == nil else {
                 emitRejectedAtHead()
                 continue
             }
-            guard sample.bytes.count >= header.minimumFrameBytes else {
-                let why =
-                    "invalid picture: a \(header.width)x\(header.height) frame needs at least \(header.minimumFrameBytes) bytes, this one has \(sample.bytes.count)"
-                inFlight.append(InFlight(sample: sample, sent: sent, rejection: why, damage: nil))
-                emitRejectedAtHead()
-                continue
-            }
-            // The GPU decoder fails such a frame in the same words; FFmpeg
-            // would decode slices from inside the index, its own way.
-            if let why = header.pictureLayoutMismatch(in: sample.bytes) {
-                inFlight.append(InFlight(sample: sample, sent: sent, rejection: why, damage: nil))
-                emitRejectedAtHead()
-                continue
-            }
-            let missingField = header.secondFieldIsMissing(in: sample.bytes)
-            let missingAlpha = header.alphaIsMissing(in: sample.bytes)
-            let damage = [
-                header.frameSize > sample.bytes.count
-                    ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)"
-                    : nil,
-                missingField ? ProResFrameHeader.missingSecondField : nil,
-                missingAlpha ? ProResFrameHeader.missingAlpha : nil,
-            ].compactMap { $0 }.joined(separator: "; ")
-            inFlight.append(
-                InFlight(
-                    sample: sample, sent: sent, rejection: nil, damage: damage.isEmpty ? nil : damage,
-                    conceal: missingField || missingAlpha))
             while true {
                 let status = packets.with(sample) { avcodec_send_packet(codec, $0) } ?? PD_AVERROR_ENOMEM
                 if status == PD_AVERROR_EAGAIN {
@@ -253,5 +195,77 @@ public final class DecodeSession: FrameDecoding, @unchecked Sendable {
         }
         inFlight.removeAll()
         output.close()
+    }
+
+    /// The frame `picture` holds for `entry`: its surface (redone into a
+    /// neutral-filled one where slices, a field or alpha are missing, so the
+    /// output is reproducible), its status and colour codes. Unrefs `picture`.
+    private func outcome(
+        of picture: UnsafeMutablePointer<AVFrame>, for entry: InFlight, concealer: inout ConcealingDecoder?
+    ) -> (status: FrameStatus, surface: PixelBuffer?, codes: (Int, Int, Int)) {
+        var surface = DecoderSurfaceAllocator.surface(of: picture)
+        surface?.retainUse()
+        var problems: [String] = []
+        if let damage = entry.damage { problems.append(damage) }
+        if picture.pointee.decode_error_flags != 0 || entry.conceal {
+            // Redo it into a neutral-filled surface so the output is reproducible.
+            if concealer == nil { concealer = try? ConcealingDecoder(format: format) }
+            if let concealed = concealer?.decode(entry.sample) {
+                surface?.releaseUse()
+                surface = concealed
+            }
+            // A missing field or alpha is named by its own damage line.
+            if picture.pointee.decode_error_flags != 0 {
+                problems.append("some slices could not be decoded and were concealed")
+            }
+        }
+        if picture.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 {
+            problems.append("the container marked the frame corrupt")
+        }
+        let codes = (
+            Int(picture.pointee.color_primaries.rawValue), Int(picture.pointee.color_trc.rawValue),
+            Int(picture.pointee.colorspace.rawValue)
+        )
+        av_frame_unref(picture)
+        let frameStatus: FrameStatus =
+            surface == nil
+            ? .failed("the decoder returned a picture outside the surface pool")
+            : problems.isEmpty ? .ok : .damaged(problems.joined(separator: "; "))
+        return (frameStatus, surface, codes)
+    }
+
+    /// `sample` as it goes in: rejected before FFmpeg sees it (a header
+    /// that does not parse, a frame shorter than its picture needs, a slice
+    /// index that does not fit its picture), or sent with the damage its
+    /// header shows (truncated, a missing second field or alpha).
+    private static func admitted(_ sample: CompressedSample, sent: UInt64) -> InFlight {
+        let header: ProResFrameHeader
+        do {
+            header = try ProResFrameHeader(sample.bytes)
+        } catch {
+            return InFlight(sample: sample, sent: sent, rejection: "invalid frame header: \(error)", damage: nil)
+        }
+        guard sample.bytes.count >= header.minimumFrameBytes else {
+            let why =
+                "invalid picture: a \(header.width)x\(header.height) frame needs at least \(header.minimumFrameBytes) bytes, this one has \(sample.bytes.count)"
+            return InFlight(sample: sample, sent: sent, rejection: why, damage: nil)
+        }
+        // The GPU decoder fails such a frame in the same words; FFmpeg
+        // would decode slices from inside the index, its own way.
+        if let why = header.pictureLayoutMismatch(in: sample.bytes) {
+            return InFlight(sample: sample, sent: sent, rejection: why, damage: nil)
+        }
+        let missingField = header.secondFieldIsMissing(in: sample.bytes)
+        let missingAlpha = header.alphaIsMissing(in: sample.bytes)
+        let damage = [
+            header.frameSize > sample.bytes.count
+                ? "truncated: the frame header says \(header.frameSize) bytes, the sample has \(sample.bytes.count)"
+                : nil,
+            missingField ? ProResFrameHeader.missingSecondField : nil,
+            missingAlpha ? ProResFrameHeader.missingAlpha : nil,
+        ].compactMap { $0 }.joined(separator: "; ")
+        return InFlight(
+            sample: sample, sent: sent, rejection: nil, damage: damage.isEmpty ? nil : damage,
+            conceal: missingField || missingAlpha)
     }
 }
