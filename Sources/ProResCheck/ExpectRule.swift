@@ -23,8 +23,35 @@ public struct ExpectRule: Equatable, Sendable {
         case bitDepth = "bit-depth"
         case maxNits = "max-nits"
         case constantDescription = "constant-description"
+        case blackFrames = "black-frames"
+        case blackRun = "black-run"
+        case blackHead = "black-head"
+        case blackTail = "black-tail"
+        case frozenFrames = "frozen-frames"
+        case frozenRun = "frozen-run"
+        case outOfRangeLuma = "out-of-range-luma"
+        case outOfRangeChroma = "out-of-range-chroma"
+        case outOfRangeFrames = "out-of-range-frames"
+        case maxCLL = "max-cll"
+        case maxFALL = "max-fall"
+        case masteringDisplay = "mastering-display"
+        case contentLightLevel = "content-light-level"
+        case hdrMetadata = "hdr-metadata"
 
-        var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits].contains(self) }
+        var isNumeric: Bool {
+            [.frames, .width, .height, .fps, .bitDepth, .maxNits, .outOfRangeFrames, .maxCLL, .maxFALL].contains(self)
+                || isFrameCount || isFraction
+        }
+
+        /// Counts of frames, which also take seconds (`black-run<=0.5s`).
+        var isFrameCount: Bool {
+            [.blackFrames, .blackRun, .blackHead, .blackTail, .frozenFrames, .frozenRun].contains(self)
+        }
+
+        /// Shares of samples, which also take a percentage (`1%`).
+        var isFraction: Bool { self == .outOfRangeLuma || self == .outOfRangeChroma }
+
+        var isHDRMetadata: Bool { [.masteringDisplay, .contentLightLevel, .hdrMetadata].contains(self) }
     }
 
     public enum Comparison: String, CaseIterable, Sendable {
@@ -51,6 +78,8 @@ public struct ExpectRule: Equatable, Sendable {
     /// What the rule compares with, already validated.
     enum Expected: Equatable, Sendable {
         case number(Double)
+        /// Seconds, compared with a count of frames over the frame rate.
+        case seconds(Double)
         case text(String)
         case size(width: Int, height: Int)
         case flag(Bool)
@@ -73,12 +102,18 @@ public struct ExpectRule: Equatable, Sendable {
         public let maxNits: Double?
         /// The checked frames' descriptions; none: the format's alone.
         public let runs: [DescriptionRuns.Run]
+        /// The clean frames' statistics; nil when none were measured.
+        public let statistics: FrameStatistics?
 
-        public init(format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = []) {
+        public init(
+            format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = [],
+            statistics: FrameStatistics? = nil
+        ) {
             self.format = format
             self.frames = frames
             self.maxNits = maxNits
             self.runs = runs
+            self.statistics = statistics
         }
     }
 
@@ -144,7 +179,7 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("size must be WIDTHxHEIGHT, e.g. 1920x1080")
             }
             expected = .size(width: w, height: h)
-        case .alpha, .interlaced, .constantDescription:
+        case .alpha, .interlaced, .constantDescription, .masteringDisplay, .contentLightLevel, .hdrMetadata:
             guard let flag = ["true": true, "false": false][value.lowercased()] else {
                 throw fail("expected true or false")
             }
@@ -163,40 +198,53 @@ public struct ExpectRule: Equatable, Sendable {
             } else {
                 throw fail("unknown \(key.rawValue) '\(value)' (FFmpeg's names as `info` prints them, or untagged)")
             }
-        case .frames, .width, .height, .fps, .bitDepth, .maxNits:
-            // A plain decimal, as every option's number: `1e3` and `+24` are refused, not read.
-            guard let number = PlainNumber.real(value) else {
-                throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
-            }
-            expected = .number(number)
+        default:
+            expected = try Self.number(value, key: key, fail: fail)
         }
         self.text = text
         self.key = key
         self.comparison = comparison
     }
 
+    /// A numeric rule's value: a plain decimal, as every option's number
+    /// (`1e3` and `+24` are refused, not read); seconds (`0.5s`) for a count
+    /// of frames, a percentage (`1%`) for a share of samples.
+    private static func number(_ value: String, key: Key, fail: (String) -> ParseError) throws -> Expected {
+        if key.isFrameCount, value.hasSuffix("s") {
+            guard let seconds = PlainNumber.real(value.dropLast()) else {
+                throw fail("'\(value)' is not a number of frames or seconds (12, 0.5s)")
+            }
+            return .seconds(seconds)
+        }
+        if key.isFraction, value.hasSuffix("%") {
+            guard let percent = PlainNumber.real(value.dropLast()) else {
+                throw fail("'\(value)' is not a fraction or a percentage (0.01, 1%)")
+            }
+            return .number(percent / 100)
+        }
+        guard let number = PlainNumber.real(value) else {
+            throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
+        }
+        return .number(number)
+    }
+
     /// Nil when the rule holds; otherwise the actual value, in words.
     public func violation(_ facts: Facts) -> String? {
         let f = facts.format
         switch expected {
+        case .seconds(let wanted):
+            guard let frames = measured(facts) else { return unmeasured(facts) }
+            // No frames last no time, whatever the rate (an elementary stream has none).
+            let fps = f.framesPerSecond ?? 0
+            guard fps > 0 || frames == 0 else { return "unknown (no frame rate)" }
+            let actual = frames == 0 ? 0 : frames / fps
+            return comparison.holds(actual, wanted, tolerance: 0)
+                ? nil : "\(JSON.number(actual, digits: 3)) s (\(Int(frames)) frames)"
         case .number(let wanted):
-            let actual: Double?
-            switch key {
-            case .frames: actual = Double(facts.frames)
-            case .width: actual = Double(f.width)
-            case .height: actual = Double(f.height)
-            case .fps: actual = f.framesPerSecond
-            case .bitDepth: actual = Double(f.bitDepth)
-            default: actual = facts.maxNits
-            }
-            guard let actual else {
-                return key == .maxNits
-                    ? "n/a (transfer \(f.colorTags.transfer.value.displayName) is not PQ or HLG)" : "unknown"
-            }
+            guard let actual = measured(facts) else { return unmeasured(facts) }
             // Frame rates are rationals (24000/1001): "fps=23.976" means to 3 decimals.
             let tolerance = key == .fps ? 0.0005 : 0
-            let shown = key == .fps ? JSON.number(actual, digits: 3) : JSON.number(actual, digits: 1)
-            return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
+            return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown(actual)
         case .text(let wanted):
             let actual = key == .profile ? f.profile?.shortName ?? "unknown" : f.chroma.rawValue
             return (actual == wanted) == (comparison == .equal) ? nil : actual
@@ -224,6 +272,9 @@ public struct ExpectRule: Equatable, Sendable {
                     "\(FrameDescription.name(kind, $0.description.code(kind))) in \(DescriptionRuns.frames($0))"
                 }
                 .joined(separator: "; ")
+        case .flag(let wanted) where key.isHDRMetadata:
+            let actual = hdrMetadataHeld(f)
+            return actual == (wanted == (comparison == .equal)) ? nil : hdrMetadataWords(f)
         case .flag(let wanted):
             let actual = key == .alpha ? f.hasAlpha : f.fieldOrder != .progressive
             let shown = key == .alpha ? "\(actual)" : "\(actual) (\(f.fieldOrder.rawValue))"
