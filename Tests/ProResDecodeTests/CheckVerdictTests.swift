@@ -116,6 +116,20 @@ final class CheckVerdictTests: XCTestCase {
         XCTAssertEqual(files.map { $0["status"] as? String }, ["warn", "warn", "warn"])
         XCTAssertTrue(try String(contentsOfFile: junit, encoding: .utf8).contains("warning: expected frames&gt;=24"))
         XCTAssertEqual(try runTool(["merge"] + reports + ["--on-warning", "pass"]).status, 0)
+        let page = try runTool(["merge"] + reports + ["--html", "-"])
+        XCTAssertTrue(page.stdoutText.contains("<section class=\"file warn\""), "the merged page's sections warn")
+        XCTAssertTrue(page.stdoutText.contains("<h3>Warnings</h3>"), "the merged page lists the warnings")
+
+        // --resume carries a WARN as it carries a pass.
+        let whole = dir.appendingPathComponent("whole.json").path
+        let first = try runTool(["check", clips.path, "--decoder", "cpu", "--policy", policy, "--report", whole])
+        XCTAssertEqual(first.status, 15, first.stderr)
+        let resumed = try runTool(
+            ["check", clips.path, "--decoder", "cpu", "--policy", policy, "--resume", whole, "--junit", junit])
+        XCTAssertEqual(resumed.status, 15, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("WARN \(clips.path)/hq.mov (carried)"), resumed.stderr)
+        XCTAssertTrue(
+            try String(contentsOfFile: junit, encoding: .utf8).contains("<property name=\"verdict\" value=\"warn\"/>"))
 
         // A report edited so that a warn reads as a pass, its digest made again.
         let withFiles = try XCTUnwrap(
