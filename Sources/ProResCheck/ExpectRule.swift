@@ -80,6 +80,8 @@ public struct ExpectRule: Equatable, Sendable {
         case number(Double)
         /// Seconds, compared with a count of frames over the frame rate.
         case seconds(Double)
+        /// The file's own content light level (MaxCLL or MaxFALL), for the light it measures.
+        case stated
         case text(String)
         case size(width: Int, height: Int)
         case flag(Bool)
@@ -222,6 +224,7 @@ public struct ExpectRule: Equatable, Sendable {
             }
             return .number(percent / 100)
         }
+        if key == .maxCLL || key == .maxFALL, value.lowercased() == "stated" { return .stated }
         guard let number = PlainNumber.real(value) else {
             throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
         }
@@ -240,6 +243,11 @@ public struct ExpectRule: Equatable, Sendable {
             let actual = frames == 0 ? 0 : frames / fps
             return comparison.holds(actual, wanted, tolerance: 0)
                 ? nil : "\(JSON.number(actual, digits: 3)) s (\(Int(frames)) frames)"
+        case .stated:
+            guard let actual = measured(facts) else { return unmeasured(facts) }
+            guard let light = f.contentLightLevel else { return "n/a (the file states no content light level)" }
+            let stated = Double(key == .maxCLL ? light.maxCLL : light.maxFALL)
+            return comparison.holds(actual, stated, tolerance: 0) ? nil : "\(shown(actual)) (stated \(Int(stated)))"
         case .number(let wanted):
             guard let actual = measured(facts) else { return unmeasured(facts) }
             // Frame rates are rationals (24000/1001): "fps=23.976" means to 3 decimals.

@@ -52,7 +52,7 @@ extension CheckCommand {
                             + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); black-frames, black-run (longest "
                             + "black run inside the clip), black-head, black-tail, frozen-frames, frozen-run in frames or "
                             + "seconds (0.5s); out-of-range-luma, out-of-range-chroma as a share of samples (0.01 or 1%), "
-                            + "out-of-range-frames; max-cll, max-fall in nits (PQ/HLG); mastering-display, "
+                            + "out-of-range-frames; max-cll, max-fall in nits (PQ/HLG), or 'stated': the file's own MaxCLL, MaxFALL; mastering-display, "
                             + "content-light-level, hdr-metadata (a PQ file has both) =true or =false; quote rules with > or < in the shell. "
                             + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
                             + "frames change colour, field order or alpha mid-clip"),

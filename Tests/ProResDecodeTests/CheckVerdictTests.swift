@@ -308,6 +308,24 @@ final class CheckVerdictTests: XCTestCase {
         if pqFacts["color_primaries"] != "bt2020" { hdrExpected.append("primaries=bt2020") }
         if pqFacts["color_space"] != "bt2020nc" { hdrExpected.append("matrix=bt2020nc") }
         XCTAssertEqual(Set(hdrBroken), Set(hdrExpected), hdrRun.stderr)
+
+        // The light measured against the light stated: MaxCLL and MaxFALL as
+        // ffprobe reads them, the peak and frame average as the report gives them.
+        let stats = try XCTUnwrap(hdrFile["stats"] as? [String: Any])
+        let light = try XCTUnwrap(stats["light"] as? [String: Any])
+        let peak = try XCTUnwrap(light["max_nits"] as? Double)
+        let average = try XCTUnwrap(light["max_frame_average_nits"] as? Double)
+        let side = try runExternal(
+            ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream_side_data", pq]).text
+        func stated(_ key: String) throws -> Double {
+            let line = try XCTUnwrap(side.split(separator: "\n").first { $0.hasPrefix(key + "=") }, side)
+            return try XCTUnwrap(Double(line.dropFirst(key.count + 1)))
+        }
+        let warned = (hdrFile["warned_rules"] as? [[String: String]] ?? []).compactMap { $0["rule"] }
+        XCTAssertEqual(warned.contains("max-cll<=stated"), peak > (try stated("max_content")), hdrRun.stderr)
+        XCTAssertEqual(warned.contains("max-fall<=stated"), average > (try stated("max_average")), hdrRun.stderr)
+        let plain = try runTool(["check", Repo.fixture("pq.mov"), "--decoder", "cpu", "--expect", "max-cll<=stated"])
+        XCTAssertTrue(plain.stderr.contains("got n/a (the file states no content light level)"), plain.stderr)
     }
 
     /// `-v` lists every broken rule, one a line; without it the first and a count.
