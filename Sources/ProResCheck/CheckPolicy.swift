@@ -49,7 +49,9 @@ public struct CheckPolicy: Equatable, Sendable {
     /// The policy `text` states; `name` names it in a problem.
     public static func parse(_ text: String, name: String) throws -> CheckPolicy {
         var policy = CheckPolicy()
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character, never equal to "\n": split on every line end,
+        // or a file saved with CRLF would be one comment line and no rule.
+        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let line = content.trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }

@@ -260,6 +260,11 @@ final class CheckVerdictTests: XCTestCase {
             XCTAssertFalse(run.stderr.contains("TOTAL"), "nothing is checked: \(run.stderr)")
         }
 
+        // CRLF line ends read as LF.
+        let windows = try write("# saved on Windows\r\nwarn frames>=24\r\n", "crlf.policy", in: dir)
+        let crlf = try runTool(["check", clip, "--decoder", "cpu", "--policy", windows])
+        XCTAssertEqual(crlf.status, 15, crlf.stderr)
+
         // `default` brings the default policy in; --expect adds fail rules to the file's.
         let withDefault = try write("default  # the default policy\nfail width=192\n", "d.policy", in: dir)
         let run = try runTool([
