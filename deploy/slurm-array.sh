@@ -14,5 +14,5 @@ rc=0
 prores-decode check --list files.txt --shard auto --jobs "${SLURM_CPUS_PER_TASK:-1}" \
   --report "shards/$SLURM_ARRAY_TASK_ID.json" --junit "shards/$SLURM_ARRAY_TASK_ID.xml" \
   --write-golden "shards/$SLURM_ARRAY_TASK_ID.golden" -y || rc=$?
-# 10 and 11 are verdicts (a file failed, or could not be read): the merge judges.
-case $rc in 0|10|11) ;; *) exit $rc ;; esac
+# 10, 11 and 15 are verdicts (a file failed, could not be read, or warned): the merge judges.
+case $rc in 0|10|11|15) ;; *) exit $rc ;; esac

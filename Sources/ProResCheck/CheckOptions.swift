@@ -14,7 +14,11 @@ public struct CheckOptions: Sendable {
     public var jobs: Int
     /// Seconds one file may take (`--timeout`), opening included.
     public var timeout: Double
+    /// Rules a file must meet: one broken is a FAIL (`--expect`, a policy's `fail` lines).
     public var rules: [ExpectRule]
+    /// Rules whose breaking is a warning, the file a WARN (the default
+    /// policy, a policy's `warn` lines).
+    public var warningRules: [ExpectRule] = []
     /// Compare every file with these md5s (`--golden`).
     public var golden: GoldenFile?
     /// FFmpeg threads per file; 0 picks max(1, cores / jobs).

@@ -61,13 +61,7 @@ public enum CheckReport {
                         ])
                     })
             ),
-            (
-                "failed_rules",
-                JSON.array(
-                    r.failedRules.map {
-                        JSON.object([("rule", JSON.string($0.rule)), ("actual", JSON.string($0.actual))])
-                    })
-            ),
+            ("failed_rules", ruleArray(r.failedRules)),
             ("golden", r.golden?.json ?? "null"),
             ("format", r.format.map(format) ?? "null"),
             ("stats", stats),
@@ -85,19 +79,24 @@ public enum CheckReport {
                         })
                 ))
         }
-        // Only where a frame may decode otherwise in FFmpeg's x86 decoder,
-        // or a golden hash of another decoder was excused there: warnings.
+        // Only where there are warnings: the file's verdict is then WARN (or
+        // a fail or error that has warnings besides).
         let warnings = r.warnings
         if !warnings.isEmpty {
             fields.append(("warnings", JSON.array(warnings.map(JSON.string))))
             fields.append(("decoders_may_differ", JSON.array(r.decodersMayDiffer.map(String.init))))
         }
+        if !r.warnedRules.isEmpty { fields.append(("warned_rules", ruleArray(r.warnedRules))) }
         // Only for a URL that was tried again, likewise.
         if !r.retries.isEmpty { fields.append(("retries", JSON.array(r.retries.map(JSON.string)))) }
         fields.append(("source", r.source?.json ?? "null"))
         fields.append(("decoder", r.decoder.map(JSON.string) ?? "null"))
         fields.append(("seconds", JSON.number(r.seconds, digits: 3)))
         return JSON.object(fields)
+    }
+
+    private static func ruleArray(_ rules: [(rule: String, actual: String)]) -> String {
+        JSON.array(rules.map { JSON.object([("rule", JSON.string($0.rule)), ("actual", JSON.string($0.actual))]) })
     }
 
     /// The shared stream description (`StreamDescription`), without a path:

@@ -4,7 +4,7 @@ import ProResCore
 
 /// `check --resume PREVIOUS.json`: the verdicts of an earlier report that
 /// still hold. A file is carried over, not decoded again, when the earlier
-/// report has a pass or fail under its key, that report was made with the
+/// report has a pass, warn or fail under its key, that report was made with the
 /// same options (`CheckRun.options`), and the file is as recorded there
 /// (`"source"`): a local file's size and modification time, an http://
 /// object's ETag and Last-Modified (`HTTPValidators`). An error is never

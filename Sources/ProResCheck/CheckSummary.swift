@@ -8,6 +8,8 @@ import ProResGPU
 public struct CheckSummary: Sendable {
     public let files: Int
     public let passed: Int
+    /// Files that passed with warnings (WARN); not among `passed`.
+    public let warned: Int
     public let failed: Int
     public let errors: Int
     public let seconds: Double
@@ -20,6 +22,7 @@ public struct CheckSummary: Sendable {
     public init(_ results: [FileCheckResult], seconds: Double, shard: CheckShard?, sample: Int?) {
         files = results.count
         passed = results.filter { $0.status == .pass }.count
+        warned = results.filter { $0.status == .warn }.count
         failed = results.filter { $0.status == .fail }.count
         errors = results.filter { $0.status == .error }.count
         self.seconds = seconds
@@ -28,9 +31,13 @@ public struct CheckSummary: Sendable {
     }
 
     /// Totals counted elsewhere (checked files and carried ones, `--resume`).
-    public init(files: Int, passed: Int, failed: Int, errors: Int, seconds: Double, shard: CheckShard?, sample: Int?) {
+    public init(
+        files: Int, passed: Int, warned: Int, failed: Int, errors: Int, seconds: Double, shard: CheckShard?,
+        sample: Int?
+    ) {
         self.files = files
         self.passed = passed
+        self.warned = warned
         self.failed = failed
         self.errors = errors
         self.seconds = seconds
@@ -38,17 +45,24 @@ public struct CheckSummary: Sendable {
         self.sample = sample
     }
 
-    /// `7 files: 3 passed, 2 failed, 2 errors (0.42 s)`
+    /// `8 files: 3 passed, 1 warned, 2 failed, 2 errors in 0.42 s`
     public var text: String {
-        "\(files) file\(files == 1 ? "" : "s"): \(passed) passed, \(failed) failed, \(errors) error\(errors == 1 ? "" : "s")"
+        Self.counts(files: files, passed: passed, warned: warned, failed: failed, errors: errors)
             + (shard.map { " (shard \($0))" } ?? "") + " in \(JSON.number(seconds, digits: 2)) s"
             + (interrupted ? ", interrupted" : "")
+    }
+
+    /// `8 files: 3 passed, 1 warned, 2 failed, 2 errors`, as check and merge word their totals.
+    public static func counts(files: Int, passed: Int, warned: Int, failed: Int, errors: Int) -> String {
+        "\(files) file\(files == 1 ? "" : "s"): \(passed) passed, \(warned) warned, \(failed) failed, "
+            + "\(errors) error\(errors == 1 ? "" : "s")"
     }
 
     public var json: String {
         JSON.object(
             [
-                ("files", "\(files)"), ("passed", "\(passed)"), ("failed", "\(failed)"), ("errors", "\(errors)"),
+                ("files", "\(files)"), ("passed", "\(passed)"), ("warned", "\(warned)"), ("failed", "\(failed)"),
+                ("errors", "\(errors)"),
                 ("shard", shard.map { JSON.string($0.description) } ?? "null"),
                 ("sample", sample.map(String.init) ?? "null"),
                 ("seconds", JSON.number(seconds, digits: 3)),

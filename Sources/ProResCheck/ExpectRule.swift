@@ -25,11 +25,41 @@ public struct ExpectRule: Equatable, Sendable {
         case constantDescription = "constant-description"
         case fieldOrder = "field-order"
         case consistent, continuous, timecode, duration
+        case blackFrames = "black-frames"
+        case blackRun = "black-run"
+        case blackHead = "black-head"
+        case blackTail = "black-tail"
+        case frozenFrames = "frozen-frames"
+        case frozenRun = "frozen-run"
+        case outOfRangeLuma = "out-of-range-luma"
+        case outOfRangeChroma = "out-of-range-chroma"
+        case outOfRangeFrames = "out-of-range-frames"
+        case maxCLL = "max-cll"
+        case maxFALL = "max-fall"
+        case masteringDisplay = "mastering-display"
+        case contentLightLevel = "content-light-level"
+        case hdrMetadata = "hdr-metadata"
 
-        var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits, .duration].contains(self) }
+        var isNumeric: Bool {
+            [.frames, .width, .height, .fps, .bitDepth, .maxNits, .duration, .outOfRangeFrames, .maxCLL, .maxFALL]
+                .contains(self)
+                || isFrameCount || isFraction
+        }
+
+        /// Counts of frames, which also take seconds (`black-run<=0.5s`).
+        var isFrameCount: Bool {
+            [.blackFrames, .blackRun, .blackHead, .blackTail, .frozenFrames, .frozenRun].contains(self)
+        }
+
+        /// Shares of samples, which also take a percentage (`1%`).
+        var isFraction: Bool { self == .outOfRangeLuma || self == .outOfRangeChroma }
+
+        var isHDRMetadata: Bool { [.masteringDisplay, .contentLightLevel, .hdrMetadata].contains(self) }
 
         /// Keys that may stand alone, meaning `=true`.
-        static let alone: Set<Key> = [.constantDescription, .consistent, .continuous]
+        static let alone: Set<Key> = [
+            .constantDescription, .consistent, .continuous, .masteringDisplay, .contentLightLevel, .hdrMetadata,
+        ]
     }
 
     public enum Comparison: String, CaseIterable, Sendable {
@@ -56,6 +86,10 @@ public struct ExpectRule: Equatable, Sendable {
     /// What the rule compares with, already validated.
     enum Expected: Equatable, Sendable {
         case number(Double)
+        /// Seconds, compared with a count of frames over the frame rate.
+        case seconds(Double)
+        /// The file's own content light level (MaxCLL or MaxFALL), for the light it measures.
+        case stated
         case text(String)
         case size(width: Int, height: Int)
         case flag(Bool)
@@ -87,16 +121,19 @@ public struct ExpectRule: Equatable, Sendable {
         public let runs: [DescriptionRuns.Run]
         /// What `check` found in the file (`CheckFinding`): the `consistent` rule reads the conflicts.
         public let findings: [CheckFinding]
+        /// The clean frames' statistics; nil when none were measured.
+        public let statistics: FrameStatistics?
 
         public init(
             format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = [],
-            findings: [CheckFinding] = []
+            findings: [CheckFinding] = [], statistics: FrameStatistics? = nil
         ) {
             self.format = format
             self.frames = frames
             self.maxNits = maxNits
             self.runs = runs
             self.findings = findings
+            self.statistics = statistics
         }
     }
 
@@ -162,7 +199,8 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("size must be WIDTHxHEIGHT, e.g. 1920x1080")
             }
             expected = .size(width: w, height: h)
-        case .alpha, .interlaced, .constantDescription, .consistent, .continuous:
+        case .alpha, .interlaced, .constantDescription, .consistent, .continuous, .masteringDisplay,
+            .contentLightLevel, .hdrMetadata:
             guard let flag = ["true": true, "false": false][value.lowercased()] else {
                 throw fail("expected true or false")
             }
@@ -204,12 +242,8 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("expected seconds (12.48 or 12.48s) or frames (312f)")
             }
             expected = .duration(amount, inFrames: inFrames)
-        case .frames, .width, .height, .bitDepth, .maxNits:
-            // A plain decimal, as every option's number: `1e3` and `+24` are refused, not read.
-            guard let number = PlainNumber.real(value) else {
-                throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
-            }
-            expected = .number(number)
+        default:
+            expected = try Self.number(value, key: key, fail: fail)
         }
         self.text = text
         self.key = key
@@ -261,28 +295,51 @@ public struct ExpectRule: Equatable, Sendable {
         return .rate(fps, tolerance: max(0.0005, 0.5 * pow(10, -Double(decimals))))
     }
 
+    /// A numeric rule's value: a plain decimal, as every option's number
+    /// (`1e3` and `+24` are refused, not read); seconds (`0.5s`) for a count
+    /// of frames, a percentage (`1%`) for a share of samples.
+    private static func number(_ value: String, key: Key, fail: (String) -> ParseError) throws -> Expected {
+        if key.isFrameCount, value.hasSuffix("s") {
+            guard let seconds = PlainNumber.real(value.dropLast()) else {
+                throw fail("'\(value)' is not a number of frames or seconds (12, 0.5s)")
+            }
+            return .seconds(seconds)
+        }
+        if key.isFraction, value.hasSuffix("%") {
+            guard let percent = PlainNumber.real(value.dropLast()) else {
+                throw fail("'\(value)' is not a fraction or a percentage (0.01, 1%)")
+            }
+            return .number(percent / 100)
+        }
+        if key == .maxCLL || key == .maxFALL, value.lowercased() == "stated" { return .stated }
+        guard let number = PlainNumber.real(value) else {
+            throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
+        }
+        return .number(number)
+    }
+
     /// Nil when the rule holds; otherwise the actual value, in words.
     public func violation(_ facts: Facts) -> String? {
         let f = facts.format
         switch expected {
+        case .seconds(let wanted):
+            guard let frames = measured(facts) else { return unmeasured(facts) }
+            // No frames last no time, whatever the rate (an elementary stream has none).
+            let fps = f.framesPerSecond ?? 0
+            guard fps > 0 || frames == 0 else { return "unknown (no frame rate)" }
+            let actual = frames == 0 ? 0 : frames / fps
+            return comparison.holds(actual, wanted, tolerance: 0)
+                ? nil : "\(JSON.number(actual, digits: 3)) s (\(Int(frames)) frames)"
+        case .stated:
+            guard let actual = measured(facts) else { return unmeasured(facts) }
+            guard let light = f.contentLightLevel else { return "n/a (the file states no content light level)" }
+            let stated = Double(key == .maxCLL ? light.maxCLL : light.maxFALL)
+            return comparison.holds(actual, stated, tolerance: 0) ? nil : "\(shown(actual)) (stated \(Int(stated)))"
         case .number(let wanted):
-            let actual: Double?
-            switch key {
-            case .frames: actual = Double(facts.frames)
-            case .width: actual = Double(f.width)
-            case .height: actual = Double(f.height)
-            case .fps: actual = f.framesPerSecond
-            case .bitDepth: actual = Double(f.bitDepth)
-            default: actual = facts.maxNits
-            }
-            guard let actual else {
-                return key == .maxNits
-                    ? "n/a (transfer \(f.colorTags.transfer.value.displayName) is not PQ or HLG)" : "unknown"
-            }
+            guard let actual = measured(facts) else { return unmeasured(facts) }
             // Frame rates are rationals (24000/1001): "fps=23.976" means to 3 decimals.
             let tolerance = key == .fps ? 0.0005 : 0
-            let shown = key == .fps ? JSON.number(actual, digits: 3) : JSON.number(actual, digits: 1)
-            return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown
+            return comparison.holds(actual, wanted, tolerance: tolerance) ? nil : shown(actual)
         case .rate(let wanted, let tolerance):
             guard let rate = f.frameRate, let actual = f.framesPerSecond else { return "unknown" }
             let shown =
@@ -331,6 +388,9 @@ public struct ExpectRule: Equatable, Sendable {
                     "\(FrameDescription.name(kind, $0.description.code(kind))) in \(DescriptionRuns.frames($0))"
                 }
                 .joined(separator: "; ")
+        case .flag(let wanted) where key.isHDRMetadata:
+            let actual = hdrMetadataHeld(f)
+            return actual == (wanted == (comparison == .equal)) ? nil : hdrMetadataWords(f)
         case .flag(let wanted):
             let actual = key == .alpha ? f.hasAlpha : f.fieldOrder != .progressive
             let shown = key == .alpha ? "\(actual)" : "\(actual) (\(f.fieldOrder.rawValue))"

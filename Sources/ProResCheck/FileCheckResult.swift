@@ -6,8 +6,16 @@ import ProResGPU
 /// The verdict on one file, with everything the reports show.
 public struct FileCheckResult: Sendable {
     public enum Status: String, Sendable {
+        /// A broken rule in words: `expected frames>=24, got 12`.
+        static func ruleWords(_ broken: (rule: String, actual: String)) -> String {
+            "expected \(broken.rule), got \(broken.actual)"
+        }
+
         /// Every checked frame decoded cleanly and every rule held.
         case pass
+        /// As a pass, with at least one warning (`warnings`): a rule of the
+        /// warning tier broken, or a finding for a person to look at.
+        case warn
         /// The file was read, but a frame was damaged, undecodable or
         /// missing, a rule was broken, or the golden md5s differ.
         case fail
@@ -23,7 +31,9 @@ public struct FileCheckResult: Sendable {
     }
 
     public let input: CheckInput
-    public let status: Status
+    /// The verdict before warnings: pass, fail or error. `status` is it,
+    /// with a pass that has warnings made a WARN.
+    public let verdict: Status
     public let format: FormatDescription?
     /// Frames that reached the statistics and md5s (clean or damaged).
     public let framesDecoded: Int
@@ -31,6 +41,9 @@ public struct FileCheckResult: Sendable {
     public let sampled: [Int]?
     public let errors: [FrameProblem]
     public let failedRules: [(rule: String, actual: String)]
+    /// Rules of the warning tier (the default policy, `warn ` lines of a
+    /// `--policy` file) that the file breaks: each a warning.
+    public internal(set) var warnedRules: [(rule: String, actual: String)] = []
     public let golden: GoldenVerdict?
     /// Over the clean frames only.
     public let statistics: FrameStatistics?
@@ -78,10 +91,16 @@ public struct FileCheckResult: Sendable {
     /// (`CheckFinding`): a warning in every report.
     public internal(set) var findings: [CheckFinding] = []
 
-    /// The warnings in words, as the reports print them: every finding,
-    /// every flagged frame, and every golden hash excused across decoders.
+    /// The file's verdict: a pass with any warning is a WARN, whatever
+    /// the warning is; a fail or an error stays one.
+    public var status: Status { verdict == .pass && !warnings.isEmpty ? .warn : verdict }
+
+    /// The warnings in words, as the reports print them: every broken rule
+    /// of the warning tier, every finding, every flagged frame, and every
+    /// golden hash excused across decoders.
     public var warnings: [String] {
-        findings.map(\.text)
+        warnedRules.map { FileCheckResult.ruleWords($0) }
+            + findings.map(\.text)
             + decodersMayDiffer.map { "frame \($0): \(DecodedFrame.mayDifferNote)" }
             + goldenAcrossDecoders.map {
                 "frame \($0): its hash differs from the golden file's, written by another decoder, on a frame where the decoders may differ"
@@ -96,8 +115,13 @@ public struct FileCheckResult: Sendable {
     /// Every reason this file did not pass, file-level first.
     public var problems: [String] {
         errors.map { p in p.frame.map { "frame \($0): \(p.reason)" } ?? p.reason }
-            + failedRules.map { "expected \($0.rule), got \($0.actual)" }
+            + failedRules.map(FileCheckResult.ruleWords)
             + (golden?.problem.map { [$0] } ?? [])
+    }
+
+    /// A broken rule in words: `expected frames>=24, got 12`.
+    static func ruleWords(_ broken: (rule: String, actual: String)) -> String {
+        "expected \(broken.rule), got \(broken.actual)"
     }
 
     /// Every checked frame decoded cleanly (damage-free hashes, fit for a golden file).
@@ -106,7 +130,7 @@ public struct FileCheckResult: Sendable {
     /// A file that fails before any frame: it was read, and what it holds is wrong.
     static func failure(_ input: CheckInput, _ reason: String, seconds: Double) -> FileCheckResult {
         FileCheckResult(
-            input: input, status: .fail, format: nil, framesDecoded: 0, sampled: nil,
+            input: input, verdict: .fail, format: nil, framesDecoded: 0, sampled: nil,
             errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
             lightNote: nil, hashes: [], seconds: seconds, failedToOpen: false)
     }
@@ -116,7 +140,7 @@ public struct FileCheckResult: Sendable {
         failedToOpen: Bool = false
     ) -> FileCheckResult {
         FileCheckResult(
-            input: input, status: .error, format: format, framesDecoded: 0, sampled: nil,
+            input: input, verdict: .error, format: format, framesDecoded: 0, sampled: nil,
             errors: [FrameProblem(frame: nil, reason: reason)], failedRules: [], golden: nil, statistics: nil,
             lightNote: nil, hashes: [], seconds: seconds, failedToOpen: failedToOpen)
     }

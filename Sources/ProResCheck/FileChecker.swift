@@ -190,8 +190,11 @@ enum FileChecker {
         let findings = CheckFinding.of(format, decoded: sampled == nil ? report.framesRead : nil)
         let facts = ExpectRule.Facts(
             format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits, runs: runs.runs,
-            findings: findings)
+            findings: findings, statistics: statistics)
         let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) }
+        }
+        let warnedRules = options.warningRules.compactMap { rule in
+            rule.violation(facts).map { (rule: rule.text, actual: $0) }
         }
         let hashes = sink.hashes
         // A sample of every frame (N at least the file's count) is a complete check.
@@ -203,9 +206,10 @@ enum FileChecker {
         let golden = comparison?.verdict
         let passed = errors.isEmpty && failedRules.isEmpty && (golden ?? .match) == .match
         var result = FileCheckResult(
-            input: input, status: passed ? .pass : .fail, format: format, framesDecoded: hashes.count,
+            input: input, verdict: passed ? .pass : .fail, format: format, framesDecoded: hashes.count,
             sampled: sampled, errors: errors, failedRules: failedRules, golden: golden,
             statistics: statistics, lightNote: lightNote, hashes: hashes, seconds: elapsed(), failedToOpen: false)
+        result.warnedRules = warnedRules
         result.decoder = report.decoder
         result.findings = findings
         result.descriptionChanges = runs.changes

@@ -3,7 +3,8 @@ import ProResCore
 
 /// Per-file picture statistics from the measured frames: luma range and
 /// mean, black frames, frozen frames, alpha coverage and, for PQ/HLG, light
-/// levels. They inform a report; they never fail a file. Damaged frames are
+/// levels. They inform a report, and the rules that name them (`black-run`,
+/// `out-of-range-luma`, ...: `ExpectRule`) judge them. Damaged frames are
 /// left out (their concealed pixels are not reproducible, see
 /// `FrameMeasurement`), so `frames` counts the clean frames measured.
 ///
@@ -68,6 +69,22 @@ public struct FrameStatistics: Sendable {
     }
 
     public var lumaMean: Double? { lumaSamples > 0 ? Double(lumaSum) / Double(lumaSamples) : nil }
+
+    /// Y′ samples below or above the video range, as a share of every Y′
+    /// sample measured; nil for full range or without a frame.
+    public var outOfRangeLumaFraction: Double? {
+        guard range == .video, lumaSamples > 0 else { return nil }
+        return Double(outOfRange.lumaBelow + outOfRange.lumaAbove) / Double(lumaSamples)
+    }
+
+    /// Cb and Cr samples outside the video range, as a share of every Cb
+    /// and Cr sample measured (`chromaSamplesPerFrame` a frame: the native
+    /// planes' own, so 4:2:2 counts half-width planes).
+    public func outOfRangeChromaFraction(chromaSamplesPerFrame: Int) -> Double? {
+        guard range == .video, frames > 0, chromaSamplesPerFrame > 0 else { return nil }
+        let all = Double(frames) * Double(chromaSamplesPerFrame)
+        return Double(outOfRange.chromaBelow + outOfRange.chromaAbove) / all
+    }
     public var transparentFraction: Double? {
         alphaSamples > 0 ? Double(transparentSamples) / Double(alphaSamples) : nil
     }

@@ -8,7 +8,10 @@ import ProResGPU
 /// GitHub test reporters) read it: one `<testsuite name="prores-decode check">`,
 /// one `<testcase>` per file, named by its path; a failed file carries a
 /// `<failure>`, a file that could not be checked an `<error>`, each with the
-/// first reason as `message` and every reason in the body.
+/// first reason as `message` and every reason in the body. A file that
+/// passed with warnings (WARN) is a passing testcase with the properties
+/// `verdict` = `warn` and `warnings` = their count, and each warning a
+/// `warning: ` line of its `<system-out>`.
 public enum JUnitReport {
     public static let suiteName = "prores-decode check"
 
@@ -65,7 +68,18 @@ public enum JUnitReport {
                 ? nil
                 : "    <system-out>" + XMLText.escape(findings.joined(separator: "\n")) + "</system-out>"
             switch r.status {
-            case .pass:
+            case .pass, .warn:
+                // A WARN passes: CI keeps it green unless it asks otherwise
+                // (`--on-warning`); the warnings are a property and the output.
+                if r.status == .warn {
+                    lines += [
+                        open + ">", "    <properties>",
+                        "      <property name=\"verdict\" value=\"warn\"/>",
+                        "      <property name=\"warnings\" value=\"\(r.warnings.count)\"/>", "    </properties>",
+                    ]
+                    lines += [notes, "  </testcase>"].compactMap { $0 }
+                    continue
+                }
                 if let notes {
                     lines += [open + ">", notes, "  </testcase>"]
                 } else {

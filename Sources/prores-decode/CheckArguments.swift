@@ -15,6 +15,11 @@ extension CheckCommand {
         let listPath: String?
         let resumePath: String?
         let rules: [ExpectRule]
+        /// `--policy FILE|default|none`, as given; nil: the default policy.
+        let policyPath: String?
+        /// The policy in force, `--expect`'s rules not among them.
+        let policy: CheckPolicy
+        let onWarning: WarningExit
         let sample: Int?
         let jobs: Int
         let threads: Int
@@ -50,6 +55,11 @@ extension CheckCommand {
             do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
                 throw UsageError(ErrorWords.render(error))
             }
+            policyPath = parsed.string("--policy")
+            if policyPath?.isEmpty == true { throw UsageError("--policy needs a file, default or none") }
+            policy = try CheckPolicyFile.load(policyPath)
+            onWarning =
+                try parsed.value("--on-warning", expected: "pass, warn or fail", WarningExit.init(rawValue:)) ?? .warn
             sample = try parsed.integer("--sample")
             jobs = try parsed.integer("--jobs") ?? 0
             threads = try parsed.integer("--threads") ?? 0
@@ -133,6 +143,7 @@ extension CheckCommand {
             files.input("--golden", goldenPath)
             files.input("--list", listPath)
             files.input("--resume", resumePath)
+            if policyPath != "none", policyPath != "default" { files.input("--policy", policyPath) }
             for (option, path) in [
                 ("--report", reportPath), ("--junit", junitPath), ("--html", htmlPath),
                 ("--write-golden", writeGoldenPath),
@@ -164,6 +175,18 @@ extension CheckCommand {
         func runOptions(golden: GoldenFile?) -> String {
             var words: [String] = []
             if !rules.isEmpty { words += ["--expect", rules.map(\.text).joined(separator: ",")] }
+            // The default policy adds no words: a report of a run without --policy reads as before.
+            if let policyPath, policyPath != "default" {
+                let stated =
+                    (policy.failRules.map { "fail " + $0.text } + policy.warningRules.map { "warn " + $0.text })
+                    .joined(separator: "\n")
+                words += [
+                    "--policy",
+                    policyPath == "none"
+                        ? "none"
+                        : "blake3:" + Array(stated.utf8).withUnsafeBytes { BLAKE3.hash($0, parallel: false).hex },
+                ]
+            }
             if let golden {
                 words += [
                     "--golden",
@@ -181,6 +204,16 @@ extension CheckCommand {
         var previews: PreviewOptions? {
             previewsPath.map { PreviewOptions(directory: $0, frames: previewFrames ?? PreviewOptions.defaultFrames) }
         }
+    }
+
+    /// `--on-warning`: what a WARN does to the exit status.
+    enum WarningExit: String {
+        /// Exit 0 when every file passed, warnings or not.
+        case pass
+        /// Exit 15 when every file passed and one has warnings.
+        case warn
+        /// A WARN exits as a FAIL does: 10.
+        case fail
     }
 
     /// `--shard I/N`, `auto` or `auto/N` (`ShardEnvironment`).

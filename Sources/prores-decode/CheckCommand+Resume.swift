@@ -53,7 +53,9 @@ struct ResumedFiles {
     func announce(_ inputs: [CheckInput]) {
         for input in inputs {
             guard let file = carried[input.path] else { continue }
-            let reason = file.status == .pass ? "" : ": " + (file.details().problems.first ?? file.status.rawValue)
+            let reason =
+                file.status == .pass || file.status == .warn
+                ? "" : ": " + (file.details().problems.first ?? file.status.rawValue)
             Console.line("\(file.status.rawValue.uppercased()) \(input.path)\(reason) (carried)")
         }
         if !carried.isEmpty { Console.note("check: --resume: \(carried.count) of \(inputs.count) files carried over") }
@@ -63,7 +65,7 @@ struct ResumedFiles {
         let statuses = results.map(\.status) + carried.values.map(\.status)
         return CheckSummary(
             files: statuses.count, passed: statuses.filter { $0 == .pass }.count,
-            failed: statuses.filter { $0 == .fail }.count,
+            warned: statuses.filter { $0 == .warn }.count, failed: statuses.filter { $0 == .fail }.count,
             errors: statuses.filter { $0 == .error }.count, seconds: seconds, shard: shard, sample: sample)
     }
 
@@ -79,11 +81,7 @@ struct ResumedFiles {
     func junit(_ results: [FileCheckResult], inputs: [CheckInput], summary: CheckSummary) -> String {
         let checked = Dictionary(results.map { ($0.input.path, $0) }, uniquingKeysWith: { first, _ in first })
         let cases = inputs.compactMap { input -> JUnitReport.Case? in
-            if let file = carried[input.path] {
-                return JUnitReport.Case(
-                    name: file.path, status: file.status, problems: file.status == .pass ? [] : file.details().problems,
-                    seconds: file.seconds)
-            }
+            if let file = carried[input.path] { return file.junitCase }
             return checked[input.path].map {
                 JUnitReport.Case(
                     name: PathBytes.reportText($0.input.path), status: $0.status, problems: $0.problems,

@@ -90,9 +90,11 @@ enum CheckCommand: Command {
 
         let started = monotonicNanoseconds()
         var options = CheckOptions(
-            sample: sample, jobs: arguments.jobs, timeout: arguments.timeout, rules: arguments.rules,
+            sample: sample, jobs: arguments.jobs, timeout: arguments.timeout,
+            rules: arguments.policy.failRules + arguments.rules,
             golden: golden, threadsPerFile: arguments.threads, previews: previews, decoder: arguments.decoder,
             keepsFrameSeries: arguments.htmlPath != nil)
+        options.warningRules = arguments.policy.warningRules
         // Files, and the frames inside them as the files open (a long file
         // is minutes of one file): `file 0/1 frame 480/20100 2% 220 fps ETA 1:30`.
         let progress = ProgressLine.onTerminal(unit: "file", total: toCheck.count, rateUnit: nil)
@@ -108,7 +110,8 @@ enum CheckCommand: Command {
         batch.onResult = { result in
             finished.append(result)
             progress?.clear()
-            Console.line(line(result))
+            Console.line(line(result, verbose: verbose))
+            if verbose { for problem in result.problems.dropFirst() { Console.line("  also: " + problem) } }
             for warning in result.warnings { Console.line("  warning: " + warning) }
             for note in result.descriptionChangeNotes { Console.line("  note: " + note) }
             if verbose, let note = previewNote(result) { Console.line("  " + note) }
@@ -195,7 +198,16 @@ enum CheckCommand: Command {
             try html.commit()
         }
         for path in replaced { Console.note("check: replaced the existing \(path)") }
-        return summary.failed > 0 ? .checkFailed : summary.errors > 0 ? .checkErrors : .success
+        return exitCode(failed: summary.failed, errors: summary.errors, warned: summary.warned, arguments.onWarning)
+    }
+
+    /// 10 when a file failed (or warned, with `--on-warning fail`), else 11
+    /// when one could not be checked, else 15 when one warned (unless
+    /// `--on-warning pass`), else 0; `merge` exits by the same rule.
+    static func exitCode(failed: Int, errors: Int, warned: Int, _ onWarning: WarningExit) -> ExitCode {
+        if failed > 0 || (warned > 0 && onWarning == .fail) { return .checkFailed }
+        if errors > 0 { return .checkErrors }
+        return warned > 0 && onWarning == .warn ? .checkWarnings : .success
     }
 
     /// The golden file and the JSON report of `results` (with the carried
@@ -229,16 +241,21 @@ enum CheckCommand: Command {
         }
     }
 
-    /// `PASS path`, `FAIL path: reason`, `ERROR path: reason` (the first
-    /// reason, and how many more there are).
-    static func line(_ result: FileCheckResult) -> String {
+    /// `PASS path`, `WARN path (2 warnings)`, `FAIL path: reason`, `ERROR
+    /// path: reason` (the first reason, and how many more there are; with
+    /// `verbose` the others follow on lines of their own). Each warning
+    /// follows on a line of its own.
+    static func line(_ result: FileCheckResult, verbose: Bool = false) -> String {
         let problems = result.problems
-        let more = problems.count > 1 ? " (+\(problems.count - 1) more)" : ""
+        let more = problems.count > 1 && !verbose ? " (+\(problems.count - 1) more)" : ""
         let retried =
             result.retries.isEmpty
             ? "" : " (opened after \(result.retries.count) failed tr\(result.retries.count == 1 ? "y" : "ies"))"
         switch result.status {
         case .pass: return "PASS \(result.input.path)\(retried)"
+        case .warn:
+            let count = result.warnings.count
+            return "WARN \(result.input.path)\(retried) (\(count) warning\(count == 1 ? "" : "s"))"
         case .fail: return "FAIL \(result.input.path): \(problems.first ?? "failed")\(more)"
         case .error: return "ERROR \(result.input.path): \(problems.first ?? "error")\(more)"
         }

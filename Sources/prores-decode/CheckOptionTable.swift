@@ -5,7 +5,7 @@ import ProResPipeline
 /// `check`'s table: every option, its help, and the prose around them.
 extension CheckCommand {
     static let spec = CommandSpec(
-        name: "check", operands: "PATH...", summary: "batch QC for CI: pass, fail or error per file",
+        name: "check", operands: "PATH...", summary: "batch QC for CI: pass, warn, fail or error per file",
         sections: [
             OptionSection(
                 heading: "REPORTS",
@@ -49,12 +49,25 @@ extension CheckCommand {
                             + "size=1920x1080, alpha=true, interlaced=false, chroma=4:2:2, transfer=pq, primaries=bt2020, "
                             + "matrix=bt2020nc (FFmpeg's names as info prints them, aliases pq hlg srgb p3; the value must be "
                             + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
-                            + "max-nits with =, !=, >=, <=, >, < (fps as 23.976, 23.98 or 24000/1001); quote rules with > or < in the shell. "
+                            + "max-nits with =, !=, >=, <=, >, < (fps as 23.976, 23.98 or 24000/1001); black-frames, black-run (longest "
+                            + "black run inside the clip), black-head, black-tail, frozen-frames, frozen-run in frames or "
+                            + "seconds (0.5s); out-of-range-luma, out-of-range-chroma as a share of samples (0.01 or 1%), "
+                            + "out-of-range-frames; max-cll, max-fall in nits (PQ/HLG), or 'stated': the file's own MaxCLL, MaxFALL; mastering-display, "
+                            + "content-light-level, hdr-metadata (a PQ file has both) =true or =false; quote rules with > or < in the shell. "
                             + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
                             + "frames change colour, field order or alpha mid-clip. "
                             + "field-order=tff|bff|progressive (frame header and container), consistent (no container/"
                             + "frame-header conflict), continuous (no timestamp gap), timecode=10:00:00:00 (the start), "
                             + "duration=12.48 (seconds) or duration=312f (frames)"),
+                    OptionSpec(
+                        "--policy", value: "FILE|default|none",
+                        help:
+                            "the rules every file is judged by, one a line: 'fail RULE' (a FAIL), 'warn RULE' (a WARN) or "
+                            + "RULE alone (fail), in --expect's language; # starts a comment; the line 'default' adds the "
+                            + "default policy. Without --policy the default policy applies: warn black-run<=0.5s, "
+                            + "frozen-run<=1s, out-of-range-luma<=1%, out-of-range-chroma<=1%, hdr-metadata=true (default names it); "
+                            + "none: no policy. --expect adds fail rules to it"),
+                    .onWarning,
                     OptionSpec(
                         "--golden", value: "FILE|-",
                         help:
@@ -103,7 +116,7 @@ extension CheckCommand {
                     OptionSpec(
                         "--resume", value: "PREVIOUS.json",
                         help:
-                            "carry over PREVIOUS.json's pass and fail verdicts (made with the same options) for files whose "
+                            "carry over PREVIOUS.json's pass, warn and fail verdicts (made with the same options) for files whose "
                             + "key and size and modification time (an http:// URL: ETag and Last-Modified) are unchanged; check "
                             + "the rest. Carried files are marked "
                             + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
@@ -151,6 +164,7 @@ extension CheckCommand {
         about: """
             Decodes every frame of every file (native planar output) and judges it:
               PASS   every checked frame decoded cleanly, every rule held, golden hashes match
+              WARN   a pass with warnings: a warn rule of the policy broken, frames where decoders may differ
               FAIL   a damaged, undecodable or missing frame, a broken rule, a golden mismatch
               ERROR  missing, unreadable, not ProRes, or timed out
             One line per file on stderr, in path order, then a TOTAL line.
@@ -173,7 +187,7 @@ extension CheckCommand {
             warning counts them. They take part of --timeout. Keep DIR outside the checked \
             directories, or the next run checks the PNGs too.
 
-            Statistics in the JSON report (they inform, never fail a file): luma min/mean/max \
+            Statistics in the JSON report (the rules that name them judge them): luma min/mean/max \
             in native code values; black frames (mean luma within 2% of the black..white span \
             above video black); frozen frames (BLAKE3 equal to the previous checked frame's); \
             codes outside the video range (Y' below 64 or above 940, Cb/Cr below 64 or above \
@@ -184,9 +198,18 @@ extension CheckCommand {
             out: their broken slices hold concealment (black), not picture.
 
             Exit status: 0 every file passed; 10 at least one file failed; 11 none failed but \
-            at least one could not be checked; 2 usage; 3 golden file unreadable, or the \
+            at least one could not be checked; 15 every file passed, at least one with warnings \
+            (--on-warning pass makes it 0, fail 10); 2 usage; 3 golden file unreadable, or the \
             --resume report unreadable or failing its checks (as merge's); 6 a report \
             could not be written; 9 interrupted (--report and --write-golden still hold the \
             files it finished, marked interrupted, for --resume; nothing else is written).
             """)
+}
+
+extension OptionSpec {
+    /// `--on-warning`, shared by `check` and `merge`.
+    static let onWarning = OptionSpec(
+        "--on-warning", value: "pass|warn|fail",
+        help: "what a WARN does to the exit status: warn (default) exits 15 when every file passed and one has "
+            + "warnings; pass exits 0; fail exits 10, as a failure. Reports say WARN whichever is chosen")
 }

@@ -25,6 +25,7 @@ enum ExitCode: Int32, CaseIterable {
     case badEffectFile = 12
     case hardwareUnavailable = 13
     case noDisplay = 14
+    case checkWarnings = 15
 
     /// What the code means, worded as docs/formats.md's exit-code table words it
     /// (a test holds the two, and `--help`, to the same text).
@@ -58,6 +59,9 @@ enum ExitCode: Int32, CaseIterable {
         case .noDisplay:
             return
                 "play: no display to show frames on (DISPLAY unset, no X server, or no Vulkan surface or queue that can present to it), or the display went away while playing"
+        case .checkWarnings:
+            return
+                "check, merge: every file passed, at least one with warnings (WARN); --on-warning pass makes it 0, --on-warning fail 10"
         }
     }
 

@@ -19,6 +19,7 @@ enum MergeCommand: Command {
         let listPath: String?
         let overwrite: Bool
         let noOverwrite: Bool
+        let onWarning: CheckCommand.WarningExit
 
         init(_ parsed: ParsedArguments) throws {
             reports = parsed.positionals
@@ -33,6 +34,9 @@ enum MergeCommand: Command {
             listPath = parsed.string("--list")
             overwrite = parsed.flag("--overwrite")
             noOverwrite = parsed.flag("--no-overwrite")
+            onWarning =
+                try parsed.value(
+                    "--on-warning", expected: "pass, warn or fail", CheckCommand.WarningExit.init(rawValue:)) ?? .warn
         }
 
         func validate() throws {
@@ -112,7 +116,8 @@ enum MergeCommand: Command {
             try html.write(MergedPage.html(merge, pageDirectory: directory))
             try html.commit()
         }
-        return merge.failed > 0 ? .checkFailed : merge.errors > 0 ? .checkErrors : .success
+        return CheckCommand.exitCode(
+            failed: merge.failed, errors: merge.errors, warned: merge.warned, arguments.onWarning)
     }
 
     /// With `--list`, every file of a shard whose report is missing, one

@@ -25,6 +25,7 @@ extension MergeCommand {
                     OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file"),
                     OptionSpec(
                         "-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either"),
+                    OptionSpec.onWarning,
                 ]),
             OptionSection(
                 heading: "INPUTS",
@@ -47,7 +48,8 @@ extension MergeCommand {
             """,
         epilogue: """
             Exit status: as check's: 0 every file passed; 10 at least one failed; 11 none \
-            failed but at least one could not be checked; 2 the reports are not one run's \
+            failed but at least one could not be checked; 15 every file passed, at least one \
+            with warnings (--on-warning); 2 the reports are not one run's \
             shards, or miss or repeat files (each problem named on stderr, nothing written); \
             3 a report or golden file is missing or unreadable, or a report fails its checks (a \
             file line not as check writes it, a status word its errors, failed rules and golden \

@@ -193,7 +193,7 @@ final class CheckPreviewTests: XCTestCase {
         let result = try runTool(
             [
                 "check", dir.path, "--report", report.path, "--junit", junit.path, "--expect", "profile=hq",
-                "--threads", "1",
+                "--policy", "default", "--threads", "1",
                 "--previews", previews.path,
             ], environment: Self.validation)
         XCTAssertEqual(result.status, 10, result.stderr)

@@ -17,7 +17,7 @@ final class CheckProgressTests: XCTestCase {
 
     func testATerminalSeesFramesPercentRateAndETA() throws {
         let clip = try longClip()
-        let command = "'\(Repo.executable.path)' check '\(clip)' --decoder cpu"
+        let command = "'\(Repo.executable.path)' check '\(clip)' --decoder cpu --policy none"
         let run = try runExternal(["script", "-qec", command, "/dev/null"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = run.text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).map(String.init)

@@ -83,7 +83,7 @@ final class HTMLReportTests: XCTestCase {
         // The status filter with JavaScript off: each filter link's anchor in
         // a sandboxed iframe (scripts blocked, same origin so the harness can
         // read it), each section's computed display read back.
-        let filters = ["", "only-fail", "only-error", "only-pass"]
+        let filters = ["", "only-fail", "only-error", "only-warn", "only-pass"]
         let harness = moved.appendingPathComponent("harness.html")
         try Self.filterHarness(page: "check.html", anchors: filters).write(
             to: harness, atomically: true, encoding: .utf8)

@@ -48,7 +48,7 @@ final class HostileInputTests: XCTestCase {
         Hostile.assertExit(result, 10, "check")
         XCTAssertTrue(result.stderr.contains("PASS \(Repo.fixture("hq.mov"))"), result.stderr)
         XCTAssertTrue(result.stderr.contains("PASS \(Repo.fixture("hq.mxf"))"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("3 files: 2 passed, 1 failed, 0 errors"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("3 files: 2 passed, 0 warned, 1 failed, 0 errors"), result.stderr)
     }
 
     /// Its Cues (the index) were at the end; the track's DURATION tag says 5 frames.

@@ -14,8 +14,12 @@ final class ScaleOutRecipeTests: XCTestCase {
         let list = listed.map { dir.appendingPathComponent($0).path + "\n" }.joined()
         let reference = try makeTemporaryDirectory(self)
         try list.write(to: reference.appendingPathComponent("files.txt"), atomically: true, encoding: .utf8)
+        // The recipes name no policy: the default one, as here.
         let whole = try runTool(
-            ["check", "--list", "files.txt", "--report", "all.json", "--write-golden", "all.golden"], in: reference)
+            [
+                "check", "--list", "files.txt", "--report", "all.json", "--write-golden", "all.golden", "--policy",
+                "default",
+            ], in: reference)
         XCTAssertEqual(whole.status, 10, whole.stderr)
         let path =
             Repo.executable.deletingLastPathComponent().path + ":"

@@ -5,7 +5,8 @@ import ProResCore
 /// writes: every field of the right type, none unknown, and a status word
 /// that is the one its recorded facts give. Pass means no frame error, no
 /// failed rule and no golden result but a match; fail and error each need
-/// at least one of those reasons, and `"reason"` is the first of them.
+/// at least one of those reasons, and `"reason"` is the first of them;
+/// warn is a pass with at least one warning, and a pass has none.
 /// A report whose status words were edited is refused by this alone, even
 /// when its digest was recomputed to match.
 enum ReportLineCheck {
@@ -22,11 +23,18 @@ enum ReportLineCheck {
         else {
             return "a field is written twice"
         }
-        let problems = ShardReport.Details(object, previewBase: ".").problems
-        let derived = problems.isEmpty ? "pass" : "fail or error"
-        if (scanned.status == .pass) != problems.isEmpty {
+        let details = ShardReport.Details(object, previewBase: ".")
+        let problems = details.problems
+        let derived = problems.isEmpty ? (details.warnings.isEmpty ? "pass" : "warn") : "fail or error"
+        let consistent =
+            switch scanned.status {
+            case .pass: problems.isEmpty && details.warnings.isEmpty
+            case .warn: problems.isEmpty && !details.warnings.isEmpty
+            case .fail, .error: !problems.isEmpty
+            }
+        if !consistent {
             return
-                "its status is \"\(scanned.status.rawValue)\" but its errors, failed rules and golden result make it \(derived)"
+                "its status is \"\(scanned.status.rawValue)\" but its errors, failed rules, golden result and warnings make it \(derived)"
         }
         if object["reason"] as? String != problems.first {
             return "its reason is not the first of its errors, failed rules and golden result"
@@ -77,7 +85,7 @@ enum ReportLineCheck {
     private static let optional: [String: Rule] = [
         "carried": bool, "previews": object, "retries": array(string),
         "description_changes": array(shaped(["frame": count, "changed": string])),
-        "warnings": array(string), "decoders_may_differ": array(count),
+        "warnings": array(string), "decoders_may_differ": array(count), "warned_rules": array(failedRule),
     ]
 
     /// The first field missing, unknown or of the wrong type, in words.
@@ -88,7 +96,7 @@ enum ReportLineCheck {
             if !rule(value) { return "its \"\(name)\" is not what check writes there" }
         }
         if FileCheckResult.Status(rawValue: object["status"] as? String ?? "") == nil {
-            return "its status is none of pass, fail, error"
+            return "its status is none of pass, warn, fail, error"
         }
         return nil
     }

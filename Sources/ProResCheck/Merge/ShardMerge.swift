@@ -118,6 +118,7 @@ public struct ShardMerge: Sendable {
     }
 
     public var passed: Int { files.filter { $0.status == .pass }.count }
+    public var warned: Int { files.filter { $0.status == .warn }.count }
     public var failed: Int { files.filter { $0.status == .fail }.count }
     public var errors: Int { files.filter { $0.status == .error }.count }
 
@@ -125,8 +126,8 @@ public struct ShardMerge: Sendable {
     /// lines the shards' own; `"run"` says it was merged.
     public func json(goldenPath: String?) -> String {
         let summary = JSON.object([
-            ("files", "\(files.count)"), ("passed", "\(passed)"), ("failed", "\(failed)"), ("errors", "\(errors)"),
-            ("shard", "null"), ("sample", sample.map(String.init) ?? "null"),
+            ("files", "\(files.count)"), ("passed", "\(passed)"), ("warned", "\(warned)"), ("failed", "\(failed)"),
+            ("errors", "\(errors)"), ("shard", "null"), ("sample", sample.map(String.init) ?? "null"),
             ("seconds", JSON.number(seconds, digits: 3)),
         ])
         let runJSON = JSON.object([
@@ -139,19 +140,27 @@ public struct ShardMerge: Sendable {
         return CheckReport.json(fileLines: files.map(\.line), summary: summary, run: runJSON)
     }
 
-    /// "12 files: 3 passed, 5 failed, 4 errors (3 shards) in 0.42 s"
+    /// "12 files: 3 passed, 0 warned, 5 failed, 4 errors (3 shards) in 0.42 s"
     public var text: String {
-        "\(files.count) file\(files.count == 1 ? "" : "s"): \(passed) passed, \(failed) failed, \(errors) error\(errors == 1 ? "" : "s")"
+        CheckSummary.counts(files: files.count, passed: passed, warned: warned, failed: failed, errors: errors)
             + " (\(run.shardCount) shard\(run.shardCount == 1 ? "" : "s")) in \(JSON.number(seconds, digits: 2)) s"
     }
 
     public var junit: String {
         JUnitReport.xml(
-            files.map {
-                JUnitReport.Case(
-                    name: $0.path, status: $0.status, problems: $0.status == .pass ? [] : $0.details().problems,
-                    seconds: $0.seconds)
-            },
+            files.map { $0.junitCase },
             failed: failed, errors: errors, seconds: seconds)
+    }
+}
+
+extension ShardReport.File {
+    /// The file's JUnit testcase, read back from its line: its reasons and warnings.
+    public var junitCase: JUnitReport.Case {
+        guard status != .pass else {
+            return JUnitReport.Case(name: path, status: status, problems: [], seconds: seconds)
+        }
+        let details = details()
+        return JUnitReport.Case(
+            name: path, status: status, problems: details.problems, seconds: seconds, warnings: details.warnings)
     }
 }

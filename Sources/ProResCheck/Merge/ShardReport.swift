@@ -32,6 +32,8 @@ public struct ShardReport: Sendable {
     public struct Details: Sendable {
         /// Every reason, in the order `FileCheckResult.problems` gives them.
         public let problems: [String]
+        /// `FileCheckResult.warnings` as the line holds them.
+        public let warnings: [String]
         /// The contact sheet and frame when previews were written: relative
         /// paths taken as relative to the report's directory (where `check` ran).
         public let previews: (sheet: String, frame: String)?
@@ -56,6 +58,7 @@ public struct ShardReport: Sendable {
                         ? "golden mismatch at frame \(golden["frame"] as? Int ?? 0): \(reason)" : reason)
             }
             self.problems = problems
+            warnings = object["warnings"] as? [String] ?? []
             func rebase(_ path: String) -> String {
                 path.hasPrefix("/") || previewBase == "." ? path : PathBytes.reportText(previewBase) + "/" + path
             }

@@ -9,25 +9,26 @@ import ProResReports
 ///
 /// Layout: a summary (counts, time, decoder and device, shard, sample), the
 /// status filter, an index of the files, then one `<section class="file
-/// STATUS">` per file — failures first, then errors, then passes, each group
-/// in path order.
+/// STATUS">` per file — failures first, then errors, then passes with
+/// warnings, then passes, each group in path order.
 public enum CheckPage {
     /// `pageDirectory`: where the page will be (the working directory for stdout).
     public static func html(_ results: [FileCheckResult], summary: CheckSummary, decoder: String, pageDirectory: String)
         -> String
     {
-        let order: [FileCheckResult.Status] = [.fail, .error, .pass]
+        let order: [FileCheckResult.Status] = [.fail, .error, .warn, .pass]
         let sorted = results.enumerated().sorted { a, b in
             let (ra, rb) = (order.firstIndex(of: a.element.status)!, order.firstIndex(of: b.element.status)!)
             return ra != rb ? ra < rb : a.offset < b.offset
         }.map(\.element)
-        let verdict = summary.failed > 0 ? "FAIL" : summary.errors > 0 ? "ERROR" : "PASS"
+        let verdict = overallVerdict(failed: summary.failed, errors: summary.errors, warned: summary.warned)
         var html = PageStyle.head(title: "prores-decode check: \(verdict), \(summary.text)")
         html +=
             "<header>\n<h1>prores-decode check: <span class=\"verdict \(verdict.lowercased())\">\(verdict)</span></h1>\n"
         html += summaryTable(summary, decoder: decoder) + "</header>\n"
         html += PageStyle.statusFilter(
-            files: summary.files, failed: summary.failed, errors: summary.errors, passed: summary.passed)
+            files: summary.files, failed: summary.failed, errors: summary.errors, warned: summary.warned,
+            passed: summary.passed)
         html += "<main>\n" + index(sorted)
         for (i, result) in sorted.enumerated() {
             html += FileSection.html(result, id: "file-\(i + 1)", pageDirectory: pageDirectory)
@@ -35,9 +36,15 @@ public enum CheckPage {
         return html + "</main>\n" + PageStyle.tail(script: true)
     }
 
+    /// The run's verdict: FAIL over ERROR over WARN over PASS.
+    static func overallVerdict(failed: Int, errors: Int, warned: Int) -> String {
+        failed > 0 ? "FAIL" : errors > 0 ? "ERROR" : warned > 0 ? "WARN" : "PASS"
+    }
+
     private static func summaryTable(_ s: CheckSummary, decoder: String) -> String {
         var rows: [(String, String)] = [
-            ("files", "\(s.files)"), ("passed", "\(s.passed)"), ("failed", "\(s.failed)"), ("errors", "\(s.errors)"),
+            ("files", "\(s.files)"), ("passed", "\(s.passed)"), ("warned", "\(s.warned)"), ("failed", "\(s.failed)"),
+            ("errors", "\(s.errors)"),
             ("time", "\(JSON.number(s.seconds, digits: 2)) s"), ("decoder", decoder),
             ("shard", s.shard.map(\.description) ?? "all files"),
         ]
@@ -53,7 +60,8 @@ public enum CheckPage {
         var html = "<table class=\"index\">\n<tr><th>verdict</th><th>file</th><th>why</th></tr>\n"
         for (i, r) in results.enumerated() {
             let status = r.status.rawValue
-            let problems = r.problems
+            // A WARN's why is its first warning.
+            let problems = r.problems.isEmpty ? r.warnings : r.problems
             let why = problems.first.map { $0 + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "") } ?? ""
             html +=
                 "<tr class=\"\(status)\" data-name=\"\(XMLText.escape(r.input.path))\"><td><span class=\"verdict \(status)\">"

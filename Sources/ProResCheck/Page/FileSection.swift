@@ -26,6 +26,12 @@ enum FileSection {
             html +=
                 "<h3>Why</h3>\n<ul class=\"reasons\">\n" + reasons.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
         }
+        if !r.failedRules.isEmpty {
+            html +=
+                "<h3>Rules not met</h3>\n<table class=\"rules\"><tr><th>expected</th><th>got</th></tr>\n"
+                + r.failedRules.map { "<tr><td>\(e($0.rule))</td><td>\(e($0.actual))</td></tr>\n" }.joined()
+                + "</table>\n"
+        }
         let warnings = r.warnings
         if !warnings.isEmpty {
             html +=
@@ -36,12 +42,6 @@ enum FileSection {
             html +=
                 "<h3>Description changes</h3>\n<ul class=\"changes\">\n"
                 + r.descriptionChangeNotes.map { "<li>\(e($0))</li>\n" }.joined() + "</ul>\n"
-        }
-        if !r.failedRules.isEmpty {
-            html +=
-                "<h3>Rules not met</h3>\n<table class=\"rules\"><tr><th>expected</th><th>got</th></tr>\n"
-                + r.failedRules.map { "<tr><td>\(e($0.rule))</td><td>\(e($0.actual))</td></tr>\n" }.joined()
-                + "</table>\n"
         }
         if let format = r.format { html += "<h3>Format</h3>\n" + formatTable(format) }
         if let statistics = r.statistics, statistics.frames > 0 {

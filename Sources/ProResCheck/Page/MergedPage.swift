@@ -13,19 +13,21 @@ public enum MergedPage {
             switch status {
             case .fail: return 0
             case .error: return 1
-            case .pass: return 2
+            case .warn: return 2
+            case .pass: return 3
             }
         }
         let sorted = merge.files.enumerated().sorted { a, b in
             let (ra, rb) = (rank(a.element.status), rank(b.element.status))
             return ra != rb ? ra < rb : a.offset < b.offset
         }.map(\.element)
-        let verdict = merge.failed > 0 ? "FAIL" : merge.errors > 0 ? "ERROR" : "PASS"
+        let verdict = CheckPage.overallVerdict(failed: merge.failed, errors: merge.errors, warned: merge.warned)
         var html = PageStyle.head(title: "prores-decode check: \(verdict), \(merge.text)")
         html +=
             "<header>\n<h1>prores-decode check: <span class=\"verdict \(verdict.lowercased())\">\(verdict)</span></h1>\n"
         var rows = [
-            ("files", "\(merge.files.count)"), ("passed", "\(merge.passed)"), ("failed", "\(merge.failed)"),
+            ("files", "\(merge.files.count)"), ("passed", "\(merge.passed)"), ("warned", "\(merge.warned)"),
+            ("failed", "\(merge.failed)"),
             ("errors", "\(merge.errors)"), ("time", "\(JSON.number(merge.seconds, digits: 2)) s (the longest shard)"),
             ("shards", "\(merge.run.shardCount), merged"),
             ("options", merge.run.options.isEmpty ? "none" : merge.run.options),
@@ -36,7 +38,8 @@ public enum MergedPage {
             + "</table>\n"
         html += "</header>\n"
         html += PageStyle.statusFilter(
-            files: merge.files.count, failed: merge.failed, errors: merge.errors, passed: merge.passed)
+            files: merge.files.count, failed: merge.failed, errors: merge.errors, warned: merge.warned,
+            passed: merge.passed)
         html += "<main>\n" + index(sorted)
         for (i, file) in sorted.enumerated() {
             html += section(file, id: "file-\(i + 1)", pageDirectory: pageDirectory)
@@ -50,7 +53,9 @@ public enum MergedPage {
         guard !files.isEmpty else { return "<p class=\"note\">No files were checked.</p>\n" }
         var html = "<table class=\"index\">\n<tr><th>verdict</th><th>file</th><th>why</th></tr>\n"
         for (i, f) in files.enumerated() {
-            let problems = f.status == .pass ? [] : f.details().problems
+            let details = f.status == .pass ? nil : f.details()
+            // A WARN's why is its first warning.
+            let problems = f.status == .warn ? details?.warnings ?? [] : details?.problems ?? []
             let status = f.status.rawValue
             let why = problems.first.map { $0 + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "") } ?? ""
             html +=
@@ -72,6 +77,11 @@ public enum MergedPage {
         if !details.problems.isEmpty {
             html +=
                 "<h3>Why</h3>\n<ul class=\"reasons\">\n" + details.problems.map { "<li>\(e($0))</li>\n" }.joined()
+                + "</ul>\n"
+        }
+        if !details.warnings.isEmpty {
+            html +=
+                "<h3>Warnings</h3>\n<ul class=\"warnings\">\n" + details.warnings.map { "<li>\(e($0))</li>\n" }.joined()
                 + "</ul>\n"
         }
         if let previews = details.previews {

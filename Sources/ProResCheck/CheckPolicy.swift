@@ -1,0 +1,88 @@
+import Foundation
+
+/// The rules `check` judges every file by, in two tiers: `fail` rules (a
+/// broken one is a FAIL) and `warn` rules (a broken one is a warning, the
+/// file a WARN). Without `--policy` the default policy below applies;
+/// `--expect` adds fail rules to whichever policy is in force.
+///
+/// A policy file (docs/check.md, "Policy files") holds one rule a line,
+/// `fail RULE` or `warn RULE` (a rule alone is a fail rule), in the
+/// `--expect` language; `#` starts a comment, blank lines are skipped, and
+/// the line `default` stands for the default policy's rules.
+public struct CheckPolicy: Equatable, Sendable {
+    public var failRules: [ExpectRule] = []
+    public var warningRules: [ExpectRule] = []
+
+    public init(failRules: [ExpectRule] = [], warningRules: [ExpectRule] = []) {
+        self.failRules = failRules
+        self.warningRules = warningRules
+    }
+
+    /// What gives a WARN with no rule at all: an interior black run over
+    /// half a second, a picture frozen over a second, more than 1% of the
+    /// Y′ or of the Cb/Cr samples outside the video range, and a PQ file
+    /// without its mastering display or content light level.
+    public static let defaultText = """
+        warn black-run<=0.5s
+        warn frozen-run<=1s
+        warn out-of-range-luma<=1%
+        warn out-of-range-chroma<=1%
+        warn hdr-metadata=true
+        """
+
+    /// The default policy, which is made of rules that parse.
+    public static let standard: CheckPolicy = {
+        do { return try parse(defaultText, name: "the default policy") } catch {
+            preconditionFailure("the default policy does not parse: \(error)")
+        }
+    }()
+
+    /// A policy file's line that is not a rule, by its file and 1-based line.
+    public struct Problem: Error, Equatable, CustomStringConvertible {
+        public let name: String
+        public let line: Int
+        public let why: String
+
+        public var description: String { "\(name), line \(line): \(why)" }
+    }
+
+    /// The policy `text` states; `name` names it in a problem.
+    public static func parse(_ text: String, name: String) throws -> CheckPolicy {
+        var policy = CheckPolicy()
+        // "\r\n" is one Character, never equal to "\n": split on every line end,
+        // or a file saved with CRLF would be one comment line and no rule.
+        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let line = content.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { continue }
+            do { try policy.add(line) } catch let error as ExpectRule.ParseError {
+                throw Problem(name: name, line: number + 1, why: error.description)
+            } catch let other as LineProblem {
+                throw Problem(name: name, line: number + 1, why: other.why)
+            }
+        }
+        return policy
+    }
+
+    /// One line: `fail RULE`, `warn RULE`, `RULE` or `default`.
+    private mutating func add(_ line: String) throws {
+        if line == "default" {
+            failRules += Self.standard.failRules
+            warningRules += Self.standard.warningRules
+            return
+        }
+        let words = line.split(separator: " ", maxSplits: 1)
+        let tier = words.count == 2 ? String(words[0]) : nil
+        switch tier {
+        case "warn": warningRules.append(try ExpectRule(String(words[1])))
+        case "fail": failRules.append(try ExpectRule(String(words[1])))
+        default:
+            if line.contains(",") { throw LineProblem(why: "one rule a line ('\(line)' holds a comma)") }
+            failRules.append(try ExpectRule(line))
+        }
+    }
+
+    private struct LineProblem: Error {
+        let why: String
+    }
+}
