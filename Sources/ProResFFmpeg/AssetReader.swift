@@ -224,6 +224,7 @@ public final class AssetReader: SampleSource {
                 sampleAspectRatio: Self.sampleAspectRatio(stream), timecode: Self.timecode(context, stream),
                 masteringDisplay: HDRSideData.masteringDisplay(stream),
                 contentLightLevel: HDRSideData.contentLightLevel(stream))
+            description?.audioTracks = AudioTrackDescriptions.described(streams)
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                 timestampByIndex.count == Int(avformat_index_get_entries_count(stream))
             {

@@ -41,6 +41,8 @@ public struct FormatDescription: Sendable {
     public let timeBase: (numerator: Int, denominator: Int)
     /// Things the user should hear about (conflicting tags, guessed values).
     public let notes: [String]
+    /// The container's sound tracks, in stream order; none for an elementary stream.
+    public package(set) var audioTracks: [AudioTrack] = []
 
     public var hasAlpha: Bool { alpha != .none }
 
