@@ -24,6 +24,7 @@ complete -c prores-decode -n 'test (__prores_decode_command) = decode' -s i -r -
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l format -x -a 'y416 v216 native' -d 'output layout'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -s o -l output -r -F -d 'write the frames'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l container -x -a 'raw y4m nut mov' -d 'wrap -o\'s frames in this container whatever its name says'
+complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l audio -x -a 'copy none' -d 'the input\'s sound in -o'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l framemd5 -r -F -d 'write FFmpeg\'s framemd5'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l framehash -r -F -d 'the same with BLAKE3-256'
 complete -c prores-decode -n 'test (__prores_decode_command) = decode' -l timing -r -F -d 'write per-frame timing as JSON lines'
