@@ -23,6 +23,12 @@ public struct ExpectRule: Equatable, Sendable {
         case bitDepth = "bit-depth"
         case maxNits = "max-nits"
         case constantDescription = "constant-description"
+        case audioTracks = "audio-tracks"
+        case audioLayout = "audio-layout"
+        case loudness
+        case truePeak = "true-peak"
+        case silence
+        case avDuration = "av-duration"
 
         var isNumeric: Bool { [.frames, .width, .height, .fps, .bitDepth, .maxNits].contains(self) }
     }
@@ -56,6 +62,7 @@ public struct ExpectRule: Equatable, Sendable {
         case flag(Bool)
         /// A colour code point; nil means `untagged`.
         case color(Int?)
+        case audio(AudioExpectation)
     }
 
     /// The rule as written (trimmed), for reports.
@@ -73,6 +80,8 @@ public struct ExpectRule: Equatable, Sendable {
         public let maxNits: Double?
         /// The checked frames' descriptions; none: the format's alone.
         public let runs: [DescriptionRuns.Run]
+        /// The sound as measured; nil when it was not (`--audio none`).
+        public var audio: AudioFacts?
 
         public init(format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = []) {
             self.format = format
@@ -125,6 +134,11 @@ public struct ExpectRule: Equatable, Sendable {
             throw fail("unknown key '\(keyText)' (keys: \(Key.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         guard !value.isEmpty else { throw fail("missing value") }
+        if AudioExpectation.keys.contains(key) {
+            expected = .audio(try AudioExpectation(key: key, comparison: comparison, value: value, fail: fail))
+            (self.text, self.key, self.comparison) = (text, key, comparison)
+            return
+        }
         if !key.isNumeric, comparison != .equal, comparison != .notEqual {
             throw fail("'\(key.rawValue)' takes only = or !=")
         }
@@ -169,6 +183,9 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("'\(value)' is not a number (a plain decimal: 24, 23.976)")
             }
             expected = .number(number)
+        case .audioTracks, .audioLayout, .loudness, .truePeak, .silence, .avDuration:
+            // Parsed above, by AudioExpectation.
+            throw fail("a sound rule")
         }
         self.text = text
         self.key = key
@@ -178,6 +195,7 @@ public struct ExpectRule: Equatable, Sendable {
     /// Nil when the rule holds; otherwise the actual value, in words.
     public func violation(_ facts: Facts) -> String? {
         let f = facts.format
+        if case .audio(let audio) = expected { return audio.violation(key, comparison, facts) }
         switch expected {
         case .number(let wanted):
             let actual: Double?
@@ -236,6 +254,7 @@ public struct ExpectRule: Equatable, Sendable {
                 stated == nil
                 ? "untagged (\(tag.value.displayName) assumed)" : "\(tag.value.displayName) (\(tag.source.rawValue))"
             return (stated == wanted) == (comparison == .equal) ? nil : shown
+        case .audio: return nil
         }
     }
 }

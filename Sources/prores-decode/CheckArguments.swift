@@ -15,6 +15,8 @@ extension CheckCommand {
         let listPath: String?
         let resumePath: String?
         let rules: [ExpectRule]
+        /// `--audio none`: the sound is not measured.
+        let skipsAudio: Bool
         let sample: Int?
         let jobs: Int
         let threads: Int
@@ -49,6 +51,12 @@ extension CheckCommand {
             }
             do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
                 throw UsageError(ErrorWords.render(error))
+            }
+            skipsAudio =
+                try parsed.value("--audio", expected: "measure or none") { ["measure": false, "none": true][$0] }
+                ?? false
+            if skipsAudio, let rule = rules.first(where: { AudioExpectation.measuredKeys.contains($0.key) }) {
+                throw UsageError("--expect \(rule.text) needs the sound measured: leave out --audio none")
             }
             sample = try parsed.integer("--sample")
             jobs = try parsed.integer("--jobs") ?? 0
@@ -169,6 +177,7 @@ extension CheckCommand {
                 ]
             }
             if let sample { words += ["--sample", "\(sample)"] }
+            if skipsAudio { words += ["--audio", "none"] }
             words +=
                 filter.include.flatMap { ["--include", $0.text] } + filter.exclude.flatMap { ["--exclude", $0.text] }
             if timeout != CheckOptions.defaultTimeout { words += ["--timeout", JSON.number(timeout, digits: 3)] }

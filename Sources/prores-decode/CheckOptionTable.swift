@@ -51,7 +51,15 @@ extension CheckCommand {
                             + "stated by the file: 'untagged' matches a fallback), frames>=24, width, height, fps, bit-depth, "
                             + "max-nits with =, !=, >=, <=, >, < (fps equal to 3 decimals); quote rules with > or < in the shell. "
                             + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
-                            + "frames change colour, field order or alpha mid-clip"),
+                            + "frames change colour, field order or alpha mid-clip"
+                            + ". Sound: audio-tracks=2, audio-layout=5.1 (or 5.1+stereo, the tracks in order), "
+                            + "loudness=-23±1 (or -23+-1; LUFS), true-peak<=-1 (dBTP), silence<=2s (the longest), "
+                            + "av-duration<=1f (or seconds): measured rules hold on every track"),
+                    OptionSpec(
+                        "--audio", value: "measure|none",
+                        help:
+                            "measure every sound track beside the frames (default): loudness, loudness range, true and "
+                            + "sample peak, clipping, silence, length against the video; none skips it"),
                     OptionSpec(
                         "--golden", value: "FILE|-",
                         help:

@@ -74,6 +74,7 @@ complete -c prores-decode -n 'test (__prores_decode_command) = check' -s y -l ov
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -s n -l no-overwrite -d 'never replace an existing report, JUnit or HTML file either'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -s v -l verbose -d 'also show FFmpeg\'s own diagnostics, and each file\'s previews'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l expect -x -d 'comma-separated rules every file must meet'
+complete -c prores-decode -n 'test (__prores_decode_command) = check' -l audio -x -a 'measure none' -d 'measure every sound track beside the frames'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l golden -r -F -d 'fail files whose per-frame hashes differ from FILE\'s'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l sample -x -d 'check only N evenly spaced frames per file, first and last included'
 complete -c prores-decode -n 'test (__prores_decode_command) = check' -l jobs -x -d 'check N files at once'
