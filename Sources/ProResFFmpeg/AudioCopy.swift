@@ -44,7 +44,7 @@ public final class AudioCopy {
         context = opened
         let wanted = Set(tracks.map(\.index))
         for i in 0..<Int(opened.pointee.nb_streams) {
-            let stream = opened.pointee.streams[i]!
+            guard let stream = opened.pointee.streams[i] else { continue }
             let parameters = stream.pointee.codecpar.pointee
             let bits = Int(av_get_bits_per_sample(parameters.codec_id))
             let channels = Int(parameters.ch_layout.nb_channels)
@@ -161,6 +161,11 @@ public final class AudioCopy {
         let pts = packet.pointee.pts != PD_AV_NOPTS_VALUE ? packet.pointee.pts : packet.pointee.dts
         guard pts != PD_AV_NOPTS_VALUE, samples > 0 else { return }
         let first = av_rescale_q_rnd(pts, track.input.pointee.time_base, perSample, AV_ROUND_NEAR_INF)
+        // A time stamp a damaged file puts near the ends of the range is no sample position.
+        guard first > Int64.min / 4, first < Int64.max / 4 else {
+            throw ProResDecodeError.inputUnreadable(
+                path: displayPath, reason: "its sound has a time stamp out of range (\(pts))")
+        }
         var from = first
         var to = first + samples
         if cutsToVideo, let start {

@@ -32,7 +32,7 @@ public final class AudioSampleReader {
         context = opened
         let wanted = Set(indices)
         for i in 0..<Int(opened.pointee.nb_streams) {
-            let stream = opened.pointee.streams[i]!
+            guard let stream = opened.pointee.streams[i] else { continue }
             guard wanted.contains(i), stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else {
                 stream.pointee.discard = AVDISCARD_ALL
                 continue
@@ -138,16 +138,21 @@ public final class AudioSampleReader {
         let format = AVSampleFormat(frame.pointee.format)
         let planar = av_sample_fmt_is_planar(format) != 0
         let packed = av_get_packed_sample_fmt(format)
-        interleaved.removeAll(keepingCapacity: true)
-        interleaved.reserveCapacity(count * channels)
-        guard let planes = frame.pointee.extended_data else { return false }
+        guard let planes = frame.pointee.extended_data, count > 0 else { return count == 0 }
+        for c in 0..<(planar ? channels : 1) where planes[c] == nil { return false }
+        if interleaved.count != count * channels { interleaved = Array(repeating: 0, count: count * channels) }
+        // One plane at a time into its places of the interleaved run: a tight loop the compiler vectorises.
         func convert<T>(_ type: T.Type, _ scale: (T) -> Float) -> Bool {
-            for i in 0..<count {
-                for c in 0..<channels {
-                    guard let plane = planes[planar ? c : 0] else { return false }
-                    let at = planar ? i : i * channels + c
-                    interleaved.append(
-                        scale(UnsafeRawPointer(plane).load(fromByteOffset: at * MemoryLayout<T>.size, as: T.self)))
+            interleaved.withUnsafeMutableBufferPointer { out in
+                for plane in 0..<(planar ? channels : 1) {
+                    guard let base = planes[plane] else { continue }
+                    let values = UnsafeRawPointer(base).bindMemory(
+                        to: T.self, capacity: planar ? count : count * channels)
+                    if planar {
+                        for i in 0..<count { out[i * channels + plane] = scale(values[i]) }
+                    } else {
+                        for i in 0..<count * channels { out[i] = scale(values[i]) }
+                    }
                 }
             }
             return true
@@ -155,7 +160,7 @@ public final class AudioSampleReader {
         switch packed {
         case AV_SAMPLE_FMT_U8: return convert(UInt8.self) { (Float($0) - 128) / 128 }
         case AV_SAMPLE_FMT_S16: return convert(Int16.self) { Float($0) / 32768 }
-        case AV_SAMPLE_FMT_S32: return convert(Int32.self) { Float(Double($0) / 2_147_483_648) }
+        case AV_SAMPLE_FMT_S32: return convert(Int32.self) { Float($0) * (1 / 2_147_483_648) }
         case AV_SAMPLE_FMT_FLT: return convert(Float.self) { $0 }
         case AV_SAMPLE_FMT_DBL: return convert(Double.self) { Float($0) }
         default: return false

@@ -6,12 +6,16 @@ import ProResCore
 enum AudioTrackDescriptions {
     static func described(_ streams: [UnsafeMutablePointer<AVStream>]) -> [AudioTrack] {
         streams.enumerated().compactMap { index, stream in
-            stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? describe(index, stream) : nil
+            guard let parameters = stream.pointee.codecpar, parameters.pointee.codec_type == AVMEDIA_TYPE_AUDIO else {
+                return nil
+            }
+            return describe(index, stream, parameters)
         }
     }
 
-    private static func describe(_ index: Int, _ stream: UnsafeMutablePointer<AVStream>) -> AudioTrack {
-        let parameters = stream.pointee.codecpar!
+    private static func describe(
+        _ index: Int, _ stream: UnsafeMutablePointer<AVStream>, _ parameters: UnsafeMutablePointer<AVCodecParameters>
+    ) -> AudioTrack {
         let codec = String(cString: avcodec_get_name(parameters.pointee.codec_id))
         let codecBits = Int(av_get_bits_per_sample(parameters.pointee.codec_id))
         let rawBits = Int(parameters.pointee.bits_per_raw_sample)
