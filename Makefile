@@ -8,8 +8,9 @@ DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
                mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc \
-               libxcb1-dev zlib1g-dev
-# (libxcb1-dev: xcb's headers; the library itself is opened by `play` at run time.)
+               libxcb1-dev zlib1g-dev libebur128-dev
+# (libxcb1-dev: xcb's headers; the library itself is opened by `play` at run time.
+# libebur128-dev: the EBU R 128 loudness `check` measures on every sound track.)
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
 # mkvtoolnix for Matroska files as mkvmerge and mkvpropedit write them;

@@ -8,8 +8,9 @@ import PackageDescription
 //   prores-decode (CLI)      words, exit codes, options
 //   ProResTesting            fuzz entry, test doubles
 //   ProResPlayback           `play`'s session: keys, runs of frames, the HUD
-//   ProResCheck              check: rules, golden files, shards, lists,
-//                            resume, merge, its pages and JUnit report
+//   ProResCheck ← CEBUR128:  check: rules, golden files, shards, lists,
+//                            resume, merge, its pages and JUnit report,
+//                            the loudness of each sound track
 //   ProResBench              bench, its pages, the roofline, the timing plot
 //   ProResReports            page style, SVG charts (nothing of ProRes)
 //   ProResPipeline           decode run, decoder plan, sinks, image-file tags
@@ -67,6 +68,8 @@ let package = Package(
         .systemLibrary(name: "CShaderc", providers: [.apt(["libshaderc-dev", "glslang-dev", "spirv-tools"])]),
         // libxcb: the `play` window (headers from libxcb1-dev).
         .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
+        // libebur128: the loudness, loudness range and true peak `check` measures.
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // Our own C: streaming stores, which Swift cannot write.
         .target(name: "CStreamingCopy"),
         // The CPU decoder's IDCT on SSE2 (x86-64): the 16-bit multiply-adds Swift cannot emit.
@@ -100,7 +103,7 @@ let package = Package(
             name: "ProResCheck",
             dependencies: [
                 "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU",
-                "ProResPipeline", "ProResReports",
+                "ProResPipeline", "ProResReports", "CEBUR128",
             ],
             swiftSettings: swift6),
         .target(

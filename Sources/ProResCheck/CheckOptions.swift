@@ -35,6 +35,8 @@ public struct CheckOptions: Sendable {
     /// in it (`BatchCheck`, `GPUDecodeLanes`). Off (the tests' reference), a
     /// session per file; so too with more jobs than devices.
     public var sharesDecodeSessions = true
+    /// Measure every sound track beside the frames (`AudioMeasurement`); off with `--audio none`.
+    public var measuresAudio = true
 
     /// Counts every checked frame, for a progress line; nil: nothing counts.
     public var frameProgress: CheckFrameProgress?

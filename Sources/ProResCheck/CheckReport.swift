@@ -66,6 +66,8 @@ public enum CheckReport {
             ("format", r.format.map(format) ?? "null"),
             ("stats", stats),
         ]
+        // Every sound track measured, or none there ("missing"); absent when not measured.
+        if let audio = r.audio { fields.append(("audio", audio.json)) }
         // Only with --previews: without it the report is byte for byte what it was.
         if let previews = r.previews { fields.append(("previews", previews.json)) }
         // Only where a frame's description changes mid-clip: the first frame of each new run.

@@ -39,6 +39,12 @@ public struct ExpectRule: Equatable, Sendable {
         case masteringDisplay = "mastering-display"
         case contentLightLevel = "content-light-level"
         case hdrMetadata = "hdr-metadata"
+        case audioTracks = "audio-tracks"
+        case audioLayout = "audio-layout"
+        case loudness
+        case truePeak = "true-peak"
+        case silence
+        case avDuration = "av-duration"
 
         var isNumeric: Bool {
             [.frames, .width, .height, .fps, .bitDepth, .maxNits, .duration, .outOfRangeFrames, .maxCLL, .maxFALL]
@@ -102,6 +108,7 @@ public struct ExpectRule: Equatable, Sendable {
         case timecode(String)
         /// A running time in seconds, or in frames.
         case duration(Double, inFrames: Bool)
+        case audio(AudioExpectation)
     }
 
     /// The rule as written (trimmed), for reports.
@@ -123,6 +130,8 @@ public struct ExpectRule: Equatable, Sendable {
         public let findings: [CheckFinding]
         /// The clean frames' statistics; nil when none were measured.
         public let statistics: FrameStatistics?
+        /// The sound as measured; nil when it was not (`--audio none`).
+        public var audio: AudioFacts?
 
         public init(
             format: FormatDescription, frames: Int, maxNits: Double?, runs: [DescriptionRuns.Run] = [],
@@ -180,6 +189,11 @@ public struct ExpectRule: Equatable, Sendable {
             throw fail("unknown key '\(keyText)' (keys: \(Key.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         guard !value.isEmpty else { throw fail("missing value") }
+        if AudioExpectation.keys.contains(key) {
+            expected = .audio(try AudioExpectation(key: key, comparison: comparison, value: value, fail: fail))
+            (self.text, self.key, self.comparison) = (text, key, comparison)
+            return
+        }
         if !key.isNumeric, comparison != .equal, comparison != .notEqual {
             throw fail("'\(key.rawValue)' takes only = or !=")
         }
@@ -242,6 +256,9 @@ public struct ExpectRule: Equatable, Sendable {
                 throw fail("expected seconds (12.48 or 12.48s) or frames (312f)")
             }
             expected = .duration(amount, inFrames: inFrames)
+        case .audioTracks, .audioLayout, .loudness, .truePeak, .silence, .avDuration:
+            // Parsed above, by AudioExpectation.
+            throw fail("a sound rule")
         default:
             expected = try Self.number(value, key: key, fail: fail)
         }
@@ -321,6 +338,7 @@ public struct ExpectRule: Equatable, Sendable {
     /// Nil when the rule holds; otherwise the actual value, in words.
     public func violation(_ facts: Facts) -> String? {
         let f = facts.format
+        if case .audio(let audio) = expected { return audio.violation(key, comparison, facts) }
         switch expected {
         case .seconds(let wanted):
             guard let frames = measured(facts) else { return unmeasured(facts) }
@@ -403,6 +421,7 @@ public struct ExpectRule: Equatable, Sendable {
                 stated == nil
                 ? "untagged (\(tag.value.displayName) assumed)" : "\(tag.value.displayName) (\(tag.source.rawValue))"
             return (stated == wanted) == (comparison == .equal) ? nil : shown
+        case .audio: return nil
         }
     }
 }

@@ -77,6 +77,8 @@ public struct FileCheckResult: Sendable {
     /// from the frame before it: the first frame of each new run, and what
     /// changed. A finding in every report; a failure only by a rule.
     public internal(set) var descriptionChanges: [(frame: Int, what: String)] = []
+    /// Every sound track measured; nil when not measured (`--audio none`, or the file could not be read).
+    public internal(set) var audio: AudioFacts? = nil
 
     /// Frames whose coefficients leave the range where FFmpeg's C and x86
     /// SIMD IDCTs agree (`DecodedFrame.decodersMayDiffer`): a warning in

@@ -118,6 +118,10 @@ enum FileChecker {
         if let n = options.sample, let count = format.frameCount {
             sampled = FrameSampling.indices(count: count, samples: n)
         }
+        // The sound is measured on a thread of its own while the frames decode.
+        let audio =
+            options.measuresAudio
+            ? AudioMeasurement.start(input: input.location, format: format, cancellation: cancellation) : nil
         let (request, lightNote) = AnalysisRequest.check(format)
         let light = request.statistics?.light
         // Hashes and statistics are measured where the frame lives; only a v1
@@ -151,6 +155,7 @@ enum FileChecker {
             return result
         }
         if let stopped = try timedOut(format) { return stopped }
+        let audioFacts = try audio?.get()
 
         // Frame problems, in frame order; missing frames as runs.
         var errors =
@@ -188,9 +193,14 @@ enum FileChecker {
         let frameCount = sampled == nil ? report.framesRead : format.frameCount
         let runs = described.runs
         let findings = CheckFinding.of(format, decoded: sampled == nil ? report.framesRead : nil)
-        let facts = ExpectRule.Facts(
+        var facts = ExpectRule.Facts(
             format: format, frames: frameCount ?? report.framesRead, maxNits: statistics.maxNits, runs: runs.runs,
             findings: findings, statistics: statistics)
+        facts.audio = audioFacts
+        // A sound track that cannot be decoded to its end is damage, as a frame is.
+        errors += (audioFacts?.tracks ?? []).compactMap { track in
+            track.problem.map { .init(frame: nil, reason: "audio track \(track.track.index): \($0)") }
+        }
         let failedRules = options.rules.compactMap { rule in rule.violation(facts).map { (rule: rule.text, actual: $0) }
         }
         let warnedRules = options.warningRules.compactMap { rule in
@@ -217,6 +227,7 @@ enum FileChecker {
         result.goldenAcrossDecoders = comparison?.acrossDecoders ?? []
         result.retries = retries.list
         if options.keepsFrameSeries { result.series = series }
+        result.audio = audioFacts
         return result
     }
 

@@ -260,6 +260,7 @@ public final class AssetReader: SampleSource {
                 truncation: cut.map {
                     TruncatedMedia(firstFrame: $0.first, frames: $0.count, fileBytes: fileBytes ?? 0)
                 })
+            description?.audioTracks = AudioTrackDescriptions.described(streams)
             if let localPath, leading.enumerated().allSatisfy({ $0.offset == $0.element.index }),
                 timestampByIndex.count == Int(avformat_index_get_entries_count(stream))
             {

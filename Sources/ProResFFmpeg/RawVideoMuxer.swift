@@ -19,16 +19,22 @@ public final class RawVideoMuxer {
     private let sourceTimeBase: AVRational
     private let fallbackRate: AVRational
     private var written: Int64 = 0
+    /// Where the last frame written ends, in the stream's time base.
+    private var end: Int64?
+    /// The input's sound, interleaved with the frames (nil: none).
+    private let audio: AudioCopy?
     /// The error `write` threw inside libavformat's callback, rethrown after.
     private var writeError: Error?
     private let errorPath: String
 
     /// `formatName`: libavformat's muxer ("nut", "mov"). `errorPath` names the output in errors.
     /// `firstFrame`: the source frame written first (`--start`), whose time code the output carries.
+    /// `audio`: the input's sound tracks to carry beside the frames.
     public init(
         formatName: String, format: FormatDescription, firstFrame: Int = 0, errorPath: String,
-        write: @escaping ([UInt8]) throws -> Void, seek: ((Int64, Int32) -> Int64)? = nil
+        write: @escaping ([UInt8]) throws -> Void, seek: ((Int64, Int32) -> Int64)? = nil, audio: AudioCopy? = nil
     ) throws {
+        self.audio = audio
         self.write = write
         self.seek = seek
         self.errorPath = errorPath
@@ -54,6 +60,7 @@ public final class RawVideoMuxer {
         made.pointee.flags |= AVFMT_FLAG_BITEXACT
         describe(stream, format, firstFrame: firstFrame)
         do {
+            try audio?.addStreams(to: made, errorPath: errorPath)
             try openIO()
             var options: OpaquePointer?
             let header = avformat_write_header(made, &options)
@@ -181,12 +188,17 @@ public final class RawVideoMuxer {
         packet.pointee.flags |= AV_PKT_FLAG_KEY
         packet.pointee.stream_index = stream.pointee.index
         written = time + 1
-        try check(av_write_frame(context, packet), "writing a frame")
+        end = time + packet.pointee.duration
+        guard let audio else { return try check(av_write_frame(context, packet), "writing a frame") }
+        // The sound that begins before this frame goes first; the muxer interleaves the rest.
+        try audio.write(before: time, base: stream.pointee.time_base, into: context, errorPath: errorPath)
+        try check(av_interleaved_write_frame(context, packet), "writing a frame")
     }
 
     /// Writes the trailer and flushes: the container is complete.
     public func finish() throws {
         guard let context else { return }
+        try audio?.finish(end: end, base: stream.pointee.time_base, into: context, errorPath: errorPath)
         try check(av_write_trailer(context), "writing the trailer")
         avio_flush(context.pointee.pb)
         if let writeError { throw writeError }

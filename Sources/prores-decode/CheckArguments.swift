@@ -20,6 +20,8 @@ extension CheckCommand {
         /// The policy in force, `--expect`'s rules not among them.
         let policy: CheckPolicy
         let onWarning: WarningExit
+        /// `--audio none`: the sound is not measured.
+        let skipsAudio: Bool
         let sample: Int?
         let jobs: Int
         let threads: Int
@@ -60,6 +62,12 @@ extension CheckCommand {
             policy = try CheckPolicyFile.load(policyPath)
             onWarning =
                 try parsed.value("--on-warning", expected: "pass, warn or fail", WarningExit.init(rawValue:)) ?? .warn
+            skipsAudio =
+                try parsed.value("--audio", expected: "measure or none") { ["measure": false, "none": true][$0] }
+                ?? false
+            if skipsAudio, let rule = rules.first(where: { AudioExpectation.measuredKeys.contains($0.key) }) {
+                throw UsageError("--expect \(rule.text) needs the sound measured: leave out --audio none")
+            }
             sample = try parsed.integer("--sample")
             jobs = try parsed.integer("--jobs") ?? 0
             threads = try parsed.integer("--threads") ?? 0
@@ -194,6 +202,7 @@ extension CheckCommand {
                 ]
             }
             if let sample { words += ["--sample", "\(sample)"] }
+            if skipsAudio { words += ["--audio", "none"] }
             words +=
                 filter.include.flatMap { ["--include", $0.text] } + filter.exclude.flatMap { ["--exclude", $0.text] }
             if timeout != CheckOptions.defaultTimeout { words += ["--timeout", JSON.number(timeout, digits: 3)] }

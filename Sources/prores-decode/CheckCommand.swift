@@ -95,6 +95,7 @@ enum CheckCommand: Command {
             golden: golden, threadsPerFile: arguments.threads, previews: previews, decoder: arguments.decoder,
             keepsFrameSeries: arguments.htmlPath != nil)
         options.warningRules = arguments.policy.warningRules
+        options.measuresAudio = !arguments.skipsAudio
         // Files, and the frames inside them as the files open (a long file
         // is minutes of one file): `file 0/1 frame 480/20100 2% 220 fps ETA 1:30`.
         let progress = ProgressLine.onTerminal(unit: "file", total: toCheck.count, rateUnit: nil)

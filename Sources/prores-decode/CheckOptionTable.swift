@@ -58,7 +58,10 @@ extension CheckCommand {
                             + "frames change colour, field order or alpha mid-clip. "
                             + "field-order=tff|bff|progressive (frame header and container), consistent (no container/"
                             + "frame-header conflict), continuous (no timestamp gap), timecode=10:00:00:00 (the start), "
-                            + "duration=12.48 (seconds) or duration=312f (frames)"),
+                            + "duration=12.48 (seconds) or duration=312f (frames)"
+                            + ". Sound: audio-tracks=2, audio-layout=5.1 (or 5.1+stereo, the tracks in order), "
+                            + "loudness=-23±1 (or -23+-1; LUFS), true-peak<=-1 (dBTP), silence<=2s (the longest), "
+                            + "av-duration<=1f (or seconds): measured rules hold on every track"),
                     OptionSpec(
                         "--policy", value: "FILE|default|none",
                         help:
@@ -68,6 +71,11 @@ extension CheckCommand {
                             + "frozen-run<=1s, out-of-range-luma<=1%, out-of-range-chroma<=1%, hdr-metadata=true (default names it); "
                             + "none: no policy. --expect adds fail rules to it"),
                     .onWarning,
+                    OptionSpec(
+                        "--audio", value: "measure|none",
+                        help:
+                            "measure every sound track beside the frames (default): loudness, loudness range, true and "
+                            + "sample peak, clipping, silence, length against the video; none skips it"),
                     OptionSpec(
                         "--golden", value: "FILE|-",
                         help:

@@ -44,6 +44,9 @@ struct DecodeArguments: CommandArguments {
     let saveFormat: FrameSaver.Format?
     let validationFlag: Bool
     let playback: PlaybackArguments
+    /// `--audio none`: -o carries no sound, and says nothing of it.
+    let dropsAudio: Bool
+    private let parsedAudio: Bool
     /// `--assume-primaries/-transfer/-matrix`: H.273 codes for untagged colour.
     let assumed: (primaries: Int?, transfer: Int?, matrix: Int?)
 
@@ -53,6 +56,9 @@ struct DecodeArguments: CommandArguments {
         rawPath = parsed.string("--output")
         forcedContainer = try parsed.value(
             "--container", expected: "raw, y4m, nut or mov", OutputContainer.init(rawValue:))
+        parsedAudio = parsed.string("--audio") != nil
+        dropsAudio =
+            try parsed.value("--audio", expected: "copy or none") { ["copy": false, "none": true][$0] } ?? false
         md5Path = parsed.string("--framemd5")
         hashPath = parsed.string("--framehash")
         timingPath = parsed.string("--timing")
@@ -99,6 +105,7 @@ struct DecodeArguments: CommandArguments {
             throw UsageError("\(option) needs a \(option == "--save" ? "directory" : "file") name, not an empty string")
         }
         if forcedContainer != nil && rawPath == nil { throw UsageError("--container needs -o PATH") }
+        if parsedAudio && rawPath == nil { throw UsageError("--audio needs -o PATH") }
         if overwrite && noOverwrite { throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other") }
         if saveFormat != nil && savePath == nil { throw UsageError("--save-format needs --save DIR") }
         if requireHardware && noHardware {

@@ -131,7 +131,9 @@ enum DecodeCommand: Command {
         if let rawPath = arguments.rawPath {
             sinks.append(
                 try makeFrameSink(
-                    path: rawPath, container: container, format: format, firstFrame: start, overwrite: overwrite))
+                    path: rawPath, container: container, format: format, firstFrame: start, overwrite: overwrite,
+                    audio: arguments.dropsAudio
+                        ? nil : try audioCopy(arguments, container: container, format: format, range: range)))
         }
         // Hashes are of the native planar frame (`ffmpeg -f framemd5`'s
         // bytes) unless --format names a packed layout.
@@ -316,12 +318,57 @@ final class PendingCancellation: @unchecked Sendable {
 /// `-o`'s sink: raw frames, or the frames in the container `container` names.
 private func makeFrameSink(
     path: String, container: OutputContainer, format: FormatDescription, firstFrame: Int,
-    overwrite: Bool
+    overwrite: Bool, audio: AudioCopy?
 ) throws -> FrameSink {
     let file = try OutputFile(path: path, overwrite: overwrite)
     switch container {
     case .raw: return RawSink(file: file)
     case .y4m: return Y4MSink(file: file, format: format)
-    case .nut, .mov: return try MuxedRawSink(file: file, format: format, container: container, firstFrame: firstFrame)
+    case .nut, .mov:
+        return try MuxedRawSink(file: file, format: format, container: container, firstFrame: firstFrame, audio: audio)
     }
+}
+
+/// The input's sound tracks `-o` carries, each one it cannot named on
+/// stderr: a container without sound (raw, y4m), a codec other than PCM,
+/// an input that cannot be read twice (stdin, a pipe).
+private func audioCopy(
+    _ arguments: DecodeArguments, container: OutputContainer, format: FormatDescription,
+    range: DecodeCommand.FrameRange
+) throws -> AudioCopy? {
+    let tracks = format.audioTracks
+    guard !tracks.isEmpty else { return nil }
+    func notCarried(_ track: AudioTrack, _ why: String) {
+        Console.warning(
+            "audio track \(track.index) (\(track.codec), \(track.channels) channel\(track.channels == 1 ? "" : "s")) "
+                + "is not carried: \(why); --audio none drops it without this line")
+    }
+    if container == .raw || container == .y4m {
+        let holder = container == .raw ? "raw frames hold" : "y4m holds"
+        for track in tracks { notCarried(track, "\(holder) no sound (write .mov or .nut)") }
+        return nil
+    }
+    if arguments.input == "-" || !isRegularOrRemote(arguments.input) {
+        for track in tracks { notCarried(track, "the input is read once (a pipe), and its sound would be read again") }
+        return nil
+    }
+    for track in tracks where !track.isPCM || (track.bitDepth ?? 0) % 8 != 0 {
+        notCarried(track, "only PCM is copied, and this is \(track.codec)")
+    }
+    let carried = tracks.filter { $0.isPCM && ($0.bitDepth ?? 0) % 8 == 0 && ($0.bitDepth ?? 0) > 0 }
+    guard !carried.isEmpty else { return nil }
+    let copy = try AudioCopy(
+        input: arguments.input, tracks: carried, cutsToVideo: range.start > 0 || range.frames != nil)
+    for track in carried where !copy.trackIndices.contains(track.index) {
+        notCarried(track, "its samples are not whole bytes")
+    }
+    return copy
+}
+
+/// A regular file, or a URL: an input libavformat can open a second time.
+private func isRegularOrRemote(_ input: String) -> Bool {
+    if FileURL.localPath(input) == nil, FileURL.isRemote(input) { return true }
+    var info = stat()
+    let path = FileURL.localPath(input) ?? input
+    return PathBytes.withCString(path) { stat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFREG
 }

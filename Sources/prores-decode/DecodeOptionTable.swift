@@ -25,6 +25,12 @@ extension DecodeCommand {
                         "--container", value: "raw|y4m|nut|mov",
                         help: "wrap -o's frames in this container whatever its name says"),
                     OptionSpec(
+                        "--audio", value: "copy|none",
+                        help:
+                            "the input's sound in -o: copy (default) carries its PCM tracks into .nut and .mov, cut to the "
+                            + "frames written, and names on stderr each track it cannot carry; none drops them on purpose"
+                    ),
+                    OptionSpec(
                         "--framemd5", value: "PATH|-",
                         help:
                             "write FFmpeg's framemd5 (as `ffmpeg -f framemd5 -fflags +bitexact`): md5 per frame of the native "

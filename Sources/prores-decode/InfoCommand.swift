@@ -31,7 +31,9 @@ enum InfoCommand: Command {
         about:
             "Prints the format description of each INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
             + "sample aspect ratio, frame rate, time base, frame count, duration, time code, bit depth, chroma, alpha, field order, "
-            + "native format, each colour tag with its source (bitstream, container or fallback), and HDR mastering metadata. "
+            + "native format, each colour tag with its source (bitstream, container or fallback), HDR mastering metadata, and "
+            + "each audio track (codec, sample rate, bit depth, channels and their layout, duration and its difference "
+            + "from the video's, language). "
             + "With --json one input prints one object and several print an array of them, in the order given; "
             + "an input that cannot be read is reported on stderr, the others are still printed, and the exit status is that error's."
     )
@@ -129,7 +131,18 @@ enum InfoCommand: Command {
             "mastering:    \(f.masteringWords ?? "none")",
             "light level:  \(f.contentLightWords ?? "none")",
         ]
+        lines += audioLines(f)
         lines += (f.notes + notes).map { "note:         \($0)" }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "audio 1:      pcm_s24le, 48000 Hz, ..." for each sound track, by its stream index; "audio: none".
+    static func audioLines(_ f: FormatDescription) -> [String] {
+        if f.audioTracks.isEmpty { return ["audio:        none"] }
+        return f.audioTracks.map { track in
+            let label = "audio \(track.index):"
+            return label.padding(toLength: max(14, label.count + 1), withPad: " ", startingAt: 0)
+                + track.words(videoSeconds: f.videoSeconds)
+        }
     }
 }

@@ -22,7 +22,7 @@ final class LayeringTests: XCTestCase {
         "ProResReports": ["HostSupport"],
         "ProResCheck": [
             "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
-            "ProResReports",
+            "ProResReports", "CEBUR128",
         ],
         "ProResBench": [
             "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU", "ProResPipeline",
@@ -44,6 +44,7 @@ final class LayeringTests: XCTestCase {
     static let system: Set<String> = ["Foundation", "FoundationXML", "Glibc", "Dispatch"]
     static let ours: Set<String> = Set(allowed.keys).union([
         "CFFmpeg", "CZlib", "CStreamingCopy", "CProResKernels", "CHashKernels", "CVulkan", "CShaderc", "CXCB",
+        "CEBUR128",
     ])
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -101,7 +102,7 @@ final class LayeringTests: XCTestCase {
         for (shim, owner) in [
             ("CFFmpeg", "ProResFFmpeg"), ("CZlib", "ProResFFmpeg"), ("CStreamingCopy", "ProResFFmpeg"),
             ("CProResKernels", "ProResCPU"), ("CHashKernels", "HostSupport"), ("CVulkan", "GPUKit"),
-            ("CShaderc", "GPUKit"), ("CXCB", "ProResDisplay"),
+            ("CShaderc", "GPUKit"), ("CXCB", "ProResDisplay"), ("CEBUR128", "ProResCheck"),
         ] {
             let importers = Set(imports.filter { $0.value.contains { $0.module == shim } }.keys)
             XCTAssertEqual(importers, [owner], "\(shim) must be imported by \(owner) alone")

@@ -54,6 +54,17 @@ final class StreamDescriptionSchemaTests: XCTestCase {
         XCTAssertTrue(description.timeBase.hasPrefix("1/"), description.timeBase)
     }
 
+    /// Sound tracks (no fixture carries any): written, valid and read back.
+    func testAudioTracksMatchTheSchema() throws {
+        let clip = try AudioTestMedia.movFivePointOneAndStereo(makeTemporaryDirectory(self))
+        let result = try runTool(["info", "--json", clip])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        try assertValid(result.stdout, what: "info --json of a clip with 5.1 and stereo")
+        let description = try JSONDecoder().decode(StreamDescription.self, from: result.stdout)
+        XCTAssertEqual(description.json + "\n", result.stdoutText)
+        XCTAssertEqual(description.audioTracks.map(\.channelLayout), ["5.1", "stereo"])
+    }
+
     /// HDR side data (no fixture carries it): written, valid and read back.
     func testMasteringMetadataMatchesTheSchema() throws {
         var description = try JSONDecoder().decode(

@@ -86,6 +86,7 @@ enum ReportLineCheck {
         "carried": bool, "previews": object, "retries": array(string),
         "description_changes": array(shaped(["frame": count, "changed": string])),
         "warnings": array(string), "decoders_may_differ": array(count), "warned_rules": array(failedRule),
+        "audio": shaped(["missing": bool, "tracks": array(object)]),
     ]
 
     /// The first field missing, unknown or of the wrong type, in words.

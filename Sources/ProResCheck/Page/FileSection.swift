@@ -47,6 +47,7 @@ enum FileSection {
         if let statistics = r.statistics, statistics.frames > 0 {
             html += "<h3>Statistics</h3>\n" + statisticsTable(statistics, note: r.lightNote)
         }
+        if let audio = r.audio { html += "<h3>Audio</h3>\n" + audioTable(audio) }
         html += previews(r, pageDirectory: pageDirectory)
         if let series = r.series, let format = r.format, series.lastFrame >= 0 {
             html += "<h3>Per frame</h3>\n"

@@ -50,6 +50,8 @@ public struct FormatDescription: Sendable {
     public let truncation: TruncatedMedia?
     /// The sample aspect ratio code of the first frame header (0: unknown).
     public let headerAspectRatioCode: Int
+    /// The container's sound tracks, in stream order; none for an elementary stream.
+    public package(set) var audioTracks: [AudioTrack] = []
 
     public var hasAlpha: Bool { alpha != .none }
 

@@ -45,6 +45,8 @@ public struct StreamDescription: Sendable, Equatable, Codable {
     public var masteringDisplay: MasteringDisplay?
     public var contentLightLevel: ContentLightLevel?
     public var notes: [String]
+    /// The container's sound tracks (`AudioTrack`), in stream order.
+    public var audioTracks: [Audio]
 
     /// Each colour tag with its H.273 code and where it came from.
     public struct Color: Sendable, Equatable, Codable {
@@ -86,6 +88,7 @@ public struct StreamDescription: Sendable, Equatable, Codable {
         case masteringDisplay = "mastering_display"
         case contentLightLevel = "content_light_level"
         case notes
+        case audioTracks = "audio_tracks"
     }
 }
 
@@ -126,6 +129,7 @@ extension StreamDescription {
         masteringDisplay = f.masteringDisplay
         contentLightLevel = f.contentLightLevel
         notes = f.notes
+        audioTracks = f.audioTracks.map { Audio($0, videoSeconds: f.videoSeconds) }
     }
 
     /// Rounded so that the JSON text and a decoded copy agree exactly.

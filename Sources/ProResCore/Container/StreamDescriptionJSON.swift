@@ -58,6 +58,7 @@ extension StreamDescription {
                 } ?? "null"
             ),
             ("notes", JSON.array(notes.map(JSON.string))),
+            ("audio_tracks", JSON.array(audioTracks.map(\.json))),
         ]
         return JSON.object(fields)
     }

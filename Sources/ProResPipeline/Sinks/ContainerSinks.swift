@@ -63,7 +63,11 @@ public final class MuxedRawSink: FrameSink {
     private let muxer: RawVideoMuxer
 
     /// `firstFrame`: the source frame written first, whose time code the output carries.
-    public init(file: OutputFile, format: FormatDescription, container: OutputContainer, firstFrame: Int = 0) throws {
+    /// `audio`: the input's sound tracks carried beside the frames.
+    public init(
+        file: OutputFile, format: FormatDescription, container: OutputContainer, firstFrame: Int = 0,
+        audio: AudioCopy? = nil
+    ) throws {
         self.file = file
         let seeks = container == .mov
         if seeks && !file.isSeekable {
@@ -75,7 +79,7 @@ public final class MuxedRawSink: FrameSink {
             formatName: container.rawValue, format: format, firstFrame: firstFrame, errorPath: file.path,
             write: { bytes in
                 try bytes.withUnsafeBytes { try file.write([$0]) }
-            }, seek: seeks ? { file.seek(to: $0, whence: $1) } : nil)
+            }, seek: seeks ? { file.seek(to: $0, whence: $1) } : nil, audio: audio)
     }
 
     public func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {
