@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A fixed set of threads for `parallelFor`-shaped work: `run(count, body)`
 /// calls `body` once for each index on at most `threads` threads at a time,
@@ -10,7 +9,7 @@ import Synchronization
 /// 16-core host kept 12 cores busy, and a job meant to leave room for
 /// others on a shared machine took all of it.
 // @unchecked: the job and its generation are touched under `condition`;
-// indices are handed out through the atomic `next`.
+// indices are handed out under `nextLock` (a few dozen a frame: no contention worth an atomic).
 package final class WorkerPool: @unchecked Sendable {
     package let threads: Int
     private let shared: Shared
@@ -46,11 +45,12 @@ package final class WorkerPool: @unchecked Sendable {
         private var seats = 0
         /// Helpers working on the current job.
         private var working = 0
-        private let next = Atomic<Int>(0)
+        private let nextLock = NSLock()
+        private var next = 0
 
         func run(_ count: Int, _ body: UncheckedSendable<(Int) -> Void>, helpers: Int) {
             condition.lock()
-            next.store(0, ordering: .relaxed)
+            nextLock.withLock { next = 0 }
             job = (count, body)
             seats = helpers
             generation += 1
@@ -89,7 +89,10 @@ package final class WorkerPool: @unchecked Sendable {
 
         private func work(_ count: Int, _ body: (Int) -> Void) {
             while true {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                let index = nextLock.withLock {
+                    defer { next += 1 }
+                    return next
+                }
                 guard index < count else { return }
                 body(index)
             }
