@@ -42,8 +42,8 @@ ls "$WORK/clips" | sed "s|^|http://127.0.0.1:$PORT/|" >"$WORK/http.txt"
 # B: over HTTP; A: from disk. Each side must pass every file, every round
 # (bench --whole-process stops at a command that fails).
 "$BIN" bench --whole-process --rounds "$ROUNDS" \
-  --compare "$BIN check --list $WORK/http.txt --decoder cpu ${CHECK_OPTS:-} --report $WORK/http.json" \
-  -- check --list "$WORK/disk.txt" --decoder cpu ${CHECK_OPTS:-} --report "$WORK/disk.json"
+  --compare "$BIN check --list $WORK/http.txt --decoder cpu --policy none ${CHECK_OPTS:-} --report $WORK/http.json" \
+  -- check --list "$WORK/disk.txt" --decoder cpu --policy none ${CHECK_OPTS:-} --report "$WORK/disk.json"
 for side in disk http; do
   python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['summary']; assert r['passed'] == $FILES, r" "$WORK/$side.json"
 done

@@ -167,11 +167,11 @@ rm -rf "$FOLDER" && mkdir -p "$FOLDER"
 for profile in $PROFILES; do for copy in a b c; do ln -f "${CLIP[$profile]}" "$FOLDER/$profile-$copy.mov" 2>/dev/null; done; done
 section "check of $(ls "$FOLDER" | wc -l) files ($FOLDER)"
 if [ "$GPU" = 1 ]; then
-  timeout 600 "$PD" check "$FOLDER" --decoder gpu --report "$LOGDIR/check.json" -y 2>&1 | tail -1 | tee -a "$LOGDIR/summary.txt"
+  timeout 600 "$PD" check "$FOLDER" --policy none --decoder gpu --report "$LOGDIR/check.json" -y 2>&1 | tail -1 | tee -a "$LOGDIR/summary.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || fail "check --decoder gpu"
-  whole whole-check "'$PD' check '$FOLDER' --decoder cpu" check "$FOLDER" --decoder gpu
+  whole whole-check "'$PD' check '$FOLDER' --policy none --decoder cpu" check "$FOLDER" --policy none --decoder gpu
 else
-  timeout 600 "$PD" check "$FOLDER" --decoder cpu --report "$LOGDIR/check.json" -y 2>&1 | tail -1 | tee -a "$LOGDIR/summary.txt"
+  timeout 600 "$PD" check "$FOLDER" --policy none --decoder cpu --report "$LOGDIR/check.json" -y 2>&1 | tail -1 | tee -a "$LOGDIR/summary.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || fail "check --decoder cpu"
 fi
 
