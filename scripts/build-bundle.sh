@@ -51,7 +51,7 @@ die() { echo "build-bundle.sh: $*" >&2; exit 1; }
 [ "$(uname -m)" = x86_64 ] || die "the bundle is x86-64; this machine is $(uname -m)"
 
 # --- tools -----------------------------------------------------------------
-need=(nasm zlib1g-dev pkg-config make gcc binutils python3 dpkg-dev xz-utils)
+need=(nasm zlib1g-dev libebur128-dev pkg-config make gcc binutils python3 dpkg-dev xz-utils)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")
@@ -93,6 +93,19 @@ for a in /usr/lib/x86_64-linux-gnu/libz.a "$(gcc -print-file-name=libatomic.a)";
   [ -f "$a" ] || die "missing $a"
   cmp -s "$a" "$EXTRA/$(basename "$a")" || cp "$a" "$EXTRA/"
 done
+
+# libebur128 (check's loudness): Debian ships no static archive, so its one
+# C file, from Debian's source package, is built into one here.
+if [ ! -f "$EXTRA/libebur128.a" ]; then
+  EBUR=$WORK/ebur128
+  rm -rf "$EBUR" && mkdir -p "$EBUR"
+  (cd "$EBUR" && apt-get source -q --download-only libebur128 >/dev/null) || die "apt-get source libebur128 (needs a deb-src entry)"
+  tar -xzf "$EBUR"/libebur128_*.orig.tar.gz -C "$EBUR" || die "cannot unpack libebur128's source"
+  src=$(ls "$EBUR"/libebur128-*/ebur128/ebur128.c | head -1)
+  [ -f "$src" ] || die "no ebur128.c in libebur128's source"
+  gcc -O2 -fPIC -c "$src" -I "$(dirname "$src")" -o "$EBUR/ebur128.o" || die "cannot build libebur128"
+  ar rcs "$EXTRA/libebur128.a" "$EBUR/ebur128.o"
+fi
 
 # --- FFmpeg configure lines (MANIFEST.txt records them verbatim) ------------
 COMMON=(--disable-everything --disable-autodetect --disable-doc --disable-network
