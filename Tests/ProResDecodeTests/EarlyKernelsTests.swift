@@ -16,12 +16,12 @@ final class EarlyKernelsTests: XCTestCase {
         // The same two asked for three times over, at once.
         kernels.prepare(interfaces + interfaces + interfaces)
         XCTAssertEqual(compiler.compiledCount, 2, "each variant compiled once")
-        let made = LockedList<ObjectIdentifier>()
+        let made = Guarded<[ObjectIdentifier]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             guard let kernel = try? kernels.kernel(interfaces[1]) else { return }
-            made.append(ObjectIdentifier(kernel))
+            made.mutate { $0.append(ObjectIdentifier(kernel)) }
         }
-        let identities = made.all
+        let identities = made.value
         XCTAssertEqual(identities.count, 8)
         XCTAssertEqual(Set(identities).count, 1, "every caller gets the one kernel")
         XCTAssertEqual(compiler.compiledCount, 2)

@@ -10,20 +10,20 @@ final class FFmpegLogTests: XCTestCase {
     func testEachOpenQuotesItsOwnFilesError() throws {
         let moovLess = Repo.fixture("bad/text.mov")  // FFmpeg: "moov atom not found"
         let noise = Repo.fixture("bad/random.bin")  // FFmpeg says nothing of a moov atom
-        let found = LockedList<String>()
+        let found = Guarded<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 400) { i in
             let path = i % 2 == 0 ? moovLess : noise
             do {
                 _ = try openSampleSource(path)
-                found.append("\(path) opened")
+                found.mutate { $0.append("\(path) opened") }
             } catch {
                 let text = "\(error)"
                 if (path == moovLess) != text.contains("moov atom not found") {
-                    found.append(text)
+                    found.mutate { $0.append(text) }
                 }
             }
         }
-        let wrong = found.all
+        let wrong = found.value
         XCTAssertEqual(wrong, [], "\(wrong.count) of 400 errors quoted another file's FFmpeg message")
     }
 

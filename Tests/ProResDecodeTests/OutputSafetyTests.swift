@@ -239,11 +239,12 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(reference.status, 0, reference.stderr)
         let arguments = ["victim.mov", "-o", "out.y4m", "-n", "-q", "--realtime", "--rate", "5"]
         let directory = self.directory
-        let finished = LockedList<ToolResult?>()
+        let finished = Guarded<[ToolResult?]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            finished.append(try? runTool(arguments, in: directory))
+            let result = try? runTool(arguments, in: directory)
+            finished.mutate { $0.append(result) }
         }
-        let results = finished.all
+        let results = finished.value
         let statuses = results.map { $0?.status ?? -1 }.sorted()
         XCTAssertEqual(statuses, [0, outputFailed], results.map { $0?.stderr ?? "did not run" }.joined())
         if let loser = results.first(where: { $0?.status == outputFailed }) ?? nil {

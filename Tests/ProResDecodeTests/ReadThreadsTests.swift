@@ -61,12 +61,3 @@ final class ReadThreadsTests: XCTestCase {
         XCTAssertEqual(order.value, Array(0..<50))
     }
 }
-
-/// A value behind a lock, changed in place.
-private final class Guarded<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    func mutate(_ change: (inout T) -> Void) { lock.withLock { change(&stored) } }
-}

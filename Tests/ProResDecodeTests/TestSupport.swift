@@ -200,13 +200,15 @@ func catchesSignal(_ signal: Int32, pid: Int32) -> Bool {
     return false
 }
 
-/// Values appended from several threads at once (`concurrentPerform`), read after they joined.
-final class LockedList<Element>: @unchecked Sendable {
-    // @unchecked: `items` is touched only under `lock`.
+/// A value behind a lock, changed in place from several threads at once
+/// (`concurrentPerform`, worker threads) and read after they joined.
+final class Guarded<T>: @unchecked Sendable {
+    // @unchecked: `stored` is touched only under `lock`.
     private let lock = NSLock()
-    private var items: [Element] = []
-    func append(_ item: Element) { lock.withLock { items.append(item) } }
-    var all: [Element] { lock.withLock { items } }
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func mutate(_ change: (inout T) -> Void) { lock.withLock { change(&stored) } }
 }
 
 /// What a pipe-draining thread read; handed over through `DispatchGroup.wait()`.
