@@ -333,13 +333,22 @@ public final class VulkanContext: @unchecked Sendable {
     {
         var hostProps = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
         hostProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
-        var props2 = VkPhysicalDeviceProperties2()
-        props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
-        withUnsafeMutablePointer(to: &hostProps) {
-            props2.pNext = UnsafeMutableRawPointer($0)
-            vki.vkGetPhysicalDeviceProperties2(physical, &props2)
+        return Int(extendedProperties(hostProps, of: physical, vki).minImportedHostPointerAlignment)
+    }
+
+    /// `extension` (its `sType` set) as vkGetPhysicalDeviceProperties2 fills
+    /// it in, chained alone.
+    private static func extendedProperties<Extension>(
+        _ extension: Extension, of physical: VkPhysicalDevice, _ vki: VulkanInstanceFunctions
+    ) -> Extension {
+        var filled = `extension`
+        var props = VkPhysicalDeviceProperties2()
+        props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+        withUnsafeMutablePointer(to: &filled) {
+            props.pNext = UnsafeMutableRawPointer($0)
+            vki.vkGetPhysicalDeviceProperties2(physical, &props)
         }
-        return Int(hostProps.minImportedHostPointerAlignment)
+        return filled
     }
 
     /// Waits until the device has finished every submission (no new one
@@ -533,14 +542,9 @@ public final class VulkanContext: @unchecked Sendable {
         let extensionNames = Set(extensions.map { string(fromCArray: $0.extensionName) })
         var pciAddress: PCIAddress?
         if extensionNames.contains("VK_EXT_pci_bus_info") {
-            var pci = VkPhysicalDevicePCIBusInfoPropertiesEXT()
-            pci.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT
-            var pciProps = VkPhysicalDeviceProperties2()
-            pciProps.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
-            withUnsafeMutablePointer(to: &pci) {
-                pciProps.pNext = UnsafeMutableRawPointer($0)
-                vki.vkGetPhysicalDeviceProperties2(physical, &pciProps)
-            }
+            var query = VkPhysicalDevicePCIBusInfoPropertiesEXT()
+            query.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT
+            let pci = extendedProperties(query, of: physical, vki)
             pciAddress = PCIAddress(
                 domain: pci.pciDomain, bus: pci.pciBus, device: pci.pciDevice, function: pci.pciFunction)
         }
