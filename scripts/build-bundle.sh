@@ -99,7 +99,10 @@ done
 if [ ! -f "$EXTRA/libebur128.a" ]; then
   EBUR=$WORK/ebur128
   rm -rf "$EBUR" && mkdir -p "$EBUR"
-  (cd "$EBUR" && apt-get source -q --download-only libebur128 >/dev/null) || die "apt-get source libebur128 (needs a deb-src entry)"
+  # Only upstream's tarball is used: a mirror missing Debian's packaging
+  # files fails the command but leaves the (checksummed) tarball.
+  (cd "$EBUR" && apt-get source -q --download-only libebur128 >/dev/null 2>&1) || true
+  ls "$EBUR"/libebur128_*.orig.tar.gz >/dev/null 2>&1 || die "apt-get source libebur128 (needs a deb-src entry)"
   tar -xzf "$EBUR"/libebur128_*.orig.tar.gz -C "$EBUR" || die "cannot unpack libebur128's source"
   src=$(ls "$EBUR"/libebur128-*/ebur128/ebur128.c | head -1)
   [ -f "$src" ] || die "no ebur128.c in libebur128's source"
