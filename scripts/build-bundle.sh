@@ -109,6 +109,17 @@ if [ ! -f "$EXTRA/libebur128.a" ]; then
   gcc -O2 -fPIC -c "$src" -I "$(dirname "$src")" -o "$EBUR/ebur128.o" || die "cannot build libebur128"
   ar rcs "$EXTRA/libebur128.a" "$EBUR/ebur128.o"
 fi
+# SwiftPM reads .pc files itself and keeps their -L of the system library
+# folder, which would put Debian's libav*.so ahead of the static archives:
+# CEBUR128's pkgConfig resolves to this file instead, pointing at $EXTRA.
+mkdir -p "$EXTRA/pkgconfig"
+cat > "$EXTRA/pkgconfig/libebur128.pc" <<PC
+Name: libebur128
+Description: EBU R 128 loudness (static, built for the bundle)
+Version: 1.2.6
+Libs: -L$EXTRA -lebur128
+Cflags: -I/usr/include
+PC
 
 # --- FFmpeg configure lines (MANIFEST.txt records them verbatim) ------------
 COMMON=(--disable-everything --disable-autodetect --disable-doc --disable-network
@@ -119,7 +130,8 @@ COMMON=(--disable-everything --disable-autodetect --disable-doc --disable-networ
         "--extra-ldflags=-L$EXTRA")
 LIB_CONF=(--prefix="$PREFIX" "${COMMON[@]}" --disable-programs
           --disable-avdevice --disable-avfilter --disable-swscale
-          --enable-decoder=prores
+          # PCM and AAC: the sound `info`, `check` and `-o` read.
+          --enable-decoder=prores,aac,pcm_s16le,pcm_s16be,pcm_s24le,pcm_s24be,pcm_s32le,pcm_s32be,pcm_f32le,pcm_f32be,pcm_f64le,pcm_f64be
           --enable-demuxer=mov,mxf,matroska
           --enable-protocol=file,pipe
           --enable-encoder=exr,png)
@@ -153,7 +165,7 @@ build_ffmpeg() {
   echo "  built in $((SECONDS - t0)) s" >&2
 }
 
-log "FFmpeg $FFMPEG_VERSION libraries (static, decoder prores only) from $SRC"
+log "FFmpeg $FFMPEG_VERSION libraries (static: ProRes, PCM and AAC decoders) from $SRC"
 libs_ok=1
 for l in avformat avcodec avutil; do [ -f "$PREFIX/lib/lib$l.a" ] || libs_ok=0; done
 [ $libs_ok = 1 ] || rm -f "$LIB_BUILD/.built"
@@ -270,14 +282,14 @@ SWIFT_ARGS=(build --package-path "$PACKAGE_DIR" -c release --static-swift-stdlib
             -Xlinker -L"$PREFIX/lib" -Xlinker -L"$EXTRA"
             -Xlinker -lz -Xlinker -lm -Xlinker -lpthread
             "${ICU_LDFLAGS[@]}")
-BIN_DIR=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig "$SWIFT" build --package-path "$PACKAGE_DIR" -c release \
+BIN_DIR=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig:$EXTRA/pkgconfig "$SWIFT" build --package-path "$PACKAGE_DIR" -c release \
           --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)
 BIN=$BIN_DIR/prores-decode
 # SwiftPM does not see the archives change: always relink (seconds).
 rm -f "$BIN"
 t0=$SECONDS
 set +e
-PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} "$SWIFT" "${SWIFT_ARGS[@]}" 2>&1 |
+PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig:$EXTRA/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} "$SWIFT" "${SWIFT_ARGS[@]}" 2>&1 |
   grep -v "the use of \`mktemp' is dangerous" >&2
 status=${PIPESTATUS[0]}
 set -e
@@ -300,9 +312,10 @@ for f in "$PACKAGE_DIR"/Fixtures/*.mov "$PACKAGE_DIR"/Fixtures/*.mxf "$PACKAGE_D
 cp -r "$PACKAGE_DIR"/Fixtures/ref/. "$DIST/Fixtures/ref/"
 [ -d "$PACKAGE_DIR/Shaders" ] && cp -r "$PACKAGE_DIR/Shaders" "$DIST/Shaders"
 for script in gpu-machine.sh device-engine.sh lib.sh prores-variants.sh bench-effects.sh; do cp "$ROOT/scripts/$script" "$DIST/$script"; done
-# The licences the bundle's programs carry: ours, and FFmpeg's LGPL (NOTICE says where its source is).
+# The licences the bundle's programs carry: ours, FFmpeg's LGPL (NOTICE says where its source is), libebur128's MIT.
 cp "$ROOT/LICENSE" "$ROOT/NOTICE" "$DIST/"
 cp /usr/share/common-licenses/LGPL-2.1 "$DIST/LICENSE.LGPL-2.1"
+cp "$(ls "$WORK"/ebur128/libebur128-*/COPYING | head -1)" "$DIST/LICENSE.libebur128" || die "no libebur128 COPYING"
 chmod +x "$DIST/gpu-machine.sh" "$DIST/device-engine.sh" "$DIST/prores-variants.sh" "$DIST/bench-effects.sh" "$DIST/ffmpeg"
 
 # --- checks: what the GPU machine must provide ---------------------------------
@@ -341,7 +354,7 @@ secs() { cat "$1/.build-seconds" 2>/dev/null || echo "?"; }
   echo "configure (ffmpeg CLI, $CLI_BUILD):"
   echo "  $(cat "$CLI_BUILD/.configure-line")"
   echo "swift:"
-  echo "  PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig $SWIFT ${SWIFT_ARGS[*]}"
+  echo "  PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig:$EXTRA/pkgconfig $SWIFT ${SWIFT_ARGS[*]}"
   echo
   echo "prores-decode (gunzip -c prores-decode.gz): $(stat -c %s "$STRIPPED") bytes, sha256 $(sha256sum "$STRIPPED" | cut -d' ' -f1)"
   for b in "$STRIPPED" "$DIST/ffmpeg"; do
