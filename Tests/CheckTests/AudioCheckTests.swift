@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check` measures every sound track: the loudness, loudness range and
 /// peaks against hand-computed EBU Tech 3341/3342-style tones made by the
 /// `ffmpeg` CLI's `aevalsrc` and against its `ebur128=peak=true` filter on

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
@@ -222,7 +224,7 @@ final class CheckCLITests: XCTestCase {
         // The key of a file named on the command line is the path as written, so which of two
         // shards holds it depends on where the checkout lives: sha256sum says which one does.
         let path = Repo.fixture("hq.mov")
-        let digest = try CheckGPUDecoderTests.runProcess("/bin/sh", ["-c", "printf %s \"$0\" | sha256sum", path])
+        let digest = try FrameTools.runProcess("/bin/sh", ["-c", "printf %s \"$0\" | sha256sum", path])
         let first16 = String(String(decoding: digest, as: UTF8.self).prefix(16))
         let owner = Int(UInt64(first16, radix: 16)! % 2) + 1
         let other = 3 - owner
@@ -746,7 +748,7 @@ final class CheckCLITests: XCTestCase {
         let out = try makeTemporaryDirectory(self)
         try FileManager.default.copyItem(
             atPath: Repo.fixture("hq.mov"), toPath: whole.appendingPathComponent("clip.mov").path)
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-i", Repo.fixture("hq.mov"), "-frames:v", "3",

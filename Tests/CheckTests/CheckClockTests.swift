@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// A file's `--timeout` clock holds only its own work: it stands still while
 /// the file waits for work another file began (a kernel that file is

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check` behaves as video QC tools are expected to: reports that do not
 /// depend on how the run was spread over threads.
 final class CheckConventionsTests: XCTestCase {

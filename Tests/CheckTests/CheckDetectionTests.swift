@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Black frames, frozen frames and out-of-range samples as `check` counts
 /// them, against what FFmpeg's own filters print on the same file:
 /// `blackdetect`, `freezedetect` and `signalstats`, at the same thresholds.

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// `check` with `--decoder auto`: the device is made while the first file
 /// is checked (on the CPU decoder until it is there), and the later files
@@ -26,13 +27,13 @@ final class CheckDeviceStartTests: XCTestCase {
         var expected: [[String]] = []
         for n in 0..<3 {
             let path = clips.appendingPathComponent("f\(n).mov").path
-            _ = try CheckGPUDecoderTests.runProcess(
+            _ = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=256x144:rate=24",
                     "-ss", "\(n)", "-frames:v", "12", "-c:v", "prores_ks", "-profile:v", "3", path,
                 ])
-            let raw = try CheckGPUDecoderTests.runProcess(
+            let raw = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-"])
             let size = 256 * 144 * 2 * 2
             XCTAssertEqual(raw.count, 12 * size)

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check` over http(s): the fixtures served by a real nginx give the
 /// verdicts and hashes they give from disk, on both decoders; transient
 /// failures are tried again and reported; 404 and 403 are errors that say so.

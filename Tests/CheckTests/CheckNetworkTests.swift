@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check` against servers that misbehave (Fixtures/tools/flaky_http_server.py):
 /// `--timeout` bounds a URL's whole time — a server that never answers, one
 /// that sends a byte a second, a body falsely labelled gzip — and the verdict

@@ -8,6 +8,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// `prores-decode check --previews DIR` run as a process on the machine's
 /// Vulkan device (lavapipe in CI) with the validation layer on: the PNGs

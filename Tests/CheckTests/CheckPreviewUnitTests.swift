@@ -8,6 +8,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The preview pieces without a GPU: the box filter, the pixel shading and
 /// checkerboard, the sheet layout, names; and the downscaled path once

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check` on a terminal shows progress inside a file (frames, %, fps,
 /// ETA), and nothing of it when stderr is a pipe. The terminal is
 /// util-linux's `script`, which runs the command on a pseudo-terminal.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check --report`, `merge --report` and a resumed report, held against
 /// docs/schema/check-report.schema.json by an independent validator
 /// (python3-jsonschema from Debian, as StreamDescriptionSchemaTests).

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check --resume PREVIOUS.json`: unchanged files keep their verdicts
 /// without being read, changed ones, errors and other options are checked.
 final class CheckResumeTests: XCTestCase {

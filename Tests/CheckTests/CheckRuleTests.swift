@@ -8,6 +8,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Every `--expect` key, passing and failing, against the format
 /// descriptions of real fixtures (their facts are listed in Fixtures/README.md

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// `check --decoder gpu` with consecutive files sharing one decode session
 /// (the default; with more jobs than devices, a session per file): the
@@ -59,7 +60,7 @@ final class CheckSharedSessionTests: XCTestCase {
             XCTAssertEqual(gpu["frames"] as? Int, cpu["frames"] as? Int, path)
             let frames = { (r: [String: Any]) in (r["errors"] as! [[String: Any]]).map { $0["frame"] as? Int } }
             XCTAssertEqual(frames(gpu), frames(cpu), path)
-            XCTAssertTrue(try CheckGPUDecoderTests.statistics(cpu["stats"], equal: gpu["stats"]), path)
+            XCTAssertTrue(try FrameTools.statistics(cpu["stats"], equal: gpu["stats"]), path)
         }
         let verdicts = { (text: String) in
             text.split(separator: "\n").map { $0.split(separator: ":")[0] }.filter { !$0.hasPrefix("prores-decode") }

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check --timeout` measures each file's own time, on either decoder and
 /// with any `--jobs`: a short file after a long one is not charged for the
 /// long one's frames still on the shared GPU session, and a file's deadline

@@ -9,6 +9,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The pieces of `check` on their own: frame sampling, shards, path
 /// expansion, XML escaping, golden files, and the statistics on hand-made

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResCheck
+@testable import TestSupport
 
 /// The WARN verdict and the policies: what a warn rule does to every
 /// report, to the exit status and to `merge`; the default policy's limits;

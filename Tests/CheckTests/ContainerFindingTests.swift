@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResCore
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// Where a MOV's container and its frame headers disagree (field order,
 /// colour, aspect ratio), a file cut short, and the rules that demand
@@ -25,7 +26,7 @@ final class ContainerFindingTests: XCTestCase {
     private static func interlaced() throws -> Data {
         let path = try directory().appendingPathComponent("interlaced.mov").path
         if made["interlaced"] == nil {
-            _ = try CheckGPUDecoderTests.runProcess(
+            _ = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=25", "-frames:v", "6", "-vf",
@@ -53,7 +54,7 @@ final class ContainerFindingTests: XCTestCase {
     }
 
     private func ffprobe(_ path: String, _ entries: String) throws -> String {
-        let out = try CheckGPUDecoderTests.runProcess(
+        let out = try FrameTools.runProcess(
             "/usr/bin/ffprobe",
             ["-v", "error", "-select_streams", "v:0", "-show_entries", entries, "-of", "default=nw=1:nk=1", path])
         return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -147,7 +148,7 @@ final class ContainerFindingTests: XCTestCase {
     /// A faststart file cut inside its media: `info` notes it, `check` fails it and says why.
     func testTruncatedFaststartFile() throws {
         let whole = try Self.directory().appendingPathComponent("faststart.mov").path
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=25", "-frames:v", "20",
@@ -174,7 +175,7 @@ final class ContainerFindingTests: XCTestCase {
     /// `continuous` and `duration` on a clip with frames 9–11 dropped (made as TrackTimingTests makes it).
     func testContinuityAndDurationRules() throws {
         let path = try Self.directory().appendingPathComponent("gap.mov").path
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=25", "-frames:v", "28", "-vf",

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import ProResCheck
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// A file the golden file lists but the run does not find fails, named in
 /// every report and on stderr, when the run covers the golden file's scope.

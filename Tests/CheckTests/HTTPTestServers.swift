@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// A real nginx (Debian's nginx-light), started by a test on a free
 /// loopback port with its own configuration and prefix in a temporary
 /// directory, serving `root` with byte ranges; stopped with the test.

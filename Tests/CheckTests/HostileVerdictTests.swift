@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Every media file of Fixtures/hostile/ and Fixtures/bad/ gets one verdict from both
 /// decoders: the same exit status, the same damaged and failed frames, the
 /// same hashes of the frames they deliver (concealed ones included), and the

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// `prores-decode merge`: shard reports joined into what one unsharded
 /// check says, and every way a set of reports can fail to be one run's.

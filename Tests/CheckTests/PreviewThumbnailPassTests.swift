@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// `preview_thumbnail.comp` through `PreviewThumbnailPass` on lavapipe,
 /// against two references: a float64 box filter written here from the

@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// What `merge` and `check --resume` read back is held to what `check`
 /// wrote: status words their facts contradict, damaged lines, digests that

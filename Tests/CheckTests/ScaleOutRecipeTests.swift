@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// The recipes in deploy/ run as their engines would run them
 /// (Fixtures/tools/recipe_runner.py: the file parsed, its shard and merge
 /// commands taken out and run here with the variables each engine sets, N

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `--shard` and the engines' shard variables: plain decimals, N at most
 /// 100,000 (merge's bound), each variable within its bounds before any sum
 /// is made of it; anything else is one line and exit 2, never a trap.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResCore
+@testable import TestSupport
 
 /// `info --json`, the check report's "format" and `bench --json`'s "format"
 /// share one shape, StreamDescription. These tests hold the outputs against

@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResCore
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// Frame rate and timestamps of clips whose frames do not keep their rate,
 /// made by the `ffmpeg` CLI: the nominal rate is ffprobe's `r_frame_rate`,
@@ -35,13 +36,13 @@ final class TrackTimingTests: XCTestCase {
         ]
         if let filter = recipe.filter { arguments += ["-vf", filter] }
         arguments += ["-fps_mode", "passthrough", "-pix_fmt", "yuv422p10le", "-c:v", "prores_ks", path]
-        _ = try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", arguments)
+        _ = try FrameTools.runProcess("/usr/bin/ffmpeg", arguments)
         clips[name] = path
         return path
     }
 
     private func ffprobe(_ path: String, _ entries: String) throws -> String {
-        let out = try CheckGPUDecoderTests.runProcess(
+        let out = try FrameTools.runProcess(
             "/usr/bin/ffprobe",
             ["-v", "error", "-select_streams", "v:0", "-show_entries", entries, "-of", "default=nw=1:nk=1", path])
         return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -68,7 +69,7 @@ final class TrackTimingTests: XCTestCase {
     /// Matroska's cues need not list every frame: its rate is ffprobe's, and no step is judged from them.
     func testMatroskaCuesAreNotJudged() throws {
         let mkv = (try Self.clip("gap") as NSString).deletingPathExtension + ".mkv"
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg", ["-v", "error", "-y", "-i", try Self.clip("gap"), "-c", "copy", mkv])
         let described = try info(mkv)
         XCTAssertEqual(described["frame_rate"] as? String, try ffprobe(mkv, "stream=r_frame_rate"))
@@ -100,7 +101,7 @@ final class TrackTimingTests: XCTestCase {
     func testFrameMD5EqualsFFmpegs() throws {
         for name in ["gap", "duplicate", "ntsc"] {
             let path = try Self.clip(name)
-            let live = try CheckGPUDecoderTests.runProcess(
+            let live = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-fflags", "+bitexact", "-f", "framemd5", "-"])
             let ours = try runTool([path, "--format", "native", "--framemd5", "-", "--quiet"])
             XCTAssertEqual(ours.status, 0, ours.stderr)

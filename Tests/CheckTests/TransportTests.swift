@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// A MOV read where the reader cannot go back — a server without byte
 /// ranges, stdin — gets the local file's verdict, or one error naming the
 /// transport problem (exit 3, `check` exit 11), never "damaged container"
@@ -11,7 +13,7 @@ final class TransportTests: XCTestCase {
     override func setUpWithError() throws {
         directory = try makeTemporaryDirectory(self)
         for (name, flags) in [("faststart.mov", ["-movflags", "+faststart"]), ("index-last.mov", [])] {
-            _ = try CheckGPUDecoderTests.runProcess(
+            _ = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=128x96:rate=25", "-frames:v", "20",

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// A MOV recorded with its movie index at the end (FFmpeg's default, and
 /// most recorders'), cut short before the index was written: `check` FAILs
 /// it naming a truncated recording — before, an ERROR "not a recognised
@@ -9,7 +11,7 @@ final class TruncatedRecordingTests: XCTestCase {
     func testMoovAtEndCutShortIsATruncatedRecording() throws {
         let dir = try makeTemporaryDirectory(self)
         let whole = dir.appendingPathComponent("whole.mov")
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-y", "-i", Repo.fixture("hq.mov"), "-c", "copy",

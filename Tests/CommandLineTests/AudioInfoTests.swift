@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `info` and `info --json` list every sound track as ffprobe's
 /// `-show_streams` reads it from files the `ffmpeg` CLI wrote: codec,
 /// sample rate, bits, channels, layout, duration, language; the channel

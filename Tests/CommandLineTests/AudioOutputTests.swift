@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `-o out.mov` and `.nut` carry the input's PCM tracks: each track's
 /// samples equal, one for one, the `ffmpeg` CLI's decode of the input's
 /// (`-f md5`), whole or cut to `--start`/`--frames` as `atrim` cuts them;

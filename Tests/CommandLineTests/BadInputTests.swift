@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// The bad-input corpus (Fixtures/bad/, see Fixtures/README.md) and other
 /// hostile situations, run through the `prores-decode` executable. Every case
 /// checks the exit code, a single clear `prores-decode: error:` line, that the

@@ -1,5 +1,7 @@
 import XCTest
 
+@testable import TestSupport
+
 /// The tool starts on a headless machine: libxcb (the `play` window) and
 /// the Vulkan loader are opened with dlopen when needed, never linked, so
 /// a CI server or a GPU host without X11 libraries still runs

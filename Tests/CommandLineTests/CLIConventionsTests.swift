@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// The conventions video tools expect, with the CLI run as a process:
 /// ffmpeg's short spellings (-i, -y, -n, -v, -q), `--version` naming the
 /// libraries, `-` and `file:` URLs wherever a file goes, and `--save`
@@ -81,7 +83,7 @@ final class CLIConventionsTests: XCTestCase {
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.first?.hasPrefix("prores-decode ") ?? false, result.stdoutText)
         let ffmpeg = String(
-            decoding: try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-version"]), as: UTF8.self)
+            decoding: try FrameTools.runProcess("/usr/bin/ffmpeg", ["-version"]), as: UTF8.self)
         for library in ["libavcodec", "libavformat", "libavutil"] {
             // ffmpeg -version: "libavcodec     59. 37.100 / 59. 37.100" (compiled / runtime).
             let row = ffmpeg.split(separator: "\n").first { $0.hasPrefix(library + " ") }
@@ -205,7 +207,7 @@ final class CLIConventionsTests: XCTestCase {
     func testOneLineForOneAssumption() throws {
         let dir = try makeTemporaryDirectory(self)
         let clip = dir.appendingPathComponent("untagged-hd.mov").path
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-f", "lavfi", "-i", "testsrc=size=1280x720:rate=25", "-frames:v", "3", "-pix_fmt",

@@ -2,6 +2,7 @@ import Foundation
 import ProResOptions
 import XCTest
 
+@testable import TestSupport
 @testable import prores_decode
 
 /// The CLI's parsing, every `--help` and the exit-code lists all come from the

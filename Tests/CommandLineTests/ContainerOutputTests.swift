@@ -1,11 +1,13 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `-o out.y4m` / `-o out.nut` / `-o out.mov`: self-describing outputs that the `ffmpeg`
 /// CLI (an independent reader) decodes back to exactly our native frames.
 final class ContainerOutputTests: XCTestCase {
     private func ffmpeg(_ arguments: [String]) throws -> Data {
-        try CheckGPUDecoderTests.runProcess("/usr/bin/ffmpeg", ["-v", "error"] + arguments)
+        try FrameTools.runProcess("/usr/bin/ffmpeg", ["-v", "error"] + arguments)
     }
 
     /// The clip's frames as the `ffmpeg` CLI decodes them, in the decoder's
@@ -16,7 +18,7 @@ final class ContainerOutputTests: XCTestCase {
     }
 
     private func ffprobe(_ path: String, _ entries: String) throws -> String {
-        let data = try CheckGPUDecoderTests.runProcess(
+        let data = try FrameTools.runProcess(
             "/usr/bin/ffprobe",
             [
                 "-v", "error", "-select_streams", "v:0",

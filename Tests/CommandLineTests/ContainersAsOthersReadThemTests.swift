@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Files as other tools write them: a Matroska track muxed by mkvmerge
 /// (codec V_QUICKTIME, no DefaultDuration), QuickTime edit lists from
 /// ffmpeg's muxer, MXF with index tables only. Frame counts and rates are
@@ -13,7 +15,7 @@ final class ContainersAsOthersReadThemTests: XCTestCase {
             + (packets
                 ? ["-show_entries", "packet=\(entries)"]
                 : ["-count_frames", "-show_entries", "stream=\(entries)"]) + ["-of", "csv=p=0", path]
-        let out = try CheckGPUDecoderTests.runProcess("/usr/bin/ffprobe", arguments)
+        let out = try FrameTools.runProcess("/usr/bin/ffprobe", arguments)
         return String(decoding: out, as: UTF8.self).split(separator: "\n").map {
             $0.trimmingCharacters(in: .whitespaces)
         }
@@ -34,7 +36,7 @@ final class ContainersAsOthersReadThemTests: XCTestCase {
         XCTAssertFalse(check.stderr.contains("missing"), check.stderr, file: file, line: line)
         let ffmpeg = md5Column(
             String(
-                decoding: try CheckGPUDecoderTests.runProcess(
+                decoding: try FrameTools.runProcess(
                     "/usr/bin/ffmpeg",
                     [
                         "-v", "error", "-i", path, "-f", "framemd5", "-",
@@ -49,7 +51,7 @@ final class ContainersAsOthersReadThemTests: XCTestCase {
         // mkvmerge knows ap4x (4444 XQ) by no Matroska codec of its own: V_QUICKTIME.
         for (clip, frames) in [("4444xq.mov", 2), ("4444xq.mov", 5)] {
             let cut = dir.appendingPathComponent("cut-\(frames)-\(clip)").path
-            _ = try CheckGPUDecoderTests.runProcess(
+            _ = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 [
                     "-nostdin", "-v", "error", "-i", Repo.fixture(clip),
@@ -73,7 +75,7 @@ final class ContainersAsOthersReadThemTests: XCTestCase {
         for (name, options) in [("offset.mov", ["-output_ts_offset", "1"]), ("trimmed.mov", ["-ss", "0.08"])] {
             let path = dir.appendingPathComponent(name).path
             let input = ["-i", Repo.fixture("hq.mov")]
-            _ = try CheckGPUDecoderTests.runProcess(
+            _ = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 ["-nostdin", "-v", "error"]
                     + (name == "trimmed.mov" ? options + input : input + options) + ["-c", "copy", path])

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Bad input gets the documented exit codes of bad input, from every command.
 final class DamagedInputExitTests: XCTestCase {
     /// Frames that do not decode are damaged input (exit 5), not a usage error (2).

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `make deb`'s package installed on a clean Debian 12 and used there
 /// (scripts/test-deb.sh: a debootstrap'd bookworm kept in .build/deb-root,
 /// copied afresh each run; needs root for chroot and mount). The script

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// What `--framemd5` and `--framehash` hash without `--format`: the native
 /// planar frames `--format native -o` writes, so that the lines equal
 /// `ffmpeg -f framemd5`'s and `b3sum`'s of ffmpeg's own frames, on both
@@ -24,7 +26,7 @@ final class DefaultHashTests: XCTestCase {
 
     func testDefaultFrameMD5IsFFmpegsFramemd5OnBothDecoders() throws {
         for clip in Self.clips {
-            let live = try CheckGPUDecoderTests.runProcess(
+            let live = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-i", Repo.fixture(clip), "-fflags", "+bitexact",
@@ -42,8 +44,8 @@ final class DefaultHashTests: XCTestCase {
 
     func testDefaultFrameHashIsB3sumOfFFmpegsFrames() throws {
         for clip in Self.clips {
-            let frames = try CheckGPUDecoderTests.split(
-                try CheckGPUDecoderTests.runProcess(
+            let frames = try FrameTools.split(
+                try FrameTools.runProcess(
                     "/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture(clip), "-f", "rawvideo", "-"]), clip: clip)
             let expected = try B3Sum.hexes(frames)
             for decoder in Self.decoders {
@@ -79,7 +81,7 @@ final class DefaultHashTests: XCTestCase {
                     "\(decoder) \(extra): --framehash")
             }
             let raw = try Data(contentsOf: dir.appendingPathComponent("out-\(decoder).raw"))
-            let frames = try CheckGPUDecoderTests.split(raw, clip: clip, packed: true)
+            let frames = try FrameTools.split(raw, clip: clip, packed: true)
             XCTAssertEqual(
                 try MD5Sum.hexes(frames), try packedReferenceMD5s(clip, layout: "v216"),
                 "\(decoder): -o writes v216 as before")

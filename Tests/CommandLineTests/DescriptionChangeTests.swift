@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// A clip whose frames change description mid-stream: bt709.mov's five
 /// BT.709 frames, then pq.mov's five PQ (BT.2020) frames, joined by
 /// ffmpeg's concat demuxer with `-c copy` (same size, profile and rate;
@@ -13,7 +15,7 @@ final class DescriptionChangeTests: XCTestCase {
         try "file '\(Repo.fixture("bt709.mov"))'\nfile '\(Repo.fixture("pq.mov"))'\n".write(
             to: list, atomically: true, encoding: .utf8)
         let mixed = dir.appendingPathComponent("mixed.mov")
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-nostdin", "-v", "error", "-f", "concat", "-safe", "0", "-i", list.path,
@@ -24,7 +26,7 @@ final class DescriptionChangeTests: XCTestCase {
 
     /// Each frame's transfer as ffprobe reads it from the frame.
     private func ffprobeTransfers(_ clip: URL) throws -> [String] {
-        let out = try CheckGPUDecoderTests.runProcess(
+        let out = try FrameTools.runProcess(
             "/usr/bin/ffprobe",
             [
                 "-v", "error", "-show_frames", "-show_entries",

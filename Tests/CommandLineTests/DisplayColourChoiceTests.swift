@@ -3,6 +3,7 @@ import XCTest
 @testable import GPUKit
 @testable import ProResDisplay
 @testable import ProResGPU
+@testable import TestSupport
 
 /// `play`'s colour path, chosen from made-up surface format lists (the
 /// choice is pure; lavapipe offers only the SDR formats).

@@ -4,6 +4,7 @@ import ProResPipeline
 import XCTest
 
 @testable import ProResCheck
+@testable import TestSupport
 @testable import prores_decode
 
 /// Library errors are data in words that name no CLI option; the CLI's

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Conventions people bring from ffmpeg and mpv: `--start`/`--frames` as
 /// frames, seconds or source time code; "did you mean" for a mistyped
 /// command or option; the `--require-hardware` refusal says what to drop.
@@ -29,7 +31,7 @@ final class FFmpegConventionsTests: XCTestCase {
         let path = try clip()
         let ffmpeg = md5Column(
             String(
-                decoding: try CheckGPUDecoderTests.runProcess(
+                decoding: try FrameTools.runProcess(
                     "/usr/bin/ffmpeg",
                     [
                         "-v", "error", "-ss", "1.04", "-i", path, "-t", "0.5", "-fflags", "+bitexact", "-f", "framemd5",

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `--framemd5` on a clip whose every frame differs (the `ffmpeg` CLI's
 /// testsrc2, moving): the lines equal `ffmpeg -f framemd5`'s, in order, on
 /// both decoders, the GPU decoder's frames hashed from its packed frames
@@ -9,14 +11,14 @@ final class FrameMD5OrderTests: XCTestCase {
     func testEveryFrameOfAMovingClipIsFFmpegsInOrder() throws {
         let dir = try makeTemporaryDirectory(self)
         let clip = dir.appendingPathComponent("moving.mov").path
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24",
                 "-frames:v", "40", "-c:v", "prores_ks", "-profile:v", "3", clip,
             ])
         let live = String(
-            decoding: try CheckGPUDecoderTests.runProcess(
+            decoding: try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-i", clip, "-fflags", "+bitexact",

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Outputs that fail while the GPU path runs (`--decoder gpu`, with and
 /// without `--vulkan`): a full disk (a 64 KiB tmpfs, mounted when the tests
 /// run as root) and a reader that closes the pipe early (`| head -c 1000`).

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// A GPU run that ends early (a signal while frames flow through the GPU
 /// decoder and the `--vulkan` conversion) stops cleanly: exit 9, every
 /// temporary and every frame `--save` had staged removed, never a crash: the
@@ -85,7 +87,7 @@ final class SaveStagingTests: XCTestCase {
         let frames = out.appendingPathComponent("frames")
         let stream = out.appendingPathComponent("cut.prores")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Repo.fixture("hq.prores")))
-        let third = CheckGPUDecoderTests.frameOffsets(bytes)[2]
+        let third = FrameTools.frameOffsets(bytes)[2]
         try bytes.prefix(third + 12).write(to: stream)
         let result = try runTool([stream.path, "--vulkan", "--save", frames.path, "--quiet"], timeout: 120)
         XCTAssertEqual(result.status, 5, result.stderr)

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Frame and container headers that disagree with the data under them
 /// (Fixtures/hostile/, made by scripts/make-hostile-fixtures.py): each gets
 /// one documented outcome, the same status and the same frame hashes from
@@ -25,7 +27,7 @@ final class HeaderDataDisagreementTests: XCTestCase {
     /// BLAKE3 of each native frame of `clip` as the `ffmpeg` CLI decodes it:
     /// the independent expectation for frames a lie does not touch.
     private func ffmpegHashes(_ clip: String = "hq.mov") throws -> [String] {
-        let raw = try CheckGPUDecoderTests.runProcess(
+        let raw = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-i", Repo.fixture(clip),
@@ -85,7 +87,7 @@ final class HeaderDataDisagreementTests: XCTestCase {
         for (n, output) in outputs.enumerated().dropFirst() {
             XCTAssertEqual(output, outputs[0], "\(Self.decoders[n]) differs from the first")
         }
-        let reference = try CheckGPUDecoderTests.runProcess(
+        let reference = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-i", Repo.fixture("hq.mov"),
@@ -102,7 +104,7 @@ final class HeaderDataDisagreementTests: XCTestCase {
         // The chroma: FFmpeg's own decode of the damaged clip where its
         // slices decoded, neutral (512) where they were concealed (FFmpeg's
         // CLI leaves those as its buffers held them).
-        let damaged = try CheckGPUDecoderTests.runProcess(
+        let damaged = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "quiet", "-i", Hostile.fixture("chroma-444-claim.mov"),
@@ -168,7 +170,7 @@ final class HeaderDataDisagreementTests: XCTestCase {
         for (n, output) in outputs.enumerated().dropFirst() {
             XCTAssertEqual(output, outputs[0], "\(Self.decoders[n]) differs from the first")
         }
-        let reference = try CheckGPUDecoderTests.runProcess(
+        let reference = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-i", Repo.fixture("4444-noalpha.mov"),

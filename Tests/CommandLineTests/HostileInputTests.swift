@@ -3,6 +3,7 @@ import XCTest
 
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// Inputs whose headers lie (Fixtures/hostile/, made by
 /// scripts/make-hostile-fixtures.py): every claim is judged against what the

@@ -4,6 +4,7 @@ import XCTest
 @testable import HostSupport
 @testable import ProResCore
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// Damage named for what it is, and user-controlled text (file names, bytes
 /// of a file) printed escaped: no control character reaches the terminal.

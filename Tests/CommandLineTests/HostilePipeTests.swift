@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Streams that can be opened only once (a named FIFO, a /dev/fd/N path such
 /// as bash's `<(...)`): the input is opened once, sniffed, and the sniffed
 /// bytes handed on with the rest, as ffmpeg's `pipe:` reads. Before, a FIFO

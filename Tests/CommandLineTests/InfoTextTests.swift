@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `info`'s text shows what `info --json` has, for a person: the display
 /// size and aspect ratios, duration, time code (drop-frame or not), time
 /// base, field order and the HDR side data; `check --html`'s format block
@@ -19,7 +21,7 @@ final class InfoTextTests: XCTestCase {
 
     /// ffprobe's `key=value` lines for the video stream (and its tags, side data).
     private func ffprobe(_ path: String) throws -> [String: String] {
-        let out = try CheckGPUDecoderTests.runProcess(
+        let out = try FrameTools.runProcess(
             "/usr/bin/ffprobe",
             [
                 "-v", "error", "-select_streams", "v:0", "-count_frames",

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `make install` and `make uninstall` with DESTDIR, on the binary these
 /// tests run: the installed copy works outside the source tree, and its man
 /// page and completions are where man and the shells look.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Any name the file system allows is a file name to every command: a
 /// local name that looks like a URL is the file (`./` or `file:` force it),
 /// and an empty name is a usage error that says so.
@@ -44,7 +46,7 @@ final class LegalNameTests: XCTestCase {
             ["check", clips.path, "--previews", directory.appendingPathComponent("p").path], in: directory)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stderr.contains("no previews"), result.stderr)
-        let hash = try CheckGPUDecoderTests.runProcess("/bin/sh", ["-c", "printf %s \"$0\" | sha256sum", name])
+        let hash = try FrameTools.runProcess("/bin/sh", ["-c", "printf %s \"$0\" | sha256sum", name])
         let base = String(name.prefix(255 - 10 - 17)) + "~" + String(decoding: hash.prefix(16), as: UTF8.self)
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("p").path).sorted(),

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// An interlaced frame that ends with its first field. FFmpeg reports it as
 /// decoded and leaves the second field's lines as the pooled surface had
 /// them (a check of such a file flapped); our GPU decoder wrote nothing
@@ -52,7 +54,7 @@ final class MissingFieldTests: XCTestCase {
 
         // Independently: FFmpeg's own decode of the cut stream, frame 2: its
         // first (top, even) rows; the bottom rows must be concealment.
-        let reference = try CheckGPUDecoderTests.runProcess(
+        let reference = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-i", damaged.path,

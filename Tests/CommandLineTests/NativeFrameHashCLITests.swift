@@ -3,6 +3,7 @@ import XCTest
 
 @testable import HostSupport
 @testable import ProResCore
+@testable import TestSupport
 
 /// What the check's golden hashes will hold: for each frame, the BLAKE3 of
 /// the bytes `prores-decode X --format native -o out` writes for it. Our

@@ -4,6 +4,7 @@ import XCTest
 
 @testable import HostSupport
 @testable import ProResCore
+@testable import TestSupport
 
 /// File names that are not UTF-8 (`clip\xFF.mov`): opened, written and
 /// listed byte for byte, printed as `\xFF`. Foundation's Process and

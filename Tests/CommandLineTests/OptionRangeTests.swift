@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResOptions
+@testable import TestSupport
 @testable import prores_decode
 
 /// Every numeric option declares its range once (`OptionSpec.range`): the

@@ -2,6 +2,8 @@ import Foundation
 import Glibc
 import XCTest
 
+@testable import TestSupport
+
 /// The output-safety rule (docs/output-safety.md): no output is ever an
 /// input or another output of the same run, whatever -y says; every output
 /// is published whole, and without -y never over a name that exists or

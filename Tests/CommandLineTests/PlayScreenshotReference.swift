@@ -1,3 +1,5 @@
+@testable import TestSupport
+
 /// The independent check of `play`'s window: a Python/numpy script (Debian's
 /// /usr/bin/python3 with python3-numpy) that reads an `xwd` screenshot and
 /// the `--save-format png` preview of the same frame (16-bit P3 with the

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `prores-decode play` on a private Xvfb with Mesa lavapipe, checked from
 /// outside: the window found by its title (xdotool), its pixels read by
 /// `xwd` and compared in Python/numpy with the `--save-format png` preview

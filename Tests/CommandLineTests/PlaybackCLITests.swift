@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// `--realtime` and `--effect` as a user meets them: the documented command
 /// end to end, the reports, the usage errors and a malformed .cube.

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import TestSupport
 @testable import prores_decode
 
 /// The progress line's words (tests have no terminal to see the line itself).

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// A stream whose picture size or chroma format changes mid-way (spliced
 /// material): both decoders stop with exit 7 and one line naming the frame
 /// and both formats, and leave no output. Before, the CPU wrote frames of
@@ -12,7 +14,7 @@ final class StreamChangeTests: XCTestCase {
         for (clip, change) in [("odd-size.mov", "187x101 4:2:2"), ("4444.mov", "192x112 4:4:4 with alpha")] {
             // The clip's ProRes frames as they are in the file (ffmpeg copies the packets).
             let tail = dir.appendingPathComponent("\(clip).prores")
-            _ = try CheckGPUDecoderTests.runProcess(
+            _ = try FrameTools.runProcess(
                 "/usr/bin/ffmpeg",
                 [
                     "-v", "error", "-y", "-i", Repo.fixture(clip), "-c:v", "copy",

@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// A source that states no colour stays unstated in what we write: the
 /// conversion's fallback is a guess, and `-o out.mov` must not turn it into
 /// a tag. `--assume-*` (FFmpeg's names) says what to assume instead: the
 /// conversion uses it and the outputs carry it. ffprobe reads the files.
 final class UnspecifiedColourTests: XCTestCase {
     private func probe(_ path: String) throws -> [String] {
-        let out = try CheckGPUDecoderTests.runProcess(
+        let out = try FrameTools.runProcess(
             "/usr/bin/ffprobe",
             [
                 "-v", "error", "-select_streams", "v:0", "-show_entries",
@@ -66,7 +68,7 @@ final class UnspecifiedColourTests: XCTestCase {
     func testTheConversionUsesTheAssumption() throws {
         let dir = try makeTemporaryDirectory(self)
         let tagged = dir.appendingPathComponent("tagged.mov").path
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-nostdin", "-v", "error", "-i", Repo.fixture("hq.mov"), "-c", "copy",

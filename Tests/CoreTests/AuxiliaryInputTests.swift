@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResCore
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// Golden files, LUTs and timing logs read through one bounded reader
 /// (docs/inputs.md): a directory, device or socket is refused by type, an

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import HostSupport
 @testable import ProResCore
+@testable import TestSupport
 
 /// Our BLAKE3 against `b3sum`, for lengths on and around every boundary of
 /// the spec (block 64, chunk 1024, subtrees of 2^k chunks, a parallel

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import HostSupport
 @testable import ProResCore
+@testable import TestSupport
 
 /// `popBatch`: a batch takes the backlog at once, except while its caller
 /// says to wait for a full one (the GPU decoder, while another batch is in

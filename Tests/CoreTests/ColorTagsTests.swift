@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 final class ColorTagsTests: XCTestCase {
     func testFrameHeaderWinsAndDisagreementIsReported() {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResCore
+@testable import TestSupport
 
 /// `--rate` values that pass the range check but overflowed tick arithmetic
 /// (SIGFPE, nonsense reports): reduced to lowest terms, or refused (exit 2).

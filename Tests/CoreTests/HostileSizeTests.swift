@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResCore
+@testable import TestSupport
 
 /// Sizes claimed by a frame header: memory follows the bytes actually read
 /// and the picture size the header's own dimensions allow, and a picture

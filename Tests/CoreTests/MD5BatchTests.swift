@@ -2,6 +2,8 @@ import Foundation
 import ProResCore
 import XCTest
 
+@testable import TestSupport
+
 /// `MD5Batch` (several messages per SIMD lane group) against `md5sum`, for
 /// lengths around the padding boundaries, every lane count, and messages cut
 /// into spans at random places, empty spans included.

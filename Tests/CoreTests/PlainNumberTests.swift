@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCheck
 @testable import ProResOptions
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// Numbers from outside are plain decimals inside their bounds: anything
 /// else is one line and exit 2.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResCore
+@testable import TestSupport
 
 /// The sample reads' own threads: every read runs once, as many at once as
 /// the pool holds and no more, in the order they were asked for.

@@ -3,6 +3,7 @@ import XCTest
 @testable import HostSupport
 @testable import ProResCore
 @testable import ProResGPU
+@testable import TestSupport
 
 final class SampleMemoryTests: XCTestCase {
     func testSizeClassesArePagesWithAtMostAnEighthUnused() {

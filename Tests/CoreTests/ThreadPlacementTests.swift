@@ -3,6 +3,7 @@ import XCTest
 @testable import GPUKit
 @testable import HostSupport
 @testable import ProResCore
+@testable import TestSupport
 
 /// NUMA placement of a GPU's session threads: the cpulist parser, the
 /// choice, and the sysfs reader on fake trees in a temporary directory

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import GPUKit
 @testable import HostSupport
+@testable import TestSupport
 
 /// The `PRORES_DECODE_*` settings: read once into `Tuning`, a known one
 /// honoured, an unknown one said on stderr (with the name it is close to).

@@ -2,6 +2,7 @@ import XCTest
 
 @testable import ProResCore
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// Passwords in URLs are hidden by one function, on whole URLs and on text
 /// that quotes them; relative redirects resolve as a client follows them.

@@ -3,6 +3,7 @@ import Synchronization
 import XCTest
 
 @testable import HostSupport
+@testable import TestSupport
 
 /// `WorkerPool` runs each index once, on at most the threads it was made
 /// with (the caller's among them), job after job.

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCPU
 @testable import ProResCore
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// Our CPU decoder on real streams: every fixture's native planes against
 /// `ffmpeg -f framemd5` (Fixtures/ref, made by the ffmpeg CLI), and the
@@ -251,6 +252,6 @@ final class CPUDecoderSelectionCLITests: XCTestCase {
         XCTAssertEqual(reports.map { $0["decoder"] as? String }, ["cpu", "ffmpeg"])
         XCTAssertEqual(reports[0]["reason"] as? String, reports[1]["reason"] as? String)
         XCTAssertNotNil(reports[0]["stats"] as? [String: Any])
-        XCTAssertTrue(try CheckGPUDecoderTests.statistics(reports[0]["stats"], equal: reports[1]["stats"]))
+        XCTAssertTrue(try FrameTools.statistics(reports[0]["stats"], equal: reports[1]["stats"]))
     }
 }

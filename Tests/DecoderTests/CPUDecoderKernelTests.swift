@@ -4,6 +4,7 @@ import XCTest
 @testable import HostSupport
 @testable import ProResCPU
 @testable import ProResCore
+@testable import TestSupport
 
 // Kernel tests of our CPU decoder, in the style of dav1d's tests/checkasm
 // and of KernelTests for the GPU passes: each part alone on seeded random

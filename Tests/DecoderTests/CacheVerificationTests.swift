@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import GPUKit
+@testable import TestSupport
 
 /// The SPIR-V and pipeline caches vouch for what they hold (`CacheFile`):
 /// entries swapped between shaders, or overwritten with noise, are noted

@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The CPU colour maths behind the Y'CbCr → extended linear Display P3 shader
 /// (Sources/ProResDecode/Color). Every expected value comes from a published

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
+@testable import TestSupport
 
 /// `--vulkan` converts several frames per submission (a GPU decoder
 /// batch's, or whatever the CPU decoder has queued): the files saved must
@@ -15,7 +16,7 @@ final class ConversionGroupTests: XCTestCase {
     /// (at least 16 frames each), and a swap of two frames would show.
     private func makeClip(in directory: URL) throws -> String {
         let clip = directory.appendingPathComponent("moving.mov").path
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25",

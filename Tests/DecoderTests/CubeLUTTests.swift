@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The .cube parser: the format's rules, and a one-line error with the file
 /// name and line number for every way a file can be malformed.

@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCPU
 @testable import ProResCheck
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// Where FFmpeg's x86 decoder (its SIMD IDCT, which saturates) and ours (its
 /// C IDCT, which wraps) part: the frames our decoders flag as "decoders may

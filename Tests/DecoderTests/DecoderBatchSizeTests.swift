@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import ProResGPU
+@testable import TestSupport
 
 /// The GPU decoder's batch size from the frame and the device (sizes worked
 /// out by hand from the packed layouts: v216 is 4 bytes a pixel).

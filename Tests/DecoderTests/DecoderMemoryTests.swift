@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
+@testable import TestSupport
 
 /// The GPU decoder's device memory: batches share two coefficient sets and,
 /// when no frame leaves the decoder, one set of surfaces, whatever the slot

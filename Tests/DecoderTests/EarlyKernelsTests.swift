@@ -3,6 +3,7 @@ import XCTest
 
 @testable import GPUKit
 @testable import ProResGPU
+@testable import TestSupport
 
 /// Kernels built at the same time: each variant once, whoever asks first,
 /// and a decode that builds its kernels early decodes the same bits.

@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The CPU side of the effects: the matrices and key chroma handed to the
 /// shaders, against hand-computed values and the float64 reference, and the

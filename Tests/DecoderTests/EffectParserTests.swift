@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// `--effect SPEC` as text: what each spec means, defaults included, and a
 /// one-line error naming the spec for everything malformed.

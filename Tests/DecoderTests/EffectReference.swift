@@ -6,6 +6,7 @@ import Foundation
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The effects in float64, written from their documented definitions (docs/colour.md,
 /// "Effects") and deliberately not through `ColorMatrixEffects`,

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import ProResCore
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// `check --jobs N` opens files on N threads at once: each error must quote
 /// what FFmpeg said about its own file, never another thread's.

@@ -1,6 +1,8 @@
 import CFFmpeg
 import Foundation
 
+@testable import TestSupport
+
 /// libavcodec's own ProRes decoder, used only to check the kernel tests'
 /// CPU references (encoder + IDCT reference) against FFmpeg itself, so that
 /// the references are not merely consistent with the shaders.

@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Collects the md5 of each frame's bytes, as a sink.
 final class MD5CollectingSink: FrameSink {

@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
+@testable import TestSupport
 
 /// `FrameHashPass` (frame_hash.comp) against `b3sum` of the planar frame.
 /// The planar frames come from outside our decoder: the ffmpeg CLI's for

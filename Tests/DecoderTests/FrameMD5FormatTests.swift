@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `--framemd5` is FFmpeg's framemd5 format: with `--format native` our
 /// whole output, header included, equals `ffmpeg -i X -fflags +bitexact
 /// -f framemd5 -` byte for byte (Fixtures/ref holds exactly that; hq.prores's
@@ -18,7 +20,7 @@ final class FrameMD5FormatTests: XCTestCase {
 
     /// The references are what the installed ffmpeg writes today.
     func testReferenceIsTheLiveFFmpegOutput() throws {
-        let live = try CheckGPUDecoderTests.runProcess(
+        let live = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             ["-v", "error", "-i", Repo.fixture("hq.mxf"), "-fflags", "+bitexact", "-f", "framemd5", "-"])
         let ours = try runTool([Repo.fixture("hq.mxf"), "--format", "native", "--framemd5", "-", "--quiet"])

@@ -4,6 +4,7 @@ import XCTest
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
+@testable import TestSupport
 
 /// Per-frame statistics of every fixture three ways: a plain loop written
 /// here over the ffmpeg CLI's own decode (the reference), the CPU

@@ -4,6 +4,7 @@ import XCTest
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
+@testable import TestSupport
 
 /// One planar frame as the test holds it: LSB-aligned samples, planes
 /// Y', Cb, Cr, [A], tight rows (`ffmpeg -f rawvideo`'s layout).

@@ -3,6 +3,7 @@ import XCTest
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
+@testable import TestSupport
 
 /// The statistics on frames made to hit the edges: odd widths (v216's last
 /// pair), widths of several loop turns, heights that end mid-band, codes

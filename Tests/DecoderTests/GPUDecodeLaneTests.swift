@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
+@testable import TestSupport
 
 /// Streams through one `GPUDecodeLane` (`check`'s files on a shared decode
 /// session): each stream's frames reach its own handler, in order, bit-exact;

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `--decoder`, `--require-hardware`, `--no-hardware` and `bench`, run as a
 /// user runs them (lavapipe is this machine's only Vulkan device).
 final class GPUDecoderCLITests: XCTestCase {

@@ -8,6 +8,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Our Vulkan ProRes decoder against FFmpeg's software decoder (the CPU
 /// path), on lavapipe with the validation layer on: every byte of every

@@ -2,6 +2,8 @@ import Foundation
 import GPUKit
 import XCTest
 
+@testable import TestSupport
+
 /// `--decoder auto` skips Vulkan where no GPU device node exists: each kind
 /// of node counts, and a device directory without any does not.
 final class GPUDeviceNodesTests: XCTestCase {

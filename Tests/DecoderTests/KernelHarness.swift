@@ -1,6 +1,7 @@
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
+@testable import TestSupport
 
 /// The one file of the kernel tests that touches Vulkan: it runs ONE compute
 /// pass of the GPU ProRes decoder on buffers the test filled, and reads the

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResBench
 @testable import ProResCore
 @testable import ProResGPU
+@testable import TestSupport
 
 /// The generated GLSL and the Swift packing agree, checked by the GLSL
 /// compiler and the GPU rather than by reading our own generator: a probe

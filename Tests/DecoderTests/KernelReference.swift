@@ -1,6 +1,7 @@
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
+@testable import TestSupport
 
 // CPU references for the kernel tests (KernelTests.swift): pure Swift, no
 // GPU, and none of the code under test. Written from SMPTE RDD 36 and from
@@ -17,38 +18,6 @@
 //    +8192 on row 0 before the columns, and the clip to [4, 2^depth - 5];
 //  - the placement of a slice's blocks (decode_slice_luma/chroma/alpha);
 //  - the packed output (v216 / y416, see FramePacker's documentation).
-
-/// A seeded generator (SplitMix64), so that every failure reproduces from
-/// the seed the test prints.
-struct KernelRandom: RandomNumberGenerator {
-    private(set) var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in `range` (closed).
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        let span = UInt64(range.upperBound - range.lowerBound) + 1
-        return range.lowerBound + Int(next() % span)
-    }
-
-    mutating func int(_ range: Range<Int>) -> Int { int(range.lowerBound...range.upperBound - 1) }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// True with probability `p`.
-    mutating func chance(_ p: Double) -> Bool { unit() < p }
-
-    mutating func pick<T>(_ values: [T]) -> T { values[int(0..<values.count)] }
-}
 
 enum ProResScan {
     /// RDD 36 progressive scan: natural index of each scan position.

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResGPU
+@testable import TestSupport
 
 // Kernel-level tests of the GPU ProRes decoder, in the style of dav1d's
 // tests/checkasm: each compute pass runs ALONE (KernelHarness) on random

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import ProResCore
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// The banded PNG encoder read back by independent tools: ffmpeg's PNG
 /// decoder must give exactly the samples encoded, and pngcheck must find

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import GPUKit
 @testable import ProResGPU
+@testable import TestSupport
 
 /// The driver's builds kept on disk between runs (`PipelineCache`): written
 /// after a build, handed to the next run's driver, and never handed over

@@ -3,6 +3,7 @@ import XCTest
 
 @testable import GPUKit
 @testable import ProResGPU
+@testable import TestSupport
 
 /// Asking for pipeline statistics enables them only where the device offers
 /// VK_KHR_pipeline_executable_properties (lavapipe 22.3 does not), and

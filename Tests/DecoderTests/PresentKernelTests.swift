@@ -4,6 +4,7 @@ import XCTest
 @testable import GPUKit
 @testable import ProResCore
 @testable import ProResGPU
+@testable import TestSupport
 
 /// `present.comp` alone on lavapipe, every colour path, against float64 maths
 /// written here from the definitions (primaries → XYZ → primaries, the

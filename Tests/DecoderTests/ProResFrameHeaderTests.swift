@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The frame header parser against bytes laid out by hand from SMPTE RDD 36.
 final class ProResFrameHeaderTests: XCTestCase {

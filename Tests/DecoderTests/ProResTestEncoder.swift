@@ -1,3 +1,5 @@
+@testable import TestSupport
+
 // A ProRes entropy encoder and frame writer for the kernel tests: pure
 // Swift, written from SMPTE RDD 36 §7.1 (and the codebook tables of
 // FFmpeg's proresdec2.c / proresenc_kostya.c), so that the entropy pass can

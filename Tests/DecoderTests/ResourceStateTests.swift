@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import GPUKit
+@testable import TestSupport
 
 /// How a buffer's uses order themselves (`ResourceState`): a pipeline
 /// barrier only inside one command buffer; a timeline wait on any earlier

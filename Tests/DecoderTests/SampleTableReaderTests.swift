@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Direct reads by the sample table must give exactly libavformat's packets,
 /// in order and after seeks, and be used only where they can.

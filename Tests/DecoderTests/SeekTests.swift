@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// ProRes is intra-only: `--start N` must give frame N, in every container.
 final class SeekTests: XCTestCase {

@@ -3,6 +3,7 @@ import HostSupport
 import XCTest
 
 @testable import GPUKit
+@testable import TestSupport
 
 /// The GLSL is built into the binary from Shaders/ (Plugins/EmbedShaders);
 /// `PRORES_DECODE_SHADERS` names a directory to use instead, and only when

@@ -3,6 +3,7 @@ import Glibc
 import XCTest
 
 @testable import ProResFFmpeg
+@testable import TestSupport
 
 /// Reads whose destination is written with streaming stores must put
 /// exactly the file's bytes where pread(2) would, at any alignment and

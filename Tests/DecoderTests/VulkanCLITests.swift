@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The GPU options as a user meets them: flags, errors, exit codes, files.
 final class VulkanCLITests: XCTestCase {

@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The GPU conversion on the machine's Vulkan device (lavapipe in CI), with
 /// the Khronos validation layer on, against the float64 reference.

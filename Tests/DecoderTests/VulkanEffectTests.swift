@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// The `--effect` passes on the machine's Vulkan device (lavapipe in CI), with
 /// the validation layer on, against the float64 `EffectReference`.

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// A sink that fails (EPIPE on `-o -`, a full disk) ends the run without
 /// keeping a use of any surface: every pool the run made goes away with it.

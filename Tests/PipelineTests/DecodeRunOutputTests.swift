@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// Which layout a run makes when none is asked for: the native packed one
 /// for anything that reads the frames, the decoder's own planar frames when

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// The end of a job while the GPU decoder's device is still being made:
 /// the device is left to the process's exit, and kernels not begun by then

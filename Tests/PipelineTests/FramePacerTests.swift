@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Simulated host time for `FramePacer`: `sleep(until:)` jumps straight to
 /// the deadline (plus any scripted oversleep) and, on the way, runs the

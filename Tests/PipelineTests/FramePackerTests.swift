@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Packing checked against pixels computed by hand from the layout rules.
 final class FramePackerTests: XCTestCase {

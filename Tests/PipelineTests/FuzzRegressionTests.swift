@@ -8,6 +8,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Replays what the fuzzer found (`Fixtures/fuzz/`) and hand-made hostile
 /// inputs through `FuzzEntry.run`, the function the libFuzzer target calls

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResTesting
+@testable import TestSupport
 
 /// Every fuzz entry over its seeds, as `make fuzz` starts from them: the
 /// fixtures and the damage corpus through `FuzzEntry` (decode), each

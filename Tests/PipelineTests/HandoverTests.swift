@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResFFmpeg
 @testable import ProResGPU
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// FFmpeg decodes a stream's first frames while the GPU decoder's device
 /// starts, then the GPU decoder takes over (`HandoverSession`, `--decoder

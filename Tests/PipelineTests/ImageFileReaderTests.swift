@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// Saved EXRs and PNGs read back by other people's readers: OpenEXR's
 /// `exrheader`, OpenImageIO's `oiiotool`, the ffmpeg CLI, `pngcheck` and

@@ -5,6 +5,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// The pure-Swift writers behind the EXR attributes and PNG chunks, checked
 /// against published check values and independent readers (Python's zlib).

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// `OrderedFrameWork` with batches: a worker takes what is queued, up to
 /// the batch size, and results still come out in submission order.

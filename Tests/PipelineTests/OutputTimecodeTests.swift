@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// The time code an output carries is its first frame's: `--start` shifts
 /// it alike in MOV, NUT and EXR (read back by ffprobe and exrheader); a
@@ -9,7 +10,7 @@ import XCTest
 /// nowhere.
 final class OutputTimecodeTests: XCTestCase {
     private func probedTimecode(_ path: String) throws -> String {
-        let data = try CheckGPUDecoderTests.runProcess(
+        let data = try FrameTools.runProcess(
             "/usr/bin/ffprobe",
             [
                 "-v", "error", "-show_entries",
@@ -46,7 +47,7 @@ final class OutputTimecodeTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         // NUT keeps the metadata string as given (QuickTime's tmcd would wrap it).
         let clip = dir.appendingPathComponent("bad-timecode.nut").path
-        _ = try CheckGPUDecoderTests.runProcess(
+        _ = try FrameTools.runProcess(
             "/usr/bin/ffmpeg",
             [
                 "-v", "error", "-i", Repo.fixture("hq.mov"), "-c", "copy",

@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResFFmpeg
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// md5 of the native planes read straight from packed surfaces
 /// (`FrameBytes.nativePlanes`), a row at a time: equal to `md5sum` of the

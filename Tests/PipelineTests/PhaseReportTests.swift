@@ -3,6 +3,7 @@ import XCTest
 
 @testable import HostSupport
 @testable import ProResPipeline
+@testable import TestSupport
 
 /// `PhaseReport`'s attribution on spans laid out by hand: every instant to
 /// one phase at most (the span that began last, waits and enclosing spans

@@ -6,6 +6,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 final class PixelBufferPoolTests: XCTestCase {
     private let layout = SurfaceLayout.packed(.y416, width: 8, height: 2)

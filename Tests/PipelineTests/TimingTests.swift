@@ -7,6 +7,7 @@ import XCTest
 @testable import ProResGPU
 @testable import ProResPipeline
 @testable import ProResTesting
+@testable import TestSupport
 
 final class TimingTests: XCTestCase {
     func testNearestRankPercentiles() throws {

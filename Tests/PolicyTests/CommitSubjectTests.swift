@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Commit subjects read `component: what changed` in at most 72 characters. The history before `lastLongSubject` keeps the
 /// subjects it was written with; every commit after it holds the rule.
 final class CommitSubjectTests: XCTestCase {

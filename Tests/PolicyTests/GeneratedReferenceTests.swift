@@ -2,6 +2,7 @@ import Foundation
 import ProResOptions
 import XCTest
 
+@testable import TestSupport
 @testable import prores_decode
 
 /// docs/cli.md, the man page and the shell completions are generated from

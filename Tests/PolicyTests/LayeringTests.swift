@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// The layers of Package.swift, checked in the sources themselves: a C
 /// library's module can leak to targets that never declared it (SwiftPM
 /// puts every shim's module map on the include path), so only this test

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// The environment is read once, by the command line (`Tuning` from its
 /// `PRORES_DECODE_*` variables, and the few others it needs), and what the
 /// libraries need is passed down to them: no library target reads a

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Every command in README.md's "Examples" runs as written: each line of its
 /// code blocks is executed by bash, with the built `prores-decode` first on
 /// PATH, in a folder holding the files the examples name (`clip.mov`, a

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// The repository speaks of the product in the present tense. Every tracked
 /// text file is scanned for phrases that speak of the work on it instead:
 /// numbered work sessions and periods, issue numbers, measurement "calls",

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Every decode session is made by `DecodeSessionFactory` (ProResPipeline),
 /// from the decoder `DecoderSelection` resolved: a session made anywhere
 /// else decides the decoder a second time, past the plan's fallbacks and

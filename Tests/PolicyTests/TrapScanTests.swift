@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Nothing from outside (files, stdin, the environment, caches, devices)
 /// may reach a trap: `try!`, `fatalError(`, `as!` or a `!` force-unwrap
 /// crash the process (SIGILL) and leave temporaries behind. Every such site

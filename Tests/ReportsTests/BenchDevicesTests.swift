@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `bench --device all|N|NAME` on the GPU paths: the devices array of
 /// `--json` (one device here: lavapipe, or the one GPU) and what a selector
 /// matching nothing does.

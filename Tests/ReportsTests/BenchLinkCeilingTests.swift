@@ -5,6 +5,7 @@ import XCTest
 @testable import HostSupport
 @testable import ProResFFmpeg
 @testable import ProResGPU
+@testable import TestSupport
 
 /// `bench`'s link ceiling on the gpu decoder: the bytes a frame takes to
 /// the device against the packets FFmpeg reads from the file and the slices

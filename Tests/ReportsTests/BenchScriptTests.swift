@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// scripts/bench.sh (`make bench`) end to end on a tiny clip with the
 /// checkout's build: each of its four whole-process comparisons and the
 /// in-memory bench run and report, so a change that breaks it shows here.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// Debian's headless Chromium (the Makefile's TEST_PACKAGES), the pages'
 /// independent reader: what a person's browser makes of them. Each call is
 /// one browser start (about a second), so tests keep them few.

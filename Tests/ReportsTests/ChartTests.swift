@@ -4,6 +4,7 @@ import XCTest
 @testable import ProResCore
 @testable import ProResPipeline
 @testable import ProResReports
+@testable import TestSupport
 
 #if canImport(FoundationXML)
     import FoundationXML

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// scripts/gpu-machine.sh, the benchmark set, end to end on this machine's
 /// lavapipe with tiny clips and the checkout's build (PD, FF): every step
 /// runs and reports, so a change that breaks it shows here, not on the GPU

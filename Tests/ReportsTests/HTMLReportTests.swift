@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `check --html`, `bench --html`/`--svg` and `plot`, opened in headless
 /// Chromium: the DOM after load, every picture a page references, the
 /// browser's console, and a screenshot that is not blank.

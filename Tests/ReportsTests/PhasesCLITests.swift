@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import HostSupport
+@testable import TestSupport
 
 /// `--phases`: a one-frame GPU decode reports every phase of its process,
 /// and the phases add up to no more than the time the process took as the

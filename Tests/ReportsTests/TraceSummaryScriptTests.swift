@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// scripts/trace-summary.py --concurrency, on a trace whose answer is
 /// worked out by hand: within a 100 µs `decode run`, reads over 0–50 and
 /// 25–75 µs are one at once for 50 µs, two for 25 and none for 25.

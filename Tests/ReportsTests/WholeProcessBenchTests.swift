@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import TestSupport
+
 /// `bench --whole-process`: decode command lines timed as whole processes in
 /// interleaved rounds. Timings vary; the tests hold the report's structure
 /// and its arithmetic (the summary and the ratio follow from the rounds it

@@ -1,13 +1,7 @@
-import CFFmpeg
 import Foundation
+import ProResCore
+import ProResFFmpeg
 import XCTest
-
-@testable import GPUKit
-@testable import ProResCore
-@testable import ProResFFmpeg
-@testable import ProResGPU
-@testable import ProResPipeline
-@testable import ProResTesting
 
 /// Paths into the package, independent of the current directory.
 enum Repo {
@@ -243,9 +237,9 @@ func ffmpegFrameMD5s(_ clip: String) throws -> [String] {
 /// CLI decodes them (`-f rawvideo`), hashed by `b3sum`: golden v2's
 /// reference, from two tools that are not ours.
 func ffmpegFrameBLAKE3s(_ clip: String) throws -> [String] {
-    let raw = try CheckGPUDecoderTests.runProcess(
+    let raw = try FrameTools.runProcess(
         "/usr/bin/ffmpeg", ["-v", "error", "-i", Repo.fixture(clip), "-f", "rawvideo", "-"])
-    return try B3Sum.hexes(CheckGPUDecoderTests.split(raw, clip: clip))
+    return try B3Sum.hexes(FrameTools.split(raw, clip: clip))
 }
 
 /// Per-frame md5s from the independent python packer (`index md5` lines).
