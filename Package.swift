@@ -138,9 +138,11 @@ let package = Package(
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
         // What every test target shares: the fixtures' paths, `runTool`,
         // the independent readers (b3sum, md5sum, the ffmpeg CLI, Python's
-        // zlib), the HTTP and X servers. A plain target, built by `swift
+        // zlib), the X server. A plain target, built by `swift
         // build -c release` too: it imports the library targets without
         // `@testable`, and the test targets import it with `@testable`.
+        // XCTest has no static module, so a `--static-swift-stdlib` build
+        // names its product (scripts/build-bundle.sh, scripts/build-deb.sh).
         .target(
             name: "TestSupport", dependencies: ["ProResCore", "ProResFFmpeg"], path: "Tests/TestSupport",
             swiftSettings: swift6),
