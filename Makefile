@@ -67,9 +67,9 @@ demo: build
 # beside `make test`): formatting (.swift-format, 120 columns) and the
 # policy tests, the PolicyTests target (Tests/PolicyTests): wording, commit
 # subjects, layering, sessions made by the factory alone, no library
-# reading the environment, trap scan, the README's examples and the
-# reference generated from the option tables. `make test` runs every other
-# test target.
+# reading the environment, trap scan, the README's examples, the
+# reference generated from the option tables, and every folder under
+# Tests/ a target. `make test` runs every other test target.
 POLICY_TESTS = ^PolicyTests\.
 
 test: test-deps
