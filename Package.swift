@@ -38,9 +38,8 @@ import PackageDescription
 //
 // Every link setting lives here and in the shim module maps, so a plain
 // `swift build -c release` produces a working `prores-decode`.
-// Every source target builds in Swift 6 language mode (complete concurrency
-// checking). The test target stays in Swift 5 mode: its doubles and
-// fixtures share state across threads as tests do.
+// Every target, the test targets and their support included, builds in
+// Swift 6 language mode (complete concurrency checking).
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -137,16 +136,62 @@ let package = Package(
         // The libFuzzer target of `make fuzz` (scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address); built plainly it replays inputs.
         .executableTarget(name: "prores-decode-fuzz", dependencies: ["ProResTesting"], swiftSettings: swift6),
+        // What every test target shares: the fixtures' paths, `runTool`,
+        // the independent readers (b3sum, md5sum, the ffmpeg CLI, Python's
+        // zlib), the X server. A plain target, built by `swift
+        // build -c release` too: it imports the library targets without
+        // `@testable`, and the test targets import it with `@testable`.
+        // XCTest has no static module, so a `--static-swift-stdlib` build
+        // names its product (scripts/build-bundle.sh, scripts/build-deb.sh).
+        .target(
+            name: "TestSupport", dependencies: ["ProResCore", "ProResFFmpeg"], path: "Tests/TestSupport",
+            swiftSettings: swift6),
+        // One test target per part of the product it tests (docs/testing.md).
         .testTarget(
-            name: "ProResDecodeTests",
+            name: "CoreTests",
             dependencies: [
-                "HostSupport", "ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU",
-                "ProResPipeline",
-                "ProResReports", "ProResCheck", "ProResBench", "ProResTesting", "ProResDisplay", "ProResPlayback",
-                "prores-decode",
+                "TestSupport", "HostSupport", "ProResOptions", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU",
+                "ProResPipeline", "ProResCheck", "ProResTesting",
             ],
-            swiftSettings: swift6
-        ),
+            swiftSettings: swift6),
+        .testTarget(
+            name: "DecoderTests",
+            dependencies: [
+                "TestSupport", "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResCPU",
+                "ProResPipeline", "ProResCheck", "ProResBench", "ProResTesting",
+            ],
+            swiftSettings: swift6),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: [
+                "TestSupport", "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                "ProResTesting",
+            ],
+            swiftSettings: swift6),
+        .testTarget(
+            name: "CheckTests",
+            dependencies: [
+                "TestSupport", "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                "ProResCheck", "ProResTesting",
+            ],
+            swiftSettings: swift6),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: [
+                "TestSupport", "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
+                "ProResReports", "ProResBench",
+            ],
+            swiftSettings: swift6),
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: [
+                "TestSupport", "HostSupport", "ProResOptions", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU",
+                "ProResPipeline", "ProResCheck", "ProResDisplay", "ProResPlayback", "ProResTesting", "prores-decode",
+            ],
+            swiftSettings: swift6),
+        // The repository's own rules, run by `make lint` and skipped by `make test`.
+        .testTarget(
+            name: "PolicyTests", dependencies: ["TestSupport", "ProResOptions", "prores-decode"], swiftSettings: swift6),
     ],
     swiftLanguageModes: [.v5]
 )
