@@ -216,7 +216,7 @@ extension CheckCommand {
     }
 
     /// `--on-warning`: what a WARN does to the exit status.
-    enum WarningExit: String {
+    enum WarningExit: String, CaseIterable {
         /// Exit 0 when every file passed, warnings or not.
         case pass
         /// Exit 15 when every file passed and one has warnings.

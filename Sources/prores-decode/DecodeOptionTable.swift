@@ -140,4 +140,5 @@ extension DecodeCommand {
 
     /// Decoding is what the tool does without a command, so its help is the main help.
     static var helpText: String { MainHelp.text }
+    static var briefHelpText: String { MainHelp.briefText }
 }

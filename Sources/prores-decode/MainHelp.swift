@@ -11,6 +11,13 @@ enum MainHelp {
         .joined(separator: "\n\n") + "\n"
     }
 
+    /// `prores-decode -h` (and decoding's `-h`): the commands, then
+    /// decoding's options one line each.
+    static var briefText: String {
+        [tagline, commandList, HelpFormatter.briefOptionList(DecodeCommand.spec), "prores-decode --help: the full text"]
+            .joined(separator: "\n\n") + "\n"
+    }
+
     /// README.md's `## Usage` block, fences included: every command with every
     /// option (`prores-decode --usage-markdown` prints it).
     static var usageMarkdown: String {
