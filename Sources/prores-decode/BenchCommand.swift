@@ -137,7 +137,7 @@ enum BenchCommand: Command {
         }
 
         func validate() throws {
-            try OptionSpec.checkDeviceList(options.device)
+            try SharedOptions.checkDeviceList(options.device)
             if overwrite && noOverwrite {
                 throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other")
             }

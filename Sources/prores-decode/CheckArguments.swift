@@ -112,7 +112,7 @@ extension CheckCommand {
                 throw UsageError("--device needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
             }
             if device?.isEmpty == true { throw UsageError("--device needs a device index, name or 'all'") }
-            try OptionSpec.checkDeviceList(device)
+            try SharedOptions.checkDeviceList(device)
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
             // A golden file records every frame: one written from a sample would fail every full check after it.
             if sample != nil, writeGoldenPath != nil {

@@ -125,7 +125,7 @@ struct DecodeArguments: CommandArguments {
             }
         }
         try playback.validate(vulkan: useVulkan)
-        try OptionSpec.checkSingleDevice(device)
+        try SharedOptions.checkSingleDevice(device)
         if stdoutUsers.count > 1 {
             throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout")
         }
