@@ -50,6 +50,11 @@ enum SharedOptions {
         "--threads", range: 1...256, short: "CPU decoder threads (default: one per core)",
         long: "CPU decoder threads, ours or FFmpeg's (default: one per core)")
 
+    /// `--track`: which ProRes track, by stream index.
+    static let track = Option<Int>(
+        "--track", range: 0...Int(Int32.max), short: "stream index of the ProRes track",
+        long: "stream index of the ProRes track (default: the first)")
+
     /// `--reference-white`: the nits PQ and HLG map to 1.0.
     static let referenceWhite = Option<Double>(
         "--reference-white", value: "NITS", range: .real(lower: 1, upper: 10000, lowerExcluded: false),
