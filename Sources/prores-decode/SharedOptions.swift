@@ -105,15 +105,25 @@ enum SharedOptions {
             ),
         ])
 
-    /// The report outputs `check` and `merge` share.
+    /// The report outputs `check` and `merge` share, in `check`'s words.
     static let report = Option<String>(
-        "--report", value: "FILE|-", short: "write the JSON report", long: "JSON report")
+        "--report", value: "FILE|-", short: "write the JSON report",
+        long: #"JSON report: {"files":[...],"summary":{...},"run":{...}}; "#
+            + "prores-decode merge joins the reports of a run's shards into one")
     static let junit = Option<String>(
         "--junit", value: "FILE|-", short: "write JUnit XML: one testcase per file",
         long: "JUnit XML: one testcase per file")
-    static let html = Option<String>("--html", value: "FILE|-", short: "write a page to look at", long: "a page")
+    static let html = Option<String>(
+        "--html", value: "FILE|-", short: "write a page to look at (one offline file)",
+        long: "a page to look at: summary, then per file (failures first) the verdict and why, the format "
+            + "with each colour tag's source, statistics, --previews pictures (linked relative to FILE's "
+            + "directory: move them together) and per-frame graphs with damaged, black and frozen frames marked; "
+            + "one offline file, inline CSS and SVG, readable without JavaScript")
     static let writeGolden = Option<String>(
-        "--write-golden", value: "FILE|-", short: "write a golden file (BLAKE3 per frame)", long: "golden v2")
+        "--write-golden", value: "FILE|-", short: "write golden v2: BLAKE3 of every frame",
+        long: "write golden v2: the BLAKE3-256 of every native planar frame of the files that decoded cleanly "
+            + "(names relative to the directory argument; not with --sample, which checks some frames only); verify a line with "
+            + "prores-decode F --format native --start N --frames 1 -o - | b3sum")
     /// `--on-warning`: what a WARN does to the exit status (`check`, `merge`).
     static let onWarning = Option<CheckCommand.WarningExit>(
         "--on-warning", short: "what a WARN does to the exit status",
