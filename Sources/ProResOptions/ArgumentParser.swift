@@ -115,50 +115,6 @@ package struct ParsedArguments {
         return spec.key
     }
 
-    /// The table's key for any spelling; asking for an option the table does
-    /// not declare is a bug in the command, not the user's mistake.
-    private func key(_ name: String) -> String {
-        guard let option = byName[name] else { preconditionFailure("option '\(name)' is not in the command's table") }
-        return option.key
-    }
-
-    package func flag(_ name: String) -> Bool { flags.contains(key(name)) }
-
-    package func string(_ name: String) -> String? { values[key(name)]?.first }
-
-    /// Every value of a repeatable option, in the order given.
-    package func strings(_ name: String) -> [String] { values[key(name)] ?? [] }
-
-    /// The value converted by `convert`, or nil when the option is absent; a
-    /// value it refuses is a usage error saying what was `expected`.
-    package func value<T>(_ name: String, expected: String, _ convert: (String) -> T?) throws -> T? {
-        guard let text = string(name) else { return nil }
-        guard let value = convert(text) else {
-            throw UsageError("invalid value '\(text)' for \(key(name)): expected \(expected)")
-        }
-        return value
-    }
-
-    /// A whole number within the option's declared `range`, or nil when the option is absent.
-    package func integer(_ name: String) throws -> Int? {
-        guard case .integer(let range)? = byName[name]?.range else {
-            preconditionFailure("option '\(name)' declares no whole-number range")
-        }
-        return try value(name, expected: OptionRange.integer(range).words) { PlainNumber.integer($0, in: range) }
-    }
-
-    /// A finite number within the option's declared `range`, or nil when the option is absent.
-    package func real(_ name: String) throws -> Double? {
-        guard let range = byName[name]?.range else { preconditionFailure("option '\(name)' declares no range") }
-        // Plain decimals only: Double("0x10") is 16 and Double("1e5") 100000, and the docs promise neither.
-        return try value(name, expected: range.words) { text in
-            PlainNumber.real(text).flatMap { range.contains($0) ? $0 : nil }
-        }
-    }
-
-    /// The option's declared range (nil: it has none).
-    package func range(_ name: String) -> OptionRange? { byName[name]?.range }
-
     /// Exactly one positional argument, named `what` in the error.
     package func single(_ what: String) throws -> String {
         guard let first = positionals.first else { throw UsageError("missing \(what) \(helpHint)") }
@@ -170,13 +126,6 @@ package struct ParsedArguments {
     /// the `flag` declaration), not both.
     package func input(_ flag: Option<String>) throws -> String {
         guard let flagged = try self[flag] else { return try single("input file") }
-        if let first = positionals.first { throw UsageError("two inputs: '\(first)' and -i '\(flagged)'") }
-        return try Self.named(flagged, "input file")
-    }
-
-    /// The one input, for a table without typed declarations.
-    package func input() throws -> String {
-        guard let flagged = string("-i") else { return try single("input file") }
         if let first = positionals.first { throw UsageError("two inputs: '\(first)' and -i '\(flagged)'") }
         return try Self.named(flagged, "input file")
     }

@@ -66,14 +66,15 @@ package struct Option<Value>: OptionDeclaration {
 }
 
 extension Option where Value == String {
-    /// A text taken as given: a path, a name, a pattern.
+    /// A text taken as given: a path, a name, a pattern. `long` defaults to
+    /// `short` where one line says everything.
     package init(
-        _ names: String..., value placeholder: String, repeatable: Bool = false, short: String, long: String,
+        _ names: String..., value placeholder: String, repeatable: Bool = false, short: String, long: String? = nil,
         details: [(term: String, text: String)] = []
     ) {
         self.init(
-            names: names, value: placeholder, repeatable: repeatable, expected: placeholder, short: short, long: long,
-            details: details
+            names: names, value: placeholder, repeatable: repeatable, expected: placeholder, short: short,
+            long: long ?? short, details: details
         ) { $0 }
     }
 }

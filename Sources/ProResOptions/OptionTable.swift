@@ -106,32 +106,3 @@ package struct CommandSpec {
     /// `prores-decode check`, or `prores-decode` for decoding.
     package var invocation: String { "prores-decode" + (name.map { " " + $0 } ?? "") }
 }
-
-extension OptionSpec {
-    /// A table entry without a typed declaration: one text serves as both helps.
-    package init(
-        _ names: String..., value placeholder: String? = nil, repeatable: Bool = false, range: OptionRange? = nil,
-        help: String, details: [(term: String, text: String)] = []
-    ) {
-        self.init(
-            names, value: placeholder, repeatable: repeatable, range: range, short: help, long: help, details: details)
-    }
-
-    package static let overwrite = OptionSpec("-y", "--overwrite", help: "replace existing output files")
-    package static let noOverwrite = OptionSpec(
-        "-n", "--no-overwrite",
-        help: "never replace an existing output: exit 6 before doing anything if one exists "
-            + "(the default, made explicit; contradicts -y)")
-    package static func verbose(_ help: String) -> OptionSpec { OptionSpec("-v", "--verbose", help: help) }
-    package static let quiet = OptionSpec("-q", "--quiet", help: "no progress line, warnings or summary on stderr")
-    package static let input = OptionSpec(
-        "-i", value: "INPUT", help: "the input, as ffmpeg takes it (instead of the INPUT argument)")
-    package static let device = OptionSpec(
-        "--device", value: "N|NAME",
-        help: "Vulkan device: its index in the devices list, or part of its name or driver's name "
-            + "(default: a discrete GPU, else an integrated one, else Mesa lavapipe)")
-}
-
-extension OptionSpec: OptionDeclaration {
-    package var spec: OptionSpec { self }
-}
