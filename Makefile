@@ -68,7 +68,7 @@ demo: build
 # policy tests: wording, commit subjects, layering, sessions made by the
 # factory alone, no library reading the environment, trap scan, the
 # README's examples and the reference generated from the option tables.
-POLICY_TESTS = RepositoryWordingTests|CommitSubjectTests|LayeringTests|SessionFactoryTests|LibrarySettingsTests|TrapScanTests|ReadmeExampleTests|GeneratedReferenceTests
+POLICY_TESTS = RepositoryWordingTests|CommitSubjectTests|LayeringTests|SessionFactoryTests|OptionLookupTests|LibrarySettingsTests|TrapScanTests|ReadmeExampleTests|GeneratedReferenceTests
 
 test: test-deps
 	$(SWIFT) build --build-tests

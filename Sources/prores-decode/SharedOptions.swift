@@ -78,6 +78,12 @@ enum SharedOptions {
         short: "the clock's rate (25, 29.97 or 30000/1001)",
         long: "the clock's rate instead (25, 29.97 or 30000/1001; needs --realtime)"
     ) { text in
+        // Plain decimals only, as every number read from outside (`PlainNumber`).
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let plain =
+            parts.count == 2
+            ? parts.allSatisfy { PlainNumber.integer($0) != nil } : PlainNumber.real(text) != nil
+        guard plain else { return nil }
         if let problem = FrameRate.problem(parsing: text) {
             throw UsageError("invalid value '\(text)' for --rate: \(problem)")
         }
@@ -111,8 +117,7 @@ enum SharedOptions {
         long: #"JSON report: {"files":[...],"summary":{...},"run":{...}}; "#
             + "prores-decode merge joins the reports of a run's shards into one")
     static let junit = Option<String>(
-        "--junit", value: "FILE|-", short: "write JUnit XML: one testcase per file",
-        long: "JUnit XML: one testcase per file")
+        "--junit", value: "FILE|-", short: "JUnit XML: one testcase per file")
     static let html = Option<String>(
         "--html", value: "FILE|-", short: "write a page to look at (one offline file)",
         long: "a page to look at: summary, then per file (failures first) the verdict and why, the format "
