@@ -18,8 +18,10 @@ package struct Flag: OptionDeclaration {
 
     private init(spec: OptionSpec) { self.spec = spec }
 
-    /// The same flag, its `--help` text worded for one command.
-    package func explained(_ long: String) -> Flag { Flag(spec: spec.explained(long)) }
+    /// The same flag, its `--help` text (and `-h`'s, given `short`) worded for one command.
+    package func explained(_ long: String, short: String? = nil) -> Flag {
+        Flag(spec: spec.explained(long, short: short))
+    }
 }
 
 /// An option with a value of type `Value`, read from its text by `convert`.
@@ -51,9 +53,9 @@ package struct Option<Value>: OptionDeclaration {
         self.convert = convert
     }
 
-    /// The same option, its `--help` text worded for one command.
-    package func explained(_ long: String) -> Option {
-        Option(spec: spec.explained(long), expected: expected, convert: convert)
+    /// The same option, its `--help` text (and `-h`'s, given `short`) worded for one command.
+    package func explained(_ long: String, short: String? = nil) -> Option {
+        Option(spec: spec.explained(long, short: short), expected: expected, convert: convert)
     }
 
     /// `text` as a value, or the usage error that names the option.

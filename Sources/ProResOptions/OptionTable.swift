@@ -38,11 +38,13 @@ package struct OptionSpec: Sendable {
         self.range = range
     }
 
-    /// The same option with another text for `--help` (a shared option whose
-    /// effect a command words in its own terms).
-    func explained(_ long: String) -> OptionSpec {
+    /// The same option with another text for `--help`, and for `-h` when
+    /// `short` is given (a shared option whose effect a command words in its
+    /// own terms).
+    func explained(_ long: String, short: String?) -> OptionSpec {
         OptionSpec(
-            names, value: placeholder, repeatable: repeatable, range: range, short: short, long: long, details: details)
+            names, value: placeholder, repeatable: repeatable, range: range, short: short ?? self.short, long: long,
+            details: details)
     }
 
     package var takesValue: Bool { placeholder != nil }

@@ -44,7 +44,8 @@ enum BenchCommand: Command {
         static let frames = Option<Int>(
             "--frames", range: 1...1_000_000, short: "frames each decoder decodes (default 240)",
             long: "frames each decoder decodes, the clip looped (default 240)")
-        static let threads = SharedOptions.threads.explained("threads for ffmpeg and cpu (default: one per core)")
+        static let threads = SharedOptions.threads.explained(
+            "threads for ffmpeg and cpu (default: one per core)", short: "threads for ffmpeg and cpu")
         static let batch = Option<Int>(
             "--batch", range: 1...256, short: "frames per GPU batch",
             long: "frames per GPU batch (default: from the frame size and the device's limits)")
@@ -54,7 +55,8 @@ enum BenchCommand: Command {
                 + "discrete GPU, else an integrated one, else Mesa lavapipe)")
         static let verbose = SharedOptions.verbose.explained(
             "also say where each GPU's session threads run (pinned to its NUMA node, or why not)")
-        static let json = SharedOptions.json.explained("print one JSON array, an object per input, instead of text")
+        static let json = SharedOptions.json.explained(
+            "print one JSON array, an object per input, instead of text", short: "print one JSON array, an object per input")
         static let html = Option<String>(
             "--html", value: "FILE", short: "also write a page with charts",
             long: "also write a page: per input the decoders' fps and per-stage p50/p95/p99, "

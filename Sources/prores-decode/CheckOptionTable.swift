@@ -9,10 +9,12 @@ extension CheckCommand {
         static let overwrite = SharedOptions.overwrite.explained(
             "also replace an existing --write-golden file (reports, JUnit and HTML files "
                 + "are replaced by default, with a note: each is written beside its path and renamed over it at "
-                + "the end, so a failed run keeps the old one)")
+                + "the end, so a failed run keeps the old one)",
+            short: "also replace an existing --write-golden file")
         static let noOverwrite = SharedOptions.noOverwrite.explained(
             "never replace an existing report, JUnit or HTML file either: exit 6 before "
-                + "checking anything if one exists (contradicts -y)")
+                + "checking anything if one exists (contradicts -y)",
+            short: "never replace a report, JUnit or HTML file")
         static let verbose = SharedOptions.verbose.explained(
             "also show FFmpeg's own diagnostics, and each file's previews")
 
@@ -102,7 +104,7 @@ extension CheckCommand {
             short: "per file, opening included (default 600)",
             long: "per file, opening included (default 600): ERROR \"timed out\"")
         static let threads = SharedOptions.threads.explained(
-            "CPU decoder threads per file (default: max(1, cores/jobs))")
+            "CPU decoder threads per file (default: max(1, cores/jobs))", short: "CPU decoder threads per file")
 
         static let decoder = SharedOptions.decoder.explained(
             "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder, on any Vulkan "

@@ -42,7 +42,8 @@ extension DecodeCommand {
                 + "(Vulkan instance and device, pipelines, container open, first sample read, first upload, first "
                 + "decode, first conversion, output, teardown), every millisecond counted once")
         static let json = SharedOptions.json.explained(
-            "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)")
+            "print the end-of-run summary as JSON (stdout, or stderr when stdout carries data)",
+            short: "print the end-of-run summary as JSON")
         static let assumePrimaries = assumed(
             .primaries, "--assume-primaries", short: "primaries of a source that states none",
             long: "primaries of a source that states none (FFmpeg's names: "

@@ -23,7 +23,8 @@ enum DevicesCommand: Command {
             + "pinned to (those of its NUMA node, on a host of several).")
 
     enum Options {
-        static let json = SharedOptions.json.explained("print one JSON array of devices instead of text")
+        static let json = SharedOptions.json.explained(
+            "print one JSON array of devices instead of text", short: "print one JSON array of devices")
     }
 
     struct Arguments: CommandArguments {

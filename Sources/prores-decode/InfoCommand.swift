@@ -29,7 +29,8 @@ enum InfoCommand: Command {
 
     enum Options {
         static let json = SharedOptions.json.explained(
-            "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs")
+            "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs",
+            short: "print JSON: an object per input")
         static let verbose = SharedOptions.verbose.explained("also show FFmpeg's own diagnostics")
     }
 

@@ -29,7 +29,7 @@ enum MainHelp {
 
     /// What the tool itself answers, without a command.
     private static let topLevel = [
-        (usage: "prores-decode COMMAND --help", summary: "that command's options and output"),
+        (usage: "prores-decode COMMAND -h | --help", summary: "that command's options: one line each, or in full"),
         (usage: "prores-decode --help | --version", summary: ""),
     ]
 

@@ -12,9 +12,11 @@ extension MergeCommand {
         static let writeGolden = SharedOptions.writeGolden.explained(
             "join the shards' golden files: each is found beside its report, under the name the shard's "
                 + "--write-golden gave it")
-        static let overwrite = SharedOptions.overwrite.explained("also replace an existing --write-golden file")
+        static let overwrite = SharedOptions.overwrite.explained(
+            "also replace an existing --write-golden file", short: "also replace an existing --write-golden file")
         static let noOverwrite = SharedOptions.noOverwrite.explained(
-            "never replace an existing report, JUnit or HTML file either")
+            "never replace an existing report, JUnit or HTML file either",
+            short: "never replace a report, JUnit or HTML file")
         static let list = Option<String>(
             "--list", value: "FILE", short: "the list the shards checked (check --list)",
             long: "the list the shards checked (check --list FILE): when a shard's report is missing, each of "

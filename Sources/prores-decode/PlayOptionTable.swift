@@ -22,7 +22,8 @@ extension PlayCommand {
             "--hud", short: "start with the HUD in the window title (key h)",
             long: "start with the frame index, timecode, fps, dropped frames, decoder and colour path "
                 + "in the window title (key h)")
-        static let json = SharedOptions.json.explained("print the end-of-play summary as JSON on stdout")
+        static let json = SharedOptions.json.explained(
+            "print the end-of-play summary as JSON on stdout", short: "print the end-of-play summary as JSON")
         static let verbose = SharedOptions.verbose.explained(
             "also say which colour path and surface format were chosen, and why")
         static let decoder = SharedOptions.decoder.explained(

@@ -28,7 +28,8 @@ enum RooflineCommand: Command {
             "--frames", range: 8...10000, short: "4K frames per conversion measurement (40)",
             long: "4K frames each conversion measurement submits, 8 to 10000 (default 40; the first 3 warm up, "
                 + "the median of the rest counts)")
-        static let json = SharedOptions.json.explained("print one JSON object instead of text")
+        static let json = SharedOptions.json.explained(
+            "print one JSON object instead of text", short: "print one JSON object instead of text")
     }
 
     struct Arguments: CommandArguments {
