@@ -56,7 +56,8 @@ enum BenchCommand: Command {
         static let verbose = SharedOptions.verbose.explained(
             "also say where each GPU's session threads run (pinned to its NUMA node, or why not)")
         static let json = SharedOptions.json.explained(
-            "print one JSON array, an object per input, instead of text", short: "print one JSON array, an object per input")
+            "print one JSON array, an object per input, instead of text",
+            short: "print one JSON array, an object per input")
         static let html = Option<String>(
             "--html", value: "FILE", short: "also write a page with charts",
             long: "also write a page: per input the decoders' fps and per-stage p50/p95/p99, "

@@ -32,7 +32,8 @@ struct WholeProcessArguments {
         ]
         for option in inMemory where parsed.gives(option) {
             throw UsageError(
-                "\(option.spec.key) is for the in-memory bench, not --whole-process (put it in the decode command line)")
+                "\(option.spec.key) is for the in-memory bench, not --whole-process (put it in the decode command line)"
+            )
         }
         self.rounds = rounds ?? 5
         phases = parsed[Options.phases]

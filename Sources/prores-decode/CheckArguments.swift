@@ -82,7 +82,8 @@ extension CheckCommand {
             decoderChoice = try parsed[Options.decoder]
             device = try parsed[Options.device]
             requireHardware = parsed[Options.requireHardware]
-            filter = CheckInputFilter(include: try parsed.every(Options.include), exclude: try parsed.every(Options.exclude))
+            filter = CheckInputFilter(
+                include: try parsed.every(Options.include), exclude: try parsed.every(Options.exclude))
         }
 
         func validate() throws {

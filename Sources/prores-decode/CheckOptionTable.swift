@@ -53,7 +53,8 @@ extension CheckCommand {
                 + "sample peak, clipping, silence, length against the video; none skips it")
         static let golden = Option<String>(
             "--golden", value: "FILE|-", short: "fail frames whose hashes differ from FILE's",
-            long: "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
+            long:
+                "fail files whose per-frame hashes differ from FILE's (or that FILE does not list; - reads it from stdin); "
                 + "v2 (BLAKE3) or v1 (md5, which needs every frame's bytes on the host) files. When every PATH is a "
                 + "directory (or with --list), a file FILE lists that the run does not find fails too, named")
 
@@ -84,7 +85,8 @@ extension CheckCommand {
             names: ["--shard"], value: "I/N|auto|auto/N",
             expected: "I/N with 1 ≤ I ≤ N ≤ \(CheckShard.maximumCount), auto or auto/N",
             short: "check only shard I of N",
-            long: "check only shard I of N (1-based, N at most 100000): the files whose key's SHA-256, first 8 bytes as a big-endian "
+            long:
+                "check only shard I of N (1-based, N at most 100000): the files whose key's SHA-256, first 8 bytes as a big-endian "
                 + "integer, is I-1 mod N, so adding a file moves no other; auto reads I (and N) from the engine: "
                 + "PRORES_DECODE_SHARD_INDEX/_TOTAL (0-based), CI_NODE_INDEX/CI_NODE_TOTAL (GitLab), "
                 + "JOB_COMPLETION_INDEX (Kubernetes), SLURM_ARRAY_TASK_ID/_MIN/_COUNT, AWS_BATCH_JOB_ARRAY_INDEX; "
@@ -93,7 +95,8 @@ extension CheckCommand {
             convert: ShardRequest.init(parsing:))
         static let resume = Option<String>(
             "--resume", value: "PREVIOUS.json", short: "carry over unchanged files' verdicts",
-            long: "carry over PREVIOUS.json's pass, warn and fail verdicts (made with the same options) for files whose "
+            long:
+                "carry over PREVIOUS.json's pass, warn and fail verdicts (made with the same options) for files whose "
                 + "key and size and modification time (an http:// URL: ETag and Last-Modified) are unchanged; check "
                 + "the rest. Carried files are marked "
                 + "\"carried\": true in the report and (carried) on stderr; --write-golden takes their lines from the "
@@ -129,7 +132,9 @@ extension CheckCommand {
 
         /// A glob of `--include` or `--exclude`, refused in that option's words.
         private static func pattern(_ text: String, for option: String) throws -> PathPattern {
-            guard let pattern = PathPattern(text) else { throw UsageError("\(option) '\(text)' is not a usable pattern") }
+            guard let pattern = PathPattern(text) else {
+                throw UsageError("\(option) '\(text)' is not a usable pattern")
+            }
             return pattern
         }
     }

@@ -91,7 +91,8 @@ extension DecodeCommand {
         private static let layouts = PackedLayout.allCases.map(\.rawValue) + ["native"]
 
         /// `--assume-*`: an H.273 code by FFmpeg's name for it.
-        private static func assumed(_ kind: ColorCode.Kind, _ name: String, short: String, long: String) -> Option<Int> {
+        private static func assumed(_ kind: ColorCode.Kind, _ name: String, short: String, long: String) -> Option<Int>
+        {
             Option<Int>(
                 names: [name], value: "NAME", expected: "one of FFmpeg's \(kind) names (as info prints them)",
                 short: short, long: long

@@ -14,8 +14,11 @@ enum MainHelp {
     /// `prores-decode -h` (and decoding's `-h`): the commands, then
     /// decoding's options one line each.
     static var briefText: String {
-        [tagline, commandList, HelpFormatter.briefOptionList(DecodeCommand.spec), "prores-decode --help: the full text"]
-            .joined(separator: "\n\n") + "\n"
+        [
+            tagline, commandList, HelpFormatter.briefOptionList(DecodeCommand.spec),
+            "prores-decode --help: the full text",
+        ]
+        .joined(separator: "\n\n") + "\n"
     }
 
     /// README.md's `## Usage` block, fences included: every command with every

@@ -32,7 +32,6 @@ extension PlayCommand {
         static let effect = SharedOptions.effect.explained("a GPU pass on every frame, as for decoding:")
     }
 
-
     static let spec = CommandSpec(
         name: "play", operands: "INPUT", summary: "show a clip in a window (X11, Vulkan), paced by the clock",
         sections: [

@@ -62,7 +62,8 @@ enum SharedOptions {
 
     /// `--start` and `--frames`: a position and a length in the clip.
     static let start = Option<FramePosition>(
-        names: ["--start"], value: "POSITION", expected: FramePosition.forms, short: "first frame: number, seconds or TC",
+        names: ["--start"], value: "POSITION", expected: FramePosition.forms,
+        short: "first frame: number, seconds or TC",
         long: "first frame to decode (exact: ProRes is intra-only): a frame number, seconds "
             + "(12.5s, 00:00:12.5) or the source's time code (10:00:01:00; ';' for drop-frame)",
         convert: FramePosition.init)

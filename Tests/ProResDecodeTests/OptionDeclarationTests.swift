@@ -25,7 +25,8 @@ final class OptionDeclarationTests: XCTestCase {
                 }
                 let line = lines[at] == label ? lines[at + 1] : lines[at]
                 XCTAssertTrue(
-                    line.hasSuffix(" " + option.short), "\(arguments): \(option.key)'s line is '\(line)', not its short help")
+                    line.hasSuffix(" " + option.short),
+                    "\(arguments): \(option.key)'s line is '\(line)', not its short help")
             }
             XCTAssertTrue(result.stdoutText.contains("--help: the full text"), "\(arguments) names --help")
             if spec.name != nil {
@@ -45,7 +46,8 @@ final class OptionDeclarationTests: XCTestCase {
         let result = try runTool(["Fixtures/does-not-matter.mov", "--decoder", "gpx"])
         XCTAssertEqual(result.status, 2)
         XCTAssertEqual(
-            result.stderr, "prores-decode: error: invalid value 'gpx' for --decoder: expected cpu, ffmpeg, gpu or auto\n")
+            result.stderr,
+            "prores-decode: error: invalid value 'gpx' for --decoder: expected cpu, ffmpeg, gpu or auto\n")
     }
 
     /// `--rate` takes the plain decimals the docs describe, as every other

@@ -13,7 +13,8 @@ final class OptionLookupTests: XCTestCase {
     /// `.string("--device")`, `.integer(...)`), or any use of the
     /// string-keyed readers.
     static let stringKeyedLookup = try! NSRegularExpression(
-        pattern: #"\.(flag|string|strings|integer|real|value)\(\s*"-|\bparsed\.(flag|string|strings|integer|real|value|range)\("#
+        pattern:
+            #"\.(flag|string|strings|integer|real|value)\(\s*"-|\bparsed\.(flag|string|strings|integer|real|value|range)\("#
     )
 
     /// "target/file:line: code" for each string-keyed option lookup in the sources.
