@@ -68,7 +68,8 @@ demo: build
 # policy tests, the PolicyTests target (Tests/PolicyTests): wording, commit
 # subjects, layering, sessions made by the factory alone, no library
 # reading the environment, trap scan, the README's examples, the
-# reference generated from the option tables, and every folder under
+# reference generated from the option tables, no option looked up by a
+# string name, and every folder under
 # Tests/ a target. `make test` runs every other test target.
 POLICY_TESTS = ^PolicyTests\.
 

@@ -4,6 +4,14 @@ package struct UsageError: Error, CustomStringConvertible {
     package init(_ description: String) { self.description = description }
 }
 
+/// What `-h` and `--help` ask for.
+package enum HelpRequest: Sendable {
+    /// `-h`: the usage and one line per option.
+    case brief
+    /// `--help`: everything, as the man page says it.
+    case full
+}
+
 /// Strict parsing against a command's option table: unknown options, missing
 /// values and malformed values are errors that name the option. An option
 /// given twice keeps its last value, as ffmpeg and most tools do (a script
@@ -18,9 +26,11 @@ package struct ParsedArguments {
     private var flags: Set<String> = []
 
     /// `--help` or `-h` before any `--`, wherever it stands: asking for help
-    /// wins over every other mistake on the line.
-    package static func asksForHelp(_ arguments: [String]) -> Bool {
-        arguments.prefix { $0 != "--" }.contains { $0 == "--help" || $0 == "-h" }
+    /// wins over every other mistake on the line, and `--help` over `-h`.
+    package static func helpAsked(_ arguments: [String]) -> HelpRequest? {
+        let options = arguments.prefix { $0 != "--" }
+        if options.contains("--help") { return .full }
+        return options.contains("-h") ? .brief : nil
     }
 
     package init(_ arguments: [String], for command: CommandSpec) throws {
@@ -68,49 +78,42 @@ package struct ParsedArguments {
         }
     }
 
-    /// The table's key for any spelling; asking for an option the table does
-    /// not declare is a bug in the command, not the user's mistake.
-    private func key(_ name: String) -> String {
-        guard let option = byName[name] else { preconditionFailure("option '\(name)' is not in the command's table") }
-        return option.key
+    /// Whether a flag was given.
+    package subscript(_ flag: Flag) -> Bool { flags.contains(declared(flag.spec)) }
+
+    /// The option's value (the last given), or nil when it is absent; a text
+    /// that is not a value of the option is a usage error naming it.
+    package subscript<Value>(_ option: Option<Value>) -> Value? {
+        get throws {
+            try values[declared(option.spec)]?.last.map(option.value(of:))
+        }
     }
-
-    package func flag(_ name: String) -> Bool { flags.contains(key(name)) }
-
-    package func string(_ name: String) -> String? { values[key(name)]?.first }
 
     /// Every value of a repeatable option, in the order given.
-    package func strings(_ name: String) -> [String] { values[key(name)] ?? [] }
-
-    /// The value converted by `convert`, or nil when the option is absent; a
-    /// value it refuses is a usage error saying what was `expected`.
-    package func value<T>(_ name: String, expected: String, _ convert: (String) -> T?) throws -> T? {
-        guard let text = string(name) else { return nil }
-        guard let value = convert(text) else {
-            throw UsageError("invalid value '\(text)' for \(key(name)): expected \(expected)")
-        }
-        return value
+    package func every<Value>(_ option: Option<Value>) throws -> [Value] {
+        try (values[declared(option.spec)] ?? []).map(option.value(of:))
     }
 
-    /// A whole number within the option's declared `range`, or nil when the option is absent.
-    package func integer(_ name: String) throws -> Int? {
-        guard case .integer(let range)? = byName[name]?.range else {
-            preconditionFailure("option '\(name)' declares no whole-number range")
-        }
-        return try value(name, expected: OptionRange.integer(range).words) { PlainNumber.integer($0, in: range) }
+    /// Whether the option appears on the line at all.
+    package func gives(_ option: some OptionDeclaration) -> Bool { isGiven(option.spec) }
+
+    /// Whether the table entry appears on the line at all.
+    package func isGiven(_ spec: OptionSpec) -> Bool {
+        let key = declared(spec)
+        return flags.contains(key) || values[key] != nil
     }
 
-    /// A finite number within the option's declared `range`, or nil when the option is absent.
-    package func real(_ name: String) throws -> Double? {
-        guard let range = byName[name]?.range else { preconditionFailure("option '\(name)' declares no range") }
-        // Plain decimals only: Double("0x10") is 16 and Double("1e5") 100000, and the docs promise neither.
-        return try value(name, expected: range.words) { text in
-            PlainNumber.real(text).flatMap { range.contains($0) ? $0 : nil }
-        }
-    }
+    /// The texts given for a table entry, as typed (a flag's: none).
+    package func texts(of spec: OptionSpec) -> [String] { values[declared(spec)] ?? [] }
 
-    /// The option's declared range (nil: it has none).
-    package func range(_ name: String) -> OptionRange? { byName[name]?.range }
+    /// The key of a declaration the command's table holds; asking for one it
+    /// does not is a bug in the command, not the user's mistake.
+    private func declared(_ spec: OptionSpec) -> String {
+        guard let listed = byName[spec.key], listed.names == spec.names, listed.placeholder == spec.placeholder else {
+            preconditionFailure("option '\(spec.key)' is not in the command's table")
+        }
+        return spec.key
+    }
 
     /// Exactly one positional argument, named `what` in the error.
     package func single(_ what: String) throws -> String {
@@ -119,9 +122,10 @@ package struct ParsedArguments {
         return try Self.named(first, what)
     }
 
-    /// The one input: the INPUT argument or `-i INPUT` (ffmpeg's spelling), not both.
-    package func input() throws -> String {
-        guard let flagged = string("-i") else { return try single("input file") }
+    /// The one input: the INPUT argument or `-i INPUT` (ffmpeg's spelling,
+    /// the `flag` declaration), not both.
+    package func input(_ flag: Option<String>) throws -> String {
+        guard let flagged = try self[flag] else { return try single("input file") }
         if let first = positionals.first { throw UsageError("two inputs: '\(first)' and -i '\(flagged)'") }
         return try Self.named(flagged, "input file")
     }

@@ -1,6 +1,8 @@
-/// One option a command accepts, declared once: the parser, the command's
-/// `--help`, the main help and README.md's usage block are all made from it.
-package struct OptionSpec {
+/// One option a command accepts, as the help, the man page, docs/cli.md and
+/// the completions show it. Commands never build one: each comes from a typed
+/// declaration (`Flag`, `Option<Value>`), which also holds how its value is
+/// read.
+package struct OptionSpec: Sendable {
     /// Every spelling, in the order the help shows them (`-o, --output`).
     package let names: [String]
     /// What the value looks like (`N`, `PATH|-`, `cpu|gpu|auto`); nil for a flag.
@@ -8,19 +10,21 @@ package struct OptionSpec {
     /// May be given several times; the values are kept in order. Any other
     /// option given twice keeps its last value (a flag is simply set).
     package let repeatable: Bool
-    /// What it does; word-wrapped to the help's width.
-    package let help: String
+    /// One line for `-h` and the completions: it fits beside the label in 80 columns.
+    package let short: String
+    /// What it does, in full, for `--help`, the man page and docs/cli.md;
+    /// word-wrapped to the help's width.
+    package let long: String
     /// Sub-entries under the option (an effect grammar, say), each a term and
     /// what it means, laid out like options one step further in.
     package let details: [(term: String, text: String)]
     /// The numbers a numeric option accepts; the parser holds values to it
-    /// (`ParsedArguments.integer`, `.real`) and `--help` shows it.
+    /// and `--help` shows it.
     package let range: OptionRange?
 
-    package init(
-        _ names: String..., value placeholder: String? = nil, repeatable: Bool = false, range: OptionRange? = nil,
-        help: String,
-        details: [(term: String, text: String)] = []
+    init(
+        _ names: [String], value placeholder: String? = nil, repeatable: Bool = false, range: OptionRange? = nil,
+        short: String, long: String, details: [(term: String, text: String)] = []
     ) {
         precondition(
             !names.isEmpty && names.allSatisfy { $0.hasPrefix("-") }, "an option is spelled with a leading '-'")
@@ -28,13 +32,23 @@ package struct OptionSpec {
         self.names = names
         self.placeholder = placeholder
         self.repeatable = repeatable
-        self.help = help
+        self.short = short
+        self.long = long
         self.details = details
         self.range = range
     }
 
+    /// The same option with another text for `--help`, and for `-h` when
+    /// `short` is given (a shared option whose effect a command words in its
+    /// own terms).
+    func explained(_ long: String, short: String?) -> OptionSpec {
+        OptionSpec(
+            names, value: placeholder, repeatable: repeatable, range: range, short: short ?? self.short, long: long,
+            details: details)
+    }
+
     package var takesValue: Bool { placeholder != nil }
-    /// The spelling the code asks the parser for: the long one.
+    /// The spelling the parser files values under: the long one.
     package var key: String { names.first { $0.hasPrefix("--") } ?? names[0] }
     /// `--frames N`, `-o, --output PATH|-`: the left column of the help.
     package var helpLabel: String { names.joined(separator: ", ") + (placeholder.map { " " + $0 } ?? "") }
@@ -51,12 +65,15 @@ package struct OptionSpec {
 /// Options shown together under one heading.
 package struct OptionSection {
     package let heading: String
-    package let options: [OptionSpec]
+    /// The typed declarations, in the order the help lists them.
+    package let declarations: [any OptionDeclaration]
 
-    package init(heading: String, options: [OptionSpec]) {
+    package init(heading: String, options: [any OptionDeclaration]) {
         self.heading = heading
-        self.options = options
+        self.declarations = options
     }
+
+    package var options: [OptionSpec] { declarations.map(\.spec) }
 }
 
 /// A command's whole interface: what it is called, what it takes, and the prose
@@ -87,26 +104,7 @@ package struct CommandSpec {
     }
 
     package var options: [OptionSpec] { sections.flatMap(\.options) }
+    package var declarations: [any OptionDeclaration] { sections.flatMap(\.declarations) }
     /// `prores-decode check`, or `prores-decode` for decoding.
     package var invocation: String { "prores-decode" + (name.map { " " + $0 } ?? "") }
-}
-
-extension OptionSpec {
-    /// `-y`, `-n`, `-v`, `-q`: ffmpeg's short spellings, the same in every command.
-    package static let overwrite = OptionSpec("-y", "--overwrite", help: "replace existing output files")
-    package static let noOverwrite = OptionSpec(
-        "-n", "--no-overwrite",
-        help: "never replace an existing output: exit 6 before doing anything if one exists "
-            + "(the default, made explicit; contradicts -y)")
-    package static func verbose(_ help: String) -> OptionSpec { OptionSpec("-v", "--verbose", help: help) }
-    package static let quiet = OptionSpec("-q", "--quiet", help: "no progress line, warnings or summary on stderr")
-    /// `-i INPUT`: ffmpeg's input flag, for the commands that take one INPUT.
-    package static let input = OptionSpec(
-        "-i", value: "INPUT", help: "the input, as ffmpeg takes it (instead of the INPUT argument)")
-
-    /// `--device`, the same for every command that uses the GPU.
-    package static let device = OptionSpec(
-        "--device", value: "N|NAME",
-        help: "Vulkan device: its index in the devices list, or part of its name or driver's name "
-            + "(default: a discrete GPU, else an integrated one, else Mesa lavapipe)")
 }

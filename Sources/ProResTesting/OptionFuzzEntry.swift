@@ -12,20 +12,31 @@ import ProResOptions
 /// Input: the arguments, separated by NUL bytes (as in /proc/PID/cmdline),
 /// each decoded as UTF-8 with invalid bytes replaced.
 public enum OptionFuzzEntry {
-    /// A table shaped like the tool's: flags with short and long
-    /// spellings, values, a repeatable option, `-i`, and `--rate`.
+    /// Declarations shaped like the tool's: flags with short and long
+    /// spellings, values, numbers, a repeatable option, `-i`, and `--rate`.
+    enum Options {
+        static let input = Option<String>("-i", value: "INPUT", short: "input", long: "input")
+        static let overwrite = Flag("-y", "--overwrite", short: "overwrite")
+        static let noOverwrite = Flag("-n", "--no-overwrite", short: "keep")
+        static let quiet = Flag("-q", "--quiet", short: "quiet")
+        static let verbose = Flag("-v", "--verbose", short: "more")
+        static let device = Option<String>("--device", value: "N|NAME", short: "device", long: "device")
+        static let output = Option<String>("-o", "--output", value: "PATH|-", short: "output", long: "output")
+        static let frames = Option<Int>("--frames", range: 1...Int.max, short: "frames", long: "frames")
+        static let start = Option<Int>("--start", range: 1...Int.max, short: "start", long: "start")
+        static let rate = Option<String>("--rate", value: "N/D", short: "rate", long: "rate")
+        static let effect = Option<String>(
+            "--effect", value: "SPEC", repeatable: true, short: "effects", long: "effects")
+    }
+
     static let command = CommandSpec(
         name: nil, operands: "INPUT", summary: "fuzzing",
         sections: [
             OptionSection(
                 heading: "OPTIONS",
                 options: [
-                    .input, .overwrite, .noOverwrite, .quiet, .verbose("more"), .device,
-                    OptionSpec("-o", "--output", value: "PATH|-", help: "output"),
-                    OptionSpec("--frames", value: "N", range: .integer(1...Int.max), help: "frames"),
-                    OptionSpec("--start", value: "N", range: .integer(1...Int.max), help: "start"),
-                    OptionSpec("--rate", value: "N/D", help: "rate"),
-                    OptionSpec("--effect", value: "SPEC", repeatable: true, help: "effects"),
+                    Options.input, Options.overwrite, Options.noOverwrite, Options.quiet, Options.verbose,
+                    Options.device, Options.output, Options.frames, Options.start, Options.rate, Options.effect,
                 ])
         ])
 
@@ -35,7 +46,7 @@ public enum OptionFuzzEntry {
             String(decoding: $0, as: UTF8.self)
         }
         var violations: [String] = []
-        _ = ParsedArguments.asksForHelp(arguments)
+        _ = ParsedArguments.helpAsked(arguments)
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(arguments, for: command)
@@ -59,26 +70,27 @@ public enum OptionFuzzEntry {
             arguments.contains(name + "=" + value)
                 || zip(arguments, arguments.dropFirst()).contains { $0 == (name, value) }
         }
-        for (name, spellings) in [("--frames", ["--frames"]), ("--rate", ["--rate"]), ("-o", ["-o", "--output"])] {
-            if let value = parsed.string(name), !spellings.contains(where: { given($0, value) }) {
-                violations.append("\(name) is '\(value)', which was not given for it")
+        for option in [Options.frames.spec, Options.rate.spec, Options.output.spec] {
+            if let value = parsed.texts(of: option).last, !option.names.contains(where: { given($0, value) }) {
+                violations.append("\(option.key) is '\(value)', which was not given for it")
             }
         }
-        for value in parsed.strings("--effect") where !given("--effect", value) {
+        let effects = (try? parsed.every(Options.effect)) ?? []
+        for value in effects where !given("--effect", value) {
             violations.append("--effect '\(value)' was not given")
         }
-        for name in ["--frames", "--start"] {
-            do { _ = try parsed.integer(name) } catch let error as UsageError {
-                if error.description.isEmpty { violations.append("an empty usage error for \(name)") }
-            } catch { violations.append("\(name) threw a \(type(of: error))") }
+        for option in [Options.frames, Options.start] {
+            do { _ = try parsed[option] } catch let error as UsageError {
+                if error.description.isEmpty { violations.append("an empty usage error for \(option.spec.key)") }
+            } catch { violations.append("\(option.spec.key) threw a \(type(of: error))") }
         }
-        if let text = parsed.string("--rate") { violations += checkRate(text) }
+        if let text = try? parsed[Options.rate] { violations += checkRate(text) }
         // `--effect SPEC` grammar (a LUT reads a file: not from fuzzed paths).
-        for spec in parsed.strings("--effect") where !spec.hasPrefix("lut:") {
+        for spec in effects where !spec.hasPrefix("lut:") {
             do { _ = try EffectParser.parse(spec, referenceWhite: 203) } catch ProResDecodeError.badRequest {
             } catch { violations.append("--effect '\(spec)' threw \(String(reflecting: error)), not a usage error") }
         }
-        do { _ = try parsed.input() } catch {}
+        do { _ = try parsed.input(Options.input) } catch {}
         return violations
     }
 

@@ -16,67 +16,13 @@ enum BenchCommand: Command {
             OptionSection(
                 heading: "OPTIONS",
                 options: [
-                    OptionSpec(
-                        "--decoders", value: "ffmpeg,cpu,gpu,gpu-host,gpu-check",
-                        help:
-                            "the decoders to time, in this order (default cpu,gpu): ffmpeg: FFmpeg's; cpu: ours on the CPU; "
-                            + "gpu: our Vulkan decoder "
-                            + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces; "
-                            + "gpu-check: gpu plus check's measurements of every frame on the device (BLAKE3 hash, statistics)"
-                    ),
-                    OptionSpec(
-                        "--frames", value: "N", range: .integer(1...1_000_000),
-                        help: "frames each decoder decodes, the clip looped (default 240)"),
-                    OptionSpec(
-                        "--threads", value: "N", range: .integer(1...256),
-                        help: "threads for ffmpeg and cpu (default: one per core)"),
-                    OptionSpec(
-                        "--batch", value: "N", range: .integer(1...256),
-                        help: "frames per GPU batch (default: from the frame size and the device's limits)"),
-                    OptionSpec(
-                        "--device", value: "N|NAME|all|N,N...",
-                        help:
-                            "Vulkan device(s) for the gpu decoders: its index in the devices list, or part of its name; all: "
-                            + "every hardware GPU at once, batches spread over them; a comma list: those devices (default: a "
-                            + "discrete GPU, else an integrated one, else Mesa lavapipe)"),
-                    .verbose("also say where each GPU's session threads run (pinned to its NUMA node, or why not)"),
-                    OptionSpec("--json", help: "print one JSON array, an object per input, instead of text"),
-                    OptionSpec(
-                        "--html", value: "FILE",
-                        help: "also write a page: per input the decoders' fps and per-stage p50/p95/p99, "
-                            + "then charts of fps, stages and each frame's decode latency (one offline file, inline SVG)"
-                    ),
-                    OptionSpec("--svg", value: "FILE", help: "also write those charts as one SVG document"),
-                    .overwrite, .noOverwrite,
-                    OptionSpec("--validate", help: "enable the Khronos validation layer on the GPU decoders"),
+                    Options.decoders, Options.frames, Options.threads, Options.batch, Options.device, Options.verbose,
+                    Options.json, Options.html, Options.svg, SharedOptions.overwrite, SharedOptions.noOverwrite,
+                    Options.validate,
                 ]),
             OptionSection(
                 heading: "WHOLE PROCESS",
-                options: [
-                    OptionSpec(
-                        "--whole-process",
-                        help: "time whole processes instead: the operands after -- are one command line of this "
-                            + "prores-decode (a decode, e.g. -- clip.mov --decoder gpu, or -- check DIR), run with its output discarded, "
-                            + "once untimed and then --rounds times, interleaved with --compare's command; prints each "
-                            + "side's min/median/max wall seconds and the ratio of the medians (--json, --html as above)"
-                    ),
-                    OptionSpec(
-                        "--rounds", value: "N", range: .integer(1...1000),
-                        help: "timed rounds of --whole-process (default 5)"),
-                    OptionSpec(
-                        "--phases",
-                        help: "--whole-process: the decode command line also writes its phase report (--phases) each "
-                            + "round, and bench prints each phase's median milliseconds and share of the round, with the time before "
-                            + "main() and after the report measured from outside, so that the rows add up to the wall time"
-                    ),
-                    OptionSpec(
-                        "--compare", value: "COMMAND",
-                        help:
-                            "--whole-process: a second command line, timed in the same rounds (A B, A B, ...); its words are "
-                            + "split at spaces, '...' and \"...\" quote, the program is looked up in PATH (e.g. "
-                            + "\"ffmpeg -hwaccel vulkan -i clip.mov -f null -\"). A command that fails ends the bench, exit 7"
-                    ),
-                ]),
+                options: [Options.wholeProcess, Options.rounds, Options.phases, Options.compare]),
         ],
         about:
             "Reads up to --frames samples of each INPUT into memory, then decodes --frames frames with each decoder in "
@@ -84,6 +30,78 @@ enum BenchCommand: Command {
             + "for the GPU decoders also the bytes a frame takes to the device, the host-to-device bandwidth measured with the "
             + "device's own copy, the fps ceiling they make and the share of it reached. "
             + "With --whole-process, times decode command lines as whole processes instead (start-up to exit).")
+
+    /// `bench`'s own options, and the shared ones in `bench`'s words.
+    enum Options {
+        static let decoders = Option<[DecoderBenchmark.Path]>(
+            names: ["--decoders"], value: DecoderBenchmark.Path.allCases.map(\.rawValue).joined(separator: ","),
+            expected: "decoders", short: "the decoders to time, in order (cpu,gpu)",
+            long: "the decoders to time, in this order (default cpu,gpu): ffmpeg: FFmpeg's; cpu: ours on the CPU; "
+                + "gpu: our Vulkan decoder "
+                + "into device-resident surfaces, no readback; gpu-host: the same with the DMA into host surfaces; "
+                + "gpu-check: gpu plus check's measurements of every frame on the device (BLAKE3 hash, statistics)",
+            convert: decoderList)
+        static let frames = Option<Int>(
+            "--frames", range: 1...1_000_000, short: "frames each decoder decodes (default 240)",
+            long: "frames each decoder decodes, the clip looped (default 240)")
+        static let threads = SharedOptions.threads.explained(
+            "threads for ffmpeg and cpu (default: one per core)", short: "threads for ffmpeg and cpu")
+        static let batch = Option<Int>(
+            "--batch", range: 1...256, short: "frames per GPU batch",
+            long: "frames per GPU batch (default: from the frame size and the device's limits)")
+        static let device = SharedOptions.devices.explained(
+            "Vulkan device(s) for the gpu decoders: its index in the devices list, or part of its name; all: "
+                + "every hardware GPU at once, batches spread over them; a comma list: those devices (default: a "
+                + "discrete GPU, else an integrated one, else Mesa lavapipe)")
+        static let verbose = SharedOptions.verbose.explained(
+            "also say where each GPU's session threads run (pinned to its NUMA node, or why not)")
+        static let json = SharedOptions.json.explained(
+            "print one JSON array, an object per input, instead of text",
+            short: "print one JSON array, an object per input")
+        static let html = Option<String>(
+            "--html", value: "FILE", short: "also write a page with charts",
+            long: "also write a page: per input the decoders' fps and per-stage p50/p95/p99, "
+                + "then charts of fps, stages and each frame's decode latency (one offline file, inline SVG)")
+        static let svg = Option<String>(
+            "--svg", value: "FILE", short: "also write those charts as one SVG",
+            long: "also write those charts as one SVG document")
+        static let validate = SharedOptions.validate.explained(
+            "enable the Khronos validation layer on the GPU decoders")
+        static let wholeProcess = Flag(
+            "--whole-process", short: "time whole decode processes instead",
+            long: "time whole processes instead: the operands after -- are one command line of this "
+                + "prores-decode (a decode, e.g. -- clip.mov --decoder gpu, or -- check DIR), run with its output discarded, "
+                + "once untimed and then --rounds times, interleaved with --compare's command; prints each "
+                + "side's min/median/max wall seconds and the ratio of the medians (--json, --html as above)")
+        static let rounds = Option<Int>(
+            "--rounds", range: 1...1000, short: "timed rounds of --whole-process (default 5)",
+            long: "timed rounds of --whole-process (default 5)")
+        static let phases = Flag(
+            "--phases", short: "--whole-process: each phase's median too",
+            long: "--whole-process: the decode command line also writes its phase report (--phases) each "
+                + "round, and bench prints each phase's median milliseconds and share of the round, with the time before "
+                + "main() and after the report measured from outside, so that the rows add up to the wall time")
+        static let compare = Option<[String]>(
+            names: ["--compare"], value: "COMMAND", expected: "a command line (an unclosed quote?)",
+            short: "--whole-process: a second command line",
+            long: "--whole-process: a second command line, timed in the same rounds (A B, A B, ...); its words are "
+                + "split at spaces, '...' and \"...\" quote, the program is looked up in PATH (e.g. "
+                + "\"ffmpeg -hwaccel vulkan -i clip.mov -f null -\"). A command that fails ends the bench, exit 7"
+        ) { line in WholeProcessBenchmark.words(line).flatMap { $0.isEmpty ? nil : $0 } }
+
+        /// `--decoders`: known names, each once, in the order given.
+        private static func decoderList(_ text: String) throws -> [DecoderBenchmark.Path] {
+            let decoders = try text.split(separator: ",", omittingEmptySubsequences: false).map { name in
+                guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
+                    let names = Choices.words(DecoderBenchmark.Path.allCases.map(\.rawValue))
+                    throw UsageError("invalid decoder '\(name)' in --decoders: expected \(names)")
+                }
+                return path
+            }
+            guard Set(decoders).count == decoders.count else { throw UsageError("--decoders names a decoder twice") }
+            return decoders
+        }
+    }
 
     struct Arguments: CommandArguments {
         let inputs: [String]
@@ -112,32 +130,23 @@ enum BenchCommand: Command {
             if wholeProcess == nil, inputs.filter({ $0 == "-" }).count > 1 {
                 throw UsageError("'-' given twice: stdin can be read only once")
             }
-            decoders = try (parsed.string("--decoders") ?? "cpu,gpu").split(
-                separator: ",", omittingEmptySubsequences: false
-            ).map { name in
-                guard let path = DecoderBenchmark.Path(rawValue: String(name)) else {
-                    throw UsageError(
-                        "invalid decoder '\(name)' in --decoders: expected ffmpeg, cpu, gpu, gpu-host or gpu-check")
-                }
-                return path
-            }
-            guard Set(decoders).count == decoders.count else { throw UsageError("--decoders names a decoder twice") }
+            decoders = try parsed[Options.decoders] ?? [.cpu, .gpu]
             options = DecoderBenchmark.Options(
-                paths: decoders, frames: try parsed.integer("--frames") ?? 240,
-                threads: try parsed.integer("--threads") ?? 0,
-                device: parsed.string("--device"),
-                framesPerBatch: try parsed.integer("--batch"),
-                validation: parsed.flag("--validate"), tuning: ProcessSettings.tuning)
-            json = parsed.flag("--json")
-            htmlPath = parsed.string("--html")
-            svgPath = parsed.string("--svg")
-            overwrite = parsed.flag("--overwrite")
-            noOverwrite = parsed.flag("--no-overwrite")
-            verbose = parsed.flag("--verbose")
+                paths: decoders, frames: try parsed[Options.frames] ?? 240,
+                threads: try parsed[Options.threads] ?? 0,
+                device: try parsed[Options.device],
+                framesPerBatch: try parsed[Options.batch],
+                validation: parsed[Options.validate], tuning: ProcessSettings.tuning)
+            json = parsed[Options.json]
+            htmlPath = try parsed[Options.html]
+            svgPath = try parsed[Options.svg]
+            overwrite = parsed[SharedOptions.overwrite]
+            noOverwrite = parsed[SharedOptions.noOverwrite]
+            verbose = parsed[Options.verbose]
         }
 
         func validate() throws {
-            try OptionSpec.checkDeviceList(options.device)
+            try SharedOptions.checkDeviceList(options.device)
             if overwrite && noOverwrite {
                 throw UsageError("-y/--overwrite and -n/--no-overwrite contradict each other")
             }

@@ -15,33 +15,29 @@ struct WholeProcessArguments {
 
     /// Nil without --whole-process (where --rounds and --compare are refused).
     init?(_ parsed: ParsedArguments) throws {
+        typealias Options = BenchCommand.Options
         // The value first: one outside its range is refused as such, with or without --whole-process.
-        let rounds = try parsed.integer("--rounds")
-        guard parsed.flag("--whole-process") else {
-            for option in ["--rounds", "--compare"] where parsed.string(option) != nil {
-                throw UsageError("\(option) needs --whole-process")
+        let rounds = try parsed[Options.rounds]
+        guard parsed[Options.wholeProcess] else {
+            for option: any OptionDeclaration in [Options.rounds, Options.compare, Options.phases]
+            where parsed.gives(option) {
+                throw UsageError("\(option.spec.key) needs --whole-process")
             }
-            if parsed.flag("--phases") { throw UsageError("--phases needs --whole-process") }
             return nil
         }
         // The in-memory bench's settings would be silently ignored: refuse them.
-        for option in ["--decoders", "--frames", "--threads", "--batch", "--device", "--svg"]
-        where parsed.string(option) != nil {
+        let inMemory: [any OptionDeclaration] = [
+            Options.decoders, Options.frames, Options.threads, Options.batch, Options.device, Options.svg,
+            Options.validate, Options.verbose,
+        ]
+        for option in inMemory where parsed.gives(option) {
             throw UsageError(
-                "\(option) is for the in-memory bench, not --whole-process (put it in the decode command line)")
-        }
-        for flag in ["--validate", "--verbose"] where parsed.flag(flag) {
-            throw UsageError(
-                "\(flag) is for the in-memory bench, not --whole-process (put it in the decode command line)")
+                "\(option.spec.key) is for the in-memory bench, not --whole-process (put it in the decode command line)"
+            )
         }
         self.rounds = rounds ?? 5
-        phases = parsed.flag("--phases")
-        compare = try parsed.string("--compare").map { line in
-            guard let words = WholeProcessBenchmark.words(line), !words.isEmpty else {
-                throw UsageError("invalid value '\(line)' for --compare: expected a command line (an unclosed quote?)")
-            }
-            return words
-        }
+        phases = parsed[Options.phases]
+        compare = try parsed[Options.compare]
     }
 }
 

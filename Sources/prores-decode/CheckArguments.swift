@@ -44,61 +44,46 @@ extension CheckCommand {
 
         init(_ parsed: ParsedArguments) throws {
             paths = try parsed.operands("PATH")
-            listPath = parsed.string("--list")
-            resumePath = parsed.string("--resume")
+            listPath = try parsed[Options.list]
+            resumePath = try parsed[Options.resume]
             guard !paths.isEmpty || listPath != nil else {
                 throw UsageError("missing PATH to check, or --list FILE (see prores-decode check --help)")
             }
             if listPath?.isEmpty == true { throw UsageError("--list needs a file, or - for stdin") }
             if let stdin = paths.first(where: { $0 == "-" }) {
-                let golden = parsed.string("--golden") == "-" ? " (and --golden - reads stdin)" : ""
+                let golden = try parsed[Options.golden] == "-" ? " (and --golden - reads stdin)" : ""
                 throw UsageError("'\(stdin)': check reads files, not stdin\(golden)")
             }
-            do { rules = try parsed.string("--expect").map(ExpectRule.parseList) ?? [] } catch {
-                throw UsageError(ErrorWords.render(error))
-            }
-            policyPath = parsed.string("--policy")
+            rules = try parsed[Options.expect] ?? []
+            policyPath = try parsed[Options.policy]
             if policyPath?.isEmpty == true { throw UsageError("--policy needs a file, default or none") }
             policy = try CheckPolicyFile.load(policyPath)
-            onWarning =
-                try parsed.value("--on-warning", expected: "pass, warn or fail", WarningExit.init(rawValue:)) ?? .warn
-            skipsAudio =
-                try parsed.value("--audio", expected: "measure or none") { ["measure": false, "none": true][$0] }
-                ?? false
+            onWarning = try parsed[SharedOptions.onWarning] ?? .warn
+            skipsAudio = try parsed[Options.audio] == .skip
             if skipsAudio, let rule = rules.first(where: { AudioExpectation.measuredKeys.contains($0.key) }) {
                 throw UsageError("--expect \(rule.text) needs the sound measured: leave out --audio none")
             }
-            sample = try parsed.integer("--sample")
-            jobs = try parsed.integer("--jobs") ?? 0
-            threads = try parsed.integer("--threads") ?? 0
-            shard = try parsed.value(
-                "--shard", expected: "I/N with 1 ≤ I ≤ N ≤ \(CheckShard.maximumCount), auto or auto/N",
-                ShardRequest.init(parsing:))
-            timeout = try parsed.real("--timeout") ?? CheckOptions.defaultTimeout
-            previewsPath = parsed.string("--previews")
-            previewFrames = try parsed.integer("--preview-frames")
+            sample = try parsed[Options.sample]
+            jobs = try parsed[Options.jobs] ?? 0
+            threads = try parsed[Options.threads] ?? 0
+            shard = try parsed[Options.shard]
+            timeout = try parsed[Options.timeout] ?? CheckOptions.defaultTimeout
+            previewsPath = try parsed[Options.previews]
+            previewFrames = try parsed[Options.previewFrames]
             if previewsPath?.isEmpty == true { throw UsageError("--previews needs a directory") }
-            reportPath = parsed.string("--report")
-            junitPath = parsed.string("--junit")
-            htmlPath = parsed.string("--html")
-            goldenPath = parsed.string("--golden")
-            writeGoldenPath = parsed.string("--write-golden")
-            overwrite = parsed.flag("--overwrite")
-            noOverwrite = parsed.flag("--no-overwrite")
-            verbose = parsed.flag("--verbose")
-            decoderChoice = try parsed.value(
-                "--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
-            device = parsed.string("--device")
-            requireHardware = parsed.flag("--require-hardware")
-            func patterns(_ option: String) throws -> [PathPattern] {
-                try parsed.strings(option).map { text in
-                    guard let pattern = PathPattern(text) else {
-                        throw UsageError("\(option) '\(text)' is not a usable pattern")
-                    }
-                    return pattern
-                }
-            }
-            filter = CheckInputFilter(include: try patterns("--include"), exclude: try patterns("--exclude"))
+            reportPath = try parsed[SharedOptions.report]
+            junitPath = try parsed[SharedOptions.junit]
+            htmlPath = try parsed[SharedOptions.html]
+            goldenPath = try parsed[Options.golden]
+            writeGoldenPath = try parsed[SharedOptions.writeGolden]
+            overwrite = parsed[Options.overwrite]
+            noOverwrite = parsed[Options.noOverwrite]
+            verbose = parsed[Options.verbose]
+            decoderChoice = try parsed[Options.decoder]
+            device = try parsed[Options.device]
+            requireHardware = parsed[Options.requireHardware]
+            filter = CheckInputFilter(
+                include: try parsed.every(Options.include), exclude: try parsed.every(Options.exclude))
         }
 
         func validate() throws {
@@ -112,7 +97,7 @@ extension CheckCommand {
                 throw UsageError("--device needs the GPU decoder, not --decoder \(decoderChoice.rawValue)")
             }
             if device?.isEmpty == true { throw UsageError("--device needs a device index, name or 'all'") }
-            try OptionSpec.checkDeviceList(device)
+            try SharedOptions.checkDeviceList(device)
             if previewFrames != nil, previewsPath == nil { throw UsageError("--preview-frames needs --previews DIR") }
             // A golden file records every frame: one written from a sample would fail every full check after it.
             if sample != nil, writeGoldenPath != nil {
@@ -216,7 +201,7 @@ extension CheckCommand {
     }
 
     /// `--on-warning`: what a WARN does to the exit status.
-    enum WarningExit: String {
+    enum WarningExit: String, CaseIterable {
         /// Exit 0 when every file passed, warnings or not.
         case pass
         /// Exit 15 when every file passed and one has warnings.

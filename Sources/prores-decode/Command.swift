@@ -31,17 +31,20 @@ protocol Command {
     static var spec: CommandSpec { get }
     /// The text `--help` prints; by default made from `spec` alone.
     static var helpText: String { get }
+    /// The text `-h` prints: the usage and one line per option.
+    static var briefHelpText: String { get }
     static func run(_ arguments: Arguments) throws -> ExitCode
 }
 
 extension Command {
     static var helpText: String { HelpFormatter.help(for: spec) }
+    static var briefHelpText: String { HelpFormatter.briefHelp(for: spec) }
 
-    /// `--help` anywhere prints the help and succeeds; otherwise parse,
-    /// convert, validate, run.
+    /// `--help` (or `-h`) anywhere prints the help and succeeds; otherwise
+    /// parse, convert, validate, run.
     static func main(_ arguments: [String]) throws -> ExitCode {
-        if ParsedArguments.asksForHelp(arguments) {
-            try Console.standardOutput(helpText)
+        if let request = ParsedArguments.helpAsked(arguments) {
+            try Console.standardOutput(request == .full ? helpText : briefHelpText)
             return .success
         }
         let parsed = try Arguments(ParsedArguments(arguments, for: spec))
@@ -68,8 +71,11 @@ enum CommandLineTool {
         case nil:
             Console.write(MainHelp.text)
             return .usage
-        case "--help", "-h":
+        case "--help":
             try Console.standardOutput(MainHelp.text)
+            return .success
+        case "-h":
+            try Console.standardOutput(MainHelp.briefText)
             return .success
         case "--version":
             try Console.standardOutput(VersionReport.text)

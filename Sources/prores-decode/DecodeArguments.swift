@@ -51,47 +51,39 @@ struct DecodeArguments: CommandArguments {
     let assumed: (primaries: Int?, transfer: Int?, matrix: Int?)
 
     init(_ parsed: ParsedArguments) throws {
-        input = try parsed.input()
-        output = try parsed.value("--format", expected: "y416, v216 or native", OutputSelection.init(name:))
-        rawPath = parsed.string("--output")
-        forcedContainer = try parsed.value(
-            "--container", expected: "raw, y4m, nut or mov", OutputContainer.init(rawValue:))
-        parsedAudio = parsed.string("--audio") != nil
-        dropsAudio =
-            try parsed.value("--audio", expected: "copy or none") { ["copy": false, "none": true][$0] } ?? false
-        md5Path = parsed.string("--framemd5")
-        hashPath = parsed.string("--framehash")
-        timingPath = parsed.string("--timing")
-        phasesPath = parsed.string("--phases")
-        json = parsed.flag("--json")
-        startPosition = try FramePosition.parse(parsed, "--start") ?? .frame(0)
-        framesPosition = try FramePosition.parse(parsed, "--frames")
-        threads = try parsed.integer("--threads") ?? 0
-        track = try parsed.integer("--track")
-        overwrite = parsed.flag("--overwrite")
-        noOverwrite = parsed.flag("--no-overwrite")
-        quiet = parsed.flag("--quiet")
-        verbose = parsed.flag("--verbose")
-        decoderChoice = try parsed.value(
-            "--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:))
-        requireHardware = parsed.flag("--require-hardware")
-        noHardware = parsed.flag("--no-hardware")
-        noCPUStart = parsed.flag("--no-cpu-start")
-        vulkanFlag = parsed.flag("--vulkan")
-        device = parsed.string("--device")
-        savePath = parsed.string("--save")
-        saveFormat = try parsed.value("--save-format", expected: "exr or png", FrameSaver.Format.init(rawValue:))
-        referenceWhite = try parsed.real("--reference-white")
-        validationFlag = parsed.flag("--validate")
+        typealias Options = DecodeCommand.Options
+        input = try parsed.input(SharedOptions.input)
+        output = try parsed[Options.format]
+        rawPath = try parsed[Options.output]
+        forcedContainer = try parsed[Options.container]
+        parsedAudio = parsed.gives(Options.audio)
+        dropsAudio = try parsed[Options.audio] == .drop
+        md5Path = try parsed[Options.frameMD5]
+        hashPath = try parsed[Options.frameHash]
+        timingPath = try parsed[Options.timing]
+        phasesPath = try parsed[Options.phases]
+        json = parsed[Options.json]
+        startPosition = try parsed[SharedOptions.start] ?? .frame(0)
+        framesPosition = try parsed[SharedOptions.frames]
+        threads = try parsed[SharedOptions.threads] ?? 0
+        track = try parsed[SharedOptions.track]
+        overwrite = parsed[SharedOptions.overwrite]
+        noOverwrite = parsed[SharedOptions.noOverwrite]
+        quiet = parsed[SharedOptions.quiet]
+        verbose = parsed[Options.verbose]
+        decoderChoice = try parsed[SharedOptions.decoder]
+        requireHardware = parsed[SharedOptions.requireHardware]
+        noHardware = parsed[Options.noHardware]
+        noCPUStart = parsed[Options.noCPUStart]
+        vulkanFlag = parsed[Options.vulkan]
+        device = try parsed[SharedOptions.device]
+        savePath = try parsed[Options.save]
+        saveFormat = try parsed[Options.saveFormat]
+        referenceWhite = try parsed[Options.referenceWhite]
+        validationFlag = parsed[Options.validate]
         playback = try PlaybackArguments(parsed)
-        func code(_ option: String, _ kind: ColorCode.Kind) throws -> Int? {
-            try parsed.value(option, expected: "one of FFmpeg's \(kind) names (as info prints them)") {
-                ColorCodeNames.code(kind, named: $0)
-            }
-        }
         assumed = (
-            try code("--assume-primaries", .primaries), try code("--assume-transfer", .transfer),
-            try code("--assume-matrix", .matrix)
+            try parsed[Options.assumePrimaries], try parsed[Options.assumeTransfer], try parsed[Options.assumeMatrix]
         )
     }
 
@@ -125,7 +117,7 @@ struct DecodeArguments: CommandArguments {
             }
         }
         try playback.validate(vulkan: useVulkan)
-        try OptionSpec.checkSingleDevice(device)
+        try SharedOptions.checkSingleDevice(device)
         if stdoutUsers.count > 1 {
             throw UsageError("\(stdoutUsers.joined(separator: " and ")) cannot both write to stdout")
         }

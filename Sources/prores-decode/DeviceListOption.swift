@@ -1,7 +1,7 @@
 import ProResOptions
 import ProResPipeline
 
-extension OptionSpec {
+extension SharedOptions {
     /// `--device` where several GPUs can be driven at once (`check`, `bench`): a list must name each device once.
     static func checkDeviceList(_ device: String?) throws {
         guard let list = DecoderSelection.deviceList(device) else { return }

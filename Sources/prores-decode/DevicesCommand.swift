@@ -14,9 +14,7 @@ enum DevicesCommand: Command {
         sections: [
             OptionSection(
                 heading: "OPTIONS",
-                options: [
-                    OptionSpec("--json", help: "print one JSON array of devices instead of text")
-                ])
+                options: [Options.json])
         ],
         about:
             "Lists every Vulkan device on stdout with the facts that decide whether and how it is used: its index and "
@@ -24,12 +22,17 @@ enum DevicesCommand: Command {
             + "paths rely on; its PCI address, where the driver gives one, and the CPUs its decode sessions' threads are "
             + "pinned to (those of its NUMA node, on a host of several).")
 
+    enum Options {
+        static let json = SharedOptions.json.explained(
+            "print one JSON array of devices instead of text", short: "print one JSON array of devices")
+    }
+
     struct Arguments: CommandArguments {
         let json: Bool
 
         init(_ parsed: ParsedArguments) throws {
             try parsed.none()
-            json = parsed.flag("--json")
+            json = parsed[Options.json]
         }
     }
 

@@ -121,10 +121,6 @@ enum FramePosition: Equatable, Sendable {
 }
 
 extension FramePosition {
-    static func parse(_ parsed: ParsedArguments, _ option: String) throws -> FramePosition? {
-        try parsed.value(option, expected: forms, FramePosition.init)
-    }
-
     /// The first frame `--start` names in a stream of `format`.
     static func start(_ position: FramePosition, _ format: FormatDescription) throws -> Int {
         let start = try position.startFrame(option: "--start", rate: format.frameRate, firstTimecode: format.timecode)

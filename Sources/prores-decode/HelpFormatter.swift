@@ -18,13 +18,37 @@ enum HelpFormatter {
         return blocks.joined(separator: "\n\n") + "\n"
     }
 
+    /// A command's `-h`: the usage line, then each option's one line under
+    /// its section's heading, and where the rest is.
+    static func briefHelp(for command: CommandSpec) -> String {
+        [
+            synopsis(command, prefix: "usage: ").joined(separator: "\n"), briefOptionList(command),
+            "\(command.invocation) --help: the full text",
+        ].joined(separator: "\n\n") + "\n"
+    }
+
+    /// Every option's one line under its section's heading.
+    static func briefOptionList(_ command: CommandSpec) -> String {
+        let column = briefColumn(command)
+        return command.sections.map { section in
+            ([section.heading] + section.options.flatMap { columns(label($0), $0.short, at: column) })
+                .joined(separator: "\n")
+        }.joined(separator: "\n\n")
+    }
+
+    /// Where `-h`'s one-line helps start: beside the widest label that fits
+    /// the column, a wider label standing on a line of its own.
+    static func briefColumn(_ command: CommandSpec) -> Int {
+        command.options.map { label($0).count + 2 }.filter { $0 <= widestColumn }.max() ?? widestColumn
+    }
+
     /// Every option under its section's heading, with its help beside it.
     static func optionList(_ command: CommandSpec) -> String {
         // As wide as the widest label that fits; a wider one (an outlier) takes a line of its own.
         let column = command.options.map { label($0).count + 2 }.filter { $0 <= widestColumn }.max() ?? widestColumn
         return command.sections.map { section in
             let entries = section.options.flatMap { option in
-                columns(label(option), option.help + (option.range.map { " " + $0.helpNote } ?? ""), at: column)
+                columns(label(option), option.long + (option.range.map { " " + $0.helpNote } ?? ""), at: column)
                     + option.details.flatMap { columns("      " + $0.term, $0.text, at: column) }
             }
             return ([section.heading] + entries).joined(separator: "\n")
@@ -91,5 +115,5 @@ enum HelpFormatter {
     /// Prose blocks: as written, long lines wrapped.
     static func prose(_ text: String) -> String { wrap(text, width: width).joined(separator: "\n") }
 
-    private static func label(_ option: OptionSpec) -> String { "  " + option.helpLabel }
+    static func label(_ option: OptionSpec) -> String { "  " + option.helpLabel }
 }

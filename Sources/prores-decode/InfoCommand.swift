@@ -15,18 +15,7 @@ enum InfoCommand: Command {
         sections: [
             OptionSection(
                 heading: "OPTIONS",
-                options: [
-                    .input,
-                    OptionSpec(
-                        "--json",
-                        help:
-                            "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs"
-                    ),
-                    OptionSpec(
-                        "--track", value: "N", range: .integer(0...Int(Int32.max)),
-                        help: "stream index of the ProRes track (default: the first)"),
-                    .verbose("also show FFmpeg's own diagnostics"),
-                ])
+                options: [SharedOptions.input, Options.json, SharedOptions.track, Options.verbose])
         ],
         about:
             "Prints the format description of each INPUT (a file, a URL, or - for stdin) on stdout: profile and FourCC, size, "
@@ -38,6 +27,13 @@ enum InfoCommand: Command {
             + "an input that cannot be read is reported on stderr, the others are still printed, and the exit status is that error's."
     )
 
+    enum Options {
+        static let json = SharedOptions.json.explained(
+            "print JSON (docs/schema/stream-description.schema.json): an object, or an array of them for several inputs",
+            short: "print JSON: an object per input")
+        static let verbose = SharedOptions.verbose.explained("also show FFmpeg's own diagnostics")
+    }
+
     struct Arguments: CommandArguments {
         let inputs: [String]
         let json: Bool
@@ -47,14 +43,14 @@ enum InfoCommand: Command {
         init(_ parsed: ParsedArguments) throws {
             // `-i INPUT` (ffmpeg's spelling) names exactly one input.
             inputs =
-                parsed.positionals.count > 1 && parsed.string("-i") == nil
-                ? try parsed.operands("input file") : [try parsed.input()]
+                parsed.positionals.count > 1 && !parsed.gives(SharedOptions.input)
+                ? try parsed.operands("input file") : [try parsed.input(SharedOptions.input)]
             if inputs.filter({ $0 == "-" }).count > 1 {
                 throw UsageError("'-' given twice: stdin can be read only once")
             }
-            json = parsed.flag("--json")
-            track = try parsed.integer("--track")
-            verbose = parsed.flag("--verbose")
+            json = parsed[Options.json]
+            track = try parsed[SharedOptions.track]
+            verbose = parsed[Options.verbose]
         }
 
         func files() -> CommandFiles {

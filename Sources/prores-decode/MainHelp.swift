@@ -11,6 +11,16 @@ enum MainHelp {
         .joined(separator: "\n\n") + "\n"
     }
 
+    /// `prores-decode -h` (and decoding's `-h`): the commands, then
+    /// decoding's options one line each.
+    static var briefText: String {
+        [
+            tagline, commandList, HelpFormatter.briefOptionList(DecodeCommand.spec),
+            "prores-decode --help: the full text",
+        ]
+        .joined(separator: "\n\n") + "\n"
+    }
+
     /// README.md's `## Usage` block, fences included: every command with every
     /// option (`prores-decode --usage-markdown` prints it).
     static var usageMarkdown: String {
@@ -22,7 +32,7 @@ enum MainHelp {
 
     /// What the tool itself answers, without a command.
     private static let topLevel = [
-        (usage: "prores-decode COMMAND --help", summary: "that command's options and output"),
+        (usage: "prores-decode COMMAND -h | --help", summary: "that command's options: one line each, or in full"),
         (usage: "prores-decode --help | --version", summary: ""),
     ]
 

@@ -27,16 +27,14 @@ enum MergeCommand: Command {
                 throw UsageError("missing REPORT.json to merge (see prores-decode merge --help)")
             }
             if reports.contains("-") { throw UsageError("merge reads reports by name, not from stdin") }
-            reportPath = parsed.string("--report")
-            junitPath = parsed.string("--junit")
-            htmlPath = parsed.string("--html")
-            writeGoldenPath = parsed.string("--write-golden")
-            listPath = parsed.string("--list")
-            overwrite = parsed.flag("--overwrite")
-            noOverwrite = parsed.flag("--no-overwrite")
-            onWarning =
-                try parsed.value(
-                    "--on-warning", expected: "pass, warn or fail", CheckCommand.WarningExit.init(rawValue:)) ?? .warn
+            reportPath = try parsed[Options.report]
+            junitPath = try parsed[SharedOptions.junit]
+            htmlPath = try parsed[Options.html]
+            writeGoldenPath = try parsed[Options.writeGolden]
+            listPath = try parsed[Options.list]
+            overwrite = parsed[Options.overwrite]
+            noOverwrite = parsed[Options.noOverwrite]
+            onWarning = try parsed[SharedOptions.onWarning] ?? .warn
         }
 
         func validate() throws {

@@ -2,40 +2,37 @@ import ProResOptions
 
 /// `merge`'s table: every option, its help, and the prose around them.
 extension MergeCommand {
+    /// `merge`'s own option, and the shared ones in `merge`'s words.
+    enum Options {
+        static let report = SharedOptions.report.explained(
+            "the merged JSON report: every shard's file lines, in path order, and the totals")
+        static let html = SharedOptions.html.explained(
+            "a page to look at: verdicts, reasons, formats and --previews pictures linked relative to FILE's "
+                + "directory (per-frame graphs stay on each shard's own page)")
+        static let writeGolden = SharedOptions.writeGolden.explained(
+            "join the shards' golden files: each is found beside its report, under the name the shard's "
+                + "--write-golden gave it")
+        static let overwrite = SharedOptions.overwrite.explained(
+            "also replace an existing --write-golden file", short: "also replace an existing --write-golden file")
+        static let noOverwrite = SharedOptions.noOverwrite.explained(
+            "never replace an existing report, JUnit or HTML file either",
+            short: "never replace a report, JUnit or HTML file")
+        static let list = Option<String>(
+            "--list", value: "FILE", short: "the list the shards checked (check --list)",
+            long: "the list the shards checked (check --list FILE): when a shard's report is missing, each of "
+                + "its files is named on stderr (the list must give the digest the shards recorded)")
+    }
+
     static let spec = CommandSpec(
         name: "merge", operands: "REPORT.json...", summary: "join the shard reports of one check into one",
         sections: [
             OptionSection(
                 heading: "OUTPUTS",
                 options: [
-                    OptionSpec(
-                        "--report", value: "FILE|-",
-                        help: "the merged JSON report: every shard's file lines, in path order, and the totals"),
-                    OptionSpec("--junit", value: "FILE|-", help: "JUnit XML: one testcase per file"),
-                    OptionSpec(
-                        "--html", value: "FILE|-",
-                        help:
-                            "a page to look at: verdicts, reasons, formats and --previews pictures linked relative to FILE's "
-                            + "directory (per-frame graphs stay on each shard's own page)"),
-                    OptionSpec(
-                        "--write-golden", value: "FILE|-",
-                        help:
-                            "join the shards' golden files: each is found beside its report, under the name the shard's "
-                            + "--write-golden gave it"),
-                    OptionSpec("-y", "--overwrite", help: "also replace an existing --write-golden file"),
-                    OptionSpec(
-                        "-n", "--no-overwrite", help: "never replace an existing report, JUnit or HTML file either"),
-                    OptionSpec.onWarning,
+                    Options.report, SharedOptions.junit, Options.html, Options.writeGolden, Options.overwrite,
+                    Options.noOverwrite, SharedOptions.onWarning,
                 ]),
-            OptionSection(
-                heading: "INPUTS",
-                options: [
-                    OptionSpec(
-                        "--list", value: "FILE",
-                        help:
-                            "the list the shards checked (check --list FILE): when a shard's report is missing, each of "
-                            + "its files is named on stderr (the list must give the digest the shards recorded)")
-                ]),
+            OptionSection(heading: "INPUTS", options: [Options.list]),
         ],
         about: """
             Reads the JSON reports (--report) of the shards of one check run and proves \

@@ -25,29 +25,22 @@ extension PlayCommand {
         let validationFlag: Bool
 
         init(_ parsed: ParsedArguments) throws {
-            input = try parsed.input()
-            start = try FramePosition.parse(parsed, "--start") ?? .frame(0)
-            frames = try FramePosition.parse(parsed, "--frames")
-            paused = parsed.flag("--paused")
-            loop = parsed.flag("--loop")
-            if let text = parsed.string("--rate"), let problem = FrameRate.problem(parsing: text) {
-                throw UsageError("invalid value '\(text)' for --rate: \(problem)")
-            }
-            rate = try parsed.value(
-                "--rate", expected: "frames per second from 1 to 1000 (25, 29.97 or 30000/1001)",
-                FrameRate.init(parsing:))
-            fullscreen = parsed.flag("--fullscreen")
-            hud = parsed.flag("--hud")
-            json = parsed.flag("--json")
-            verbose = parsed.flag("--verbose")
-            decoderChoice =
-                try parsed.value(
-                    "--decoder", expected: "cpu, ffmpeg, gpu or auto", DecoderSelection.Choice.init(rawValue:)) ?? .auto
-            device = parsed.string("--device")
-            try OptionSpec.checkSingleDevice(device)
-            effectSpecs = parsed.strings("--effect")
-            referenceWhite = try parsed.real("--reference-white") ?? TransferFunction.defaultReferenceWhite
-            validationFlag = parsed.flag("--validate")
+            input = try parsed.input(SharedOptions.input)
+            start = try parsed[Options.start] ?? .frame(0)
+            frames = try parsed[Options.frames]
+            paused = parsed[Options.paused]
+            loop = parsed[Options.loop]
+            rate = try parsed[Options.rate]
+            fullscreen = parsed[Options.fullscreen]
+            hud = parsed[Options.hud]
+            json = parsed[Options.json]
+            verbose = parsed[Options.verbose]
+            decoderChoice = try parsed[Options.decoder] ?? .auto
+            device = try parsed[SharedOptions.device]
+            try SharedOptions.checkSingleDevice(device)
+            effectSpecs = try parsed.every(Options.effect)
+            referenceWhite = try parsed[SharedOptions.referenceWhite] ?? TransferFunction.defaultReferenceWhite
+            validationFlag = parsed[SharedOptions.validate]
         }
 
         /// --validate, or PRORES_DECODE_VALIDATION=1 in the environment.

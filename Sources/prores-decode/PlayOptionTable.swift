@@ -2,50 +2,50 @@ import ProResOptions
 
 /// `play`'s table: every option, its help, and the prose around them.
 extension PlayCommand {
+    /// `play`'s own options, and the shared ones it words in its own terms.
+    enum Options {
+        static let start = SharedOptions.start.explained(
+            "first frame (exact: ProRes is intra-only): a frame number, seconds (12.5s, "
+                + "00:00:12.5) or the source's time code (10:00:01:00)")
+        static let frames = SharedOptions.frames.explained(
+            "play at most LENGTH from --start: a number of frames, or seconds (2s)")
+        static let paused = Flag("--paused", short: "start paused on the first frame")
+        static let loop = Flag(
+            "--loop", short: "play again from --start at the end",
+            long: "play again from --start at the end (without it the player exits there)")
+        static let rate = SharedOptions.rate.explained(
+            "the clock's rate instead of the clip's (1 to 1000: 25, 29.97 or 30000/1001)")
+        static let fullscreen = Flag(
+            "--fullscreen", short: "start fullscreen",
+            long: "start fullscreen (EWMH; needs a window manager)")
+        static let hud = Flag(
+            "--hud", short: "start with the HUD in the window title (key h)",
+            long: "start with the frame index, timecode, fps, dropped frames, decoder and colour path "
+                + "in the window title (key h)")
+        static let json = SharedOptions.json.explained(
+            "print the end-of-play summary as JSON on stdout", short: "print the end-of-play summary as JSON")
+        static let verbose = SharedOptions.verbose.explained(
+            "also say which colour path and surface format were chosen, and why")
+        static let decoder = SharedOptions.decoder.explained(
+            "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder (its frames shown where they are); "
+                + "auto (default): gpu on a hardware GPU, else cpu")
+        static let effect = SharedOptions.effect.explained("a GPU pass on every frame, as for decoding:")
+    }
+
     static let spec = CommandSpec(
         name: "play", operands: "INPUT", summary: "show a clip in a window (X11, Vulkan), paced by the clock",
         sections: [
             OptionSection(
                 heading: "PLAYBACK",
                 options: [
-                    .input,
-                    OptionSpec(
-                        "--start", value: "POSITION",
-                        help: "first frame (exact: ProRes is intra-only): a frame number, seconds (12.5s, "
-                            + "00:00:12.5) or the source's time code (10:00:01:00)"),
-                    OptionSpec(
-                        "--frames", value: "LENGTH",
-                        help: "play at most LENGTH from --start: a number of frames, or seconds (2s)"),
-                    OptionSpec("--paused", help: "start paused on the first frame"),
-                    OptionSpec(
-                        "--loop", help: "play again from --start at the end (without it the player exits there)"),
-                    OptionSpec(
-                        "--rate", value: "FPS", range: .real(lower: 1, upper: 1000, lowerExcluded: false),
-                        help: "the clock's rate instead of the clip's (1 to 1000: 25, 29.97 or 30000/1001)"),
-                    OptionSpec("--fullscreen", help: "start fullscreen (EWMH; needs a window manager)"),
-                    OptionSpec(
-                        "--hud",
-                        help: "start with the frame index, timecode, fps, dropped frames, decoder and colour path "
-                            + "in the window title (key h)"),
-                    OptionSpec("--json", help: "print the end-of-play summary as JSON on stdout"),
-                    .verbose("also say which colour path and surface format were chosen, and why"),
+                    SharedOptions.input, Options.start, Options.frames, Options.paused, Options.loop, Options.rate,
+                    Options.fullscreen, Options.hud, Options.json, Options.verbose,
                 ]),
             OptionSection(
                 heading: "DECODER AND GPU",
                 options: [
-                    OptionSpec(
-                        "--decoder", value: "cpu|ffmpeg|gpu|auto",
-                        help:
-                            "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder (its frames shown where they are); "
-                            + "auto (default): gpu on a hardware GPU, else cpu"),
-                    .device,
-                    OptionSpec(
-                        "--effect", value: "SPEC", repeatable: true,
-                        help: "a GPU pass on every frame, as for decoding (see --help)"),
-                    OptionSpec(
-                        "--reference-white", value: "NITS", range: .real(lower: 1, upper: 10000, lowerExcluded: false),
-                        help: "nits that map to 1.0 for PQ and HLG (default 203)"),
-                    OptionSpec("--validate", help: "enable the Khronos validation layer"),
+                    Options.decoder, SharedOptions.device, Options.effect, SharedOptions.referenceWhite,
+                    SharedOptions.validate,
                 ]),
         ],
         about: """

@@ -13,17 +13,21 @@ enum PlotCommand: Command {
         sections: [
             OptionSection(
                 heading: "OPTIONS",
-                options: [
-                    OptionSpec(
-                        "-o", "--output", value: "FILE.svg|-", help: "where the SVG goes (required; - for stdout)"),
-                    OptionSpec("--title", value: "TEXT", help: "the chart's title (default: the log's file name)"),
-                    .overwrite, .noOverwrite,
-                ])
+                options: [Options.output, Options.title, SharedOptions.overwrite, SharedOptions.noOverwrite])
         ],
         about:
             "Reads a log written by --timing (- reads stdin) and draws each frame's stages stacked (demux, decode, pack, "
             + "output, then the GPU stages when there are any), its latency as a line, the latency's p50, p95 and p99 as dashed "
             + "lines, and damaged, failed and, with --realtime, late and dropped frames marked under the frame axis.")
+
+    enum Options {
+        static let output = Option<String>(
+            "-o", "--output", value: "FILE.svg|-", short: "where the SVG goes (required)",
+            long: "where the SVG goes (required; - for stdout)")
+        static let title = Option<String>(
+            "--title", value: "TEXT", short: "the chart's title",
+            long: "the chart's title (default: the log's file name)")
+    }
 
     struct Arguments: CommandArguments {
         let log: String
@@ -34,13 +38,13 @@ enum PlotCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             log = try parsed.single("a --timing log to plot")
-            guard let output = parsed.string("--output") else {
+            guard let output = try parsed[Options.output] else {
                 throw UsageError("plot needs -o FILE.svg (or -o - for stdout)")
             }
             self.output = output
-            title = parsed.string("--title")
-            overwrite = parsed.flag("--overwrite")
-            noOverwrite = parsed.flag("--no-overwrite")
+            title = try parsed[Options.title]
+            overwrite = parsed[SharedOptions.overwrite]
+            noOverwrite = parsed[SharedOptions.noOverwrite]
         }
 
         func validate() throws {

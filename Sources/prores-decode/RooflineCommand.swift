@@ -15,22 +15,22 @@ enum RooflineCommand: Command {
         sections: [
             OptionSection(
                 heading: "OPTIONS",
-                options: [
-                    .device,
-                    OptionSpec(
-                        "--frames", value: "N", range: .integer(8...10000),
-                        help:
-                            "4K frames each conversion measurement submits, 8 to 10000 (default 40; the first 3 warm up, "
-                            + "the median of the rest counts)"),
-                    OptionSpec("--json", help: "print one JSON object instead of text"),
-                    OptionSpec("--validate", help: "enable the Khronos validation layer"),
-                ])
+                options: [SharedOptions.device, Options.frames, Options.json, SharedOptions.validate])
         ],
         about: "Measures with GPU timestamps, on stdout: device memory bandwidth (a copy shader, and vkCmdCopyBuffer), "
             + "host-to-device bandwidth from imported host memory, the per-frame upload, and the conversion shader on 4K "
             + "frames for several layouts and transfer functions, each as a share of the device-copy roofline; then, by the "
             + "host's clock, how long allocating and freeing a gigabyte takes (device-local and host-visible memory, plain "
             + "and dedicated allocations; 64 MiB where the device uses the host's memory).")
+
+    enum Options {
+        static let frames = Option<Int>(
+            "--frames", range: 8...10000, short: "4K frames per conversion measurement (40)",
+            long: "4K frames each conversion measurement submits, 8 to 10000 (default 40; the first 3 warm up, "
+                + "the median of the rest counts)")
+        static let json = SharedOptions.json.explained(
+            "print one JSON object instead of text", short: "print one JSON object instead of text")
+    }
 
     struct Arguments: CommandArguments {
         let device: String?
@@ -40,10 +40,10 @@ enum RooflineCommand: Command {
 
         init(_ parsed: ParsedArguments) throws {
             try parsed.none()
-            device = parsed.string("--device")
-            frames = try parsed.integer("--frames") ?? 40
-            json = parsed.flag("--json")
-            validation = parsed.flag("--validate")
+            device = try parsed[SharedOptions.device]
+            frames = try parsed[Options.frames] ?? 40
+            json = parsed[Options.json]
+            validation = parsed[SharedOptions.validate]
         }
     }
 

@@ -21,7 +21,7 @@ final class CLIHelpTests: XCTestCase {
 
     func testHelpAnywhereExitsZeroOnStdoutForEveryCommand() throws {
         var invocations: [([String], String)] = [
-            (["--help"], MainHelp.text), (["-h"], MainHelp.text), (["INPUT", "--help"], MainHelp.text),
+            (["--help"], MainHelp.text), (["-h"], MainHelp.briefText), (["INPUT", "--help"], MainHelp.text),
             (["some.mov", "--help"], MainHelp.text),
             (["--frames", "x", "--bogus", "--help", "a.mov", "b.mov"], MainHelp.text),
         ]
@@ -29,7 +29,7 @@ final class CLIHelpTests: XCTestCase {
             guard let name = command.spec.name else { continue }
             // Wherever it stands, and whatever else is wrong on the line.
             invocations += [
-                ([name, "--help"], command.helpText), ([name, "x", "-h"], command.helpText),
+                ([name, "--help"], command.helpText), ([name, "x", "-h"], command.briefHelpText),
                 ([name, "--bogus", "--frames", "--help"], command.helpText),
             ]
         }
@@ -109,11 +109,9 @@ final class CLIHelpTests: XCTestCase {
                 for name in option.names {
                     let arguments = [name] + (option.takesValue ? ["value"] : [])
                     let parsed = try ParsedArguments(arguments, for: command)
-                    if option.takesValue {
-                        XCTAssertEqual(parsed.string(option.key), "value", "\(command.invocation) \(name)")
-                    } else {
-                        XCTAssertTrue(parsed.flag(option.key), "\(command.invocation) \(name)")
-                    }
+                    XCTAssertEqual(
+                        parsed.texts(of: option), option.takesValue ? ["value"] : [], "\(command.invocation) \(name)")
+                    XCTAssertTrue(parsed.isGiven(option), "\(command.invocation) \(name)")
                 }
             }
         }
@@ -126,12 +124,12 @@ final class CLIHelpTests: XCTestCase {
                 let twice = once + [option.names.last!] + (option.takesValue ? ["b"] : [])
                 let parsed = try ParsedArguments(twice, for: command)
                 if option.repeatable {
-                    XCTAssertEqual(parsed.strings(option.key), ["a", "b"], "\(command.invocation) \(option.key)")
+                    XCTAssertEqual(parsed.texts(of: option), ["a", "b"], "\(command.invocation) \(option.key)")
                 } else if option.takesValue {
                     XCTAssertEqual(
-                        parsed.string(option.key), "b", "\(command.invocation) \(option.key): the last value wins")
+                        parsed.texts(of: option).last, "b", "\(command.invocation) \(option.key): the last value wins")
                 } else {
-                    XCTAssertTrue(parsed.flag(option.key), "\(command.invocation) \(option.key) twice is still set")
+                    XCTAssertTrue(parsed.isGiven(option), "\(command.invocation) \(option.key) twice is still set")
                 }
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+import ProResCore
 @testable import ProResOptions
 @testable import TestSupport
 @testable import prores_decode
@@ -14,21 +15,28 @@ final class OptionRangeTests: XCTestCase {
     /// Placeholders that stand for a number: each such option must declare a range.
     static let numericPlaceholders: Set<String> = ["N", "K", "SECONDS", "NITS", "FPS"]
 
+    /// `value` read by the option's own declaration, as the command reads it.
     private func parse(_ spec: CommandSpec, _ option: OptionSpec, _ value: String) throws -> Double? {
         let parsed = try ParsedArguments([option.key, value], for: spec)
-        switch option.range {
-        case .integer?: return try parsed.integer(option.key).map(Double.init)
-        default: return try parsed.real(option.key)
+        switch spec.declarations.first(where: { $0.spec.key == option.key }) {
+        case let declared as Option<Int>: return try parsed[declared].map(Double.init)
+        case let declared as Option<Double>: return try parsed[declared]
+        case let declared as Option<FrameRate>: return try parsed[declared]?.framesPerSecond
+        default:
+            XCTFail("\(spec.invocation) \(option.key) declares a range but reads no number")
+            return nil
         }
     }
 
     private func assertRefused(
         _ spec: CommandSpec, _ option: OptionSpec, _ value: String, file: StaticString = #filePath, line: UInt = #line
     ) {
+        // A rate's own reader words its refusals in frames per second, with the same ends.
+        let words = option.key == "--rate" ? String(option.range!.helpNote.dropFirst().dropLast()) : option.range!.words
         XCTAssertThrowsError(
             try parse(spec, option, value), "\(spec.invocation) \(option.key) \(value)", file: file, line: line
         ) { error in
-            XCTAssertTrue("\(error)".contains(option.range!.words), "\(error)", file: file, line: line)
+            XCTAssertTrue("\(error)".contains(words), "\(error)", file: file, line: line)
         }
     }
 

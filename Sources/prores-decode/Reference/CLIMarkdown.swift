@@ -38,7 +38,7 @@ enum CLIMarkdown {
     private static func option(_ option: OptionSpec) -> String {
         let repeated = option.repeatable ? " (may be repeated)" : ""
         return
-            (["- `\(option.helpLabel)`\(repeated): \(inline(option.help))"]
+            (["- `\(option.helpLabel)`\(repeated): \(inline(option.long))"]
             + option.details.map { "  - `\($0.term)`: \(inline($0.text))" }).joined(separator: "\n")
     }
 

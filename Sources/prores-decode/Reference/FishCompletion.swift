@@ -32,7 +32,7 @@ enum FishCompletion {
             lines.append("")
             if command.operands.isEmpty { lines.append("complete -c prores-decode \(condition) -f") }
             lines += command.options.map {
-                "complete -c prores-decode \(condition) \(flags($0)) -d \(quote(SummaryText.short($0.help)))"
+                "complete -c prores-decode \(condition) \(flags($0)) -d \(quote($0.short))"
             }
             lines.append("complete -c prores-decode \(condition) -l help -d 'print the options and exit'")
         }

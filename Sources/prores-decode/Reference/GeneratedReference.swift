@@ -78,26 +78,3 @@ enum ValueCompletion: Equatable {
         }
     }
 }
-
-/// An option's help cut to its first clause, for the one line a shell
-/// shows beside the option.
-enum SummaryText {
-    static let limit = 72
-
-    static func short(_ help: String) -> String {
-        var text = help
-        for stop in ["; ", " (", ": ", ". "] {
-            // `cpu: FFmpeg; gpu: ...` lists values: a one-word clause says too little.
-            if let range = text.range(of: stop), text[..<range.lowerBound].contains(" ") || stop == " (" {
-                text = String(text[..<range.lowerBound])
-            }
-        }
-        guard text.count > limit else { return text }
-        var cut = ""
-        for word in text.split(separator: " ") {
-            if cut.count + word.count + 1 > limit - 3 { break }
-            cut += (cut.isEmpty ? "" : " ") + word
-        }
-        return cut + "..."
-    }
-}

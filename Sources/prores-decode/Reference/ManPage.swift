@@ -44,7 +44,7 @@ enum ManPage {
                 let label =
                     option.names.map { text(bold: $0) }.joined(separator: ", ")
                     + (option.placeholder.map { " " + text(italic: $0) } ?? "") + (option.repeatable ? " ..." : "")
-                lines += [".TP", label, paragraph(option.help)]
+                lines += [".TP", label, paragraph(option.long)]
                 guard !option.details.isEmpty else { continue }
                 lines += [".RS"]
                 for detail in option.details { lines += [".TP", text(bold: detail.term), paragraph(detail.text)] }

@@ -45,7 +45,7 @@ enum ZshCompletion {
     private static func specs(_ command: CommandSpec) -> [String] {
         command.options.flatMap { option -> [String] in
             let exclusion = option.repeatable ? "*" : "(" + option.names.joined(separator: " ") + ")"
-            let description = "[" + escapeBracketed(SummaryText.short(option.help)) + "]"
+            let description = "[" + escapeBracketed(option.short) + "]"
             let value = option.placeholder.map { ":" + escapeColons($0) + ":" + action(option) } ?? ""
             return option.names.map { quote(exclusion + $0 + description + value) }
         } + [quote("(- *)--help[print the options and exit]")]
