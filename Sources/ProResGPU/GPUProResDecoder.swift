@@ -409,34 +409,84 @@ package final class GPUProResDecoder {
         throws
     {
         let slot = slots[index]
-        let compressed = batch.compressed
-        let parsed = batch.parsed
-        let offsets = batch.offsets
         let targets = zip(hostSurfaces, batch.surfaceOffsets).compactMap { surface, offset in
             surface.flatMap { surface in offset.map { (surface: surface, offset: $0) } }
         }
-        let firstSlices = batch.firstSlices
-        let firstCoefficients = batch.firstCoefficients
-        let bitstreamBytes = batch.bitstreamBytes
-        let sliceCount = batch.sliceCount
-        let coefficientCount = batch.coefficientCount
-        let frames = batch.decodedFrames
-        let maxSlices = batch.maxSlices
-        let maxLog2 = batch.maxLog2
         slot.frames = batch.frames
         slot.parseMicroseconds = batch.parseMicroseconds
         let timed = timesStages(ofBatch: encodedBatches)
         slot.timed = timed
-        let stamps = timed ? timestamps : nil
-        let uploadStamps = timed ? uploadTimestamps : nil
         if !targets.isEmpty && !cache.canImport {
             throw ProResDecodeError.decoderUnavailable(
                 "GPU decoder: \(context.info.name) cannot import host memory (VK_EXT_external_memory_host)")
         }
+        let input = try stage(batch, into: slot)
+        let statusBytes = max(4, batch.sliceCount * 4)
+        try ensureWorkBuffers(slot, input: input.inputBytes, status: statusBytes)
+        let coefficientBytes = max(4, batch.coefficientCount * 2)  // 16-bit; regions are multiples of 64
+        let coefficients = try coefficientSet(encodedBatches % coefficientSets.count, bytes: coefficientBytes)
+        encodedBatches += 1
+        let inputBuffer = slot.deviceInput ?? slot.staging!
+        let regions = uploadRegions(batch, input)
+        func recordUpload(_ cb: CommandBuffer, to device: VulkanBuffer) {
+            cb.copy(slot.staging!, to: device, regions: regions.staged)
+            for (buffer, regions) in regions.imported.values { cb.copy(buffer, to: device, regions: regions) }
+        }
+
+        // The upload: on the transfer queue, whose copy the compute work
+        // waits for only where it first reads the bytes (derived from the
+        // buffer's last write); else first in the compute command buffer.
+        let uploadStamps = timed ? uploadTimestamps : nil
+        if let device = slot.deviceInput, let uploads {
+            let upload = try uploads.begin(index)
+            uploadStamps?.start(upload, slot: index)
+            recordUpload(upload, to: device)
+            uploadStamps?.mark(upload, slot: index, 1, after: .transfer)
+            try uploads.submit(upload)
+        }
+        let entropy = try recorder.begin(index)
+        (timed ? timestamps : nil)?.start(entropy, slot: index)
+        if let device = slot.deviceInput, uploads == nil { recordUpload(entropy, to: device) }
+        let work = TransformWork(
+            slot: index, input: inputBuffer, coefficients: coefficients, surfaces: slot.surfaces!.buffer,
+            targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) }, frames: batch.decodedFrames,
+            maxSlices: batch.maxSlices, maxLog2: batch.maxLog2, tablesOffset: input.tablesOffset,
+            slicesBytes: input.slicesBytes, framesOffset: input.framesOffset, framesBytes: input.framesBytes,
+            coefficientBytes: coefficientBytes, statusBytes: statusBytes,
+            surfaceBytes: max(8, batch.decodedFrames * surfaceStride), timed: timed)
+        let released = recordEntropy(work, batch: batch, into: entropy, bitstreamBytes: batch.bitstreamBytes)
+        let entropyValue = try recorder.submit(entropy)
+        if let released { slots[released.slot].completion = (recorder, entropyValue) }
+        slot.completion = nil
+        if holdTransform {
+            heldTransform = work
+            heldTransforms += 1
+        } else {
+            try submitAlone(work)
+        }
+    }
+
+    /// Where a batch's input lies: the bitstream, then the slice and frame
+    /// tables (`tablesOffset`, `framesOffset`), `inputBytes` in all; and
+    /// where each sample and the tables sit in the staging memory.
+    struct StagedInput {
+        let tablesOffset, slicesBytes, framesBytes, framesOffset, inputBytes: Int
+        /// Where the tables start in the staging memory.
+        let stagedTables: Int
+        /// Each sample's place in the staging memory; nil for one uploaded from its imported memory.
+        let stagedOffsets: [Int?]
+        let sources: [(buffer: VulkanBuffer, offset: Int)?]
+    }
+
+    /// Copies the samples that are not uploaded in place and writes the
+    /// slice and frame tables into `slot`'s staging memory.
+    private func stage(_ batch: PreparedBatch, into slot: Slot) throws -> StagedInput {
+        let compressed = batch.compressed
+        let offsets = batch.offsets
         let stageStart = monotonicNanoseconds()
-        let tablesOffset = Self.align(bitstreamBytes)
-        let slicesBytes = max(4, sliceCount * SliceTable.sliceWords * 4)
-        let framesBytes = max(4, frames * SliceTable.frameWords * 4)
+        let tablesOffset = Self.align(batch.bitstreamBytes)
+        let slicesBytes = max(4, batch.sliceCount * SliceTable.sliceWords * 4)
+        let framesBytes = max(4, batch.decodedFrames * SliceTable.frameWords * 4)
         let framesOffset = tablesOffset + Self.align(slicesBytes)
         let inputBytes = framesOffset + Self.align(framesBytes)
         // Frames read into imported sample memory are uploaded from where
@@ -464,6 +514,9 @@ package final class GPUProResDecoder {
         let sliceWords = (mapped + stagedTables).assumingMemoryBound(to: UInt32.self)
         let frameWords = (mapped + stagedTables + (framesOffset - tablesOffset)).assumingMemoryBound(to: UInt32.self)
         let surfaceStride = self.surfaceStride
+        let parsed = batch.parsed
+        let firstSlices = batch.firstSlices
+        let firstCoefficients = batch.firstCoefficients
         // At most one copy of the compressed bytes, on all cores; each frame
         // writes only its own span of the staging memory and its table entries.
         parallelFor(compressed.count) { i in
@@ -482,78 +535,72 @@ package final class GPUProResDecoder {
                     firstCoefficient: firstCoefficients[i], surfaceOffset: frame * surfaceStride / 8)
             }
         }
-
         slot.stageMicroseconds = Double(monotonicNanoseconds() - stageStart) / 1000
-        let coefficientBytes = max(4, coefficientCount * 2)  // 16-bit; regions are multiples of 64
-        let statusBytes = max(4, sliceCount * 4)
-        let surfaceBytes = max(8, frames * surfaceStride)
-        try ensureWorkBuffers(slot, input: inputBytes, status: statusBytes)
-        let coefficients = try coefficientSet(encodedBatches % coefficientSets.count, bytes: coefficientBytes)
-        encodedBatches += 1
-        let input = slot.deviceInput ?? slot.staging!
+        return StagedInput(
+            tablesOffset: tablesOffset, slicesBytes: slicesBytes, framesBytes: framesBytes, framesOffset: framesOffset,
+            inputBytes: inputBytes, stagedTables: stagedTables, stagedOffsets: stagedOffsets, sources: sources)
+    }
 
-        // What the upload copies: the tables and staged frames from the
-        // staging memory, the other frames with their zero padding (which
-        // every sample carries) from their imported memory.
-        var staged: [(source: Int, destination: Int, bytes: Int)] = [
-            (stagedTables, tablesOffset, inputBytes - tablesOffset)
-        ]
-        var imported:
-            [ObjectIdentifier: (buffer: VulkanBuffer, regions: [(source: Int, destination: Int, bytes: Int)])] = [:]
-        for (i, source) in sources.enumerated() {
+    typealias CopyRegion = (source: Int, destination: Int, bytes: Int)
+
+    /// What the upload copies: the tables and staged frames from the
+    /// staging memory, the other frames with their zero padding (which
+    /// every sample carries) from their imported memory.
+    private func uploadRegions(_ batch: PreparedBatch, _ input: StagedInput) -> (
+        staged: [CopyRegion], imported: [ObjectIdentifier: (buffer: VulkanBuffer, regions: [CopyRegion])]
+    ) {
+        let compressed = batch.compressed
+        let offsets = batch.offsets
+        var staged: [CopyRegion] = [(input.stagedTables, input.tablesOffset, input.inputBytes - input.tablesOffset)]
+        var imported: [ObjectIdentifier: (buffer: VulkanBuffer, regions: [CopyRegion])] = [:]
+        for (i, source) in input.sources.enumerated() {
             if let source {
                 imported[ObjectIdentifier(source.buffer), default: (source.buffer, [])].regions
                     .append((source.offset, offsets[i], compressed[i].count + CompressedSample.padding))
-            } else if let stagedOffset = stagedOffsets[i] {
+            } else if let stagedOffset = input.stagedOffsets[i] {
                 staged.append((stagedOffset, offsets[i], Self.paddedSize(compressed[i].count)))
             }
         }
         count(
-            tableBytes: inputBytes - tablesOffset, samples: compressed.map(\.count),
-            regions: sources.indices.map {
-                sources[$0] != nil
+            tableBytes: input.inputBytes - input.tablesOffset, samples: compressed.map(\.count),
+            regions: input.sources.indices.map {
+                input.sources[$0] != nil
                     ? compressed[$0].count + CompressedSample.padding : Self.paddedSize(compressed[$0].count)
             })
-        func recordUpload(_ cb: CommandBuffer, to device: VulkanBuffer) {
-            cb.copy(slot.staging!, to: device, regions: staged)
-            for (buffer, regions) in imported.values { cb.copy(buffer, to: device, regions: regions) }
-        }
+        return (staged, imported)
+    }
 
-        // The upload: on the transfer queue, whose copy the compute work
-        // waits for only where it first reads the bytes (derived from the
-        // buffer's last write); else first in the compute command buffer.
-        if let device = slot.deviceInput, let uploads {
-            let upload = try uploads.begin(index)
-            uploadStamps?.start(upload, slot: index)
-            recordUpload(upload, to: device)
-            uploadStamps?.mark(upload, slot: index, 1, after: .transfer)
-            try uploads.submit(upload)
-        }
-        // Entropy decoding, then the transform and what reads its surfaces
-        // in a submission of its own, which waits for the coefficients alone
-        // (on a second compute queue when asked for, where the next batch's
-        // entropy pass may run beside this batch's transform).
-        let entropy = try recorder.begin(index)
-        stamps?.start(entropy, slot: index)
-        if let device = slot.deviceInput, uploads == nil { recordUpload(entropy, to: device) }
+    /// Entropy decoding into `entropy`, after the upload recorded there (if
+    /// any), and beside it the held batch's transform, which it returns.
+    /// The transform and what reads its surfaces go in a submission of its
+    /// own, which waits for the coefficients alone (on a second compute
+    /// queue when asked for, where the next batch's entropy pass may run
+    /// beside this batch's transform).
+    private func recordEntropy(
+        _ work: TransformWork, batch: PreparedBatch, into entropy: CommandBuffer, bitstreamBytes: Int
+    ) -> TransformWork? {
+        let index = work.slot
+        let slot = slots[index]
+        let stamps = work.timed ? timestamps : nil
         stamps?.mark(entropy, slot: index, 1, after: .transfer)
         // The coefficients need no zeroing: the entropy pass writes every
         // coefficient the transform reads.
-        entropy.fill(slot.status!, bytes: statusBytes)
+        entropy.fill(slot.status!, bytes: work.statusBytes)
         // The transform ORs its words in (a slice's macroblocks each may
         // set the may-differ bit), so they start at zero.
-        entropy.fill(slot.statusReport!, bytes: statusBytes)
+        entropy.fill(slot.statusReport!, bytes: work.statusBytes)
         stamps?.mark(entropy, slot: index, 2, after: .transfer)
-        if frames > 0 {
+        if work.frames > 0 {
             entropy.dispatch(
                 entropyPass, set: slot.entropySet,
                 buffers: [
-                    BufferRange(input, bytes: max(4, bitstreamBytes)),
-                    BufferRange(input, offset: tablesOffset, bytes: slicesBytes),
-                    BufferRange(input, offset: framesOffset, bytes: framesBytes),
-                    BufferRange(coefficients, bytes: coefficientBytes),
-                    BufferRange(slot.status!, bytes: statusBytes),
-                ], groups: (entropyPass.interface.groups(covering: maxSlices), frames, format.hasAlpha ? 4 : 3))
+                    BufferRange(work.input, bytes: max(4, bitstreamBytes)),
+                    BufferRange(work.input, offset: work.tablesOffset, bytes: work.slicesBytes),
+                    BufferRange(work.input, offset: work.framesOffset, bytes: work.framesBytes),
+                    BufferRange(work.coefficients, bytes: work.coefficientBytes),
+                    BufferRange(slot.status!, bytes: work.statusBytes),
+                ],
+                groups: (entropyPass.interface.groups(covering: work.maxSlices), work.frames, format.hasAlpha ? 4 : 3))
         }
         // A held batch's transform goes here, beside this entropy pass: they
         // touch different slots' buffers, so nothing orders one after the
@@ -567,21 +614,7 @@ package final class GPUProResDecoder {
         heldTransform = nil
         stamps?.mark(entropy, slot: index, 3, after: .compute)
         if let released { markTransform(released, in: entropy) }
-        let work = TransformWork(
-            slot: index, input: input, coefficients: coefficients, surfaces: slot.surfaces!.buffer,
-            targets: try targets.map { (try cache.buffer(for: $0.surface), $0.offset) }, frames: frames,
-            maxSlices: maxSlices, maxLog2: maxLog2, tablesOffset: tablesOffset,
-            slicesBytes: slicesBytes, framesOffset: framesOffset, framesBytes: framesBytes,
-            coefficientBytes: coefficientBytes, statusBytes: statusBytes, surfaceBytes: surfaceBytes, timed: timed)
-        let entropyValue = try recorder.submit(entropy)
-        if let released { slots[released.slot].completion = (recorder, entropyValue) }
-        slot.completion = nil
-        if holdTransform {
-            heldTransform = work
-            heldTransforms += 1
-        } else {
-            try submitAlone(work)
-        }
+        return released
     }
 
     /// Waits for slot `index`'s batch and says what became of each frame
