@@ -305,115 +305,20 @@ public final class DecodeRun: @unchecked Sendable {
         record: @escaping @Sendable (FrameTiming) throws -> Void, gpuStage: Deferred<GPUStage>?,
         cpuAnalysis: OrderedFrameWork<FrameAnalysis>?
     ) -> FrameOutputHandler {
-        let analysisSink = self.analysisSink
-        // A handover's first frames when nothing reads them and no layout
-        // was asked for: not packed for nothing (the GPU decoder's have no
-        // host surface then).
-        let nothingReadsFrames =
-            options.output == nil && sinks.isEmpty && nativeSinks.isEmpty && gpuSinks.isEmpty && options.gpu == nil
-            && analysisSink == nil
-        // The CPU's analyses measure the planar frame, or hash the output's packed bytes.
-        let analysesOutput = options.analysis?.hashedLayout != nil
-        // Sinks of the native planes that read them from the GPU decoder's
-        // packed frame in place (`readsNativePlanesOfPacked`): its planar
-        // frame is then never written, and the work runs on the sinks' threads.
-        let sinksReadPackedPlanes = output == .native && !sinks.isEmpty && sinks.allSatisfy(\.readsNativePlanesOfPacked)
-        let nativeSinksReadPackedPlanes = !nativeSinks.isEmpty && nativeSinks.allSatisfy(\.readsNativePlanesOfPacked)
+        let routing = FrameRouting(self, cpuAnalysis: cpuAnalysis)
         return { [self] frame in
-            if delivered.firstFrameAt == nil { delivered.firstFrameAt = monotonicNanoseconds() }
-            var pack: UInt64 = 0
-            var write: UInt64 = 0
-            switch frame.status {
-            case .ok: break
-            case .damaged(let why): delivered.damaged.append((frame.index, why))
-            case .failed(let why): delivered.failed.append((frame.index, why))
-            }
-            if frame.decodersMayDiffer { delivered.mayDiffer.append(frame.index) }
-            var packed: PixelBuffer?
-            var unpacked: PixelBuffer?
-            var planarCopy: PixelBuffer?
+            delivered.note(frame)
+            let held = HeldSurfaces()
             // Before anything can throw: a sink that fails (EPIPE on `-o -`)
             // must not keep a use of the surface, and with it the pool.
-            defer { planarCopy?.releaseUse() }
-            defer { unpacked?.releaseUse() }
-            defer { packed?.releaseUse() }
-            if var surface = frame.pixelBuffer, !nothingReadsFrames {
-                let spans: [UnsafeRawBufferPointer]
-                // The surface behind `spans`, for sinks that hold it.
-                let holder: PixelBuffer
-                // Nothing on the CPU measures this frame's planes.
-                let noCPUAnalysis = frame.analysis != nil || cpuAnalysis == nil
-                let holdsNativePacked = surface.layout.content == .packed(format.nativePackedLayout)
-                let sinksTakePlanes = noCPUAnalysis && sinksReadPackedPlanes && holdsNativePacked
-                let nativeSinksTakePlanes = noCPUAnalysis && nativeSinksReadPackedPlanes && holdsNativePacked
-                // The GPU decoder hands over its native packed layout: used as
-                // it is when asked for, else unpacked to the planar layout.
-                if case .packed(let held) = surface.layout.content, output != .packed(held), !sinksTakePlanes {
-                    let t0 = monotonicNanoseconds()
-                    let planar = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
-                    unpacked = planar
-                    surface = planar
-                    pack = monotonicNanoseconds() - t0
-                }
-                // The native planar frame, for the sinks and analyses that
-                // want it whatever the output: unpacked only when the
-                // output is the GPU decoder's packed surface.
-                let wantsPlanar =
-                    (!nativeSinks.isEmpty && !nativeSinksTakePlanes)
-                    || (frame.analysis == nil && cpuAnalysis != nil && !analysesOutput)
-                var planarSpans: [UnsafeRawBufferPointer] = []
-                var planarHolder = surface
-                if wantsPlanar {
-                    if case .packed = surface.layout.content {
-                        let t0 = monotonicNanoseconds()
-                        let copy = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
-                        planarCopy = copy
-                        planarHolder = copy
-                        pack += monotonicNanoseconds() - t0
-                    }
-                    planarSpans = planarHolder.visibleSpans()
-                }
-                if case .packed = surface.layout.content {
-                    surface.retainUse()
-                    packed = surface
-                    spans = surface.visibleSpans()
-                    holder = surface
-                } else if case .packed(let layout) = output {
-                    let t0 = monotonicNanoseconds()
-                    let wanted = SurfaceLayout.packed(
-                        layout, width: surface.layout.width, height: surface.layout.height)
-                    let destination = try PixelBufferPool.makeBuffer(wanted, from: &delivered.packPool)
-                    FramePacker.pack(surface, into: destination)
-                    packed = destination
-                    spans = destination.visibleSpans()
-                    holder = destination
-                    pack += monotonicNanoseconds() - t0
-                } else {
-                    spans = surface.visibleSpans()
-                    holder = surface
-                }
+            defer { held.release() }
+            var pack: UInt64 = 0
+            var write: UInt64 = 0
+            if let surface = frame.pixelBuffer, !routing.nothingReadsFrames {
+                let views = try views(of: surface, frame, format, routing, delivered: delivered, held: held)
+                pack = views.packNanoseconds
                 let t1 = monotonicNanoseconds()
-                for sink in sinks {
-                    if sinksTakePlanes {
-                        try sink.consume(
-                            index: frame.index, pts: frame.pts, nativePlanesOf: holder, format: format.nativeFormat)
-                    } else {
-                        try sink.consume(index: frame.index, pts: frame.pts, spans: spans, holder: holder)
-                    }
-                }
-                for sink in nativeSinks {
-                    if nativeSinksTakePlanes {
-                        try sink.consume(
-                            index: frame.index, pts: frame.pts, nativePlanesOf: surface, format: format.nativeFormat)
-                    } else {
-                        try sink.consume(index: frame.index, pts: frame.pts, spans: planarSpans, holder: planarHolder)
-                    }
-                }
-                if frame.analysis == nil {
-                    try cpuAnalysis?.submit(
-                        index: frame.index, pts: frame.pts, spans: analysesOutput ? spans : planarSpans,
-                        holder: analysesOutput ? holder : planarHolder)
-                }
+                try feed(frame, views, format, routing, cpuAnalysis: cpuAnalysis)
                 write = monotonicNanoseconds() - t1
             }
             if let analysis = frame.analysis {
@@ -430,7 +335,7 @@ public final class DecodeRun: @unchecked Sendable {
             // The GPU decoder's frames are converted where they are, on the device.
             if let gpu,
                 let input = (frame.deviceSurface as? DeviceSurface).map(ConverterInput.device)
-                    ?? packed.map(ConverterInput.host)
+                    ?? held.packed.map(ConverterInput.host)
             {
                 ledger.waitForGPU(timing)
                 try gpu.submit(input, frame: frame)
@@ -439,6 +344,139 @@ public final class DecodeRun: @unchecked Sendable {
                 try gpu?.drain()
                 try record(timing)
             }
+        }
+    }
+
+    /// What the run's sinks and analyses read, decided once for every frame.
+    private struct FrameRouting {
+        /// A handover's first frames when nothing reads them and no layout
+        /// was asked for: not packed for nothing (the GPU decoder's have no
+        /// host surface then).
+        let nothingReadsFrames: Bool
+        /// The CPU's analyses measure the planar frame, or hash the output's packed bytes.
+        let analysesOutput: Bool
+        /// Sinks of the native planes that read them from the GPU decoder's
+        /// packed frame in place (`readsNativePlanesOfPacked`): its planar
+        /// frame is then never written, and the work runs on the sinks' threads.
+        let sinksReadPackedPlanes: Bool
+        let nativeSinksReadPackedPlanes: Bool
+        let cpuAnalyses: Bool
+
+        init(_ run: DecodeRun, cpuAnalysis: OrderedFrameWork<FrameAnalysis>?) {
+            nothingReadsFrames =
+                run.options.output == nil && run.sinks.isEmpty && run.nativeSinks.isEmpty && run.gpuSinks.isEmpty
+                && run.options.gpu == nil && run.analysisSink == nil
+            analysesOutput = run.options.analysis?.hashedLayout != nil
+            sinksReadPackedPlanes =
+                run.output == .native && !run.sinks.isEmpty && run.sinks.allSatisfy(\.readsNativePlanesOfPacked)
+            nativeSinksReadPackedPlanes =
+                !run.nativeSinks.isEmpty && run.nativeSinks.allSatisfy(\.readsNativePlanesOfPacked)
+            cpuAnalyses = cpuAnalysis != nil
+        }
+    }
+
+    /// A frame as its readers take it: the output's bytes and the native
+    /// planar frame, each with the surface that holds them.
+    private struct FrameViews {
+        /// The frame's surface, unpacked to planes where the output is not its packed layout.
+        let surface: PixelBuffer
+        let spans: [UnsafeRawBufferPointer]
+        let holder: PixelBuffer
+        let planarSpans: [UnsafeRawBufferPointer]
+        let planarHolder: PixelBuffer
+        let sinksTakePlanes: Bool
+        let nativeSinksTakePlanes: Bool
+        let packNanoseconds: UInt64
+    }
+
+    /// Unpacks, copies or packs `decoded` into what the sinks and analyses
+    /// read; every surface taken for it is in `held`.
+    private func views(
+        of decoded: PixelBuffer, _ frame: DecodedFrame, _ format: FormatDescription, _ routing: FrameRouting,
+        delivered: DeliveredFrames, held: HeldSurfaces
+    ) throws -> FrameViews {
+        var surface = decoded
+        var pack: UInt64 = 0
+        // Nothing on the CPU measures this frame's planes.
+        let noCPUAnalysis = frame.analysis != nil || !routing.cpuAnalyses
+        let holdsNativePacked = surface.layout.content == .packed(format.nativePackedLayout)
+        let sinksTakePlanes = noCPUAnalysis && routing.sinksReadPackedPlanes && holdsNativePacked
+        let nativeSinksTakePlanes = noCPUAnalysis && routing.nativeSinksReadPackedPlanes && holdsNativePacked
+        // The GPU decoder hands over its native packed layout: used as
+        // it is when asked for, else unpacked to the planar layout.
+        if case .packed(let packedLayout) = surface.layout.content, output != .packed(packedLayout), !sinksTakePlanes {
+            let t0 = monotonicNanoseconds()
+            let planar = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
+            held.unpacked = planar
+            surface = planar
+            pack = monotonicNanoseconds() - t0
+        }
+        // The native planar frame, for the sinks and analyses that
+        // want it whatever the output: unpacked only when the
+        // output is the GPU decoder's packed surface.
+        let wantsPlanar =
+            (!nativeSinks.isEmpty && !nativeSinksTakePlanes)
+            || (frame.analysis == nil && routing.cpuAnalyses && !routing.analysesOutput)
+        var planarSpans: [UnsafeRawBufferPointer] = []
+        var planarHolder = surface
+        if wantsPlanar {
+            if case .packed = surface.layout.content {
+                let t0 = monotonicNanoseconds()
+                let copy = try unpackToPlanar(surface, format: format, pool: &delivered.unpackPool)
+                held.planarCopy = copy
+                planarHolder = copy
+                pack += monotonicNanoseconds() - t0
+            }
+            planarSpans = planarHolder.visibleSpans()
+        }
+        let holder: PixelBuffer
+        if case .packed = surface.layout.content {
+            surface.retainUse()
+            held.packed = surface
+            holder = surface
+        } else if case .packed(let layout) = output {
+            let t0 = monotonicNanoseconds()
+            let wanted = SurfaceLayout.packed(layout, width: surface.layout.width, height: surface.layout.height)
+            let destination = try PixelBufferPool.makeBuffer(wanted, from: &delivered.packPool)
+            held.packed = destination
+            FramePacker.pack(surface, into: destination)
+            holder = destination
+            pack += monotonicNanoseconds() - t0
+        } else {
+            holder = surface
+        }
+        return FrameViews(
+            surface: surface, spans: holder.visibleSpans(), holder: holder, planarSpans: planarSpans,
+            planarHolder: planarHolder, sinksTakePlanes: sinksTakePlanes, nativeSinksTakePlanes: nativeSinksTakePlanes,
+            packNanoseconds: pack)
+    }
+
+    /// Hands one frame's views to every sink and to the CPU's analyses.
+    private func feed(
+        _ frame: DecodedFrame, _ views: FrameViews, _ format: FormatDescription, _ routing: FrameRouting,
+        cpuAnalysis: OrderedFrameWork<FrameAnalysis>?
+    ) throws {
+        for sink in sinks {
+            if views.sinksTakePlanes {
+                try sink.consume(
+                    index: frame.index, pts: frame.pts, nativePlanesOf: views.holder, format: format.nativeFormat)
+            } else {
+                try sink.consume(index: frame.index, pts: frame.pts, spans: views.spans, holder: views.holder)
+            }
+        }
+        for sink in nativeSinks {
+            if views.nativeSinksTakePlanes {
+                try sink.consume(
+                    index: frame.index, pts: frame.pts, nativePlanesOf: views.surface, format: format.nativeFormat)
+            } else {
+                try sink.consume(
+                    index: frame.index, pts: frame.pts, spans: views.planarSpans, holder: views.planarHolder)
+            }
+        }
+        if frame.analysis == nil {
+            try cpuAnalysis?.submit(
+                index: frame.index, pts: frame.pts, spans: routing.analysesOutput ? views.spans : views.planarSpans,
+                holder: routing.analysesOutput ? views.holder : views.planarHolder)
         }
     }
 
@@ -557,4 +595,30 @@ private final class DeliveredFrames: @unchecked Sendable {
     var firstFrameAt: UInt64?
     var packPool: PixelBufferPool?
     var unpackPool: PixelBufferPool?
+
+    /// The frame's arrival and what its decoder said of it.
+    func note(_ frame: DecodedFrame) {
+        if firstFrameAt == nil { firstFrameAt = monotonicNanoseconds() }
+        switch frame.status {
+        case .ok: break
+        case .damaged(let why): damaged.append((frame.index, why))
+        case .failed(let why): failed.append((frame.index, why))
+        }
+        if frame.decodersMayDiffer { mayDiffer.append(frame.index) }
+    }
+}
+
+/// The surfaces one frame's handling took a use of (the GPU decoder's
+/// frame unpacked, its planar copy, the packed output), released together
+/// when the frame is handled or its handling threw.
+private final class HeldSurfaces {
+    var packed: PixelBuffer?
+    var unpacked: PixelBuffer?
+    var planarCopy: PixelBuffer?
+
+    func release() {
+        packed?.releaseUse()
+        unpacked?.releaseUse()
+        planarCopy?.releaseUse()
+    }
 }
