@@ -1,3 +1,4 @@
+import HostSupport
 import GPUKit
 import ProResCore
 import ProResFFmpeg

@@ -1,3 +1,4 @@
+import HostSupport
 import XCTest
 
 @testable import ProResCore

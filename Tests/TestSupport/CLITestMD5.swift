@@ -1,4 +1,5 @@
 import Foundation
+import ProResCore
 
 /// A plain RFC 1321 MD5, so frame checksums of raw output are computed
 /// independently of the code under test.
@@ -73,4 +74,11 @@ enum CLITestMD5 {
         let bytes = [UInt8](data)
         return stride(from: 0, to: bytes.count, by: frameSize).map { hex(bytes[$0..<min($0 + frameSize, bytes.count)]) }
     }
+}
+
+/// The md5 of a frame's spans, for tests whose expected digests come from
+/// ffmpeg or md5sum: the product's hashing (`MD5Batch`, itself held to
+/// md5sum by MD5BatchTests), one message alone.
+enum MD5 {
+    static func hex(of spans: [UnsafeRawBufferPointer]) -> String { MD5Batch.hex(of: [spans])[0] }
 }

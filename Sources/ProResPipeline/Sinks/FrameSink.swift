@@ -73,7 +73,7 @@ public final class FrameHashSink: FrameSink, FrameAnalysisSink {
         /// lane of ours: the CPU decoder's frames come one at a time.
         package var hex: ([FrameBytes]) -> [String] {
             switch self {
-            case .md5: return { $0.count == 1 ? [MD5.hex(of: $0[0])] : MD5Batch.hex(of: $0) }
+            case .md5: return { MD5Batch.hex(of: $0) }
             case .blake3: return { $0.map { $0.withSpans { BLAKE3.hash($0, parallel: false).hex } } }
             }
         }

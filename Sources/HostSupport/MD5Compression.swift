@@ -4,7 +4,7 @@
 /// dependent steps, so one message keeps a core waiting on latency; four or
 /// eight lanes fill that time with independent work (SSE2, the x86-64
 /// baseline, runs SIMD8 as two interleaved 4-lane halves).
-protocol MD5Lanes {
+package protocol MD5Lanes {
     init(repeating: UInt32)
     static func & (a: Self, b: Self) -> Self
     static func | (a: Self, b: Self) -> Self
@@ -20,13 +20,15 @@ protocol MD5Lanes {
 
 /// One message.
 extension UInt32: MD5Lanes {
-    @inline(__always) init(repeating value: UInt32) { self = value }
-    @inline(__always) static func wrappingSum(_ a: Self, _ b: Self) -> Self { a &+ b }
-    @inline(__always) static func rotated(_ x: Self, left count: UInt32) -> Self { x << count | x >> (32 - count) }
-    @inline(__always) static func load(_ blocks: UnsafePointer<UnsafeRawPointer>, word: Int) -> Self {
+    @inline(__always) package init(repeating value: UInt32) { self = value }
+    @inline(__always) package static func wrappingSum(_ a: Self, _ b: Self) -> Self { a &+ b }
+    @inline(__always) package static func rotated(_ x: Self, left count: UInt32) -> Self {
+        x << count | x >> (32 - count)
+    }
+    @inline(__always) package static func load(_ blocks: UnsafePointer<UnsafeRawPointer>, word: Int) -> Self {
         UInt32(littleEndian: blocks[0].loadUnaligned(fromByteOffset: 4 &* word, as: UInt32.self))
     }
-    @inline(__always) subscript(lane lane: Int) -> UInt32 { self }
+    @inline(__always) package subscript(lane lane: Int) -> UInt32 { self }
 }
 
 // The SIMD conformances spell out `&+` and the left shift for the concrete
@@ -35,45 +37,47 @@ extension UInt32: MD5Lanes {
 // multiply by 2^count is a vector shift once optimised.
 
 extension SIMD4<UInt32>: MD5Lanes {
-    @inline(__always) static func wrappingSum(_ a: Self, _ b: Self) -> Self { a &+ b }
-    @inline(__always) static func rotated(_ x: Self, left count: UInt32) -> Self {
+    @inline(__always) package static func wrappingSum(_ a: Self, _ b: Self) -> Self { a &+ b }
+    @inline(__always) package static func rotated(_ x: Self, left count: UInt32) -> Self {
         x &* Self(repeating: 1 << count) | x &>> Self(repeating: 32 - count)
     }
-    @inline(__always) static func load(_ blocks: UnsafePointer<UnsafeRawPointer>, word: Int) -> Self {
+    @inline(__always) package static func load(_ blocks: UnsafePointer<UnsafeRawPointer>, word: Int) -> Self {
         Self(
             UInt32.load(blocks, word: word), UInt32.load(blocks + 1, word: word),
             UInt32.load(blocks + 2, word: word), UInt32.load(blocks + 3, word: word))
     }
-    @inline(__always) subscript(lane lane: Int) -> UInt32 { self[lane] }
+    @inline(__always) package subscript(lane lane: Int) -> UInt32 { self[lane] }
 }
 
 extension SIMD8<UInt32>: MD5Lanes {
-    @inline(__always) static func wrappingSum(_ a: Self, _ b: Self) -> Self { a &+ b }
-    @inline(__always) static func rotated(_ x: Self, left count: UInt32) -> Self {
+    @inline(__always) package static func wrappingSum(_ a: Self, _ b: Self) -> Self { a &+ b }
+    @inline(__always) package static func rotated(_ x: Self, left count: UInt32) -> Self {
         x &* Self(repeating: 1 << count) | x &>> Self(repeating: 32 - count)
     }
-    @inline(__always) static func load(_ blocks: UnsafePointer<UnsafeRawPointer>, word: Int) -> Self {
+    @inline(__always) package static func load(_ blocks: UnsafePointer<UnsafeRawPointer>, word: Int) -> Self {
         Self(lowHalf: SIMD4.load(blocks, word: word), highHalf: SIMD4.load(blocks + 4, word: word))
     }
-    @inline(__always) subscript(lane lane: Int) -> UInt32 { self[lane] }
+    @inline(__always) package subscript(lane lane: Int) -> UInt32 { self[lane] }
 }
 
 /// The chaining state A, B, C, D of every lane.
-struct MD5State<Lanes: MD5Lanes> {
+package struct MD5State<Lanes: MD5Lanes> {
     var a = Lanes(repeating: 0x6745_2301)
     var b = Lanes(repeating: 0xefcd_ab89)
     var c = Lanes(repeating: 0x98ba_dcfe)
     var d = Lanes(repeating: 0x1032_5476)
 
+    package init() {}
+
     /// Lane `lane`'s digest: A, B, C, D little-endian.
-    func digest(lane: Int) -> [UInt8] {
+    package func digest(lane: Int) -> [UInt8] {
         [a, b, c, d].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word[lane: lane] >> UInt32(8 * $0)) } }
     }
 
     /// Folds in one 64-byte block per lane, `blocks[lane]` pointing at it.
     /// The 64 steps are written out so that every shift is a constant.
     @inline(__always)
-    mutating func compress(_ blocks: UnsafePointer<UnsafeRawPointer>) {
+    package mutating func compress(_ blocks: UnsafePointer<UnsafeRawPointer>) {
         let x0 = Lanes.load(blocks, word: 0)
         let x1 = Lanes.load(blocks, word: 1)
         let x2 = Lanes.load(blocks, word: 2)

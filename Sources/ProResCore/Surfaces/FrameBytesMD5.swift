@@ -1,3 +1,5 @@
+import HostSupport
+
 /// MD5 (RFC 1321) of several messages at once, one message per SIMD lane:
 /// a core hashes four messages in about the time one takes it (MD5 is one
 /// long chain of dependent steps). `--framemd5` hashes consecutive frames,
