@@ -17,6 +17,9 @@ extension PlayCommand {
         let fullscreen: Bool
         let hud: Bool
         let json: Bool
+        /// `--audio none`: no sound.
+        let silent: Bool
+        let mute: Bool
         let verbose: Bool
         let decoderChoice: DecoderSelection.Choice
         let device: String?
@@ -39,6 +42,9 @@ extension PlayCommand {
             fullscreen = parsed.flag("--fullscreen")
             hud = parsed.flag("--hud")
             json = parsed.flag("--json")
+            silent =
+                try parsed.value("--audio", expected: "play or none") { ["play": false, "none": true][$0] } ?? false
+            mute = parsed.flag("--mute")
             verbose = parsed.flag("--verbose")
             decoderChoice =
                 try parsed.value(

@@ -3,7 +3,8 @@ import ProResOptions
 /// `play`'s table: every option, its help, and the prose around them.
 extension PlayCommand {
     static let spec = CommandSpec(
-        name: "play", operands: "INPUT", summary: "show a clip in a window (X11, Vulkan), paced by the clock",
+        name: "play", operands: "INPUT",
+        summary: "show a clip in a window (X11, Vulkan) with its sound (PulseAudio, PipeWire), in sync",
         sections: [
             OptionSection(
                 heading: "PLAYBACK",
@@ -27,6 +28,11 @@ extension PlayCommand {
                         "--hud",
                         help: "start with the frame index, timecode, fps, dropped frames, decoder and colour path "
                             + "in the window title (key h)"),
+                    OptionSpec(
+                        "--audio", value: "play|none",
+                        help: "play (default): the first sound track, through the sound server, and pace the frames "
+                            + "by it; none: no sound, frames paced by the clock"),
+                    OptionSpec("--mute", help: "start with the sound muted (key m); it still paces the frames"),
                     OptionSpec("--json", help: "print the end-of-play summary as JSON on stdout"),
                     .verbose("also say which colour path and surface format were chosen, and why"),
                 ]),
@@ -52,7 +58,11 @@ extension PlayCommand {
             Decodes INPUT as --vulkan does (either decoder), runs the effects and a last \
             GPU pass into a Vulkan swapchain on an X11 window titled \
             'prores-decode — NAME': the frame at 1:1 when it fits the screen, else scaled \
-            to fit; resizable. Frames are paced by the clock at the clip's rate.
+            to fit; resizable. The first sound track plays through the sound server \
+            (PulseAudio's API, which PipeWire serves too) and each frame is shown when \
+            the sound heard reaches its time. Without sound (no sound track, --audio \
+            none, --rate other than the clip's, or no sound server: play says so in one \
+            line) frames are paced by the clock at the clip's rate.
             """,
         epilogue: """
             KEYS
@@ -61,6 +71,9 @@ extension PlayCommand {
               Home        first frame
               f           fullscreen
               h           HUD in the window title
+              m           mute / unmute the sound
+              0, Up       louder (10 % steps, up to 150 %)
+              9, Down     softer
               q, Esc      quit (exit 0); closing the window quits too
 
             Without a display (DISPLAY unset, no X server, or no Vulkan surface that can \
