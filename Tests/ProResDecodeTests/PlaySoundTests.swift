@@ -90,6 +90,80 @@ final class PlaySoundTests: XCTestCase {
         XCTAssertEqual((summary["audio"] as? [String: Any])?["played"] as? Bool, false, "\(summary)")
     }
 
+    /// Space pauses the sound with the picture and resumes it where it
+    /// stopped: the recording has a gap, and the sound around it adds up
+    /// to the clip's 2 s, as the summary says.
+    func testPauseStopsTheSoundAndResumesIt() throws {
+        let (summary, samples) = try playRecorded(["--json"], keys: ["space", "space"])
+        let audio = try XCTUnwrap(summary["audio"] as? [String: Any], "\(summary)")
+        let seconds = try XCTUnwrap(audio["seconds"] as? Double, "\(audio)")
+        XCTAssertEqual(seconds, 2, accuracy: 0.15, "\(audio)")
+        let sound = try Sound(samples)
+        XCTAssertGreaterThan(sound.longestGapSeconds, 0.4, "no pause was heard")
+        XCTAssertEqual(
+            sound.endSeconds - sound.startSeconds - sound.longestGapSeconds, seconds, accuracy: 0.15, "\(audio)")
+    }
+
+    /// m mutes and unmutes: a gap in the recording while the frames (and
+    /// the sound's clock) go on, so the whole clip's sound still plays.
+    func testMuteKeySilencesTheSoundWhileItPlaysOn() throws {
+        let (summary, samples) = try playRecorded(["--json"], keys: ["m", "m"])
+        let audio = try XCTUnwrap(summary["audio"] as? [String: Any], "\(summary)")
+        XCTAssertEqual(try XCTUnwrap(audio["seconds"] as? Double), 2, accuracy: 0.15, "\(audio)")
+        let sound = try Sound(samples)
+        XCTAssertGreaterThan(sound.longestGapSeconds, 0.2, "the mute was not heard")
+        XCTAssertEqual(sound.endSeconds - sound.startSeconds, 2, accuracy: 0.15, "\(audio)")
+    }
+
+    /// `play CLIP ARGUMENTS` on a private X and sound server, recorded; its
+    /// summary and the recording. Each of `keys` goes to the window 0.5 s
+    /// after the one before, the first once frame 5 is on screen.
+    private func playRecorded(_ arguments: [String], keys: [String]) throws -> ([String: Any], [Float]) {
+        let xvfb = try XvfbServer(self)
+        let pulse = try PulseAudioServer(self)
+        let directory = try makeTemporaryDirectory(self)
+        let clip = try makeClip(in: directory)
+        let recording = try pulse.record(to: directory.appendingPathComponent("heard.f32"))
+        let player = Process()
+        player.executableURL = Repo.executable
+        player.arguments = ["play", clip, "--hud"] + arguments
+        player.environment = ProcessInfo.processInfo.environment.merging(
+            pulse.environment.merging(["DISPLAY": xvfb.display]) { $1 }
+        ) { $1 }
+        let stdout = Pipe()
+        player.standardOutput = stdout
+        player.standardError = FileHandle.nullDevice
+        try player.run()
+        addTeardownBlock { if player.isRunning { player.terminate() } }
+        var window: String?
+        let deadline = Date().addingTimeInterval(60)
+        while window == nil, player.isRunning, Date() < deadline {
+            let search = try xvfb.client(["xdotool", "search", "--name", "prores-decode — click.mov"])
+            window = search.text.split(separator: "\n").first.map(String.init)
+            if window == nil { usleep(50_000) }
+        }
+        let found = try XCTUnwrap(window, "the player's window did not appear")
+        // The window comes before the first frame: the keys wait for the
+        // HUD's frame 5, so that the sound is playing.
+        var playing = false
+        while !playing, player.isRunning, Date() < deadline {
+            let title = try xvfb.client(["xdotool", "getwindowname", found]).text
+            playing = title.split(separator: " ").drop { $0 != "frame" }.dropFirst().first.flatMap { Int($0) } ?? 0 >= 5
+            if !playing { usleep(20_000) }
+        }
+        XCTAssertTrue(playing, "the player did not reach frame 5")
+        for (index, key) in keys.enumerated() {
+            if index > 0 { usleep(500_000) }
+            XCTAssertEqual(try xvfb.client(["xdotool", "key", "--window", found, key]).status, 0)
+        }
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        player.waitUntilExit()
+        let samples = try recording.stop()
+        XCTAssertEqual(player.terminationStatus, 0)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: output) as? [String: Any])
+        return (summary, samples)
+    }
+
     /// `play CLIP ARGUMENTS` on a private X and sound server, recorded; its summary and the recording.
     private func playRecorded(_ arguments: [String]) throws -> ([String: Any], [Float]) {
         let xvfb = try XvfbServer(self)
@@ -126,6 +200,8 @@ private struct Sound {
     let startSeconds: Double
     let clickSeconds: Double
     let endSeconds: Double
+    /// The longest run of silence between the first sound and the last.
+    let longestGapSeconds: Double
 
     init(_ samples: [Float]) throws {
         let rate = 48_000.0
@@ -134,6 +210,13 @@ private struct Sound {
         let end = try XCTUnwrap(samples.lastIndex { abs($0) > PlaySoundTests.heard })
         let heard = samples[start...end]
         rms = (heard.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(heard.count)).squareRoot()
+        var longest = 0
+        var run = 0
+        for sample in heard {
+            run = abs(sample) > PlaySoundTests.heard ? 0 : run + 1
+            longest = max(longest, run)
+        }
+        longestGapSeconds = Double(longest) / rate
         startSeconds = Double(start) / rate
         clickSeconds = Double(click) / rate
         endSeconds = Double(end) / rate
