@@ -115,10 +115,23 @@ final class PlaySoundTests: XCTestCase {
         XCTAssertEqual(sound.endSeconds - sound.startSeconds, 2, accuracy: 0.15, "\(audio)")
     }
 
+    /// 9, 9, Down (70 %), 0, Up: the server holds play's stream at 90 % of
+    /// its normal volume, as pactl reads it back.
+    func testVolumeKeysSetTheStreamsVolume() throws {
+        _ = try playRecorded(["--json"], keys: ["9", "9", "Down", "0", "Up"], keyGap: 0.1) { pulse in
+            let inputs = try pulse.pactl(["list", "sink-inputs"]).text
+            let volume = inputs.split(separator: "\n").first { $0.contains("Volume:") && !$0.contains("Base") }
+            XCTAssertTrue(volume?.contains("90%") == true, inputs)
+        }
+    }
+
     /// `play CLIP ARGUMENTS` on a private X and sound server, recorded; its
-    /// summary and the recording. Each of `keys` goes to the window 0.5 s
-    /// after the one before, the first once frame 5 is on screen.
-    private func playRecorded(_ arguments: [String], keys: [String]) throws -> ([String: Any], [Float]) {
+    /// summary and the recording. Each of `keys` goes to the window `keyGap`
+    /// seconds after the one before, the first once frame 5 is on screen.
+    private func playRecorded(
+        _ arguments: [String], keys: [String], keyGap: Double = 0.5,
+        whilePlaying: (PulseAudioServer) throws -> Void = { _ in }
+    ) throws -> ([String: Any], [Float]) {
         let xvfb = try XvfbServer(self)
         let pulse = try PulseAudioServer(self)
         let directory = try makeTemporaryDirectory(self)
@@ -153,9 +166,10 @@ final class PlaySoundTests: XCTestCase {
         }
         XCTAssertTrue(playing, "the player did not reach frame 5")
         for (index, key) in keys.enumerated() {
-            if index > 0 { usleep(500_000) }
+            if index > 0 { usleep(UInt32(keyGap * 1e6)) }
             XCTAssertEqual(try xvfb.client(["xdotool", "key", "--window", found, key]).status, 0)
         }
+        try whilePlaying(pulse)
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         player.waitUntilExit()
         let samples = try recording.stop()
