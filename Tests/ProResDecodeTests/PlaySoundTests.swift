@@ -125,11 +125,27 @@ final class PlaySoundTests: XCTestCase {
         }
     }
 
+    /// `--loop --start 1s --frames 10`: each pass starts the sound at 1 s
+    /// again, so the click (at 1.2 s) comes back every 0.4 s of sound.
+    func testEachLoopStartsTheSoundAgain() throws {
+        let (summary, samples) = try playRecorded(
+            ["--json", "--loop", "--start", "1s", "--frames", "10"], keys: ["q"], keyDelay: 1.5)
+        let underruns = (summary["audio"] as? [String: Any])?["underruns"] as? Int ?? 0
+        let clicks = Sound.clicks(in: samples)
+        XCTAssertGreaterThanOrEqual(clicks.count, 3, "\(clicks) \(summary)")
+        for (earlier, later) in zip(clicks, clicks.dropFirst()) {
+            // A new stream per pass: its start may add a few tens of ms of silence.
+            XCTAssertGreaterThan(later - earlier, 0.4 - Self.monitorStartLoss, "\(clicks)")
+            XCTAssertLessThan(later - earlier, 0.4 + 0.15 + 0.2 * Double(underruns), "\(clicks)")
+        }
+    }
+
     /// `play CLIP ARGUMENTS` on a private X and sound server, recorded; its
     /// summary and the recording. Each of `keys` goes to the window `keyGap`
-    /// seconds after the one before, the first once frame 5 is on screen.
+    /// seconds after the one before, the first `keyDelay` seconds after
+    /// the fifth frame is on screen.
     private func playRecorded(
-        _ arguments: [String], keys: [String], keyGap: Double = 0.5,
+        _ arguments: [String], keys: [String], keyDelay: Double = 0, keyGap: Double = 0.5,
         whilePlaying: (PulseAudioServer) throws -> Void = { _ in }
     ) throws -> ([String: Any], [Float]) {
         let xvfb = try XvfbServer(self)
@@ -156,15 +172,18 @@ final class PlaySoundTests: XCTestCase {
             if window == nil { usleep(50_000) }
         }
         let found = try XCTUnwrap(window, "the player's window did not appear")
-        // The window comes before the first frame: the keys wait for the
-        // HUD's frame 5, so that the sound is playing.
-        var playing = false
-        while !playing, player.isRunning, Date() < deadline {
+        // The window comes before the first frame, and the first frame
+        // before the sound (a fresh null sink takes up to seconds to
+        // start): the keys wait for the HUD's fifth frame, by which the
+        // sound's clock has moved.
+        var seen: [Int] = []
+        while seen.count < 5, player.isRunning, Date() < deadline {
             let title = try xvfb.client(["xdotool", "getwindowname", found]).text
-            playing = title.split(separator: " ").drop { $0 != "frame" }.dropFirst().first.flatMap { Int($0) } ?? 0 >= 5
-            if !playing { usleep(20_000) }
+            let frame = title.split(separator: " ").drop { $0 != "frame" }.dropFirst().first.flatMap { Int($0) }
+            if let frame, frame != seen.last { seen.append(frame) } else { usleep(10_000) }
         }
-        XCTAssertTrue(playing, "the player did not reach frame 5")
+        XCTAssertEqual(seen.count, 5, "the player did not show five frames")
+        Thread.sleep(forTimeInterval: keyDelay)
         for (index, key) in keys.enumerated() {
             if index > 0 { usleep(UInt32(keyGap * 1e6)) }
             XCTAssertEqual(try xvfb.client(["xdotool", "key", "--window", found, key]).status, 0)
@@ -216,6 +235,18 @@ private struct Sound {
     let endSeconds: Double
     /// The longest run of silence between the first sound and the last.
     let longestGapSeconds: Double
+
+    /// When each click starts, in seconds: a sample over the click's level
+    /// after at least 0.1 s without one.
+    static func clicks(in samples: [Float]) -> [Double] {
+        var starts: [Double] = []
+        var last = -Int.max / 2
+        for (index, sample) in samples.enumerated() where abs(sample) > PlaySoundTests.click {
+            if index - last > 4_800 { starts.append(Double(index) / 48_000) }
+            last = index
+        }
+        return starts
+    }
 
     init(_ samples: [Float]) throws {
         let rate = 48_000.0
