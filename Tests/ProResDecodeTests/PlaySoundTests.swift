@@ -197,6 +197,28 @@ final class PlaySoundTests: XCTestCase {
         return (summary, samples)
     }
 
+    /// `--rate` other than the clip's: the sound cannot follow, so one
+    /// line says so and nothing is heard, though a server is there.
+    func testAnotherRateIsSilentAndSaysSo() throws {
+        let xvfb = try XvfbServer(self)
+        let pulse = try PulseAudioServer(self)
+        let directory = try makeTemporaryDirectory(self)
+        let clip = try makeClip(in: directory)
+        let recording = try pulse.record(to: directory.appendingPathComponent("heard.f32"))
+        let run = try runTool(
+            ["play", clip, "--json", "--rate", "50", "--frames", "20"],
+            environment: pulse.environment.merging(["DISPLAY": xvfb.display]) { $1 })
+        let samples = try recording.stop()
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = run.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, run.stderr)
+        XCTAssertTrue(lines.first?.contains("--rate") == true, run.stderr)
+        let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: run.stdout) as? [String: Any], run.stdoutText)
+        XCTAssertEqual(summary["presented"] as? Int, 20, "\(summary)")
+        XCTAssertEqual((summary["audio"] as? [String: Any])?["played"] as? Bool, false, "\(summary)")
+        XCTAssertLessThan(samples.map(abs).max() ?? 0, 0.001, "--rate 50 was heard")
+    }
+
     /// `play CLIP ARGUMENTS` on a private X and sound server, recorded; its summary and the recording.
     private func playRecorded(_ arguments: [String]) throws -> ([String: Any], [Float]) {
         let xvfb = try XvfbServer(self)
