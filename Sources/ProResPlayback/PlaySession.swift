@@ -252,8 +252,8 @@ public final class PlaySession {
             }
             if lost == nil { updateTitle() }
         } while !worker.isReady(waitingUpTo: 10)
-        if ending == .finished, let clock {
-            // The last frame stays on screen for its sound.
+        if ending == .finished, let clock, (try? worker.get()) != nil {
+            // The last frame stays on screen for its sound (not after a failure: that is said at once).
             clock.sleep(until: rate.nanoseconds(ticks: count))
         }
         endSound(clock)
