@@ -8,19 +8,21 @@ DEMO_CLIP   ?= Fixtures/pq.mov
 APT_PACKAGES = pkg-config libavcodec-dev libavformat-dev libavutil-dev \
                libvulkan-dev libshaderc-dev glslang-dev spirv-tools \
                mesa-vulkan-drivers vulkan-validationlayers ffmpeg python3 bc \
-               libxcb1-dev zlib1g-dev libebur128-dev
+               libxcb1-dev zlib1g-dev libebur128-dev libpulse-dev
 # (libxcb1-dev: xcb's headers; the library itself is opened by `play` at run time.
+# libpulse-dev: libpulse's headers for `play`'s sound; libpulse0 is opened at run time too.
 # libebur128-dev: the EBU R 128 loudness `check` measures on every sound track.)
 # The independent readers the tests check our outputs with (b3sum, exrheader,
 # oiiotool, pngcheck, headless chromium for the HTML pages and SVG charts;
 # mkvtoolnix for Matroska files as mkvmerge and mkvpropedit write them;
-# for `play`: an X server, xdotool, xwd, xwininfo/xkill and numpy; man, zsh and fish to read
+# for `play`: an X server, xdotool, xwd, xwininfo/xkill and numpy, and a private PulseAudio
+# server with parec to record its sound; man, zsh and fish to read
 # the generated man page and completions; dpkg-dev and debootstrap to build
 # the .deb and install it on a clean Debian 12; nginx and PyYAML for check
 # over HTTP and the scale-out recipes): installed by `make test`
 # only, so `make demo` stays quick.
 TEST_PACKAGES = b3sum openexr openimageio-tools pngcheck python3-jsonschema chromium mkvtoolnix \
-                xvfb xdotool x11-apps x11-utils python3-numpy \
+                xvfb xdotool x11-apps x11-utils python3-numpy pulseaudio pulseaudio-utils \
                 man-db groff-base zsh fish dpkg-dev debootstrap \
                 nginx-light python3-yaml
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

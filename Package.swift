@@ -7,7 +7,8 @@ import PackageDescription
 //
 //   prores-decode (CLI)      words, exit codes, options
 //   ProResTesting            fuzz entry, test doubles
-//   ProResPlayback           `play`'s session: keys, runs of frames, the HUD
+//   ProResPlayback ← CPulse: `play`'s session: keys, runs of frames, the HUD,
+//                            the sound and the clock it paces frames by
 //   ProResCheck ← CEBUR128:  check: rules, golden files, shards, lists,
 //                            resume, merge, its pages and JUnit report,
 //                            the loudness of each sound track
@@ -69,6 +70,10 @@ let package = Package(
         .systemLibrary(name: "CXCB", providers: [.apt(["libxcb1-dev"])]),
         // libebur128: the loudness, loudness range and true peak `check` measures.
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        // libpulse's asynchronous API (`play`'s sound) behind one small C layer:
+        // its callbacks run on libpulse's own thread. libpulse is opened with
+        // dlopen (headers from libpulse-dev), so the tool starts without it.
+        .target(name: "CPulse"),
         // Our own C: streaming stores, which Swift cannot write.
         .target(name: "CStreamingCopy"),
         // The CPU decoder's IDCT on SSE2 (x86-64): the 16-bit multiply-adds Swift cannot emit.
@@ -117,7 +122,7 @@ let package = Package(
             name: "ProResPlayback",
             dependencies: [
                 "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline",
-                "ProResDisplay",
+                "ProResDisplay", "CPulse",
             ],
             swiftSettings: swift6),
         .target(

@@ -51,7 +51,7 @@ die() { echo "build-bundle.sh: $*" >&2; exit 1; }
 [ "$(uname -m)" = x86_64 ] || die "the bundle is x86-64; this machine is $(uname -m)"
 
 # --- tools -----------------------------------------------------------------
-need=(nasm zlib1g-dev libebur128-dev pkg-config make gcc binutils python3 dpkg-dev xz-utils)
+need=(nasm zlib1g-dev libebur128-dev libpulse-dev pkg-config make gcc binutils python3 dpkg-dev xz-utils)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")

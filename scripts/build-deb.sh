@@ -10,7 +10,8 @@
 #      (dpkg-shlibdeps reads its NEEDED entries and the packages' symbols
 #      files); the Vulkan loader, which the binary opens at run time and so
 #      does not name, by hand; a Vulkan driver (Mesa: lavapipe and the GPUs'
-#      drivers) and libxcb (`play`, also opened at run time) as Recommends.
+#      drivers), libxcb and libpulse0 (`play`'s window and sound, also
+#      opened at run time) as Recommends.
 #
 # Environment: SWIFT (default swift), OUT (default dist-deb).
 set -euo pipefail
@@ -50,7 +51,7 @@ Architecture: $ARCH
 Maintainer: prores-decode <prores-decode@localhost>
 Installed-Size: $(du -sk --exclude=DEBIAN "$ROOT" | cut -f1)
 Depends: $SHLIBS, libvulkan1
-Recommends: mesa-vulkan-drivers, libxcb1
+Recommends: mesa-vulkan-drivers, libxcb1, libpulse0
 Suggests: ffmpeg
 Section: video
 Priority: optional

@@ -16,6 +16,8 @@ public enum WindowEvent: Equatable, Sendable {
 /// The keys `play` binds (docs/usage.md, "Playing a clip"); others are ignored.
 public enum Key: Equatable, Sendable {
     case space, right, left, home, fullscreen, hud, quit
+    /// m: mute or unmute the sound; 0 or Up: louder; 9 or Down: softer (mpv's keys).
+    case mute, louder, softer
 
     /// The key for an X keysym (X11/keysymdef.h), if it is bound.
     init?(keysym: UInt32) {
@@ -27,6 +29,9 @@ public enum Key: Equatable, Sendable {
         case 0x66, 0x46: self = .fullscreen  // f F
         case 0x68, 0x48: self = .hud  // h H
         case 0x71, 0x51, 0xff1b: self = .quit  // q Q Escape
+        case 0x6d, 0x4d: self = .mute  // m M
+        case 0x30, 0xff52: self = .louder  // 0 Up
+        case 0x39, 0xff54: self = .softer  // 9 Down
         default: return nil
         }
     }

@@ -4,10 +4,13 @@ import ProResCore
 
 /// Every sound track of an input decoded by libavcodec, in file order, as
 /// interleaved 32-bit float samples at full scale ±1: what `check`
-/// measures. The input is opened on its own, beside the frames' reader.
+/// measures, and what `play` plays. The input is opened on its own, beside
+/// the frames' reader.
 public final class AudioSampleReader {
     private struct Track {
         let decoder: UnsafeMutablePointer<AVCodecContext>
+        /// Seconds per tick of the stream's timestamps.
+        let secondsPerTick: Double
         /// Why the track's decoding stopped; nil while it goes on.
         var problem: String?
     }
@@ -16,6 +19,8 @@ public final class AudioSampleReader {
     private var tracks: [Int: Track] = [:]
     private let displayPath: String
     private var interleaved: [Float] = []
+    /// After `seek`: samples before this time, in seconds, are not handed on.
+    private var dropBefore: Double?
 
     /// Opens `input` (a local path or a URL) and a decoder for each of
     /// `indices` (stream indices of sound tracks); throws when the input
@@ -38,7 +43,9 @@ public final class AudioSampleReader {
                 continue
             }
             if let decoder = Self.openDecoder(stream.pointee.codecpar) {
-                tracks[i] = Track(decoder: decoder, problem: nil)
+                let base = stream.pointee.time_base
+                let secondsPerTick = base.den > 0 ? Double(base.num) / Double(base.den) : 0
+                tracks[i] = Track(decoder: decoder, secondsPerTick: secondsPerTick, problem: nil)
             }
         }
     }
@@ -68,6 +75,26 @@ public final class AudioSampleReader {
 
     /// The stream indices that have a decoder.
     public var decodable: Set<Int> { Set(tracks.keys) }
+
+    /// Moves every track to `seconds` on the container's time line: reading
+    /// goes on from the last point at or before it that the container can
+    /// seek to, and the samples before `seconds` are dropped, so the next
+    /// `read` hands on sound from exactly there. Throws when the input
+    /// cannot seek.
+    public func seek(toSeconds seconds: Double) throws {
+        guard let context else { return }
+        let target = Int64((max(0, seconds) * Double(PD_AV_TIME_BASE)).rounded(.down))
+        let status = av_seek_frame(context, -1, target, AVSEEK_FLAG_BACKWARD)
+        if status < 0 {
+            throw ProResDecodeError.inputUnreadable(
+                path: displayPath, reason: "its sound cannot be read from \(seconds) s: \(FFmpegError(status))")
+        }
+        for index in tracks.keys {
+            if let decoder = tracks[index]?.decoder { avcodec_flush_buffers(decoder) }
+            tracks[index]?.problem = nil
+        }
+        dropBefore = seconds > 0 ? seconds : nil
+    }
 
     /// Reads to the end, handing each decoded run of samples to `take`
     /// (stream index, interleaved samples, channels); stops early when
@@ -127,8 +154,24 @@ public final class AudioSampleReader {
                 tracks[index]?.problem = "its samples (\(name ?? "unknown format")) cannot be measured"
                 return
             }
-            interleaved.withUnsafeBufferPointer { take(index, $0, channels) }
+            let dropped = droppedSamples(frame, secondsPerTick: tracks[index]?.secondsPerTick ?? 0, decoder: decoder)
+            guard dropped < Int(frame.pointee.nb_samples) else { continue }
+            interleaved.withUnsafeBufferPointer {
+                take(index, UnsafeBufferPointer(rebasing: $0[(dropped * channels)...]), channels)
+            }
         }
+    }
+
+    /// How many of the frame's first samples lie before the time `seek` went to.
+    private func droppedSamples(
+        _ frame: UnsafeMutablePointer<AVFrame>, secondsPerTick: Double, decoder: UnsafeMutablePointer<AVCodecContext>
+    ) -> Int {
+        let timestamp = frame.pointee.best_effort_timestamp
+        let rate = Double(decoder.pointee.sample_rate)
+        guard let dropBefore, timestamp != PD_AV_NOPTS_VALUE, rate > 0 else { return 0 }
+        let late = dropBefore - Double(timestamp) * secondsPerTick
+        guard late > 0 else { return 0 }
+        return Int(min(late * rate, Double(Int32.max)).rounded())
     }
 
     /// The frame's samples into `interleaved` as floats at full scale ±1;

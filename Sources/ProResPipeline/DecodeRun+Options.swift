@@ -21,6 +21,9 @@ extension DecodeRun {
         /// With `realtime`: called at each tick with the frame presented
         /// then, on the pacer's thread (`play` shows it).
         public var present: (@Sendable (Int) -> Void)?
+        /// With `realtime`: the clock the pacer ticks on; nil, the monotonic
+        /// clock. `play` paces by the sound it plays this way.
+        public var pacingClock: (any PacingClock & Sendable)?
         /// With `realtime`: a frame whose tick already passed when it would
         /// be decoded is skipped instead (a player that cannot keep up);
         /// off, every frame reaches every sink (`--realtime` outputs).

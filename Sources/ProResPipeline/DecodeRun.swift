@@ -201,7 +201,9 @@ public final class DecodeRun: @unchecked Sendable {
     /// --realtime: a finished frame goes to the presenter, which runs on its
     /// own thread from now on and waits for its preroll.
     private func startPresenter() -> (FramePacer?, Deferred<PacingReport>?) {
-        let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start) }
+        let clock: PacingClock
+        if let given = options.pacingClock { clock = given } else { clock = MonotonicPacingClock() }
+        let pacer = options.realtime.map { FramePacer(rate: $0, firstIndex: options.start, clock: clock) }
         pacer?.onPresent = options.present
         let presenter = pacer.map { pacer in Deferred("prores-decode.presenter") { pacer.run() } }
         lock.lock()

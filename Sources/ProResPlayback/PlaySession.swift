@@ -11,6 +11,8 @@ import ProResPipeline
 /// (paced by `FramePacer`) on a worker thread while this thread watches the
 /// window's keys; paused, it shows one frame at a time. Each run decodes
 /// from the frame it starts at (ProRes is intra-only: seeking is exact).
+/// With sound, each run starts it at its first frame and the pacer ticks on
+/// the clock of the sound heard (`SoundClock`); without, on the host's.
 public final class PlaySession {
     public struct Outcome {
         public let presented: Int
@@ -19,6 +21,8 @@ public final class PlaySession {
         public let pacing: PacingReport?
         /// Frames skipped before decoding, their tick gone, over every run.
         public let skippedLate: Int
+        /// What the sound did; nil when none played.
+        public let sound: SoundReport?
     }
 
     /// What `play` asked of the whole session.
@@ -55,6 +59,8 @@ public final class PlaySession {
     private let window: X11Window
     private let sink: PresentSink
     private let shown = ShownFrames()
+    private let sound: SoundPlayer?
+    private let meter = SyncMeter()
     private let path: DisplayColourPath
     /// The clip's own start time code (`tmcd`, MXF), else 00:00:00:00 at the rounded rate.
     private let startTimecode: SMPTETimecode?
@@ -70,8 +76,9 @@ public final class PlaySession {
     public init(
         source: SampleSource, format: FormatDescription, name: String, rate: FrameRate, start: Int, end: Int,
         arguments: Arguments,
-        effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window
+        effects: [Effect], device: GPUDevice, presenter: FramePresenter, window: X11Window, sound: SoundPlayer?
     ) throws {
+        self.sound = sound
         self.source = source
         self.name = name
         self.rate = rate
@@ -90,7 +97,11 @@ public final class PlaySession {
                 framesPerSecond: max(1, Int(rate.framesPerSecond.rounded())),
                 dropFrame: false)
         let shown = self.shown
-        sink = try PresentSink(presenter: presenter, context: device.context) { shown.record($0) }
+        let meter = self.meter
+        sink = try PresentSink(presenter: presenter, context: device.context) {
+            shown.record($0)
+            meter.record($0)
+        }
     }
 
     public func run() throws -> Outcome {
@@ -123,6 +134,9 @@ public final class PlaySession {
                         needsFrame = true
                     case .key(.fullscreen): window.toggleFullscreen()
                     case .key(.hud): hud.toggle()
+                    case .key(.mute): sound?.toggleMute()
+                    case .key(.louder): sound?.changeVolume(louder: true)
+                    case .key(.softer): sound?.changeVolume(louder: false)
                     case .resized(let width, let height):
                         sink.resize(to: (width, height))
                         needsFrame = true
@@ -150,7 +164,19 @@ public final class PlaySession {
     private enum RunEnd { case finished, paused, restart, quit }
 
     private var outcome: Outcome {
-        Outcome(presented: shown.count, decoder: decoder, pacing: pacing, skippedLate: skippedLate)
+        Outcome(
+            presented: shown.count, decoder: decoder, pacing: pacing, skippedLate: skippedLate, sound: finishSound())
+    }
+
+    /// Stops the sound, if any, and says what it did.
+    private func finishSound() -> SoundReport? {
+        guard let sound else { return nil }
+        sound.stop()
+        let totals = sound.totals
+        return SoundReport(
+            server: sound.serverName, track: sound.track.index, heardSeconds: totals.heardSeconds,
+            underruns: totals.underruns, offsetMilliseconds: Percentiles(meter.milliseconds.map(abs)),
+            problem: totals.problem)
     }
 
     /// Decodes and shows `count` frames from `start` on a worker thread,
@@ -174,9 +200,27 @@ public final class PlaySession {
             options.present = { @Sendable index in sink.present(index) }
             options.skipLateFrames = true
         }
-        let run = try DecodeRun(source: source, options: options, sinks: [], gpuSinks: [sink])
+        let clock = paced ? sound?.start(atSeconds: Double(rate.nanoseconds(ticks: start)) / 1e9) : nil
+        if let clock {
+            options.pacingClock = clock
+            meter.begin(clock: clock, firstIndex: start, rate: rate)
+        }
+        let run: DecodeRun
+        do {
+            run = try DecodeRun(source: source, options: options, sinks: [], gpuSinks: [sink])
+        } catch {
+            endSound(clock)
+            throw error
+        }
         decoder = run.decoderName
         let worker = Deferred("prores-decode.play") { try run.run() }
+        // A key that ends the run silences its sound first, and lets the
+        // pacer's clock run on without it so the pacer can stop.
+        let stop = { [sound] in
+            sound?.pause()
+            clock?.release()
+            run.cancel()
+        }
         var ending = RunEnd.finished
         var lost: String?
         repeat {
@@ -184,27 +228,35 @@ public final class PlaySession {
                 switch event {
                 case .key(.quit), .close:
                     ending = .quit
-                    run.cancel()
+                    stop()
                 case .displayLost(let why):
                     lost = why
                     ending = .quit
-                    run.cancel()
+                    stop()
                 case .key(.space):
                     if paused(ending) {
                         ending = .paused
-                        run.cancel()
+                        stop()
                     }
                 case .key(.home):
                     ending = .restart
-                    run.cancel()
+                    stop()
                 case .key(.fullscreen): window.toggleFullscreen()
                 case .key(.hud): hud.toggle()
+                case .key(.mute): sound?.toggleMute()
+                case .key(.louder): sound?.changeVolume(louder: true)
+                case .key(.softer): sound?.changeVolume(louder: false)
                 case .resized(let width, let height): sink.resize(to: (width, height))
                 case .key(.left), .key(.right), .exposed: break
                 }
             }
             if lost == nil { updateTitle() }
         } while !worker.isReady(waitingUpTo: 10)
+        if ending == .finished, let clock, (try? worker.get()) != nil {
+            // The last frame stays on screen for its sound (not after a failure: that is said at once).
+            clock.sleep(until: rate.nanoseconds(ticks: count))
+        }
+        endSound(clock)
         // Whatever the run made of it (a failed present, most likely), the display is why it stopped.
         if let lost { throw DisplayError.lost(lost) }
         do {
@@ -225,6 +277,13 @@ public final class PlaySession {
         return ending
     }
 
+    /// The run's sound stops, and frames shown from here on are not measured against it.
+    private func endSound(_ clock: SoundClock?) {
+        guard clock != nil else { return }
+        meter.end()
+        sound?.stop()
+    }
+
     /// Whether the window was closed (a present to it may have failed
     /// first); throws if the display itself went away.
     private func windowClosed() throws -> Bool {
@@ -242,7 +301,7 @@ public final class PlaySession {
         if hud, let index = shown.last {
             title +=
                 "  frame \(index)  \(startTimecode?.advanced(by: index).text ?? "")  \(rate) fps  dropped \(pacing?.dropped ?? 0)  "
-                + "\(decoder)  \(path.rawValue)"
+                + "\(decoder)  \(path.rawValue)" + (sound.map { "  " + $0.volumeText } ?? "")
         }
         if title != lastTitle {
             window.setTitle(title)

@@ -17,6 +17,9 @@ extension PlayCommand {
         let fullscreen: Bool
         let hud: Bool
         let json: Bool
+        /// `--audio none`: no sound.
+        let silent: Bool
+        let mute: Bool
         let verbose: Bool
         let decoderChoice: DecoderSelection.Choice
         let device: String?
@@ -34,6 +37,8 @@ extension PlayCommand {
             fullscreen = parsed[Options.fullscreen]
             hud = parsed[Options.hud]
             json = parsed[Options.json]
+            silent = try parsed[Options.audio] == SoundChoice.none
+            mute = parsed[Options.mute]
             verbose = parsed[Options.verbose]
             decoderChoice = try parsed[Options.decoder] ?? .auto
             device = try parsed[SharedOptions.device]

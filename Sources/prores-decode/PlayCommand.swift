@@ -9,7 +9,7 @@ import ProResOptions
 import ProResPipeline
 import ProResPlayback
 
-/// `prores-decode play INPUT`: the clip in a window, paced by the clock.
+/// `prores-decode play INPUT`: the clip in a window with its sound, paced by the sound heard (else by the clock).
 enum PlayCommand: Command {
     static func run(_ arguments: Arguments) throws -> ExitCode {
         FFmpegLog.configure(verbose: arguments.verbose)
@@ -39,6 +39,7 @@ enum PlayCommand: Command {
             options: .init(
                 device: arguments.device, validation: arguments.validation, presentation: true,
                 tuning: ProcessSettings.tuning))
+        var silence: String?
         let (outcome, choice) = try withExtendedLifetime(window) {
             () throws -> (PlaySession.Outcome, DisplayColourChoice) in
             let device = try GPUDevice(context: context)
@@ -57,10 +58,12 @@ enum PlayCommand: Command {
             let start = try FramePosition.start(arguments.start, format)
             let available = format.frameCount ?? Int.max
             let end = min(available, try FramePosition.frames(arguments.frames, format).map { start + $0 } ?? available)
+            let sound = openSound(arguments, format: format, rate: rate)
+            silence = sound.silence
             let session = try PlaySession(
                 source: source, format: format, name: name, rate: rate, start: start, end: end,
                 arguments: arguments.session, effects: effects, device: device, presenter: presenter,
-                window: window)
+                window: window, sound: sound.player)
             return (try session.run(), presenter.choice)
         }
         let messages = context.validation?.messages ?? []
@@ -75,14 +78,37 @@ enum PlayCommand: Command {
             ("presented", "\(outcome.presented)"), ("skipped_late", "\(outcome.skippedLate)"),
             ("validation_messages", "\(messages.count)"),
             ("realtime", outcome.pacing?.json ?? "null"),
+            ("audio", outcome.sound?.json ?? SoundReport.silentJSON(reason: silence ?? "no sound")),
         ])
         if arguments.json {
             try Console.standardOutput(summary + "\n")
         } else {
             Console.write(
                 "play: \(outcome.presented) frames presented, \(outcome.skippedLate) skipped before decoding (late)"
-                    + (outcome.pacing.map { "; " + $0.text } ?? "") + "\n")
+                    + (outcome.pacing.map { "; " + $0.text } ?? "") + (outcome.sound.map { "; " + $0.text } ?? "")
+                    + "\n")
         }
         return .success
+    }
+
+    /// The first sound track through the sound server, or why there is no
+    /// sound; a server or track that cannot play is said in one line, and
+    /// play goes on without sound.
+    private static func openSound(_ arguments: Arguments, format: FormatDescription, rate: FrameRate) -> (
+        player: SoundPlayer?, silence: String?
+    ) {
+        if arguments.silent { return (nil, "--audio none") }
+        guard let track = format.audioTracks.first else { return (nil, "no sound track") }
+        let own = format.frameRate.flatMap { FrameRate(numerator: $0.numerator, denominator: $0.denominator) }
+        if let own, own != rate {
+            Console.warning("play: --rate \(rate) is not the clip's \(own) fps: playing without sound")
+            return (nil, "--rate is not the clip's rate")
+        }
+        switch SoundPlayer.open(input: arguments.input, track: track, muted: arguments.mute) {
+        case .success(let player): return (player, nil)
+        case .failure(let why):
+            Console.warning("play: \(why): playing without sound")
+            return (nil, why.reason)
+        }
     }
 }

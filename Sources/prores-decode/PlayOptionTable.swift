@@ -30,16 +30,30 @@ extension PlayCommand {
             "cpu: our CPU decoder; ffmpeg: FFmpeg's; gpu: our Vulkan compute decoder (its frames shown where they are); "
                 + "auto (default): gpu on a hardware GPU, else cpu")
         static let effect = SharedOptions.effect.explained("a GPU pass on every frame, as for decoding:")
+        static let audio = Option<SoundChoice>(
+            "--audio", short: "play (default) the first sound track, or none",
+            long: "play (default): the first sound track, through the sound server, and pace the frames by it; "
+                + "none: no sound, frames paced by the clock")
+        static let mute = Flag(
+            "--mute", short: "start with the sound muted (key m)",
+            long: "start with the sound muted (key m); it still paces the frames")
+    }
+
+    /// `--audio`: whether the clip's sound plays.
+    enum SoundChoice: String, CaseIterable {
+        case play
+        case none
     }
 
     static let spec = CommandSpec(
-        name: "play", operands: "INPUT", summary: "show a clip in a window (X11, Vulkan), paced by the clock",
+        name: "play", operands: "INPUT",
+        summary: "show a clip in a window (X11, Vulkan) with its sound (PulseAudio, PipeWire), in sync",
         sections: [
             OptionSection(
                 heading: "PLAYBACK",
                 options: [
                     SharedOptions.input, Options.start, Options.frames, Options.paused, Options.loop, Options.rate,
-                    Options.fullscreen, Options.hud, Options.json, Options.verbose,
+                    Options.fullscreen, Options.hud, Options.audio, Options.mute, Options.json, Options.verbose,
                 ]),
             OptionSection(
                 heading: "DECODER AND GPU",
@@ -52,7 +66,11 @@ extension PlayCommand {
             Decodes INPUT as --vulkan does (either decoder), runs the effects and a last \
             GPU pass into a Vulkan swapchain on an X11 window titled \
             'prores-decode — NAME': the frame at 1:1 when it fits the screen, else scaled \
-            to fit; resizable. Frames are paced by the clock at the clip's rate.
+            to fit; resizable. The first sound track plays through the sound server \
+            (PulseAudio's API, which PipeWire serves too) and each frame is shown when \
+            the sound heard reaches its time. Without sound (no sound track, --audio \
+            none, --rate other than the clip's, or no sound server: play says so in one \
+            line) frames are paced by the clock at the clip's rate.
             """,
         epilogue: """
             KEYS
@@ -61,6 +79,9 @@ extension PlayCommand {
               Home        first frame
               f           fullscreen
               h           HUD in the window title
+              m           mute / unmute the sound
+              0, Up       louder (10 % steps, up to 150 %)
+              9, Down     softer
               q, Esc      quit (exit 0); closing the window quits too
 
             Without a display (DISPLAY unset, no X server, or no Vulkan surface that can \

@@ -33,6 +33,7 @@ final class LayeringTests: XCTestCase {
         "ProResDisplay": ["CXCB"],
         "ProResPlayback": [
             "HostSupport", "ProResCore", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline", "ProResDisplay",
+            "CPulse",
         ],
         "ProResTesting": ["ProResCore", "ProResOptions", "ProResFFmpeg", "GPUKit", "ProResGPU", "ProResPipeline"],
         "prores-decode": [
@@ -46,7 +47,7 @@ final class LayeringTests: XCTestCase {
     static let system: Set<String> = ["Foundation", "FoundationXML", "Glibc", "Dispatch"]
     static let ours: Set<String> = Set(allowed.keys).union([
         "CFFmpeg", "CZlib", "CStreamingCopy", "CProResKernels", "CHashKernels", "CVulkan", "CShaderc", "CXCB",
-        "CEBUR128",
+        "CEBUR128", "CPulse",
     ])
 
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -105,6 +106,7 @@ final class LayeringTests: XCTestCase {
             ("CFFmpeg", "ProResFFmpeg"), ("CZlib", "ProResFFmpeg"), ("CStreamingCopy", "ProResFFmpeg"),
             ("CProResKernels", "ProResCPU"), ("CHashKernels", "HostSupport"), ("CVulkan", "GPUKit"),
             ("CShaderc", "GPUKit"), ("CXCB", "ProResDisplay"), ("CEBUR128", "ProResCheck"),
+            ("CPulse", "ProResPlayback"),
         ] {
             let importers = Set(imports.filter { $0.value.contains { $0.module == shim } }.keys)
             XCTAssertEqual(importers, [owner], "\(shim) must be imported by \(owner) alone")
