@@ -607,6 +607,9 @@ package final class GPUProResDecoder {
                     digest: hashPass.map { $0.digest(results: results + place * $0.resultBytesPerFrame) },
                     sums: statisticsPass.map {
                         $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame)
+                    },
+                    stillGrid: statisticsPass.map {
+                        $0.stillGrid(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame)
                     })
             }
             return Output(

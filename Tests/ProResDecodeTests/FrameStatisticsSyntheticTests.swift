@@ -49,7 +49,14 @@ final class FrameStatisticsSyntheticTests: XCTestCase {
                 "\(what) frame \(i): CPU vs the plain loop",
                 file: file, line: line)
         }
-        let gpu = try device.sums(frames, range: range, light: light, lowBits: lowBits, file: file, line: line)
+        let (gpu, gpuGrids) = try device.measure(
+            frames, range: range, light: light, lowBits: lowBits, file: file, line: line)
+        for (i, frame) in frames.enumerated() {
+            let cpuGrid = frame.cpuGrid()
+            XCTAssertEqual(
+                cpuGrid.samples, frame.referenceGrid(), "\(what) frame \(i): CPU grid", file: file, line: line)
+            XCTAssertEqual(gpuGrids[i], cpuGrid, "\(what) frame \(i): GPU grid vs CPU", file: file, line: line)
+        }
         let worst =
             frames.indices.map { assertSameSums(gpu[$0], cpu[$0], "\(what) frame \($0)", file: file, line: line) }.max()
             ?? 0

@@ -39,10 +39,13 @@ public struct AnalysisRequest: Sendable {
 public struct FrameAnalysis: Sendable {
     public var digest: BLAKE3Digest?
     public var sums: PictureSums?
+    /// What frozen frames are found by (`StillGrid`), with the statistics.
+    public var stillGrid: StillGrid?
 
-    public init(digest: BLAKE3Digest?, sums: PictureSums?) {
+    public init(digest: BLAKE3Digest?, sums: PictureSums?, stillGrid: StillGrid? = nil) {
         self.digest = digest
         self.sums = sums
+        self.stillGrid = stillGrid
     }
 
     /// Measures a native planar frame given as a sink sees it, on this
@@ -52,10 +55,12 @@ public struct FrameAnalysis: Sendable {
         planar spans: [UnsafeRawBufferPointer], format: PlanarFormat, width: Int, height: Int, request: AnalysisRequest
     ) {
         digest = request.hash ? BLAKE3.hash(spans, parallel: false) : nil
+        let view =
+            request.statistics == nil
+            ? nil : NativeFrameView(spans: spans, format: format, width: width, height: height)
         sums = request.statistics.flatMap { statistics in
-            NativeFrameView(spans: spans, format: format, width: width, height: height).map {
-                PictureSums(frame: $0, range: statistics.range, light: statistics.light)
-            }
+            view.map { PictureSums(frame: $0, range: statistics.range, light: statistics.light) }
         }
+        stillGrid = view.map(StillGrid.init(frame:))
     }
 }

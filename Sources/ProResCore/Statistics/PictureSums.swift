@@ -13,6 +13,9 @@ public struct PictureSums: Sendable, Equatable {
     public var lumaMax: Int
     /// The sum of every Y′ code of the frame.
     public var lumaSum: UInt64
+    /// Y′ samples at or below `DarkPixels.threshold` (FFmpeg's
+    /// `blackdetect` count).
+    public var darkPixels: UInt64
     /// Pixels in the frame: its Y′ samples, and its alpha samples when it has alpha.
     public var samples: UInt64
     /// Alpha coverage; nil without alpha.
@@ -32,12 +35,13 @@ public struct PictureSums: Sendable, Equatable {
     }
 
     public init(
-        lumaMin: Int, lumaMax: Int, lumaSum: UInt64, samples: UInt64, alpha: AlphaCoverage?,
+        lumaMin: Int, lumaMax: Int, lumaSum: UInt64, darkPixels: UInt64, samples: UInt64, alpha: AlphaCoverage?,
         outOfRange: OutOfRangeCounts?, light: LightLevel?
     ) {
         self.lumaMin = lumaMin
         self.lumaMax = lumaMax
         self.lumaSum = lumaSum
+        self.darkPixels = darkPixels
         self.samples = samples
         self.alpha = alpha
         self.outOfRange = outOfRange
