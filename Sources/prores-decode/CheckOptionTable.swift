@@ -196,8 +196,12 @@ extension CheckCommand {
             directories, or the next run checks the PNGs too.
 
             Statistics in the JSON report (the rules that name them judge them): luma min/mean/max \
-            in native code values; black frames (mean luma within 2% of the black..white span \
-            above video black); frozen frames (BLAKE3 equal to the previous checked frame's); \
+            in native code values; black frames and runs (FFmpeg blackdetect's defaults: 98% of \
+            the pixels at or below black + 10% of the span; each run's times and dark share); \
+            frozen frames and runs (FFmpeg freezedetect's -60 dB: mean absolute difference from \
+            the hold's first frame at most 0.001 of the code range, on every 16th sample of \
+            every 4th row, or BLAKE3 equal to the previous frame's; each run's times and \
+            difference); \
             codes outside the video range (Y' below 64 or above 940, Cb/Cr below 64 or above \
             960 at 10 bits, x4 at 12); alpha coverage; for PQ/HLG the peak pixel and peak \
             frame-average light in nits, estimated on every 4th pixel of every 4th row. On \
