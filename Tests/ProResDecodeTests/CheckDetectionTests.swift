@@ -182,6 +182,19 @@ final class CheckDetectionTests: XCTestCase {
         // The GPU decoder's device pass counts the same pixels.
         let gpu = try ourStatistics(path, decoder: "gpu")
         XCTAssertEqual(gpu["black_runs"] as? NSArray, stats["black_runs"] as? NSArray)
+        try assertPageLists("black run", theirs, path)
+    }
+
+    /// The page's statistics list each run by its frames.
+    private func assertPageLists(_ name: String, _ runs: [ClosedRange<Int>], _ path: String) throws {
+        let page = try runTool(["check", path, "--decoder", "cpu", "--policy", "none", "--html", "-"])
+        XCTAssertEqual(page.status, 0, page.stderr)
+        let html = String(decoding: page.stdout, as: UTF8.self)
+        for run in runs {
+            XCTAssertTrue(
+                html.contains("<th>\(name)</th><td>frames \(run.lowerBound)–\(run.upperBound), "),
+                "the page does not list \(name) \(run)")
+        }
     }
 
     /// blackdetect's picture_black_ratio of every frame, from its debug lines.
@@ -253,6 +266,7 @@ final class CheckDetectionTests: XCTestCase {
         // The GPU decoder's device pass reads the same grid.
         let gpu = try ourStatistics(path, decoder: "gpu")
         XCTAssertEqual(gpu["frozen_runs"] as? NSArray, stats["frozen_runs"] as? NSArray)
+        try assertPageLists("frozen run", theirs, path)
     }
 
     /// Every frame of `path` as FFmpeg decodes it: its yuv422p10le samples,
