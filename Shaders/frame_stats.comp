@@ -16,7 +16,8 @@
 // the subgroup size (lavapipe's is 8).
 //
 // Compile-time facts: V216 (else y416), ALPHA (y416 only), TRANSFER (0 no
-// light, 3 PQ, 4 HLG), ROWS_PER_GROUP, GRID_STEP.
+// light, 3 PQ, 4 HLG), GAMUT (count grid pixels out of gamut, GamutMeter,
+// with GAMUT_TOLERANCE), ROWS_PER_GROUP, GRID_STEP, STILL_STEP.
 
 // The surfaces, the partials and the push block come from the host's KernelInterface.
 // @interface
@@ -33,11 +34,13 @@ shared uint sharedOpaque[INVOCATIONS];
 shared uvec4 sharedOutside[INVOCATIONS];  // luma below, luma above, chroma below, chroma above
 shared float sharedPeak[INVOCATIONS];
 shared float sharedLight[INVOCATIONS];
+shared uint sharedGamut[INVOCATIONS];
 
 uint lumaMin = 0xFFFFFFFFu, lumaMax = 0u, lumaSum = 0u, dark = 0u;
 uint transparent = 0u, opaque = 0u;
 uvec4 outside = uvec4(0u);
 float peak = 0.0, lightSum = 0.0;
+uint gamutOutside = 0u;
 
 void addLuma(uint y) {
     lumaMin = min(lumaMin, y);
@@ -95,17 +98,21 @@ vec3 hlg(vec3 signal) {
     return pc.hlgPeakLuminance * pow(luminance, pc.hlgSystemGamma - 1.0) * scene;
 }
 
-#if TRANSFER != 0
-// LightLevelMeter.nits: the codes are de-quantised by exact integer
-// subtraction before one rounding division (not the converter's
-// M · code/65535 + o, whose offset cancels most of the value near black).
-float nits(uint y, uint cb, uint cr) {
+// R'G'B' of one pixel, as LightLevelMeter.nits and GamutMeter have it: the
+// codes are de-quantised by exact integer subtraction before one rounding
+// division (not the converter's M · code/65535 + o, whose offset cancels
+// most of the value near black).
+vec3 nonLinear(uint y, uint cb, uint cr) {
     // yBlack, yExcursion, cCentre, cExcursion in 16-bit MSB-aligned codes,
     // as CodeQuantisation has them; integers below 2^24, so exact in float.
     vec4 q = pc.quantisation;
     vec3 codes = vec3(uvec3(y, cb, cr) << pc.shift);
     vec3 n = vec3((codes.x - q.x) / q.y, (codes.y - q.z) / q.w, (codes.z - q.z) / q.w);
-    vec3 signal = vec3(dot(pc.matrixRow0.xyz, n), dot(pc.matrixRow1.xyz, n), dot(pc.matrixRow2.xyz, n));
+    return vec3(dot(pc.matrixRow0.xyz, n), dot(pc.matrixRow1.xyz, n), dot(pc.matrixRow2.xyz, n));
+}
+
+#if TRANSFER != 0
+float nits(vec3 signal) {
 #if TRANSFER == 3  // PQ
     vec3 linear = pq(signal);
 #else
@@ -115,11 +122,19 @@ float nits(uint y, uint cb, uint cr) {
 }
 #endif
 
-void addLight(uint y, uint cb, uint cr) {
+// One pixel of the light grid: its light and whether it is out of gamut.
+void addGridPixel(uint y, uint cb, uint cr) {
+#if TRANSFER != 0 || defined(GAMUT)
+    vec3 signal = nonLinear(y, cb, cr);
+#endif
 #if TRANSFER != 0
-    float light = nits(y, cb, cr);
+    float light = nits(signal);
     peak = max(peak, light);
     lightSum += light;
+#endif
+#ifdef GAMUT
+    bool outside = any(lessThan(signal, vec3(-GAMUT_TOLERANCE))) || any(greaterThan(signal, vec3(1.0 + GAMUT_TOLERANCE)));
+    gamutOutside += outside ? 1u : 0u;
 #endif
 }
 
@@ -138,7 +153,7 @@ void measureRow(uint frameBase, uint row) {
         addChroma(cb);
         addChroma(cr);
         // Grid columns are multiples of GRID_STEP (even): always Y'0.
-        if (gridRow && (2u * k) % GRID_STEP == 0u) addLight(y0, cb, cr);
+        if (gridRow && (2u * k) % GRID_STEP == 0u) addGridPixel(y0, cb, cr);
     }
 #else
     // Pixel x: A | Y' << 16, Cb | Cr << 16.
@@ -153,7 +168,7 @@ void measureRow(uint frameBase, uint row) {
         transparent += alpha == 0u ? 1u : 0u;
         opaque += alpha >= pc.alphaMax ? 1u : 0u;
 #endif
-        if (gridRow && x % GRID_STEP == 0u) addLight(y, cb, cr);
+        if (gridRow && x % GRID_STEP == 0u) addGridPixel(y, cb, cr);
     }
 #endif
 }
@@ -194,14 +209,14 @@ uint gridSample(uint base, uint s) {
 }
 
 // The band's first row is a still grid row (ROWS_PER_GROUP is the grid's
-// row step): its samples, two a word, after the partial's first three uvec4s.
+// row step): its samples, two a word, after the partial's first four uvec4s.
 void writeGrid(uint frameBase, uint band, uint at) {
     uint base = frameBase + band * ROWS_PER_GROUP * pc.wordsPerRow;
     uint samples = gridSamples();
     for (uint w = gl_LocalInvocationID.x; 2u * w < samples; w += INVOCATIONS) {
         uint low = gridSample(base, 2u * w);
         uint high = 2u * w + 1u < samples ? gridSample(base, 2u * w + 1u) : 0u;
-        partials.words[at + 3u + w / 4u][w % 4u] = low | high << 16;
+        partials.words[at + 4u + w / 4u][w % 4u] = low | high << 16;
     }
 }
 
@@ -212,7 +227,7 @@ void main() {
     uint lastRow = min(pc.height, (band + 1u) * ROWS_PER_GROUP);
     for (uint row = band * ROWS_PER_GROUP; row < lastRow; row++) measureRow(frameBase, row);
     // The partial's uvec4s (FrameStatisticsPass.Partial).
-    uint at = (3u + (gridSamples() + 7u) / 8u) * (frame * gl_NumWorkGroups.x + band);
+    uint at = (4u + (gridSamples() + 7u) / 8u) * (frame * gl_NumWorkGroups.x + band);
     writeGrid(frameBase, band, at);
 
     uint i = gl_LocalInvocationID.x;
@@ -225,6 +240,7 @@ void main() {
     sharedOutside[i] = outside;
     sharedPeak[i] = peak;
     sharedLight[i] = lightSum;
+    sharedGamut[i] = gamutOutside;
     barrier();
     for (uint span = INVOCATIONS >> 1; span > 0u; span >>= 1) {
         if (i < span) {
@@ -237,6 +253,7 @@ void main() {
             sharedOutside[i] += sharedOutside[i + span];
             sharedPeak[i] = max(sharedPeak[i], sharedPeak[i + span]);
             sharedLight[i] += sharedLight[i + span];
+            sharedGamut[i] += sharedGamut[i + span];
         }
         barrier();
     }
@@ -245,5 +262,6 @@ void main() {
         partials.words[at + 1u] = uvec4(sharedTransparent[0], sharedOpaque[0],
                                         floatBitsToUint(sharedPeak[0]), floatBitsToUint(sharedLight[0]));
         partials.words[at + 2u] = sharedOutside[0];
+        partials.words[at + 3u] = uvec4(sharedGamut[0], 0u, 0u, 0u);
     }
 }

@@ -31,6 +31,9 @@ import ProResCore
 ///   measured alpha samples that are 0 or maximal.
 /// * light: the largest per-frame peak and the largest per-frame average
 ///   (`LightLevelMeter`).
+/// * out of gamut: light-grid pixels whose R′G′B′ from the stream's matrix
+///   lies outside [−0.01, 1.01] (`GamutMeter`), of the grid pixels
+///   measured; nil where the matrix has no maths.
 /// * out of range (video range only; null for full range, where every code
 ///   is legal): Y' samples below 64 or above 940, Cb and Cr samples below 64
 ///   or above 960 at 10 bits (×4 at 12 bits: 256, 3760, 3840;
@@ -68,6 +71,8 @@ public struct FrameStatistics: Sendable {
     public private(set) var maxFrameAverageNits: Double?
     public private(set) var outOfRange = PictureSums.OutOfRangeCounts()
     public private(set) var outOfRangeFrames = 0
+    /// Grid pixels out of gamut, summed; nil until a frame has them measured.
+    public private(set) var outOfGamut: PictureSums.GamutCount?
     private var previousDigest: String?
 
     public init(
@@ -97,6 +102,11 @@ public struct FrameStatistics: Sendable {
         let all = Double(frames) * Double(chromaSamplesPerFrame)
         return Double(outOfRange.chromaBelow + outOfRange.chromaAbove) / all
     }
+    /// Grid pixels out of gamut as a share of the grid pixels measured.
+    public var outOfGamutFraction: Double? {
+        outOfGamut.flatMap { $0.points > 0 ? Double($0.outside) / Double($0.points) : nil }
+    }
+
     public var transparentFraction: Double? {
         alphaSamples > 0 ? Double(transparentSamples) / Double(alphaSamples) : nil
     }
@@ -115,6 +125,10 @@ public struct FrameStatistics: Sendable {
         if let light = frame.light {
             maxNits = max(maxNits ?? 0, light.peak)
             maxFrameAverageNits = max(maxFrameAverageNits ?? 0, light.average)
+        }
+        if let gamut = frame.gamut {
+            let sum = outOfGamut ?? .init(outside: 0, points: 0)
+            outOfGamut = .init(outside: sum.outside + gamut.outside, points: sum.points + gamut.points)
         }
         if let outside = frame.outOfRange {
             outOfRange = outOfRange + outside
@@ -235,6 +249,16 @@ public struct FrameStatistics: Sendable {
             ("alpha", alpha),
             ("light", light),
             ("out_of_range", outOfRange),
+            (
+                "out_of_gamut",
+                outOfGamut.map {
+                    JSON.object([
+                        ("outside", "\($0.outside)"), ("grid_points", "\($0.points)"),
+                        ("share", outOfGamutFraction.map { JSON.number($0, digits: 6) } ?? "null"),
+                        ("grid_step", "\(LightLevelMeter.gridStep)"), ("tolerance", "\(GamutMeter.tolerance)"),
+                    ])
+                } ?? "null"
+            ),
         ]
     }
 }

@@ -269,6 +269,57 @@ final class CheckDetectionTests: XCTestCase {
         try assertPageLists("frozen run", theirs, path)
     }
 
+    /// A BT.709 clip whose chroma is stretched past the cube's edges: the
+    /// `out-of-gamut` rule's share equals the float64 reference's count on
+    /// the light grid of FFmpeg's decoded frames, on both our decoders, and
+    /// the JSON report carries the same count.
+    func testOutOfGamutAgreesWithAFloat64Reference() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("gamut.mov").path
+        let made = try runExternal(
+            [
+                "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=\(Self.size):rate=25,format=yuv422p10le", "-vf",
+                "trim=end_frame=6,lutyuv=u='clip((val-512)*1.8+512,64,960)':v='clip((val-512)*1.8+512,64,960)'",
+                "-c:v", "prores_ks", "-profile:v", "3", "-color_primaries", "bt709", "-color_trc", "bt709",
+                "-colorspace", "bt709", path,
+            ])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        var outside: UInt64 = 0
+        var points: UInt64 = 0
+        for frame in try decodedLumaChroma(path) {
+            let planes = [0, 192 * 108, 192 * 108 + 96 * 108]
+            let count = referenceGamutBT709(width: 192, height: 108) { plane, x, y in
+                frame[planes[plane] + y * (plane == 0 ? 192 : 96) + x]
+            }
+            outside += count.outside
+            points += count.points
+        }
+        let expected = Double(outside) / Double(points)
+        XCTAssertGreaterThan(expected, 0.01, "the clip leaves the gamut")
+        for decoder in ["cpu", "gpu"] {
+            // The rule's own words give the share: a rule that cannot hold.
+            let result = try runTool([
+                "check", path, "--decoder", decoder, "--policy", "none", "--expect", "out-of-gamut<0",
+            ])
+            XCTAssertEqual(result.status, 10, result.stderr)
+            let got = try XCTUnwrap(result.stderr.components(separatedBy: "got ").last)
+            let share = try XCTUnwrap(Double(got.prefix { !$0.isWhitespace }), result.stderr)
+            // The GPU counts in float32: a pixel at the tolerance may part.
+            XCTAssertEqual(share, expected, accuracy: decoder == "cpu" ? 1e-6 : 1e-6 + 1 / Double(points), decoder)
+        }
+        let stats = try ourStatistics(path)
+        let gamut = try XCTUnwrap(stats["out_of_gamut"] as? [String: Any])
+        XCTAssertEqual(gamut["outside"] as? Int, Int(outside))
+        XCTAssertEqual(gamut["grid_points"] as? Int, Int(points))
+        let held = try runTool(
+            [
+                "check", path, "--decoder", "cpu", "--policy", "none", "--expect",
+                "out-of-gamut<=\(expected * 100 + 0.01)%",
+            ])
+        XCTAssertEqual(held.status, 0, held.stderr)
+    }
+
     /// Every frame of `path` as FFmpeg decodes it: its yuv422p10le samples,
     /// planes one after another.
     private func decodedLumaChroma(_ path: String) throws -> [[UInt16]] {

@@ -44,12 +44,12 @@ struct PlanarTestFrame {
     }
 
     /// The CPU measurement under test, on a view of these planes.
-    func cpuSums(range: ColorRange, light: LightLevelMeter?) -> PictureSums {
+    func cpuSums(range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil) -> PictureSums {
         let bytes = planes.map { plane in plane.withUnsafeBytes { Data($0) } }
         return bytes.withUnsafeSpans { spans in
             PictureSums(
                 frame: NativeFrameView(spans: spans, format: format, width: width, height: height)!, range: range,
-                light: light)
+                light: light, gamut: gamut)
         }
     }
 }
@@ -188,16 +188,16 @@ final class StatisticsDevice {
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
     func sums(
-        _ frames: [PlanarTestFrame], range: ColorRange, light: LightLevelMeter?, lowBits: UInt16 = 0,
-        file: StaticString = #filePath, line: UInt = #line
+        _ frames: [PlanarTestFrame], range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil,
+        lowBits: UInt16 = 0, file: StaticString = #filePath, line: UInt = #line
     ) throws -> [PictureSums] {
-        try measure(frames, range: range, light: light, lowBits: lowBits, file: file, line: line).sums
+        try measure(frames, range: range, light: light, gamut: gamut, lowBits: lowBits, file: file, line: line).sums
     }
 
     /// The pass's sums and still grids of `frames`.
     func measure(
-        _ frames: [PlanarTestFrame], range: ColorRange, light: LightLevelMeter?, lowBits: UInt16 = 0,
-        file: StaticString = #filePath, line: UInt = #line
+        _ frames: [PlanarTestFrame], range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil,
+        lowBits: UInt16 = 0, file: StaticString = #filePath, line: UInt = #line
     ) throws -> (sums: [PictureSums], grids: [StillGrid]) {
         let first = frames[0]
         precondition(
@@ -208,7 +208,7 @@ final class StatisticsDevice {
         let surfaceStride = (frameBytes + 4 + 255) & ~255 + 20  // not a power of two, not 256-aligned
         let pass = try FrameStatisticsPass(
             kernels: kernels, format: first.format, layout: layout, width: first.width,
-            height: first.height, range: range, light: light, slots: 2)
+            height: first.height, range: range, light: light, gamut: gamut, slots: 2)
         XCTAssertEqual(pass.resultBytesPerFrame % 16, 0, file: file, line: line)
 
         let surfaces = try VulkanBuffer(
@@ -246,6 +246,33 @@ final class StatisticsDevice {
             frames.indices.map { pass.stillGrid(results: base + $0 * pass.resultBytesPerFrame) }
         )
     }
+}
+
+/// Pixels of the light grid (every 4th of every 4th row) whose R′G′B′ lies
+/// outside [−0.01, 1.01], for 10-bit video-range BT.709 written out here
+/// from Kr and Kb (R′ = Y′ + 2(1 − Kr)·Pr, B′ = Y′ + 2(1 − Kb)·Pb,
+/// G′ = (Y′ − Kr·R′ − Kb·B′)/Kg), in float64: the reference of `GamutMeter`.
+/// `sample(plane, x, y)` reads the native planes, 4:2:2 chroma at x/2.
+func referenceGamutBT709(
+    width: Int, height: Int, sample: (Int, Int, Int) -> UInt16
+) -> PictureSums.GamutCount {
+    let (kr, kb) = (0.2126, 0.0722)
+    let kg = 1 - kr - kb
+    var outside: UInt64 = 0
+    var points: UInt64 = 0
+    for y in stride(from: 0, to: height, by: 4) {
+        for x in stride(from: 0, to: width, by: 4) {
+            let luma = (Double(sample(0, x, y)) - 64) / 876
+            let pb = (Double(sample(1, x / 2, y)) - 512) / 896
+            let pr = (Double(sample(2, x / 2, y)) - 512) / 896
+            let r = luma + 2 * (1 - kr) * pr
+            let b = luma + 2 * (1 - kb) * pb
+            let g = (luma - kr * r - kb * b) / kg
+            points += 1
+            if [r, g, b].contains(where: { $0 < -0.01 || $0 > 1.01 }) { outside += 1 }
+        }
+    }
+    return .init(outside: outside, points: points)
 }
 
 /// |a − b| / max(|a|, |b|); 0 when both are 0.

@@ -144,6 +144,11 @@ enum FileSection {
                 "luma \(o.lumaBelow) below, \(o.lumaAbove) above; chroma \(o.chromaBelow) below, "
                     + "\(o.chromaAbove) above; in \(s.outOfRangeFrames) frames")
         }
+        if let gamut = s.outOfGamut, let share = s.outOfGamutFraction {
+            rows += row(
+                "out of gamut",
+                "\(gamut.outside) of \(gamut.points) grid pixels (\(JSON.number(share * 100, digits: 4))%)")
+        }
         if s.hasAlpha {
             rows += row(
                 "alpha frames",

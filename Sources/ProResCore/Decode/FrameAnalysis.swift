@@ -20,10 +20,13 @@ public struct AnalysisRequest: Sendable {
         public var range: ColorRange
         /// PQ/HLG light; nil for other transfers.
         public var light: LightLevelMeter?
+        /// R′G′B′ out of gamut; nil where the matrix has no maths.
+        public var gamut: GamutMeter?
 
-        public init(range: ColorRange, light: LightLevelMeter?) {
+        public init(range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil) {
             self.range = range
             self.light = light
+            self.gamut = gamut
         }
     }
 
@@ -59,7 +62,9 @@ public struct FrameAnalysis: Sendable {
             request.statistics == nil
             ? nil : NativeFrameView(spans: spans, format: format, width: width, height: height)
         sums = request.statistics.flatMap { statistics in
-            view.map { PictureSums(frame: $0, range: statistics.range, light: statistics.light) }
+            view.map {
+                PictureSums(frame: $0, range: statistics.range, light: statistics.light, gamut: statistics.gamut)
+            }
         }
         stillGrid = view.map(StillGrid.init(frame:))
     }

@@ -3,7 +3,9 @@ extension PictureSums {
     /// counted by `DarkPixels.threshold`), every Cb and Cr
     /// sample (out-of-range counts, video range only), every alpha sample,
     /// and the light on `light`'s grid when it is given.
-    public init(frame: NativeFrameView, range: ColorRange, light meter: LightLevelMeter?) {
+    public init(
+        frame: NativeFrameView, range: ColorRange, light meter: LightLevelMeter?, gamut: GamutMeter? = nil
+    ) {
         let limits = VideoRangeLimits(range: range, bitDepth: frame.format.bitDepth)
         // Without limits every code is legal: bounds no code passes (the
         // counts are then left out).
@@ -39,7 +41,8 @@ extension PictureSums {
             lumaMin: luma.low, lumaMax: luma.high, lumaSum: luma.sum, darkPixels: luma.dark,
             samples: UInt64(frame.width * frame.height),
             alpha: alpha,
-            outOfRange: limits == nil ? nil : counts, light: meter.map { LightLevel($0.measure(frame)) })
+            outOfRange: limits == nil ? nil : counts, light: meter.map { LightLevel($0.measure(frame)) },
+            gamut: gamut?.count(frame))
     }
 }
 

@@ -38,13 +38,19 @@ enum FrameStatisticsKernel {
             ("darkThreshold", .uint, "Y' at or below this is dark (DarkPixels)"),
         ])
 
-    static func interface(layout: PackedLayout, alpha: Bool, light: LightLevelMeter?) -> KernelInterface {
+    static func interface(layout: PackedLayout, alpha: Bool, light: LightLevelMeter?, gamut: Bool = false)
+        -> KernelInterface
+    {
         var defines: [(name: String, value: String)] = [
             ("TRANSFER", "\(transferFact(light))"), ("ROWS_PER_GROUP", "\(rowsPerGroup)u"),
             ("GRID_STEP", "\(LightLevelMeter.gridStep)u"), ("STILL_STEP", "\(StillGrid.columnStep)u"),
         ]
         if layout == .v216 { defines.append(("V216", "1")) }
         if alpha { defines.append(("ALPHA", "1")) }
+        if gamut {
+            defines.append(("GAMUT", "1"))
+            defines.append(("GAMUT_TOLERANCE", "\(Float(GamutMeter.tolerance))"))
+        }
         return KernelInterface(
             shader: shader, workgroupSize: workgroupSize, defines: defines,
             bindings: [
@@ -52,7 +58,7 @@ enum FrameStatisticsKernel {
                     "surfaces", .read, "uint words[]", "the batch's \(layout) surfaces, one every frameStrideWords"),
                 BufferBinding(
                     "partials", .write, "uvec4 words[]",
-                    "3 uvec4 and a still grid row a workgroup (FrameStatisticsPass.Partial)"),
+                    "4 uvec4 and a still grid row a workgroup (FrameStatisticsPass.Partial)"),
             ], push: push)
     }
 }

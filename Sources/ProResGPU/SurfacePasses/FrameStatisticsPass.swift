@@ -14,16 +14,17 @@ import ProResCore
 /// Thread-safety: used by one recording thread; each slot's binding set
 /// by one command buffer at a time.
 package final class FrameStatisticsPass {
-    /// One workgroup's results: three uvec4, then its band's first row of
+    /// One workgroup's results: four uvec4, then its band's first row of
     /// the still grid (`StillGrid`), two codes a word (the first in the low
     /// half), padded to whole uvec4s.
     ///
     ///     word 0 Y' min     1 Y' max      2 Y' sum (32-bit)   3 dark Y'
     ///     word 4 alpha 0    5 alpha max   6 peak (float bits) 7 light sum (float bits)
     ///     word 8 Y' below   9 Y' above   10 Cb/Cr below      11 Cb/Cr above
-    ///     word 12... grid samples
+    ///     word 12 grid pixels out of gamut, 13–15 0
+    ///     word 16... still grid samples
     enum Partial {
-        static let sumWords = 12
+        static let sumWords = 16
 
         /// Bytes of one partial with `gridSamples` grid samples: a multiple of 16.
         static func bytes(gridSamples: Int) -> Int { (sumWords + (gridSamples + 7) / 8 * 4) * 4 }
@@ -38,6 +39,7 @@ package final class FrameStatisticsPass {
     private let limits: VideoRangeLimits?
     private let range: ColorRange
     private let light: LightLevelMeter?
+    private let gamut: GamutMeter?
     /// Workgroups (row bands) a frame, hence partials a frame.
     private let groupsPerFrame: Int
     /// Samples of one still grid row, and bytes of one partial.
@@ -47,7 +49,7 @@ package final class FrameStatisticsPass {
     /// `light`: nil unless the stream is PQ/HLG. `slots`: binding sets to make.
     package init(
         kernels: KernelCache, format: PlanarFormat, layout: PackedLayout, width: Int, height: Int, range: ColorRange,
-        light: LightLevelMeter?, slots: Int
+        light: LightLevelMeter?, gamut: GamutMeter? = nil, slots: Int
     ) throws {
         guard layout == PackedLayout.native(for: format.chroma), !(layout == .v216 && format.hasAlpha) else {
             throw ProResDecodeError.badRequest(
@@ -69,11 +71,12 @@ package final class FrameStatisticsPass {
         limits = VideoRangeLimits(range: range, bitDepth: format.bitDepth)
         self.range = range
         self.light = light
+        self.gamut = gamut
         groupsPerFrame = (height + FrameStatisticsKernel.rowsPerGroup - 1) / FrameStatisticsKernel.rowsPerGroup
         gridSamples = StillGrid.samplesPerRow(format, width: width)
         partialBytes = Partial.bytes(gridSamples: gridSamples)
         kernel = try kernels.kernel(
-            FrameStatisticsKernel.interface(layout: layout, alpha: format.hasAlpha, light: light))
+            FrameStatisticsKernel.interface(layout: layout, alpha: format.hasAlpha, light: light, gamut: gamut != nil))
         sets = try kernel.makeBindingSets(slots)
     }
 
@@ -107,6 +110,7 @@ package final class FrameStatisticsPass {
         var outside = PictureSums.OutOfRangeCounts()
         var peak: Float = 0
         var lightSum = 0.0
+        var gamutOutside: UInt64 = 0
         for group in 0..<groupsPerFrame {
             func word(_ i: Int) -> UInt32 {
                 results.load(fromByteOffset: group * partialBytes + 4 * i, as: UInt32.self)
@@ -124,6 +128,7 @@ package final class FrameStatisticsPass {
                 + PictureSums.OutOfRangeCounts(
                     lumaBelow: UInt64(word(8)), lumaAbove: UInt64(word(9)),
                     chromaBelow: UInt64(word(10)), chromaAbove: UInt64(word(11)))
+            gamutOutside += UInt64(word(12))
         }
         let step = LightLevelMeter.gridStep
         let gridPixels = Double(((width + step - 1) / step) * ((height + step - 1) / step))
@@ -132,7 +137,8 @@ package final class FrameStatisticsPass {
             samples: UInt64(width * height),
             alpha: format.hasAlpha ? .init(transparent: transparent, opaque: opaque) : nil,
             outOfRange: limits == nil ? nil : outside,
-            light: light == nil ? nil : .init(peak: Double(peak), average: lightSum / gridPixels))
+            light: light == nil ? nil : .init(peak: Double(peak), average: lightSum / gridPixels),
+            gamut: gamut == nil ? nil : .init(outside: gamutOutside, points: UInt64(gridPixels)))
     }
 
     /// One frame's still grid from its results: each band's grid row, in order.
@@ -151,7 +157,7 @@ package final class FrameStatisticsPass {
 
     /// The push block for one dispatch, in `FrameStatisticsKernel.push`'s order.
     private func pushValues(surfaceStride: Int) -> [PushValue] {
-        let colour = LightParameters(light)
+        let colour = LightParameters(light?.spec ?? gamut?.spec)
         // Full range: every code is legal, nothing counts (the host reports nil).
         let (lumaLow, lumaHigh, chromaLow, chromaHigh) =
             limits.map { ($0.lumaLow, $0.lumaHigh, $0.chromaLow, $0.chromaHigh) }
@@ -171,8 +177,8 @@ package final class FrameStatisticsPass {
     }
 }
 
-/// What the shader's light maths needs from a `LightLevelMeter`, in Double
-/// (rounded to float once, when pushed); neutral values without light.
+/// What the shader's light and gamut maths need from a `ConversionSpec`, in
+/// Double (rounded to float once, when pushed); neutral values without one.
 private struct LightParameters {
     var rows: [SIMD3<Double>] = [.zero, .zero, .zero]
     var weights = SIMD3<Double>.zero
@@ -180,8 +186,10 @@ private struct LightParameters {
     var hlgPeakLuminance = 0.0
     var hlgSystemGamma = 1.0
 
-    init(_ light: LightLevelMeter?) {
-        guard let spec = light?.spec else { return }
+    /// `spec`: the light's, else the gamut's (the matrix and quantisation
+    /// are the same; the HLG values serve the light alone).
+    init(_ spec: ConversionSpec?) {
+        guard let spec else { return }
         rows = spec.ycbcr.matrix.rows
         weights = spec.hlgLuminanceWeights
         quantisation = CodeQuantisation(spec.range)
