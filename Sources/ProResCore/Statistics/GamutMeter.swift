@@ -18,22 +18,29 @@ public struct GamutMeter: Sendable {
 
     public let spec: ConversionSpec
     public let bitDepth: Int
+    // The spec's parts the pixel loop reads, taken out once: reaching them
+    // through the spec a pixel made the loop several times slower.
+    private let quantisation: CodeQuantisation
+    private let matrix: Matrix3
+    private let shift: Int
 
     /// Throws `UnsupportedColorCode` when the matrix has no maths here.
     public init(tags: ColorTags, bitDepth: Int) throws {
         spec = try ConversionSpec(tags: tags)
         self.bitDepth = bitDepth
+        quantisation = CodeQuantisation(spec.range)
+        matrix = spec.ycbcr.matrix
+        shift = 16 - bitDepth
     }
 
     /// Whether one pixel, from its native (LSB-aligned) codes, is out of gamut.
     public func isOutside(y: UInt16, cb: UInt16, cr: UInt16) -> Bool {
-        let shift = 16 - bitDepth
-        let n = CodeQuantisation(spec.range).normalise(
+        let n = quantisation.normalise(
             y: Double(Int(y) << shift), cb: Double(Int(cb) << shift), cr: Double(Int(cr) << shift))
-        let rgb = spec.ycbcr.matrix.apply(n)
+        let rgb = matrix.apply(n)
         let low = -Self.tolerance
         let high = 1 + Self.tolerance
-        return rgb.min() < low || rgb.max() > high
+        return rgb.x < low || rgb.y < low || rgb.z < low || rgb.x > high || rgb.y > high || rgb.z > high
     }
 
     /// Grid pixels of one frame out of gamut, and grid pixels.
