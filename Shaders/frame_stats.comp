@@ -1,9 +1,11 @@
 #version 450
 // Per-frame picture statistics of packed surfaces (Apple y416 or v216,
 // 16-bit MSB-aligned words, little-endian), read where the decoder wrote
-// them: Y' min/max/sum, alpha at 0 and at its largest code, codes outside
-// the video range and, for PQ/HLG, the light of every GRID_STEP-th pixel of
-// every GRID_STEP-th row. The same numbers as PictureSums(frame:range:light:)
+// them: Y' min/max/sum, dark Y' samples (at or below blackdetect's
+// threshold), alpha at 0 and at its largest code, codes outside the video
+// range, for PQ/HLG the light of every GRID_STEP-th pixel of every
+// GRID_STEP-th row, and the band's first row of the still grid (StillGrid:
+// every 16th sample of each plane's row, two codes a word). The same numbers as PictureSums(frame:range:light:)
 // on the unpacked planar frame (FrameUnpacker's mapping: code = word >> shift).
 //
 // One workgroup reduces one band of ROWS_PER_GROUP rows of one frame
@@ -14,7 +16,8 @@
 // the subgroup size (lavapipe's is 8).
 //
 // Compile-time facts: V216 (else y416), ALPHA (y416 only), TRANSFER (0 no
-// light, 3 PQ, 4 HLG), ROWS_PER_GROUP, GRID_STEP.
+// light, 3 PQ, 4 HLG), GAMUT (count grid pixels out of gamut, GamutMeter,
+// with GAMUT_TOLERANCE), ROWS_PER_GROUP, GRID_STEP, STILL_STEP.
 
 // The surfaces, the partials and the push block come from the host's KernelInterface.
 // @interface
@@ -25,21 +28,25 @@ const uint INVOCATIONS = gl_WorkGroupSize.x;
 shared uint sharedMin[INVOCATIONS];
 shared uint sharedMax[INVOCATIONS];
 shared uint sharedSum[INVOCATIONS];
+shared uint sharedDark[INVOCATIONS];
 shared uint sharedTransparent[INVOCATIONS];
 shared uint sharedOpaque[INVOCATIONS];
 shared uvec4 sharedOutside[INVOCATIONS];  // luma below, luma above, chroma below, chroma above
 shared float sharedPeak[INVOCATIONS];
 shared float sharedLight[INVOCATIONS];
+shared uint sharedGamut[INVOCATIONS];
 
-uint lumaMin = 0xFFFFFFFFu, lumaMax = 0u, lumaSum = 0u;
+uint lumaMin = 0xFFFFFFFFu, lumaMax = 0u, lumaSum = 0u, dark = 0u;
 uint transparent = 0u, opaque = 0u;
 uvec4 outside = uvec4(0u);
 float peak = 0.0, lightSum = 0.0;
+uint gamutOutside = 0u;
 
 void addLuma(uint y) {
     lumaMin = min(lumaMin, y);
     lumaMax = max(lumaMax, y);
     lumaSum += y;
+    dark += y <= pc.darkThreshold ? 1u : 0u;
     outside.x += y < pc.lumaLow ? 1u : 0u;
     outside.y += y > pc.lumaHigh ? 1u : 0u;
 }
@@ -91,17 +98,21 @@ vec3 hlg(vec3 signal) {
     return pc.hlgPeakLuminance * pow(luminance, pc.hlgSystemGamma - 1.0) * scene;
 }
 
-#if TRANSFER != 0
-// LightLevelMeter.nits: the codes are de-quantised by exact integer
-// subtraction before one rounding division (not the converter's
-// M · code/65535 + o, whose offset cancels most of the value near black).
-float nits(uint y, uint cb, uint cr) {
+// R'G'B' of one pixel, as LightLevelMeter.nits and GamutMeter have it: the
+// codes are de-quantised by exact integer subtraction before one rounding
+// division (not the converter's M · code/65535 + o, whose offset cancels
+// most of the value near black).
+vec3 nonLinear(uint y, uint cb, uint cr) {
     // yBlack, yExcursion, cCentre, cExcursion in 16-bit MSB-aligned codes,
     // as CodeQuantisation has them; integers below 2^24, so exact in float.
     vec4 q = pc.quantisation;
     vec3 codes = vec3(uvec3(y, cb, cr) << pc.shift);
     vec3 n = vec3((codes.x - q.x) / q.y, (codes.y - q.z) / q.w, (codes.z - q.z) / q.w);
-    vec3 signal = vec3(dot(pc.matrixRow0.xyz, n), dot(pc.matrixRow1.xyz, n), dot(pc.matrixRow2.xyz, n));
+    return vec3(dot(pc.matrixRow0.xyz, n), dot(pc.matrixRow1.xyz, n), dot(pc.matrixRow2.xyz, n));
+}
+
+#if TRANSFER != 0
+float nits(vec3 signal) {
 #if TRANSFER == 3  // PQ
     vec3 linear = pq(signal);
 #else
@@ -111,11 +122,19 @@ float nits(uint y, uint cb, uint cr) {
 }
 #endif
 
-void addLight(uint y, uint cb, uint cr) {
+// One pixel of the light grid: its light and whether it is out of gamut.
+void addGridPixel(uint y, uint cb, uint cr) {
+#if TRANSFER != 0 || defined(GAMUT)
+    vec3 signal = nonLinear(y, cb, cr);
+#endif
 #if TRANSFER != 0
-    float light = nits(y, cb, cr);
+    float light = nits(signal);
     peak = max(peak, light);
     lightSum += light;
+#endif
+#ifdef GAMUT
+    bool outside = any(lessThan(signal, vec3(-GAMUT_TOLERANCE))) || any(greaterThan(signal, vec3(1.0 + GAMUT_TOLERANCE)));
+    gamutOutside += outside ? 1u : 0u;
 #endif
 }
 
@@ -134,7 +153,7 @@ void measureRow(uint frameBase, uint row) {
         addChroma(cb);
         addChroma(cr);
         // Grid columns are multiples of GRID_STEP (even): always Y'0.
-        if (gridRow && (2u * k) % GRID_STEP == 0u) addLight(y0, cb, cr);
+        if (gridRow && (2u * k) % GRID_STEP == 0u) addGridPixel(y0, cb, cr);
     }
 #else
     // Pixel x: A | Y' << 16, Cb | Cr << 16.
@@ -149,9 +168,56 @@ void measureRow(uint frameBase, uint row) {
         transparent += alpha == 0u ? 1u : 0u;
         opaque += alpha >= pc.alphaMax ? 1u : 0u;
 #endif
-        if (gridRow && x % GRID_STEP == 0u) addLight(y, cb, cr);
+        if (gridRow && x % GRID_STEP == 0u) addGridPixel(y, cb, cr);
     }
 #endif
+}
+
+// The still grid's row: Y' every STILL_STEP-th sample, then Cb, Cr (4:2:2
+// rows half as wide) and alpha likewise.
+uint gridLuma() { return (pc.width + STILL_STEP - 1u) / STILL_STEP; }
+uint gridChroma() {
+#ifdef V216
+    return ((pc.width + 1u) / 2u + STILL_STEP - 1u) / STILL_STEP;
+#else
+    return gridLuma();
+#endif
+}
+uint gridSamples() {
+#ifdef ALPHA
+    return 2u * gridLuma() + 2u * gridChroma();
+#else
+    return gridLuma() + 2u * gridChroma();
+#endif
+}
+
+// Sample s of the grid row that starts at word `base`.
+uint gridSample(uint base, uint s) {
+    uint luma = gridLuma(), chroma = gridChroma();
+    uint plane = s < luma ? 0u : s < luma + chroma ? 1u : s < luma + 2u * chroma ? 2u : 3u;
+    uint before = plane == 0u ? 0u : plane == 3u ? luma + 2u * chroma : luma + (plane - 1u) * chroma;
+    uint x = (s - before) * STILL_STEP;
+#ifdef V216
+    // Luma x is even: Y'0 of pair x/2; chroma x is its own pair.
+    if (plane == 0u) return (surfaces.words[base + x] >> 16) >> pc.shift;
+    return (surfaces.words[base + 2u * x + plane - 1u] & 0xFFFFu) >> pc.shift;
+#else
+    uint ay = surfaces.words[base + 2u * x], cbcr = surfaces.words[base + 2u * x + 1u];
+    uint word = plane == 0u ? ay >> 16 : plane == 1u ? cbcr & 0xFFFFu : plane == 2u ? cbcr >> 16 : ay & 0xFFFFu;
+    return word >> pc.shift;
+#endif
+}
+
+// The band's first row is a still grid row (ROWS_PER_GROUP is the grid's
+// row step): its samples, two a word, after the partial's first four uvec4s.
+void writeGrid(uint frameBase, uint band, uint at) {
+    uint base = frameBase + band * ROWS_PER_GROUP * pc.wordsPerRow;
+    uint samples = gridSamples();
+    for (uint w = gl_LocalInvocationID.x; 2u * w < samples; w += INVOCATIONS) {
+        uint low = gridSample(base, 2u * w);
+        uint high = 2u * w + 1u < samples ? gridSample(base, 2u * w + 1u) : 0u;
+        partials.words[at + 4u + w / 4u][w % 4u] = low | high << 16;
+    }
 }
 
 void main() {
@@ -160,36 +226,42 @@ void main() {
     uint frameBase = frame * pc.frameStrideWords;
     uint lastRow = min(pc.height, (band + 1u) * ROWS_PER_GROUP);
     for (uint row = band * ROWS_PER_GROUP; row < lastRow; row++) measureRow(frameBase, row);
+    // The partial's uvec4s (FrameStatisticsPass.Partial).
+    uint at = (4u + (gridSamples() + 7u) / 8u) * (frame * gl_NumWorkGroups.x + band);
+    writeGrid(frameBase, band, at);
 
     uint i = gl_LocalInvocationID.x;
     sharedMin[i] = lumaMin;
     sharedMax[i] = lumaMax;
     sharedSum[i] = lumaSum;
+    sharedDark[i] = dark;
     sharedTransparent[i] = transparent;
     sharedOpaque[i] = opaque;
     sharedOutside[i] = outside;
     sharedPeak[i] = peak;
     sharedLight[i] = lightSum;
+    sharedGamut[i] = gamutOutside;
     barrier();
     for (uint span = INVOCATIONS >> 1; span > 0u; span >>= 1) {
         if (i < span) {
             sharedMin[i] = min(sharedMin[i], sharedMin[i + span]);
             sharedMax[i] = max(sharedMax[i], sharedMax[i + span]);
             sharedSum[i] += sharedSum[i + span];
+            sharedDark[i] += sharedDark[i + span];
             sharedTransparent[i] += sharedTransparent[i + span];
             sharedOpaque[i] += sharedOpaque[i + span];
             sharedOutside[i] += sharedOutside[i + span];
             sharedPeak[i] = max(sharedPeak[i], sharedPeak[i + span]);
             sharedLight[i] += sharedLight[i + span];
+            sharedGamut[i] += sharedGamut[i + span];
         }
         barrier();
     }
     if (i == 0u) {
-        // The partial's three uvec4s (FrameStatisticsPass.Partial).
-        uint at = 3u * (frame * gl_NumWorkGroups.x + band);
-        partials.words[at] = uvec4(sharedMin[0], sharedMax[0], sharedSum[0], 0u);
+        partials.words[at] = uvec4(sharedMin[0], sharedMax[0], sharedSum[0], sharedDark[0]);
         partials.words[at + 1u] = uvec4(sharedTransparent[0], sharedOpaque[0],
                                         floatBitsToUint(sharedPeak[0]), floatBitsToUint(sharedLight[0]));
         partials.words[at + 2u] = sharedOutside[0];
+        partials.words[at + 3u] = uvec4(sharedGamut[0], 0u, 0u, 0u);
     }
 }

@@ -18,6 +18,8 @@ final class CheckSink: FrameAnalysisSink, FrameSink, @unchecked Sendable {
     private var digests: [(index: Int, hash: String)] = []
     private var md5List: [(index: Int, hash: String)] = []
     private var md5Work: OrderedFrameWork<String>?
+    /// The still grid of the frame the current hold started with.
+    private var holdStart: StillGrid?
 
     /// `md5`: also hash each frame's bytes with md5 (a v1 golden file).
     init(md5: Bool) {
@@ -40,7 +42,18 @@ final class CheckSink: FrameAnalysisSink, FrameSink, @unchecked Sendable {
         digests.append((index, hash))
         // A frame of another size than the stream's (never seen from FFmpeg's
         // ProRes decoder) is hashed but not measured.
-        if let sums = analysis.sums { measured.append(FrameMeasurement(index: index, digest: hash, sums: sums)) }
+        guard let sums = analysis.sums else { return }
+        let difference = stillDifference(analysis.stillGrid)
+        measured.append(FrameMeasurement(index: index, digest: hash, sums: sums, stillDifference: difference))
+    }
+
+    /// As `freezedetect` does: a frame is compared with the first frame of
+    /// the hold, and one that differs by more than the noise starts the next.
+    private func stillDifference(_ grid: StillGrid?) -> Double? {
+        guard let grid else { return nil }
+        let difference = holdStart.flatMap { grid.difference(from: $0) }
+        if (difference ?? .infinity) > FrameStatistics.frozenNoise { holdStart = grid }
+        return difference
     }
 
     func consume(index: Int, pts: Int64?, spans: [UnsafeRawBufferPointer]) throws {

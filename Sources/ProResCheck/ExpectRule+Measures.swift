@@ -34,6 +34,7 @@ extension ExpectRule {
         case .outOfRangeLuma: return s.outOfRangeLumaFraction ?? 0
         case .outOfRangeChroma:
             return s.outOfRangeChromaFraction(chromaSamplesPerFrame: Self.chromaSamples(facts.format)) ?? 0
+        case .outOfGamut: return s.outOfGamutFraction
         default: return nil
         }
     }
@@ -50,6 +51,8 @@ extension ExpectRule {
         case .maxNits, .maxCLL, .maxFALL:
             return "n/a (transfer \(facts.format.colorTags.transfer.value.displayName) is not PQ or HLG)"
         case .frames, .width, .height, .fps, .bitDepth: return "unknown"
+        case .outOfGamut where facts.statistics != nil:
+            return "n/a (matrix \(facts.format.colorTags.matrix.value.displayName) has no Y′CbCr maths here)"
         default: return "n/a (no clean frame measured)"
         }
     }
@@ -58,7 +61,7 @@ extension ExpectRule {
     func shown(_ actual: Double) -> String {
         switch key {
         case .fps: return JSON.number(actual, digits: 3)
-        case .outOfRangeLuma, .outOfRangeChroma:
+        case .outOfRangeLuma, .outOfRangeChroma, .outOfGamut:
             return String(format: "%.6f (%.4f%%)", actual, actual * 100)
         default: return JSON.number(actual, digits: 1)
         }

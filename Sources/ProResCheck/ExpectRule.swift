@@ -34,6 +34,7 @@ public struct ExpectRule: Equatable, Sendable {
         case outOfRangeLuma = "out-of-range-luma"
         case outOfRangeChroma = "out-of-range-chroma"
         case outOfRangeFrames = "out-of-range-frames"
+        case outOfGamut = "out-of-gamut"
         case maxCLL = "max-cll"
         case maxFALL = "max-fall"
         case masteringDisplay = "mastering-display"
@@ -58,7 +59,7 @@ public struct ExpectRule: Equatable, Sendable {
         }
 
         /// Shares of samples, which also take a percentage (`1%`).
-        var isFraction: Bool { self == .outOfRangeLuma || self == .outOfRangeChroma }
+        var isFraction: Bool { [.outOfRangeLuma, .outOfRangeChroma, .outOfGamut].contains(self) }
 
         var isHDRMetadata: Bool { [.masteringDisplay, .contentLightLevel, .hdrMetadata].contains(self) }
 

@@ -179,7 +179,8 @@ enum FileChecker {
         let damaged = Set(report.damaged.map(\.index))
         var statistics = FrameStatistics(
             bitDepth: format.nativeFormat.bitDepth, range: format.colorTags.range.value,
-            hasAlpha: format.nativeFormat.hasAlpha, measuresLight: light != nil)
+            hasAlpha: format.nativeFormat.hasAlpha, measuresLight: light != nil,
+            framesPerSecond: format.framesPerSecond)
         var series = FrameSeries(light: light != nil, alpha: format.nativeFormat.hasAlpha)
         for frame in sink.measurements where !damaged.contains(frame.index) {
             statistics.add(frame)

@@ -17,11 +17,16 @@ public struct FrameMeasurement: Sendable {
     /// neighbours to find frozen frames (today `ffmpeg -f framemd5`'s md5).
     public let digest: String
     public let sums: PictureSums
+    /// `freezedetect`'s measure against the first frame of the hold this
+    /// frame may belong to (`StillGrid.difference`, compared in frame order
+    /// as the frames arrive); nil for the first frame or without a grid.
+    public let stillDifference: Double?
 
-    public init(index: Int, digest: String, sums: PictureSums) {
+    public init(index: Int, digest: String, sums: PictureSums, stillDifference: Double? = nil) {
         self.index = index
         self.digest = digest
         self.sums = sums
+        self.stillDifference = stillDifference
     }
 
     /// Measures `frame` on the CPU.

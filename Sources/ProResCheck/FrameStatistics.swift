@@ -11,17 +11,29 @@ import ProResCore
 /// Definitions (code values at the native depth, LSB-aligned):
 /// * luma min/max over every Y' sample of every measured frame; mean over all
 ///   of them (every frame has the same size, so also the mean of frame means).
-/// * black: a frame whose mean Y' is at most black + 2% of the nominal span
-///   black..white (video range 16..235 scaled to the depth, 64..940 at 10
-///   bits, so ≤ 81.52; full range 0..2^depth − 1). Sub-black counts as black.
-/// * frozen: a frame whose digest (md5) equals that of the frame measured just before
-///   it (with `--sample`, the previous sampled frame; a frame that failed or
-///   was damaged is skipped, not compared).
+/// * black: FFmpeg's `blackdetect` at its defaults (`DarkPixels`): at least
+///   98% of the frame's Y′ samples at or below black + 10% of the span
+///   black..white (151 at 10 bits video range, 102 full range). Each run
+///   keeps its smallest dark share.
+/// * frozen: FFmpeg's `freezedetect` at its defaults: a frame whose mean
+///   absolute difference from the first frame of the hold, over 2^depth, is
+///   at most 0.001 (−60 dB), measured on the still grid (`StillGrid`,
+///   `FrameMeasurement.stillDifference`), or whose digest equals that of
+///   the frame measured just before it (with `--sample`, the previous
+///   sampled frame; a frame that failed or was damaged is skipped, not
+///   compared). Each run keeps its largest difference.
+/// * run times: a black run from its first frame to the frame after its
+///   last, a frozen run from the frame before its first (the hold's first)
+///   to the frame after its last, at index / nominal rate, as the filters
+///   print `black_start`/`black_end` and `freeze_start`/`freeze_end`.
 /// * alpha: frames whose alpha is 0 everywhere (transparent), maximal
 ///   everywhere (opaque) or neither (partial), and the fractions of all
 ///   measured alpha samples that are 0 or maximal.
 /// * light: the largest per-frame peak and the largest per-frame average
 ///   (`LightLevelMeter`).
+/// * out of gamut: light-grid pixels whose R′G′B′ from the stream's matrix
+///   lies outside [−0.01, 1.01] (`GamutMeter`), of the grid pixels
+///   measured; nil where the matrix has no maths.
 /// * out of range (video range only; null for full range, where every code
 ///   is legal): Y' samples below 64 or above 940, Cb and Cr samples below 64
 ///   or above 960 at 10 bits (×4 at 12 bits: 256, 3760, 3840;
@@ -32,6 +44,11 @@ public struct FrameStatistics: Sendable {
     public let range: ColorRange
     public let hasAlpha: Bool
     public let measuresLight: Bool
+    /// The nominal rate the run times are in; nil without one (no times).
+    public let framesPerSecond: Double?
+
+    /// `freezedetect`'s default noise, −60 dB: 10^(−60/20).
+    public static let frozenNoise = 0.001
 
     public private(set) var frames = 0
     public private(set) var lumaMin = Int.max
@@ -40,6 +57,10 @@ public struct FrameStatistics: Sendable {
     private var lumaSamples: UInt64 = 0
     public private(set) var black = FrameRanges()
     public private(set) var frozen = FrameRanges()
+    /// Per run of `black`: its smallest dark share; of `frozen`: its largest
+    /// still difference (0 for exact repeats).
+    public private(set) var blackRunDarkShares: [Double] = []
+    public private(set) var frozenRunDifferences: [Double] = []
     public private(set) var transparentFrames = 0
     public private(set) var partialFrames = 0
     public private(set) var opaqueFrames = 0
@@ -50,22 +71,18 @@ public struct FrameStatistics: Sendable {
     public private(set) var maxFrameAverageNits: Double?
     public private(set) var outOfRange = PictureSums.OutOfRangeCounts()
     public private(set) var outOfRangeFrames = 0
+    /// Grid pixels out of gamut, summed; nil until a frame has them measured.
+    public private(set) var outOfGamut: PictureSums.GamutCount?
     private var previousDigest: String?
 
-    public init(bitDepth: Int, range: ColorRange, hasAlpha: Bool, measuresLight: Bool = false) {
+    public init(
+        bitDepth: Int, range: ColorRange, hasAlpha: Bool, measuresLight: Bool = false, framesPerSecond: Double? = nil
+    ) {
         self.bitDepth = bitDepth
         self.range = range
         self.hasAlpha = hasAlpha
         self.measuresLight = measuresLight
-    }
-
-    /// Mean Y' at or below this is a black frame.
-    public var blackThreshold: Double {
-        let (black, white) =
-            range == .video
-            ? (Double(16 << (bitDepth - 8)), Double(235 << (bitDepth - 8)))
-            : (0, Double((1 << bitDepth) - 1))
-        return black + 0.02 * (white - black)
+        self.framesPerSecond = framesPerSecond.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
     }
 
     public var lumaMean: Double? { lumaSamples > 0 ? Double(lumaSum) / Double(lumaSamples) : nil }
@@ -85,6 +102,11 @@ public struct FrameStatistics: Sendable {
         let all = Double(frames) * Double(chromaSamplesPerFrame)
         return Double(outOfRange.chromaBelow + outOfRange.chromaAbove) / all
     }
+    /// Grid pixels out of gamut as a share of the grid pixels measured.
+    public var outOfGamutFraction: Double? {
+        outOfGamut.flatMap { $0.points > 0 ? Double($0.outside) / Double($0.points) : nil }
+    }
+
     public var transparentFraction: Double? {
         alphaSamples > 0 ? Double(transparentSamples) / Double(alphaSamples) : nil
     }
@@ -98,14 +120,15 @@ public struct FrameStatistics: Sendable {
         lumaMax = max(lumaMax, frame.lumaMax)
         lumaSum += frame.lumaSum
         lumaSamples += frame.samples
-        if frame.samples > 0, Double(frame.lumaSum) / Double(frame.samples) <= blackThreshold {
-            black.add(measured.index)
-        }
-        if previousDigest == measured.digest { frozen.add(measured.index) }
-        previousDigest = measured.digest
+        addBlack(measured)
+        addFrozen(measured)
         if let light = frame.light {
             maxNits = max(maxNits ?? 0, light.peak)
             maxFrameAverageNits = max(maxFrameAverageNits ?? 0, light.average)
+        }
+        if let gamut = frame.gamut {
+            let sum = outOfGamut ?? .init(outside: 0, points: 0)
+            outOfGamut = .init(outside: sum.outside + gamut.outside, points: sum.points + gamut.points)
         }
         if let outside = frame.outOfRange {
             outOfRange = outOfRange + outside
@@ -122,6 +145,68 @@ public struct FrameStatistics: Sendable {
         } else {
             partialFrames += 1
         }
+    }
+
+    private mutating func addBlack(_ measured: FrameMeasurement) {
+        let sums = measured.sums
+        guard DarkPixels.isBlack(dark: sums.darkPixels, of: sums.samples) else { return }
+        let share = Double(sums.darkPixels) / Double(sums.samples)
+        let runs = black.runs.count
+        black.add(measured.index)
+        if black.runs.count > runs {
+            blackRunDarkShares.append(share)
+        } else {
+            blackRunDarkShares[runs - 1] = min(blackRunDarkShares[runs - 1], share)
+        }
+    }
+
+    private mutating func addFrozen(_ measured: FrameMeasurement) {
+        defer { previousDigest = measured.digest }
+        let repeated = previousDigest == measured.digest
+        let still = (measured.stillDifference ?? .infinity) <= Self.frozenNoise
+        guard repeated || still else { return }
+        let difference = still ? measured.stillDifference ?? 0 : 0
+        let runs = frozen.runs.count
+        frozen.add(measured.index)
+        if frozen.runs.count > runs {
+            frozenRunDifferences.append(difference)
+        } else {
+            frozenRunDifferences[runs - 1] = max(frozenRunDifferences[runs - 1], difference)
+        }
+    }
+
+    /// A run's start, end and duration in seconds (`from`, `to`: frame
+    /// indices, `to` the first frame after the run), or nulls without a rate.
+    private func runTimes(from: Int, to: Int) -> [(String, String)] {
+        guard let fps = framesPerSecond else { return [("start", "null"), ("end", "null"), ("duration", "null")] }
+        let (start, end) = (Double(from) / fps, Double(to) / fps)
+        return [
+            ("start", JSON.number(start, digits: 6)), ("end", JSON.number(end, digits: 6)),
+            ("duration", JSON.number(end - start, digits: 6)),
+        ]
+    }
+
+    /// `black_runs`: each run's frames, times and smallest dark share.
+    public var blackRunsJSON: String {
+        JSON.array(
+            zip(black.runs, blackRunDarkShares).map { run, share in
+                JSON.object(
+                    [("frames", "[\(run.lowerBound),\(run.upperBound)]")]
+                        + runTimes(from: run.lowerBound, to: run.upperBound + 1)
+                        + [("dark_share", JSON.number(share, digits: 6))])
+            })
+    }
+
+    /// `frozen_runs`: each run's frames (the repeats), the hold's times and
+    /// the largest still difference.
+    public var frozenRunsJSON: String {
+        JSON.array(
+            zip(frozen.runs, frozenRunDifferences).map { run, difference in
+                JSON.object(
+                    [("frames", "[\(run.lowerBound),\(run.upperBound)]")]
+                        + runTimes(from: run.lowerBound - 1, to: run.upperBound + 1)
+                        + [("difference", JSON.number(difference, digits: 8))])
+            })
     }
 
     public var jsonFields: [(String, String)] {
@@ -159,9 +244,21 @@ public struct FrameStatistics: Sendable {
             ),
             ("black_frames", black.json),
             ("frozen_frames", frozen.json),
+            ("black_runs", blackRunsJSON),
+            ("frozen_runs", frozenRunsJSON),
             ("alpha", alpha),
             ("light", light),
             ("out_of_range", outOfRange),
+            (
+                "out_of_gamut",
+                outOfGamut.map {
+                    JSON.object([
+                        ("outside", "\($0.outside)"), ("grid_points", "\($0.points)"),
+                        ("share", outOfGamutFraction.map { JSON.number($0, digits: 6) } ?? "null"),
+                        ("grid_step", "\(LightLevelMeter.gridStep)"), ("tolerance", "\(GamutMeter.tolerance)"),
+                    ])
+                } ?? "null"
+            ),
         ]
     }
 }

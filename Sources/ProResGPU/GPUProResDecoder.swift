@@ -258,7 +258,7 @@ package final class GPUProResDecoder {
         let statisticsPass = try analysis?.statistics.map {
             try FrameStatisticsPass(
                 kernels: kernels, format: planar, layout: packed, width: format.width, height: format.height,
-                range: $0.range, light: $0.light, slots: slotCount)
+                range: $0.range, light: $0.light, gamut: $0.gamut, slots: slotCount)
         }
         self.hashPass = hashPass
         self.statisticsPass = statisticsPass
@@ -640,6 +640,9 @@ package final class GPUProResDecoder {
                     digest: hashPass.map { $0.digest(results: results + place * $0.resultBytesPerFrame) },
                     sums: statisticsPass.map {
                         $0.sums(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame)
+                    },
+                    stillGrid: statisticsPass.map {
+                        $0.stillGrid(results: results + statisticsResultsOffset + place * $0.resultBytesPerFrame)
                     })
             }
             return Output(

@@ -11,8 +11,12 @@ extension AnalysisRequest {
         do { light = try LightLevelMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth) } catch {
             lightNote = "no light level: \(error)"
         }
+        // No gamut where the matrix has no maths here: the report says n/a.
+        let gamut = try? GamutMeter(tags: format.colorTags, bitDepth: format.nativeFormat.bitDepth)
         return (
-            AnalysisRequest(hash: true, statistics: .init(range: format.colorTags.range.value, light: light)), lightNote
+            AnalysisRequest(
+                hash: true, statistics: .init(range: format.colorTags.range.value, light: light, gamut: gamut)),
+            lightNote
         )
     }
 }

@@ -27,7 +27,8 @@ extension CheckCommand {
                 + "max-nits with =, !=, >=, <=, >, < (fps as 23.976, 23.98 or 24000/1001); black-frames, black-run (longest "
                 + "black run inside the clip), black-head, black-tail, frozen-frames, frozen-run in frames or "
                 + "seconds (0.5s); out-of-range-luma, out-of-range-chroma as a share of samples (0.01 or 1%), "
-                + "out-of-range-frames; max-cll, max-fall in nits (PQ/HLG), or 'stated': the file's own MaxCLL, MaxFALL; mastering-display, "
+                + "out-of-range-frames; out-of-gamut (R'G'B' outside [0,1] by more than 0.01) as a share of pixels; "
+                + "max-cll, max-fall in nits (PQ/HLG), or 'stated': the file's own MaxCLL, MaxFALL; mastering-display, "
                 + "content-light-level, hdr-metadata (a PQ file has both) =true or =false; quote rules with > or < in the shell. "
                 + "Colour and interlaced rules hold for every frame checked; constant-description fails a file whose "
                 + "frames change colour, field order or alpha mid-clip. "
@@ -194,8 +195,13 @@ extension CheckCommand {
             directories, or the next run checks the PNGs too.
 
             Statistics in the JSON report (the rules that name them judge them): luma min/mean/max \
-            in native code values; black frames (mean luma within 2% of the black..white span \
-            above video black); frozen frames (BLAKE3 equal to the previous checked frame's); \
+            in native code values; black frames and runs (FFmpeg blackdetect's defaults: 98% of \
+            the pixels at or below black + 10% of the span; each run's times and dark share); \
+            frozen frames and runs (FFmpeg freezedetect's -60 dB: mean absolute difference from \
+            the hold's first frame at most 0.001 of the code range, on every 16th sample of \
+            every 4th row, or BLAKE3 equal to the previous frame's; each run's times and \
+            difference); pixels out of gamut (R'G'B' outside [-0.01, 1.01] by the stream's \
+            matrix, on every 4th pixel of every 4th row); \
             codes outside the video range (Y' below 64 or above 940, Cb/Cr below 64 or above \
             960 at 10 bits, x4 at 12); alpha coverage; for PQ/HLG the peak pixel and peak \
             frame-average light in nits, estimated on every 4th pixel of every 4th row. On \

@@ -35,8 +35,8 @@ final class CheckDetectionTests: XCTestCase {
     }
 
     /// `check`'s statistics of `path` (no policy: the numbers alone).
-    private func ourStatistics(_ path: String) throws -> [String: Any] {
-        let result = try runTool(["check", path, "--decoder", "cpu", "--policy", "none", "--report", "-"])
+    private func ourStatistics(_ path: String, decoder: String = "cpu") throws -> [String: Any] {
+        let result = try runTool(["check", path, "--decoder", decoder, "--policy", "none", "--report", "-"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let file = try XCTUnwrap(try CheckFixtures.files(result.stdout).first)
         return try XCTUnwrap(file["stats"] as? [String: Any])
@@ -58,22 +58,22 @@ final class CheckDetectionTests: XCTestCase {
     private func frame(_ seconds: Double) -> Int { Int((seconds * Self.fps).rounded()) }
 
     /// Three black frames at the head, six inside, five at the tail; four
-    /// dark-grey frames (Y′ 88, above 2% of the span: 81.52) that are not
-    /// black; picture between. FFmpeg's blackdetect with the same threshold
-    /// (pix_th 0.02: pixels at or below 64 + 0.02 × 876) on flat frames
-    /// finds the same runs; a white frame padded after the clip closes the
-    /// tail run in its log.
+    /// dark-grey frames (Y′ 160, above 10% of the span: 151.6) that are not
+    /// black; picture between. FFmpeg's blackdetect at its defaults (pix_th
+    /// 0.10: pixels at or below 64 + 0.10 × 876; pic_th 0.98) finds the same
+    /// runs; a white frame padded after the clip closes the tail run in its
+    /// log.
     func testBlackFramesAgreeWithBlackdetect() throws {
         let dir = try makeTemporaryDirectory(self)
         let path = dir.appendingPathComponent("black.mov").path
         try encode(
-            "[1:v]split=3[k1][k2][k3];[k1]lutyuv=y=76:u=512:v=512,split=2[ba][bb];[k2]lutyuv=y=88:u=512:v=512[grey];"
+            "[1:v]split=3[k1][k2][k3];[k1]lutyuv=y=76:u=512:v=512,split=2[ba][bb];[k2]lutyuv=y=160:u=512:v=512[grey];"
                 + "[k3]lutyuv=y=64:u=512:v=512[bz];[0:v]split=2[p1][p2];"
                 + "[ba]trim=end_frame=3,setpts=PTS-STARTPTS[s1];[p1]trim=end_frame=10,setpts=PTS-STARTPTS[s2];"
                 + "[bb]trim=end_frame=6,setpts=PTS-STARTPTS[s3];[grey]trim=end_frame=4,setpts=PTS-STARTPTS[s4];"
                 + "[p2]trim=start_frame=20:end_frame=28,setpts=PTS-STARTPTS[s5];[bz]trim=end_frame=5,setpts=PTS-STARTPTS[s6];"
                 + "[s1][s2][s3][s4][s5][s6]concat=n=6:v=1,setpts=N/25/TB[out]", to: path)
-        let log = try ffmpegFilterLog(path, "tpad=stop=1:color=white,blackdetect=d=0:pix_th=0.02:pic_th=0.98")
+        let log = try ffmpegFilterLog(path, "tpad=stop=1:color=white,blackdetect=d=0:pix_th=0.10:pic_th=0.98")
         let starts = values(log, "black_start").map(frame)
         let ends = values(log, "black_end").map(frame)
         XCTAssertEqual(starts.count, 3, log)
@@ -136,6 +136,203 @@ final class CheckDetectionTests: XCTestCase {
             ["check", path, "--decoder", "cpu", "--policy", "none", "--expect", "frozen-run<=\(longest - 1)"])
         XCTAssertEqual(broken.status, 10, broken.stderr)
         XCTAssertTrue(broken.stderr.contains("expected frozen-run<=\(longest - 1), got \(longest)"), broken.stderr)
+    }
+
+    /// Black that is not flat: Y′ 100 with temporal noise (every pixel at or
+    /// below blackdetect's 151, the mean above 2% of the span), a white logo
+    /// on 1.6% of a Y′ 80 picture, the same logo on 4.3% (not black), and a
+    /// fade out and in through black. blackdetect's defaults (pix_th 0.10,
+    /// pic_th 0.98) find three runs; ours are the same frames, their times
+    /// within a frame of its black_start and black_end, and each run's dark
+    /// share its smallest picture_black_ratio (its debug line a frame).
+    func testBlackRunsAgreeWithBlackdetectOnNonFlatBlack() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("dark.mov").path
+        let logo = "lutyuv=y=80:u=512:v=512,drawbox=x=10:y=10:color=white:t=fill"
+        try encode(
+            "[1:v]split=3[k1][k2][k3];"
+                + "[k1]format=yuv422p,lutyuv=y=25:u=128:v=128,noise=c0s=8:c0f=t,format=yuv422p10le,"
+                + "trim=end_frame=10,setpts=PTS-STARTPTS[s2];"
+                + "[k2]\(logo):w=18:h=18,trim=end_frame=8,setpts=PTS-STARTPTS[s4];"
+                + "[k3]\(logo):w=30:h=30,trim=end_frame=5,setpts=PTS-STARTPTS[s6];"
+                + "[0:v]split=5[p1][p2][p3][p4][p5];[p1]trim=end_frame=8,setpts=PTS-STARTPTS[s1];"
+                + "[p2]trim=start_frame=10:end_frame=16,setpts=PTS-STARTPTS[s3];"
+                + "[p3]trim=start_frame=20:end_frame=24,setpts=PTS-STARTPTS[s5];"
+                + "[p4]trim=start_frame=30:end_frame=46,setpts=PTS-STARTPTS,fade=t=out:start_frame=4:nb_frames=8[s7];"
+                + "[p5]trim=start_frame=46:end_frame=62,setpts=PTS-STARTPTS,fade=t=in:start_frame=2:nb_frames=8[s8];"
+                + "[s1][s2][s3][s4][s5][s6][s7][s8]concat=n=8:v=1,setpts=N/25/TB[out]", to: path)
+        let log = try ffmpegFilterLog(path, "tpad=stop=1:color=white,blackdetect=d=0:pix_th=0.10")
+        let starts = values(log, "black_start")
+        let ends = values(log, "black_end")
+        XCTAssertEqual(starts.count, 3, log)
+        let theirs = zip(starts.map(frame), ends.map(frame)).map { $0...($1 - 1) }
+
+        let stats = try ourStatistics(path)
+        XCTAssertEqual(try ranges(stats, "black_frames"), theirs)
+        let runs = try XCTUnwrap(stats["black_runs"] as? [[String: Any]], "no black_runs")
+        XCTAssertEqual(runs.count, theirs.count)
+        let ratios = try blackRatios(path)
+        for (i, run) in runs.enumerated() where i < theirs.count {
+            XCTAssertEqual(run["frames"] as? [Int], [theirs[i].lowerBound, theirs[i].upperBound])
+            let frameTime = 1 / Self.fps
+            XCTAssertEqual(try XCTUnwrap(run["start"] as? Double), starts[i], accuracy: frameTime)
+            XCTAssertEqual(try XCTUnwrap(run["end"] as? Double), ends[i], accuracy: frameTime)
+            XCTAssertEqual(try XCTUnwrap(run["duration"] as? Double), ends[i] - starts[i], accuracy: frameTime)
+            let smallest = try XCTUnwrap(theirs[i].map { ratios[$0] ?? .nan }.min())
+            XCTAssertEqual(try XCTUnwrap(run["dark_share"] as? Double), smallest, accuracy: 1e-6)
+        }
+        // The GPU decoder's device pass counts the same pixels.
+        let gpu = try ourStatistics(path, decoder: "gpu")
+        XCTAssertEqual(gpu["black_runs"] as? NSArray, stats["black_runs"] as? NSArray)
+        try assertPageLists("black run", theirs, path)
+    }
+
+    /// The page's statistics list each run by its frames.
+    private func assertPageLists(_ name: String, _ runs: [ClosedRange<Int>], _ path: String) throws {
+        let page = try runTool(["check", path, "--decoder", "cpu", "--policy", "none", "--html", "-"])
+        XCTAssertEqual(page.status, 0, page.stderr)
+        let html = String(decoding: page.stdout, as: UTF8.self)
+        for run in runs {
+            XCTAssertTrue(
+                html.contains("<th>\(name)</th><td>frames \(run.lowerBound)–\(run.upperBound), "),
+                "the page does not list \(name) \(run)")
+        }
+    }
+
+    /// blackdetect's picture_black_ratio of every frame, from its debug lines.
+    private func blackRatios(_ path: String) throws -> [Int: Double] {
+        let run = try runExternal(
+            [
+                "ffmpeg", "-nostdin", "-hide_banner", "-v", "debug", "-cpuflags", "0", "-i", path, "-vf",
+                "blackdetect=d=0", "-f", "null", "-",
+            ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        var ratios: [Int: Double] = [:]
+        for piece in run.stderr.components(separatedBy: "] frame:").dropFirst() {
+            let words = piece.split(separator: " ")
+            guard words.count > 1, let index = Int(words[0]), words[1].hasPrefix("picture_black_ratio:"),
+                let ratio = Double(words[1].dropFirst("picture_black_ratio:".count))
+            else { continue }
+            ratios[index] = ratio
+        }
+        return ratios
+    }
+
+    /// Stills held with temporal noise on the luma (the noise filter,
+    /// allf=t): at strength 1 their mean absolute difference from the first
+    /// frame is below freezedetect's -60 dB (0.001 of the code range), at
+    /// strength 3 above it; and a true repeat. freezedetect=n=-60dB:d=0.5
+    /// finds the quiet still and the repeat; ours are the same frames (its
+    /// freeze from the still's first frame, ours its repeats), the same
+    /// times, and each run's difference near the largest mean absolute
+    /// difference computed here from FFmpeg's decoded frames.
+    func testFrozenRunsAgreeWithFreezedetectOnNoisyStills() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("still.mov").path
+        func still(_ from: Int, _ frames: Int, noise: Int?) -> String {
+            "trim=start_frame=\(from):end_frame=\(from + 1),setpts=PTS-STARTPTS,"
+                + "loop=loop=\(frames - 1):size=1:start=0,setpts=N/25/TB"
+                + (noise.map { ",format=yuv422p,noise=c0s=\($0):c0f=t,format=yuv422p10le" } ?? "")
+        }
+        try encode(
+            "[0:v]split=7[a][b][c][d][e][f][g];[a]trim=end_frame=6,setpts=PTS-STARTPTS[s1];"
+                + "[b]\(still(10, 20, noise: 1))[s2];[c]trim=start_frame=20:end_frame=25,setpts=PTS-STARTPTS[s3];"
+                + "[d]\(still(30, 20, noise: 3))[s4];[e]trim=start_frame=40:end_frame=45,setpts=PTS-STARTPTS[s5];"
+                + "[f]\(still(50, 15, noise: nil))[s6];[g]trim=start_frame=60:end_frame=64,setpts=PTS-STARTPTS[s7];"
+                + "[s1][s2][s3][s4][s5][s6][s7]concat=n=7:v=1,setpts=N/25/TB[out]", to: path)
+        let log = try ffmpegFilterLog(path, "tpad=stop=1:color=white,freezedetect=n=-60dB:d=0.5")
+        let starts = values(log, "freeze_start")
+        let ends = values(log, "freeze_end")
+        XCTAssertEqual(starts.count, 2, log)
+        let theirs = zip(starts.map(frame), ends.map(frame)).map { ($0 + 1)...($1 - 1) }
+
+        let stats = try ourStatistics(path)
+        XCTAssertEqual(try ranges(stats, "frozen_frames"), theirs)
+        let runs = try XCTUnwrap(stats["frozen_runs"] as? [[String: Any]], "no frozen_runs")
+        XCTAssertEqual(runs.count, theirs.count)
+        let frames = try decodedLumaChroma(path)
+        for (i, run) in runs.enumerated() where i < theirs.count {
+            XCTAssertEqual(run["frames"] as? [Int], [theirs[i].lowerBound, theirs[i].upperBound])
+            XCTAssertEqual(try XCTUnwrap(run["start"] as? Double), starts[i], accuracy: 1e-9)
+            XCTAssertEqual(try XCTUnwrap(run["end"] as? Double), ends[i], accuracy: 1e-9)
+            // The mean absolute difference of every sample, over 2^10.
+            let first = frames[theirs[i].lowerBound - 1]
+            let largest = theirs[i].map { index in
+                zip(frames[index], first).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            }.max()!
+            let expected = Double(largest) / Double(first.count) / 1024
+            let ours = try XCTUnwrap(run["difference"] as? Double)
+            XCTAssertLessThanOrEqual(ours, 0.001)
+            XCTAssertEqual(ours, expected, accuracy: max(expected * 0.3, 1e-9), "run \(i)")
+        }
+        // The GPU decoder's device pass reads the same grid.
+        let gpu = try ourStatistics(path, decoder: "gpu")
+        XCTAssertEqual(gpu["frozen_runs"] as? NSArray, stats["frozen_runs"] as? NSArray)
+        try assertPageLists("frozen run", theirs, path)
+    }
+
+    /// A BT.709 clip whose chroma is stretched past the cube's edges: the
+    /// `out-of-gamut` rule's share equals the float64 reference's count on
+    /// the light grid of FFmpeg's decoded frames, on both our decoders, and
+    /// the JSON report carries the same count.
+    func testOutOfGamutAgreesWithAFloat64Reference() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let path = dir.appendingPathComponent("gamut.mov").path
+        let made = try runExternal(
+            [
+                "ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                "testsrc2=size=\(Self.size):rate=25,format=yuv422p10le", "-vf",
+                "trim=end_frame=6,lutyuv=u='clip((val-512)*1.8+512,64,960)':v='clip((val-512)*1.8+512,64,960)'",
+                "-c:v", "prores_ks", "-profile:v", "3", "-color_primaries", "bt709", "-color_trc", "bt709",
+                "-colorspace", "bt709", path,
+            ])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        var outside: UInt64 = 0
+        var points: UInt64 = 0
+        for frame in try decodedLumaChroma(path) {
+            let planes = [0, 192 * 108, 192 * 108 + 96 * 108]
+            let count = referenceGamutBT709(width: 192, height: 108) { plane, x, y in
+                frame[planes[plane] + y * (plane == 0 ? 192 : 96) + x]
+            }
+            outside += count.outside
+            points += count.points
+        }
+        let expected = Double(outside) / Double(points)
+        XCTAssertGreaterThan(expected, 0.01, "the clip leaves the gamut")
+        for decoder in ["cpu", "gpu"] {
+            // The rule's own words give the share: a rule that cannot hold.
+            let result = try runTool([
+                "check", path, "--decoder", decoder, "--policy", "none", "--expect", "out-of-gamut<0",
+            ])
+            XCTAssertEqual(result.status, 10, result.stderr)
+            let got = try XCTUnwrap(result.stderr.components(separatedBy: "got ").last)
+            let share = try XCTUnwrap(Double(got.prefix { !$0.isWhitespace }), result.stderr)
+            // The GPU counts in float32: a pixel at the tolerance may part.
+            XCTAssertEqual(share, expected, accuracy: decoder == "cpu" ? 1e-6 : 1e-6 + 1 / Double(points), decoder)
+        }
+        let stats = try ourStatistics(path)
+        let gamut = try XCTUnwrap(stats["out_of_gamut"] as? [String: Any])
+        XCTAssertEqual(gamut["outside"] as? Int, Int(outside))
+        XCTAssertEqual(gamut["grid_points"] as? Int, Int(points))
+        let held = try runTool(
+            [
+                "check", path, "--decoder", "cpu", "--policy", "none", "--expect",
+                "out-of-gamut<=\(expected * 100 + 0.01)%",
+            ])
+        XCTAssertEqual(held.status, 0, held.stderr)
+    }
+
+    /// Every frame of `path` as FFmpeg decodes it: its yuv422p10le samples,
+    /// planes one after another.
+    private func decodedLumaChroma(_ path: String) throws -> [[UInt16]] {
+        let run = try runExternal(
+            ["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "yuv422p10le", "-"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let words: [UInt16] = run.stdout.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+        let frameWords = 192 * 108 * 2
+        return stride(from: 0, to: words.count - frameWords + 1, by: frameWords).map {
+            words[$0..<$0 + frameWords].map(UInt16.init(littleEndian:))
+        }
     }
 
     /// signalstats' BRNG: per frame, the share of pixels with any of Y′, U,

@@ -290,38 +290,92 @@ final class CheckUnitTests: XCTestCase {
 
     func testLumaRangeBlackAndFrozen() {
         var stats = FrameStatistics(bitDepth: 10, range: .video, hasAlpha: false)
-        // Video black 64, white 940: black frames have a mean ≤ 64 + 0.02·876 = 81.52.
-        XCTAssertEqual(stats.blackThreshold, 81.52, accuracy: 1e-9)
+        // Video black 64, white 940: dark pixels are at or below 64 + 0.10·876
+        // = 151.6, truncated (blackdetect's pixel_black_th_i); a black frame
+        // has at least 98% of them, so all 8 of these frames' pixels.
         frame422([64, 64, 64, 64, 64, 64, 64, 64]) {
             stats.add(FrameMeasurement($0, index: 0, digest: "black", range: .video, light: nil))
         }  // mean 64: black
         frame422([64, 64, 64, 64, 64, 64, 64, 64]) {
             stats.add(FrameMeasurement($0, index: 1, digest: "black", range: .video, light: nil))
         }  // black and frozen
-        frame422([81, 82, 81, 82, 81, 82, 81, 82]) {
+        frame422([150, 151, 150, 151, 150, 151, 150, 151]) {
             stats.add(FrameMeasurement($0, index: 2, digest: "near", range: .video, light: nil))
-        }  // mean 81.5: black
+        }  // every pixel at or below 151: black
         frame422([40, 940, 64, 64, 64, 64, 64, 100]) {
             stats.add(FrameMeasurement($0, index: 3, digest: "bright", range: .video, light: nil))
-        }  // mean 175: not black
+        }  // 7 of 8 dark (940 is not): not black
         frame422([40, 940, 64, 64, 64, 64, 64, 100]) {
             stats.add(FrameMeasurement($0, index: 5, digest: "bright", range: .video, light: nil))
         }  // frozen; 4 was skipped
         XCTAssertEqual(stats.frames, 5)
         XCTAssertEqual(stats.lumaMin, 40)
         XCTAssertEqual(stats.lumaMax, 940)
-        // (8·64 + 8·64 + 4·81 + 4·82 + 2·(40 + 940 + 5·64 + 100)) / 40
-        XCTAssertEqual(stats.lumaMean!, Double(512 + 512 + 324 + 328 + 2 * 1400) / 40, accuracy: 1e-9)
+        // (8·64 + 8·64 + 4·150 + 4·151 + 2·(40 + 940 + 5·64 + 100)) / 40
+        XCTAssertEqual(stats.lumaMean!, Double(512 + 512 + 600 + 604 + 2 * 1400) / 40, accuracy: 1e-9)
         XCTAssertEqual(stats.black.runs, [0...2])
+        // The smallest share of dark pixels of the run: every frame all dark.
+        XCTAssertEqual(stats.blackRunDarkShares, [1])
         XCTAssertEqual(stats.frozen.runs, [1...1, 5...5])
         XCTAssertEqual(stats.frozen.count, 2)
 
-        var full = FrameStatistics(bitDepth: 12, range: .full, hasAlpha: false)
-        XCTAssertEqual(full.blackThreshold, 0.02 * 4095, accuracy: 1e-9)
-        frame422([0, 0, 0, 0, 0, 0, 0, 0]) {
-            full.add(FrameMeasurement($0, index: 0, digest: "x", range: .full, light: nil))
+        // One pixel of eight above 151 (152) is 87.5% dark: not black.
+        var edge = FrameStatistics(bitDepth: 10, range: .video, hasAlpha: false)
+        frame422([151, 151, 151, 152, 0, 0, 0, 0]) {
+            edge.add(FrameMeasurement($0, index: 0, digest: "a", range: .video, light: nil))
         }
-        XCTAssertEqual(full.black.count, 1)
+        XCTAssertEqual(edge.black.count, 0)
+
+        // Full range, 12 bits: dark at or below 0.10·4095 = 409.5, so 409.
+        var full = FrameStatistics(bitDepth: 12, range: .full, hasAlpha: false)
+        let format = PlanarFormat(decoding: .c422, bitDepth: 12, alpha: false)
+        for (index, luma) in [[409, 409, 0, 0], [410, 0, 0, 0]].enumerated() {
+            let y = luma.map(UInt16.init)
+            let chroma = [UInt16](repeating: 2048, count: 2)
+            y.withUnsafeBytes { y in
+                chroma.withUnsafeBytes { c in
+                    let view = NativeFrameView(spans: [y, c, c], format: format, width: 4, height: 1)!
+                    full.add(FrameMeasurement(view, index: index, digest: "\(index)", range: .full, light: nil))
+                }
+            }
+        }
+        XCTAssertEqual(full.black.runs, [0...0])
+    }
+
+    /// blackdetect's pixel threshold worked by hand: 8 bits 16 + 21.9 =
+    /// 37.9; 10 bits 64 + 87.6 = 151.6; 12 bits 256 + 350.4 = 606.4; full
+    /// range 0.1 · 1023 = 102.3 and 0.1 · 4095 = 409.5; each truncated.
+    func testDarkPixelThresholds() {
+        XCTAssertEqual(DarkPixels.threshold(range: .video, bitDepth: 8), 37)
+        XCTAssertEqual(DarkPixels.threshold(range: .video, bitDepth: 10), 151)
+        XCTAssertEqual(DarkPixels.threshold(range: .video, bitDepth: 12), 606)
+        XCTAssertEqual(DarkPixels.threshold(range: .full, bitDepth: 10), 102)
+        XCTAssertEqual(DarkPixels.threshold(range: .full, bitDepth: 12), 409)
+        // 98 of 100 dark is black, 97 is not.
+        XCTAssertTrue(DarkPixels.isBlack(dark: 98, of: 100))
+        XCTAssertFalse(DarkPixels.isBlack(dark: 97, of: 100))
+        XCTAssertFalse(DarkPixels.isBlack(dark: 0, of: 0))
+    }
+
+    /// Frozen by the still difference: at most 0.001 (−60 dB) is frozen,
+    /// and a run keeps its largest difference; an exact repeat (same
+    /// digest) is frozen with a difference of 0.
+    func testFrozenByStillDifference() {
+        var stats = FrameStatistics(bitDepth: 10, range: .video, hasAlpha: false, framesPerSecond: 25)
+        let sums = PictureSums(
+            lumaMin: 500, lumaMax: 500, lumaSum: 500, darkPixels: 0, samples: 1, alpha: nil, outOfRange: nil,
+            light: nil)
+        let differences: [Double?] = [nil, 0.0004, 0.001, 0.0011, 0.0002, nil]
+        let digests = ["a", "b", "c", "d", "e", "e"]
+        for (index, difference) in differences.enumerated() {
+            stats.add(FrameMeasurement(index: index, digest: digests[index], sums: sums, stillDifference: difference))
+        }
+        XCTAssertEqual(stats.frozen.runs, [1...2, 4...5])
+        XCTAssertEqual(stats.frozenRunDifferences, [0.001, 0.0002])
+        // The hold from frame 0 to frame 3 (0.12 s), and from 3 to 6.
+        let json = stats.frozenRunsJSON
+        XCTAssertTrue(json.contains("\"frames\":[1,2],\"start\":0,\"end\":0.12,\"duration\":0.12"), json)
+        XCTAssertTrue(json.contains("\"frames\":[4,5],\"start\":0.12,\"end\":0.24"), json)
     }
 
     func testAlphaCoverage() {

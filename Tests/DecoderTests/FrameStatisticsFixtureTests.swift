@@ -46,8 +46,11 @@ final class FrameStatisticsFixtureTests: XCTestCase {
                     integers, referenceSums(frame, videoRange: range == .video),
                     "\(clip) frame \(i): CPU vs the plain loop")
             }
-            let gpu = try device.sums(frames, range: range, light: light)
+            let (gpu, grids) = try device.measure(frames, range: range, light: light)
             for i in frames.indices { worst = max(worst, assertSameSums(gpu[i], cpu[i], "\(clip) frame \(i)")) }
+            for (i, frame) in frames.enumerated() {
+                XCTAssertEqual(grids[i].samples, frame.referenceGrid(), "\(clip) frame \(i): GPU still grid")
+            }
         }
         print("FrameStatisticsFixtureTests: worst light relative error (tagged PQ/HLG fixtures) \(worst)")
         XCTAssertEqual(device.validationMessages, [])

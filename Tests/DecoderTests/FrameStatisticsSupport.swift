@@ -18,13 +18,39 @@ struct PlanarTestFrame {
         planes[plane][y * format.planeWidth(plane, width: width) + x]
     }
 
+    /// The CPU still grid under test, on a view of these planes.
+    func cpuGrid() -> StillGrid {
+        let bytes = planes.map { plane in plane.withUnsafeBytes { Data($0) } }
+        return bytes.withUnsafeSpans { spans in
+            StillGrid(frame: NativeFrameView(spans: spans, format: format, width: width, height: height)!)
+        }
+    }
+
+    /// The still grid written plainly from its definition (docs/check.md):
+    /// rows 0, 4, 8, ...; in each, samples 0, 16, 32, ... of Y′, Cb, Cr, A.
+    func referenceGrid() -> [UInt16] {
+        var samples: [UInt16] = []
+        var y = 0
+        while y < height {
+            for plane in 0..<format.planeCount {
+                var x = 0
+                while x < format.planeWidth(plane, width: width) {
+                    samples.append(sample(plane, x, y))
+                    x += 16
+                }
+            }
+            y += 4
+        }
+        return samples
+    }
+
     /// The CPU measurement under test, on a view of these planes.
-    func cpuSums(range: ColorRange, light: LightLevelMeter?) -> PictureSums {
+    func cpuSums(range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil) -> PictureSums {
         let bytes = planes.map { plane in plane.withUnsafeBytes { Data($0) } }
         return bytes.withUnsafeSpans { spans in
             PictureSums(
                 frame: NativeFrameView(spans: spans, format: format, width: width, height: height)!, range: range,
-                light: light)
+                light: light, gamut: gamut)
         }
     }
 }
@@ -90,6 +116,10 @@ func referenceSums(_ frame: PlanarTestFrame, videoRange: Bool) -> PictureSums {
             chromaBelow: UInt64(chroma.filter { Int($0) < cLow }.count),
             chromaAbove: UInt64(chroma.filter { Int($0) > cHigh }.count))
     }
+    // blackdetect's threshold: 16 + pix_th · (235 − 16) in 8-bit terms times
+    // 2^(depth − 8), or pix_th · (2^depth − 1) full range, truncated.
+    let factor = Double(1 << (depth - 8))
+    let darkLevel = Int(videoRange ? 16 * factor + 0.10 * (235 - 16) * factor : 0.10 * Double((1 << depth) - 1))
     var alpha: PictureSums.AlphaCoverage?
     if frame.format.hasAlpha {
         let a = frame.planes[3]
@@ -99,6 +129,7 @@ func referenceSums(_ frame: PlanarTestFrame, videoRange: Bool) -> PictureSums {
     }
     return PictureSums(
         lumaMin: Int(luma.min()!), lumaMax: Int(luma.max()!), lumaSum: luma.reduce(0) { $0 + UInt64($1) },
+        darkPixels: UInt64(luma.filter { Int($0) <= darkLevel }.count),
         samples: UInt64(frame.width * frame.height), alpha: alpha, outOfRange: outside, light: nil)
 }
 
@@ -158,9 +189,17 @@ final class StatisticsDevice {
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
     func sums(
-        _ frames: [PlanarTestFrame], range: ColorRange, light: LightLevelMeter?, lowBits: UInt16 = 0,
-        file: StaticString = #filePath, line: UInt = #line
+        _ frames: [PlanarTestFrame], range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil,
+        lowBits: UInt16 = 0, file: StaticString = #filePath, line: UInt = #line
     ) throws -> [PictureSums] {
+        try measure(frames, range: range, light: light, gamut: gamut, lowBits: lowBits, file: file, line: line).sums
+    }
+
+    /// The pass's sums and still grids of `frames`.
+    func measure(
+        _ frames: [PlanarTestFrame], range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil,
+        lowBits: UInt16 = 0, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> (sums: [PictureSums], grids: [StillGrid]) {
         let first = frames[0]
         precondition(
             frames.allSatisfy { $0.width == first.width && $0.height == first.height && $0.format == first.format },
@@ -170,7 +209,7 @@ final class StatisticsDevice {
         let surfaceStride = (frameBytes + 4 + 255) & ~255 + 20  // not a power of two, not 256-aligned
         let pass = try FrameStatisticsPass(
             kernels: kernels, format: first.format, layout: layout, width: first.width,
-            height: first.height, range: range, light: light, slots: 2)
+            height: first.height, range: range, light: light, gamut: gamut, slots: 2)
         XCTAssertEqual(pass.resultBytesPerFrame % 16, 0, file: file, line: line)
 
         let surfaces = try VulkanBuffer(
@@ -202,9 +241,11 @@ final class StatisticsDevice {
         for i in (Self.rangeOffset + resultBytes) / 4..<results.size / 4 {
             XCTAssertEqual(resultWords[i], Self.sentinel, "written after the results range", file: file, line: line)
         }
-        return frames.indices.map {
-            pass.sums(results: UnsafeRawPointer(results.mapped!) + Self.rangeOffset + $0 * pass.resultBytesPerFrame)
-        }
+        let base = UnsafeRawPointer(results.mapped!) + Self.rangeOffset
+        return (
+            frames.indices.map { pass.sums(results: base + $0 * pass.resultBytesPerFrame) },
+            frames.indices.map { pass.stillGrid(results: base + $0 * pass.resultBytesPerFrame) }
+        )
     }
 }
 

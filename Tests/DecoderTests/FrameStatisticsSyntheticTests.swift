@@ -50,7 +50,14 @@ final class FrameStatisticsSyntheticTests: XCTestCase {
                 "\(what) frame \(i): CPU vs the plain loop",
                 file: file, line: line)
         }
-        let gpu = try device.sums(frames, range: range, light: light, lowBits: lowBits, file: file, line: line)
+        let (gpu, gpuGrids) = try device.measure(
+            frames, range: range, light: light, lowBits: lowBits, file: file, line: line)
+        for (i, frame) in frames.enumerated() {
+            let cpuGrid = frame.cpuGrid()
+            XCTAssertEqual(
+                cpuGrid.samples, frame.referenceGrid(), "\(what) frame \(i): CPU grid", file: file, line: line)
+            XCTAssertEqual(gpuGrids[i], cpuGrid, "\(what) frame \(i): GPU grid vs CPU", file: file, line: line)
+        }
         let worst =
             frames.indices.map { assertSameSums(gpu[$0], cpu[$0], "\(what) frame \($0)", file: file, line: line) }.max()
             ?? 0
@@ -142,6 +149,28 @@ final class FrameStatisticsSyntheticTests: XCTestCase {
                 kernels: kernels, format: PlanarFormat(decoding: .c422, bitDepth: 10, alpha: false),
                 layout: .y416, width: 8, height: 8, range: .video, light: nil, slots: 1),
             "y416 repeats 4:2:2 chroma")
+    }
+
+    /// R′G′B′ out of gamut on the light grid: the CPU count equals the
+    /// float64 reference written from BT.709's Kr and Kb, and the GPU's
+    /// float32 count is within a pixel of it. Codes over the whole 10-bit
+    /// range, so that many pixels leave the cube and many do not.
+    func testGamutAgainstAFloat64Reference() throws {
+        let tags = ColorTags(bitstream: (1, 1, 1), container: (2, 2, 2, nil), height: 1080)
+        let meter = try GamutMeter(tags: tags, bitDepth: 10)
+        let format = PlanarFormat(decoding: .c422, bitDepth: 10, alpha: false)
+        let codes = stride(from: 0, through: 1023, by: 7).map(UInt16.init)
+        let frames = (0..<3).map { Self.frame(format, 61, 37, seed: UInt64(11 + $0), luma: codes, chroma: codes) }
+        let gpu = try StatisticsDevice.shared.get().sums(frames, range: .video, light: nil, gamut: meter)
+        for (i, frame) in frames.enumerated() {
+            let expected = referenceGamutBT709(width: frame.width, height: frame.height, sample: frame.sample)
+            XCTAssertGreaterThan(expected.outside, 0)
+            XCTAssertLessThan(expected.outside, expected.points)
+            XCTAssertEqual(frame.cpuSums(range: .video, light: nil, gamut: meter).gamut, expected, "frame \(i)")
+            let onDevice = try XCTUnwrap(gpu[i].gamut, "frame \(i): no GPU gamut")
+            XCTAssertEqual(onDevice.points, expected.points)
+            XCTAssertLessThanOrEqual(abs(Int(onDevice.outside) - Int(expected.outside)), 1, "frame \(i)")
+        }
     }
 
     /// Near black the PQ EOTF's p − c1 cancels; frames of codes 64..80

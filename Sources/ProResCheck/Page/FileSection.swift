@@ -68,6 +68,25 @@ enum FileSection {
         "<tr><th>\(e(name))</th><td>\(e(value))</td><td class=\"source\">\(source.map(e) ?? "")</td></tr>\n"
     }
 
+    /// One row a run (the first `shownRuns`, then a count of the rest): its
+    /// frames, its time from `start` (a frame index) to the frame after it,
+    /// and its number.
+    private static func runRows(
+        _ name: String, _ runs: [(frames: ClosedRange<Int>, start: Int, number: String)], fps: Double?
+    ) -> String {
+        let shownRuns = 10
+        var rows = runs.prefix(shownRuns).map { run in
+            let frames = "frames \(run.frames.lowerBound)–\(run.frames.upperBound)"
+            let times = fps.map { fps in
+                let (start, end) = (Double(run.start) / fps, Double(run.frames.upperBound + 1) / fps)
+                return ", \(JSON.number(start, digits: 3))–\(JSON.number(end, digits: 3)) s"
+            }
+            return row(name, "\(frames)\(times ?? ""), \(run.number)")
+        }.joined()
+        if runs.count > shownRuns { rows += row(name, "and \(runs.count - shownRuns) more (see the JSON report)") }
+        return rows
+    }
+
     /// The facts `info` prints; a colour tag's third column says where it came from.
     static func formatTable(_ f: FormatDescription) -> String {
         let rate = f.frameRate.map {
@@ -108,12 +127,27 @@ enum FileSection {
                 "luma min / mean / max",
                 "\(s.lumaMin) / \(s.lumaMean.map { JSON.number($0, digits: 2) } ?? "–") / \(s.lumaMax)")
             + row("black frames", "\(s.black.count)") + row("frozen frames", "\(s.frozen.count)")
+        rows += runRows(
+            "black run",
+            zip(s.black.runs, s.blackRunDarkShares).map { run, share in
+                (run, run.lowerBound, "dark \(JSON.number(share * 100, digits: 2))%")
+            }, fps: s.framesPerSecond)
+        rows += runRows(
+            "frozen run",
+            zip(s.frozen.runs, s.frozenRunDifferences).map { run, difference in
+                (run, run.lowerBound - 1, "difference \(JSON.number(difference, digits: 6))")
+            }, fps: s.framesPerSecond)
         if s.range == .video {
             let o = s.outOfRange
             rows += row(
                 "outside video range",
                 "luma \(o.lumaBelow) below, \(o.lumaAbove) above; chroma \(o.chromaBelow) below, "
                     + "\(o.chromaAbove) above; in \(s.outOfRangeFrames) frames")
+        }
+        if let gamut = s.outOfGamut, let share = s.outOfGamutFraction {
+            rows += row(
+                "out of gamut",
+                "\(gamut.outside) of \(gamut.points) grid pixels (\(JSON.number(share * 100, digits: 4))%)")
         }
         if s.hasAlpha {
             rows += row(

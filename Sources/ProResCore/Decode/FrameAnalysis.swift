@@ -20,10 +20,13 @@ public struct AnalysisRequest: Sendable {
         public var range: ColorRange
         /// PQ/HLG light; nil for other transfers.
         public var light: LightLevelMeter?
+        /// R′G′B′ out of gamut; nil where the matrix has no maths.
+        public var gamut: GamutMeter?
 
-        public init(range: ColorRange, light: LightLevelMeter?) {
+        public init(range: ColorRange, light: LightLevelMeter?, gamut: GamutMeter? = nil) {
             self.range = range
             self.light = light
+            self.gamut = gamut
         }
     }
 
@@ -39,10 +42,13 @@ public struct AnalysisRequest: Sendable {
 public struct FrameAnalysis: Sendable {
     public var digest: BLAKE3Digest?
     public var sums: PictureSums?
+    /// What frozen frames are found by (`StillGrid`), with the statistics.
+    public var stillGrid: StillGrid?
 
-    public init(digest: BLAKE3Digest?, sums: PictureSums?) {
+    public init(digest: BLAKE3Digest?, sums: PictureSums?, stillGrid: StillGrid? = nil) {
         self.digest = digest
         self.sums = sums
+        self.stillGrid = stillGrid
     }
 
     /// Measures a native planar frame given as a sink sees it, on this
@@ -52,10 +58,14 @@ public struct FrameAnalysis: Sendable {
         planar spans: [UnsafeRawBufferPointer], format: PlanarFormat, width: Int, height: Int, request: AnalysisRequest
     ) {
         digest = request.hash ? BLAKE3.hash(spans, parallel: false) : nil
+        let view =
+            request.statistics == nil
+            ? nil : NativeFrameView(spans: spans, format: format, width: width, height: height)
         sums = request.statistics.flatMap { statistics in
-            NativeFrameView(spans: spans, format: format, width: width, height: height).map {
-                PictureSums(frame: $0, range: statistics.range, light: statistics.light)
+            view.map {
+                PictureSums(frame: $0, range: statistics.range, light: statistics.light, gamut: statistics.gamut)
             }
         }
+        stillGrid = view.map(StillGrid.init(frame:))
     }
 }

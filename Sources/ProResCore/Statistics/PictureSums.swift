@@ -13,6 +13,9 @@ public struct PictureSums: Sendable, Equatable {
     public var lumaMax: Int
     /// The sum of every Y′ code of the frame.
     public var lumaSum: UInt64
+    /// Y′ samples at or below `DarkPixels.threshold` (FFmpeg's
+    /// `blackdetect` count).
+    public var darkPixels: UInt64
     /// Pixels in the frame: its Y′ samples, and its alpha samples when it has alpha.
     public var samples: UInt64
     /// Alpha coverage; nil without alpha.
@@ -22,26 +25,44 @@ public struct PictureSums: Sendable, Equatable {
     public var outOfRange: OutOfRangeCounts?
     /// PQ/HLG light in nits (`LightLevelMeter`); nil for other transfers.
     public var light: LightLevel?
+    /// Grid pixels out of gamut (`GamutMeter`); nil where the matrix has no maths.
+    public var gamut: GamutCount?
 
-    /// These sums without the light: what the GPU and the CPU give bit for
-    /// bit (the light they add up in different orders, equal within 1e-4).
+    /// These sums without the light and the gamut: what the GPU and the CPU
+    /// give bit for bit (the light they add up in different orders, equal
+    /// within 1e-4; the gamut in float32 and Double, which may part on a
+    /// pixel at the tolerance).
     public var integers: PictureSums {
         var integers = self
         integers.light = nil
+        integers.gamut = nil
         return integers
     }
 
     public init(
-        lumaMin: Int, lumaMax: Int, lumaSum: UInt64, samples: UInt64, alpha: AlphaCoverage?,
-        outOfRange: OutOfRangeCounts?, light: LightLevel?
+        lumaMin: Int, lumaMax: Int, lumaSum: UInt64, darkPixels: UInt64, samples: UInt64, alpha: AlphaCoverage?,
+        outOfRange: OutOfRangeCounts?, light: LightLevel?, gamut: GamutCount? = nil
     ) {
         self.lumaMin = lumaMin
         self.lumaMax = lumaMax
         self.lumaSum = lumaSum
+        self.darkPixels = darkPixels
         self.samples = samples
         self.alpha = alpha
         self.outOfRange = outOfRange
         self.light = light
+        self.gamut = gamut
+    }
+
+    /// Grid pixels whose R′G′B′ is out of gamut, of the grid pixels measured.
+    public struct GamutCount: Sendable, Equatable {
+        public var outside: UInt64
+        public var points: UInt64
+
+        public init(outside: UInt64, points: UInt64) {
+            self.outside = outside
+            self.points = points
+        }
     }
 
     /// Alpha samples at 0 and at the largest code (2^depth − 1).

@@ -8,8 +8,9 @@ enum FrameStatisticsKernel {
     static let shader = "frame_stats.comp"
     static let workgroupSize = 128
     /// Rows one workgroup reduces. 4 so that each band starts on a light
-    /// grid row, and small enough for 32-bit sums: ProRes widths are below
-    /// 2^16, so 4 · 65535 · 4095 (12-bit codes) < 2^32.
+    /// grid row and on a still grid row (`StillGrid.rowStep`), and small
+    /// enough for 32-bit sums: ProRes widths are below 2^16, so 4 · 65535 ·
+    /// 4095 (12-bit codes) < 2^32.
     static let rowsPerGroup = 4
 
     /// 0: no light; else `TransferFunction.rawValue` (3 PQ, 4 HLG).
@@ -34,21 +35,30 @@ enum FrameStatisticsKernel {
             ("lumaHigh", .uint, "Y' above this is out of range"),
             ("chromaLow", .uint, "Cb, Cr below this are out of range"),
             ("chromaHigh", .uint, "Cb, Cr above this are out of range"),
+            ("darkThreshold", .uint, "Y' at or below this is dark (DarkPixels)"),
         ])
 
-    static func interface(layout: PackedLayout, alpha: Bool, light: LightLevelMeter?) -> KernelInterface {
+    static func interface(layout: PackedLayout, alpha: Bool, light: LightLevelMeter?, gamut: Bool = false)
+        -> KernelInterface
+    {
         var defines: [(name: String, value: String)] = [
             ("TRANSFER", "\(transferFact(light))"), ("ROWS_PER_GROUP", "\(rowsPerGroup)u"),
-            ("GRID_STEP", "\(LightLevelMeter.gridStep)u"),
+            ("GRID_STEP", "\(LightLevelMeter.gridStep)u"), ("STILL_STEP", "\(StillGrid.columnStep)u"),
         ]
         if layout == .v216 { defines.append(("V216", "1")) }
         if alpha { defines.append(("ALPHA", "1")) }
+        if gamut {
+            defines.append(("GAMUT", "1"))
+            defines.append(("GAMUT_TOLERANCE", "\(Float(GamutMeter.tolerance))"))
+        }
         return KernelInterface(
             shader: shader, workgroupSize: workgroupSize, defines: defines,
             bindings: [
                 BufferBinding(
                     "surfaces", .read, "uint words[]", "the batch's \(layout) surfaces, one every frameStrideWords"),
-                BufferBinding("partials", .write, "uvec4 words[]", "3 uvec4 a workgroup (FrameStatisticsPass.Partial)"),
+                BufferBinding(
+                    "partials", .write, "uvec4 words[]",
+                    "4 uvec4 and a still grid row a workgroup (FrameStatisticsPass.Partial)"),
             ], push: push)
     }
 }
