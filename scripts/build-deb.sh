@@ -19,9 +19,9 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 OUT=${OUT:-dist-deb}
 SCRATCH=.build/deb
-VERSION=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/ProResCore/Support/Version.swift)
+VERSION=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/ProResCore/Version.swift)
 ARCH=$(dpkg --print-architecture)
-[ -n "$VERSION" ] || { echo "build-deb: no version in Sources/ProResCore/Support/Version.swift" >&2; exit 1; }
+[ -n "$VERSION" ] || { echo "build-deb: no version in Sources/ProResCore/Version.swift" >&2; exit 1; }
 command -v dpkg-shlibdeps >/dev/null || { echo "build-deb: dpkg-shlibdeps missing (apt-get install dpkg-dev)" >&2; exit 1; }
 
 "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product prores-decode

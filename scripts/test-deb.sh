@@ -64,7 +64,7 @@ echo "ok: apt-get install on a clean bookworm ($(seconds "$start") s)"
 inside dpkg -s prores-decode | grep '^Depends:' | sed 's/^/ok: /'
 
 version=$(inside prores-decode --version | head -n 1)
-[ "$version" = "prores-decode $(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/ProResCore/Support/Version.swift)" ] \
+[ "$version" = "prores-decode $(sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/ProResCore/Version.swift)" ] \
     || fail "--version printed '$version'"
 echo "ok: $version"
 

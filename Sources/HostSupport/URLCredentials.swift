@@ -1,4 +1,3 @@
-
 /// Credentials in URLs (`http://user:pass@host/clip.mov`), hidden wherever a
 /// URL is shown: every report, golden file, log line and message names such
 /// a URL as `http://user:***@host/clip.mov`. The user name stays (it tells

@@ -53,7 +53,9 @@ final class TrapScanTests: XCTestCase {
         "Sources/HostSupport/Deferred.swift": (1, setOnce),
         "Sources/HostSupport/Directories.swift": (1, "d_name of a readdir entry"),
         "Sources/HostSupport/JSON.swift": (1, "escapedText of a scalar just found to stand for a byte"),
-        "Sources/ProResCore/Support/MD5Batch.swift": (1, "keys taken from the dictionary itself; " + nonEmptyBuffer),
+        "Sources/ProResCore/Surfaces/FrameBytesMD5.swift": (
+            1, "keys taken from the dictionary itself; " + nonEmptyBuffer
+        ),
         "Sources/HostSupport/PathBytes.swift": (3, "scalars U+10FF80...U+10FFFF are valid; " + nonEmptyBuffer),
         "Sources/HostSupport/XMLText.swift": (1, "escapedText of a scalar just found to stand for a byte"),
         "Sources/ProResCore/Surfaces/PixelBufferPool.swift": (1, "the pool is made in the initialiser"),
@@ -67,9 +69,6 @@ final class TrapScanTests: XCTestCase {
         "Sources/ProResFFmpeg/DecoderSurfaceAllocator.swift": (1, ownOpaque),
         "Sources/ProResFFmpeg/ElementaryStreamReader.swift": (
             3, "the description is set by the initialiser; " + nonEmptyBuffer
-        ),
-        "Sources/ProResFFmpeg/MD5.swift": (
-            1, "fatalError only when av_md5_alloc cannot allocate 100 bytes; " + nonEmptyBuffer
         ),
         "Sources/ProResFFmpeg/PNGEncoder.swift": (3, setOnce + "; " + nonEmptyBuffer),
         "Sources/ProResFFmpeg/RawVideoMuxer.swift": (
