@@ -20,14 +20,21 @@ public struct CheckPolicy: Equatable, Sendable {
 
     /// What gives a WARN with no rule at all: an interior black run over
     /// half a second, a picture frozen over a second, more than 1% of the
-    /// Y′ or of the Cb/Cr samples outside the video range, and a PQ file
-    /// without its mastering display or content light level.
+    /// Y′ or of the Cb/Cr samples outside the video range, a PQ file
+    /// without its mastering display or content light level, and, where
+    /// there is sound, a true peak over −1 dBTP (EBU R 128's and most
+    /// delivery specs' ceiling) or sound and picture lengths more than a
+    /// frame apart. Loudness targets differ by region (−23 LUFS EBU,
+    /// −24 ATSC A/85, streaming services their own): docs/policies holds
+    /// them as files.
     public static let defaultText = """
         warn black-run<=0.5s
         warn frozen-run<=1s
         warn out-of-range-luma<=1%
         warn out-of-range-chroma<=1%
         warn hdr-metadata=true
+        warn true-peak<=-1 if sound
+        warn av-duration<=1f if sound
         """
 
     /// The default policy, which is made of rules that parse.
@@ -71,16 +78,34 @@ public struct CheckPolicy: Equatable, Sendable {
             warningRules += Self.standard.warningRules
             return
         }
+        var line = line
+        let withSound = line.hasSuffix(Self.withSoundQualifier)
+        if withSound {
+            line = String(line.dropLast(Self.withSoundQualifier.count)).trimmingCharacters(in: .whitespaces)
+        }
         let words = line.split(separator: " ", maxSplits: 1)
         let tier = words.count == 2 ? String(words[0]) : nil
+        var rule: ExpectRule
         switch tier {
-        case "warn": warningRules.append(try ExpectRule(String(words[1])))
-        case "fail": failRules.append(try ExpectRule(String(words[1])))
+        case "warn", "fail": rule = try ExpectRule(String(words[1]))
         default:
             if line.contains(",") { throw LineProblem(why: "one rule a line ('\(line)' holds a comma)") }
-            failRules.append(try ExpectRule(line))
+            rule = try ExpectRule(line)
         }
+        if withSound {
+            guard AudioExpectation.measuredKeys.contains(rule.key) else {
+                throw LineProblem(
+                    why: "'if sound' follows a measured sound rule (loudness, true-peak, silence, av-duration)")
+            }
+            rule.onlyWithSound = true
+        }
+        if tier == "warn" { warningRules.append(rule) } else { failRules.append(rule) }
     }
+
+    /// `warn true-peak<=-1 if sound`: the rule judges files whose sound was
+    /// measured and that have some; a file without sound (or checked with
+    /// `--audio none`) meets it.
+    static let withSoundQualifier = " if sound"
 
     private struct LineProblem: Error {
         let why: String

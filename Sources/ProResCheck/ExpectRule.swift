@@ -117,6 +117,10 @@ public struct ExpectRule: Equatable, Sendable {
     public let key: Key
     public let comparison: Comparison
     let expected: Expected
+    /// A policy's `if sound`: a file without measured sound meets the rule.
+    public internal(set) var onlyWithSound = false
+    /// The rule as a policy file states it, its qualifier included.
+    public var policyText: String { text + (onlyWithSound ? CheckPolicy.withSoundQualifier : "") }
 
     /// The facts a rule is checked against.
     public struct Facts {
@@ -339,6 +343,7 @@ public struct ExpectRule: Equatable, Sendable {
     /// Nil when the rule holds; otherwise the actual value, in words.
     public func violation(_ facts: Facts) -> String? {
         let f = facts.format
+        if onlyWithSound, facts.audio?.tracks.isEmpty ?? true { return nil }
         if case .audio(let audio) = expected { return audio.violation(key, comparison, facts) }
         switch expected {
         case .seconds(let wanted):

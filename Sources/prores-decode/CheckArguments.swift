@@ -171,7 +171,8 @@ extension CheckCommand {
             // The default policy adds no words: a report of a run without --policy reads as before.
             if let policyPath, policyPath != "default" {
                 let stated =
-                    (policy.failRules.map { "fail " + $0.text } + policy.warningRules.map { "warn " + $0.text })
+                    (policy.failRules.map { "fail " + $0.policyText }
+                    + policy.warningRules.map { "warn " + $0.policyText })
                     .joined(separator: "\n")
                 words += [
                     "--policy",

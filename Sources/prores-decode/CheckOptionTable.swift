@@ -46,7 +46,9 @@ extension CheckCommand {
             long: "the rules every file is judged by, one a line: 'fail RULE' (a FAIL), 'warn RULE' (a WARN) or "
                 + "RULE alone (fail), in --expect's language; # starts a comment; the line 'default' adds the "
                 + "default policy. Without --policy the default policy applies: warn black-run<=0.5s, "
-                + "frozen-run<=1s, out-of-range-luma<=1%, out-of-range-chroma<=1%, hdr-metadata=true (default names it); "
+                + "frozen-run<=1s, out-of-range-luma<=1%, out-of-range-chroma<=1%, hdr-metadata=true, and where there is "
+                + "sound true-peak<=-1, av-duration<=1f (a rule ending 'if sound' judges only files with sound; "
+                + "default names them); "
                 + "none: no policy. --expect adds fail rules to it")
         static let audio = Option<AudioChoice>(
             "--audio", short: "measure the sound tracks (default) or not",

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import ProResCheck
 @testable import TestSupport
 
 /// `check` measures every sound track: the loudness, loudness range and
@@ -170,6 +171,68 @@ final class AudioCheckTests: XCTestCase {
         XCTAssertTrue(unmeasured.stderr.contains("needs the sound measured"), unmeasured.stderr)
         let skipped = try report(good, ["--audio", "none"])
         XCTAssertNil(skipped.file["audio"], "--audio none measures nothing")
+    }
+
+    /// The default policy warns where there is sound: a true peak over
+    /// -1 dBTP (as ffmpeg's `ebur128=peak=true` reads the file) and sound
+    /// 2 s short of the picture. A file without sound, or a run with
+    /// `--audio none`, meets both rules.
+    func testTheDefaultPolicyWarnsOnPeaksAndLengthsWhereThereIsSound() throws {
+        let soundRules = ["true-peak<=-1", "av-duration<=1f"]
+        func warned(_ path: String, _ extra: [String] = []) throws -> [String] {
+            let file = try report(path, ["--policy", "default"] + extra).file
+            let rules = (file["warned_rules"] as? [[String: String]] ?? []).compactMap { $0["rule"] }
+            return rules.filter(soundRules.contains)
+        }
+        let loud = try clip("loud.mov", seconds: 3, audio: "0.99*sin(2*PI*997*t)")
+        XCTAssertGreaterThan(try ffmpegLoudness(loud).peak, -1, "ffmpeg reads the loud clip's true peak over -1 dBTP")
+        let quiet = try clip("quiet.mov", seconds: 3, audio: "0.1*sin(2*PI*997*t)")
+        XCTAssertLessThan(try ffmpegLoudness(quiet).peak, -1)
+        let short = try clip("short.mov", seconds: 4, audio: "0.1*sin(2*PI*997*t)", audioSeconds: 2)
+        XCTAssertEqual(try warned(loud), ["true-peak<=-1"])
+        XCTAssertEqual(try warned(quiet), [])
+        XCTAssertEqual(try warned(short), ["av-duration<=1f"])
+        XCTAssertEqual(try warned(loud, ["--audio", "none"]), [], "--audio none: no sound measured, no sound rule")
+        XCTAssertEqual(try warned(AudioTestMedia.video(makeTemporaryDirectory(self))), [], "a file without sound")
+    }
+
+    /// The shipped sound policies (EBU R 128, ATSC A/85) fail loudness and
+    /// true peak exactly where ffmpeg's `ebur128=peak=true` reads them out
+    /// of bounds.
+    func testShippedSoundPoliciesJudgeAsFFmpegReadsTheSound() throws {
+        for amplitude in ["0.1", "0.5"] {
+            let path = try clip("tone-\(amplitude).mov", seconds: 3, audio: "\(amplitude)*sin(2*PI*997*t)")
+            let reference = try ffmpegLoudness(path)
+            for (policy, loudness, target, tolerance, ceiling) in [
+                ("ebu-r128", "loudness=-23±1", -23.0, 1.0, -1.0), ("atsc-a85", "loudness=-24±2", -24.0, 2.0, -2.0),
+            ] {
+                let file = Repo.root.appendingPathComponent("docs/policies/\(policy).policy").path
+                let failed = try report(path, ["--policy", file]).file["failed_rules"] as? [[String: String]] ?? []
+                let broken = Set(failed.compactMap { $0["rule"] })
+                let what = "\(policy), amplitude \(amplitude), ffmpeg: \(reference)"
+                XCTAssertEqual(broken.contains(loudness), abs(reference.i - target) > tolerance, what)
+                XCTAssertEqual(broken.contains("true-peak<=\(Int(ceiling))"), reference.peak > ceiling, what)
+                XCTAssertFalse(broken.contains("audio-tracks>=1"), what)
+            }
+        }
+    }
+
+    /// `if sound` qualifies measured sound rules alone, and a file without
+    /// sound meets such a rule where the same rule without it fails.
+    func testIfSoundQualifiesMeasuredSoundRulesOnly() throws {
+        let policy = try CheckPolicy.parse("warn true-peak<=-1 if sound\nfail loudness=-23±1", name: "p")
+        XCTAssertEqual(policy.warningRules.map(\.onlyWithSound), [true])
+        XCTAssertEqual(policy.failRules.map(\.onlyWithSound), [false])
+        XCTAssertThrowsError(try CheckPolicy.parse("warn black-run<=1 if sound", name: "p")) { error in
+            XCTAssertTrue("\(error)".contains("'if sound' follows a measured sound rule"), "\(error)")
+        }
+        let dir = try makeTemporaryDirectory(self)
+        let file = dir.appendingPathComponent("sound.policy")
+        try "fail true-peak<=-1 if sound\n".write(to: file, atomically: true, encoding: .utf8)
+        let video = try AudioTestMedia.video(dir)
+        XCTAssertEqual(try runTool(["check", video, "--policy", file.path]).status, 0)
+        try "fail true-peak<=-1\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try runTool(["check", video, "--policy", file.path]).status, 10)
     }
 
     /// The report with sound matches the schema, and the page shows the numbers.
