@@ -454,7 +454,7 @@ package final class GPUProResDecoder {
             slicesBytes: input.slicesBytes, framesOffset: input.framesOffset, framesBytes: input.framesBytes,
             coefficientBytes: coefficientBytes, statusBytes: statusBytes,
             surfaceBytes: max(8, batch.decodedFrames * surfaceStride), timed: timed)
-        let released = recordEntropy(work, batch: batch, into: entropy, bitstreamBytes: batch.bitstreamBytes)
+        let released = recordEntropy(work, into: entropy, bitstreamBytes: batch.bitstreamBytes)
         let entropyValue = try recorder.submit(entropy)
         if let released { slots[released.slot].completion = (recorder, entropyValue) }
         slot.completion = nil
@@ -577,7 +577,7 @@ package final class GPUProResDecoder {
     /// queue when asked for, where the next batch's entropy pass may run
     /// beside this batch's transform).
     private func recordEntropy(
-        _ work: TransformWork, batch: PreparedBatch, into entropy: CommandBuffer, bitstreamBytes: Int
+        _ work: TransformWork, into entropy: CommandBuffer, bitstreamBytes: Int
     ) -> TransformWork? {
         let index = work.slot
         let slot = slots[index]
